@@ -1,0 +1,33 @@
+# Every target bootstraps .venv on first use, so each is one command on a fresh machine.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-stamp
+FRESH_FLAG := $(if $(FRESH),--fresh,)
+
+.PHONY: figures test test-all check bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+figures: $(STAMP)   ## regenerate every figure and figures/out/report.{md,html}
+	$(PY) -m figures $(FRESH_FLAG)
+
+test: $(STAMP)      ## fast tier: unit tests and every claim at the quick budget
+	$(PY) -m pytest -m "not slow" -q
+
+test-all: $(STAMP)  ## adds the slow tier (every claim at the full budget)
+	$(PY) -m pytest -q
+
+check: $(STAMP)     ## claims table at the full budget; non-zero exit if any claim fails
+	$(PY) -m paper_checks --budget full $(FRESH_FLAG)
+
+bench: $(STAMP)     ## throughput of the JAX simulators against NumPy references, same process
+	$(PY) -m sims.bench
+
+clean:
+	rm -rf results figures/out .pytest_cache build *.egg-info
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

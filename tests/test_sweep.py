@@ -1,0 +1,90 @@
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from sims.sweep import cartesian, diverged, grid_size, run_grid
+
+
+def _logistic_map_run(point):
+    """A nontrivial per-run computation: 200 steps of a noisy logistic map under lax.scan (non-chaotic r, so round-off is not amplified)."""
+    def step(x, k):
+        return point["r"] * x * (1 - x) + 1e-3 * jax.random.normal(k), x
+
+    keys = jax.random.split(point["key"], 200)
+    x, xs = jax.lax.scan(step, point["x0"], keys)
+    return {"final": x, "mean": xs.mean()}
+
+
+def _grid(n=37):
+    keys = jax.random.split(jax.random.key(0), n)
+    return {"r": jnp.linspace(1.5, 2.9, n), "x0": jnp.linspace(0.1, 0.9, n), "key": keys}
+
+
+def test_vmap_equals_loop_and_chunking_is_invisible():
+    grid = _grid()
+    out = run_grid(_logistic_map_run, grid, chunk_size=8)  # 5 chunks, last one padded
+    loop = [jax.jit(_logistic_map_run)(jax.tree_util.tree_map(lambda x: x[i], grid)) for i in range(37)]
+    # Same float64 operations per run, so vmap and the per-run loop agree to round-off.
+    np.testing.assert_allclose(out["final"], [o["final"] for o in loop], rtol=1e-12, atol=1e-14)
+    whole = run_grid(_logistic_map_run, grid, chunk_size=10_000)
+    # A different chunk length compiles to different vector code (the order of the mean's sum),
+    # so agreement is to float64 round-off of a 200-term mean, not bitwise.
+    np.testing.assert_allclose(out["mean"], whole["mean"], rtol=1e-13)
+
+
+def test_same_results_on_one_and_four_devices(tmp_path):
+    one = run_grid(_logistic_map_run, _grid(), chunk_size=16)
+    script = textwrap.dedent(f"""
+        import json, sys
+        sys.path.insert(0, {os.getcwd()!r})
+        import jax
+        import sims
+        from tests.test_sweep import _grid, _logistic_map_run
+        from sims.sweep import run_grid
+        assert len(jax.devices()) == 4, jax.devices()
+        out = run_grid(_logistic_map_run, _grid(), chunk_size=16)
+        print(json.dumps([float(x) for x in out["final"]]))
+    """)
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=4", JAX_PLATFORMS="cpu")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    four = np.array(json.loads(proc.stdout.strip().splitlines()[-1]))
+    np.testing.assert_allclose(four, one["final"], rtol=1e-12, atol=1e-14)
+
+
+def test_cartesian_order_and_shape():
+    grid, shape = cartesian(a=np.arange(3), b=np.arange(4) * 10)
+    assert shape == (3, 4)
+    np.testing.assert_array_equal(grid["a"].reshape(shape)[:, 0], np.arange(3))
+    np.testing.assert_array_equal(grid["b"].reshape(shape)[0], np.arange(4) * 10)
+    keyed, _ = cartesian(key=jax.random.split(jax.random.key(1), 2), x=np.arange(3))
+    assert jax.dtypes.issubdtype(keyed["key"].dtype, jax.dtypes.prng_key)
+
+
+def test_diverged_classification():
+    x = jnp.array([[1.0, 2.0], [jnp.inf, 0.0], [jnp.nan, 1.0], [1e200, 0.0]])
+    np.testing.assert_array_equal(diverged(x), [False, True, True, True])
+
+
+@pytest.mark.parametrize("bad, match", [
+    ({}, "empty pytree"),
+    ({"a": np.zeros(3), "b": np.zeros(4)}, "different leading lengths"),
+    ({"a": np.zeros(0)}, "empty"),
+])
+def test_bad_grids(bad, match):
+    with pytest.raises(ValueError, match=match):
+        grid_size(bad)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="chunk_size"):
+        run_grid(lambda p: p, {"a": np.zeros(3)}, chunk_size=0)
+    with pytest.raises(TypeError, match="fn"):
+        run_grid(3, {"a": np.zeros(3)})
