@@ -30,7 +30,8 @@ def _grid(n=37):
 def test_vmap_equals_loop_and_chunking_is_invisible():
     grid = _grid()
     out = run_grid(_logistic_map_run, grid, chunk_size=8)  # 5 chunks, last one padded
-    loop = [jax.jit(_logistic_map_run)(jax.tree_util.tree_map(lambda x: x[i], grid)) for i in range(37)]
+    one_run = jax.jit(_logistic_map_run)
+    loop = [one_run(jax.tree_util.tree_map(lambda x: x[i], grid)) for i in range(37)]
     # Same float64 operations per run, so vmap and the per-run loop agree to round-off.
     np.testing.assert_allclose(out["final"], [o["final"] for o in loop], rtol=1e-12, atol=1e-14)
     whole = run_grid(_logistic_map_run, grid, chunk_size=10_000)
