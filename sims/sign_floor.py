@@ -52,10 +52,43 @@ def _check_int(name: str, value, low: int) -> int:
     return int(value)
 
 
-def _noise(key: jax.Array, shape, law: str, df) -> jax.Array:
+def _noise(key: jax.Array, shape, law: str, df: int) -> jax.Array:
+    r"""Standard Gaussian, or Student-t with integer ``df``: :math:`z/\sqrt{\chi^2_\nu/\nu}` with
+    :math:`\chi^2_\nu` a sum of :math:`\nu` squared normals (no rejection sampler: cheap to compile)."""
     if law == "gaussian":
         return jax.random.normal(key, shape)
-    return jax.random.t(key, df, shape)
+    k_z, k_chi = jax.random.split(key)
+    chi2 = jnp.sum(jax.random.normal(k_chi, (df,) + tuple(shape)) ** 2, axis=0)
+    return jax.random.normal(k_z, shape) / jnp.sqrt(chi2 / df)
+
+
+def _check_law(law: str, df) -> int:
+    if law not in LAWS:
+        raise ValueError(f"law: expected one of {LAWS}, got {law!r}")
+    if law == "student":
+        if isinstance(df, bool) or not isinstance(df, (int, np.integer)) or not 1 <= df <= 64:
+            raise ValueError(f"df: expected an integer number of degrees of freedom in [1, 64], got {df!r}")
+        return int(df)
+    return 0
+
+
+CHUNK = 1024  # every sweep is cut into chunks of this many runs, so each static setup compiles once
+
+
+@functools.lru_cache(maxsize=None)
+def _kernel(name: str, **static):
+    """One function object per static setup: ``run_grid`` then reuses its compiled executable."""
+    return functools.partial({"chain": chain_run, "ladder": ladder_run}[name], **static)
+
+
+def _run(fn, grid: dict, chunk: int) -> dict:
+    """``run_grid`` with the grid padded to at least one full chunk (a fixed shape, compiled once)."""
+    n = len(next(iter(grid.values())))
+    if n < chunk:
+        grid = {k: np.concatenate([np.asarray(v), np.repeat(np.asarray(v)[-1:], chunk - n, axis=0)])
+                if k != "key" else jnp.concatenate([v, jnp.repeat(v[-1:], chunk - n, axis=0)]) for k, v in grid.items()}
+    out = run_grid(fn, grid, chunk_size=chunk)
+    return {k: v[:n] for k, v in out.items()}
 
 
 def schedule(k, T: int, eta, cooldown):
@@ -64,18 +97,18 @@ def schedule(k, T: int, eta, cooldown):
     return eta * frac
 
 
-def chain_run(point: dict, *, T: int, n_rec: int, law: str) -> dict:
+def chain_run(point: dict, *, T: int, n_rec: int, law: str, df: int = 0) -> dict:
     r"""One chain of :math:`T` steps (pure; vmapped by :func:`simulate`).
 
     ``point`` keys: ``key`` (typed), ``x0`` and ``h`` (shape ``(d,)``), scalars ``eta``,
     ``cooldown``, ``method`` (id from :data:`METHOD_IDS`), ``beta``, ``sigma_m``, ``sigma_a``,
-    ``df``, ``burn``. Returns the Cesàro average :math:`\frac{1}{T-b}\sum_{b < k \le T} f(x_k)`
+    ``burn``; the noise law and integer ``df`` are static. Returns the Cesàro average :math:`\frac{1}{T-b}\sum_{b < k \le T} f(x_k)`
     (``mean_f``), the final :math:`f(x_T)` (``final_f``), :math:`f` at ``n_rec`` equally spaced
     times (``curve``; the last is :math:`x_T`) and a divergence flag.
     """
     h, eta, cd = point["h"], point["eta"], point["cooldown"]
     method, beta, burn = point["method"], point["beta"], point["burn"]
-    s_m, s_a, df = point["sigma_m"], point["sigma_a"], point["df"]
+    s_m, s_a = point["sigma_m"], point["sigma_a"]
     block = T // n_rec
 
     def step(carry, k):
@@ -104,7 +137,7 @@ def chain_run(point: dict, *, T: int, n_rec: int, law: str) -> dict:
 
 def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, sigma_m=0.0, sigma_a=0.0,
              cooldown=0.0, T: int, burn: int = 0, n_chains: int = 1, n_rec: int = 1, law: str = "gaussian",
-             df: float = 30.0, chunk_size: int = 4096) -> dict:
+             df: int = 0, chunk_size: int = CHUNK) -> dict:
     r"""Run ``n_chains`` independent chains for every configuration in a list of configurations.
 
     Scalar arguments ``eta, method, beta, sigma_m, sigma_a, cooldown`` may be 1-D sequences of one
@@ -121,10 +154,7 @@ def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, sigma_m
         raise ValueError(f"burn: expected burn < T={T}, got {burn}")
     if T % n_rec:
         raise ValueError(f"n_rec: expected a divisor of T={T}, got {n_rec}")
-    if law not in LAWS:
-        raise ValueError(f"law: expected one of {LAWS}, got {law!r}")
-    if law == "student" and not df > 0:
-        raise ValueError(f"df: expected > 0 for Student-t noise, got {df!r}")
+    df = _check_law(law, df)
     methods = [method] if isinstance(method, str) else list(method)
     for mth in methods:
         if mth not in METHOD_IDS:
@@ -153,20 +183,20 @@ def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, sigma_m
     if x0.ndim != 3 or x0.shape[:2] != (G, n_chains):
         raise ValueError(f"x0: expected shape (d,), ({G}, d) or ({G}, {n_chains}, d), got {np.shape(x0)}")
     d = x0.shape[-1]
-    h = np.broadcast_to(np.asarray(h, dtype=float), (d,))
-    if np.any(h <= 0):
-        raise ValueError(f"h: expected positive curvatures, got {h!r}")
+    h = np.asarray(h, dtype=float)
+    h = np.broadcast_to(h if h.ndim == 2 else np.broadcast_to(h, (d,)), (G, d))
+    if np.any(h <= 0) or not np.all(np.isfinite(h)):
+        raise ValueError(f"h: expected finite positive curvatures, got {h!r}")
 
     keys = jax.random.split(key, G * n_chains)
     grid = {name: np.repeat(v, n_chains) for name, v in params.items()}
-    grid.update(key=keys, x0=x0.reshape(G * n_chains, d), h=np.broadcast_to(h, (G * n_chains, d)),
-                df=np.full(G * n_chains, float(df)), burn=np.full(G * n_chains, burn, dtype=np.int32))
-    fn = functools.partial(chain_run, T=T, n_rec=n_rec, law=law)
-    out = run_grid(fn, grid, chunk_size=chunk_size)
+    grid.update(key=keys, x0=x0.reshape(G * n_chains, d), h=np.repeat(h, n_chains, axis=0),
+                burn=np.full(G * n_chains, burn, dtype=np.int32))
+    out = _run(_kernel("chain", T=T, n_rec=n_rec, law=law, df=df), grid, chunk_size)
     return {k: v.reshape((G, n_chains) + v.shape[1:]) for k, v in out.items()}
 
 
-def ladder_run(point: dict, *, T: int, law: str) -> dict:
+def ladder_run(point: dict, *, T: int, law: str, df: int = 0) -> dict:
     r"""signSGD on :math:`a x^2/2` with multiplicative noise, on the integer ladder (one chain).
 
     :math:`x = \eta(n + \theta)`, :math:`\theta \in (0, 1)`, so :math:`\mathrm{sign}(x) = +1` iff
@@ -175,7 +205,7 @@ def ladder_run(point: dict, *, T: int, law: str) -> dict:
     of :math:`(n_k+\theta)^2` over :math:`b < k \le T` (``acc``) and over even such :math:`k`
     (``acc_even``), and the last two states :math:`n_{T-1}` (``n_prev``), :math:`n_T` (``n``).
     """
-    theta, sigma, df, burn = point["theta"], point["sigma"], point["df"], point["burn"]
+    theta, sigma, burn = point["theta"], point["sigma"], point["burn"]
 
     def step(carry, k):
         n, n_prev, key, acc, acc_even = carry
@@ -196,7 +226,7 @@ def ladder_run(point: dict, *, T: int, law: str) -> dict:
 
 
 def ladder(key: jax.Array, *, sigma, theta, T: int, burn: int = 0, n_chains: int = 1, n0: int = 0,
-           law: str = "gaussian", df: float = 30.0, chunk_size: int = 8192) -> dict:
+           law: str = "gaussian", df: int = 0, chunk_size: int = CHUNK) -> dict:
     r"""Integer-ladder signSGD chains for each :math:`(\sigma, \theta)` configuration.
 
     ``sigma`` and ``theta`` are scalars or 1-D sequences of a common length :math:`G`;
@@ -210,8 +240,7 @@ def ladder(key: jax.Array, *, sigma, theta, T: int, burn: int = 0, n_chains: int
     n_chains = _check_int("n_chains", n_chains, 1)
     if T % 2 or burn % 2 or burn >= T:
         raise ValueError(f"T, burn: expected even T > burn >= 0, got T={T}, burn={burn}")
-    if law not in LAWS:
-        raise ValueError(f"law: expected one of {LAWS}, got {law!r}")
+    df = _check_law(law, df)
     sigma = np.atleast_1d(np.asarray(sigma, dtype=float))
     theta = np.asarray(theta, dtype=float)
     G = max(len(sigma), theta.shape[0] if theta.ndim else 1)
@@ -230,9 +259,9 @@ def ladder(key: jax.Array, *, sigma, theta, T: int, burn: int = 0, n_chains: int
     sigma = np.broadcast_to(sigma, (G,))
     keys = jax.random.split(key, G * n_chains)
     grid = {"key": keys, "sigma": np.repeat(sigma, n_chains), "theta": theta.reshape(-1),
-            "df": np.full(G * n_chains, float(df)), "burn": np.full(G * n_chains, burn, dtype=np.int32),
+            "burn": np.full(G * n_chains, burn, dtype=np.int32),
             "n0": np.full(G * n_chains, n0, dtype=np.int32)}
-    out = run_grid(functools.partial(ladder_run, T=T, law=law), grid, chunk_size=chunk_size)
+    out = _run(_kernel("ladder", T=T, law=law, df=df), grid, chunk_size)
     half = (T - burn) // 2
     shape = (G, n_chains)
     return {

@@ -247,15 +247,14 @@ def additive_chain(a: float, eta: float, sigma: float, c: float, *, law: str = "
     balance :math:`\log\pi(n+1) - \log\pi(n) = \log F(-a x_n/\sigma) - \log F(a x_{n+1}/\sigma)`, summed
     with log-CDFs so that far tails neither underflow nor lose precision. The lattice is truncated
     where :math:`|x|` exceeds ``width`` times the larger of the diffusive scale
-    :math:`\sqrt{\eta\sigma/a}` and the noise scale :math:`\sigma/a` (the law is super-exponentially
-    small there for Gaussian noise). Returns ``(x, pi)``.
+    :math:`\sqrt{\eta\sigma/a}` and the noise scale :math:`\sigma/a` (the law decays faster than
+    geometrically there). Returns ``(x, pi)``.
     """
     a, eta, sigma = _positive("a", a), _positive("eta", eta), _positive("sigma", sigma)
     df = _check_law(law, df)
-    scale = max(math.sqrt(eta * sigma / a), sigma / a if law == "gaussian" else 0.0, eta)
-    if law == "student":
-        # polynomial tails: the walk's law decays geometrically once |ax| >> sigma; go further out
-        scale = max(scale, 50 * sigma / a)
+    # beyond |a x| ~ sigma the step away from 0 has probability F(-a|x|/sigma) -> 0, so the law
+    # decays faster than geometrically there, for Gaussian and Student-t noise alike
+    scale = max(math.sqrt(eta * sigma / a), sigma / a, eta)
     n_max = int(min(width * scale / eta + 10, 2_000_000))
     n = np.arange(-n_max, n_max + 1)
     x = c + n * eta
