@@ -102,9 +102,10 @@ def chain_run(point: dict, *, T: int, n_rec: int, law: str, df: int = 0) -> dict
 
     ``point`` keys: ``key`` (typed), ``x0`` and ``h`` (shape ``(d,)``), scalars ``eta``,
     ``cooldown``, ``method`` (id from :data:`METHOD_IDS`), ``beta``, ``sigma_m``, ``sigma_a``,
-    ``burn``; the noise law and integer ``df`` are static. Returns the Cesàro average :math:`\frac{1}{T-b}\sum_{b < k \le T} f(x_k)`
-    (``mean_f``), the final :math:`f(x_T)` (``final_f``), :math:`f` at ``n_rec`` equally spaced
-    times (``curve``; the last is :math:`x_T`) and a divergence flag.
+    ``burn``; the noise law and integer ``df`` are static. Returns the Cesàro average
+    :math:`\frac{1}{T-b}\sum_{b < k \le T} f(x_k)` (``mean_f``), the final :math:`f(x_T)`
+    (``final_f``), :math:`f` at ``n_rec`` equally spaced times (``curve``; the last is :math:`x_T`)
+    and a divergence flag.
     """
     h, eta, cd = point["h"], point["eta"], point["cooldown"]
     method, beta, burn = point["method"], point["beta"], point["burn"]
@@ -178,10 +179,11 @@ def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, sigma_m
     x0 = np.asarray(x0, dtype=float)
     if x0.ndim == 1:
         x0 = np.broadcast_to(x0, (G, n_chains, x0.shape[0]))
-    elif x0.ndim == 2:
+    elif x0.ndim == 2 and x0.shape[0] == G:
         x0 = np.broadcast_to(x0[:, None, :], (G, n_chains, x0.shape[1]))
-    if x0.ndim != 3 or x0.shape[:2] != (G, n_chains):
-        raise ValueError(f"x0: expected shape (d,), ({G}, d) or ({G}, {n_chains}, d), got {np.shape(x0)}")
+    if x0.ndim != 3 or x0.shape[:2] != (G, n_chains) or not np.all(np.isfinite(x0)):
+        raise ValueError(f"x0: expected finite starts of shape (d,), ({G}, d) or ({G}, {n_chains}, d), "
+                         f"got shape {np.shape(x0)}")
     d = x0.shape[-1]
     h = np.asarray(h, dtype=float)
     h = np.broadcast_to(h if h.ndim == 2 else np.broadcast_to(h, (d,)), (G, d))
