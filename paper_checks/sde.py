@@ -419,7 +419,7 @@ _CAUCHY_SEED = 777
                  "(f = 2cosh x, x0 = 3, N = 4, q = 0.5).",
        latex=r"E\|\mathrm{sign}(g)\|^2\le d\ \Rightarrow\ \sum\eta_k=\infty,\ \sum\eta_k^2\eta_k\ldots\ \text{converges}")
 def sign_converges_under_cauchy(budget: str) -> Result:
-    n, steps = _budget(budget, 100, 2000), _budget(budget, 600, 4000)
+    n, steps = _budget(budget, 100, 2000), _budget(budget, 1000, 4000)
     keys = jax.random.split(jax.random.key(_CAUCHY_SEED), n)
     base = dict(key=keys, x0=jnp.full((n, 1), 3.0), eta=jnp.full(n, 0.1), omega=jnp.full(n, 1.0), sigma0=jnp.full(n, 1.0))
     res = {}
