@@ -391,9 +391,11 @@ def check_sgd_geometric(budget: str) -> Result:
                      T=steps, n_rec=n_rec, n_chains=n_chains)
     x2 = 2 * res["curve"][0] / a  # (n_chains, n_rec): x_k^2 at k = T/n_rec, 2T/n_rec, ..., T
     k = np.arange(1, n_rec + 1) * (steps // n_rec)
-    # E x_k^2 is a mean of products of k factors: its relative spread grows like (E x^4/(E x^2)^2)^k,
-    # so fit the first half of the run, where a few hundred chains still pin the mean down
-    window = k <= steps // 2
+    # E x_k^2 is a mean of products of k factors: its relative spread grows like (E x^4/(E x^2)^2)^k
+    # ~ exp(4 k s^2), s = eta a sigma/(1 - eta a), and a heavy-tailed sample mean is biased low with a
+    # jackknife SE that is too small. Fit the first quarter of the run (4 k s^2 <= 0.6 quick, 1.7 full),
+    # where the mean is still well sampled; the noise term k s^2 there is 0.16 / 0.42 in log E x^2.
+    window = k <= steps // 4
 
     def rate(x2_chains):
         return np.polyfit(np.concatenate([[0], k[window]]),
@@ -453,7 +455,9 @@ def _cooldown_sweep(budget: str) -> dict:
     n_chains = _q(budget, 64, 256)
     steps, n_rec = _steps(budget)
     cfg = [(m, n, f) for m, n in RUNS for f in fractions]
-    res = S.simulate(jax.random.key(seed), eta=COOL["eta"], x0=np.array([1.0]), h=COOL["a"],
+    # common random numbers: chain j sees the same noise under every schedule, so schedule
+    # differences are measured per chain (paired), with a far smaller standard error
+    res = S.simulate(jax.random.key(seed), eta=COOL["eta"], x0=np.array([1.0]), h=COOL["a"], paired=True,
                      method=[c[0] for c in cfg], sigma_m=[COOL["sigma"] * (c[1] == "mult") for c in cfg],
                      sigma_a=[COOL["sigma"] * (c[1] == "add") for c in cfg], cooldown=[c[2] for c in cfg],
                      T=steps, n_chains=n_chains, n_rec=n_rec)
@@ -470,6 +474,7 @@ def _cooldown_sweep(budget: str) -> dict:
                                              COOL["sigma"] * (n == "add"))
             exact[i, j] = COOL["a"] / 2 * v[-1]
     return {"fractions": fractions, "final": final.reshape(shape), "final_se": final_se.reshape(shape),
+            "final_chains": res["final_f"].reshape(shape + (n_chains,)),
             "exact": exact, "curve": res["curve"].mean(axis=1).reshape(shape + (n_rec,)),
             "times": (np.arange(1, n_rec + 1) * (steps // n_rec)), "seed": seed,
             "diverged": int(res["diverged"].sum())}
@@ -509,22 +514,26 @@ def check_fraction(budget: str) -> Result:
     fr, final, se = r["fractions"], r["final"], r["final_se"]
     names = [f"{m}-{n}" for m, n in RUNS]
     expected = [0.0, 1.0, 1.0, 1.0]
-    ok, best = True, []
+    ok, best, zs = True, [], []
     for i in range(len(RUNS)):
-        j = int(np.argmin(final[i]))
-        best.append(float(fr[j]))
+        best.append(float(fr[int(np.argmin(final[i]))]))
         end = 0 if expected[i] == 0 else len(fr) - 1
-        interior = final[i, 1:-1]
+        # paired per-chain differences endpoint - interior (same noise under every schedule):
         # no interior fraction may beat the predicted endpoint by more than Z standard errors
-        margin = final[i, end] - interior.min()
-        ok &= margin < Z * np.hypot(se[i, end], se[i, 1:-1][np.argmin(interior)])
+        diff = r["final_chains"][i, end][None, :] - r["final_chains"][i, 1:-1]
+        m, s = S.summarize(diff)
+        z = m / s
+        zs.append(float(np.max(z)))
+        ok &= bool(np.all(z < Z))
     exact_best = [float(fr[int(np.argmin(r["exact"][i]))]) for i in range(2)]
     ok &= exact_best == expected[:2]
     return Result(
         predicted="best fraction: " + ", ".join(f"{n} {e:g}" for n, e in zip(names, expected)),
         measured="argmin: " + ", ".join(f"{n} {b:g}" for n, b in zip(names, best)),
-        tolerance=f"no interior point better than the endpoint by > {Z:g} SE", passed=bool(ok), seed=r["seed"],
-        detail=(f"fractions {fr.tolist()}; exact SGD argmin (mean-square recursion) {exact_best}; sign-mult final "
-                + ", ".join(f"{v:.2e}" for v in final[2])),
+        tolerance=f"no interior point better than the endpoint by > {Z:g} paired SE", passed=bool(ok),
+        seed=r["seed"],
+        detail=(f"fractions {fr.tolist()}; exact SGD argmin (mean-square recursion) {exact_best}; largest paired "
+                f"z of (endpoint - interior) per run " + ", ".join(f"{n} {z:.1f}" for n, z in zip(names, zs))
+                + "; sign-mult final " + ", ".join(f"{v:.2e}" for v in final[2])),
         arrays={"fractions": fr, "final": final, "final_se": se, "exact": r["exact"], "names": np.array(names)},
     )

@@ -138,13 +138,15 @@ def chain_run(point: dict, *, T: int, n_rec: int, law: str, df: int = 0) -> dict
 
 def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, sigma_m=0.0, sigma_a=0.0,
              cooldown=0.0, T: int, burn: int = 0, n_chains: int = 1, n_rec: int = 1, law: str = "gaussian",
-             df: int = 0, chunk_size: int = CHUNK) -> dict:
+             df: int = 0, paired: bool = False, chunk_size: int = CHUNK) -> dict:
     r"""Run ``n_chains`` independent chains for every configuration in a list of configurations.
 
     Scalar arguments ``eta, method, beta, sigma_m, sigma_a, cooldown`` may be 1-D sequences of one
     common length :math:`G` (one configuration each; scalars broadcast). ``x0`` is ``(d,)`` or
     ``(G, d)``, or ``(G, n_chains, d)`` for per-chain starts; ``h`` is a scalar or ``(d,)``.
-    Chains get independent keys split from ``key``. Returns arrays with leading shape
+    Chains get independent keys split from ``key``; with ``paired=True`` chain :math:`j` uses the
+    same key in every configuration (common random numbers: differences between configurations,
+    e.g. schedules, then have a much smaller standard error). Returns arrays with leading shape
     ``(G, n_chains)``: ``mean_f``, ``final_f``, ``curve`` (``(..., n_rec)``), ``diverged``.
     """
     T = _check_int("T", T, 1)
@@ -190,7 +192,10 @@ def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, sigma_m
     if np.any(h <= 0) or not np.all(np.isfinite(h)):
         raise ValueError(f"h: expected finite positive curvatures, got {h!r}")
 
-    keys = jax.random.split(key, G * n_chains)
+    if paired:
+        keys = jnp.tile(jax.random.split(key, n_chains), G)
+    else:
+        keys = jax.random.split(key, G * n_chains)
     grid = {name: np.repeat(v, n_chains) for name, v in params.items()}
     grid.update(key=keys, x0=x0.reshape(G * n_chains, d), h=np.repeat(h, n_chains, axis=0),
                 burn=np.full(G * n_chains, burn, dtype=np.int32))

@@ -1,0 +1,135 @@
+"""Figures for the signSGD noise-floor topic (Singh, Mishra, Raut 2026; derived statements).
+
+Drawn from the claim results (full budget, cached): theory as lines, simulation as markers with
+standard-error bars.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from figures._style import ACCENT, MUTED, PALETTE, SIM, THEORY, figure, save, threshold
+from paper_checks import Result
+from theory import sign_floor as T
+
+P = "singh2026."
+
+
+def _floor_slopes(results: dict[str, Result], out: Path) -> list[Path]:
+    mult, add = results.get(P + "mult_floor_slope_two"), results.get(P + "additive_floor_slope_one")
+    if mult is None or add is None:
+        return []
+    fig, (ax1, ax2) = figure(2, width=4.4, height=3.4)
+    m = mult.arrays
+    for color, (name, label) in zip(PALETTE[1:], [("sign", "signSGD"), ("signum", "Signum β=0.9"),
+                                                   ("normalized_d10", "normalized SGD, d=10")]):
+        e, mean, se = m[f"{name}_eta"], m[f"{name}_mean"], m[f"{name}_se"]
+        ax1.errorbar(e, mean, yerr=se, fmt="o", color=color, label=label, ms=4, capsize=2)
+        if name != "sign":  # no closed form: an eta^2 guide through the pooled constant
+            c = np.exp(np.mean(np.log(mean / e**2)))
+            ax1.plot(e, c * e**2, ls=":", color=color, lw=1)
+    grid = np.geomspace(m["sign_eta"].min(), m["sign_eta"].max(), 50)
+    ax1.plot(grid, T.c_unif(1.0) * grid**2, color=THEORY, label=r"theory $C_{\rm unif}\,a\eta^2$")
+    ax1.text(0.03, 0.04, "SGD: no floor (geometric contraction)", transform=ax1.transAxes, color=MUTED, fontsize=8)
+    ax1.set(xscale="log", yscale="log", xlabel=r"$\eta$", ylabel=r"stationary $E f$",
+            title="multiplicative noise: slope 2")
+    ax1.legend(loc="upper left")
+    a = add.arrays
+    e = a["eta"]
+    grid = np.geomspace(e.min(), e.max(), 40)
+    for color, (name, label) in zip(PALETTE, [("sgd", "SGD"), ("sign", "signSGD"), ("signum", "Signum β=0.9"),
+                                              ("normalized_d10", "normalized SGD, d=10")]):
+        ax2.errorbar(e, a[f"{name}_mean"], yerr=a[f"{name}_se"], fmt="o", color=color, label=label, ms=4, capsize=2)
+        if name == "sgd":
+            ax2.plot(grid, [T.floor(1.0, g, 1.0, "additive", "sgd") for g in grid], color=color)
+        elif name == "sign":
+            ax2.plot(grid, [T.floor(1.0, g, 1.0, "additive", "sign") for g in grid], color=color)
+        else:
+            c = np.exp(np.mean(np.log(a[f"{name}_mean"] / e)))
+            ax2.plot(e, c * e, ls=":", color=color, lw=1)
+    ax2.set(xscale="log", yscale="log", xlabel=r"$\eta$", ylabel=r"stationary $E f$",
+            title="additive noise: slope 1 (lines: exact floors)")
+    ax2.legend(loc="upper left")
+    return save(fig, "sign_floor_slopes", out)
+
+
+def _histogram(results: dict[str, Result], out: Path) -> list[Path]:
+    r = results.get(P + "sign_mult_period_two")
+    if r is None:
+        return []
+    theta, prob = float(r.arrays["theta"]), float(r.arrays["p"])
+    fig, axes = figure(2, width=4.0, height=3.0, sharey=True)
+    for ax, key, parity, title in [(axes[0], "n_even", 0, "even times"), (axes[1], "n_odd", 1, "odd times")]:
+        n = np.asarray(r.arrays[key])
+        support = np.arange(-9, 10)
+        freq = np.array([np.mean(n == k) for k in support])
+        law = np.where(support % 2 == parity, 2 * T.ladder_pmf(prob, support), 0.0)
+        x = support + theta
+        ax.bar(x, freq, width=0.8, color=SIM, alpha=0.6, label=f"simulation ({len(n)} chains)")
+        ax.plot(x, law, "_", color=THEORY, ms=14, mew=2, label=r"two-ladder law $2\pi$ on the class")
+        ax.set(xlabel=r"$x/\eta = n + \theta$", title=f"{title} (θ = {theta:g}, σ = 1)", yscale="log", ylim=(1e-5, 1))
+        ax.legend(loc="upper right", fontsize=7)
+    axes[0].set_ylabel("probability")
+    return save(fig, "sign_floor_histogram", out)
+
+
+def _constant(results: dict[str, Result], out: Path) -> list[Path]:
+    r = results.get(P + "sign_mult_floor_constant")
+    if r is None:
+        return []
+    a = r.arrays
+    fig, ax = figure(1, width=4.6, height=3.4)
+    s = np.linspace(0.08, 3.3, 200)
+    ax.plot(s, [T.c_mid(v) for v in s], color=THEORY, label=r"$C_{\rm mid} = 1/(4e_\sigma^2) - 1/8$")
+    ax.plot(s, [T.c_unif(v) for v in s], color=PALETTE[2], label=r"$C_{\rm unif} = 1/(4e_\sigma^2) - 1/12$")
+    ax.plot(s, np.pi * s**2 / 8 + np.pi / 24 - 1 / 8, color=MUTED, ls="--", lw=1, label=r"$\sigma\to\infty$ asymptote (mid)")
+    ax.errorbar(a["sigma"], a["c_mid_sim"], yerr=a["c_mid_se"], fmt="o", color=SIM, label="integer ladder, c = η/2")
+    ax.errorbar(a["sigma"], a["c_unif_sim"], yerr=a["c_unif_se"], fmt="s", color=ACCENT, mfc="none",
+                label="integer ladder, c uniform")
+    threshold(ax, 1 / 8, "1/8", vertical=False)
+    ax.set(xlabel=r"noise level $\sigma$", ylabel=r"$C = E f/(a\eta^2)$", yscale="log",
+           title="signSGD floor constant, multiplicative noise")
+    ax.legend(loc="upper left", fontsize=7)
+    return save(fig, "sign_floor_constant", out)
+
+
+def _cooldown(results: dict[str, Result], out: Path) -> list[Path]:
+    r = results.get(P + "cooldown_dissociation")
+    f = results.get(P + "cooldown_fraction_endpoint")
+    paths = []
+    if r is not None:
+        a = r.arrays
+        names = [str(n) for n in a["names"]]
+        t = a["times"]
+        fig, axes = figure(4, width=3.0, height=2.8)
+        for ax, i, name in zip(axes, range(len(names)), names):
+            ax.plot(t, a["curve_const"][i], color=THEORY, label="constant")
+            ax.plot(t, a["curve_wsd"][i], color=SIM, label="WSD (20% cooldown)")
+            threshold(ax, 0.8 * t[-1], "cooldown")
+            ax.set(yscale="log", xlabel="step", title=name)
+        axes[0].set_ylabel(r"$E f$ (mean over chains)")
+        axes[0].legend(loc="lower left", fontsize=7)
+        paths += save(fig, "sign_floor_cooldown", out)
+    if f is not None:
+        a = f.arrays
+        names = [str(n) for n in a["names"]]
+        fig, axes = figure(4, width=3.0, height=2.8)
+        for ax, i, name in zip(axes, range(len(names)), names):
+            ax.errorbar(a["fractions"], a["final"][i], yerr=a["final_se"][i], fmt="o", color=SIM, label="simulation")
+            if name.startswith("sgd"):
+                ax.plot(a["fractions"], a["exact"][i], color=THEORY, label="exact mean-square recursion")
+            ax.set(yscale="log", xlabel="cooldown fraction φ", title=name)
+        axes[0].set_ylabel(r"final $E f_T$")
+        axes[0].legend(loc="best", fontsize=7)
+        paths += save(fig, "sign_floor_fraction", out)
+    return paths
+
+
+def make(results: dict[str, Result], out: Path, *, budget: str, fresh: bool) -> list[Path]:
+    """All figures of the topic; a figure whose claim result is missing is skipped."""
+    out = Path(out)
+    paths: list[Path] = []
+    for draw in (_floor_slopes, _histogram, _constant, _cooldown):
+        paths += draw(results, out)
+    return paths
