@@ -1,0 +1,419 @@
+r"""Hessian spectrum of deep linear networks at a balanced global minimum, and the class-proportion law.
+
+Setting (paper note ``hessian_linear_nets.md``; the abstract is QUOTED, every formula here is
+DERIVED): :math:`f_\theta(x) = W_L\cdots W_1 x` with :math:`W_l\in\mathbb R^{d_l\times d_{l-1}}`,
+loss :math:`\mathcal L(\theta)=\tfrac1{2n}\lVert W_L\cdots W_1X-Y\rVert_F^2`,
+:math:`\Sigma_{xx}=XX^\top/n`, :math:`\Sigma_{yx}=YX^\top/n`, :math:`W=W_L\cdots W_1`,
+:math:`A_l=W_L\cdots W_{l+1}`, :math:`B_l=W_{l-1}\cdots W_1` (empty products are identities).
+
+Assumptions: (A1) whitened inputs :math:`\Sigma_{xx}=\alpha I`; (A2) balanced weights
+:math:`W_{l+1}^\top W_{l+1}=W_lW_l^\top`; (A3) an exact global minimum without a width bottleneck,
+:math:`\min_l d_l\ge r=\operatorname{rank}W^*`; (A4) linear activations, MSE, full batch.
+
+Result: with :math:`W^*=\Sigma_{yx}/\alpha=USV^\top`, singular values :math:`s_1\ge\dots\ge s_r>0`,
+the Hessian at a balanced global minimum has the eigenvalues
+
+* :math:`\alpha\kappa_{ij}`, :math:`\kappa_{ij}=\sum_{l=1}^L s_i^{2(L-l)/L}s_j^{2(l-1)/L}
+  =\frac{s_i^2-s_j^2}{s_i^{2/L}-s_j^{2/L}}`, one per ordered pair :math:`i,j\le r`;
+* :math:`\alpha s_i^{2(L-1)/L}` with multiplicity :math:`d_0-r` (input side) and with
+  multiplicity :math:`d_L-r` (output side), for each :math:`i\le r`;
+* zero for the remaining :math:`P-r(d_0+d_L-r)` parameters, :math:`P=\sum_l d_ld_{l-1}`
+  (for :math:`L=1` that block is :math:`\alpha` instead: :math:`A_1=B_1=I`).
+
+Sympy functions take symbols and return expressions; the numeric API (:func:`spectrum`,
+:func:`class_sharpness`, :func:`class_spectrum`, :func:`critical_step`) uses NumPy.
+"""
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+import sympy as sp
+
+__all__ = [
+    # sympy derivations
+    "gauss_newton_gap", "balanced_identity_residuals", "kappa_sum", "kappa_closed",
+    "kappa_geometric_identity", "spectrum_terms", "rank_formula", "trace_formula", "parameter_count",
+    "depth_one_terms", "class_spectrum_terms", "class_sharpness_symbolic", "critical_step_symbolic",
+    "origin_hessian_scalar", "origin_spectrum",
+    # numeric API
+    "spectrum", "class_sharpness", "class_spectrum", "class_singular_values", "critical_step",
+    "numeric_rank", "validate_widths", "validate_proportions", "validate_depth",
+]
+
+L_SYM = sp.Symbol("L", positive=True, integer=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# sympy derivations
+# ----------------------------------------------------------------------------------------------
+
+def gauss_newton_gap(depth: int) -> sp.Matrix:
+    r"""Hessian minus its Gauss--Newton part at a global minimum, scalar chain of ``depth`` layers.
+
+    For :math:`f=w_L\cdots w_1` and :math:`\mathcal L=\tfrac{\sigma_{xx}}2f^2-\sigma_{yx}f`,
+    :math:`\nabla^2\mathcal L=\sigma_{xx}\nabla f\nabla f^\top+(\sigma_{xx}f-\sigma_{yx})\nabla^2f`.
+    The second term carries the gradient of the loss with respect to :math:`W` (the normal
+    equations' residual), so it vanishes at every global minimum :math:`f=\sigma_{yx}/\sigma_{xx}`
+    even when the data residual :math:`Y-WX` is non-zero. Returns the simplified difference
+    (the zero matrix) after substituting the minimum for :math:`w_L`.
+    """
+    depth = validate_depth(depth)
+    w = sp.symbols(f"w1:{depth + 1}", nonzero=True)
+    sxx, syx = sp.symbols("sigma_xx sigma_yx", positive=True)
+    f = sp.Mul(*w)
+    loss = sxx / 2 * f**2 - syx * f
+    hess = sp.hessian(loss, w)
+    grad_f = sp.Matrix([sp.diff(f, v) for v in w])
+    gn = sxx * grad_f * grad_f.T
+    at_min = {w[-1]: syx / (sxx * sp.Mul(*w[:-1]))}
+    return sp.simplify((hess - gn).subs(at_min))
+
+
+_TRIPLES = ((3, 4, 5), (5, 12, 13), (8, 15, 17), (7, 24, 25), (20, 21, 29), (12, 35, 37), (9, 40, 41), (28, 45, 53))
+
+
+def _rot(k: int) -> sp.Matrix:
+    # exact rational rotations from Pythagorean triples: generic gauges whose products stay polynomial
+    a, b, c = _TRIPLES[k % len(_TRIPLES)]
+    return sp.Matrix([[sp.Rational(a, c), -sp.Rational(b, c)], [sp.Rational(b, c), sp.Rational(a, c)]])
+
+
+def balanced_identity_residuals(depth: int) -> list[sp.Matrix]:
+    r"""Residuals of the balanced-minimum identities for :math:`2\times2` layers (all should be zero).
+
+    With :math:`W^*=R(\psi)\,\mathrm{diag}(s_1,s_2)\,R(\phi)^\top` and hidden rotations
+    :math:`R(\theta_l)` (the orthogonal gauge; exact rational rotations from Pythagorean triples), the balanced factorization is
+    :math:`W_l=R(\theta_l)\,S^{1/L}R(\theta_{l-1})^\top` with :math:`\theta_0=\phi`,
+    :math:`\theta_L=\psi`. It satisfies :math:`W_{l+1}^\top W_{l+1}=W_lW_l^\top`,
+    :math:`A_lA_l^\top=(WW^\top)^{(L-l)/L}` and :math:`B_l^\top B_l=(W^\top W)^{(l-1)/L}`
+    (the matrix powers taken through the SVD; :math:`s_i=t_i^L`). Returns every residual matrix, simplified.
+    """
+    depth = validate_depth(depth)
+    # write s_i = t_i^L so that S^{1/L} = diag(t) and every power is a monomial: the residuals are
+    # rational functions and cancel exactly
+    t1, t2 = sp.symbols("t1 t2", positive=True)
+    th = list(range(depth + 1))  # rotation indices: theta_0 = phi (V), theta_L = psi (U)
+    root = sp.diag(t1, t2)
+    W = [_rot(th[l]) * root * _rot(th[l - 1]).T for l in range(1, depth + 1)]  # W[l-1] is W_l
+
+    def prod(ms: list[sp.Matrix]) -> sp.Matrix:
+        out = sp.eye(2)
+        for m in ms:
+            out = out * m
+        return out
+
+    def power(rot: sp.Matrix, k: int) -> sp.Matrix:
+        # (s^2)^{k/L} = t^{2k}
+        return rot * sp.diag(t1 ** (2 * k), t2 ** (2 * k)) * rot.T
+
+    res = []
+    for l in range(1, depth):
+        res.append(W[l].T * W[l] - W[l - 1] * W[l - 1].T)
+    for l in range(1, depth + 1):
+        A = prod(W[l:][::-1])           # W_L ... W_{l+1}
+        B = prod(W[: l - 1][::-1])      # W_{l-1} ... W_1
+        res.append(A * A.T - power(_rot(th[-1]), depth - l))
+        res.append(B.T * B - power(_rot(th[0]), l - 1))
+    return [r.applyfunc(sp.expand) for r in res]
+
+
+def kappa_sum(si: sp.Expr, sj: sp.Expr, depth: sp.Expr) -> sp.Expr:
+    r""":math:`\kappa_{ij}=\sum_{l=1}^{L}s_i^{2(L-l)/L}s_j^{2(l-1)/L}` (the eigenvalue on :math:`u_iv_j^\top`).
+
+    The Gauss--Newton operator :math:`M\mapsto\sum_l A_lA_l^\top M B_l^\top B_l` is diagonal in
+    the basis :math:`u_iv_j^\top` by the balanced identities; this is its eigenvalue.
+    """
+    l = sp.Symbol("l", positive=True, integer=True)
+    term = si ** (2 * (depth - l) / depth) * sj ** (2 * (l - 1) / depth)
+    if isinstance(depth, Integral) or (isinstance(depth, sp.Integer)):
+        return sp.Add(*[term.subs(l, k) for k in range(1, int(depth) + 1)])
+    return sp.Sum(term, (l, 1, depth))
+
+
+def kappa_closed(si: sp.Expr, sj: sp.Expr, depth: sp.Expr) -> sp.Expr:
+    r"""Closed form :math:`\kappa_{ij}=(s_i^2-s_j^2)/(s_i^{2/L}-s_j^{2/L})` for :math:`s_i\ne s_j`."""
+    return (si**2 - sj**2) / (si ** (2 / sp.sympify(depth)) - sj ** (2 / sp.sympify(depth)))
+
+
+def kappa_geometric_identity() -> tuple[sp.Expr, sp.Expr]:
+    r"""Symbolic in :math:`L`: the geometric sum equals the closed form; equal singular values give :math:`L s^{2(L-1)/L}`.
+
+    With :math:`a=s_i^{2/L}`, :math:`b=s_j^{2/L}`:
+    :math:`\sum_{l=1}^{L}a^{L-l}b^{l-1}=\frac{a^L-b^L}{a-b}` (:math:`a\ne b`) and :math:`La^{L-1}`
+    (:math:`a=b`). Returns ``(generic_difference, equal_case_difference)``, both simplified (zero).
+    """
+    a, b = sp.symbols("a b", positive=True)
+    l = sp.Symbol("l", positive=True, integer=True)
+    total = sp.Sum(a ** (L_SYM - l) * b ** (l - 1), (l, 1, L_SYM)).doit()
+    generic = total.args[-1][0] if isinstance(total, sp.Piecewise) else total
+    generic_diff = sp.simplify(generic - (a**L_SYM - b**L_SYM) / (a - b))
+    equal = sp.Sum(a ** (L_SYM - l) * a ** (l - 1), (l, 1, L_SYM)).doit()
+    equal_diff = sp.simplify(equal - L_SYM * a ** (L_SYM - 1))
+    return generic_diff, equal_diff
+
+
+def spectrum_terms(s: tuple, d0: sp.Expr, dL: sp.Expr, depth: sp.Expr, alpha: sp.Expr = 1) -> list[tuple[sp.Expr, sp.Expr]]:
+    r"""Distinct-by-construction eigenvalue terms ``(value, multiplicity)`` at a balanced global minimum.
+
+    ``s`` are the non-zero singular values of the minimizer :math:`W^*` (symbols or numbers),
+    ``alpha`` the input scale (:math:`\Sigma_{xx}=\alpha I`). Terms: :math:`\alpha\kappa_{ij}`
+    (multiplicity 1 each), :math:`\alpha s_i^{2(L-1)/L}` (multiplicity :math:`d_0-r+d_L-r`),
+    and 0 (multiplicity :math:`P-r(d_0+d_L-r)`, added by the caller who knows :math:`P`).
+    Valid for :math:`L\ge2`; see :func:`depth_one_terms` for :math:`L=1`.
+    """
+    r = len(s)
+    terms = []
+    for i in range(r):
+        for j in range(r):
+            # the i = j term of the sum is L equal summands
+            value = sp.sympify(depth) * s[i] ** (2 * (depth - 1) / sp.sympify(depth)) if i == j \
+                else kappa_sum(s[i], s[j], depth)
+            terms.append((alpha * value, sp.Integer(1)))
+    for i in range(r):
+        terms.append((alpha * s[i] ** (2 * (depth - 1) / sp.sympify(depth)), (d0 - r) + (dL - r)))
+    return terms
+
+
+def rank_formula(r: sp.Expr, d0: sp.Expr, dL: sp.Expr) -> sp.Expr:
+    r"""Rank of the Hessian at a global minimum for :math:`L\ge2`: :math:`r(d_0+d_L-r)`."""
+    return r * (d0 + dL - r)
+
+
+def parameter_count(widths: tuple) -> sp.Expr:
+    r""":math:`P=\sum_{l=1}^{L}d_ld_{l-1}`."""
+    return sp.Add(*[widths[l] * widths[l - 1] for l in range(1, len(widths))])
+
+
+def trace_formula(s: tuple, d0: sp.Expr, dL: sp.Expr, depth: int, alpha: sp.Expr = 1) -> sp.Expr:
+    r"""Trace :math:`\alpha\sum_{l=1}^{L}\operatorname{tr}(A_l^\top A_l)\operatorname{tr}(B_lB_l^\top)`.
+
+    :math:`\operatorname{tr}(A_lA_l^\top)=\sum_i s_i^{2(L-l)/L}` for :math:`l<L` and :math:`d_L`
+    for :math:`l=L` (:math:`A_L=I`); :math:`\operatorname{tr}(B_l^\top B_l)=\sum_j s_j^{2(l-1)/L}`
+    for :math:`l>1` and :math:`d_0` for :math:`l=1`. Integer ``depth`` (a finite sum of layers).
+    """
+    depth = validate_depth(depth)
+    total = 0
+    for l in range(1, depth + 1):
+        ta = dL if l == depth else sp.Add(*[x ** sp.Rational(2 * (depth - l), depth) for x in s])
+        tb = d0 if l == 1 else sp.Add(*[x ** sp.Rational(2 * (l - 1), depth) for x in s])
+        total += ta * tb
+    return alpha * total
+
+
+def depth_one_terms(d0: sp.Expr, dL: sp.Expr, alpha: sp.Expr = 1) -> list[tuple[sp.Expr, sp.Expr]]:
+    r""":math:`L=1`: :math:`H=\Sigma_{xx}\otimes I_{d_L}`, so every eigenvalue is :math:`\alpha` (multiplicity :math:`d_0d_L`), label-independent."""
+    return [(sp.sympify(alpha), d0 * dL)]
+
+
+def class_spectrum_terms(K: int, d0: sp.Expr, depth: sp.Expr) -> dict[str, list[tuple[sp.Expr, sp.Expr]]]:
+    r"""One-hot labels (K classes, proportions :math:`\pi_k`), whitened inputs: :math:`s_k=\sqrt{\pi_k}`.
+
+    Returns the outliers and bulk: ``class`` :math:`L\pi_k^{(L-1)/L}` (one each), ``cross``
+    :math:`(\pi_k-\pi_m)/(\pi_k^{1/L}-\pi_m^{1/L})` (one per ordered pair :math:`k\ne m`),
+    ``bulk`` :math:`\pi_k^{(L-1)/L}` (multiplicity :math:`d_0-K`; the output side has
+    :math:`d_L-K=0`), each obtained by substituting :math:`s_k=\sqrt{\pi_k}` into
+    :func:`spectrum_terms` and simplifying.
+    """
+    pis = sp.symbols(f"pi1:{K + 1}", positive=True)
+    s = tuple(sp.sqrt(p) for p in pis)
+    terms = spectrum_terms(s, d0, K, depth)
+    out = {"class": [], "cross": [], "bulk": []}
+    for idx, (value, mult) in enumerate(terms[: K * K]):
+        i, j = divmod(idx, K)
+        if i == j:
+            out["class"].append((sp.powsimp(sp.simplify(value), force=True), mult))
+        else:
+            closed = kappa_closed(pis[i] ** sp.Rational(1, 2), pis[j] ** sp.Rational(1, 2), depth)
+            out["cross"].append((sp.simplify(closed), mult))
+    for value, mult in terms[K * K:]:
+        out["bulk"].append((sp.powsimp(sp.simplify(value), force=True), sp.simplify(mult)))
+    return out
+
+
+def class_sharpness_symbolic(depth: sp.Expr = L_SYM, alpha: sp.Expr = 1) -> sp.Expr:
+    r""":math:`\lambda_{\max}=L\alpha^{1/L}\pi_{\max}^{1-1/L}` (singular values of :math:`\Sigma_{yx}` are :math:`\sqrt{\alpha\pi_k}`).
+
+    Derivation: :math:`\lambda_{\max}=\alpha\kappa_{11}=\alpha L s_1^{2(L-1)/L}` with
+    :math:`s_1=\sqrt{\alpha\pi_{\max}}/\alpha` the top singular value of :math:`W^*=\Sigma_{yx}/\alpha`.
+    """
+    p = sp.Symbol("pi_max", positive=True)
+    s1 = sp.sqrt(alpha * p) / alpha
+    return sp.powsimp(sp.simplify(alpha * depth * s1 ** (2 * (depth - 1) / depth)), force=True)
+
+
+def critical_step_symbolic(depth: sp.Expr = L_SYM, alpha: sp.Expr = 1) -> sp.Expr:
+    r""":math:`\eta_c=2/\lambda_{\max}`: balanced minima are the flattest, so no global minimum is linearly stable for GD above it."""
+    return 2 / class_sharpness_symbolic(depth, alpha)
+
+
+def origin_hessian_scalar() -> sp.Matrix:
+    r"""Hessian at :math:`\theta=0` of the two-layer scalar chain: :math:`\begin{pmatrix}0&-\sigma_{yx}\\-\sigma_{yx}&0\end{pmatrix}`, eigenvalues :math:`\pm\sigma_{yx}`.
+
+    For matrices, :math:`\nabla^2\mathcal L(0)[\delta,\delta]=-2\operatorname{tr}(\Sigma_{yx}^\top\delta W_2\delta W_1)`;
+    in the SVD basis of :math:`\Sigma_{yx}` it splits into :math:`2\times2` blocks of this form, one per
+    singular value and hidden unit, hence eigenvalues :math:`\pm\sigma_k` with multiplicity :math:`d_1`.
+    """
+    w1, w2 = sp.symbols("w1 w2", real=True)
+    sxx, syx = sp.symbols("sigma_xx sigma_yx", positive=True)
+    loss = sxx / 2 * (w2 * w1) ** 2 - syx * w2 * w1
+    return sp.hessian(loss, (w1, w2)).subs({w1: 0, w2: 0})
+
+
+# ----------------------------------------------------------------------------------------------
+# numeric API
+# ----------------------------------------------------------------------------------------------
+
+def validate_depth(depth) -> int:
+    """``depth`` must be an integer :math:`L\\ge1`."""
+    if isinstance(depth, bool) or not isinstance(depth, Integral):
+        raise TypeError(f"depth: expected an integer number of layers >= 1, got {depth!r}")
+    if depth < 1:
+        raise ValueError(f"depth: a network needs at least one layer (depth >= 1), got {depth}")
+    return int(depth)
+
+
+def validate_widths(widths) -> tuple[int, ...]:
+    """``widths`` = (d_0, ..., d_L): at least two positive integers."""
+    if isinstance(widths, (str, bytes)) or not hasattr(widths, "__len__"):
+        raise TypeError(f"widths: expected a sequence of layer widths (d_0, ..., d_L), got {widths!r}")
+    out = []
+    for k, d in enumerate(widths):
+        if isinstance(d, bool) or not isinstance(d, Integral):
+            raise TypeError(f"widths: entry {k} must be an integer, got {d!r}")
+        if d < 1:
+            raise ValueError(f"widths: entry {k} must be >= 1, got {d}")
+        out.append(int(d))
+    if len(out) < 2:
+        raise ValueError(f"widths: need at least (d_0, d_L) for depth >= 1, got {tuple(out)}")
+    return tuple(out)
+
+
+def validate_proportions(proportions, *, atol: float = 1e-9) -> np.ndarray:
+    """Class proportions: a 1-D array of non-negative finite numbers summing to 1 (within ``atol``)."""
+    p = np.asarray(proportions, dtype=float)
+    if p.ndim != 1 or p.size == 0:
+        raise ValueError(f"proportions: expected a non-empty 1-D sequence, got shape {p.shape}")
+    if not np.all(np.isfinite(p)) or np.any(p < 0):
+        raise ValueError(f"proportions: entries must be finite and >= 0, got {p.tolist()}")
+    if abs(p.sum() - 1.0) > atol:
+        raise ValueError(f"proportions: class proportions must sum to 1 (one-hot labels, every sample in one class), "
+                         f"got sum {p.sum():.12g}")
+    return p
+
+
+def _kappa_numeric(si: np.ndarray, sj: np.ndarray, depth: int) -> np.ndarray:
+    # the sum form has no 0/0 at s_i = s_j, unlike the closed form
+    l = np.arange(1, depth + 1)
+    return np.sum(si[..., None] ** (2 * (depth - l) / depth) * sj[..., None] ** (2 * (l - 1) / depth), axis=-1)
+
+
+def spectrum(widths, sigma_xx_scale, singular_values) -> np.ndarray:
+    r"""All :math:`P` Hessian eigenvalues (ascending, multiplicities expanded) at a balanced global minimum.
+
+    ``widths`` = :math:`(d_0,\dots,d_L)`; ``sigma_xx_scale`` = :math:`\alpha` with
+    :math:`\Sigma_{xx}=\alpha I` (A1); ``singular_values`` = the singular values of
+    :math:`\Sigma_{yx}` (zeros allowed; their count at most :math:`\min(d_0,d_L)`). The minimizer
+    is :math:`W^*=\Sigma_{yx}/\alpha` with singular values :math:`s=\sigma/\alpha`; the eigenvalues
+    are :math:`\alpha\kappa_{ij}(s)`, :math:`\alpha s_i^{2(L-1)/L}` (multiplicity
+    :math:`d_0+d_L-2r`) and zeros (:math:`L=1`: all equal :math:`\alpha`).
+
+    Raises ``ValueError`` if a hidden width is below :math:`r=\operatorname{rank}\Sigma_{yx}`
+    (assumption A3 fails: no exact global minimum, the formula does not apply).
+    """
+    widths = validate_widths(widths)
+    if isinstance(sigma_xx_scale, bool) or not isinstance(sigma_xx_scale, Real) \
+            or not np.isfinite(sigma_xx_scale) or sigma_xx_scale <= 0:
+        raise ValueError(f"sigma_xx_scale: whitened inputs Sigma_xx = alpha I need a finite alpha > 0 (assumption A1), "
+                         f"got {sigma_xx_scale!r}")
+    sv = np.asarray(singular_values, dtype=float)
+    if sv.ndim != 1:
+        raise ValueError(f"singular_values: expected a 1-D sequence, got shape {sv.shape}")
+    if not np.all(np.isfinite(sv)) or np.any(sv < 0):
+        raise ValueError(f"singular_values: entries must be finite and >= 0, got {sv.tolist()}")
+    d0, dL, depth = widths[0], widths[-1], len(widths) - 1
+    if sv.size > min(d0, dL):
+        raise ValueError(f"singular_values: Sigma_yx is {dL}x{d0}, so at most {min(d0, dL)} singular values, got {sv.size}")
+    alpha = float(sigma_xx_scale)
+    P = sum(widths[l] * widths[l - 1] for l in range(1, depth + 1))
+    if depth == 1:
+        return np.full(P, alpha)
+    s = np.sort(sv[sv > 0])[::-1] / alpha
+    r = s.size
+    hidden = widths[1:-1]
+    if min(hidden) < r:
+        raise ValueError(f"widths: hidden width {min(hidden)} < rank r = {r} of Sigma_yx: a width bottleneck, "
+                         f"the product cannot reach the global minimum (assumption A3 fails), so the formula does not apply")
+    kappa = _kappa_numeric(s[:, None] * np.ones(r), np.ones(r)[:, None] * s, depth).ravel()
+    bulk = np.repeat(s ** (2 * (depth - 1) / depth), (d0 - r) + (dL - r))
+    zeros = np.zeros(P - r * (d0 + dL - r))
+    return np.sort(np.concatenate([alpha * kappa, alpha * bulk, zeros]))
+
+
+def numeric_rank(eigenvalues, rtol: float = 1e-8) -> int:
+    """Number of eigenvalues above ``rtol`` times the largest modulus (rescaling symmetries give exact zeros)."""
+    ev = np.asarray(eigenvalues, dtype=float)
+    scale = np.max(np.abs(ev)) if ev.size else 0.0
+    return int(np.sum(np.abs(ev) > rtol * scale)) if scale > 0 else 0
+
+
+def origin_spectrum(widths, singular_values) -> np.ndarray:
+    r"""All Hessian eigenvalues at :math:`\theta=0` (ascending), for any :math:`\Sigma_{xx}`.
+
+    :math:`L=2`: :math:`\pm\sigma_k` (singular values of :math:`\Sigma_{yx}`), each with
+    multiplicity :math:`d_1`, and zeros (:func:`origin_hessian_scalar`). :math:`L\ge3`: the loss is
+    flat to second order at the origin (every term has at least three weight factors), all zero.
+    :math:`L=1` is quadratic, with eigenvalues those of :math:`\Sigma_{xx}`: not covered here.
+    """
+    widths = validate_widths(widths)
+    depth = len(widths) - 1
+    if depth == 1:
+        raise ValueError("widths: depth 1 has Hessian Sigma_xx (x) I everywhere; origin_spectrum covers depth >= 2")
+    sv = np.asarray(singular_values, dtype=float)
+    if sv.ndim != 1 or not np.all(np.isfinite(sv)) or np.any(sv < 0):
+        raise ValueError(f"singular_values: expected a 1-D sequence of finite values >= 0, got {sv.tolist()}")
+    P = sum(widths[l] * widths[l - 1] for l in range(1, depth + 1))
+    if depth > 2:
+        return np.zeros(P)
+    s = sv[sv > 0]
+    pm = np.repeat(np.concatenate([s, -s]), widths[1])
+    return np.sort(np.concatenate([pm, np.zeros(P - pm.size)]))
+
+
+def class_singular_values(proportions) -> np.ndarray:
+    r"""Singular values :math:`\sqrt{\pi_k}` of :math:`\Sigma_{yx}` for one-hot labels fit exactly by whitened inputs."""
+    return np.sqrt(validate_proportions(proportions))
+
+
+def class_sharpness(proportions, depth, sigma_xx_scale: float = 1.0) -> float:
+    r""":math:`\lambda_{\max}=L\,\alpha^{1/L}\pi_{\max}^{1-1/L}` for one-hot labels (MSE, whitened, balanced, exact fit).
+
+    Raises ``ValueError`` if the proportions do not sum to 1 or ``depth < 1``.
+    """
+    p = validate_proportions(proportions)
+    depth = validate_depth(depth)
+    if isinstance(sigma_xx_scale, bool) or not isinstance(sigma_xx_scale, Real) or not sigma_xx_scale > 0:
+        raise ValueError(f"sigma_xx_scale: expected alpha > 0 (Sigma_xx = alpha I), got {sigma_xx_scale!r}")
+    return float(depth * sigma_xx_scale ** (1 / depth) * p.max() ** (1 - 1 / depth))
+
+
+def critical_step(proportions, depth, sigma_xx_scale: float = 1.0) -> float:
+    r""":math:`\eta_c=2/\lambda_{\max}`: the largest GD step at which a global minimum can be linearly stable."""
+    return 2.0 / class_sharpness(proportions, depth, sigma_xx_scale)
+
+
+def class_spectrum(proportions, widths) -> np.ndarray:
+    r"""All eigenvalues for one-hot labels with ``widths[-1] == K`` classes and whitened inputs (:math:`\alpha=1`).
+
+    Needs :math:`d_0\ge K` (the labels lie in the row space of :math:`X`, so the fit is exact) and
+    hidden widths :math:`\ge K` (no bottleneck); otherwise ``ValueError`` naming the assumption.
+    """
+    p = validate_proportions(proportions)
+    widths = validate_widths(widths)
+    K = p.size
+    if widths[-1] != K:
+        raise ValueError(f"widths: the output width d_L = {widths[-1]} must equal the number of classes K = {K}")
+    if widths[0] < K:
+        raise ValueError(f"widths: input width d_0 = {widths[0]} < K = {K} classes: one-hot labels cannot be fit "
+                         f"exactly by whitened inputs (assumption A3 fails)")
+    return spectrum(widths, 1.0, np.sqrt(p))
