@@ -46,10 +46,12 @@ def _steps(budget: str) -> tuple[int, int]:
 
 
 def _ladder_steps(budget: str) -> int:
-    return _q(budget, 2000, 8000)
+    return _q(budget, 1000, 8000)
 
 
-D10_CHUNK = 256  # d = 10 runs are the expensive ones: a smaller fixed chunk wastes less padding
+def _small_chunk(budget: str) -> int:
+    """Fixed chunk of the expensive kernels (d = 10, Student-t): less padding at the quick budget."""
+    return _q(budget, 128, 256)
 
 
 def _slope(log_eta: np.ndarray, log_f: np.ndarray, se_log_f: np.ndarray) -> tuple[float, float]:
@@ -157,10 +159,11 @@ def check_period_two(budget: str) -> Result:
 def check_heavy_tail(budget: str) -> Result:
     seed, nu, sigma = 14, 2, 1.0
     etas = np.array([1e-3, 1e-2])
-    n_chains, burn = _q(budget, (512, 100), (1024, 200))
+    n_chains, burn = _q(budget, (64, 100), (1024, 200))
     steps, n_rec = _steps(budget)
     res = S.simulate(jax.random.key(seed), eta=etas, x0=(3.5 * etas)[:, None], h=1.0, method="sign",
-                     sigma_m=sigma, T=steps, n_rec=n_rec, burn=burn, n_chains=n_chains, law="student", df=nu)
+                     sigma_m=sigma, T=steps, n_rec=n_rec, burn=burn, n_chains=n_chains, law="student", df=nu,
+                     chunk_size=_small_chunk(budget))
     mean, se = S.summarize(res["mean_f"] / etas[:, None] ** 2)
     pred = T.c_mid(sigma, law="student", df=nu)
     gauss = T.c_mid(sigma)
@@ -205,11 +208,11 @@ def check_limits(budget: str) -> Result:
 def _normalized_d10(budget: str) -> dict:
     seed = 21
     etas = np.array(_q(budget, [1e-3, 1e-2], [1e-3, 3e-3, 1e-2]))
-    n_chains, burn = _q(budget, (128, 500), (384, 1000))
+    n_chains, burn = _q(budget, (64, 500), (384, 1000))
     steps, n_rec = _steps(budget)
     h = np.linspace(1.0, 10.0, 10)
     res = S.simulate(jax.random.key(seed), eta=etas, x0=np.full(10, 0.05), h=h, method="normalized",
-                     sigma_m=1.0, T=steps, n_rec=n_rec, burn=burn, n_chains=n_chains, chunk_size=D10_CHUNK)
+                     sigma_m=1.0, T=steps, n_rec=n_rec, burn=burn, n_chains=n_chains, chunk_size=_small_chunk(budget))
     mean, se = S.summarize(res["mean_f"])
     return {"eta": etas, "mean": mean, "se": se, "seed": seed, "n_chains": n_chains}
 
@@ -289,8 +292,8 @@ def check_additive_slope(budget: str) -> Result:
                      T=steps, n_rec=n_rec, burn=burn, n_chains=n_chains)
     mean, se = S.summarize(res["mean_f"])
     nres = S.simulate(jax.random.key(seed + 1), eta=etas, x0=np.zeros(10), h=np.linspace(1, 10, 10),
-                      method="normalized", sigma_a=1.0, T=steps, n_rec=n_rec, burn=burn, n_chains=n_chains // 2,
-                      chunk_size=D10_CHUNK)
+                      method="normalized", sigma_a=1.0, T=steps, n_rec=n_rec, burn=burn,
+                      n_chains=_q(budget, 64, 192), chunk_size=_small_chunk(budget))
     nmean, nse = S.summarize(nres["mean_f"])
     log_e = np.log(etas)
     theory_curves = {"sgd": np.array([T.floor(1.0, e, 1.0, "additive", "sgd") for e in etas]),
