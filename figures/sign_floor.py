@@ -31,7 +31,8 @@ def _floor_slopes(results: dict[str, Result], out: Path) -> list[Path]:
             ax1.plot(e, c * e**2, ls=":", color=color, lw=1)
     grid = np.geomspace(m["sign_eta"].min(), m["sign_eta"].max(), 50)
     ax1.plot(grid, T.c_unif(1.0) * grid**2, color=THEORY, label=r"theory $C_{\rm unif}\,a\eta^2$")
-    ax1.text(0.03, 0.04, "SGD: no floor (geometric contraction)", transform=ax1.transAxes, color=MUTED, fontsize=8)
+    ax1.text(0.97, 0.04, "SGD: no floor\n(geometric contraction)", transform=ax1.transAxes, color=MUTED,
+             fontsize=8, ha="right")
     ax1.set(xscale="log", yscale="log", xlabel=r"$\eta$", ylabel=r"stationary $E f$",
             title="multiplicative noise: slope 2")
     ax1.legend(loc="upper left")
@@ -68,8 +69,8 @@ def _histogram(results: dict[str, Result], out: Path) -> list[Path]:
         x = support + theta
         ax.bar(x, freq, width=0.8, color=SIM, alpha=0.6, label=f"simulation ({len(n)} chains)")
         ax.plot(x, law, "_", color=THEORY, ms=14, mew=2, label=r"two-ladder law $2\pi$ on the class")
-        ax.set(xlabel=r"$x/\eta = n + \theta$", title=f"{title} (θ = {theta:g}, σ = 1)", yscale="log", ylim=(1e-5, 1))
-        ax.legend(loc="upper right", fontsize=7)
+        ax.set(xlabel=r"$x/\eta = n + \theta$", title=f"{title} (θ = {theta:g}, σ = 1)", yscale="log", ylim=(1e-5, 30))
+        ax.legend(loc="upper right", fontsize=7, ncols=1)
     axes[0].set_ylabel("probability")
     return save(fig, "sign_floor_histogram", out)
 
@@ -104,8 +105,13 @@ def _cooldown(results: dict[str, Result], out: Path) -> list[Path]:
         t = a["times"]
         fig, axes = figure(4, width=3.0, height=2.8)
         for ax, i, name in zip(axes, range(len(names)), names):
-            ax.plot(t, a["curve_const"][i], color=THEORY, label="constant")
-            ax.plot(t, a["curve_wsd"][i], color=SIM, label="WSD (20% cooldown)")
+            ax.plot(t, a["curve_const"][i], "o", ms=2.5, color=THEORY, label="constant (sim)")
+            ax.plot(t, a["curve_wsd"][i], "o", ms=2.5, color=SIM, label="WSD 20% (sim)")
+            if name.startswith("sgd"):
+                ax.plot(t, a["exact_const"][i], color=THEORY, lw=1, label="exact, constant")
+                ax.plot(t, a["exact_wsd"][i], color=SIM, lw=1, label="exact, WSD")
+            else:
+                ax.axhline(a["floors"][i], color=THEORY, lw=1, label="stationary floor (theory)")
             threshold(ax, 0.8 * t[-1], "cooldown")
             ax.set(yscale="log", xlabel="step", title=name)
         axes[0].set_ylabel(r"$E f$ (mean over chains)")

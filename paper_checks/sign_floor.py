@@ -460,26 +460,36 @@ def _cooldown_sweep(budget: str) -> dict:
     cfg = [(m, n, f) for m, n in RUNS for f in fractions]
     # common random numbers: chain j sees the same noise under every schedule, so schedule
     # differences are measured per chain (paired), with a far smaller standard error
-    res = S.simulate(jax.random.key(seed), eta=COOL["eta"], x0=np.array([1.0]), h=COOL["a"], paired=True,
+    # x0 = 1 + eta/2: the constant-step sign walk lives on the lattice with offset eta/2 (x0 = 1 would put
+    # 0 on the lattice up to float drift, the degenerate offset)
+    res = S.simulate(jax.random.key(seed), eta=COOL["eta"], x0=np.array([1.0 + COOL["eta"] / 2]), h=COOL["a"],
+                     paired=True,
                      method=[c[0] for c in cfg], sigma_m=[COOL["sigma"] * (c[1] == "mult") for c in cfg],
                      sigma_a=[COOL["sigma"] * (c[1] == "add") for c in cfg], cooldown=[c[2] for c in cfg],
                      T=steps, n_chains=n_chains, n_rec=n_rec)
     shape = (len(RUNS), len(fractions))
     final, final_se = S.summarize(res["final_f"])
     exact = np.zeros(shape)
+    times = np.arange(1, n_rec + 1) * (steps // n_rec)
+    exact_curves = np.full(shape + (n_rec,), np.nan)
     k = np.arange(steps)
+    x0_sq = (1.0 + COOL["eta"] / 2) ** 2
     for i, (m, n) in enumerate(RUNS):
         if m != "sgd":
             continue
         for j, f in enumerate(fractions):
             etas = np.asarray(S.schedule(k, steps, COOL["eta"], f))
-            v = T.sgd_schedule_second_moment(COOL["a"], etas, 1.0, COOL["sigma"] * (n == "mult"),
+            v = T.sgd_schedule_second_moment(COOL["a"], etas, x0_sq, COOL["sigma"] * (n == "mult"),
                                              COOL["sigma"] * (n == "add"))
             exact[i, j] = COOL["a"] / 2 * v[-1]
+            exact_curves[i, j] = COOL["a"] / 2 * v[times]
+    a, e, sg = COOL["a"], COOL["eta"], COOL["sigma"]
+    floors = np.array([0.0, T.floor(a, e, sg, "additive", "sgd"), T.floor(a, e, sg, "multiplicative", "sign"),
+                       T.floor(a, e, sg, "additive", "sign")])
     return {"fractions": fractions, "final": final.reshape(shape), "final_se": final_se.reshape(shape),
             "final_chains": res["final_f"].reshape(shape + (n_chains,)),
             "exact": exact, "curve": res["curve"].mean(axis=1).reshape(shape + (n_rec,)),
-            "times": (np.arange(1, n_rec + 1) * (steps // n_rec)), "seed": seed,
+            "exact_curves": exact_curves, "floors": floors, "times": times, "seed": seed,
             "diverged": int(res["diverged"].sum())}
 
 
@@ -504,7 +514,8 @@ def check_dissociation(budget: str) -> Result:
             f"{n} {c:.2e} vs {w:.2e}" for n, c, w in zip(names, r["final"][:, 0], r["final"][:, j_wsd]))
             + f"; exact SGD gains (mean-square recursion) {gain_exact_sgd[0]:.3g}, {gain_exact_sgd[1]:.3g}"),
         arrays={"times": r["times"], "curve_const": r["curve"][:, 0], "curve_wsd": r["curve"][:, j_wsd],
-                "names": np.array(names)},
+                "exact_const": r["exact_curves"][:, 0], "exact_wsd": r["exact_curves"][:, j_wsd],
+                "floors": r["floors"], "names": np.array(names)},
     )
 
 

@@ -23,6 +23,7 @@ No JAX and no I/O here: sympy for the algebra, numpy/scipy for the numeric helpe
 """
 from __future__ import annotations
 
+import functools
 import math
 from numbers import Real
 
@@ -195,19 +196,15 @@ def second_moment(p: float, eta: float, c: float) -> float:
 
 def parity_second_moments(p: float, eta: float, c: float) -> tuple[float, float]:
     r"""Numeric :math:`(E_{\rm even}[x^2], E_{\rm odd}[x^2])` of :func:`parity_second_moments_sym`."""
-    even, odd = _PARITY_LAMBDA()
+    even, odd = _parity_lambdas()
     return float(even(p, eta, c)), float(odd(p, eta, c))
 
 
-_parity_cache: list = []
-
-
-def _PARITY_LAMBDA():
-    if not _parity_cache:
-        even, odd = parity_second_moments_sym()
-        args = (p_sym, eta_sym, c_sym)
-        _parity_cache.append((sp.lambdify(args, even, "math"), sp.lambdify(args, odd, "math")))
-    return _parity_cache[0]
+@functools.lru_cache(maxsize=1)
+def _parity_lambdas():
+    even, odd = parity_second_moments_sym()
+    args = (p_sym, eta_sym, c_sym)
+    return sp.lambdify(args, even, "math"), sp.lambdify(args, odd, "math")
 
 
 def c_mid(sigma: float, law: str = "gaussian", df: float | None = None) -> float:
@@ -315,10 +312,10 @@ def sgd_contraction_sym():
 
     obtained by expanding :math:`E(1 - \eta a - \eta a\sigma\xi)^2` with :math:`E\xi = 0`, :math:`E\xi^2 = 1`.
     """
-    xi1, xi2 = sp.symbols("E_xi E_xi2")
-    expr = sp.expand((1 - eta_sym * a_sym - eta_sym * a_sym * sigma_sym * sp.Symbol("xi")) ** 2)
-    expr = expr.subs(sp.Symbol("xi") ** 2, xi2).subs(sp.Symbol("xi"), xi1).subs({xi1: 0, xi2: 1})
-    return sp.expand(expr)
+    xi = sp.Symbol("xi")
+    square = sp.Poly(sp.expand((1 - eta_sym * a_sym - eta_sym * a_sym * sigma_sym * xi) ** 2), xi)
+    moments = {0: 1, 1: 0, 2: 1}  # E xi^0, E xi^1, E xi^2
+    return sp.expand(sum(coeff * moments[deg] for (deg,), coeff in square.terms()))
 
 
 def sgd_threshold():
