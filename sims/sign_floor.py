@@ -14,7 +14,9 @@ fraction :math:`\phi`, linear decay for :math:`\phi = 1`.
 
 Everything that varies between runs (method, :math:`\beta`, noise levels, step, cooldown
 fraction, curvatures, start, key) is *data* on the grid, so one compilation serves a whole sweep.
-Grids go through :func:`sims.sweep.run_grid`; steps are a ``lax.scan``.
+Grids go through :func:`sims.sweep.run_grid`; steps are a ``lax.scan`` nested in a scan over
+``n_rec`` recording blocks, and the noise of a block is drawn in one call (a key split per step
+costs more than the step itself).
 
 The lattice :math:`c + \eta\mathbb Z` of signSGD is fragile in floating point (drift, and
 ``sign(0) = 0`` absorbing at :math:`c = 0`), so constants are estimated with the integer ladder
@@ -112,10 +114,9 @@ def chain_run(point: dict, *, T: int, n_rec: int, law: str, df: int = 0) -> dict
     s_m, s_a = point["sigma_m"], point["sigma_a"]
     block = T // n_rec
 
-    def step(carry, k):
-        x, m, key, acc = carry
-        key, k_noise = jax.random.split(key)
-        xi = _noise(k_noise, (2,) + x.shape, law, df)  # one draw: row 0 multiplicative, row 1 additive
+    def step(carry, inputs):
+        x, m, acc = carry
+        k, xi = inputs  # xi[0] multiplicative, xi[1] additive noise of this step
         g = h * x * (1 + s_m * xi[0]) + s_a * xi[1]
         m = beta * m + (1 - beta) * g
         norm = jnp.sqrt(jnp.sum(m * m))
@@ -124,12 +125,15 @@ def chain_run(point: dict, *, T: int, n_rec: int, law: str, df: int = 0) -> dict
         x = x - schedule(k, T, eta, cd) * direction
         f = 0.5 * jnp.sum(h * x * x)
         acc = acc + jnp.where(k + 1 > burn, f, 0.0)
-        return (x, m, key, acc), None
+        return (x, m, acc), None
 
     def outer(carry, j):
-        carry, _ = lax.scan(step, carry, j * block + jnp.arange(block))
-        x = carry[0]
-        return carry, 0.5 * jnp.sum(h * x * x)
+        x, m, key, acc = carry
+        key, k_block = jax.random.split(key)
+        # one draw per block of steps: far cheaper than a key split per step
+        xi = _noise(k_block, (block, 2) + x.shape, law, df)
+        (x, m, acc), _ = lax.scan(step, (x, m, acc), (j * block + jnp.arange(block), xi))
+        return (x, m, key, acc), 0.5 * jnp.sum(h * x * x)
 
     init = (point["x0"], jnp.zeros_like(point["x0"]), point["key"], jnp.zeros((), point["x0"].dtype))
     (x, _, _, acc), curve = lax.scan(outer, init, jnp.arange(n_rec))
@@ -192,6 +196,10 @@ def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, sigma_m
     if np.any(h <= 0) or not np.all(np.isfinite(h)):
         raise ValueError(f"h: expected finite positive curvatures, got {h!r}")
 
+    block_bytes = min(chunk_size, G * n_chains) * (T // n_rec) * 2 * d * 8
+    if block_bytes > 2**30:
+        raise ValueError(f"n_rec: noise is drawn per recording block; T/n_rec = {T // n_rec} steps x {d} dims x "
+                         f"chunk {chunk_size} needs {block_bytes / 2**30:.1f} GiB; use a larger n_rec or chunk_size")
     if paired:
         keys = jnp.tile(jax.random.split(key, n_chains), G)
     else:

@@ -229,7 +229,7 @@ def test_divergence_is_data():
     (dict(eta=0.0), "eta"), (dict(method="adam"), "method"), (dict(burn=20), "burn"), (dict(n_rec=3), "n_rec"),
     (dict(cooldown=1.5), "cooldown"), (dict(beta=1.0), "beta"), (dict(law="cauchy"), "law"),
     (dict(law="student", df=2.5), "df"), (dict(sigma_m=-1.0), "sigma"), (dict(h=-1.0), "h"),
-    (dict(T=0), "T"), (dict(eta=[0.1, 0.2], beta=[0.0, 0.1, 0.2]), "length"), (dict(x0=np.zeros((3, 1))), "x0"),
+    (dict(T=0), "T"), (dict(T=10**6, n_rec=1, n_chains=1024), "n_rec"), (dict(eta=[0.1, 0.2], beta=[0.0, 0.1, 0.2]), "length"), (dict(x0=np.zeros((3, 1))), "x0"),
 ])
 def test_simulate_bad_arguments(kwargs, name):
     args = dict(eta=0.1, x0=np.array([1.0]), T=20) | kwargs
