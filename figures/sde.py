@@ -45,7 +45,7 @@ def _thresholds(results, out):
     bx.axvline(2 / 3, color=MUTED, ls="--", lw=1)
     bx.annotate("2/3", (2 / 3, -0.6), xytext=(2, 0), textcoords="offset points", color=MUTED, fontsize=8)
     bx.annotate("2", (2.0, -0.6), xytext=(2, 0), textcoords="offset points", color=MUTED, fontsize=8)
-    bx.set(xscale="log", xlabel=r"$s=\eta x_0^2$", yticks=range(4), yticklabels=[LABEL[k] for k in KINDS],
+    bx.set(xscale="log", ylim=(-0.9, 3.5), xlabel=r"$s=\eta x_0^2$", yticks=range(4), yticklabels=[LABEL[k] for k in KINDS],
            title=r"$x^4/4$: where |x| grows (coloured) — simulated")
     bx.grid(False)
     return save(fig, "sde_thresholds", out)
@@ -102,7 +102,10 @@ def _cauchy(results, out):
     a = r.arrays
     steps = np.asarray(a["steps"])
     fig, ax = figure(1, 1, width=4.6)
-    for name, key, color in (("DSignSGD", "sign_loss", THEORY), ("DCSGD", "dcsgd_loss", SIM)):
+    series = [("DSignSGD", "sign_loss", THEORY), ("DCSGD", "dcsgd_loss", SIM)]
+    if "normalized_loss" in a:
+        series.append(("normalized DCSGD", "normalized_loss", PALETTE[2]))
+    for name, key, color in series:
         gap = np.maximum(np.asarray(a[key]) - 2.0, 1e-16)
         lo, med, hi = np.percentile(gap, [10, 50, 90], axis=0)
         ax.plot(steps, med, color=color, label=f"{name} median")

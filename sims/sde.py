@@ -49,7 +49,7 @@ from jax import lax
 
 import sims  # noqa: F401  (float64)
 from sims.bench import BenchCase
-from sims.sweep import cartesian, diverged, run_grid
+from sims.sweep import diverged, run_grid
 
 __all__ = [
     "PROBLEMS", "NOISES", "COMPRESSORS", "ALGORITHMS", "SCHEDULES", "DRIFT_KINDS",

@@ -198,13 +198,12 @@ def critical_step(f: sp.Expr, kind: str, x: sp.Symbol = _X):
 def quartic_thresholds() -> dict[str, sp.Expr | None]:
     r"""Thresholds on :math:`s = \eta x_0^2` for :math:`f = x^4/4`: GD escapes iff :math:`s > 2`, the
     corrected drift iff :math:`s > 2/3` (3x conservative), the classic drifts never (``None``)."""
-    s = sp.Symbol("s", positive=True)
     x = sp.Symbol("x", positive=True)
     out = {}
     for kind in ESCAPE_KINDS:
         eta_star = critical_step(x**4 / 4, kind, x)
+        # eta*(x) x^2 is constant for x^4/4 (scale invariance), so s* = eta*(x) x^2.
         out[kind] = None if eta_star is None else sp.simplify(eta_star * x**2)
-    del s
     return out
 
 
