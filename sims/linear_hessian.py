@@ -35,7 +35,7 @@ __all__ = [
     "init_params", "xavier_init", "train_gd",
     "ACT_CODES", "frame_widths", "param_mask", "active_indices", "frame_forward", "frame_loss",
     "frame_whitened_data", "frame_class_data", "frame_balanced_minimum", "frame_gauge", "frame_balancedness",
-    "frame_init", "DMAX", "LMAX", "N_SAMPLES", "construct_run", "construct_grid", "frame_spectrum_run", "strip_sentinel", "SENTINEL", "train_run",
+    "frame_init", "DMAX", "LMAX", "N_SAMPLES", "construct_run", "construct_grid", "frame_spectrum_run", "strip_sentinel", "train_run",
     "numpy_hvp", "numpy_dense_hessian", "numpy_lanczos", "bench_cases",
 ]
 
@@ -553,9 +553,6 @@ def _train(key, theta0, loss_fn, class_fn, lr, steps: int, record_every: int, la
 DMAX, LMAX, N_SAMPLES = 6, 5, 100   # the frame shared by steplab sweeps: P <= 180, pi in steps of 1/100
 
 
-SENTINEL = -1.0e3   # eigenvalue given to padding coordinates by frame_spectrum_run
-
-
 def construct_run(g: dict) -> dict:
     r"""Build one case for run_grid: data and a (balanced, gauged, or zero) parameter vector in the frame.
 
@@ -606,21 +603,23 @@ def frame_spectrum_run(g: dict) -> jax.Array:
     r"""All Hessian eigenvalues (``jax.hessian`` + ``eigvalsh``) of an embedded net, ascending.
 
     ``g``: ``theta``, ``widths``, ``depth``, ``X``, ``Y``, ``act``. The Hessian vanishes exactly on
-    padding coordinates, so adding ``SENTINEL`` on their diagonal decouples them: the output holds
-    the net's :math:`P` eigenvalues plus ``lmax*dmax^2 - P`` copies of ``SENTINEL`` (drop them with
-    :func:`strip_sentinel`).
+    padding coordinates, so a diagonal shift :math:`c=-(1+2\max_i\sum_j|H_{ij}|)` there decouples
+    them below every real eigenvalue (Gershgorin): the output is ``lmax*dmax^2 - P`` copies of
+    :math:`c` followed by the net's :math:`P` eigenvalues (keep them with :func:`strip_sentinel`).
+    The shift is scaled to :math:`\lVert H\rVert` so it adds no round-off beyond
+    :math:`\epsilon\lVert H\rVert`.
     """
     fw, depth = g["widths"], g["depth"]
     H = jax.hessian(frame_loss)(g["theta"], fw, depth, g["X"], g["Y"], g["act"])
+    H = 0.5 * (H + H.T)
+    shift = -(1.0 + 2.0 * jnp.max(jnp.sum(jnp.abs(H), axis=1)))
     pad = 1.0 - param_mask(fw, depth, DMAX)
-    return jnp.linalg.eigvalsh(0.5 * (H + H.T) + jnp.diag(SENTINEL * pad))
+    return jnp.linalg.eigvalsh(H + jnp.diag(shift * pad))
 
 
-def strip_sentinel(eigs: np.ndarray) -> np.ndarray:
-    """Drop the padding eigenvalues of :func:`frame_spectrum_run` (trailing axis)."""
-    eigs = np.asarray(eigs)
-    keep = eigs > SENTINEL / 2
-    return eigs[keep] if eigs.ndim == 1 else [e[k] for e, k in zip(eigs, keep)]
+def strip_sentinel(eigs: np.ndarray, widths_list) -> list[np.ndarray]:
+    """Keep the :math:`P` real eigenvalues of each :func:`frame_spectrum_run` output (the largest ``n_params(widths)``)."""
+    return [np.asarray(e)[len(e) - n_params(w):] for e, w in zip(np.asarray(eigs), widths_list)]
 
 
 @functools.lru_cache(maxsize=None)

@@ -238,6 +238,7 @@ def class_sharpness_symbolic(depth: sp.Expr = L_SYM, alpha: sp.Expr = 1) -> sp.E
     :math:`s_1=\sqrt{\alpha\pi_{\max}}/\alpha` the top singular value of :math:`W^*=\Sigma_{yx}/\alpha`.
     """
     p = sp.Symbol("pi_max", positive=True)
+    depth, alpha = sp.sympify(depth), sp.sympify(alpha)   # exact rational exponents for integer depth
     s1 = sp.sqrt(alpha * p) / alpha
     return sp.powsimp(sp.simplify(alpha * depth * s1 ** (2 * (depth - 1) / depth)), force=True)
 
