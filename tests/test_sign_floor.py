@@ -73,6 +73,12 @@ def test_sgd_contraction_matches_autodiff():
         assert math.isclose(grad, 2 * x * float(rho.subs({a: av, eta: ev, sigma: sv})), rel_tol=1e-12)
 
 
+def test_additive_small_kappa_expansion_derived():
+    kappa = sp.Symbol("kappa", positive=True)
+    expected = sp.sqrt(2 * sp.pi) / 8 + sp.pi / 32 * kappa
+    assert sp.simplify(T.phi_add_expansion_sym() - expected) == 0
+
+
 def test_additive_drift_floor():
     expr, rho0 = T.additive_drift_floor_sym()
     assert sp.simplify(expr.subs(rho0, 1 / sp.sqrt(2 * sp.pi)) - sp.sqrt(2 * sp.pi) * sigma * eta / 8) == 0

@@ -34,7 +34,7 @@ from scipy import special, stats
 __all__ = [
     "p_sym", "ladder_law", "second_moment_sym", "parity_second_moments_sym", "c_mid_sym", "c_unif_sym",
     "c_limits", "away_probability", "c_mid", "c_unif", "second_moment", "parity_second_moments",
-    "ladder_pmf", "additive_chain", "additive_floor", "phi_add_series", "additive_drift_floor_sym",
+    "ladder_pmf", "additive_chain", "additive_floor", "phi_add_expansion_sym", "phi_add_series", "additive_drift_floor_sym",
     "sgd_contraction_sym", "sgd_threshold", "sgd_contraction", "sgd_additive_floor", "sgd_mixed_second_moment",
     "sgd_schedule_second_moment", "floor", "NOISES", "METHODS", "LAWS",
 ]
@@ -278,12 +278,52 @@ def additive_floor(a: float, eta: float, sigma: float, offset="mid", *, law: str
     return float(a / 2 * np.sum(pi * x**2))
 
 
+@functools.lru_cache(maxsize=1)
+def phi_add_expansion_sym():
+    r"""Derive :math:`\Phi_{\rm add}(\kappa) = E f/(\sigma\eta)` to first order in :math:`\kappa = a\eta/\sigma`.
+
+    In :math:`u = a x/\sigma` the lattice spacing is :math:`\kappa` and the law lives at
+    :math:`u \sim \sqrt\kappa`; put :math:`u = h z`, :math:`h = \sqrt\kappa`. With
+    :math:`\pi \propto e^{-V}`, detailed balance reads
+    :math:`V(z + h) - V(z) = -D(z)`, :math:`D(z) = \log\Phi(-hz) - \log\Phi(hz + h^2)`.
+    Expanding both sides in :math:`h` with the polynomial ansatz :math:`V = P_0 + hP_1 + h^2P_2`
+    and matching orders :math:`h^1, h^2, h^3` gives :math:`P_0 = \sqrt{2/\pi}\,z^2`, :math:`P_1 = 0`,
+    :math:`P_2 = -z^2/\pi + (\tfrac{1}{3\pi} - \tfrac1{12})\sqrt{2/\pi}\,z^4`. A lattice sum of a
+    smooth, rapidly decaying density equals its integral up to terms exponentially small in
+    :math:`1/h^2` (Poisson summation), which is also why the offset :math:`c` drops out. Then
+    :math:`E f = \tfrac a2 (\sigma/a)^2 h^2 E z^2 = \tfrac{\sigma\eta}{2}E z^2` and
+
+    .. math:: \Phi_{\rm add}(\kappa) = \frac{E z^2}{2} = \frac{\sqrt{2\pi}}{8} + \frac{\pi}{32}\kappa + O(\kappa^2).
+
+    Returns the expression in the symbol ``kappa``.
+    """
+    h, z, t = sp.symbols("h z t", real=True)
+    log_phi = sp.series(sp.log((1 + sp.erf(t / sp.sqrt(2))) / 2), t, 0, 6).removeO()
+    drift = sp.series(sp.expand(log_phi.subs(t, -h * z) - log_phi.subs(t, h * z + h**2)), h, 0, 6).removeO()
+    unknowns = [sp.symbols(f"c{i}_1:{i + 5}") for i in range(3)]  # P_i has degree <= i + 4, no constant
+    V = sum(h**i * sum(c * z ** (j + 1) for j, c in enumerate(cs)) for i, cs in enumerate(unknowns))
+    balance = sp.Poly(sp.expand(sp.series(V.subs(z, z + h) - V, h, 0, 4).removeO() + drift), h)
+    solution: dict = {}
+    for order in (1, 2, 3):  # order h^k fixes P_{k-1}' (lower orders already substituted)
+        eqs = sp.Poly(sp.expand(balance.coeff_monomial(h**order).subs(solution)), z).coeffs()
+        solution.update(sp.solve(eqs, unknowns[order - 1], dict=True)[0])
+    P = [sp.expand(sp.expand(V.subs(solution)).coeff(h, i)) for i in range(3)]
+    P = [p_i.subs({c: 0 for cs in unknowns for c in cs}) for p_i in P]  # free (irrelevant) constants -> 0
+    weight = sp.exp(-P[0])
+    correction = sp.expand(1 - h * P[1] + h**2 * (P[1] ** 2 / 2 - P[2]))
+    num = sp.integrate(sp.expand(z**2 * correction) * weight, (z, -sp.oo, sp.oo))
+    den = sp.integrate(correction * weight, (z, -sp.oo, sp.oo))
+    ez2 = sp.series(num / den, h, 0, 3).removeO()
+    kappa = sp.Symbol("kappa", positive=True)
+    return sp.simplify(sp.expand(ez2 / 2).subs(h, sp.sqrt(kappa)))
+
+
 def phi_add_series(kappa):
-    r"""Small-:math:`\kappa` expansion of :math:`E f/(\sigma\eta)`, :math:`\kappa = a\eta/\sigma`:
+    r"""The derived expansion :func:`phi_add_expansion_sym` evaluated at ``kappa`` (a number or a sympy expression):
 
     .. math:: \Phi_{\rm add}(\kappa) = \frac{\sqrt{2\pi}}{8} + \frac{\pi}{32}\kappa + O(\kappa^2).
     """
-    return sp.sqrt(2 * sp.pi) / 8 + sp.pi / 32 * kappa
+    return phi_add_expansion_sym().subs(sp.Symbol("kappa", positive=True), kappa)
 
 
 def additive_drift_floor_sym():
