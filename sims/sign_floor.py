@@ -27,8 +27,6 @@ Importing :mod:`sims` enables float64.
 from __future__ import annotations
 
 import functools
-import time
-from typing import Any
 
 import jax
 import jax.numpy as jnp
