@@ -53,10 +53,20 @@ def _check_int(name: str, value, low: int) -> int:
 
 
 def _noise(key: jax.Array, shape, law: str, df: int) -> jax.Array:
-    r"""Standard Gaussian, or Student-t with integer ``df``: :math:`z/\sqrt{\chi^2_\nu/\nu}` with
-    :math:`\chi^2_\nu` a sum of :math:`\nu` squared normals (no rejection sampler: cheap to compile)."""
+    r"""Standard Gaussian or Student-t noise with integer ``df`` (unit scale).
+
+    :math:`\nu = 1, 2`: exact inverse CDF of a uniform, :math:`\tan(\pi(u - \tfrac12))` and
+    :math:`(2u-1)/\sqrt{2u(1-u)}`; other :math:`\nu`: :math:`z/\sqrt{\chi^2_\nu/\nu}` with :math:`\chi^2_\nu`
+    a sum of :math:`\nu` squared normals. No rejection sampler, so kernels compile quickly.
+    """
     if law == "gaussian":
         return jax.random.normal(key, shape)
+    if df in (1, 2):
+        # u in [tiny, 1): the quantile stays finite (|t| <~ 1e154) even at the smallest draw
+        u = jax.random.uniform(key, shape, minval=jnp.finfo(jnp.float64).tiny)
+        if df == 1:
+            return jnp.tan(jnp.pi * (u - 0.5))
+        return (2 * u - 1) / jnp.sqrt(2 * u * (1 - u))
     k_z, k_chi = jax.random.split(key)
     chi2 = jnp.sum(jax.random.normal(k_chi, (df,) + tuple(shape)) ** 2, axis=0)
     return jax.random.normal(k_z, shape) / jnp.sqrt(chi2 / df)

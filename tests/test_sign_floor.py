@@ -217,11 +217,13 @@ def test_schedule():
     np.testing.assert_allclose(np.asarray(S.schedule(k, 100, 0.1, 1.0)), 0.1 * (100 - k) / 100)
 
 
-def test_student_noise_tail():
-    z = np.asarray(S._noise(jax.random.key(2), (200_000,), "student", 2))
-    frac = np.mean(z < -1.0)
-    pt = stats.t.cdf(-1.0, 2)
-    assert abs(frac - pt) < 5 * math.sqrt(pt * (1 - pt) / z.size)
+@pytest.mark.parametrize("df", [1, 2, 3])
+def test_student_noise_tail(df):
+    """Each sampler path (Cauchy and t_2 quantiles, chi-square mixture) against scipy's CDF."""
+    z = np.asarray(S._noise(jax.random.key(2), (200_000,), "student", df))
+    for q in (-3.0, -1.0, 0.5):
+        frac, pt = np.mean(z < q), stats.t.cdf(q, df)
+        assert abs(frac - pt) < 5 * math.sqrt(pt * (1 - pt) / z.size)
 
 
 def test_divergence_is_data():
