@@ -55,7 +55,7 @@ __all__ = [
     "PROBLEMS", "NOISES", "COMPRESSORS", "ALGORITHMS", "SCHEDULES", "DRIFT_KINDS",
     "Config", "loss_fn", "noise_scale", "sample_noise", "compress", "direction", "schedule_factor",
     "simulate", "paths", "drift", "sde_path", "coupled_weak_paths", "escape_paths",
-    "mlp_data", "mlp_init", "mean_sign_mc", "aggregate_samples", "bench_cases",
+    "mlp_data", "mlp_init", "mean_sign_mc", "mean_sign_mc_many", "aggregate_samples", "bench_cases",
 ]
 
 PROBLEMS = ("quadratic", "quartic", "cosh2", "logcosh", "mlp")
@@ -447,13 +447,23 @@ def escape_paths(x0, eta, *, problem: str, lam=1.0, gd_steps: int = 400, ode_ste
 
 # ----------------------------------------------------------------------------- Monte Carlo helpers
 
-@partial(jax.jit, static_argnames=("noise", "n", "nu"))
-def mean_sign_mc(key: jax.Array, grad, scale, noise: str, n: int, nu: float = 3.0) -> dict[str, jax.Array]:
-    """Monte Carlo mean and variance of :math:`\\mathrm{sign}(g + \\sigma Z)` from ``n`` draws (via :func:`sample_noise`)."""
+def _mean_sign_mc(key, grad, scale, noise, n, nu):
     g = jnp.atleast_1d(jnp.asarray(grad, jnp.float64))
     # sample_noise with sigma1 = 0 gives scale * zeta; n "agents" are the n draws.
     s = jnp.sign(g[None, :] + sample_noise(key, noise, g, scale, 0.0, n, nu))
     return {"mean": s.mean(axis=0), "var": s.var(axis=0)}
+
+
+@partial(jax.jit, static_argnames=("noise", "n", "nu"))
+def mean_sign_mc(key: jax.Array, grad, scale, noise: str, n: int, nu: float = 3.0) -> dict[str, jax.Array]:
+    """Monte Carlo mean and variance of :math:`\\mathrm{sign}(g + \\sigma Z)` from ``n`` draws (via :func:`sample_noise`)."""
+    return _mean_sign_mc(key, grad, scale, noise, n, nu)
+
+
+@partial(jax.jit, static_argnames=("noises", "n", "nu"))
+def mean_sign_mc_many(keys: jax.Array, grad, scale, noises: tuple[str, ...], n: int, nu: float = 3.0) -> dict[str, dict]:
+    """:func:`mean_sign_mc` for several noise laws in one compilation (one key per law)."""
+    return {law: _mean_sign_mc(keys[i], grad, scale, law, n, nu) for i, law in enumerate(noises)}
 
 
 def aggregate_samples(key: jax.Array, cfg: Config, grad, n: int, *, omega=0.0, sigma0=0.0, sigma1=0.0) -> jax.Array:

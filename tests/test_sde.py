@@ -119,6 +119,13 @@ _SIM = jax.jit(S.simulate, static_argnames=("cfg",))
 _GD = dict(algo="dsgd", noise="none", n_agents=1, n_steps=20, n_record=20)
 
 
+def _params(**kw):
+    """Every traced parameter as a float64 array, so calls share one trace per Config."""
+    base = dict(omega=0.0, sigma1=0.0, L0=1.0, L1=1.0, normalized=0.0)
+    base.update(kw)
+    return {k: jnp.asarray(v, jnp.float64) for k, v in base.items()}
+
+
 def test_jit_equals_eager_and_run_grid_equals_loop():
     cfg = _cfg()
     keys = jax.random.split(jax.random.key(5), 3)
@@ -128,7 +135,7 @@ def test_jit_equals_eager_and_run_grid_equals_loop():
     grid = {"key": keys, "x0": x0, "eta": eta, "omega": om, "sigma1": jnp.full(3, 0.5)}
     batched = S.paths(cfg, grid)
     for i in range(3):
-        one = _SIM(keys[i], x0[i], eta[i], cfg=cfg, omega=om[i], sigma1=0.5)
+        one = _SIM(keys[i], x0[i], eta[i], cfg=cfg, **_params(omega=om[i], sigma1=0.5))
         np.testing.assert_allclose(batched["loss"][i], np.asarray(one["loss"]), rtol=1e-12)
     # eager vs jit on one update direction (the simulator's per-step kernel)
     g = jnp.array([0.7, -1.2])
@@ -145,9 +152,9 @@ def test_noise_free_dsgd_equals_numpy_gd_and_normalized_flag_equals_algo():
         x = x - 0.1 * x**3
         ref.append(x**4 / 4)
     np.testing.assert_allclose(np.asarray(r["loss"]), ref, rtol=1e-13)
-    k = jax.random.key(3)
-    a = _SIM(k, jnp.array([2.0]), 1.0, cfg=_cfg(algo="dcsgd_normalized"), omega=1.0, sigma1=1.0, L0=1.0, L1=2.0)
-    b = _SIM(k, jnp.array([2.0]), 1.0, cfg=_cfg(), omega=1.0, sigma1=1.0, L0=1.0, L1=2.0, normalized=1.0)
+    k, one = jax.random.key(3), jnp.asarray(1.0)
+    a = _SIM(k, jnp.array([2.0]), one, cfg=_cfg(algo="dcsgd_normalized"), **_params(omega=1.0, sigma1=1.0, L1=2.0))
+    b = _SIM(k, jnp.array([2.0]), one, cfg=_cfg(), **_params(omega=1.0, sigma1=1.0, L1=2.0, normalized=1.0))
     np.testing.assert_array_equal(np.asarray(a["loss"]), np.asarray(b["loss"]))
 
 
