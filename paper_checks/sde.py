@@ -472,7 +472,7 @@ _SIGN_LAWS = (("gaussian", None), ("student_t", 3.0), ("cauchy", None))
 
 @claim("compagnoni2025.mean_sign_laws", paper=PAPER, provenance="secondary", kind="statistical",
        statement="The mean sign of g + sigma Z is erf(g/(sqrt2 sigma)) (Gaussian), 2F_nu(g/sigma) - 1 (Student-t) "
-                 "and (2/pi) arctan(g/sigma) (Cauchy), with variance 1 - m^2.",
+                 "and (2/pi) arctan(g/sigma) (Cauchy); the variance 1 - m^2 follows from sign in {-1, 1}.",
        latex=r"E\,\mathrm{sign}(g+\sigma Z)=2F(g/\sigma)-1")
 def mean_sign_laws(budget: str) -> Result:
     n = _budget(budget, 20_000, 400_000)
