@@ -1,11 +1,11 @@
 r"""Singh, Mishra, Raut (2026): noise structure and normalization decide whether cooldown helps.
 
 Only the abstract of arXiv 2607.12360 was available (note: ``shared/papers/signsgd_noise_floor.md``).
-Claims whose statement restates an abstract sentence (geometric contraction of SGD, the η² floor
-of sign/normalized methods, additive noise reinstating a floor, scale invariance in d > 1,
-robustness to heavy tails, the cooldown dissociation) are labelled ``quoted``; every formula,
-constant and rate used to check them -- and the claims that are only about those formulas -- was
-derived for steplab and is labelled ``derived``.
+Every claim is therefore labelled ``derived``: even where a statement restates an abstract sentence
+(geometric contraction of SGD, the η² floor of sign/normalized methods, additive noise reinstating
+a floor, scale invariance in d > 1, robustness to heavy tails, the cooldown dissociation), the
+formulas, constants and rates that make it checkable were worked out for steplab, not read in the
+paper.
 
 Each check pairs a closed form from :mod:`theory.sign_floor` with a JAX simulation from
 :mod:`sims.sign_floor` (or, for the additive expansion, with the exact birth--death chain).
@@ -152,7 +152,7 @@ def check_period_two(budget: str) -> Result:
     )
 
 
-@claim("singh2026.sign_heavy_tail_floor", paper=PAPER, provenance="quoted", kind="statistical",
+@claim("singh2026.sign_heavy_tail_floor", paper=PAPER, provenance="derived", kind="statistical",
        statement=("With Student-t noise (nu = 2, infinite variance) signSGD keeps the eta^2 floor, with the "
                   "constant given by the same law at p = F_t(-1/sigma)."),
        latex=r"E f = a\eta^2\Big(\tfrac{1}{4(1-2p)^2} - \tfrac18\Big),\ p = F_{t_2}(-1/\sigma)")
@@ -217,7 +217,7 @@ def _normalized_d10(budget: str) -> dict:
     return {"eta": etas, "mean": mean, "se": se, "seed": seed, "n_chains": n_chains}
 
 
-@claim("singh2026.mult_floor_slope_two", paper=PAPER, provenance="quoted", kind="rate",
+@claim("singh2026.mult_floor_slope_two", paper=PAPER, provenance="derived", kind="rate",
        statement=("Under multiplicative noise the floors of signSGD, Signum (beta = 0.9) and normalized SGD "
                   "(d = 10) scale as eta^2: log-log slope 2."),
        latex=r"\frac{d\log E f}{d\log\eta} = 2")
@@ -254,7 +254,7 @@ def check_mult_slope(budget: str) -> Result:
     )
 
 
-@claim("singh2026.normalized_scale_invariance", paper=PAPER, provenance="quoted", kind="statistical",
+@claim("singh2026.normalized_scale_invariance", paper=PAPER, provenance="derived", kind="statistical",
        statement=("Normalized SGD in d = 10 (h = linspace(1, 10), multiplicative noise sigma = 1) is scale "
                   "invariant: E f/eta^2 is the same at every eta (the note reports about 3.68)."),
        latex=r"E f/\eta^2 = \text{const}")
@@ -273,7 +273,7 @@ def check_normalized(budget: str) -> Result:
     )
 
 
-@claim("singh2026.additive_floor_slope_one", paper=PAPER, provenance="quoted", kind="rate",
+@claim("singh2026.additive_floor_slope_one", paper=PAPER, provenance="derived", kind="rate",
        statement=("Any additive noise reinstates a floor of order eta for every method: SGD, signSGD, Signum "
                   "and normalized SGD (d = 10) all have log-log slope 1 (SGD and signSGD: the exact local "
                   "slope of their closed-form floors)."),
@@ -384,7 +384,7 @@ def check_small_kappa(budget: str) -> Result:
 
 
 # ----------------------------------------------------------------------------- SGD baselines
-@claim("singh2026.sgd_mult_geometric", paper=PAPER, provenance="quoted", kind="statistical",
+@claim("singh2026.sgd_mult_geometric", paper=PAPER, provenance="derived", kind="statistical",
        statement=("With multiplicative noise SGD at a constant step contracts geometrically (no floor): "
                   "E x_k^2 = rho^k x_0^2 with rho = (1 - eta a)^2 + eta^2 a^2 sigma^2 < 1 iff eta a (1 + sigma^2) < 2."),
        latex=r"E x_{k}^2 = \big((1-\eta a)^2 + \eta^2a^2\sigma^2\big)^k x_0^2")
@@ -495,7 +495,7 @@ def _cooldown_sweep(budget: str) -> dict:
             "diverged": int(res["diverged"].sum())}
 
 
-@claim("singh2026.cooldown_dissociation", paper=PAPER, provenance="quoted", kind="qualitative",
+@claim("singh2026.cooldown_dissociation", paper=PAPER, provenance="derived", kind="qualitative",
        statement=("Same loss, same noise, opposite schedules: with multiplicative noise a WSD cooldown gives SGD "
                   "nothing (it converges geometrically at the constant step) but lowers signSGD's eta^2 floor by "
                   "orders of magnitude; with additive noise it helps both."),
