@@ -224,7 +224,7 @@ def _weak_errors(budget: str) -> dict[str, np.ndarray]:
     """E f(x_K) - E f(X_T) for DSGD on x^4/4 (x0 = 1, sigma0 = 0.3, T = 1) vs each SDE, coupled paths."""
     etas = np.asarray(_budget(budget, [0.2, 0.1, 0.05], [0.2, 0.1, 0.05, 0.025, 0.0125]))
     m = _budget(budget, 1000, 8000)
-    grid, shape = cartesian(eta=jnp.asarray(etas), key=jax.random.split(jax.random.key(_WEAK_SEED), m))
+    grid, shape = cartesian(eta=etas, key=jax.random.split(jax.random.key(_WEAK_SEED), m))
     r = run_grid(lambda p: S.coupled_weak_paths(p["key"], jnp.ones(1), p["eta"], problem="quartic", T=1.0,
                                                 max_steps=int(round(1.0 / etas.min())), substeps=4, sigma0=0.3), grid)
     out = {"eta": etas}
@@ -373,18 +373,19 @@ DIV_X0 = (1.0, 2.0, 3.0)
 @functools.lru_cache(maxsize=2)
 def _divergence(budget: str) -> dict[str, np.ndarray]:
     n, steps = _budget(budget, 48, 1000), _budget(budget, 120, 1000)
-    grid, shape = cartesian(omega=jnp.asarray(DIV_OMEGAS), sigma1=jnp.asarray(DIV_SIGMAS),
-                            x0=jnp.asarray(DIV_X0)[:, None], key=jax.random.split(jax.random.key(_DIV_SEED), n))
+    # Grids are built in NumPy (eager jnp ops each compile a small kernel); only the keys are JAX arrays.
+    grid, shape = cartesian(omega=np.asarray(DIV_OMEGAS), sigma1=np.asarray(DIV_SIGMAS),
+                            x0=np.asarray(DIV_X0)[:, None], key=jax.random.split(jax.random.key(_DIV_SEED), n))
     m = grid["omega"].shape[0]
     out = {}
     cfg = S.Config(problem="quartic", algo="dcsgd", n_agents=4, compressor="bernoulli", noise="gaussian",
                    n_steps=steps, n_record=10)
     # Constant eta = 0.1 and the normalized rule (c = 1 < 2) in one compilation via the traced flag.
     # L1 = 2 gives the minimal L0 = 4/L1^2 = 1 (theory.sde.l0_for_l1).
-    both = {k: jnp.concatenate([v, v]) for k, v in grid.items()}
-    flag = jnp.concatenate([jnp.zeros(m), jnp.ones(m)])
-    r = S.paths(cfg, {**both, "normalized": flag, "eta": jnp.where(flag > 0, 1.0, 0.1), "L0": jnp.full(2 * m, 1.0),
-                      "L1": jnp.full(2 * m, 2.0)})
+    both = {k: (jnp.concatenate if k == "key" else np.concatenate)([v, v]) for k, v in grid.items()}
+    flag = np.repeat([0.0, 1.0], m)
+    r = S.paths(cfg, {**both, "normalized": flag, "eta": np.where(flag > 0, 1.0, 0.1), "L0": np.full(2 * m, 1.0),
+                      "L1": np.full(2 * m, 2.0)})
     for i, algo in enumerate(("dcsgd", "dcsgd_normalized")):
         sl = slice(i * m, (i + 1) * m)
         out[f"{algo}_div"] = r["diverged"][sl].reshape(shape).mean(axis=-1)
@@ -430,15 +431,15 @@ _CAUCHY_SEED = 777
 def sign_converges_under_cauchy(budget: str) -> Result:
     n, steps = _budget(budget, 64, 2000), _budget(budget, 1000, 4000)
     keys = jax.random.split(jax.random.key(_CAUCHY_SEED), n)
-    base = dict(key=keys, x0=jnp.full((n, 1), 3.0), eta=jnp.full(n, 0.1), omega=jnp.full(n, 1.0), sigma0=jnp.full(n, 1.0))
+    base = dict(key=keys, x0=np.full((n, 1), 3.0), eta=np.full(n, 0.1), omega=np.full(n, 1.0), sigma0=np.full(n, 1.0))
     res = {}
     for algo in ("dsignsgd", "dcsgd"):
         cfg = S.Config(problem="cosh2", algo=algo, n_agents=4, compressor="bernoulli", noise="cauchy",
                        schedule="inv_sqrt", n_steps=steps, n_record=20)
         grid = base
         if algo == "dcsgd":  # constant-schedule DCSGD and its normalized version (L0, L1) = (2, 1), one compilation
-            grid = {k: jnp.concatenate([v, v]) for k, v in base.items()}
-            grid.update(normalized=jnp.repeat(jnp.asarray([0.0, 1.0]), n), L0=jnp.full(2 * n, 2.0), L1=jnp.full(2 * n, 1.0))
+            grid = {k: (jnp.concatenate if k == "key" else np.concatenate)([v, v]) for k, v in base.items()}
+            grid.update(normalized=np.repeat([0.0, 1.0], n), L0=np.full(2 * n, 2.0), L1=np.full(2 * n, 1.0))
         res[algo] = S.paths(cfg, grid)
     sign = res["dsignsgd"]
     dc = {k: v[:n] for k, v in res["dcsgd"].items()}
@@ -507,12 +508,12 @@ MLP_OMEGAS = (0.0, 3.0, 11.0, 48.0)
 def mlp_pattern(budget: str) -> Result:
     n, steps = _budget(budget, 6, 32), _budget(budget, 80, 400)
     init = jax.jit(jax.vmap(lambda k: S.mlp_init(k, 2.0)))(jax.random.split(jax.random.fold_in(jax.random.key(_MLP_SEED), 1), n))
-    grid, shape = cartesian(normalized=jnp.asarray([0.0, 1.0]), omega=jnp.asarray(MLP_OMEGAS), idx=jnp.arange(n))
+    grid, shape = cartesian(normalized=np.asarray([0.0, 1.0]), omega=np.asarray(MLP_OMEGAS), idx=np.arange(n))
     m = grid["omega"].shape[0]
     # Constant eta = 0.5 (about 1.3/sharpness at init); normalized: c = 1, L0 = 2.6 ~ sharpness at init, L1 = 1.
-    pts = dict(key=jax.random.split(jax.random.key(_MLP_SEED), m), x0=init[grid["idx"]], omega=grid["omega"],
-               normalized=grid["normalized"], eta=jnp.where(grid["normalized"] > 0, 1.0, 0.5),
-               sigma0=jnp.full(m, 0.01), sigma1=jnp.full(m, 0.5), L0=jnp.full(m, 2.6), L1=jnp.full(m, 1.0))
+    pts = dict(key=jax.random.split(jax.random.key(_MLP_SEED), m), x0=np.asarray(init)[grid["idx"]], omega=grid["omega"],
+               normalized=grid["normalized"], eta=np.where(grid["normalized"] > 0, 1.0, 0.5),
+               sigma0=np.full(m, 0.01), sigma1=np.full(m, 0.5), L0=np.full(m, 2.6), L1=np.full(m, 1.0))
     # Parameters beyond 1e6 count as diverged: the tanh layer saturates, so the loss grows only
     # polynomially in the weights and a 1e100 bound would take thousands of steps to trip.
     cfg = S.Config(problem="mlp", algo="dcsgd", n_agents=8, compressor="rand_k", noise="gaussian",
