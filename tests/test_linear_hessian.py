@@ -301,7 +301,7 @@ def test_frame_embedding_equals_plain_net():
             ref = S.loss(jnp.asarray(th), jnp.asarray(X), jnp.asarray(Y), w, "tanh")
             assert float(frame) == pytest.approx(float(ref), rel=1e-12)
     grid.update(theta=np.stack(thetas), X=np.stack(Xs), Y=np.stack(Ys))
-    eigs = S.strip_sentinel(P._sweep(P._spectrum_only, grid), cases)
+    eigs = S.strip_sentinel(P._spectra(grid), cases)
     for e, p in zip(eigs, plain):
         assert e.size == p.size
         np.testing.assert_allclose(np.sort(e), p, atol=1e-10 * np.abs(p).max())
@@ -334,3 +334,21 @@ def test_divergence_is_data():
 def test_sims_bad_inputs(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+@pytest.mark.slow
+def test_plain_train_gd_tracks_sharpness():
+    # plain (unpadded) trainer: converges from small init to lambda_max ~ 2 sqrt(pi_max), Lanczos
+    # tracking agrees with the dense Hessian at the end; a huge step is flagged as diverged
+    widths = (4, 3, 3)
+    X, Y = S.class_data(jax.random.key(0), np.array([10, 6, 4]), 4)
+    theta0 = S.init_params(jax.random.key(1), widths, 0.05)
+    lam = T.class_sharpness([0.5, 0.3, 0.2], 2)
+    run = jax.jit(lambda lr: S.train_gd(jax.random.key(2), theta0, X, Y, widths, lr, steps=600, record_every=100))
+    out = run(0.5 * 2 / lam)
+    assert not bool(out["diverged"]) and float(out["loss"][-1]) < 1e-16
+    dense = float(S.hessian_eigvalsh(out["theta"], X, Y, widths)[-1])
+    assert float(out["sharpness"][-1]) == pytest.approx(dense, rel=1e-8)
+    assert dense == pytest.approx(lam, rel=1e-2)
+    assert bool(run(100.0)["diverged"])
+    assert S.xavier_init(jax.random.key(3), widths).shape == (S.n_params(widths),)
