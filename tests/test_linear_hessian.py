@@ -35,7 +35,7 @@ def test_balanced_identities_can_fail():
 def test_kappa_geometric_identity_symbolic_in_depth():
     generic, equal = T.kappa_geometric_identity()
     assert sp.simplify(equal) == 0
-    assert sp.simplify(generic.subs(sp.Symbol("a", positive=True), 3).subs(sp.Symbol("b", positive=True), 2)) == 0 or generic == 0
+    assert generic == 0
 
 
 @pytest.mark.parametrize("depth", [2, 3, 4])

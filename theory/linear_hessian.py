@@ -145,7 +145,8 @@ def kappa_geometric_identity() -> tuple[sp.Expr, sp.Expr]:
     """
     a, b = sp.symbols("a b", positive=True)
     l = sp.Symbol("l", positive=True, integer=True)
-    total = sp.Sum(a ** (L_SYM - l) * b ** (l - 1), (l, 1, L_SYM)).doit()
+    # sympy returns a Piecewise (ratio b/a = 1 or not); the last branch is the generic a != b case
+    total = sp.piecewise_fold(sp.Sum(a ** (L_SYM - l) * b ** (l - 1), (l, 1, L_SYM)).doit())
     generic = total.args[-1][0] if isinstance(total, sp.Piecewise) else total
     generic_diff = sp.simplify(generic - (a**L_SYM - b**L_SYM) / (a - b))
     equal = sp.Sum(a ** (L_SYM - l) * a ** (l - 1), (l, 1, L_SYM)).doit()
