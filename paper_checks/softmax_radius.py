@@ -515,7 +515,7 @@ def third_moment_sharp(budget: str) -> Result:
 # ============================================================================= trained models
 def _sweep_config(budget: str) -> dict:
     if budget == "quick":
-        return {"archs": ["linear", "mlp"], "n_random": 2, "r_lo": 0.05, "r_hi": 50.0, "n_r": 25, "seed": 21,
+        return {"archs": ["mlp"], "n_random": 2, "r_lo": 0.05, "r_hi": 50.0, "n_r": 25, "seed": 21,
                 "steps": 200}
     return {"archs": list(ARCHS), "n_random": 4, "r_lo": 0.01, "r_hi": 100.0, "n_r": 41, "seed": 21, "steps": 400}
 
@@ -533,9 +533,10 @@ def arch_sweeps(budget: str) -> dict:
         for i, name in enumerate(cfg["archs"]):
             m = S.trained_model(name, steps=cfg["steps"])
             model, params = m["model"], m["params"]
-            g = jax.grad(lambda p: S.cross_entropy(model.apply(p, x), y))(params)
+            g = jax.jit(jax.grad(lambda p: S.cross_entropy(model.apply(p, x), y)))(params)
             vg = jax.tree_util.tree_map(lambda t: -t, S.normalize(g))
-            dirs = S.random_directions(jax.random.fold_in(jax.random.key(cfg["seed"]), i), params, cfg["n_random"])
+            k_dir = jax.random.fold_in(jax.random.key(cfg["seed"]), i)
+            dirs = jax.jit(S.random_directions, static_argnums=2)(k_dir, params, cfg["n_random"])
             allv = jax.tree_util.tree_map(lambda a, b: jnp.concatenate([a[None], b]), vg, dirs)
             sw = S.one_step_sweep(model.apply, params, allv, x, y, r)
             out[f"{name}.ratio"] = sw["ratio"]
@@ -643,7 +644,7 @@ def temperature_onset_spread(budget: str) -> Result:
 # ============================================================================= LR spike
 def _spike_config(budget: str) -> dict:
     if budget == "quick":
-        return {"runs": [["mlp", 1e-3]], "seeds": [0, 1], "steps": 120, "spike_step": 40, "factor": 1e4}
+        return {"runs": [["mlp", 1e-3]], "seeds": [0, 1], "steps": 100, "spike_step": 30, "factor": 1e4}
     return {"runs": [["mlp", 1e-3], ["mlp", 1e-2], ["mlp_ln", 3e-3], ["attention", 3e-3]],
             "seeds": [0, 1, 2, 3, 4], "steps": 200, "spike_step": 50, "factor": 1e4}
 

@@ -358,9 +358,9 @@ def trained_model(name: str, *, seed: int = 0, steps: int = 400, batch: int = 12
 
     def compute():
         data = digits()
-        params, _ = jax.jit(partial(train, model=model, data=data, steps=steps, batch=batch, lr=lr,
-                                    track_radius=False))(
-            jax.random.key(seed))
+        run = jax.jit(lambda key, dd: train(key, model, dd, steps=steps, batch=batch, lr=lr, track_radius=False))
+        # data passed as an argument (not a closure constant) so XLA does not constant-fold it
+        params, _ = run(jax.random.key(seed), {k: jnp.asarray(v) for k, v in data.items()})
         out = {f"param.{k}": np.asarray(v) for k, v in params.items()}
         xtr, ytr = jnp.asarray(data["x_train"]), jnp.asarray(data["y_train"])
         out["train_loss"] = float(cross_entropy(model.apply(params, xtr), ytr))
