@@ -177,6 +177,8 @@ def training_campaign(budget: str) -> dict:
         add("gaussian_gd", _counts(0.5, (0.3, 0.2)), 2, 0.2, gaussian=True)
     # nonlinear nets: seed-to-seed spread of lambda_max is ~15%, larger than the effect of a 0.1 step
     # in pi_max, so the trend is tested over a wide range of pi_max
+    # far above eta_c: must blow up and be flagged (divergence is data; used by the unit tests)
+    add("diverge", _counts(0.5, (0.3, 0.2)), 2, 30.0)
     # paired design: seed j shares its key (init and input rotation) across pi_max values, so the
     # comparison across pi_max is not swamped by init-to-init spread
     for act in (1, 2):
