@@ -591,7 +591,7 @@ def check_shed_assumptions(budget: str) -> Result:
 
     # nonlinear bars use pi = (.57, .22, .21), the middle of their sweep; the rest use PI_BASE
     labels = ["theory", "balanced", "gauge 0.3", "gauge 1.0", "GD, small init", "GD, Glorot init",
-              "mixed X (balanced min)", "mixed X (GD)", "whitened X", "tanh (GD)", "ReLU (GD)"]
+              "mixed X (balanced min)", "mixed X (GD)", "whitened X", "tanh (GD, pi_max .57)", "ReLU (GD, pi_max .57)"]
     after = [i for i in _tselect(tc, "after_gd") if tc["runs"][i]["depth"] == 2
              and np.isclose(_proportions(tc["runs"][i]["counts"]).max(), 0.5)] or _tselect(tc, "sharpen")[:1]
     values = [lam, float(np.mean([mc["eigs"][i][-1] for i in _select(mc, "class")
