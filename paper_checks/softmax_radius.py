@@ -645,8 +645,11 @@ def temperature_onset_spread(budget: str) -> Result:
 def _spike_config(budget: str) -> dict:
     if budget == "quick":
         return {"runs": [["mlp", 1e-3]], "seeds": [0, 1], "steps": 100, "spike_step": 30, "factor": 1e4}
-    return {"runs": [["mlp", 1e-3], ["mlp", 1e-2], ["mlp_ln", 3e-3], ["attention", 3e-3]],
-            "seeds": [0, 1, 2, 3, 4], "steps": 200, "spike_step": 50, "factor": 1e4}
+    # base LRs: the paper's 1e-3 and 1e-2 for the MLP; the attention model needs 1e-2 to have learned
+    # anything by the spike (at 3e-3 it sits at ~30 % test accuracy at step 50, so "keeping" accuracy
+    # is not a test)
+    return {"runs": [["mlp", 1e-3], ["mlp", 1e-2], ["mlp_ln", 3e-3], ["attention", 1e-2]],
+            "seeds": [0, 1, 2], "steps": 200, "spike_step": 50, "factor": 1e4}
 
 
 @claim(
