@@ -123,7 +123,12 @@ def cached(name: str, config: dict, compute: Callable[[], dict[str, Any]], *, fr
     scalars = {k: v for k, v in values.items() if v is None or isinstance(v, (str, bool, int, float))}
     arrays = {k: np.asarray(v) for k, v in values.items() if k not in scalars}
     directory.mkdir(parents=True, exist_ok=True)
-    np.savez(npz_path, **arrays)
     meta = {"name": name, "key": key, "scalars": scalars, **provenance(config, wall)}
-    json_path.write_text(json.dumps(meta, indent=2, sort_keys=True, default=str) + "\n")
+    # write-then-rename: a concurrent reader (parallel runs sharing results/) never sees a half-written file
+    tmp = f".{os.getpid()}.tmp"
+    with open(npz_path.with_name(npz_path.name + tmp), "wb") as fh:
+        np.savez(fh, **arrays)
+    json_path.with_name(json_path.name + tmp).write_text(json.dumps(meta, indent=2, sort_keys=True, default=str) + "\n")
+    os.replace(npz_path.with_name(npz_path.name + tmp), npz_path)
+    os.replace(json_path.with_name(json_path.name + tmp), json_path)
     return values
