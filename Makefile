@@ -4,6 +4,9 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 FRESH_FLAG := $(if $(FRESH),--fresh,)
+# Test workers (pytest-xdist): most of the fast tier is single-threaded XLA compilation, so two
+# processes use both cores of the CI machine.
+WORKERS ?= 2
 
 .PHONY: figures test test-all check bench clean
 
@@ -17,10 +20,10 @@ figures: $(STAMP)   ## regenerate every figure and figures/out/report.{md,html}
 	$(PY) -m figures $(FRESH_FLAG)
 
 test: $(STAMP)      ## fast tier: unit tests and every claim at the quick budget
-	$(PY) -m pytest -m "not slow" -q
+	$(PY) -m pytest -m "not slow" -q -n $(WORKERS)
 
 test-all: $(STAMP)  ## adds the slow tier (every claim at the full budget)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(WORKERS)
 
 check: $(STAMP)     ## claims table at the full budget; non-zero exit if any claim fails
 	$(PY) -m paper_checks --budget full $(FRESH_FLAG)
