@@ -38,10 +38,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  drawing figures/{name}.py", flush=True)
         module = importlib.import_module(f"figures.{name}")
         made[name] = module.make(results, out, budget=args.budget, fresh=args.fresh)
-    md = write_markdown(outcomes, made, out, args.budget)
-    page = write_html(outcomes, made, out, args.budget)
     n_fig = sum(len(v) for v in made.values())
-    print(f"wrote {n_fig} figure files, {md} and {page}")
+    if args.topic:  # a partial run must not overwrite the full report with one topic's claims
+        print(f"wrote {n_fig} figure files (report not rewritten for a single topic)")
+    else:
+        md = write_markdown(outcomes, made, out, args.budget)
+        page = write_html(outcomes, made, out, args.budget)
+        print(f"wrote {n_fig} figure files, {md} and {page}")
     bad = [o for o in outcomes if o.status in ("failed", "error")]
     for o in bad:
         print(f"  {o.status}: {o.claim.id}", file=sys.stderr)

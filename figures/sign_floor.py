@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from matplotlib.ticker import NullFormatter
 
 from figures._style import ACCENT, MUTED, PALETTE, SIM, THEORY, figure, save, threshold
 from paper_checks import Result
@@ -51,6 +52,7 @@ def _floor_slopes(results: dict[str, Result], out: Path) -> list[Path]:
             ax2.plot(e, c * e, ls=":", color=color, lw=1)
     ax2.set(xscale="log", yscale="log", xlabel=r"$\eta$", ylabel=r"stationary $E f$",
             title="additive noise: slope 1 (lines: exact floors)")
+    ax2.xaxis.set_minor_formatter(NullFormatter())  # the minor decade labels overlap on this narrow range
     ax2.legend(loc="upper left")
     return save(fig, "sign_floor_slopes", out)
 
