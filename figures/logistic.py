@@ -106,7 +106,7 @@ def cobweb(out: Path) -> list[Path]:
     ax.plot([d["u"], d["v"]], [d["v"], d["u"]], "s", mfc="none", mec=st.THEORY, ms=8, label="predicted 2-cycle")
     ax.axvline(d["w_star"], color=st.MUTED, ls=":", lw=1)
     ax.annotate("w*", (d["w_star"], -0.155), color=st.MUTED, fontsize=8)
-    ax.set(xlabel="w", ylabel="T(w)", title=f"cobweb, γλ = 1.5 (stable 2-cycle, w* also attracting)",
+    ax.set(xlabel="w", ylabel="T(w)", title="cobweb, γλ = 1.5 (stable 2-cycle, w* also attracting)",
            xlim=(w[0], w[-1]), ylim=(w[0], w[-1]))
     ax.legend(loc="upper left")
     return st.save(fig, "logistic_cobweb", out)

@@ -20,7 +20,7 @@ import importlib
 import pkgutil
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 

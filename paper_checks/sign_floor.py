@@ -512,7 +512,7 @@ def check_dissociation(budget: str) -> Result:
         predicted="SGD-mult gain < 1; sign-mult gain > 100; additive gains > 1",
         measured=f"gains {', '.join(f'{n} {g:.3g}' for n, g in zip(names, gain))}",
         tolerance="orderings (gain > 100 for 'large')", passed=bool(ok), seed=r["seed"],
-        detail=(f"final E f constant vs WSD(20%): " + ", ".join(
+        detail=("final E f constant vs WSD(20%): " + ", ".join(
             f"{n} {c:.2e} vs {w:.2e}" for n, c, w in zip(names, r["final"][:, 0], r["final"][:, j_wsd]))
             + f"; exact SGD gains (mean-square recursion) {gain_exact_sgd[0]:.3g}, {gain_exact_sgd[1]:.3g}"),
         arrays={"times": r["times"], "curve_const": r["curve"][:, 0], "curve_wsd": r["curve"][:, j_wsd],

@@ -20,7 +20,7 @@ Everything runs in float64 (``import sims`` enables x64). Diverged runs are data
 from __future__ import annotations
 
 import math
-from functools import lru_cache, partial
+from functools import lru_cache
 from typing import Callable, NamedTuple
 
 import jax

@@ -8,7 +8,6 @@ import pytest
 import sympy as sp
 
 from sims import sde as S
-from sims.sweep import run_grid
 from theory import sde as T
 
 X, Y = sp.symbols("x y", real=True)
