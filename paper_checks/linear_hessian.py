@@ -47,12 +47,8 @@ def _proportions(counts) -> np.ndarray:
 
 
 def _sweep(fn, grid: dict) -> dict:
-    """run_grid with the grid padded to a multiple of CHUNK (constant shapes, one compilation)."""
-    n = len(grid["key"])
-    m = -(-n // CHUNK) * CHUNK
-    padded = {k: (v[np.r_[np.arange(n), np.full(m - n, n - 1)]] if m > n else v) for k, v in grid.items()}
-    out = run_grid(fn, padded, chunk_size=CHUNK)
-    return {k: np.asarray(v)[:n] for k, v in out.items()} if isinstance(out, dict) else np.asarray(out)[:n]
+    """run_grid in fixed CHUNK-sized pieces (constant shapes, one compilation)."""
+    return run_grid(fn, grid, chunk_size=CHUNK, pad_to_chunk=True)
 
 
 def _keys(seed: int, n: int):

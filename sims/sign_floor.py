@@ -92,13 +92,8 @@ def _kernel(name: str, **static):
 
 
 def _run(fn, grid: dict, chunk: int) -> dict:
-    """``run_grid`` with the grid padded to at least one full chunk (a fixed shape, compiled once)."""
-    n = len(next(iter(grid.values())))
-    if n < chunk:
-        grid = {k: np.concatenate([np.asarray(v), np.repeat(np.asarray(v)[-1:], chunk - n, axis=0)])
-                if k != "key" else jnp.concatenate([v, jnp.repeat(v[-1:], chunk - n, axis=0)]) for k, v in grid.items()}
-    out = run_grid(fn, grid, chunk_size=chunk)
-    return {k: v[:n] for k, v in out.items()}
+    """``run_grid`` padded to at least one full chunk (a fixed shape, compiled once)."""
+    return run_grid(fn, grid, chunk_size=chunk, pad_to_chunk=True)
 
 
 def schedule(k, T: int, eta, cooldown):

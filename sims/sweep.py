@@ -95,6 +95,7 @@ def run_grid(
     grid: Any,
     *args: Any,
     chunk_size: int = 8192,
+    pad_to_chunk: bool = False,
     devices: list | None = None,
     progress: bool | None = None,
     desc: str = "sweep",
@@ -110,6 +111,9 @@ def run_grid(
     points (rounded up to a multiple of the device count; the last chunk is padded with copies
     of the last point and trimmed again). Outputs come back as writable NumPy arrays.
 
+    ``pad_to_chunk``: also pad a grid smaller than ``chunk_size`` to a full chunk, so sweeps of
+    different sizes share one compiled shape (worth it when compilation, not the runs, dominates).
+
     ``progress``: show a tqdm bar over chunks (default: only when there are several chunks
     and stderr is a terminal).
     """
@@ -122,7 +126,7 @@ def run_grid(
     if not devices:
         raise ValueError("devices: expected at least one device, got an empty list")
     n_dev = len(devices)
-    chunk = min(int(chunk_size), n)
+    chunk = int(chunk_size) if pad_to_chunk else min(int(chunk_size), n)
     chunk = n_dev * math.ceil(chunk / n_dev)
     n_chunks = math.ceil(n / chunk)
     batched, sharded, replicated = _batched(fn, devices, len(args))
