@@ -505,17 +505,20 @@ def _tilt(p, a, tau):
     return q / q.sum()
 
 
-def kl_forward(p, a, tau) -> float:
-    r""":math:`\mathrm{KL}(p(0)\|p(\tau))` for the tilted family :math:`p_k(\tau)\propto p_ke^{a_k\tau}`."""
+def _tilted_pair(p, a, tau) -> tuple[np.ndarray, np.ndarray]:
+    r"""Validated, normalized :math:`p(0)` and its tilt :math:`p(\tau)`."""
     p = _as_float_array(p, "p")
     p = p / p.sum()
-    q = _tilt(p, _as_float_array(a, "a"), float(tau))
+    return p, _tilt(p, _as_float_array(a, "a"), float(tau))
+
+
+def kl_forward(p, a, tau) -> float:
+    r""":math:`\mathrm{KL}(p(0)\|p(\tau))` for the tilted family :math:`p_k(\tau)\propto p_ke^{a_k\tau}`."""
+    p, q = _tilted_pair(p, a, tau)
     return float(np.sum(p * (np.log(p) - np.log(q))))
 
 
 def kl_reverse(p, a, tau) -> float:
     r""":math:`\mathrm{KL}(p(\tau)\|p(0))`."""
-    p = _as_float_array(p, "p")
-    p = p / p.sum()
-    q = _tilt(p, _as_float_array(a, "a"), float(tau))
+    p, q = _tilted_pair(p, a, tau)
     return float(np.sum(q * (np.log(q) - np.log(p))))
