@@ -5,9 +5,10 @@ import html
 from pathlib import Path
 
 from paper_checks import Outcome
-from paper_checks._runner import format_number
+from paper_checks._runner import format_number, summary_counts
 
-_STATUS_COLOR = {"passed": "#2e7d32", "refutes paper": "#8d6cab", "failed": "#c62828", "error": "#c62828"}
+_STATUS_COLOR = {"passed": "#2e7d32", "refutes paper": "#8d6cab", "differs from paper": "#b26a00",
+                 "inconclusive": "#6d6d6d", "failed": "#c62828", "error": "#c62828"}
 
 _PREAMBLE = (
     "Every claim pairs a prediction (sympy / closed form in `theory/`) with an independent "
@@ -20,15 +21,15 @@ _PREAMBLE = (
 
 
 def _row_cells(o: Outcome) -> list[str]:
-    r = o.result
+    p = o.result.primary if o.result else None
     return [o.claim.id, o.claim.kind, o.claim.provenance,
-            format_number(r.predicted) if r else "", format_number(r.measured) if r else "",
-            format_number(r.tolerance) if r else "", o.status]
+            format_number(p.predicted_value()) if p else "", format_number(p.measured_value()) if p else "",
+            p.tolerance_text() if p else "", o.status]
 
 
 def write_markdown(outcomes: list[Outcome], figures: dict[str, list[Path]], out: Path, budget: str) -> Path:
     lines = ["# steplab verification report", "", f"Budget: `{budget}`.", "", _PREAMBLE, ""]
-    counts = {s: sum(o.status == s for o in outcomes) for s in _STATUS_COLOR}
+    counts = summary_counts(outcomes)
     lines += ["Summary: " + ", ".join(f"{n} {s}" for s, n in counts.items()), ""]
     for paper in dict.fromkeys(o.claim.paper for o in outcomes):
         mine = [o for o in outcomes if o.claim.paper == paper]

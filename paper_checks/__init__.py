@@ -1,9 +1,17 @@
-"""Paper checks: one module per topic, each registering the claims of its paper.
+"""Paper checks: one module (or package) per topic, each registering the claims of its paper.
 
-``python -m paper_checks [--paper KEY] [--claim ID] [--budget quick|full] [--json]`` runs them and
-prints the verification table; the exit code is non-zero if any claim fails or errors.
+``python -m paper_checks [--paper KEY] [--claim ID] [--topic T] [--budget quick|full] [--json]`` runs
+them and prints the verification table; the exit code is non-zero if any claim is failed,
+inconclusive or error.
 """
-from paper_checks._registry import (  # noqa: F401
-    BUDGETS, KINDS, PROVENANCES, Claim, Paper, Result, check_budget, claim, claims, get_claim, load_all,
+from paper_checks._checks import (  # noqa: F401
+    Bound, Categorical, Check, Count, Exact, Rate, Statistical, fit_slope,
 )
-from paper_checks._runner import Outcome, format_table, run_claim, run_claims, to_json  # noqa: F401
+from paper_checks._registry import (  # noqa: F401
+    BUDGETS, KINDS, OK_STATUSES, PROVENANCES, STATUSES, Budget, Claim, Paper, Result, as_budget, check_budget,
+    claim, claims, get_claim, load_all, papers, topics,
+)
+from paper_checks._experiment import Experiment, experiment, experiments  # noqa: F401
+from paper_checks._runner import (  # noqa: F401
+    Outcome, exit_code, format_table, run_claim, run_claims, summary_counts, to_json, to_records,
+)

@@ -1,18 +1,22 @@
-r"""The claim contract (DESIGN.md): a claim is data, registered once, consumed by pytest, the
-report and the figures.
+r"""The claim contract, version 2: a claim is data, registered once, consumed by pytest, the report
+and the figures, and its verdict follows from typed comparisons (:mod:`paper_checks._checks`).
 
-A topic module under ``paper_checks/`` declares its :class:`Paper` and registers each claim with
-the :func:`claim` decorator on its check function ``check(budget) -> Result``. The check must
-compare two independently obtained numbers (e.g. a sympy prediction and a JAX simulation) and
-say why its tolerance is what it is.
+A topic module ``paper_checks/<topic>.py`` (or a package ``paper_checks/<topic>/``) declares one
+``PAPER`` and registers each claim with :func:`claim` on a documented check function
+``check(budget: Budget) -> Result``. The :class:`Result` carries one or more typed checks; each
+compares a measurement with steplab's prediction and with at least one *rival* (the most
+plausible wrong statement) on the same measurement. The status follows:
 
-Status of a run:
-
-* ``passed`` -- steplab's prediction and its simulation agree;
-* ``refutes paper`` -- a claim registered with ``refutes_paper=True`` whose check reproduced
-  the refutation of a published statement (a result, not a failure);
-* ``failed`` -- steplab's own prediction disagrees with its own simulation (a bug or a finding);
-* ``error`` -- the check raised.
+* ``error`` -- the check raised, or its result breaks the contract (no rival; checks that do not
+  fit the claim's ``kind``);
+* ``failed`` -- some prediction is rejected: steplab's theory and simulation disagree;
+* ``inconclusive`` -- every prediction accepted, but some rival is accepted too: the measurement
+  at this budget cannot tell the claim from its rival;
+* ``refutes paper`` -- the claim is registered ``refutes_paper=True`` and the paper's value
+  (``paper=`` on a check) is rejected while steplab's prediction is accepted;
+* ``differs from paper`` -- as above for a claim not registered as a refutation: steplab's theory
+  and simulation agree, but a number the paper states is not reproduced;
+* ``passed`` -- every prediction accepted, every rival rejected, no paper value rejected.
 """
 from __future__ import annotations
 
@@ -20,28 +24,69 @@ import importlib
 import pkgutil
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from paper_checks._checks import Bound, Categorical, Check, Count, Exact, Rate, Statistical
+
 __all__ = [
-    "Paper", "Result", "Claim", "claim", "claims", "get_claim", "load_all",
-    "KINDS", "PROVENANCES", "BUDGETS", "check_budget",
+    "Paper", "Result", "Claim", "Budget", "claim", "claims", "get_claim", "load_all", "topics", "papers",
+    "KINDS", "PROVENANCES", "BUDGETS", "STATUSES", "OK_STATUSES", "check_budget", "as_budget",
 ]
 
-KINDS = ("exact", "bound", "rate", "statistical", "existence", "qualitative")
 PROVENANCES = ("quoted", "secondary", "derived")
 BUDGETS = ("quick", "full")
+STATUSES = ("passed", "refutes paper", "differs from paper", "inconclusive", "failed", "error")
+OK_STATUSES = ("passed", "refutes paper", "differs from paper")  # a CLI run exits 0 only on these
+# kind -> (check types of which at least one must be present, check types allowed besides)
+KIND_RULES: dict[str, tuple[tuple[type, ...], tuple[type, ...]]] = {
+    "exact": ((Exact,), (Exact, Bound, Categorical, Count)),
+    "bound": ((Bound,), (Bound, Exact, Categorical, Count)),
+    "rate": ((Rate,), (Rate, Exact, Bound, Categorical)),
+    "statistical": ((Statistical,), (Statistical, Exact, Bound, Categorical, Count)),
+    "existence": ((Exact, Bound, Categorical, Count), (Exact, Bound, Categorical, Count, Statistical)),
+    "qualitative": ((Categorical, Count, Bound), (Categorical, Count, Bound, Statistical, Exact)),
+}
+KINDS = tuple(KIND_RULES)
 _ID = re.compile(r"^[a-z][a-z0-9_]*\.[a-z0-9_]+$")
 
 _REGISTRY: dict[str, "Claim"] = {}
 
 
-def check_budget(budget: str) -> str:
-    """Validate a budget name (``quick`` for tests/CI, ``full`` for the report and figures)."""
-    if budget not in BUDGETS:
-        raise ValueError(f"budget: expected one of {BUDGETS}, got {budget!r}")
-    return budget
+@dataclass(frozen=True)
+class Budget:
+    """A compute budget: ``quick`` (tests and CI, seconds) or ``full`` (the report and figures).
+
+    Checks and experiments size their work with :meth:`pick`, never with string tests.
+    """
+
+    name: str
+
+    def __post_init__(self) -> None:
+        if self.name not in BUDGETS:
+            raise ValueError(f"budget: expected one of {BUDGETS}, got {self.name!r}")
+
+    def pick(self, *, quick: Any, full: Any) -> Any:
+        """The value for this budget."""
+        return quick if self.name == "quick" else full
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def as_budget(budget: "Budget | str") -> Budget:
+    """A :class:`Budget` from a budget or its name (``ValueError`` for an unknown name)."""
+    if isinstance(budget, Budget):
+        return budget
+    if not isinstance(budget, str):
+        raise TypeError(f"budget: expected 'quick', 'full' or a Budget, got {type(budget).__name__}")
+    return Budget(budget)
+
+
+def check_budget(budget: "Budget | str") -> str:
+    """The name of a valid budget (``ValueError`` otherwise)."""
+    return as_budget(budget).name
 
 
 @dataclass(frozen=True)
@@ -62,29 +107,37 @@ class Paper:
 
 @dataclass
 class Result:
-    """Outcome of one check.
+    """Outcome of one check function: typed comparisons plus what the report and figures need.
 
-    ``predicted``/``measured``/``tolerance`` are numbers (or short strings where the quantity is
-    categorical, e.g. an attractor period); ``arrays`` carries what a figure needs; ``seed`` is
-    the PRNG seed when the check is random (printed in the report).
+    ``checks``: one :class:`~paper_checks._checks.Check` or a sequence of them; the verdict follows
+    from them alone. ``detail``: one or two sentences on what was measured. ``arrays``: data a figure
+    draws. ``seed``: the PRNG seed when the check is random (printed in the report).
     """
 
-    predicted: float | str
-    measured: float | str
-    tolerance: float | str
-    passed: bool
-    detail: str
+    checks: Sequence[Check]
+    detail: str = ""
     arrays: dict[str, np.ndarray] = field(default_factory=dict)
     seed: int | None = None
 
     def __post_init__(self) -> None:
-        self.passed = bool(self.passed)
-        for name in ("predicted", "measured", "tolerance"):
-            value = getattr(self, name)
-            if isinstance(value, (np.floating, np.integer)):
-                setattr(self, name, value.item())
-            elif not isinstance(value, (int, float, str)):
-                raise TypeError(f"Result.{name}: expected a number or a short string, got {type(value).__name__}")
+        if isinstance(self.checks, Check):
+            self.checks = [self.checks]
+        self.checks = list(self.checks)
+        if not self.checks:
+            raise ValueError("checks: a result needs at least one typed check")
+        for c in self.checks:
+            if not isinstance(c, Check):
+                raise TypeError(f"checks: expected typed checks (Exact, Bound, ...), got {type(c).__name__}")
+        if not isinstance(self.detail, str):
+            raise TypeError(f"detail: expected a string, got {type(self.detail).__name__}")
+        if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer))):
+            raise TypeError(f"seed: expected an integer or None, got {self.seed!r}")
+        self.seed = None if self.seed is None else int(self.seed)
+
+    @property
+    def primary(self) -> Check:
+        """The first check: its numbers fill the table's predicted/measured/tolerance columns."""
+        return self.checks[0]
 
 
 @dataclass(frozen=True)
@@ -97,28 +150,67 @@ class Claim:
     latex: str
     provenance: str
     kind: str
-    check: Callable[[str], Result]
+    source: str
+    check: Callable[[Budget], Result]
     topic: str
     refutes_paper: bool = False
 
-    def run(self, budget: str) -> Result:
+    @property
+    def doc(self) -> str:
+        return (self.check.__doc__ or "").strip()
+
+    def run(self, budget: "Budget | str") -> Result:
         """Run the check at ``budget``; the check must return a :class:`Result`."""
-        result = self.check(check_budget(budget))
+        result = self.check(as_budget(budget))
         if not isinstance(result, Result):
             raise TypeError(f"claim {self.id}: check returned {type(result).__name__}, expected Result")
         return result
 
+    def contract_error(self, result: Result) -> str:
+        """Why ``result`` breaks the contract for this claim ('' if it does not)."""
+        required, allowed = KIND_RULES[self.kind]
+        types = [type(c) for c in result.checks]
+        if not any(issubclass(t, required) for t in types):
+            return (f"kind {self.kind!r} needs a {' or '.join(t.__name__ for t in required)} check; "
+                    f"got {[t.__name__ for t in types]}")
+        stray = [t.__name__ for t in types if not issubclass(t, allowed)]
+        if stray:
+            return f"kind {self.kind!r} does not take {stray} checks"
+        if not any(c.rivals for c in result.checks) and not any(c.paper is not None for c in result.checks):
+            return "no rival: name the most plausible wrong statement and evaluate it on the same measurement"
+        if self.refutes_paper and not any(c.paper is not None for c in result.checks):
+            return "refutes_paper=True but no check carries the paper's value (paper=...)"
+        return ""
+
     def status(self, result: Result) -> str:
-        if not result.passed:
+        """The status that ``result`` earns (see the module docstring)."""
+        if self.contract_error(result):
+            return "error"
+        if not all(c.prediction().accepted for c in result.checks):
             return "failed"
-        return "refutes paper" if self.refutes_paper else "passed"
+        if any(a.accepted for c in result.checks for a in c.rival_assessments()):
+            return "inconclusive"
+        papers = [c.paper_assessment() for c in result.checks if c.paper is not None]
+        if any(not a.accepted for a in papers):
+            return "refutes paper" if self.refutes_paper else "differs from paper"
+        return "inconclusive" if self.refutes_paper else "passed"
+
+
+def _topic_of(module: str) -> str:
+    """``paper_checks.<topic>`` or ``paper_checks.<topic>.<part>`` -> ``<topic>``; elsewhere the module's name."""
+    parts = module.split(".")
+    return parts[1] if len(parts) >= 2 and parts[0] == "paper_checks" else parts[-1]
 
 
 def claim(
-    id: str, *, paper: Paper, statement: str, latex: str = "", provenance: str, kind: str,
+    id: str, *, paper: Paper, statement: str, latex: str = "", provenance: str, kind: str, source: str,
     refutes_paper: bool = False,
-) -> Callable[[Callable[[str], Result]], Callable[[str], Result]]:
-    """Decorator registering ``check(budget) -> Result`` as claim ``id`` (``<paper.key>.<name>``)."""
+) -> Callable[[Callable[[Budget], Result]], Callable[[Budget], Result]]:
+    """Decorator registering ``check(budget) -> Result`` as claim ``id`` (``<paper.key>.<name>``).
+
+    ``source`` says where the statement comes from: "abstract", "Theorem 2", "eq. (26)",
+    "Table 1", or "derived here". The check function needs a docstring saying what it measures.
+    """
     if not isinstance(id, str) or not _ID.match(id):
         raise ValueError(f"id: expected '<paper key>.<snake_case name>', got {id!r}")
     if not isinstance(paper, Paper):
@@ -129,43 +221,64 @@ def claim(
         raise ValueError(f"kind: expected one of {KINDS}, got {kind!r}")
     if provenance not in PROVENANCES:
         raise ValueError(f"provenance: expected one of {PROVENANCES}, got {provenance!r}")
-    if not statement:
+    if not isinstance(statement, str) or not statement.strip():
         raise ValueError("statement: a claim needs its statement in words")
+    if not isinstance(source, str) or not source.strip():
+        raise ValueError("source: say where the statement comes from (e.g. 'Theorem 2', 'abstract', 'derived here')")
 
-    def register(check: Callable[[str], Result]) -> Callable[[str], Result]:
+    def register(check: Callable[[Budget], Result]) -> Callable[[Budget], Result]:
+        if not (check.__doc__ or "").strip():
+            raise ValueError(f"check: claim {id!r} needs a docstring saying what it measures and against what")
         if id in _REGISTRY and _REGISTRY[id].check.__qualname__ != check.__qualname__:
             raise ValueError(f"id: claim {id!r} is already registered by {_REGISTRY[id].check.__module__}")
-        topic = check.__module__.rsplit(".", 1)[-1]
-        _REGISTRY[id] = Claim(id, paper, statement, latex, provenance, kind, check, topic, refutes_paper)
+        _REGISTRY[id] = Claim(id, paper, statement, latex, provenance, kind, source, check,
+                              _topic_of(check.__module__), refutes_paper)
         return check
 
     return register
 
 
 def load_all() -> None:
-    """Import every topic module of :mod:`paper_checks` (modules not starting with ``_``)."""
+    """Import every topic module or package of :mod:`paper_checks` (names not starting with ``_``)."""
     import paper_checks
 
     for info in pkgutil.iter_modules(paper_checks.__path__):
         if not info.name.startswith("_"):
-            importlib.import_module(f"paper_checks.{info.name}")
+            module = importlib.import_module(f"paper_checks.{info.name}")
+            if info.ispkg:
+                for sub in pkgutil.iter_modules(module.__path__):
+                    if not sub.name.startswith("_"):
+                        importlib.import_module(f"paper_checks.{info.name}.{sub.name}")
+
+
+def topics() -> list[str]:
+    """Topic names with registered claims, in registration order."""
+    load_all()
+    return list(dict.fromkeys(c.topic for c in _REGISTRY.values()))
+
+
+def papers() -> list[str]:
+    """Paper keys with registered claims, in registration order."""
+    load_all()
+    return list(dict.fromkeys(c.paper.key for c in _REGISTRY.values()))
 
 
 def claims(*, paper: str | None = None, claim_id: str | None = None, topic: str | None = None) -> list[Claim]:
-    """Registered claims (all topic modules loaded), optionally filtered; in registration order."""
+    """Registered claims (all topic modules loaded), optionally filtered; in registration order.
+
+    An unknown paper key, topic or claim id raises ``ValueError`` listing the valid names, so a typo
+    never selects nothing.
+    """
     load_all()
     selected = list(_REGISTRY.values())
-    if paper is not None:
-        selected = [c for c in selected if c.paper.key == paper]
-        if not selected:
-            known = sorted({c.paper.key for c in _REGISTRY.values()})
-            raise ValueError(f"paper: no claims for {paper!r}; known paper keys: {known}")
-    if topic is not None:
-        selected = [c for c in selected if c.topic == topic]
-    if claim_id is not None:
-        selected = [c for c in selected if c.id == claim_id]
-        if not selected:
-            raise ValueError(f"claim: no claim with id {claim_id!r}")
+    for value, attr, what in ((paper, lambda c: c.paper.key, "paper"), (topic, lambda c: c.topic, "topic"),
+                              (claim_id, lambda c: c.id, "claim")):
+        if value is None:
+            continue
+        known = list(dict.fromkeys(attr(c) for c in _REGISTRY.values()))
+        if value not in known:
+            raise ValueError(f"{what}: unknown {what} {value!r}; valid: {', '.join(known)}")
+        selected = [c for c in selected if attr(c) == value]
     return selected
 
 

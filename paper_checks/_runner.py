@@ -1,104 +1,140 @@
-"""Running claims: optional caching of results, the claims table, JSON output."""
+"""Running claims: the verdict of each, optional caching of results, the claims table, JSON output."""
 from __future__ import annotations
 
 import json
+import pickle
+import sys
 import time
 import traceback
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
-from paper_checks._registry import Claim, Result, check_budget
+from paper_checks._checks import _fmt
+from paper_checks._registry import OK_STATUSES, STATUSES, Budget, Claim, Result, as_budget
 from sims.cache import cached
 
-__all__ = ["Outcome", "run_claim", "run_claims", "format_table", "to_json", "format_number"]
+__all__ = ["Outcome", "run_claim", "run_claims", "format_table", "to_json", "to_records", "format_number",
+           "summary_counts", "exit_code"]
 
 
 @dataclass
 class Outcome:
+    """A claim run at a budget: its result (None on error), status, why (for error/contract), timing."""
+
     claim: Claim
     result: Result | None
-    status: str  # passed | refutes paper | failed | error
+    status: str
     wall_s: float
     error: str = ""
+    budget: str = "quick"
+    cached: bool = False
 
 
-def _cached_result(claim: Claim, budget: str, fresh: bool) -> Result:
+def _cached_result(claim: Claim, budget: Budget) -> tuple[Result, bool]:
+    computed = []
+
     def compute() -> dict:
-        r = claim.run(budget)
-        values = {f"array.{k}": np.asarray(v) for k, v in r.arrays.items()}
-        values.update(predicted=r.predicted, measured=r.measured, tolerance=r.tolerance,
-                      passed=r.passed, detail=r.detail, seed=r.seed)
-        return values
+        computed.append(True)
+        # the Result holds typed checks (dataclasses of numbers and arrays): stored pickled, read back only
+        # from steplab's own results folder under a key that covers the claim layer's source
+        return {"result": np.frombuffer(pickle.dumps(claim.run(budget)), dtype=np.uint8)}
 
-    v = cached(f"claim.{claim.id}.{budget}", {"claim": claim.id, "budget": budget}, compute, fresh=fresh)
-    arrays = {k[len("array."):]: v[k] for k in v if k.startswith("array.")}
-    return Result(v["predicted"], v["measured"], v["tolerance"], v["passed"], v["detail"], arrays, v["seed"])
+    v = cached(f"claim.{claim.id}.{budget.name}", {"claim": claim.id, "budget": budget.name}, compute,
+               topic=claim.topic)
+    return pickle.loads(np.asarray(v["result"]).tobytes()), not computed
 
 
-def run_claim(claim: Claim, budget: str, *, use_cache: bool = False, fresh: bool = False) -> Outcome:
+def run_claim(claim: Claim, budget: "Budget | str", *, use_cache: bool = False) -> Outcome:
     """Run one claim; exceptions become status ``error`` (never abort the whole run)."""
-    check_budget(budget)
+    b = as_budget(budget)
     start = time.perf_counter()
     try:
-        result = _cached_result(claim, budget, fresh) if use_cache else claim.run(budget)
+        result, hit = _cached_result(claim, b) if use_cache else (claim.run(b), False)
     except Exception:  # noqa: BLE001 - a crashing check is reported, not propagated
-        return Outcome(claim, None, "error", time.perf_counter() - start, traceback.format_exc())
-    return Outcome(claim, result, claim.status(result), time.perf_counter() - start)
+        return Outcome(claim, None, "error", time.perf_counter() - start, traceback.format_exc(), b.name)
+    status = claim.status(result)
+    error = claim.contract_error(result) if status == "error" else ""
+    return Outcome(claim, result, status, time.perf_counter() - start, error, b.name, hit)
 
 
-def run_claims(claims: list[Claim], budget: str, *, use_cache: bool = False, fresh: bool = False,
-               progress: bool = False) -> list[Outcome]:
+def run_claims(claims: list[Claim], budget: "Budget | str", *, use_cache: bool = False,
+               progress: bool = False, on_done: Callable[[int, int, Outcome], None] | None = None) -> list[Outcome]:
+    """Run claims in order; with ``progress`` print ``[k/N] id … 12.3 s (cached) status`` per claim."""
     outcomes = []
-    for c in claims:
+    n = len(claims)
+    for k, c in enumerate(claims, 1):
         if progress:
-            print(f"  running {c.id} ({budget}) ...", flush=True)
-        outcomes.append(run_claim(c, budget, use_cache=use_cache, fresh=fresh))
+            print(f"[{k}/{n}] {c.id} …", end="", flush=True, file=sys.stderr)
+        o = run_claim(c, budget, use_cache=use_cache)
+        outcomes.append(o)
+        if progress:
+            print(f" {o.wall_s:.1f} s{' (cached)' if o.cached else ''} {o.status}", flush=True, file=sys.stderr)
+        if on_done is not None:
+            on_done(k, n, o)
     return outcomes
 
 
-def format_number(x: float | str | None) -> str:
+def format_number(x) -> str:
     if x is None:
         return ""
-    if isinstance(x, str):
-        return x
-    if isinstance(x, bool):
-        return str(x)
-    if x == 0 or (1e-3 <= abs(x) < 1e5):
-        return f"{x:.6g}"
-    return f"{x:.4e}"
+    return _fmt(x)
+
+
+def summary_counts(outcomes: list[Outcome]) -> dict[str, int]:
+    return {s: sum(o.status == s for o in outcomes) for s in STATUSES}
+
+
+def exit_code(outcomes: list[Outcome]) -> int:
+    """0 only if every claim is passed, refutes paper or differs from paper."""
+    return int(any(o.status not in OK_STATUSES for o in outcomes))
+
+
+def _first_rival(r: Result) -> str:
+    for c in r.checks:
+        for a in c.rival_assessments():
+            return f"{a.label}: {'REJECTED' if not a.accepted else 'accepted'} ({a.text})"
+    return ""
 
 
 def format_table(outcomes: list[Outcome]) -> str:
-    """Plain-text claims table: id, kind, provenance, predicted, measured, tolerance, status."""
-    header = ("id", "kind", "provenance", "predicted", "measured", "tolerance", "status")
+    """Plain-text claims table: id, kind, predicted, measured, tolerance, status, first rival."""
+    header = ("id", "kind", "predicted", "measured", "tolerance", "status", "rival")
     rows = []
     for o in outcomes:
         r = o.result
+        p = r.primary if r else None
         rows.append((
-            o.claim.id, o.claim.kind, o.claim.provenance,
-            format_number(r.predicted if r else None), format_number(r.measured if r else None),
-            format_number(r.tolerance if r else None), o.status,
+            o.claim.id, o.claim.kind,
+            format_number(p.predicted_value()) if p else "", format_number(p.measured_value()) if p else "",
+            p.tolerance_text() if p else "", o.status, _first_rival(r) if r else "",
         ))
     widths = [max(len(h), *(len(row[i]) for row in rows)) if rows else len(h) for i, h in enumerate(header)]
     line = lambda row: "  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip()  # noqa: E731
     out = [line(header), line(tuple("-" * w for w in widths))]
     out += [line(row) for row in rows]
-    counts = {s: sum(o.status == s for o in outcomes) for s in ("passed", "refutes paper", "failed", "error")}
     out.append("")
-    out.append(", ".join(f"{n} {s}" for s, n in counts.items()))
+    out.append(", ".join(f"{n} {s}" for s, n in summary_counts(outcomes).items()))
     return "\n".join(out)
 
 
-def to_json(outcomes: list[Outcome]) -> str:
+def to_records(outcomes: list[Outcome]) -> list[dict]:
+    """One JSON-ready record per claim: metadata, status, and every check with its rivals and margins."""
     items = []
     for o in outcomes:
         r = o.result
         items.append({
             "id": o.claim.id, "paper": o.claim.paper.key, "topic": o.claim.topic, "kind": o.claim.kind,
-            "provenance": o.claim.provenance, "statement": o.claim.statement, "status": o.status,
-            "predicted": r.predicted if r else None, "measured": r.measured if r else None,
-            "tolerance": r.tolerance if r else None, "detail": r.detail if r else o.error,
-            "seed": r.seed if r else None, "wall_s": round(o.wall_s, 3),
+            "provenance": o.claim.provenance, "source": o.claim.source, "statement": o.claim.statement,
+            "latex": o.claim.latex, "refutes_paper": o.claim.refutes_paper, "status": o.status,
+            "budget": o.budget, "cached": o.cached,
+            "checks": [c.to_dict() for c in r.checks] if r else [],
+            "detail": r.detail if r else "", "error": o.error, "seed": r.seed if r else None,
+            "wall_s": round(o.wall_s, 3),
         })
-    return json.dumps(items, indent=2)
+    return items
+
+
+def to_json(outcomes: list[Outcome]) -> str:
+    return json.dumps(to_records(outcomes), indent=2, default=str)

@@ -1,6 +1,6 @@
 r"""``python -m sims.bench``: throughput of each JAX simulator against a NumPy reference, same process.
 
-Every topic module of :mod:`sims` may define ``bench_cases(scale) -> list[BenchCase]``. Each case
+Every module ``sims/reference/<topic>.py`` defines ``bench_cases(scale) -> list[BenchCase]``. Each case
 runs the *same* computation twice: through the JIT-compiled JAX path and through a vectorized
 NumPy reference. Work units (e.g. GD updates x data points) are counted by the case; the table
 reports units/s for both and the ratio. JAX is warmed up first so compile time is excluded (and
@@ -56,14 +56,21 @@ def time_best(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
     return best, out
 
 
+SCALES = ("small", "large")
+
+
 def discover(scale: str) -> list[BenchCase]:
+    """Every topic's bench cases at ``scale`` (``small``: seconds on a laptop; ``large``: GPU-sized)."""
+    if scale not in SCALES:
+        raise ValueError(f"scale: expected one of {SCALES}, got {scale!r}")
+    import sims.reference
+
     cases = []
-    for info in pkgutil.iter_modules(sims.__path__):
-        if info.name.startswith("_") or info.name in {"bench", "sweep", "cache"}:
+    for info in pkgutil.iter_modules(sims.reference.__path__):
+        if info.name.startswith("_"):
             continue
-        module = importlib.import_module(f"sims.{info.name}")
-        if hasattr(module, "bench_cases"):
-            cases.extend(module.bench_cases(scale))
+        module = importlib.import_module(f"sims.reference.{info.name}")
+        cases.extend(module.bench_cases(scale))
     return cases
 
 

@@ -76,16 +76,43 @@ def _pad(x: jax.Array, size: int) -> jax.Array:
     return jnp.concatenate([x, jnp.repeat(x[-1:], missing, axis=0)], axis=0)
 
 
-@functools.lru_cache(maxsize=128)
-def _batched(fn: Callable, devices: tuple, n_args: int):
-    """jit(vmap(fn)) with the grid axis sharded and extra arguments replicated; cached per function.
+def _frozen(static: dict) -> tuple:
+    """``static`` as a hashable, order-independent cache key (``TypeError`` naming an unhashable entry)."""
+    if not isinstance(static, dict):
+        raise TypeError(f"static: expected a dict of hashable configuration values, got {type(static).__name__}")
+    items = tuple(sorted(static.items()))
+    for name, value in items:
+        try:
+            hash(value)
+        except TypeError:
+            raise TypeError(f"static: entry {name!r} = {type(value).__name__} is not hashable; pass arrays as "
+                            "arguments, and numbers, strings or tuples as static configuration") from None
+    return items
 
-    Caching on the function object means repeated sweeps with the same per-run function (e.g. many
-    datasets of one shape) compile once: jit's own cache then keys on shapes and dtypes.
+
+def _check_stable(fn: Callable) -> None:
+    """Refuse per-run functions that are new objects on every call (each would compile anew)."""
+    if isinstance(fn, functools.partial):
+        raise TypeError("fn: a functools.partial is a new object per call and recompiles every sweep; pass the "
+                        "function itself and its configuration through static={...}")
+    qualname = getattr(fn, "__qualname__", "")
+    if getattr(fn, "__closure__", None) or "<lambda>" in qualname or "<locals>" in qualname:
+        raise TypeError(f"fn: {qualname or fn!r} is a closure or a locally defined function, compiled anew on "
+                        "every call; define it at module level and pass its configuration through static={...}")
+
+
+@functools.lru_cache(maxsize=256)
+def _batched(fn: Callable, static: tuple, devices: tuple, n_args: int):
+    """jit(vmap(fn(., *args, **static))) with the grid axis sharded and arguments replicated; cached.
+
+    The key is the function object, its static configuration, the devices and the argument count:
+    repeated sweeps of one per-run function with new data of the same shapes compile nothing
+    (jit's own cache keys on shapes and dtypes).
     """
     mesh = Mesh(np.array(devices), ("grid",))
     sharded, replicated = NamedSharding(mesh, PartitionSpec("grid")), NamedSharding(mesh, PartitionSpec())
-    batched = jax.jit(jax.vmap(fn, in_axes=(0,) + (None,) * n_args),
+    run = functools.partial(fn, **dict(static)) if static else fn
+    batched = jax.jit(jax.vmap(run, in_axes=(0,) + (None,) * n_args),
                       in_shardings=(sharded,) + (replicated,) * n_args, out_shardings=sharded)
     return batched, sharded, replicated
 
@@ -94,19 +121,22 @@ def run_grid(
     fn: Callable[..., Any],
     grid: Any,
     *args: Any,
+    static: dict | None = None,
     chunk_size: int = 8192,
     pad_to_chunk: bool = False,
     devices: list | None = None,
     progress: bool | None = None,
     desc: str = "sweep",
 ) -> Any:
-    r"""Evaluate ``fn`` at every grid point: ``out[i] = fn(grid[i], *args)``, stacked along axis 0.
+    r"""Evaluate ``fn`` at every grid point: ``out[i] = fn(grid[i], *args, **static)``, stacked along axis 0.
 
     ``fn`` maps one grid point (the pytree ``grid`` with the leading axis removed) and the shared
     ``args`` (pytrees of arrays, e.g. a dataset; replicated on every device, not mapped) to a
-    pytree of arrays; it must be pure and traceable. Pass data through ``args`` rather than a
-    closure and keep ``fn`` a stable object (module-level function, or a cached ``partial``): the
-    compiled sweep is then reused across calls. The grid axis is vmapped, sharded over a 1-D mesh
+    pytree of arrays; it must be pure and traceable. ``static`` holds its hashable configuration
+    (step counts, method names, shapes that select code paths). The engine owns compile stability:
+    ``fn`` must be a module-level function (closures, lambdas and ``partial`` objects are refused
+    with ``TypeError``), and the compiled sweep is cached on ``(fn, static)``, so repeating a sweep
+    with new data of the same shapes compiles nothing. The grid axis is vmapped, sharded over a 1-D mesh
     of ``devices`` (default ``jax.devices()``) and processed in chunks of at most ``chunk_size``
     points (rounded up to a multiple of the device count; the last chunk is padded with copies
     of the last point and trimmed again). Outputs come back as writable NumPy arrays.
@@ -119,6 +149,8 @@ def run_grid(
     """
     if not callable(fn):
         raise TypeError(f"fn: expected a callable, got {type(fn).__name__}")
+    _check_stable(fn)
+    frozen = _frozen({} if static is None else static)
     if not isinstance(chunk_size, (int, np.integer)) or isinstance(chunk_size, bool) or chunk_size < 1:
         raise ValueError(f"chunk_size: expected a positive integer, got {chunk_size!r}")
     n = grid_size(grid)
@@ -129,7 +161,7 @@ def run_grid(
     chunk = int(chunk_size) if pad_to_chunk else min(int(chunk_size), n)
     chunk = n_dev * math.ceil(chunk / n_dev)
     n_chunks = math.ceil(n / chunk)
-    batched, sharded, replicated = _batched(fn, devices, len(args))
+    batched, sharded, replicated = _batched(fn, frozen, devices, len(args))
     shared = jax.device_put(args, replicated)
 
     if progress is None:

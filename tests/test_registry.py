@@ -1,9 +1,10 @@
+"""The claim registry v2: statuses follow from typed checks and rivals; the CLI cannot look green by accident."""
 import json
 
 import pytest
 
 import paper_checks
-from paper_checks import Paper, Result, claim
+from paper_checks import Bound, Budget, Exact, Paper, Result, claim
 from paper_checks import _registry
 from paper_checks.__main__ import main
 
@@ -17,33 +18,55 @@ def scratch_registry(monkeypatch):
     yield _registry._REGISTRY
 
 
-def test_status_and_cli_exit_codes(scratch_registry, capsys):
-    @claim("demo2000.agrees", paper=DEMO, statement="two numbers agree", provenance="quoted", kind="exact")
-    def agrees(budget):
-        return Result(1.0, 1.0 + 1e-15, 1e-12, True, "round-off only")
+def _register(name, result, kind="exact", refutes=False):
+    def check(budget):
+        """demo check"""
+        return result
 
-    @claim("demo2000.refuted", paper=DEMO, statement="the stated constant is off", provenance="quoted",
-           kind="exact", refutes_paper=True)
-    def refuted(budget):
-        return Result(2.0, 1.0, 1e-12, True, "paper says 2, maths says 1")
+    check.__qualname__ = name
+    claim(f"demo2000.{name}", paper=DEMO, statement=name, provenance="quoted", kind=kind, source="derived here",
+          refutes_paper=refutes)(check)
 
+
+def test_every_status_and_exit_codes(scratch_registry, capsys):
+    _register("agrees", Result(Exact("x", 1.0, 1.0 + 1e-15, atol=1e-12, rivals={"x = 2": 2.0})))
+    _register("refuted", Result(Exact("x", 1.0, 1.0, atol=1e-12, rivals={"x = 3": 3.0}, paper=2.0)), refutes=True)
+    _register("differs", Result(Exact("spread", 1.7, 1.72, atol=0.1, rivals={"no effect: 1": 1.0}, paper=6.0)))
     assert main(["--no-cache", "--budget", "quick"]) == 0
-    table = capsys.readouterr().out
-    assert "refutes paper" in table and "1 passed" in table
+    out = capsys.readouterr().out
+    assert "1 passed, 1 refutes paper, 1 differs from paper" in out
 
-    @claim("demo2000.disagrees", paper=DEMO, statement="a bug", provenance="derived", kind="exact")
-    def disagrees(budget):
-        return Result(1.0, 2.0, 1e-12, False, "mismatch")
+    _register("disagrees", Result(Exact("x", 1.0, 2.0, atol=1e-12, rivals={"x = 2": 2.0})))
+    _register("weak", Result(Exact("x", 1.0, 1.05, atol=0.1, rivals={"x = 1.1": 1.1})))
+    _register("no_rival", Result(Exact("x", 1.0, 1.0, atol=0.1)))
+    _register("wrong_kind", Result(Bound("x", 1.0, 2.0, rivals={"0.5": 0.5})), kind="exact")
+    _register("refutation_not_reproduced", Result(Exact("x", 1.0, 1.0, atol=0.1, rivals={"3": 3.0}, paper=1.05)),
+              refutes=True)
 
-    @claim("demo2000.crashes", paper=DEMO, statement="a crash", provenance="derived", kind="exact")
     def crashes(budget):
+        """crashes"""
         raise RuntimeError("boom")
 
+    claim("demo2000.crashes", paper=DEMO, statement="c", provenance="derived", kind="exact", source="derived here")(crashes)
     assert main(["--no-cache", "--budget", "quick", "--json"]) == 1
-    rows = json.loads(capsys.readouterr().out)
-    assert {r["id"]: r["status"] for r in rows} == {
-        "demo2000.agrees": "passed", "demo2000.refuted": "refutes paper",
-        "demo2000.disagrees": "failed", "demo2000.crashes": "error"}
+    rows = {r["id"]: r for r in json.loads(capsys.readouterr().out)}
+    assert {k: r["status"] for k, r in rows.items()} == {
+        "demo2000.agrees": "passed", "demo2000.refuted": "refutes paper", "demo2000.differs": "differs from paper",
+        "demo2000.disagrees": "failed", "demo2000.weak": "inconclusive", "demo2000.no_rival": "error",
+        "demo2000.wrong_kind": "error", "demo2000.refutation_not_reproduced": "inconclusive",
+        "demo2000.crashes": "error"}
+    rival = rows["demo2000.agrees"]["checks"][0]["rivals"][0]
+    assert rival["label"] == "x = 2" and rival["accepted"] is False and "tolerance" in rival["margin"]
+    assert rows["demo2000.agrees"]["source"] == "derived here"
+
+
+def test_unknown_names_exit_nonzero_and_list_valid_ones(scratch_registry, capsys):
+    _register("agrees", Result(Exact("x", 1.0, 1.0, atol=1e-12, rivals={"x = 2": 2.0})))
+    for flag in ("--topic", "--paper", "--claim"):
+        with pytest.raises(SystemExit) as exc:
+            main([flag, "typo", "--no-cache"])
+        assert exc.value.code != 0
+        assert "valid:" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -51,15 +74,26 @@ def test_status_and_cli_exit_codes(scratch_registry, capsys):
     (dict(id="other.name"), "paper key"),
     (dict(kind="vibes"), "kind"),
     (dict(provenance="rumour"), "provenance"),
+    (dict(source=""), "source"),
 ])
 def test_bad_registrations(scratch_registry, kwargs, match):
-    args = dict(id="demo2000.x", paper=DEMO, statement="s", provenance="quoted", kind="exact") | kwargs
+    args = dict(id="demo2000.x", paper=DEMO, statement="s", provenance="quoted", kind="exact",
+                source="abstract") | kwargs
     with pytest.raises(ValueError, match=match):
         claim(args.pop("id"), **args)
 
 
-def test_bad_budget_and_result_types():
+def test_undocumented_check_is_refused(scratch_registry):
+    with pytest.raises(ValueError, match="docstring"):
+        claim("demo2000.x", paper=DEMO, statement="s", provenance="quoted", kind="exact", source="abstract")(
+            lambda budget: None)
+
+
+def test_budget_object_and_result_types():
+    assert Budget("quick").pick(quick=1, full=2) == 1 and Budget("full").pick(quick=1, full=2) == 2
     with pytest.raises(ValueError, match="budget"):
         paper_checks.check_budget("huge")
-    with pytest.raises(TypeError, match="predicted"):
-        Result([1, 2], 1.0, 0.1, True, "")
+    with pytest.raises(TypeError, match="checks"):
+        Result([1.0])
+    with pytest.raises(ValueError, match="checks"):
+        Result([])

@@ -94,6 +94,44 @@ def test_bad_grids(bad, match):
 
 def test_bad_arguments():
     with pytest.raises(ValueError, match="chunk_size"):
-        run_grid(lambda p: p, {"a": np.zeros(3)}, chunk_size=0)
+        run_grid(_logistic_map_run, {"a": np.zeros(3)}, chunk_size=0)
     with pytest.raises(TypeError, match="fn"):
         run_grid(3, {"a": np.zeros(3)})
+
+
+def test_repeating_a_sweep_with_new_data_compiles_nothing():
+    import jax.monitoring as monitoring
+
+    compiles = []
+
+    def listener(event, duration, **kwargs):
+        if event == "/jax/core/compile/backend_compile_duration":
+            compiles.append(event)
+
+    monitoring.register_event_duration_secs_listener(listener)
+    try:
+        run_grid(_scaled_run, _grid(12), jnp.float64(2.0), static={"power": 2}, chunk_size=16)
+        first = len(compiles)
+        out = run_grid(_scaled_run, _grid(12), jnp.float64(3.0), static={"power": 2}, chunk_size=16)
+        assert first > 0 and len(compiles) == first, "a repeated sweep with new data of the same shapes recompiled"
+        np.testing.assert_allclose(out, 3.0 * np.asarray(_grid(12)["x0"]) ** 2)
+        run_grid(_scaled_run, _grid(12), jnp.float64(3.0), static={"power": 3}, chunk_size=16)
+        assert len(compiles) > first  # a new static configuration is a new program
+    finally:
+        monitoring.clear_event_listeners()
+
+
+def _scaled_run(point, scale, *, power):
+    return scale * point["x0"] ** power
+
+
+def test_fresh_closures_and_unhashable_static_are_refused():
+    y = 2.0
+    with pytest.raises(TypeError, match="closure"):
+        run_grid(lambda p: p["x0"] * y, _grid(3))
+    import functools
+
+    with pytest.raises(TypeError, match="partial"):
+        run_grid(functools.partial(_scaled_run, power=2), _grid(3), 1.0)
+    with pytest.raises(TypeError, match="static"):
+        run_grid(_scaled_run, _grid(3), 1.0, static={"power": np.arange(2)})

@@ -1,0 +1,71 @@
+r"""Experiments: named, cached, budgeted simulations that claims and figures both read.
+
+A topic declares each simulation once::
+
+    @experiment("logistic.bifurcation")
+    def bifurcation(budget: Budget) -> dict:
+        n_c = budget.pick(quick=120, full=700)
+        ...
+        return {"c": cs, "tail": tail}
+
+Calling ``bifurcation(budget, **config)`` returns the cached result when its key matches
+(experiment name, budget, ``config`` by content, and the code version of the experiment's own
+topic plus the shared engine; see :mod:`sims.cache`) and computes it otherwise. The grid ranges
+live inside the experiment, so editing one changes the topic's code version and recomputes it.
+Figures call experiments; they never simulate.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from paper_checks._registry import Budget, _topic_of, as_budget
+from sims.cache import cached
+
+__all__ = ["experiment", "Experiment", "experiments"]
+
+_NAME = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")
+_EXPERIMENTS: dict[str, "Experiment"] = {}
+
+
+@dataclass(eq=False)
+class Experiment:
+    """A registered experiment: ``fn(budget, **config) -> dict`` of arrays and JSON scalars."""
+
+    name: str
+    topic: str
+    fn: Callable[..., dict]
+
+    def __call__(self, budget: "Budget | str", **config: Any) -> dict[str, Any]:
+        b = as_budget(budget)
+        key = {"experiment": self.name, "budget": b.name, **config}
+        return cached(f"exp.{self.name}.{b.name}", key, lambda: self.fn(b, **config), topic=self.topic)
+
+
+def experiment(name: str) -> Callable[[Callable[..., dict]], Experiment]:
+    """Register ``fn(budget, **config) -> dict`` as the cached experiment ``name`` (``<topic>.<what>``)."""
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ValueError(f"name: expected '<topic>.<snake_case name>', got {name!r}")
+
+    def register(fn: Callable[..., dict]) -> Experiment:
+        topic = _topic_of(fn.__module__)
+        if name.split(".")[0] != topic:
+            raise ValueError(f"name: experiment {name!r} of topic {topic!r} must start with '{topic}.'")
+        if name in _EXPERIMENTS and _EXPERIMENTS[name].fn.__qualname__ != fn.__qualname__:
+            raise ValueError(f"name: experiment {name!r} is already registered")
+        exp = Experiment(name, topic, fn)
+        functools.update_wrapper(exp, fn)
+        _EXPERIMENTS[name] = exp
+        return exp
+
+    return register
+
+
+def experiments() -> dict[str, Experiment]:
+    """Every registered experiment by name (topic modules loaded)."""
+    from paper_checks._registry import load_all
+
+    load_all()
+    return dict(_EXPERIMENTS)
