@@ -1,0 +1,148 @@
+r"""The simulator contract, driven by one table.
+
+``SIMULATORS`` is assembled from ``tests/contract_<topic>.py`` (each defines a list of
+:class:`Sim` rows for its topic's public simulators). For every row the generic tests assert:
+
+* **jit equals eager**: the call under ``jax.disable_jit()`` matches the compiled call to round-off;
+* **vmap equals a loop**: a call over a grid axis equals the per-point calls stacked;
+* **bad input raises** ``ValueError``/``TypeError`` whose message names the parameter;
+* **divergence is data**: a diverging configuration returns normally with its runs flagged;
+* **no recompilation**: repeating the call with new data of the same shapes compiles nothing.
+
+A row that cannot take part in one of these names the reason in ``skip`` (shown by pytest).
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import jax
+import jax.monitoring as monitoring
+import numpy as np
+import pytest
+
+import sims  # noqa: F401  (float64)
+
+
+@dataclass
+class Sim:
+    """One public simulator in the contract table.
+
+    ``call(**overrides)`` runs the baseline call with keyword overrides and returns its output.
+    ``outputs(out)`` picks the arrays to compare (default: ``out`` itself, or its dict values).
+    ``grid``: (name of the grid-axis keyword, values, output axis) for vmap-equals-loop.
+    ``bad``: list of (overrides, parameter name the error must mention).
+    ``diverging``: (overrides, flag(out) -> bool array that must be all True).
+    ``vary``: overrides giving new data of the same shapes (for the no-recompilation test).
+    ``rtol``: round-off tolerance between jit and eager / vmap and loop (say why when not 1e-10).
+    """
+
+    name: str
+    call: Callable[..., Any]
+    outputs: Callable[[Any], list] | None = None
+    grid: tuple[str, Any, int] | None = None
+    bad: list[tuple[dict, str]] = field(default_factory=list)
+    diverging: tuple[dict, Callable[[Any], Any]] | None = None
+    vary: dict | None = None
+    rtol: float = 1e-10
+    atol: float = 1e-12
+    skip: dict[str, str] = field(default_factory=dict)
+
+
+def _load() -> list[Sim]:
+    rows = []
+    here = Path(__file__).parent
+    for info in pkgutil.iter_modules([str(here)]):
+        if info.name.startswith("contract_"):
+            rows += importlib.import_module(f"tests.{info.name}").SIMULATORS
+    return rows
+
+
+SIMULATORS = _load()
+
+
+def _arrays(sim: Sim, out: Any) -> list[np.ndarray]:
+    if sim.outputs is not None:
+        picked = sim.outputs(out)
+    elif isinstance(out, dict):
+        picked = [out[k] for k in sorted(out)]
+    elif isinstance(out, (tuple, list)):
+        picked = list(out)
+    else:
+        picked = [out]
+    return [np.asarray(a) for a in picked]
+
+
+def _close(sim: Sim, a: list, b: list) -> None:
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        if x.dtype.kind in "fc":
+            np.testing.assert_allclose(x, y, rtol=sim.rtol, atol=sim.atol, equal_nan=True)
+        else:
+            np.testing.assert_array_equal(x, y)
+
+
+def _param(check: str):
+    rows = [pytest.param(s, id=s.name, marks=pytest.mark.skip(reason=s.skip[check])) if check in s.skip
+            else pytest.param(s, id=s.name) for s in SIMULATORS]
+    return pytest.mark.parametrize("sim", rows)
+
+
+def test_table_covers_every_topic():
+    from paper_checks import topics
+
+    covered = {s.name.split(".")[1] for s in SIMULATORS}
+    assert set(topics()) <= covered, f"topics without contract rows: {set(topics()) - covered}"
+
+
+@_param("jit")
+def test_jit_equals_eager(sim):
+    compiled = _arrays(sim, sim.call())
+    with jax.disable_jit():
+        eager = _arrays(sim, sim.call())
+    _close(sim, compiled, eager)
+
+
+@_param("vmap")
+def test_vmap_equals_loop(sim):
+    if sim.grid is None:
+        pytest.skip(f"{sim.name} has no grid axis")
+    name, values, axis = sim.grid
+    whole = _arrays(sim, sim.call(**{name: values}))
+    pieces = [_arrays(sim, sim.call(**{name: values[i:i + 1]})) for i in range(len(values))]
+    stacked = [np.concatenate([p[k] for p in pieces], axis=axis) for k in range(len(whole))]
+    _close(sim, whole, stacked)
+
+
+@_param("bad")
+def test_bad_input_names_the_parameter(sim):
+    assert sim.bad, f"{sim.name}: list at least one bad input"
+    for overrides, param in sim.bad:
+        with pytest.raises((ValueError, TypeError)) as exc:
+            sim.call(**overrides)
+        assert param in str(exc.value), f"{sim.name}{overrides}: message does not name {param!r}: {exc.value}"
+
+
+@_param("diverge")
+def test_divergence_is_data(sim):
+    assert sim.diverging is not None, f"{sim.name}: give a diverging configuration or a skip reason"
+    overrides, flag = sim.diverging
+    out = sim.call(**overrides)
+    assert np.all(np.asarray(flag(out))), f"{sim.name}: diverging runs are not flagged"
+
+
+@_param("compile")
+def test_no_recompilation(sim):
+    assert sim.vary is not None, f"{sim.name}: give new data of the same shapes or a skip reason"
+    sim.call()
+    compiles = []
+    monitoring.register_event_duration_secs_listener(
+        lambda event, duration, **kw: compiles.append(event) if event.endswith("backend_compile_duration") else None)
+    try:
+        sim.call(**sim.vary)
+    finally:
+        monitoring.clear_event_listeners()
+    assert not compiles, f"{sim.name}: repeating with new data of the same shapes compiled {len(compiles)} programs"
