@@ -1,6 +1,10 @@
-import numpy as np
+"""The figure style: byte-stable files, the public helpers, and the layout checker (red on bad layouts)."""
+import warnings
 
-from figures import _style
+import numpy as np
+import pytest
+
+from figures import _style, plot
 
 
 def _draw(out, name):
@@ -8,12 +12,109 @@ def _draw(out, name):
     x = np.linspace(0, 1, 50)
     ax.plot(x, x**2, color=_style.THEORY, label="theory")
     ax.plot(x[::5], x[::5] ** 2, "o", color=_style.SIM, label="simulation")
-    _style.threshold(ax, 0.5, "2/λ")
-    ax.legend()
+    _style.threshold(ax, 0.5, "η = 0.5")
+    ax.set(xlabel="η", ylabel="loss", title="a clean figure")
+    ax.legend(loc="lower right")
     return _style.save(fig, name, out)
 
 
 def test_figures_are_byte_stable(tmp_path):
-    first = [p.read_bytes() for p in _draw(tmp_path / "a", "demo")]
-    second = [p.read_bytes() for p in _draw(tmp_path / "b", "demo")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", plot.LayoutWarning)  # the clean figure raises no layout warning
+        first = [p.read_bytes() for p in _draw(tmp_path / "a", "demo")]
+        second = [p.read_bytes() for p in _draw(tmp_path / "b", "demo")]
     assert first == second
+    assert [p.suffix for p in (tmp_path / "a").iterdir()] != []
+
+
+def _crowded_figure():
+    """Eleven long x tick labels on a narrow axes: they overlap each other."""
+    fig, ax = plot.figure(width=3.0, height=2.4)
+    ax.plot([0, 1], [0, 1])
+    ticks = np.linspace(0, 1, 11)
+    ax.set_xticks(ticks, [f"{t:.6f}" for t in ticks])
+    return fig
+
+
+def test_layout_checker_flags_overlapping_tick_labels():
+    fig = _crowded_figure()
+    problems = plot.check_layout(fig)
+    assert any(p.kind == "overlap" and "x tick labels" in p.message and "'0.500000'" in p.message for p in problems)
+
+
+def test_layout_checker_passes_a_clean_figure():
+    fig, ax = plot.figure()
+    x = np.linspace(0.1, 2, 40)
+    plot.theory_vs_simulation(ax, x, 1 / x, x[::4], 1 / x[::4], yerr=0.02 + 0 * x[::4])
+    plot.threshold(ax, 1.0, "η = 1")
+    plot.threshold(ax, 0.5, "floor", vertical=False)
+    ax.set(xlabel="η", ylabel="f", title="clean")
+    ax.legend(loc="upper right")
+    assert plot.check_layout(fig) == []
+
+
+@pytest.mark.parametrize("defect, kind", [
+    ("title", "overlap"), ("outside", "outside"), ("single", "single tick label"), ("legend", "no legend"),
+])
+def test_layout_checker_names_each_defect(defect, kind):
+    fig, ax = plot.figure()
+    ax.plot([1, 2], [1, 2], label="a")
+    if defect == "title":
+        ax.set_title("a long title over the axes")
+        ax.text(0.3, 1.01, "a label on the title", transform=ax.transAxes)
+        ax.legend()
+    elif defect == "outside":
+        ax.text(1.4, 0.5, "beyond the right edge", transform=ax.transAxes)
+        ax.legend()
+    elif defect == "single":
+        ax.set_yscale("log")
+        ax.set_ylim(5, 30)  # one decade tick (10) inside, minor labels off
+        ax.yaxis.set_minor_formatter(plt_null())
+        ax.legend()
+    else:
+        ax.plot([1, 2], [2, 1], label="b")
+    kinds = {p.kind for p in plot.check_layout(fig)}
+    assert kind in kinds
+
+
+def plt_null():
+    from matplotlib.ticker import NullFormatter
+
+    return NullFormatter()
+
+
+def test_save_warns_with_the_figure_name_and_labels(tmp_path):
+    with pytest.warns(plot.LayoutWarning, match=r"figure 'crowded'.*x tick labels overlap.*'0\.100000'"):
+        paths = plot.save(_crowded_figure(), "crowded", tmp_path)
+    assert [p.name for p in paths] == ["crowded.png", "crowded.pdf"]
+    with pytest.raises(plot.LayoutError, match="crowded"):
+        plot.save(_crowded_figure(), "crowded2", tmp_path, layout="error")
+    assert not (tmp_path / "crowded2.png").exists()
+    with pytest.raises(ValueError, match="layout"):
+        plot.save(_crowded_figure(), "x", tmp_path, layout="loud")
+
+
+def test_save_links_figures_to_the_claims_they_read(tmp_path):
+    results = {"toy.a": 1, "toy.b": 2, "toy.c": 3}
+    with plot.track_claims(results) as tracked:
+        fig, ax = plot.figure()
+        ax.plot([0, 1], [tracked["toy.a"], tracked.get("toy.b")])
+        plot.save(fig, "linked_ab", tmp_path)
+        tracked.get("toy.missing")
+        fig, ax = plot.figure()
+        ax.plot([0, 1], [0, tracked["toy.c"]])
+        plot.save(fig, "linked_explicit", tmp_path, claims=["toy.a"])
+    links = plot.figure_claims()
+    assert links["linked_ab"] == ("toy.a", "toy.b")
+    assert links["linked_explicit"] == ("toy.a",)
+
+
+def test_bifurcation_skips_diverged_runs_and_checks_shapes():
+    fig, ax = plot.figure()
+    dots = plot.bifurcation(ax, [1.0, 2.0], [[0.1, 0.2], [np.inf, 0.3]], center=0.1)
+    assert len(dots.get_xdata()) == 3
+    with pytest.raises(ValueError, match="iterates"):
+        plot.bifurcation(ax, [1.0, 2.0, 3.0], [[0.1, 0.2], [0.3, 0.4]])
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
