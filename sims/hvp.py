@@ -1,0 +1,188 @@
+r"""Matrix-free curvature of any JAX model: Hessian-vector products, top eigenvalues, trace.
+
+Everything takes a scalar loss ``loss_fn(params) -> float`` of a parameter pytree ``params`` (a flat
+vector, a list of matrices, a dict of layers: any pytree of float arrays):
+
+* :func:`hvp` -- :math:`H(\theta)v` as forward-over-reverse differentiation,
+  :math:`Hv=\partial_\epsilon\nabla\mathcal L(\theta+\epsilon v)|_{\epsilon=0}` (``jvp`` of ``grad``):
+  one gradient's cost, no :math:`P\times P` matrix;
+* :func:`dense_hessian` -- the :math:`P\times P` matrix (``jax.hessian`` on the flattened
+  parameters; small :math:`P` only), the reference the matrix-free routines are tested against;
+* :func:`lanczos` / :func:`top_eigenvalues` -- the largest eigenvalues by Lanczos on the HVP;
+* :func:`hutchinson_trace` -- :math:`\operatorname{tr}H` by Hutchinson's estimator with its
+  standard error.
+
+Random routines take a typed key (``jax.random.key``) and are traceable: call them under
+``jax.jit`` with ``loss_fn`` closed over the data. Float64 throughout (importing :mod:`sims`
+enables it).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.flatten_util import ravel_pytree
+
+import sims  # noqa: F401  (float64)
+from theory import _validate as V
+
+__all__ = ["hvp", "dense_hessian", "lanczos", "top_eigenvalues", "hutchinson_trace", "TraceEstimate"]
+
+
+def _callable(name: str, fn: Any) -> Callable:
+    if not callable(fn):
+        raise TypeError(f"{name}: expected a callable loss_fn(params) -> scalar, got {type(fn).__name__}")
+    return fn
+
+
+def _flat(loss_fn: Callable, params: Any) -> tuple[jax.Array, Callable[[jax.Array], jax.Array]]:
+    """``params`` as one vector and the loss as a function of that vector."""
+    leaves = jax.tree_util.tree_leaves(params)
+    if not leaves:
+        raise ValueError("params: expected a pytree with at least one array, got an empty pytree")
+    flat, unravel = ravel_pytree(params)
+    if not jnp.issubdtype(flat.dtype, jnp.floating):
+        raise TypeError(f"params: expected floating-point arrays, got dtype {flat.dtype}")
+    return flat, lambda x: loss_fn(unravel(x))
+
+
+def hvp(loss_fn: Callable[[Any], jax.Array], params: Any, v: Any) -> Any:
+    r"""Hessian-vector product :math:`H(\theta)v`, a pytree shaped like ``params``.
+
+    Forward-over-reverse: the directional derivative of :math:`\nabla\mathcal L` along ``v``,
+    :math:`\frac{d}{d\epsilon}\nabla\mathcal L(\theta+\epsilon v)\big|_0=H(\theta)v`. ``v`` has the
+    structure and shapes of ``params``.
+
+    Args:
+        loss_fn: scalar loss of the parameter pytree.
+        params: the point :math:`\theta`.
+        v: the direction.
+    """
+    _callable("loss_fn", loss_fn)
+    if jax.tree_util.tree_structure(v) != jax.tree_util.tree_structure(params):
+        raise ValueError("v: expected the same pytree structure as params, got "
+                         f"{jax.tree_util.tree_structure(v)} vs {jax.tree_util.tree_structure(params)}")
+    for a, b in zip(jax.tree_util.tree_leaves(v), jax.tree_util.tree_leaves(params)):
+        if jnp.shape(a) != jnp.shape(b):
+            raise ValueError(f"v: leaf of shape {jnp.shape(a)} where params has shape {jnp.shape(b)}")
+    return jax.jvp(jax.grad(loss_fn), (params,), (v,))[1]
+
+
+def dense_hessian(loss_fn: Callable[[Any], jax.Array], params: Any) -> jax.Array:
+    r"""The :math:`P\times P` Hessian in the flattened coordinates of ``params`` (``ravel_pytree`` order).
+
+    Symmetrized, :math:`\tfrac12(H+H^\top)`, so round-off asymmetry cannot leak into ``eigvalsh``.
+    Memory :math:`O(P^2)`: use :func:`top_eigenvalues` beyond a few thousand parameters.
+    """
+    _callable("loss_fn", loss_fn)
+    flat, f = _flat(loss_fn, params)
+    H = jax.hessian(f)(flat)
+    return 0.5 * (H + H.T)
+
+
+def lanczos(key: jax.Array, matvec: Callable[[jax.Array], jax.Array], dim: int, num_iter: int) -> jax.Array:
+    r"""Ritz values (ascending, ``num_iter`` of them) of a symmetric operator after ``num_iter`` Lanczos steps.
+
+    Builds an orthonormal Krylov basis :math:`V=[v_0,\dots,v_{m-1}]` from a Gaussian start and the
+    tridiagonal :math:`T=V^\top HV` (:math:`\alpha_i=v_i^\top Hv_i`, :math:`\beta_i=\lVert w_i\rVert`).
+    Every new vector is orthogonalized against all previous ones twice (full reorthogonalization),
+    which keeps :math:`V` orthonormal to round-off and prevents spurious copies of converged
+    eigenvalues. On breakdown (:math:`\beta_i` below :math:`10^{-13}` of the operator scale seen so
+    far: an invariant subspace is exhausted) the iteration continues from a fresh random vector
+    orthogonal to :math:`V` with :math:`\beta_i=0`, so repeated eigenvalues are found with their
+    multiplicity. With ``num_iter == dim`` the Ritz values are the whole spectrum; otherwise the
+    extreme ones converge first.
+
+    Args:
+        key: typed PRNG key (start vector and restarts).
+        matvec: :math:`v\mapsto Hv` on vectors of length ``dim`` (traceable).
+        dim: the operator's dimension.
+        num_iter: Krylov steps, :math:`1\le m\le\mathrm{dim}`.
+    """
+    V.key("key", key)
+    _callable("matvec", matvec)
+    dim = V.integer("dim", dim, low=1)
+    num_iter = V.integer("num_iter", num_iter, low=1, high=dim)
+    k_start, k_restart = jax.random.split(key)
+    v0 = jax.random.normal(k_start, (dim,))
+    basis = jnp.zeros((num_iter + 1, dim)).at[0].set(v0 / jnp.linalg.norm(v0))
+
+    def orth(w, basis):
+        # classical Gram-Schmidt twice ("twice is enough"); rows not yet filled are zero
+        w = w - basis.T @ (basis @ w)
+        return w - basis.T @ (basis @ w)
+
+    def body(i, carry):
+        basis, alpha, beta, scale = carry
+        v = basis[i]
+        w = matvec(v)
+        a = jnp.vdot(v, w)
+        w = orth(w, basis)
+        b = jnp.linalg.norm(w)
+        scale = jnp.maximum(scale, jnp.maximum(jnp.abs(a), b))
+        fresh = orth(jax.random.normal(jax.random.fold_in(k_restart, i), (dim,)), basis)
+        fresh = fresh / jnp.maximum(jnp.linalg.norm(fresh), 1e-300)
+        broke = b <= 1e-13 * jnp.maximum(scale, 1e-300)
+        nxt = jnp.where(broke, fresh, w / jnp.where(broke, 1.0, b))
+        return basis.at[i + 1].set(nxt), alpha.at[i].set(a), beta.at[i].set(jnp.where(broke, 0.0, b)), scale
+
+    init = (basis, jnp.zeros(num_iter), jnp.zeros(num_iter), jnp.zeros(()))
+    _, alpha, beta, _ = lax.fori_loop(0, num_iter, body, init)
+    T = jnp.diag(alpha) + jnp.diag(beta[:-1], 1) + jnp.diag(beta[:-1], -1)
+    return jnp.linalg.eigvalsh(T)
+
+
+def top_eigenvalues(loss_fn: Callable[[Any], jax.Array], params: Any, key: jax.Array, *, k: int = 1,
+                    num_iter: int = 30) -> jax.Array:
+    r"""The ``k`` largest Hessian eigenvalues (descending) by Lanczos on :func:`hvp`; no dense matrix.
+
+    ``num_iter`` Krylov steps (capped at :math:`P`); each costs one HVP. The top Ritz value
+    converges geometrically in ``num_iter`` at a rate set by the gap to the next eigenvalue; with
+    ``num_iter == P`` the result is exact to round-off.
+
+    Args:
+        loss_fn: scalar loss of the parameter pytree.
+        params: the point :math:`\theta`.
+        key: typed PRNG key.
+        k: how many eigenvalues, :math:`1\le k\le` ``min(num_iter, P)``.
+        num_iter: Lanczos steps.
+    """
+    _callable("loss_fn", loss_fn)
+    V.key("key", key)
+    flat, f = _flat(loss_fn, params)
+    m = min(V.integer("num_iter", num_iter, low=1), flat.size)
+    k = V.integer("k", k, low=1, high=m)
+    grad = jax.grad(f)
+    ritz = lanczos(key, lambda v: jax.jvp(grad, (flat,), (v,))[1], flat.size, m)
+    return ritz[::-1][:k]
+
+
+class TraceEstimate(NamedTuple):
+    r"""Hutchinson's estimate of :math:`\operatorname{tr}H`: ``estimate`` :math:`\pm` ``se`` from ``samples``."""
+
+    estimate: jax.Array
+    se: jax.Array
+    samples: jax.Array
+
+
+def hutchinson_trace(loss_fn: Callable[[Any], jax.Array], params: Any, key: jax.Array, *,
+                     num_samples: int = 64) -> TraceEstimate:
+    r"""Hutchinson's estimator :math:`\widehat{\operatorname{tr}H}=\frac1m\sum_{i=1}^m z_i^\top Hz_i` with Rademacher :math:`z_i`.
+
+    Unbiased, :math:`\mathbb E[z^\top Hz]=\operatorname{tr}H`, with variance
+    :math:`2\sum_{a\ne b}H_{ab}^2` per probe (Rademacher probes have the smallest variance of all
+    i.i.d. unit-variance probes). The standard error is the sample standard deviation of the
+    :math:`m` probes over :math:`\sqrt m` (needs :math:`m\ge2`). The probes run under ``vmap``.
+
+    Returns a :class:`TraceEstimate` (estimate, standard error, the per-probe values).
+    """
+    _callable("loss_fn", loss_fn)
+    V.key("key", key)
+    m = V.integer("num_samples", num_samples, low=2)
+    flat, f = _flat(loss_fn, params)
+    grad = jax.grad(f)
+    z = jax.random.rademacher(key, (m, flat.size), dtype=flat.dtype)
+    quad = jax.vmap(lambda v: jnp.vdot(v, jax.jvp(grad, (flat,), (v,))[1]))(z)
+    return TraceEstimate(jnp.mean(quad), jnp.std(quad, ddof=1) / jnp.sqrt(m), quad)

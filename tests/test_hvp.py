@@ -1,0 +1,99 @@
+"""The shared curvature module (sims.hvp) against dense ``jax.hessian`` on a small nonlinear model."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from sims import hvp as H
+
+# a small tanh network with a dict of parameters (any pytree must work), fixed data
+_rng = np.random.default_rng(0)
+X = jnp.asarray(_rng.normal(size=(12, 4)))
+Y = jnp.asarray(_rng.normal(size=(12, 2)))
+PARAMS = {"W1": jnp.asarray(0.7 * _rng.normal(size=(4, 3))), "b1": jnp.asarray(0.1 * _rng.normal(size=3)),
+          "W2": jnp.asarray(0.7 * _rng.normal(size=(3, 2)))}
+P = 4 * 3 + 3 + 3 * 2
+
+
+def mlp_loss(p):
+    r = jnp.tanh(X @ p["W1"] + p["b1"]) @ p["W2"] - Y
+    return 0.5 * jnp.mean(jnp.sum(r * r, axis=1))
+
+
+@pytest.fixture(scope="module")
+def dense():
+    Hd = np.asarray(jax.jit(lambda p: H.dense_hessian(mlp_loss, p))(PARAMS))
+    return Hd, np.linalg.eigvalsh(Hd)
+
+
+def test_dense_hessian_is_symmetric_and_sized(dense):
+    Hd, _ = dense
+    assert Hd.shape == (P, P)
+    np.testing.assert_array_equal(Hd, Hd.T)
+
+
+def test_hvp_equals_dense_times_vector(dense):
+    Hd, _ = dense
+    v = jax.tree_util.tree_map(lambda a: jnp.asarray(_rng.normal(size=a.shape)), PARAMS)
+    flat_v, _ = jax.flatten_util.ravel_pytree(v)
+    hv = H.hvp(mlp_loss, PARAMS, v)
+    assert jax.tree_util.tree_structure(hv) == jax.tree_util.tree_structure(PARAMS)
+    flat_hv, _ = jax.flatten_util.ravel_pytree(hv)
+    np.testing.assert_allclose(np.asarray(flat_hv), Hd @ np.asarray(flat_v), rtol=1e-11, atol=1e-13)
+
+
+def test_top_eigenvalues_full_krylov_equal_dense(dense):
+    _, ev = dense
+    top = jax.jit(lambda p: H.top_eigenvalues(mlp_loss, p, jax.random.key(1), k=4, num_iter=P))(PARAMS)
+    # a full Krylov space with reorthogonalization: exact up to eigvalsh round-off
+    np.testing.assert_allclose(np.asarray(top), ev[::-1][:4], rtol=1e-10, atol=1e-12)
+
+
+def test_top_eigenvalue_converges_before_full_krylov(dense):
+    _, ev = dense
+    top = jax.jit(lambda p: H.top_eigenvalues(mlp_loss, p, jax.random.key(2), k=1, num_iter=15))(PARAMS)
+    # the top eigenvalue is isolated (gap ~ ev[-1] - ev[-2]); 15 of 21 steps converge it to round-off
+    assert float(top[0]) == pytest.approx(ev[-1], rel=1e-9)
+
+
+def test_lanczos_finds_repeated_eigenvalues():
+    diag = jnp.array([5.0, 5.0, 5.0, 2.0, 1.0, 0.0, 0.0, -1.0])
+    ritz = jax.jit(lambda k: H.lanczos(k, lambda v: diag * v, 8, 8))(jax.random.key(0))
+    np.testing.assert_allclose(np.sort(np.asarray(ritz)), np.sort(np.asarray(diag)), atol=1e-10)
+
+
+def test_hutchinson_within_its_standard_error(dense):
+    Hd, _ = dense
+    exact = float(np.trace(Hd))
+    est = jax.jit(lambda p, k: H.hutchinson_trace(mlp_loss, p, k, num_samples=400))(PARAMS, jax.random.key(3))
+    # Rademacher probes: Var(z^T H z) = 2 sum_{a != b} H_ab^2; the reported SE estimates sqrt(Var / m)
+    se_theory = np.sqrt(2 * (np.sum(Hd**2) - np.sum(np.diag(Hd) ** 2)) / 400)
+    assert float(est.se) == pytest.approx(se_theory, rel=0.25)  # SE of an SE from 400 probes ~ 4-10 %
+    z = abs(float(est.estimate) - exact) / float(est.se)
+    assert z < 4.0, f"Hutchinson {float(est.estimate):.4f} vs exact {exact:.4f}: {z:.1f} SE"
+    # the estimate can fail: twice the trace is far outside the band
+    assert abs(float(est.estimate) - 2 * exact) / float(est.se) > 4.0
+
+
+def test_hutchinson_is_exact_for_diagonal_hessians():
+    # z_a^2 = 1 for Rademacher probes, so a diagonal Hessian gives the trace with zero spread
+    d = jnp.array([1.0, 2.0, 3.0])
+    est = jax.jit(lambda k: H.hutchinson_trace(lambda x: 0.5 * jnp.sum(d * x * x), jnp.ones(3), k, num_samples=5))(
+        jax.random.key(0))
+    assert float(est.estimate) == pytest.approx(6.0, rel=1e-14) and float(est.se) < 1e-13
+
+
+@pytest.mark.parametrize("call, param", [
+    (lambda: H.top_eigenvalues(mlp_loss, PARAMS, jax.random.PRNGKey(0)), "key"),
+    (lambda: H.top_eigenvalues(mlp_loss, PARAMS, jax.random.key(0), k=5, num_iter=4), "k"),
+    (lambda: H.top_eigenvalues(mlp_loss, PARAMS, jax.random.key(0), num_iter=0), "num_iter"),
+    (lambda: H.top_eigenvalues("loss", PARAMS, jax.random.key(0)), "loss_fn"),
+    (lambda: H.hutchinson_trace(mlp_loss, PARAMS, jax.random.key(0), num_samples=1), "num_samples"),
+    (lambda: H.hvp(mlp_loss, PARAMS, {"W1": jnp.ones((4, 3)), "b1": jnp.ones(3), "W2": jnp.ones((2, 3))}), "v"),
+    (lambda: H.hvp(mlp_loss, PARAMS, jnp.ones(P)), "v"),
+    (lambda: H.lanczos(jax.random.key(0), lambda v: v, 4, 5), "num_iter"),
+    (lambda: H.dense_hessian(mlp_loss, {}), "params"),
+])
+def test_bad_input_names_the_parameter(call, param):
+    with pytest.raises((ValueError, TypeError), match=param):
+        call()
