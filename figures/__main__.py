@@ -1,59 +1,113 @@
-"""``python -m figures [--fresh] [--topic T] [--budget B] [--out DIR]``: every figure plus the report."""
+"""Run the claims, draw every figure and write the report (also ``steplab figures``).
+
+Each selected claim runs at the budget (cached results are reused when still valid), each topic's
+``figures/<topic>.py`` draws from the claims' results and the topic's experiments, and the
+report is written beside the figures: ``report.html`` (self-contained) and ``report.md``.
+With ``--topic T`` only that topic runs and its report goes to ``report_T.{html,md}``, so the
+full report is never overwritten by a part of it. Exit status as for ``steplab check``; 1 also
+when a topic's figure script raises.
+"""
 from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import pkgutil
 import sys
+import traceback
 from pathlib import Path
 
 import figures
-from figures._report import write_html, write_markdown
-from paper_checks import BUDGETS, as_budget, claims, exit_code, run_claims, topics
-from sims.cache import recompute
 
 
 def topic_modules() -> list[str]:
-    return [m.name for m in pkgutil.iter_modules(figures.__path__) if not m.name.startswith("_")]
+    """Names of the figure scripts ``figures/<topic>.py`` (modules not starting with ``_``, ``plot`` excluded)."""
+    return [m.name for m in pkgutil.iter_modules(figures.__path__) if not m.name.startswith("_") and m.name != "plot"]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m figures", description=__doc__)
-    parser.add_argument("--fresh", action="store_true", help="recompute cached experiments and claim results")
-    parser.add_argument("--topic", help="only this topic's claims and figures (the report is not rewritten)")
-    parser.add_argument("--budget", default="full", choices=BUDGETS,
-                        help="quick: the tests' budget; full: the report's budget (default)")
-    parser.add_argument("--out", default="figures/out", help="output folder (default figures/out)")
-    args = parser.parse_args(argv)
-    if args.topic is not None and args.topic not in topics():
-        parser.error(f"topic: unknown topic {args.topic!r}; valid: {', '.join(topics())}")
+def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    """The options of ``python -m figures`` / ``steplab figures`` (added to ``parser`` when given)."""
+    from paper_checks.__main__ import add_budget_argument
+
+    if parser is None:
+        parser = argparse.ArgumentParser(prog="python -m figures", description=__doc__,
+                                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--topic", metavar="T",
+                        help="only this topic's claims and figures; the report goes to report_T.{html,md}")
+    add_budget_argument(parser)
+    parser.add_argument("--out", default="figures/out", metavar="DIR",
+                        help="folder for the figures and the report (default figures/out)")
+    parser.add_argument("--fresh", action="store_true",
+                        help="recompute cached experiments and claim results and overwrite them")
+    parser.add_argument("--list", action="store_true", help="list the topics with figure scripts and exit")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    return parser
+
+
+def _make(module, results: dict, out: Path, budget) -> list[Path]:
+    """Call ``module.make`` (contract: ``make(results, out, budget)``)."""
+    params = inspect.signature(module.make).parameters
+    if "fresh" in params:  # a figure script not yet moved to the experiments layer (keyword-only budget/fresh)
+        return module.make(results, out, budget=budget.name, fresh=False)
+    return module.make(results, out, budget)
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Run claims, draw figures, write the report; return the exit status."""
+    from figures import plot
+    from figures._report import write_html, write_markdown
+    from paper_checks import as_budget, claims, exit_code, run_claims, topics
+    from sims.cache import recompute
+
+    drawable = topic_modules()
+    if args.list:
+        print("\n".join(drawable))
+        return 0
+    if args.topic is not None:
+        valid = list(dict.fromkeys([*topics(), *drawable]))
+        if args.topic not in valid:
+            parser.error(f"topic: unknown topic {args.topic!r}; valid: {', '.join(valid)}")
     budget = as_budget(args.budget)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 
-    selected = claims(topic=args.topic)
-    print(f"running {len(selected)} claims at budget {budget.name!r} (cached results reused)", flush=True)
+    selected = claims(topic=args.topic) if args.topic is None or args.topic in topics() else []
+    if not args.quiet:
+        print(f"running {len(selected)} claims at budget {budget.name!r} (cached results reused)",
+              file=sys.stderr, flush=True)
+    broken: list[str] = []
     with recompute(args.fresh):
-        outcomes = run_claims(selected, budget, use_cache=True, progress=True)
+        outcomes = run_claims(selected, budget, use_cache=True, progress=not args.quiet)
         results = {o.claim.id: o.result for o in outcomes if o.result is not None}
         made: dict[str, list[Path]] = {}
-        for name in topic_modules():
+        for name in drawable:
             if args.topic and name != args.topic:
                 continue
-            print(f"drawing figures/{name}.py", flush=True)
-            module = importlib.import_module(f"figures.{name}")
-            made[name] = module.make(results, out, budget)
+            if not args.quiet:
+                print(f"drawing figures/{name}.py", file=sys.stderr, flush=True)
+            try:
+                module = importlib.import_module(f"figures.{name}")
+                with plot.track_claims(results) as tracked:
+                    made[name] = [Path(p) for p in _make(module, tracked, out, budget)]
+            except Exception:  # noqa: BLE001 - one broken figure script must not lose the others or the report
+                print(f"figures/{name}.py raised:\n{traceback.format_exc()}", file=sys.stderr)
+                broken.append(name)
+    notes = [f"figures/{name}.py raised an error; its figures are missing" for name in broken]
+    stem = "report" if args.topic is None else f"report_{args.topic}"
+    links = plot.figure_claims()
+    md = write_markdown(outcomes, made, out, budget.name, figure_claims=links, name=stem, notes=notes)
+    page = write_html(outcomes, made, out, budget.name, figure_claims=links, name=stem, notes=notes)
     n_fig = sum(len(v) for v in made.values())
-    if args.topic:  # a partial run must not overwrite the full report with one topic's claims
-        print(f"wrote {n_fig} figure files (report not rewritten for a single topic)")
-    else:
-        md = write_markdown(outcomes, made, out, budget.name)
-        page = write_html(outcomes, made, out, budget.name)
-        print(f"wrote {n_fig} figure files, {md} and {page}")
+    print(f"wrote {n_fig} figure files, {md} and {page}")
     for o in outcomes:
         if o.status not in ("passed", "refutes paper", "differs from paper"):
             print(f"  {o.status}: {o.claim.id}", file=sys.stderr)
-    return exit_code(outcomes)
+    return max(exit_code(outcomes), int(bool(broken)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    return run(parser.parse_args(argv), parser)
 
 
 if __name__ == "__main__":

@@ -59,20 +59,89 @@ def run_claim(claim: Claim, budget: "Budget | str", *, use_cache: bool = False) 
     return Outcome(claim, result, status, time.perf_counter() - start, error, b.name, hit)
 
 
+class _ClaimProgress:
+    """Progress over a list of claims on ``stream``: ``[k/N] id … 12.3 s (cached) status``.
+
+    On a terminal a tqdm bar over the claims (with the running claim's id and an ETA) sits below
+    one finished line per claim. Elsewhere (CI logs, pipes) every update is one whole line: the
+    finished line with the bar's counts and ETA appended, and a ``… running`` line for a claim
+    still busy after ``notice_s`` seconds, so a long claim is never silent.
+    """
+
+    def __init__(self, n: int, stream, notice_s: float = 10.0):
+        from tqdm import tqdm
+
+        self.n, self.stream, self.notice_s = n, stream, notice_s
+        self.tty = bool(getattr(stream, "isatty", lambda: False)())
+        self.start_time = time.perf_counter()
+        self._timer = None
+        self._format_meter = tqdm.format_meter
+        self.bar = (tqdm(total=n, unit="claim", file=stream, dynamic_ncols=True, leave=False,
+                         bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} claims [{elapsed}<{remaining}]{postfix}")
+                    if self.tty else None)
+
+    def _line(self, text: str) -> None:
+        if self.bar is not None:
+            self.bar.write(text, file=self.stream)
+        else:
+            print(text, file=self.stream, flush=True)
+
+    def start(self, k: int, claim_id: str) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix_str(claim_id, refresh=True)
+            return
+        import threading
+
+        self._timer = threading.Timer(self.notice_s, self._line, (f"[{k}/{self.n}] {claim_id} … running",))
+        self._timer.daemon = True
+        self._timer.start()
+
+    def done(self, k: int, outcome: "Outcome") -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        text = (f"[{k}/{self.n}] {outcome.claim.id} … {outcome.wall_s:.1f} s"
+                f"{' (cached)' if outcome.cached else ''} {outcome.status}")
+        if self.bar is not None:
+            self._line(text)
+            self.bar.update(1)
+        else:
+            meter = self._format_meter(k, self.n, time.perf_counter() - self.start_time, unit="claim",
+                                       bar_format="{percentage:3.0f}% [{elapsed}<{remaining}]")
+            self._line(f"{text}  {meter}")
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        if self.bar is not None:
+            self.bar.close()
+
+
 def run_claims(claims: list[Claim], budget: "Budget | str", *, use_cache: bool = False,
-               progress: bool = False, on_done: Callable[[int, int, Outcome], None] | None = None) -> list[Outcome]:
-    """Run claims in order; with ``progress`` print ``[k/N] id … 12.3 s (cached) status`` per claim."""
+               progress: bool = False, on_done: Callable[[int, int, Outcome], None] | None = None,
+               stream=None) -> list[Outcome]:
+    """Run claims in order.
+
+    With ``progress``, report on ``stream`` (default stderr) one line per claim,
+    ``[k/N] id … 12.3 s (cached) status``, under a tqdm bar on a terminal, with counts and an ETA
+    appended elsewhere (see :class:`_ClaimProgress`). ``on_done(k, N, outcome)`` is called after each claim.
+    """
     outcomes = []
     n = len(claims)
-    for k, c in enumerate(claims, 1):
-        if progress:
-            print(f"[{k}/{n}] {c.id} …", end="", flush=True, file=sys.stderr)
-        o = run_claim(c, budget, use_cache=use_cache)
-        outcomes.append(o)
-        if progress:
-            print(f" {o.wall_s:.1f} s{' (cached)' if o.cached else ''} {o.status}", flush=True, file=sys.stderr)
-        if on_done is not None:
-            on_done(k, n, o)
+    bar = _ClaimProgress(n, sys.stderr if stream is None else stream) if progress else None
+    try:
+        for k, c in enumerate(claims, 1):
+            if bar is not None:
+                bar.start(k, c.id)
+            o = run_claim(c, budget, use_cache=use_cache)
+            outcomes.append(o)
+            if bar is not None:
+                bar.done(k, o)
+            if on_done is not None:
+                on_done(k, n, o)
+    finally:
+        if bar is not None:
+            bar.close()
     return outcomes
 
 

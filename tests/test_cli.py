@@ -1,0 +1,226 @@
+"""The command line: strict names, exit codes, help for every option, progress lines, the cache command.
+
+Runs against a scratch registry of tiny synthetic claims, so it needs no topic to be importable.
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import figures.__main__ as figures_main
+import sims.cache
+import paper_checks.__main__ as checks_main
+from figures import _cli, plot
+from paper_checks import Exact, Paper, Result, run_claims
+from paper_checks import _registry
+from paper_checks._registry import Claim
+
+ROOT = Path(__file__).resolve().parent.parent
+TOY = Paper(key="toy2024", title="Toy", authors="A. Author", year=2024, arxiv="2401.00001")
+BAD = Paper(key="bad2025", title="Bad", authors="B. Author", year=2025)
+
+
+def _good(budget):
+    """Two equal numbers; the rival 1 is rejected."""
+    return Result(Exact("x", 2.0, 2.0, rtol=1e-12, rivals={"x = 1": 1.0}, why="exact"), arrays={"x": np.arange(3.0)})
+
+
+def _also_good(budget):
+    """As _good, with a seed."""
+    return Result(Exact("y", 1.0, 1.0, atol=1e-12, rivals={"y = 0": 0.0}, why="exact"), seed=3)
+
+
+def _bad(budget):
+    """Prediction 2, measurement 3: failed."""
+    return Result(Exact("z", 2.0, 3.0, rtol=1e-6, rivals={"z = 1": 1.0}, why="exact"))
+
+
+@pytest.fixture
+def scratch(monkeypatch, tmp_path):
+    """Replace the registry with three synthetic claims in topics 'toy' and 'bad'."""
+    reg = {
+        "toy2024.good": Claim("toy2024.good", TOY, "x is 2", r"x = \tfrac{4}{2}", "derived", "exact", "derived here",
+                              _good, "toy"),
+        "toy2024.also_good": Claim("toy2024.also_good", TOY, "y is 1", "", "quoted", "exact", "Lemma 1", _also_good,
+                                   "toy"),
+        "bad2025.broken": Claim("bad2025.broken", BAD, "z is 2", "", "derived", "exact", "derived here", _bad, "bad"),
+    }
+    monkeypatch.setattr(_registry, "_REGISTRY", reg)
+    monkeypatch.setattr(_registry, "load_all", lambda: None)
+    # the cache keys results by topic: let it know the scratch topics
+    real = sims.cache.topic_names()
+    monkeypatch.setattr(sims.cache, "topic_names", lambda: (*real, "toy", "bad"))
+    monkeypatch.setenv("STEPLAB_RESULTS", str(tmp_path / "results"))
+    return reg
+
+
+@pytest.mark.parametrize("argv, valid", [
+    (["check", "--topic", "logistc"], "valid: toy, bad"),
+    (["check", "--paper", "meng"], "valid: toy2024, bad2025"),
+    (["check", "--claim", "toy2024.god"], "valid: toy2024.good, toy2024.also_good, bad2025.broken"),
+    (["list", "--topic", "typo"], "valid: toy, bad"),
+    (["figures", "--topic", "typo"], "valid: toy, bad"),
+])
+def test_unknown_names_exit_nonzero_and_list_the_valid_ones(scratch, capsys, argv, valid):
+    with pytest.raises(SystemExit) as exc:
+        _cli.main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert valid in err and f"steplab {argv[0]}" in err
+
+
+def test_python_m_entry_points_are_as_strict(scratch, capsys):
+    for main in (checks_main.main, figures_main.main):
+        with pytest.raises(SystemExit) as exc:
+            main(["--topic", "logistc"])
+        assert exc.value.code == 2
+        assert "valid: toy" in capsys.readouterr().err
+
+
+def test_a_selection_matching_nothing_is_an_error(scratch, capsys):
+    with pytest.raises(SystemExit) as exc:
+        _cli.main(["check", "--topic", "toy", "--paper", "bad2025"])
+    assert exc.value.code == 2 and "no claim matches --topic toy, --paper bad2025" in capsys.readouterr().err
+
+
+def test_check_runs_reports_progress_and_exit_codes(scratch, capsys):
+    assert _cli.main(["check", "--topic", "toy", "--budget", "quick", "--no-cache"]) == 0
+    captured = capsys.readouterr()
+    assert "toy2024.good" in captured.out and "2 passed" in captured.out
+    lines = [ln for ln in captured.err.splitlines() if ln.startswith("[")]
+    assert re.match(r"^\[1/2\] toy2024\.good … \d+\.\d s passed  +\d+% \[", lines[0]), lines
+    assert lines[1].startswith("[2/2] toy2024.also_good … ")
+    assert _cli.main(["check", "--topic", "bad", "--budget", "quick", "--no-cache", "--quiet"]) == 1
+    captured = capsys.readouterr()
+    assert "failed" in captured.out and captured.err.count("[1/1]") == 0
+
+
+def test_check_json_and_cached_second_run(scratch, capsys):
+    assert _cli.main(["check", "--claim", "toy2024.good", "--budget", "quick", "--json"]) == 0
+    first = capsys.readouterr()
+    assert json.loads(first.out)[0]["status"] == "passed" and "(cached)" not in first.err
+    assert _cli.main(["check", "--claim", "toy2024.good", "--budget", "quick", "--json"]) == 0
+    second = capsys.readouterr()
+    assert "(cached) passed" in second.err and json.loads(second.out)[0]["cached"] is True
+
+
+def test_list_and_check_list(scratch, capsys):
+    assert _cli.main(["check", "--list", "--paper", "toy2024"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [ln.split()[0] for ln in out] == ["toy2024.good", "toy2024.also_good"]
+    assert _cli.main(["list", "topics"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["toy  (2 claims; paper toy2024)", "bad  (1 claims; paper bad2025)"]
+    assert _cli.main(["list", "papers"]) == 0
+    assert capsys.readouterr().out.startswith("toy2024  (2 claims, topic toy)")
+    assert _cli.main(["list", "--json", "--topic", "bad"]) == 0
+    assert [r["id"] for r in json.loads(capsys.readouterr().out)] == ["bad2025.broken"]
+
+
+def test_every_option_has_help():
+    parser = _cli.build_parser()
+    parsers = {"steplab": parser}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            parsers.update(action.choices)
+            assert all(a.help for a in action._choices_actions), "every subcommand has a help line"
+    parsers["python -m paper_checks"] = checks_main.build_parser()
+    parsers["python -m figures"] = figures_main.build_parser()
+    for name, p in parsers.items():
+        for action in p._actions:
+            if not isinstance(action, argparse._SubParsersAction):
+                assert action.help and action.help.strip(), f"{name}: {action.option_strings or action.dest} has no help"
+
+
+def test_figures_draws_links_and_writes_a_topic_report(scratch, monkeypatch, tmp_path, capsys):
+    def make(results, out, budget):
+        fig, ax = plot.figure()
+        ax.plot(results["toy2024.good"].arrays["x"], color=plot.THEORY)
+        return plot.save(fig, "toy_x", out)
+
+    monkeypatch.setitem(sys.modules, "figures.toy", types.SimpleNamespace(make=make))
+    monkeypatch.setattr(figures_main, "topic_modules", lambda: ["toy"])
+    out = tmp_path / "out"
+    assert _cli.main(["figures", "--topic", "toy", "--budget", "quick", "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["report_toy.html", "report_toy.md", "toy_x.pdf", "toy_x.png"]
+    page = (out / "report_toy.html").read_text()
+    good = page[page.index("id='toy2024.good'"):]
+    assert "#img-toy_x" in good[:good.index("</section>")]  # the figure sits under the claim it read
+    capsys.readouterr()
+    assert _cli.main(["figures", "--list"]) == 0
+    assert capsys.readouterr().out.strip() == "toy"
+
+
+def test_a_raising_figure_script_is_reported_not_fatal(scratch, monkeypatch, tmp_path, capsys):
+    def make(results, out, budget):
+        raise RuntimeError("drawing failed")
+
+    monkeypatch.setitem(sys.modules, "figures.toy", types.SimpleNamespace(make=make))
+    monkeypatch.setattr(figures_main, "topic_modules", lambda: ["toy"])
+    assert _cli.main(["figures", "--topic", "toy", "--budget", "quick", "--out", str(tmp_path), "--quiet"]) == 1
+    assert "RuntimeError: drawing failed" in capsys.readouterr().err
+    assert "figures/toy.py raised an error" in (tmp_path / "report_toy.html").read_text()
+
+
+class _Tty(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_on_a_terminal_and_in_a_log(scratch):
+    claims = list(_registry._REGISTRY.values())
+    log = io.StringIO()
+    run_claims(claims, "quick", progress=True, stream=log)
+    lines = log.getvalue().splitlines()
+    assert len(lines) == 3 and all(re.match(r"^\[\d/3\] \S+ … \d+\.\d s (passed|failed)  +\d+% \[", ln) for ln in lines)
+    assert "\r" not in log.getvalue()  # one whole line per update when the output is not a terminal
+    tty = _Tty()
+    run_claims(claims, "quick", progress=True, stream=tty)
+    assert "\r[3/3] bad2025.broken … " in tty.getvalue() and "/3 claims [" in tty.getvalue()
+
+
+def test_cache_command_shows_and_clears_only_cache_files(scratch, tmp_path, capsys):
+    assert _cli.main(["check", "--topic", "toy", "--budget", "quick", "--quiet"]) == 0
+    folder = tmp_path / "results"
+    (folder / "notes.json").write_text('{"mine": 1}')
+    capsys.readouterr()
+    assert _cli.main(["cache"]) == 0
+    assert "(2 cached results" in capsys.readouterr().out
+    assert _cli.main(["cache", "--clear"]) == 0
+    assert "removed 4 files" in capsys.readouterr().out
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.json"]
+
+
+def test_bench_options_go_to_the_benchmark_runner(capsys):
+    with pytest.raises(SystemExit) as exc:
+        _cli.main(["bench", "--help"])
+    assert exc.value.code == 0 and "--scale" in capsys.readouterr().out
+
+
+def test_console_script_is_declared_and_importable():
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    target = meta["project"]["scripts"]["steplab"]
+    assert target == "figures._cli:main"
+    exe = shutil.which("steplab") or next((str(p) for p in [Path(sys.executable).parent / "steplab"] if p.exists()), None)
+    if exe is None:
+        pytest.skip("the steplab script is installed by `pip install -e .` (make bootstraps it)")
+    done = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "check" in done.stdout and "figures" in done.stdout
+
+
+def test_python_m_paper_checks_help_runs():
+    done = subprocess.run([sys.executable, "-m", "paper_checks", "--help"], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+    assert done.returncode == 0
+    for option in ("--topic", "--paper", "--claim", "--budget", "--json", "--list", "--fresh", "--no-cache"):
+        assert option in done.stdout
