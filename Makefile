@@ -8,7 +8,7 @@ FRESH_FLAG := $(if $(FRESH),--fresh,)
 # processes use both cores of the CI machine.
 WORKERS ?= 2
 
-.PHONY: figures test test-all check bench clean
+.PHONY: figures test test-all check bench docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,16 @@ check: $(STAMP)     ## claims table at the full budget; non-zero exit if any cla
 bench: $(STAMP)     ## throughput of the JAX simulators against NumPy references, same process
 	$(PY) -m sims.bench
 
-clean:
-	rm -rf results figures/out .pytest_cache build *.egg-info
+DOCS_STAMP := $(VENV)/.docs-stamp
+$(DOCS_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e '.[dev,docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP) ## the documentation site (docstrings + docs/) into docs/_build/html; warnings are errors
+	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
+	@echo "open docs/_build/html/index.html"
+
+clean:              ## remove the results cache, figures/out, docs/_build and build outputs
+	-@if [ -x $(PY) ]; then $(PY) -m figures._cli cache --clear; fi
+	rm -rf results figures/out docs/_build .pytest_cache build *.egg-info
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
