@@ -4,12 +4,13 @@ Loss (weights :math:`a_i \ge 0`, signed features :math:`z_i = y_i x_i`; default 
 
 .. math:: L(w) = \sum_i a_i\,\ell(z_i^\top w),\qquad \ell(s) = \log(1 + e^{-s}),
 
-GD map :math:`T(w) = w - \gamma \nabla L(w)`, :math:`\lambda = \lambda_{\max}(\nabla^2 L(w^\star))` and
-the normalized step :math:`c = \gamma\lambda`. This module holds the sympy derivations (per-point
-derivatives, the GD map, the 2-cycle equations and multiplier, the normal form at :math:`c = 2`,
-the piecewise-linear 1-D cycle construction for :math:`c \in (1, 2)`) and the numerical closed
-forms built on them (Newton-polished minimizer, cycle datasets, the 2-D witness below
-:math:`1/\lambda`). Pure mathematics: numpy/scipy/sympy only.
+GD map :math:`T(w) = w - \eta \nabla L(w)` with step size :math:`\eta` (the paper's :math:`\gamma`),
+:math:`\lambda = \lambda_{\max}(\nabla^2 L(w^\star))` and the normalized step :math:`c = \eta\lambda`.
+This module holds the sympy derivations (per-point derivatives, the GD map, the 2-cycle equations
+and multiplier, the normal form at :math:`c = 2`, the piecewise-linear 1-D cycle construction for
+:math:`c \in (1, 2)`) and the numerical closed forms built on them (Newton-polished minimizer,
+cycle datasets, the 2-D witness below :math:`c = 1`, the 1-D orbit bound). Pure mathematics:
+numpy/scipy/sympy only. Every public function validates its arguments (:mod:`theory._validate`).
 """
 from __future__ import annotations
 
@@ -21,27 +22,42 @@ import numpy as np
 import sympy as sp
 from scipy import optimize, special
 
+from theory import _validate as V
+
 __all__ = [
     "per_point_derivatives", "loss_expr", "gd_map_expr", "two_cycle_equations", "two_cycle_multiplier",
     "normal_form_amplitude", "normal_form_coefficients", "piecewise_linear_cycle",
-    "validate_dataset", "minimizer", "loss", "grad", "hessian", "gd_step", "cycle_dataset",
-    "solve_two_cycle", "two_cycle_1d", "period_doubling_step", "construct_witness_2d", "witness_2d",
+    "validate_dataset", "minimizer", "loss", "grad", "hessian", "gd_step", "smoothness", "orbit_bound_1d",
+    "cycle_dataset", "solve_two_cycle", "two_cycle_1d", "period_doubling_step", "construct_witness_2d",
+    "witness_2d",
 ]
 
 # ---------------------------------------------------------------------------------------------
 # Symbolic derivations (sympy)
 # ---------------------------------------------------------------------------------------------
-s, w, gamma, lam, mu, x = sp.symbols("s w gamma lambda mu x", real=True)
+s, w, lam, mu, x = sp.symbols("s w lambda mu x", real=True)
+ETA = sp.Symbol("eta", positive=True)  # the step size as a symbol (numbers are passed as ``eta=``)
 
 
-@functools.lru_cache(maxsize=None)
+def _expr(name: str, value, kind=sp.Expr):
+    """A sympy expression (or symbol, with ``kind=sp.Symbol``); ``TypeError`` naming the parameter otherwise."""
+    if not isinstance(value, kind):
+        raise TypeError(f"{name}: expected a sympy {kind.__name__}, got {type(value).__name__} {value!r:.60}")
+    return value
+
+
 def per_point_derivatives(order: int = 4) -> tuple[sp.Expr, ...]:
     r""":math:`\ell(s) = \log(1+e^{-s})` and its first ``order`` derivatives in :math:`s`, simplified.
 
     :math:`\ell' = -\sigma(-s)`, :math:`\ell'' = \sigma(s)\sigma(-s)`: the curvature is even in
     :math:`s` and decreasing in :math:`|s|` -- the mechanism behind global convergence for
-    :math:`c < 1` in one dimension.
+    :math:`c < 1` in one dimension. ``order``: an integer in 0..8.
     """
+    return _derivatives(V.integer("order", order, low=0, high=8))
+
+
+@functools.lru_cache(maxsize=None)
+def _derivatives(order: int) -> tuple[sp.Expr, ...]:
     ell = sp.log(1 + sp.exp(-s))
     return tuple(sp.simplify(sp.diff(ell, s, k)) for k in range(order + 1))
 
@@ -49,39 +65,64 @@ def per_point_derivatives(order: int = 4) -> tuple[sp.Expr, ...]:
 def loss_expr(z, weights=None, symbols=None) -> tuple[sp.Expr, tuple[sp.Symbol, ...]]:
     r"""Symbolic :math:`L(w) = \sum_i a_i \log(1 + e^{-z_i^\top w})` for a concrete small dataset.
 
-    Returns ``(expr, (w_1, ..., w_d))``; used to cross-check the JAX simulator with exact
-    sympy gradients and Hessians.
+    Returns ``(expr, (w_1, ..., w_d))`` (or the given ``symbols``, one per dimension); used to
+    cross-check the JAX simulator with exact sympy gradients and Hessians.
     """
     z2, a = validate_dataset(z, weights)
     d = z2.shape[1]
-    ws = symbols or sp.symbols(f"w1:{d + 1}", real=True)
+    if symbols is None:
+        ws = sp.symbols(f"w1:{d + 1}", real=True)
+    else:
+        ws = tuple(symbols)
+        if len(ws) != d or not all(isinstance(t, sp.Symbol) for t in ws):
+            raise ValueError(f"symbols: expected {d} sympy symbols (one per dimension of z), got {symbols!r:.60}")
     expr = sum(sp.Rational(float(ai)) * sp.log(1 + sp.exp(-sum(sp.Float(zij, 30) * wj for zij, wj in zip(zi, ws))))
                for zi, ai in zip(z2, a))
     return expr, tuple(ws)
 
 
-def gd_map_expr(loss: sp.Expr, ws: tuple[sp.Symbol, ...], step: sp.Expr = gamma) -> sp.Matrix:
-    r"""The GD map :math:`T(w) = w - \gamma \nabla L(w)` as a sympy column vector."""
+def gd_map_expr(loss: sp.Expr, ws, eta=None) -> sp.Matrix:
+    r"""The GD map :math:`T(w) = w - \eta \nabla L(w)` as a sympy column vector.
+
+    ``loss``: a sympy expression in the symbols ``ws``; ``eta``: a positive number or a sympy
+    expression (default: the symbol :data:`ETA`).
+    """
+    _expr("loss", loss)
+    ws = tuple(ws) if isinstance(ws, (list, tuple)) else (ws,)
+    for t in ws:
+        _expr("ws", t, sp.Symbol)
+    if eta is None:
+        step = ETA
+    elif isinstance(eta, sp.Expr):
+        step = eta
+    else:
+        step = sp.Float(V.real("eta", eta, low=0.0, low_open=True), 30)
     wv = sp.Matrix(ws)
     return wv - step * sp.Matrix([sp.diff(loss, wi) for wi in ws])
 
 
 def two_cycle_equations(g: sp.Expr, var: sp.Symbol = w) -> tuple[sp.Expr, sp.Expr, sp.Symbol, sp.Symbol]:
-    r"""1-D 2-cycle :math:`\{u, v\}` of :math:`T(w) = w - \gamma g(w)`:
+    r"""1-D 2-cycle :math:`\{u, v\}` of :math:`T(w) = w - \eta g(w)`:
 
-    .. math:: v = u - \gamma g(u),\qquad u = v - \gamma g(v)\quad(\Rightarrow g(u) = -g(v)).
+    .. math:: v = u - \eta g(u),\qquad u = v - \eta g(v)\quad(\Rightarrow g(u) = -g(v)).
 
-    Returns the two residuals (zero on a cycle) and the symbols ``(u, v)``.
+    ``g``: the gradient :math:`L'` as a sympy expression in ``var``. Returns the two residuals
+    :math:`v - T(u)` and :math:`u - T(v)` (zero on a cycle; in the symbol :data:`ETA`) and the
+    symbols ``(u, v)``.
     """
+    _expr("g", g)
+    _expr("var", var, sp.Symbol)
     u, v = sp.symbols("u v", real=True)
-    return (v - (u - gamma * g.subs(var, u)), u - (v - gamma * g.subs(var, v)), u, v)
+    return (v - (u - ETA * g.subs(var, u)), u - (v - ETA * g.subs(var, v)), u, v)
 
 
 def two_cycle_multiplier(g: sp.Expr, var: sp.Symbol = w) -> tuple[sp.Expr, sp.Symbol, sp.Symbol]:
-    r"""Stability multiplier of a 1-D 2-cycle: :math:`(T^2)'(u) = (1 - \gamma g'(u))(1 - \gamma g'(v))`."""
+    r"""Stability multiplier of a 1-D 2-cycle: :math:`(T^2)'(u) = (1 - \eta g'(u))(1 - \eta g'(v))`."""
+    _expr("g", g)
+    _expr("var", var, sp.Symbol)
     u, v = sp.symbols("u v", real=True)
     dg = sp.diff(g, var)
-    return ((1 - gamma * dg.subs(var, u)) * (1 - gamma * dg.subs(var, v)), u, v)
+    return ((1 - ETA * dg.subs(var, u)) * (1 - ETA * dg.subs(var, v)), u, v)
 
 
 @functools.lru_cache(maxsize=1)
@@ -90,13 +131,13 @@ def normal_form_amplitude() -> tuple[sp.Expr, sp.Symbol, sp.Symbol]:
 
     Near :math:`w^\star`, with :math:`x = w - w^\star` and :math:`c = 2 + \mu`, the GD map is
     :math:`T(x) = -(1+\mu)x + a x^2 + b x^3 + \dots` where
-    :math:`a = -\gamma g_2/2`, :math:`b = -\gamma g_3/6`, :math:`g_k = L^{(k+1)}(w^\star)`.
+    :math:`a = -\eta g_2/2`, :math:`b = -\eta g_3/6`, :math:`g_k = L^{(k+1)}(w^\star)`.
     Expanding :math:`T(T(x)) - x` gives :math:`2\mu x - 2(a^2+b)x^3 + O(\mu x^2, x^4)`, so the
     cycle's half-width is
 
     .. math:: A = \sqrt{\mu/(a^2 + b)}\quad(\text{supercritical iff } a^2 + b > 0).
 
-    Derived here by sympy with the scaling :math:`x = \varepsilon X`, :math:`\mu = \varepsilon^2 m`.
+    Derived by sympy with the scaling :math:`x = \varepsilon X`, :math:`\mu = \varepsilon^2 m`.
     Returns ``(A, a, b)`` with ``A`` in terms of the symbols ``mu``, ``a``, ``b``.
     """
     a, b, eps, X, m = sp.symbols("a b epsilon X m", real=True)
@@ -104,28 +145,31 @@ def normal_form_amplitude() -> tuple[sp.Expr, sp.Symbol, sp.Symbol]:
     residual = sp.expand(T(T(x)) - x)
     scaled = sp.expand(residual.subs({x: eps * X, mu: eps**2 * m}) / eps**3)
     leading = sp.simplify(scaled.series(eps, 0, 1).removeO().subs(eps, 0))
-    # leading = X (2 m - 2 (a^2 + b) X^2): the non-trivial root is the amplitude.
+    # leading = X (2 m - 2 (a^2 + b) X^2): the non-trivial positive root is the amplitude.
     roots = [r for r in sp.solve(sp.expand(leading / X), X) if r.could_extract_minus_sign() is False]
     amplitude = sp.simplify(roots[0].subs(m, mu))
     return amplitude, a, b
 
 
-def normal_form_coefficients(z, weights=None, step=None) -> dict[str, float]:
-    r"""Numbers entering the normal form for a dataset: :math:`w^\star, \lambda, g_2, g_3, a, b` at :math:`\gamma = 2/\lambda`.
+def normal_form_coefficients(z, weights=None, eta=None) -> dict[str, float]:
+    r"""Numbers entering the normal form of a 1-D dataset: :math:`w^\star, \lambda, g_2, g_3, a, b`.
 
-    The amplitude law then reads :math:`A \approx \sqrt{(c-2)/(a^2+b)}`.
+    :math:`g_k = \sum_i a_i z_i^{k+1} \ell^{(k+1)}(z_i w^\star)`, :math:`a = -\eta g_2/2`,
+    :math:`b = -\eta g_3/6` at ``eta`` (default :math:`\eta = 2/\lambda`, the bifurcation
+    point). ``amplitude_coefficient`` is :math:`1/\sqrt{a^2+b}` (NaN when subcritical), so the
+    amplitude law reads :math:`A \approx \sqrt{(c-2)/(a^2+b)}`.
     """
-    w_star, lam_ = minimizer(z, weights)
     z2, a_w = validate_dataset(z, weights)
     if z2.shape[1] != 1:
         raise ValueError(f"z: the normal form is implemented for 1-D data, got d = {z2.shape[1]}")
+    w_star, lam_ = minimizer(z2, a_w)
     zz = z2[:, 0]
     sv = zz * w_star[0]
     d = [sp.lambdify(s, e, "numpy") for e in per_point_derivatives(4)]
     g2 = float(np.sum(a_w * zz**3 * d[3](sv)))
     g3 = float(np.sum(a_w * zz**4 * d[4](sv)))
-    gam = 2.0 / lam_ if step is None else float(step)
-    a, b = -gam * g2 / 2, -gam * g3 / 6
+    step = 2.0 / lam_ if eta is None else V.real("eta", eta, low=0.0, low_open=True)
+    a, b = -step * g2 / 2, -step * g3 / 6
     return {"w_star": float(w_star[0]), "lam": lam_, "g2": g2, "g3": g3, "a": a, "b": b,
             "amplitude_coefficient": float(1 / np.sqrt(a * a + b)) if a * a + b > 0 else float("nan")}
 
@@ -137,7 +181,7 @@ def piecewise_linear_cycle() -> dict[str, sp.Expr]:
     :math:`J/K` at :math:`z = K \gg 1` adds a step of height :math:`J` to the gradient across
     :math:`w = 0`: :math:`g(w) = \lambda(w - w^\star)` for :math:`w < 0`,
     :math:`\lambda(w - w^\star) + J` for :math:`w > 0`. Solving
-    :math:`v = u - \gamma g(u),\ u = v - \gamma g(v)` with :math:`u < 0 < v` gives
+    :math:`v = u - \eta g(u),\ u = v - \eta g(v)` with :math:`u < 0 < v` and :math:`c = \eta\lambda` gives
 
     .. math:: u = w^\star - \frac{J}{\lambda(2-c)},\quad v = w^\star + \frac{J(c-1)}{\lambda(2-c)},
               \quad (T^2)' = (1-c)^2,
@@ -162,35 +206,20 @@ def piecewise_linear_cycle() -> dict[str, sp.Expr]:
 def validate_dataset(z, weights=None) -> tuple[np.ndarray, np.ndarray]:
     """Check and normalize a dataset: returns ``z`` as float64 (n, d) and weights (n,) (default 1/n).
 
-    Raises ``ValueError`` for non-finite values, empty data, negative or all-zero weights and
-    mismatched shapes; ``TypeError`` for non-numeric input.
+    ``z``: (n,) or (n, d) finite signed features; ``weights``: None or (n,) finite, non-negative,
+    not all zero. Raises ``ValueError``/``TypeError`` naming the parameter otherwise.
     """
-    try:
-        z2 = np.asarray(z, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"z: expected a numeric (n,) or (n, d) array, got {type(z).__name__}") from exc
+    z2 = V.array("z", z, ndim=(1, 2))
     if z2.ndim == 1:
         z2 = z2[:, None]
-    if z2.ndim != 2 or z2.shape[0] == 0 or z2.shape[1] == 0:
-        raise ValueError(f"z: expected a non-empty (n,) or (n, d) array, got shape {np.shape(z)}")
-    if not np.all(np.isfinite(z2)):
-        raise ValueError("z: contains non-finite values (inf or NaN); every feature must be finite")
+    if z2.shape[1] == 0:
+        raise ValueError(f"z: expected at least one feature dimension, got shape {np.shape(z)}")
     n = z2.shape[0]
     if weights is None:
-        a = np.full(n, 1.0 / n)
-    else:
-        try:
-            a = np.asarray(weights, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"weights: expected a numeric (n,) array, got {type(weights).__name__}") from exc
-        if a.shape != (n,):
-            raise ValueError(f"weights: expected shape ({n},) to match z with n = {n}, got {a.shape}")
-        if not np.all(np.isfinite(a)):
-            raise ValueError("weights: contains non-finite values; weights must be finite and >= 0")
-        if np.any(a < 0):
-            raise ValueError(f"weights: must be non-negative, got minimum {a.min():.3g}")
-        if not np.any(a > 0):
-            raise ValueError("weights: all weights are zero; at least one must be positive")
+        return z2, np.full(n, 1.0 / n)
+    a = V.array("weights", weights, shape=(n,), low=0.0)
+    if not np.any(a > 0):
+        raise ValueError(f"weights: all weights are zero; at least one must be positive, got {weights!r:.60}")
     return z2, a
 
 
@@ -198,42 +227,91 @@ def _sigmoid(t):
     return special.expit(t)
 
 
-def loss(w_, z, weights=None) -> float:
-    r""":math:`L(w) = \sum_i a_i \log(1+e^{-z_i^\top w})`, computed stably (numpy)."""
+def _point(name: str, value, d: int) -> np.ndarray:
+    """A point of R^d (a scalar is accepted when d = 1)."""
+    p = V.array(name, value, ndim=(0, 1))
+    p = np.atleast_1d(p)
+    if p.shape != (d,):
+        raise ValueError(f"{name}: expected shape ({d},) to match the data's dimension d = {d}, got {np.shape(value)}")
+    return p
+
+
+def loss(w, z, weights=None):
+    r""":math:`L(w) = \sum_i a_i \log(1+e^{-z_i^\top w})`, computed stably (numpy).
+
+    ``w``: one point (d,) -> a float, or a batch (k, d) -> an array (k,) (e.g. for contour plots).
+    """
     z2, a = validate_dataset(z, weights)
-    return float(np.sum(a * np.logaddexp(0.0, -(z2 @ np.atleast_1d(w_)))))
+    d = z2.shape[1]
+    if np.ndim(w) == 2:
+        batch = V.array("w", w, shape=(None, d))
+        return np.logaddexp(0.0, -(batch @ z2.T)) @ a
+    return float(np.sum(a * np.logaddexp(0.0, -(z2 @ _point("w", w, d)))))
 
 
-def grad(w_, z, weights=None) -> np.ndarray:
+def grad(w, z, weights=None) -> np.ndarray:
     r""":math:`\nabla L(w) = -\sum_i a_i \sigma(-z_i^\top w) z_i`."""
     z2, a = validate_dataset(z, weights)
-    return -(a * _sigmoid(-(z2 @ np.atleast_1d(w_)))) @ z2
+    return -(a * _sigmoid(-(z2 @ _point("w", w, z2.shape[1])))) @ z2
 
 
-def hessian(w_, z, weights=None) -> np.ndarray:
+def hessian(w, z, weights=None) -> np.ndarray:
     r""":math:`\nabla^2 L(w) = \sum_i a_i \sigma(z_i^\top w)\sigma(-z_i^\top w) z_i z_i^\top`."""
     z2, a = validate_dataset(z, weights)
-    m = z2 @ np.atleast_1d(w_)
+    m = z2 @ _point("w", w, z2.shape[1])
     return (z2 * (a * _sigmoid(m) * _sigmoid(-m))[:, None]).T @ z2
 
 
-def gd_step(w_, step, z, weights=None) -> np.ndarray:
-    """One GD update in float64 numpy (the reference for the JAX simulator)."""
-    return np.atleast_1d(w_) - step * grad(w_, z, weights)
+def gd_step(w, eta, z, weights=None) -> np.ndarray:
+    r"""One GD update :math:`w - \eta\nabla L(w)` in float64 numpy (the reference for the JAX simulator)."""
+    step = V.real("eta", eta, low=0.0, low_open=True)
+    z2, a = validate_dataset(z, weights)
+    p = _point("w", w, z2.shape[1])
+    return p - step * grad(p, z2, a)
+
+
+def smoothness(z, weights=None) -> float:
+    r"""Global smoothness constant :math:`L_{\mathrm{smooth}} = \lambda_{\max}(\tfrac14\sum_i a_i z_i z_i^\top) \ge \sup_w \lambda_{\max}(\nabla^2 L(w))`.
+
+    :math:`\sigma(s)\sigma(-s) \le 1/4` with equality at :math:`s = 0`. The classical analysis of
+    smooth convex GD guarantees convergence for :math:`\eta < 2/L_{\mathrm{smooth}}`; steplab's
+    claims use it as the rival to the local threshold :math:`2/\lambda`.
+    """
+    z2, a = validate_dataset(z, weights)
+    return float(np.linalg.eigvalsh(0.25 * (z2 * a[:, None]).T @ z2)[-1])
+
+
+def orbit_bound_1d(z, weights, eta, w0) -> float:
+    r"""Radius of an interval that no 1-D GD orbit from ``w0`` ever leaves (non-separable data).
+
+    With :math:`G = \max(L'(+\infty), -L'(-\infty))` (finite: :math:`|\ell'| \le 1`) and
+    :math:`R = \max(|w_0|, |w^\star|)`, the interval :math:`[-(R + \eta G), R + \eta G]` is invariant:
+    for :math:`w > w^\star` the gradient is in :math:`(0, G]`, so :math:`T(w) \in [w - \eta G, w)`,
+    and symmetrically below :math:`w^\star`. Hence :math:`|w_t| \le R + \eta G` for every
+    :math:`t` and every step size: logistic GD on non-separable 1-D data never escapes.
+    """
+    z2, a = validate_dataset(z, weights)
+    if z2.shape[1] != 1:
+        raise ValueError(f"z: orbit_bound_1d needs 1-D data, got d = {z2.shape[1]}")
+    step = V.real("eta", eta, low=0.0, low_open=True)
+    start = V.real("w0", w0)
+    w_star, _ = minimizer(z2, a)
+    zz = z2[:, 0]
+    g_plus = float(np.sum(a[zz < 0] * -zz[zz < 0]))   # L'(+inf): only points with z_i w -> -inf pull back
+    g_minus = float(np.sum(a[zz > 0] * zz[zz > 0]))   # -L'(-inf)
+    return max(abs(start), abs(float(w_star[0]))) + step * max(g_plus, g_minus)
 
 
 def _check_non_separable(z2: np.ndarray, a: np.ndarray) -> None:
-    """Separable data has no finite minimizer: some u has z_i.u >= 0 for all active points.
+    """Separable data has no finite minimizer: some u != 0 has z_i.u >= 0 for all active points.
 
-    Decided by a linear program: maximize t subject to z_i.u >= t, |u|_inf <= 1. The data is
-    non-separable (finite minimizer exists) iff the optimum is t < 0 and no u != 0 has all
-    z_i.u >= 0 -- checked by maximizing sum z_i.u subject to z_i.u >= 0.
+    Decided by a linear program: maximize sum_i z_i.u subject to z_i.u >= 0, |u|_inf <= 1. A positive
+    optimum is a (weakly) separating direction; a zero optimum with rank-deficient data is a null
+    direction along which L is flat.
     """
     active = z2[a > 0]
     n, d = active.shape
     bounds = [(-1, 1)] * d
-    # Weakly separating direction: z_i.u >= 0 for all i with some z_i.u > 0, or z_i.u = 0 for all
-    # (a null direction of the data, along which L is flat).
     res = optimize.linprog(-active.sum(axis=0), A_ub=-active, b_ub=np.zeros(n), bounds=bounds, method="highs")
     if res.status == 0 and -res.fun > 1e-12 * max(1.0, np.abs(active).sum()):
         raise ValueError("z: the data is separable (a direction u has z_i.u >= 0 for every point with "
@@ -248,10 +326,12 @@ def minimizer(z, weights=None, *, tol: float = 1e-15, max_iter: int = 200) -> tu
     r"""Float64 minimizer :math:`w^\star` (damped Newton, polished to round-off) and :math:`\lambda = \lambda_{\max}(\nabla^2 L(w^\star))`.
 
     ``z``: (n,) or (n, d) signed features :math:`y_i x_i`; ``weights``: optional (n,), non-negative.
-    Raises ``ValueError`` if the data is separable (no finite minimizer), non-finite, has
-    negative weights, or mismatched shapes.
+    Raises ``ValueError`` if the data is separable (no finite minimizer) or spans fewer than d
+    dimensions, and for the invalid inputs of :func:`validate_dataset`.
     """
     z2, a = validate_dataset(z, weights)
+    tol = V.real("tol", tol, low=0.0, low_open=True)
+    max_iter = V.integer("max_iter", max_iter, low=1)
     _check_non_separable(z2, a)
     d = z2.shape[1]
     w_ = np.zeros(d)
@@ -277,7 +357,7 @@ def minimizer(z, weights=None, *, tol: float = 1e-15, max_iter: int = 200) -> tu
 
 
 def cycle_dataset(c: float, *, K: float = 1e5, J: float = 0.01) -> dict:
-    r"""A 1-D dataset with a stable 2-cycle at normalized step :math:`c = \gamma\lambda \in (1, 2)`.
+    r"""A 1-D dataset with a stable 2-cycle at normalized step :math:`c = \eta\lambda \in (1, 2)`.
 
     "Wide bump plus narrow spike": points :math:`z = +1, -1` with weights :math:`p, 1-p-J/K` and
     :math:`z = K` with weight :math:`J/K`. The target minimizer is half the existence bound,
@@ -287,16 +367,12 @@ def cycle_dataset(c: float, *, K: float = 1e5, J: float = 0.01) -> dict:
     :math:`w^\star, \lambda`; its error is of the order of the curvature variation of the bump
     over the cycle, :math:`\max(u^2, v^2)/4` relative.
 
-    Returns ``dict(z, weights, w_star, lam, step, u, v, multiplier, c)``. ``c`` outside (1, 2)
-    raises ``ValueError`` (no such cycle exists there).
+    Returns ``dict(z, weights, w_star, lam, eta, u, v, multiplier, c, K, J)``. ``c`` outside
+    (1, 2) raises ``ValueError`` (no such cycle exists there); ``K > 1``, ``0 < J < 1``.
     """
-    if not isinstance(c, (int, float, np.floating, np.integer)) or isinstance(c, bool):
-        raise TypeError(f"c: expected a real number in (1, 2), got {type(c).__name__}")
-    c = float(c)
-    if not (1.0 < c < 2.0):
-        raise ValueError(f"c: the bump-plus-spike 2-cycle exists only for c = gamma*lambda in (1, 2), got {c}")
-    if not (K > 1 and 0 < J < 1):
-        raise ValueError(f"K, J: need K > 1 and 0 < J < 1, got K = {K}, J = {J}")
+    c = V.real("c", c, low=1.0, high=2.0, low_open=True, high_open=True)
+    K = V.real("K", K, low=1.0, low_open=True)
+    J = V.real("J", J, low=0.0, high=1.0, low_open=True, high_open=True)
     lam_ = 0.25
     for _ in range(50):  # fixed point: lambda depends weakly on w* through sigma(w*)sigma(-w*)
         w_star = -0.5 * J * (c - 1) / (lam_ * (2 - c))
@@ -311,88 +387,107 @@ def cycle_dataset(c: float, *, K: float = 1e5, J: float = 0.01) -> dict:
     pl = piecewise_linear_cycle()
     subs = {sp.Symbol("w_star", real=True): w_num[0], sp.Symbol("J", real=True): J, lam: lam_num,
             sp.Symbol("c", real=True): c}
-    return {"z": z, "weights": weights, "w_star": float(w_num[0]), "lam": lam_num, "step": c / lam_num, "c": c,
+    return {"z": z, "weights": weights, "w_star": float(w_num[0]), "lam": lam_num, "eta": c / lam_num, "c": c,
             "u": float(pl["u"].subs(subs)), "v": float(pl["v"].subs(subs)),
             "multiplier": float(pl["multiplier"].subs(subs)), "K": K, "J": J}
 
 
-def solve_two_cycle(z, weights, step, guess) -> tuple[np.ndarray, float]:
-    r"""Solve the exact 1-D 2-cycle equations :math:`T(T(u)) = u` by Newton from ``guess``.
+def _multiplier_1d(points, step: float, z2: np.ndarray, a: np.ndarray) -> float:
+    return float(np.prod([1 - step * hessian(t, z2, a)[0, 0] for t in points]))
 
-    Returns ``((u, v), multiplier)`` with the multiplier :math:`(1-\gamma L''(u))(1-\gamma L''(v))`.
+
+def solve_two_cycle(z, weights, eta, guess) -> tuple[np.ndarray, float]:
+    r"""Solve the exact 1-D 2-cycle equations :math:`v = T(u),\ u = T(v)` by Newton (scipy) from ``guess``.
+
+    ``guess``: two numbers :math:`(u_0, v_0)`. Returns ``((u, v), multiplier)`` with the multiplier
+    :math:`(1-\eta L''(u))(1-\eta L''(v))`. ``ValueError`` if the solver does not reach a 2-cycle
+    (residual above 1e-12) or lands on the fixed point.
     """
     z2, a = validate_dataset(z, weights)
+    if z2.shape[1] != 1:
+        raise ValueError(f"z: solve_two_cycle needs 1-D data, got d = {z2.shape[1]}")
+    step = V.real("eta", eta, low=0.0, low_open=True)
+    g0 = V.array("guess", guess, shape=(2,))
 
     def residual(uv):
         u_, v_ = uv
         return [v_ - gd_step(u_, step, z2, a)[0], u_ - gd_step(v_, step, z2, a)[0]]
 
-    uv = optimize.root(residual, np.asarray(guess, dtype=np.float64), method="hybr", tol=1e-15).x
-    mult = float(np.prod([1 - step * hessian(t, z2, a)[0, 0] for t in uv]))
-    return uv, mult
+    uv = optimize.root(residual, g0, method="hybr", tol=1e-15).x
+    res = float(np.max(np.abs(residual(uv))))
+    if not res <= 1e-12 * max(1.0, float(np.max(np.abs(uv)))):
+        raise ValueError(f"guess: Newton from {g0.tolist()} did not reach a 2-cycle (residual {res:.2e})")
+    if abs(uv[1] - uv[0]) <= 1e-12 * max(1.0, float(np.max(np.abs(uv)))):
+        raise ValueError(f"guess: Newton from {g0.tolist()} converged to the fixed point, not a 2-cycle")
+    return uv, _multiplier_1d(uv, step, z2, a)
 
 
-def two_cycle_1d(z, weights, step, *, w_star: float | None = None) -> tuple[np.ndarray, float]:
-    r"""The 1-D 2-cycle straddling :math:`w^\star` for :math:`c = \gamma\lambda > 2`, by bracketing.
+def two_cycle_1d(z, weights, eta, *, w_star: float | None = None) -> tuple[np.ndarray, float]:
+    r"""The 1-D 2-cycle straddling :math:`w^\star` for :math:`c = \eta\lambda > 2`, by bracketing.
 
     With :math:`F(u) = T(T(u)) - u`: near :math:`w^\star`, :math:`F(u) \approx ((1-c)^2 - 1)(u - w^\star)`
     is negative for :math:`u < w^\star`, while :math:`F(u) \to +\infty` as :math:`u \to -\infty`
     (:math:`T` moves points by a bounded amount), so a root :math:`u < w^\star` is bracketed on
     :math:`[w^\star - R, w^\star - \delta]`. Returns ``((u, v), multiplier)``; ``w_star`` may be
-    passed when already known (continuation over many step sizes).
+    passed when already known (continuation over many step sizes; then :math:`c > 2` is not checked).
     """
     z2, a = validate_dataset(z, weights)
     if z2.shape[1] != 1:
         raise ValueError(f"z: two_cycle_1d needs 1-D data, got d = {z2.shape[1]}")
+    step = V.real("eta", eta, low=0.0, low_open=True)
     if w_star is None:
         w_min, lam_ = minimizer(z2, a)
-        if step * lam_ <= 2:
-            raise ValueError(f"step: a 2-cycle born at c = 2 needs c = step*lambda > 2, got {step * lam_:.6g}")
-        w_star = w_min[0]
-    w_star = np.atleast_1d(np.float64(w_star))
+        if not step * lam_ > 2:
+            raise ValueError(f"eta: a 2-cycle born at c = 2 needs c = eta*lambda > 2, got {step * lam_:.6g}")
+        centre = float(w_min[0])
+    else:
+        centre = V.real("w_star", w_star)
 
     def F(u):
         return gd_step(gd_step(u, step, z2, a), step, z2, a)[0] - u
 
-    lo, hi = w_star[0] - 1.0, w_star[0] - 1e-9
+    lo, hi = centre - 1.0, centre - 1e-9
     while F(lo) <= 0:
-        lo = w_star[0] - 2 * (w_star[0] - lo)
-        if w_star[0] - lo > 1e6:
-            raise ValueError("two_cycle_1d: could not bracket the 2-cycle")
+        lo = centre - 2 * (centre - lo)
+        if centre - lo > 1e6:
+            raise ValueError("eta: could not bracket a 2-cycle within 1e6 of w*; is c = eta*lambda > 2?")
     u = optimize.brentq(F, lo, hi, xtol=1e-15, rtol=1e-15)
     v = gd_step(u, step, z2, a)[0]
-    mult = float(np.prod([1 - step * hessian(t, z2, a)[0, 0] for t in (u, v)]))
-    return np.array([u, v]), mult
+    return np.array([u, v]), _multiplier_1d((u, v), step, z2, a)
 
 
 def period_doubling_step(z, weights=None, *, c_range=(2.0001, 3.5), n_scan: int = 300) -> float:
     r"""Second period doubling: the :math:`c` where the 2-cycle born at :math:`c = 2` loses stability.
 
-    Along the branch :func:`two_cycle_1d`, the multiplier :math:`(1-\gamma L''(u))(1-\gamma L''(v))`
+    Along the branch :func:`two_cycle_1d`, the multiplier :math:`(1-\eta L''(u))(1-\eta L''(v))`
     starts at :math:`+1` (at :math:`c = 2^+`) and decreases; the 2-cycle loses stability where it
-    crosses :math:`-1`. Located by a scan over ``c_range`` and Brent's method. Beyond this
-    :math:`c` GD settles on a 4-cycle.
+    crosses :math:`-1`. Located by a scan over ``c_range`` (two numbers, :math:`2 < c_0 < c_1`) and
+    Brent's method. Beyond this :math:`c` GD settles on a 4-cycle.
     """
     z2, a = validate_dataset(z, weights)
+    lo_hi = V.array("c_range", c_range, shape=(2,), low=2.0, low_open=True)
+    if not lo_hi[1] > lo_hi[0]:
+        raise ValueError(f"c_range: expected (low, high) with low < high, got {tuple(c_range)}")
+    n_scan = V.integer("n_scan", n_scan, low=2)
     w_star, lam_ = minimizer(z2, a)
 
     def m_plus_one(c):
         return two_cycle_1d(z2, a, c / lam_, w_star=w_star[0])[1] + 1
 
-    cs = np.linspace(c_range[0], c_range[1], n_scan)
+    cs = np.linspace(lo_hi[0], lo_hi[1], n_scan)
     values = [m_plus_one(c) for c in cs]
     for k in range(1, len(cs)):
         if values[k - 1] > 0 >= values[k]:
             return float(optimize.brentq(m_plus_one, cs[k - 1], cs[k], xtol=1e-13))
-    raise ValueError(f"c_range: the 2-cycle stays stable on {c_range}; no second doubling found there")
+    raise ValueError(f"c_range: the 2-cycle stays stable on {tuple(c_range)}; no second doubling found there")
 
 
 # ---------------------------------------------------------------------------------------------
-# The 2-D witness for claim (e): a stable 2-cycle with gamma * lambda_max < 1
+# The 2-D witness: a stable 2-cycle with eta * lambda_max < 1
 # ---------------------------------------------------------------------------------------------
 def construct_witness_2d(c: float = 0.75, theta_deg: float = 70.0, J: float = 0.02, K: float = 2000.0,
                          offset: float = 0.05) -> dict:
-    r"""Build the 2-D "ping-pong" witness: a stable 2-cycle at :math:`c = \gamma\lambda_{\max} < 1`.
+    r"""Build the 2-D "ping-pong" witness: a stable 2-cycle at :math:`c = \eta\lambda_{\max} < 1`.
 
     Construction (derived here). An isotropic bump -- points :math:`\pm e_1, \pm e_2` -- with
     minimizer :math:`w_b = (\epsilon, 0)` and curvature :math:`\approx \lambda I`, plus two spikes
@@ -410,11 +505,17 @@ def construct_witness_2d(c: float = 0.75, theta_deg: float = 70.0, J: float = 0.
     the cycle's Jacobian is :math:`(1-c)^2 I` in the piecewise-linear limit: stable. Since
     :math:`w^\star \approx w_b` sits in the sector where neither spike is active, at distance
     :math:`\gg 1/K` from both lines, :math:`\lambda_{\max}(\nabla^2L(w^\star))` is the bump's
-    curvature and :math:`c < 1`. The point is then Newton-polished on the exact equations
-    :math:`T(T(p)) = p`.
+    curvature. The point is then Newton-polished on the exact equations :math:`T(T(p)) = p`.
+
+    ``c`` in (0, 2), ``theta_deg`` in (45, 90), ``J`` in (0, 1), ``K > 1``, ``offset >= 0``.
     """
-    th = np.deg2rad(theta_deg)
-    nA, nB = np.array([np.cos(th), np.sin(th)]), np.array([np.cos(th), -np.sin(th)])
+    c = V.real("c", c, low=0.0, high=2.0, low_open=True, high_open=True)
+    theta_deg = V.real("theta_deg", theta_deg, low=45.0, high=90.0, low_open=True, high_open=True)
+    J = V.real("J", J, low=0.0, high=1.0, low_open=True, high_open=True)
+    K = V.real("K", K, low=1.0, low_open=True)
+    offset = V.real("offset", offset, low=0.0)
+    th_ = np.deg2rad(theta_deg)
+    nA, nB = np.array([np.cos(th_), np.sin(th_)]), np.array([np.cos(th_), -np.sin(th_)])
     # bump weights: x-axis pair shifted so its minimizer is at +offset, y-axis pair balanced
     q = 0.25
     p_plus = 2 * q * _sigmoid(offset)       # -p sigma(-e) + (2q - p) sigma(e) = 0  =>  p = 2q sigma(e)
@@ -433,12 +534,14 @@ def construct_witness_2d(c: float = 0.75, theta_deg: float = 70.0, J: float = 0.
     def residual(p):
         return gd_step(gd_step(p, step, z, weights), step, z, weights) - p
 
-    sol = optimize.root(residual, p1, method="hybr", tol=1e-15)
-    p_exact = sol.x
-    if np.max(np.abs(residual(p_exact))) > 1e-13:
-        raise ValueError(f"construct_witness_2d: no 2-cycle near the piecewise-linear prediction for these "
-                         f"parameters (residual {np.max(np.abs(residual(p_exact))):.2e}); try c closer to 1")
-    return {"z": z, "weights": weights, "step": float(step), "cycle_point": p_exact,
+    p_exact = optimize.root(residual, p1, method="hybr", tol=1e-15).x
+    res = float(np.max(np.abs(residual(p_exact))))
+    # the fixed point w* also solves T(T(p)) = p: a genuine 2-cycle moves under one step
+    moves = float(np.max(np.abs(gd_step(p_exact, step, z, weights) - p_exact)))
+    if not (res <= 1e-13 and moves > 1e-8):
+        raise ValueError(f"c: no 2-cycle near the piecewise-linear prediction for c = {c} (residual {res:.2e}); "
+                         f"the construction needs c > 1 + cos(2 theta) = {1 + np.cos(2 * th_):.3g}")
+    return {"z": z, "weights": weights, "eta": float(step), "cycle_point": p_exact,
             "predicted_cycle": np.stack([p1, p2]), "w_star": w_star, "lam_max": lam_, "c": c,
             "theta_deg": theta_deg, "J": J, "K": K, "offset": offset}
 
@@ -447,13 +550,12 @@ _WITNESS_FILE = "logistic_witness_2d.json"
 
 
 def witness_2d() -> dict:
-    r"""The shipped 2-D witness for claim (e): ``dict(z, weights, step, cycle_point, note, ...)``.
+    r"""The shipped 2-D witness: ``dict(z, weights, eta, cycle_point, c, theta_deg, J, K, offset, note)``.
 
-    Loaded from ``theory/data/logistic_witness_2d.json`` (written by
-    :func:`construct_witness_2d`; a test checks the shipped data equals a fresh construction).
-    :math:`\gamma\lambda_{\max}(\nabla^2 L(w^\star)) < 1`, yet GD started at ``cycle_point``
+    Loaded from ``theory/data/logistic_witness_2d.json`` (written by :func:`construct_witness_2d`;
+    a test checks the shipped data equals a fresh construction).
+    :math:`\eta\lambda_{\max}(\nabla^2 L(w^\star)) = c < 1`, yet GD started at ``cycle_point``
     returns to it every two steps and the cycle is linearly stable.
     """
     raw = json.loads(resources.files("theory").joinpath("data", _WITNESS_FILE).read_text())
-    out = {k: (np.asarray(v, dtype=np.float64) if isinstance(v, list) else v) for k, v in raw.items()}
-    return out
+    return {k: (np.asarray(v, dtype=np.float64) if isinstance(v, list) else v) for k, v in raw.items()}
