@@ -1,113 +1,109 @@
 r"""JIT-compiled GD on logistic regression, over grids of step sizes and initializations.
 
-One run iterates :math:`w_{t+1} = w_t - \gamma \nabla L(w_t)` with
+One run iterates :math:`w_{t+1} = w_t - \eta \nabla L(w_t)` with
 :math:`\nabla L(w) = -\sum_i a_i \sigma(-z_i^\top w) z_i` (``jax.nn.sigmoid`` is stable for any
-argument) under ``lax.scan``; grids of (step size x initialization) go through
-:func:`sims.sweep.run_grid`. :func:`attractors` classifies where each run ends up: period 1
-(fixed point), :math:`k \ge 2` (a :math:`k`-cycle), 0 (no period up to ``max_period``: aperiodic
-or not yet converged) or -1 (diverged: non-finite iterates). Float64 throughout.
+argument) under ``lax.scan``; grids of (step size :math:`\eta` x initialization) go through
+:func:`sims.sweep.run_grid`. Float64 throughout.
+
+**Divergence is data.** The gradient is bounded (:math:`\|\nabla L\| \le \sum_i a_i \|z_i\|`), so
+an iterate can only become non-finite through an absurd step size (:math:`\eta \sum_i a_i\|z_i\|
+\cdot t` beyond the float64 range). On *separable* data there is no finite minimizer and GD runs
+off to infinity instead: steplab certifies this by the first iterate that strictly separates the
+data, :math:`z_i^\top w_t > 0` for every point with :math:`a_i > 0` -- impossible on non-separable
+data, so the flag never fires there, whatever :math:`\eta` (on non-separable data every orbit
+stays bounded; see :func:`theory.logistic.orbit_bound_1d`). Every sweep returns, per run,
+
+* ``escaped``: the run met that certificate (it escapes to infinity);
+* ``diverged``: escaped, or some iterate is non-finite;
+* ``diverged_step``: the first step :math:`t` (0 = the initialization) at which either happened,
+  -1 if never.
+
+:func:`attractors` classifies where each run ends up: ``period`` 1 (fixed point), :math:`k \ge 2`
+(a :math:`k`-cycle), :data:`PERIOD_NONE` = 0 (bounded, but no period up to ``max_period``:
+aperiodic or not yet converged), :data:`PERIOD_NONFINITE` = -1 (a non-finite iterate),
+:data:`PERIOD_ESCAPED` = -2 (escaped to infinity on separable data). Weakly separable data (a
+direction with :math:`z_i^\top u \ge 0` and equality for some points) never produces the
+certificate; its runs drift slowly and come out as period 0.
 """
 from __future__ import annotations
-
-import functools
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-from scipy import special
 
-from sims.bench import BenchCase
 from sims.sweep import cartesian, run_grid
+from theory import _validate as V
 from theory.logistic import validate_dataset
 
-__all__ = ["loss", "grad", "gd", "attractors", "cycle_jacobian", "gd_numpy", "bench_cases"]
+__all__ = ["loss", "grad", "hessian", "gd", "attractors", "cycle_jacobian",
+           "PERIOD_NONE", "PERIOD_NONFINITE", "PERIOD_ESCAPED"]
+
+PERIOD_NONE = 0         # bounded, no period <= max_period found
+PERIOD_NONFINITE = -1   # some iterate is inf/NaN
+PERIOD_ESCAPED = -2     # an iterate strictly separates the data: GD runs off to infinity
 
 
-def loss(w: jax.Array, z: jax.Array, a: jax.Array) -> jax.Array:
+# ---------------------------------------------------------------------------------------------
+# Traced kernels (private: called inside jit/vmap/scan, no validation possible there)
+# ---------------------------------------------------------------------------------------------
+def _loss(w: jax.Array, z: jax.Array, a: jax.Array) -> jax.Array:
     r""":math:`L(w) = \sum_i a_i\, \mathrm{softplus}(-z_i^\top w)`."""
     return jnp.sum(a * jnp.logaddexp(0.0, -(z @ w)))
 
 
-def grad(w: jax.Array, z: jax.Array, a: jax.Array) -> jax.Array:
-    r"""Closed-form :math:`\nabla L(w) = -\sum_i a_i \sigma(-z_i^\top w) z_i` (checked against ``jax.grad``)."""
+def _grad(w: jax.Array, z: jax.Array, a: jax.Array) -> jax.Array:
+    r"""Closed-form :math:`\nabla L(w) = -\sum_i a_i \sigma(-z_i^\top w) z_i` (tested against ``jax.grad``)."""
     return -(a * jax.nn.sigmoid(-(z @ w))) @ z
 
 
-def _run(z, a, step, w0, n_steps: int, keep: int):
-    """Iterate GD ``n_steps`` times from ``w0``; return the last ``keep`` iterates, shape (keep, d)."""
-    def update(w, _):
-        w = w - step * grad(w, z, a)
-        return w, None
-
-    def record(w, _):
-        w = w - step * grad(w, z, a)
-        return w, w
-
-    w, _ = jax.lax.scan(update, w0, None, length=n_steps - keep)
-    _, tail = jax.lax.scan(record, w, None, length=keep)
-    return tail
+def _separates(m: jax.Array, active: jax.Array) -> jax.Array:
+    """True iff every point with positive weight has a strictly positive margin ``m_i = z_i.w``."""
+    return jnp.all((m > 0) | ~active)
 
 
-def _validate_grid(z, weights, step_sizes, inits, n_steps):
-    z2, a = validate_dataset(z, weights)
-    d = z2.shape[1]
-    steps = np.atleast_1d(np.asarray(step_sizes, dtype=np.float64))
-    if steps.ndim != 1 or steps.size == 0:
-        raise ValueError(f"step_sizes: expected a non-empty 1-D array, got shape {np.shape(step_sizes)}")
-    if not np.all(np.isfinite(steps)) or np.any(steps <= 0):
-        raise ValueError(f"step_sizes: every step size must be finite and > 0, got min {steps.min():.3g}")
-    w0 = np.asarray(inits, dtype=np.float64)
-    if d == 1 and w0.ndim <= 1:
-        w0 = w0.reshape(-1, 1)
-    if w0.ndim == 1 and w0.shape[0] == d:
-        w0 = w0[None, :]
-    if w0.ndim != 2 or w0.shape[1] != d or w0.shape[0] == 0:
-        raise ValueError(f"inits: expected shape (k, {d}) (or (k,) for 1-D data), got {np.shape(inits)}")
-    if not np.all(np.isfinite(w0)):
-        raise ValueError("inits: every initialization must be finite")
-    if not isinstance(n_steps, (int, np.integer)) or isinstance(n_steps, bool) or n_steps < 1:
-        raise ValueError(f"n_steps: expected a positive integer, got {n_steps!r}")
-    return z2, a, steps, w0
+def _iterate(z, a, eta, w0, n_before, keep: int):
+    r"""``n_before + keep`` GD steps from ``w0``: the last ``keep`` iterates (keep, d) and the first non-finite / escape steps.
 
-
-def gd(z, weights, step_sizes, inits, n_steps: int, *, keep_last: int | None = None,
-       chunk_size: int = 4096) -> np.ndarray:
-    r"""GD trajectories on the grid ``step_sizes x inits``.
-
-    ``z``: (n,) or (n, d) signed features; ``weights``: (n,) or None (uniform :math:`1/n`);
-    ``step_sizes``: (m,) positive; ``inits``: (k, d) (or (k,) for 1-D data); returns the last
-    ``keep_last`` (default all ``n_steps``) iterates, shape ``(m, k, keep_last, d)``.
+    ``n_before`` is traced (a ``fori_loop`` bound), so sweeps that differ only in their number of
+    steps share one compilation; ``keep`` is static (it sets the output shape). The carry holds the
+    margins :math:`m = z w` so each step costs two mat-vecs (gradient and new margins), the same as
+    a plain GD step; the escape test reuses them.
     """
-    z2, a, steps, w0 = _validate_grid(z, weights, step_sizes, inits, n_steps)
-    keep = n_steps if keep_last is None else keep_last
-    if not isinstance(keep, (int, np.integer)) or not 1 <= keep <= n_steps:
-        raise ValueError(f"keep_last: expected an integer in [1, n_steps={n_steps}], got {keep_last!r}")
-    grid, shape = cartesian(step=steps, w0=w0)
-    out = run_grid(_trajectory_fn(n_steps, int(keep)), grid, jnp.asarray(z2), jnp.asarray(a),
-                   chunk_size=chunk_size, desc="logistic gd")
-    return out.reshape(shape + out.shape[1:])
+    active = a > 0
+    never = jnp.asarray(-1, dtype=jnp.int64)
+    m0 = z @ w0
+    carry0 = (w0, m0, jnp.asarray(0, dtype=jnp.int64), never, jnp.where(_separates(m0, active), 0, never))
+
+    def step(carry):
+        w, m, t, bad, esc = carry
+        w = w + eta * ((a * jax.nn.sigmoid(-m)) @ z)  # w - eta * grad, the gradient written from the margins
+        m = z @ w
+        t = t + 1
+        bad = jnp.where((bad < 0) & ~jnp.all(jnp.isfinite(w)), t, bad)
+        esc = jnp.where((esc < 0) & _separates(m, active), t, esc)
+        return w, m, t, bad, esc
+
+    def record(carry, _):
+        carry = step(carry)
+        return carry, carry[0]
+
+    carry = jax.lax.fori_loop(0, n_before, lambda _, c: step(c), carry0)
+    carry, tail = jax.lax.scan(record, carry, None, length=keep)
+    return tail, carry[3], carry[4]
 
 
-@functools.lru_cache(maxsize=64)
-def _trajectory_fn(n_steps: int, keep: int):
-    """Per-run function for :func:`gd`; cached so repeated sweeps reuse one compilation."""
-    def fn(point, z, a):
-        return _run(z, a, point["step"], point["w0"], n_steps, keep)
-    return fn
-
-
-@functools.lru_cache(maxsize=64)
-def _attractor_fn(n_steps: int, keep: int, max_period: int, tol: float):
-    """Per-run function for :func:`attractors`: iterate, then classify the tail."""
-    def fn(point, z, a):
-        tail = _run(z, a, point["step"], point["w0"], n_steps, keep)
-        period, points = _classify(tail, max_period, tol)
-        return {"period": period, "points": points}
-    return fn
+def _gd_point(point, z, a, n_before, *, keep: int):
+    """Per-run function of :func:`gd` (module level: compiled once per static configuration and shapes)."""
+    tail, bad, esc = _iterate(z, a, point["eta"], point["w0"], n_before, keep)
+    return {"w": tail, "nonfinite_step": bad, "escape_step": esc}
 
 
 def _classify(tail: jax.Array, max_period: int, tol: float):
-    r"""Smallest :math:`p \le` ``max_period`` with :math:`\|w_{t+p} - w_t\|_\infty \le tol\,(1 + \|w_t\|_\infty)` over the tail."""
+    r"""Smallest :math:`p \le` ``max_period`` with :math:`\|w_{t+p} - w_t\|_\infty \le tol\,(1 + \max_t\|w_t\|_\infty)` over the tail.
+
+    Returns ``(period, points)``: period 0 when none fits, -1 when the tail is not finite; the
+    cycle's points are the last ``period`` iterates in time order, NaN-padded to ``max_period``.
+    """
     bad = ~jnp.all(jnp.isfinite(tail))
     scale = 1.0 + jnp.max(jnp.abs(tail))
     n = tail.shape[0] - max_period
@@ -118,83 +114,160 @@ def _classify(tail: jax.Array, max_period: int, tol: float):
 
     ps = jnp.arange(1, max_period + 1)
     ok = jax.vmap(periodic)(ps)
-    period = jnp.where(jnp.any(ok), ps[jnp.argmax(ok)], 0)
-    period = jnp.where(bad, -1, period)
-    # the cycle's points: the last `period` iterates, NaN-padded to max_period
+    period = jnp.where(jnp.any(ok), ps[jnp.argmax(ok)], PERIOD_NONE)
+    period = jnp.where(bad, PERIOD_NONFINITE, period)
     last = tail[-max_period:]
     idx = jnp.arange(max_period)
-    points = jnp.where((idx < jnp.maximum(period, 0))[:, None], last[(max_period - jnp.maximum(period, 1) + idx) % max_period], jnp.nan)
+    p = jnp.maximum(period, 1)
+    points = jnp.where((idx < jnp.maximum(period, 0))[:, None], last[(max_period - p + idx) % max_period], jnp.nan)
     return period, points
 
 
-def attractors(z, weights, step_sizes, inits, *, n_steps: int = 20_000, max_period: int = 16,
+def _attractor_point(point, z, a, n_before, *, keep: int, max_period: int, tol: float):
+    """Per-run function of :func:`attractors`: iterate, then classify the tail (escape overrides the period)."""
+    tail, bad, esc = _iterate(z, a, point["eta"], point["w0"], n_before, keep)
+    period, points = _classify(tail, max_period, tol)
+    period = jnp.where((esc >= 0) & (bad < 0), PERIOD_ESCAPED, period)
+    points = jnp.where(period > 0, points, jnp.nan)
+    return {"period": period, "points": points, "last": tail[-1], "nonfinite_step": bad, "escape_step": esc}
+
+
+@jax.jit
+def _loss_jit(w, z, a):
+    return _loss(w, z, a)
+
+
+@jax.jit
+def _grad_jit(w, z, a):
+    return _grad(w, z, a)
+
+
+_hessian_jit = jax.jit(jax.hessian(_loss))
+
+
+def _power(w, z, a, eta, period: int):
+    """:math:`T^{period}(w)`: ``period`` GD steps (``period`` static)."""
+    def step(v, _):
+        return v - eta * _grad(v, z, a), None
+    return jax.lax.scan(step, w, None, length=period)[0]
+
+
+_power_jacobian = jax.jit(jax.jacfwd(_power), static_argnums=(4,))
+
+
+# ---------------------------------------------------------------------------------------------
+# Public API (validated)
+# ---------------------------------------------------------------------------------------------
+def _validate_grid(z, weights, eta, inits, n_steps, chunk_size):
+    z2, a = validate_dataset(z, weights)
+    d = z2.shape[1]
+    steps = np.atleast_1d(V.array("eta", eta, ndim=(0, 1), low=0.0, low_open=True))
+    w0 = V.array("inits", inits, ndim=(0, 1, 2))
+    if d == 1 and w0.ndim <= 1:
+        w0 = w0.reshape(-1, 1)
+    elif w0.ndim == 1 and w0.shape[0] == d:
+        w0 = w0[None, :]
+    if w0.ndim != 2 or w0.shape[1] != d:
+        raise ValueError(f"inits: expected shape (k, {d}) (or (k,) for 1-D data), got {np.shape(inits)}")
+    n_steps = V.integer("n_steps", n_steps, low=1)
+    chunk_size = V.integer("chunk_size", chunk_size, low=1)
+    return z2, a, steps, w0, n_steps, chunk_size
+
+
+def _flags(out: dict, shape: tuple) -> dict[str, np.ndarray]:
+    bad, esc = out["nonfinite_step"].reshape(shape), out["escape_step"].reshape(shape)
+    first = np.where(bad < 0, esc, np.where(esc < 0, bad, np.minimum(bad, esc)))
+    return {"diverged": first >= 0, "diverged_step": first, "escaped": esc >= 0}
+
+
+def gd(z, weights, eta, inits, n_steps: int, *, keep_last: int | None = None,
+       chunk_size: int = 4096) -> dict[str, np.ndarray]:
+    r"""GD trajectories on the grid ``eta x inits``.
+
+    Args:
+      z: (n,) or (n, d) signed features :math:`z_i = y_i x_i`.
+      weights: (n,) non-negative, or None (uniform :math:`1/n`).
+      eta: step size(s), a positive number or an (m,) array.
+      inits: (k, d) initializations (or (k,) for 1-D data).
+      n_steps: GD steps per run, :math:`\ge 1`.
+      keep_last: how many final iterates to return, in ``1..n_steps`` (default all ``n_steps``).
+
+    Returns:
+      ``w``: (m, k, keep_last, d) iterates :math:`w_{T-keep+1}, \dots, w_T`;
+      ``diverged``, ``escaped`` (m, k) booleans and ``diverged_step`` (m, k) integers (-1 = never),
+      as defined in the module docstring.
+    """
+    z2, a, steps, w0, n_steps, chunk_size = _validate_grid(z, weights, eta, inits, n_steps, chunk_size)
+    keep = n_steps if keep_last is None else V.integer("keep_last", keep_last, low=1, high=n_steps)
+    grid, shape = cartesian(eta=steps, w0=w0)
+    out = run_grid(_gd_point, grid, jnp.asarray(z2), jnp.asarray(a), jnp.asarray(n_steps - keep),
+                   static={"keep": keep},
+                   chunk_size=chunk_size, desc="logistic gd")
+    return {"w": out["w"].reshape(shape + out["w"].shape[1:]), **_flags(out, shape)}
+
+
+def attractors(z, weights, eta, inits, *, n_steps: int = 20_000, max_period: int = 16,
                tol: float = 1e-9, chunk_size: int = 4096) -> dict[str, np.ndarray]:
     r"""Attractor reached from each (step size, init): period and points.
 
-    Runs ``n_steps`` GD steps and inspects the last ``4 * max_period`` iterates. Returns
-    ``period`` of shape (m, k) -- 1 fixed point, :math:`k \ge 2` a :math:`k`-cycle, 0 no period up to
-    ``max_period`` (aperiodic or unconverged), -1 diverged (non-finite) -- and ``points`` of shape
-    (m, k, max_period, d), the cycle's points (NaN beyond its period).
+    Runs ``n_steps`` GD steps and inspects the last ``min(4 max_period, n_steps)`` iterates
+    (``n_steps >= 2 max_period``). A period :math:`p` fits when
+    :math:`\|w_{t+p} - w_t\|_\infty \le` ``tol`` :math:`(1 + \max\|w_t\|_\infty)` over that tail.
+
+    Returns ``period`` (m, k): 1 fixed point, :math:`p \ge 2` a :math:`p`-cycle, 0 bounded with no
+    period up to ``max_period``, -1 non-finite, -2 escaped (module docstring); ``points``
+    (m, k, max_period, d): the cycle's points in time order (NaN beyond its period and for
+    periods <= 0); ``last`` (m, k, d): the final iterate :math:`w_T` (to continue a run that has not
+    settled); ``diverged``, ``diverged_step``, ``escaped`` as in :func:`gd`.
     """
-    z2, a, steps, w0 = _validate_grid(z, weights, step_sizes, inits, n_steps)
-    if not isinstance(max_period, (int, np.integer)) or max_period < 1:
-        raise ValueError(f"max_period: expected a positive integer, got {max_period!r}")
-    if not (isinstance(tol, (float, int)) and tol > 0):
-        raise ValueError(f"tol: expected a positive number, got {tol!r}")
+    z2, a, steps, w0, n_steps, chunk_size = _validate_grid(z, weights, eta, inits, n_steps, chunk_size)
+    max_period = V.integer("max_period", max_period, low=1, high=256)
+    tol = V.real("tol", tol, low=0.0, low_open=True)
     keep = min(4 * max_period, n_steps)
     if keep < 2 * max_period:
-        raise ValueError(f"n_steps: need at least {2 * max_period} steps to check periods up to {max_period}")
-    grid, shape = cartesian(step=steps, w0=w0)
-    out = run_grid(_attractor_fn(n_steps, keep, int(max_period), float(tol)), grid, jnp.asarray(z2), jnp.asarray(a),
+        raise ValueError(f"n_steps: need at least {2 * max_period} steps to check periods up to "
+                         f"max_period = {max_period}, got {n_steps}")
+    grid, shape = cartesian(eta=steps, w0=w0)
+    out = run_grid(_attractor_point, grid, jnp.asarray(z2), jnp.asarray(a), jnp.asarray(n_steps - keep),
+                   static={"keep": keep, "max_period": max_period, "tol": tol},
                    chunk_size=chunk_size, desc="logistic attractors")
-    return {"period": out["period"].reshape(shape), "points": out["points"].reshape(shape + out["points"].shape[1:])}
+    return {"period": out["period"].reshape(shape), "points": out["points"].reshape(shape + out["points"].shape[1:]),
+            "last": out["last"].reshape(shape + out["last"].shape[1:]), **_flags(out, shape)}
 
 
-def cycle_jacobian(z, weights, step: float, point, period: int) -> np.ndarray:
-    r"""Jacobian of :math:`T^{p}` at ``point`` by forward-mode autodiff; its eigenvalues are the cycle's multipliers."""
+def cycle_jacobian(z, weights, eta, point, period: int) -> np.ndarray:
+    r"""Jacobian of :math:`T^{p}` (``period`` GD steps) at ``point`` by forward-mode autodiff, shape (d, d).
+
+    At a point of a :math:`p`-cycle its eigenvalues are the cycle's multipliers (stable iff all
+    have modulus < 1). ``eta`` > 0; ``point``: (d,) (a number for 1-D data); ``period`` in 1..1024.
+    """
     z2, a = validate_dataset(z, weights)
-    zj, aj = jnp.asarray(z2), jnp.asarray(a)
-    if not isinstance(period, (int, np.integer)) or period < 1:
-        raise ValueError(f"period: expected a positive integer, got {period!r}")
-
-    def T_p(w):
-        for _ in range(int(period)):  # p is tiny (a cycle's period), unrolled on purpose
-            w = w - step * grad(w, zj, aj)
-        return w
-
-    return np.asarray(jax.jacfwd(T_p)(jnp.asarray(np.atleast_1d(point), dtype=jnp.float64)))
+    step = V.real("eta", eta, low=0.0, low_open=True)
+    p = np.atleast_1d(V.array("point", point, ndim=(0, 1)))
+    if p.shape != (z2.shape[1],):
+        raise ValueError(f"point: expected shape ({z2.shape[1]},) to match the data, got {np.shape(point)}")
+    period = V.integer("period", period, low=1, high=1024)
+    return np.asarray(_power_jacobian(jnp.asarray(p), jnp.asarray(z2), jnp.asarray(a), step, period))
 
 
-def gd_numpy(z, weights, step_sizes, inits, n_steps: int, *, keep_last: int = 1) -> np.ndarray:
-    """Vectorized NumPy reference of :func:`gd` (loop over steps, arrays over the grid)."""
-    z2, a, steps, w0 = _validate_grid(z, weights, step_sizes, inits, n_steps)
-    m, k, d = steps.size, w0.shape[0], w0.shape[1]
-    W = np.broadcast_to(w0[None], (m, k, d)).reshape(m * k, d).copy()
-    S = np.repeat(steps, k)[:, None]
-    tail = np.empty((keep_last, m * k, d))
-    for t in range(n_steps):
-        W -= S * (-(a * special.expit(-(W @ z2.T))) @ z2)
-        if t >= n_steps - keep_last:
-            tail[t - (n_steps - keep_last)] = W
-    return tail.transpose(1, 0, 2).reshape(m, k, keep_last, d)
+def _at(w, z, weights):
+    z2, a = validate_dataset(z, weights)
+    p = np.atleast_1d(V.array("w", w, ndim=(0, 1)))
+    if p.shape != (z2.shape[1],):
+        raise ValueError(f"w: expected shape ({z2.shape[1]},) to match the data, got {np.shape(w)}")
+    return jnp.asarray(p), jnp.asarray(z2), jnp.asarray(a)
 
 
-def bench_cases(scale: str = "small") -> list[BenchCase]:
-    """Bifurcation sweep: step sizes x inits on a 64-point 1-D dataset; unit = GD updates x data points."""
-    rng = np.random.default_rng(0)
-    n = 64
-    z = np.concatenate([rng.uniform(0.2, 3.0, n // 2), -rng.uniform(0.2, 3.0, n // 2)])
-    weights = rng.dirichlet(np.ones(n))
-    m, k, steps_ = (512, 4, 1000) if scale == "small" else (16384, 16, 2000)
-    lam = 0.25 * float(np.sum(weights * z * z))  # scale only; exact lambda is not needed to time a sweep
-    step_sizes = np.linspace(0.5, 3.0, m) / lam
-    inits = np.linspace(-2, 2, k)
-    work = float(m * k * steps_ * n)
+def loss(w, z, weights=None) -> float:
+    r""":math:`L(w) = \sum_i a_i \log(1 + e^{-z_i^\top w})` (JAX, softplus form; stable for any margin)."""
+    return float(_loss_jit(*_at(w, z, weights)))
 
-    def check(jx, npy):
-        np.testing.assert_allclose(jx, npy, rtol=1e-9, atol=1e-9)
 
-    return [BenchCase(
-        name=f"logistic.bifurcation_sweep[{m}x{k}x{steps_}]", unit="GD updates x data points", work=work,
-        run_jax=lambda: gd(z, weights, step_sizes, inits, steps_, keep_last=1),
-        run_numpy=lambda: gd_numpy(z, weights, step_sizes, inits, steps_, keep_last=1), check=check)]
+def grad(w, z, weights=None) -> np.ndarray:
+    r""":math:`\nabla L(w) = -\sum_i a_i \sigma(-z_i^\top w) z_i` (JAX closed form; the simulator's gradient)."""
+    return np.asarray(_grad_jit(*_at(w, z, weights)))
+
+
+def hessian(w, z, weights=None) -> np.ndarray:
+    r""":math:`\nabla^2 L(w)` by autodiff of the JAX loss (independent of the closed form in :mod:`theory.logistic`)."""
+    return np.asarray(_hessian_jit(*_at(w, z, weights)))
