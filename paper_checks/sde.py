@@ -1,24 +1,26 @@
 r"""Claims of Compagnoni et al. (arXiv 2506.00181): SDEs of compressed and sign-based SGD under
 (L0,L1)-smoothness.
 
-The full text was not available: the abstract is quoted, the equations come from secondary notes
-re-derived in :mod:`theory.sde`, and the exact DCSGD threshold, the quartic/cosh thresholds and the
-normalization demos are derived here (provenance labels follow
-``/work/shared/papers/sde_l0l1_compression.md``). Every check pairs a sympy/closed-form prediction
-from :mod:`theory.sde` with a JAX simulation from :mod:`sims.sde`.
+The full text was not available to steplab: the abstract's statements are the paper's, the modified
+equations and Theorem 4.2's step condition come from secondary summaries and are re-derived in
+:mod:`theory.sde`; every concrete setup (toy functions, noise models, grids, the exact 1-D DCSGD
+factors, the Lyapunov exponent, the linearized sign variance, the MLP) is ours and labelled
+``derived``. Each check pairs a closed form from :mod:`theory.sde` with a measurement of the
+*discrete* algorithm (or of an SDE path) from :mod:`sims.sde`, and names rivals evaluated on the
+same measurement. Simulations are the ``sde.*`` experiments below; figures read the same ones.
 """
 from __future__ import annotations
 
-import functools
 import math
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import sympy as sp
 
 import sims  # noqa: F401  (float64)
-from paper_checks._registry import Paper, Result, claim
+from paper_checks._checks import Bound, Count, Exact, Rate, Statistical
+from paper_checks._experiment import experiment
+from paper_checks._registry import Budget, Paper, Result, claim
 from sims import sde as S
 from sims.sweep import cartesian, run_grid
 from theory import sde as T
@@ -31,338 +33,139 @@ PAPER = Paper(
     arxiv="2506.00181",
 )
 
-ETA_QUARTIC = 0.1   # base step of the quartic / cosh threshold sweeps
-ETA_COSH = 0.1
-LAMBDAS = (0.5, 1.0, 4.0)
+ETA_TOY = 0.1               # step of the quartic / cosh threshold sweeps
+LAMBDAS = (0.5, 1.0, 4.0)   # curvatures of the quadratic sweeps
+_LAM = sp.Symbol("lambda", positive=True)
 
 
-def _budget(budget: str, quick, full):
-    return quick if budget == "quick" else full
+def _bracket(grid: np.ndarray, grew: np.ndarray) -> tuple[float, float]:
+    """[last point where |x| did not grow, first point where it grew] of a monotone escape indicator.
 
-
-def _bracket(grid: np.ndarray, grew: np.ndarray) -> tuple[float, float] | None:
-    """Bracket [last non-escaping, first escaping] point of a monotone escape indicator (None if none escapes)."""
-    if not grew.any():
-        return None
+    Returns (nan, nan) when the indicator is not a single off-to-on switch inside the grid, which
+    makes any Exact check on it fail (a non-monotone escape pattern contradicts every threshold).
+    """
+    grew = np.asarray(grew, bool)
+    if not grew.any() or grew[0]:
+        return math.nan, math.nan
     i = int(np.argmax(grew))
-    if i == 0 or not grew[i:].all() or grew[:i].any():
-        return (float("nan"), float("nan"))  # not a single sign change: reported as a failure
+    if not grew[i:].all():
+        return math.nan, math.nan
     return float(grid[i - 1]), float(grid[i])
 
 
-# ----------------------------------------------------------------------------- threshold sweeps
+def _mid_and_halfwidth(grid: np.ndarray, grew: np.ndarray) -> tuple[float, float]:
+    """Geometric midpoint of the bracket and its relative half-width (the measurement's resolution)."""
+    lo, hi = _bracket(grid, grew)
+    return math.sqrt(lo * hi), math.sqrt(hi / lo) - 1.0
 
-@functools.lru_cache(maxsize=2)
-def _escape_sweeps(budget: str) -> dict[str, dict[str, np.ndarray]]:
-    """Deterministic GD + the three modified ODEs on the quadratic (eta grid, per lambda), the quartic
-    (grid of s = eta x0^2 at eta = 0.1) and 2cosh (grid of x0 at eta = 0.1); one run_grid each."""
-    n = _budget(budget, 161, 641)
-    # Geometric grids: no grid point lands exactly on a threshold (2/lambda, s = 2, 2/3) or on eta*lambda = 1.
-    u = np.geomspace(0.05, 4.0, n)      # eta * lambda (quadratic, one row per lambda)
-    s = np.geomspace(0.1, 4.0, n)       # eta * x0^2 (quartic, eta = 0.1)
-    x0 = np.geomspace(0.5, 6.0, n)      # x0 (2cosh, eta = 0.1)
+
+# ============================================================================= experiments
+
+@experiment("sde.escape")
+def escape_sweeps(budget: Budget) -> dict:
+    """Deterministic GD and the three modified ODEs on the quadratic (grid of u = eta*lambda per lambda), the
+    quartic (grid of s = eta*x0^2 at eta = 0.1) and 2cosh (grid of x0 at eta = 0.1): escape flags and rates."""
+    n = budget.pick(quick=161, full=641)
+    # Geometric grids: no point lands on a threshold (u = 2, s = 2 or 2/3) or on eta*lambda = 1.
+    u = np.geomspace(0.05, 4.0, n)
+    s = np.geomspace(0.1, 4.0, n)
+    x0 = np.geomspace(0.5, 6.0, n)
     lam = np.repeat(LAMBDAS, n)
     grid = {
         "problem": np.concatenate([np.zeros(lam.size, int), np.ones(n, int), np.full(n, 2)]),
-        "x0": np.concatenate([np.ones(lam.size), np.sqrt(s / ETA_QUARTIC), x0]),
-        "eta": np.concatenate([np.tile(u, len(LAMBDAS)) / lam, np.full(n, ETA_QUARTIC), np.full(n, ETA_COSH)]),
+        "x0": np.concatenate([np.ones(lam.size), np.sqrt(s / ETA_TOY), x0]),
+        "eta": np.concatenate([np.tile(u, len(LAMBDAS)) / lam, np.full(2 * n, ETA_TOY)]),
         "lam": np.concatenate([lam, np.ones(2 * n)]),
     }
-    problems = ("quadratic", "quartic", "cosh2")
-    # One compilation for the three problems (lax.switch); each branch is cheap to run.
-    branches = [lambda x, e, l, p=p: S.escape_paths(x[None], e, problem=p, lam=l, gd_steps=20, ode_steps=200)
-                for p in problems]
-    r = run_grid(lambda pt: jax.lax.switch(pt["problem"], branches, pt["x0"], pt["eta"], pt["lam"]),
-                 {k: jnp.asarray(v) for k, v in grid.items()})
+    r = run_grid(S.escape_point, grid, static={"gd_steps": 20, "ode_steps": 200})
     q = len(LAMBDAS) * n
-    out = {"quadratic": {"u": u, **{k: np.asarray(v)[:q].reshape(len(LAMBDAS), n) for k, v in r.items()}},
-           "quartic": {"s": s, **{k: np.asarray(v)[q:q + n] for k, v in r.items()}},
-           "cosh2": {"x0": x0, **{k: np.asarray(v)[q + n:] for k, v in r.items()}}}
+    out = {"u": u, "s": s, "x0": x0, "lambdas": np.asarray(LAMBDAS)}
+    for k, v in r.items():
+        v = np.asarray(v)
+        out[f"quad_{k}"] = v[:q].reshape(len(LAMBDAS), n)
+        out[f"quart_{k}"] = v[q:q + n]
+        out[f"cosh_{k}"] = v[q + n:]
     return out
 
 
-@claim("compagnoni2025.classic_equations_miss_step_restriction", paper=PAPER, provenance="quoted", kind="qualitative",
-       statement="First- and second-order modified equations from the literature do not model the discrete-time "
-                 "step-size restriction: on quadratics, x^4/4 and 2cosh x GD escapes for large steps while the classic "
-                 "drifts always contract; the curvature-corrected drift escapes too.",
-       latex=r"b_1=-\nabla f,\ b_2=-\nabla f-\tfrac\eta2\nabla^2f\nabla f\ \text{never escape};\ "
-             r"b_c=-\nabla f+\tfrac\eta2\nabla^2f\nabla f\ \text{does}")
-def classic_equations_miss_step_restriction(budget: str) -> Result:
-    sw = _escape_sweeps(budget)
-    # Theory (sympy): no positive critical step for the classic drifts, one for GD and the corrected drift.
-    predicted_none = all(T.critical_step(T.toy_function(n), k) is None
-                         for n in ("quadratic", "quartic", "cosh2") for k in ("first_order", "second_order"))
-    predicted_some = all(T.critical_step(T.toy_function(n), k) is not None
-                         for n in ("quadratic", "quartic", "cosh2") for k in ("gd", "corrected"))
-    counts = {k: int(sum(np.sum(sw[f][f"{k}_grew"]) for f in sw)) for k in T.ESCAPE_KINDS}
-    total = sum(np.size(sw[f]["gd_grew"]) for f in sw)
-    passed = (predicted_none and predicted_some and counts["first_order"] == 0 and counts["second_order"] == 0
-              and all(np.any(sw[f]["gd_grew"]) and np.any(sw[f]["corrected_grew"]) for f in sw))
-    return Result(
-        predicted="classic: 0 escapes; GD & corrected: >0 on each f",
-        measured=f"classic 1st {counts['first_order']}, 2nd {counts['second_order']}; GD {counts['gd']}, "
-                 f"corrected {counts['corrected']} of {total}",
-        tolerance="exact counts (deterministic)", passed=passed,
-        detail=f"Over {total} deterministic runs (quadratic, x^4/4, 2cosh) GD escaped in {counts['gd']} and the "
-               f"corrected ODE in {counts['corrected']}, the classic 1st/2nd-order ODEs in "
-               f"{counts['first_order']}/{counts['second_order']}.",
-    )
+@experiment("sde.gd_rates")
+def gd_rates(budget: Budget, h: float = 1e-3, u_small: float = 1e-3) -> dict:
+    r"""Per-time log-rate of discrete GD on :math:`\lambda x^2/2`, :math:`r = \log(f_K/f_0)/(K\eta)`, at
+    :math:`\eta\lambda = 2(1\pm h)` (either side of the edge) and at :math:`\eta\lambda` = ``u_small``."""
+    u = np.array([2 * (1 - h), 2 * (1 + h), u_small])
+    lam = np.repeat(LAMBDAS, u.size)
+    eta = np.tile(u, len(LAMBDAS)) / lam
+    cfg = S.Config(problem="quadratic", algo="dsgd", noise="none", n_agents=1, n_steps=20, n_record=1)
+    r = S.paths(cfg, {"key": jax.random.split(jax.random.key(0), lam.size), "x0": np.ones((lam.size, 1)),
+                      "eta": eta, "lam": lam})
+    rate = np.log(r["loss"][:, -1] / r["loss0"]) / (cfg.n_steps * eta)
+    return {"u": u, "lambdas": np.asarray(LAMBDAS), "rate": rate.reshape(len(LAMBDAS), u.size),
+            "diverged": r["diverged"].reshape(len(LAMBDAS), u.size)}
 
-
-@claim("compagnoni2025.quadratic_log_rates", paper=PAPER, provenance="secondary", kind="exact",
-       statement="On f = lambda x^2/2 the per-time log-rate of f is (2/eta) log|1 - eta lambda| for GD and -2 lambda, "
-                 "-2 lambda - eta lambda^2, -2 lambda + eta lambda^2 for the first-order, second-order and corrected "
-                 "modified equations.",
-       latex=r"r_{GD}=\tfrac2\eta\log|1-\eta\lambda|,\ r_1=-2\lambda,\ r_2=-2\lambda-\eta\lambda^2,\ r_c=-2\lambda+\eta\lambda^2")
-def quadratic_log_rates(budget: str) -> Result:
-    sw = _escape_sweeps(budget)["quadratic"]
-    lam_s, eta_s = sp.Symbol("lambda", positive=True), sp.Symbol("eta", positive=True)
-    worst, arrays = 0.0, {"u": sw["u"], "lambdas": np.asarray(LAMBDAS)}
-    for kind in T.ESCAPE_KINDS:
-        rate = sp.lambdify((lam_s, eta_s), T.quadratic_log_rate(kind, lam_s, eta_s), "numpy")
-        lam = np.asarray(LAMBDAS)[:, None]
-        theory = rate(lam, sw["u"][None, :] / lam) * np.ones_like(sw[f"{kind}_rate"])
-        arrays[f"{kind}_theory"], arrays[f"{kind}_sim"] = theory, sw[f"{kind}_rate"]
-        worst = max(worst, float(np.max(np.abs(sw[f"{kind}_rate"] - theory) / lam)))
-    # GD is exact up to round-off; Heun's per-step rate error on dx/dt = c x is (c dt)^2/6 relative with
-    # |c| dt <= 0.02 here (dt = 0.01/(kappa(1+eta kappa)), |c| <= 2 lambda), i.e. <= 7e-5 of |c| <= 2 lambda.
-    tol = 2e-4
-    return Result(predicted=0.0, measured=worst, tolerance=tol, passed=worst <= tol,
-                  detail=f"Max |simulated - sympy log-rate|/lambda over {sw['u'].size} steps x {len(LAMBDAS)} curvatures "
-                         f"and 4 methods: {worst:.2e}.", arrays=arrays)
-
-
-@claim("compagnoni2025.quadratic_threshold_two_over_lambda", paper=PAPER, provenance="secondary", kind="exact",
-       statement="On quadratics the curvature-corrected modified equation becomes unstable exactly at GD's threshold eta = 2/lambda.",
-       latex=r"-2\lambda+\eta\lambda^2=0\iff\eta=2/\lambda=\eta^\ast_{GD}")
-def quadratic_threshold_two_over_lambda(budget: str) -> Result:
-    sw = _escape_sweeps(budget)["quadratic"]
-    lam_s = sp.Symbol("lambda", positive=True)
-    worst, halfwidth, rows = 0.0, 0.0, []
-    for i, lam in enumerate(LAMBDAS):
-        for kind in ("gd", "corrected"):
-            pred = float(T.quadratic_threshold(kind, lam_s).subs(lam_s, lam))
-            lo, hi = _bracket(sw["u"] / lam, sw[f"{kind}_grew"][i])
-            mid = 0.5 * (lo + hi)
-            rows.append((lam, kind, pred, mid))
-            worst = max(worst, abs(mid - pred) / pred if np.isfinite(mid) else np.inf)
-            halfwidth = max(halfwidth, 0.5 * (hi - lo) / pred)
-    # The escape indicator only changes on the grid: the measured threshold is the midpoint of the
-    # bracketing grid cell, so it is within half a (geometric) cell of the truth.
-    tol = halfwidth
-    far = max(rows, key=lambda r: abs(r[3] - r[2]) / r[2])  # the worst (lambda, method): eta* lambda reported
-    return Result(predicted=2.0, measured=far[3] * far[0], tolerance=tol, passed=worst <= tol,
-                  detail="eta* x lambda: " + ", ".join(f"{k}@{l:g}={m * l:.4f}" for l, k, p, m in rows)
-                         + f" (sympy 2/lambda; grid half-cell {tol:.1e}).",
-                  arrays={"lam": np.array([r[0] for r in rows]), "pred": np.array([r[2] for r in rows]),
-                          "meas": np.array([r[3] for r in rows])})
-
-
-@claim("compagnoni2025.quartic_thresholds", paper=PAPER, provenance="derived", kind="exact",
-       statement="On f = x^4/4, GD escapes iff eta x0^2 > 2 and the corrected drift is repulsive iff eta x0^2 > 2/3; "
-                 "the classic modified equations never escape.",
-       latex=r"x^+=x(1-\eta x^2):\ \eta x_0^2>2;\quad \tfrac{d}{dt}f=-X^6+\tfrac{3\eta}2X^8:\ \eta X^2>\tfrac23")
-def quartic_thresholds(budget: str) -> Result:
-    sw = _escape_sweeps(budget)["quartic"]
-    pred = {k: float(v) for k, v in T.quartic_thresholds().items() if v is not None}
-    worst, tol, meas = 0.0, 0.0, {}
-    for kind, p in pred.items():
-        lo, hi = _bracket(sw["s"], np.asarray(sw[f"{kind}_grew"]))
-        meas[kind] = 0.5 * (lo + hi)
-        worst = max(worst, abs(meas[kind] - p) / p if np.isfinite(meas[kind]) else np.inf)
-        tol = max(tol, 0.5 * (hi - lo) / p)  # half a grid cell (see quadratic threshold claim)
-    return Result(predicted=pred["corrected"], measured=meas["corrected"], tolerance=tol, passed=worst <= tol,
-                  detail=f"Escape thresholds on s = eta x0^2 (eta = {ETA_QUARTIC}): GD {meas['gd']:.4f} (sympy 2), corrected "
-                         f"{meas['corrected']:.4f} (sympy 2/3); classic never; max rel. error {worst:.1e}.",
-                  arrays={"s": sw["s"], **{f"{k}_grew": np.asarray(sw[f"{k}_grew"]) for k in T.ESCAPE_KINDS}})
-
-
-@claim("compagnoni2025.quartic_corrected_threefold_conservative", paper=PAPER, provenance="derived", kind="exact",
-       statement="Caveat: on x^4/4 the corrected drift's escape threshold eta x0^2 = 2/3 is 3x more conservative than "
-                 "GD's true threshold 2 (right qualitatively, not quantitatively).",
-       latex=r"\frac{s^\ast_{GD}}{s^\ast_c}=\frac{2}{2/3}=3")
-def quartic_corrected_threefold_conservative(budget: str) -> Result:
-    sw = _escape_sweeps(budget)["quartic"]
-    th = T.quartic_thresholds()
-    pred = float(th["gd"] / th["corrected"])
-    (lg, hg), (lc, hc) = (_bracket(sw["s"], np.asarray(sw[f"{k}_grew"])) for k in ("gd", "corrected"))
-    meas = (0.5 * (lg + hg)) / (0.5 * (lc + hc))
-    # Relative error of a ratio of two bracket midpoints: at most the sum of both half-cell errors.
-    tol = 0.5 * (hg - lg) / lg + 0.5 * (hc - lc) / lc
-    return Result(predicted=pred, measured=meas, tolerance=tol, passed=abs(meas - pred) / pred <= tol,
-                  detail=f"GD/corrected threshold ratio on x^4/4: simulated {meas:.4f}, sympy {pred:g}: the corrected SDE "
-                         "flags instability at a third of GD's critical eta x0^2.")
-
-
-@claim("compagnoni2025.cosh_thresholds", paper=PAPER, provenance="derived", kind="exact",
-       statement="On f = 2cosh x at eta = 0.1, GD escapes iff eta sinh(x0)/x0 > 1 and the corrected drift iff "
-                 "eta cosh(x0) > 1; the classic drifts never.",
-       latex=r"\eta^\ast_{GD}(x)=x/\sinh x,\quad \eta^\ast_c(x)=1/\cosh x")
-def cosh_thresholds(budget: str) -> Result:
-    sw = _escape_sweeps(budget)["cosh2"]
-    worst, tol, meas, pred = 0.0, 0.0, {}, {}
-    for kind in ("gd", "corrected"):
-        pred[kind] = T.escape_threshold_x("cosh2", kind, ETA_COSH)
-        lo, hi = _bracket(sw["x0"], np.asarray(sw[f"{kind}_grew"]))
-        meas[kind] = 0.5 * (lo + hi)
-        worst = max(worst, abs(meas[kind] - pred[kind]) / pred[kind] if np.isfinite(meas[kind]) else np.inf)
-        tol = max(tol, 0.5 * (hi - lo) / pred[kind])  # half a grid cell
-    return Result(predicted=pred["gd"], measured=meas["gd"], tolerance=tol, passed=worst <= tol,
-                  detail=f"x0 thresholds at eta = {ETA_COSH}: GD {meas['gd']:.4f} (theory {pred['gd']:.4f}), corrected "
-                         f"{meas['corrected']:.4f} (theory {pred['corrected']:.4f}); corrected/GD = "
-                         f"{meas['corrected'] / meas['gd']:.3f}.",
-                  arrays={"x0": sw["x0"], **{f"{k}_grew": np.asarray(sw[f"{k}_grew"]) for k in T.ESCAPE_KINDS}})
-
-
-# ----------------------------------------------------------------------------- weak error
 
 _WEAK_SEED = 20250601
 
 
-@functools.lru_cache(maxsize=2)
-def _weak_errors(budget: str) -> dict[str, np.ndarray]:
-    """E f(x_K) - E f(X_T) for DSGD on x^4/4 (x0 = 1, sigma0 = 0.3, T = 1) vs each SDE, coupled paths."""
-    etas = np.asarray(_budget(budget, [0.2, 0.1, 0.05], [0.2, 0.1, 0.05, 0.025, 0.0125]))
-    m = _budget(budget, 1000, 8000)
+@experiment("sde.weak")
+def weak_errors(budget: Budget, sigma0: float = 0.3) -> dict:
+    r"""Weak error :math:`E f(x_K) - E f(X_T)` of DSGD on :math:`x^4/4` (:math:`x_0 = 1`, T = 1) against each
+    SDE, on coupled paths; mean and standard error over the finite paths, diverged count beside."""
+    etas = np.asarray(budget.pick(quick=[0.2, 0.1, 0.05, 0.025], full=[0.2, 0.1, 0.05, 0.025, 0.0125]))
+    m = budget.pick(quick=3000, full=16000)
     grid, shape = cartesian(eta=etas, key=jax.random.split(jax.random.key(_WEAK_SEED), m))
-    r = run_grid(lambda p: S.coupled_weak_paths(p["key"], jnp.ones(1), p["eta"], problem="quartic", T=1.0,
-                                                max_steps=int(round(1.0 / etas.min())), substeps=4, sigma0=0.3), grid)
-    out = {"eta": etas}
+    r = run_grid(S.weak_point, grid, static={"problem": "quartic", "x0": 1.0, "T": 1.0,
+                                             "max_steps": int(round(1.0 / etas.min())), "substeps": 4,
+                                             "sigma0": sigma0})
+    ok = ~np.asarray(r["diverged"]).reshape(shape)
+    out = {"eta": etas, "n": m, "n_diverged": ok.size - int(ok.sum())}
     for kind in T.DRIFT_KINDS:
         d = (r["loss"] - r[f"loss_{kind}"]).reshape(shape)
-        out[f"{kind}_err"] = d.mean(axis=1)
-        out[f"{kind}_se"] = d.std(axis=1, ddof=1) / math.sqrt(m)
+        out[f"{kind}_err"] = np.array([row[k].mean() for row, k in zip(d, ok)])
+        out[f"{kind}_se"] = np.array([row[k].std(ddof=1) / math.sqrt(k.sum()) for row, k in zip(d, ok)])
     return out
 
 
-def _weak_claim(kind: str, order: int, band: float):
-    def check(budget: str) -> Result:
-        w = _weak_errors(budget)
-        err, se = np.abs(w[f"{kind}_err"]), w[f"{kind}_se"]
-        slope = float(np.polyfit(np.log(w["eta"]), np.log(err), 1)[0])
-        resolved = bool(np.all(err > 5 * se))  # every error must stand out of its Monte Carlo noise
-        return Result(predicted=float(order), measured=slope, tolerance=band,
-                      passed=abs(slope - order) <= band and resolved,
-                      detail=f"Weak error |E f(x_K) - E f(X_T)| of the {kind.replace('_', '-')} SDE vs DSGD on x^4/4: "
-                             f"{err[0]:.2e} at eta={w['eta'][0]:g} to {err[-1]:.2e} at eta={w['eta'][-1]:g}, log-log slope "
-                             f"{slope:.3f} (max SE/err {np.max(se / err):.2f}).",
-                      arrays={"eta": w["eta"], "err": err, "se": se}, seed=_WEAK_SEED)
-    return check
-
-
-# Bands: the fitted slope over eta in [0.0125, 0.2] is biased by the next order of the expansion
-# (relative size ~ eta_max * C, about 0.1 for order 1 here) and by the O(dt^2) = O(eta^2/16) Heun error,
-# which matters only for the order-2 equation; 0.15 / 0.3 cover these without overlapping the other order.
-for _kind, _order, _band, _prov in (("first_order", 1, 0.15, "secondary"), ("second_order", 2, 0.3, "secondary"),
-                                     ("corrected", 1, 0.15, "derived")):
-    claim(f"compagnoni2025.weak_order_{_kind}", paper=PAPER, provenance=_prov, kind="rate",
-          statement=f"The {_kind.replace('_', '-')} SDE approximates DSGD's averaged trajectory with weak error "
-                    f"O(eta^{_order})" + (" (DERIVED caveat: the corrected drift matches the one-step decrease of f, "
-                                          "not the trajectory, so it is only first order)" if _kind == "corrected" else "")
-                    + ".",
-          latex=rf"|E f(x_{{T/\eta}}) - E f(X_T)| = O(\eta^{_order})")(_weak_claim(_kind, _order, _band))
-
-
-# ----------------------------------------------------------------------------- DCSGD threshold
-
+# Cells of the 1-D DCSGD measurements on f = a x^2/2: per-agent omegas (N = 4 agents) and sigma1.
+DCSGD_A = 2.0
+DCSGD_CELLS = (((0.0, 1.0, 3.0, 0.5), 0.7), ((3.0, 3.0, 3.0, 3.0), 0.0), ((0.0, 0.0, 0.0, 0.0), 1.0),
+               ((1.0, 1.0, 1.0, 1.0), 1.0))
+DCSGD_C = (1.0, 2.0, 3.0)
 _DCSGD_SEED = 424242
 
 
-@claim("compagnoni2025.dcsgd_ms_threshold", paper=PAPER, provenance="derived", kind="statistical",
-       statement="DCSGD on f = a x^2/2 with multiplicative noise (1 + sigma1 xi), N agents and Bernoulli compressors of "
-                 "variances omega_i is one-step mean-square stable iff eta < 2 / (a [1 + mean_i(omega_i + sigma1^2(1+omega_i))/N]).",
-       latex=r"\frac{E x_{k+1}^2}{x_k^2}=(1-\eta a)^2+\frac{\eta^2a^2\bar V}{N},\ \eta^\ast=\frac{2}{a(1+\bar V/N)}")
-def dcsgd_ms_threshold(budget: str) -> Result:
-    a, n_agents, sigma1 = 2.0, 4, 0.7
-    omegas = np.array([0.0, 1.0, 3.0, 0.5])  # agent-specific compression
-    pred = T.dcsgd_threshold(a, n_agents, omegas, sigma1)
-    n = _budget(budget, 100_000, 4_000_000)
-    cfg = S.Config(problem="quadratic", algo="dcsgd", n_agents=n_agents, compressor="bernoulli", noise="gaussian")
-    # One step from x = 1: the aggregated message g_hat; x+ = 1 - eta g_hat, so E x+^2 = 1 - 2 eta m1 + eta^2 m2.
-    per = 10_000
-    keys = jax.random.split(jax.random.key(_DCSGD_SEED), n // per)
-    g = run_grid(lambda k: S.aggregate_samples(k, cfg, a, per, omega=jnp.asarray(omegas), sigma1=sigma1)[:, 0], keys)
-    g = np.asarray(g).ravel()
-    m1, m2 = g.mean(), (g**2).mean()
-    meas = 2 * m1 / m2
-    # Delta method for eta* = 2 m1/m2: gradient (2/m2, -2 m1/m2^2) against the sample covariance of (g, g^2).
-    cov = np.cov(np.stack([g, g**2])) / g.size
-    grad = np.array([2 / m2, -2 * m1 / m2**2])
-    se = float(np.sqrt(grad @ cov @ grad))
-    etas = np.linspace(0.2, 1.6, 15) * pred
-    factor_mc = 1 - 2 * etas * m1 + etas**2 * m2
-    factor_th = np.array([T.dcsgd_ms_factor(e, a, n_agents, omegas, sigma1) for e in etas])
-    return Result(predicted=pred, measured=meas, tolerance=4 * se, passed=abs(meas - pred) <= 4 * se,
-                  detail=f"One-step mean-square threshold (a={a}, N={n_agents}, omega={omegas.tolist()}, sigma1={sigma1}): "
-                         f"Monte Carlo {meas:.5f} vs exact {pred:.5f} (4 SE = {4 * se:.1e}, {g.size} draws); plain GD would allow {2 / a:g}.",
-                  arrays={"eta": etas, "factor_mc": factor_mc, "factor_theory": factor_th}, seed=_DCSGD_SEED)
+@experiment("sde.dcsgd_quadratic")
+def dcsgd_quadratic(budget: Budget) -> dict:
+    r"""DCSGD on :math:`f = a x^2/2` (Bernoulli compressors, multiplicative noise, N = 4) with the prescribed
+    normalization (:math:`L_0 = a`, :math:`L_1 = 0`, so the step is the constant :math:`c/(a F)`, F the
+    compression/noise factor) for each cell and each c. The per-step multipliers
+    :math:`M_k = f_{k+1}/f_k = (x_{k+1}/x_k)^2` are i.i.d.; returned: their mean (the mean-square factor)
+    and the mean of :math:`\tfrac12\log M_k` (the Lyapunov exponent), each with its standard error."""
+    n, steps = budget.pick(quick=384, full=4096), budget.pick(quick=48, full=64)
+    cells = [(np.asarray(om), s1) for om, s1 in DCSGD_CELLS]
+    grid, shape = cartesian(cell=np.arange(len(cells)), c=np.asarray(DCSGD_C),
+                            key=jax.random.split(jax.random.key(_DCSGD_SEED), n))
+    m = grid["c"].size
+    cfg = S.Config(problem="quadratic", algo="dcsgd", n_agents=4, compressor="bernoulli", noise="gaussian",
+                   n_steps=steps, n_record=steps)
+    r = S.paths(cfg, {"key": grid["key"], "x0": np.ones((m, 1)), "eta": grid["c"], "lam": np.full(m, DCSGD_A),
+                      "omega": np.stack([cells[i][0] for i in grid["cell"]]),
+                      "sigma1": np.array([cells[i][1] for i in grid["cell"]]),
+                      "normalized": np.ones(m), "L0": np.full(m, DCSGD_A), "L1": np.zeros(m)})
+    f = np.concatenate([np.asarray(r["loss0"])[:, None], np.asarray(r["loss"])], axis=1)
+    ok = ~np.asarray(r["diverged"]) & np.all(f > 0, axis=1)  # underflow to 0 would make a ratio meaningless
+    mult = (f[:, 1:] / f[:, :-1]).reshape(shape + (steps,))
+    ok = ok.reshape(shape)
+    out = {"c": np.asarray(DCSGD_C), "n_paths": n, "n_steps": steps, "n_dropped": int(ok.size - ok.sum())}
+    rho, rho_se, gam, gam_se = (np.empty(shape[:2]) for _ in range(4))
+    for i in range(shape[0]):
+        for j in range(shape[1]):
+            v = mult[i, j][ok[i, j]].ravel()
+            rho[i, j], rho_se[i, j] = v.mean(), v.std(ddof=1) / math.sqrt(v.size)
+            lg = 0.5 * np.log(v)
+            gam[i, j], gam_se[i, j] = lg.mean(), lg.std(ddof=1) / math.sqrt(lg.size)
+    out.update(rho=rho, rho_se=rho_se, gamma=gam, gamma_se=gam_se)
+    return out
 
-
-# ----------------------------------------------------------------------------- (L0, L1)
-
-_L0L1_CASES = (("quartic", 2.0, 30.0), ("quartic", 1.0, 30.0), ("cosh2", 1.0, 30.0), ("logcosh", 0.0, 30.0))
-
-
-@functools.lru_cache(maxsize=None)
-def _derivs(problem: str):
-    """jit(vmap) of (f', f'') of a 1-D toy function by autodiff (independent of the sympy derivatives)."""
-    f = S.loss_fn(problem)
-    f1 = jax.grad(lambda y: f(y[None], 1.0))
-    return jax.jit(jax.vmap(lambda y: (f1(y), jax.grad(f1)(y))))
-
-
-@claim("compagnoni2025.l0l1_constants", paper=PAPER, provenance="secondary", kind="exact",
-       statement="x^4/4 is (L0,L1)-smooth with L0 = 4/L1^2 (but not L-smooth), 2cosh x with (2,1), log cosh x is L-smooth with L = 1.",
-       latex=r"|f''|\le L_0+L_1|f'|:\ x^4/4:\ L_0=4/L_1^2;\ 2\cosh x:\ (2,1);\ \log\cosh x:\ (1,0)")
-def l0l1_constants(budget: str) -> Result:
-    n = _budget(budget, 4001, 40001)
-    worst, rows = 0.0, []
-    for name, L1, xmax in _L0L1_CASES:
-        pred = float(T.l0_for_l1(T.toy_function(name), L1))
-        lo, hi = 0.0, xmax
-        for _ in range(4):  # zoom: grid sup, then a grid over the two neighbouring cells, four times
-            x = np.linspace(lo, hi, n)
-            fp, fpp = _derivs(name)(jnp.asarray(x))
-            h = np.abs(np.asarray(fpp)) - L1 * np.abs(np.asarray(fp))
-            i = int(np.argmax(h))
-            dx = x[1] - x[0]
-            lo, hi = max(0.0, x[i] - dx), x[i] + dx
-        meas = float(h[i])
-        rows.append((name, L1, pred, meas))
-        worst = max(worst, abs(meas - pred) / pred)
-    # After four zooms the cell is 30/4000^4 wide: the sup is missed by |h''| dx^2/8 < 1e-20, so only
-    # float64 round-off of f'' - L1 f' (~1e-15 relative) remains; 1e-12 leaves room for cancellation.
-    tol = 1e-12
-    return Result(predicted=rows[0][2], measured=rows[0][3], tolerance=tol, passed=worst <= tol,
-                  detail="sup(|f''| - L1|f'|) by autodiff vs sympy L0: "
-                         + ", ".join(f"{nm}(L1={l1:g}) {m:.12g}/{p:.12g}" for nm, l1, p, m in rows) + ".")
-
-
-@claim("compagnoni2025.l0l1_sufficient_step_descends", paper=PAPER, provenance="secondary", kind="bound",
-       statement="Noise-free and uncompressed, the step eta < 2/(L0 + L1 |f'(x)|) decreases f on the (L0,L1) toy "
-                 "functions from any start (a constant step diverges on x^4/4 once eta x0^2 > 2).",
-       latex=r"\eta_t=\frac{c\cdot2}{L_0+L_1|f'(x_t)|},\ c<1\ \Rightarrow\ f(x_{t+1})<f(x_t)")
-def l0l1_sufficient_step_descends(budget: str) -> Result:
-    xs = np.concatenate([-np.geomspace(1e-3, 40, 2000), np.geomspace(1e-3, 40, 2000)])
-    worst, rows = np.inf, []
-    for name, L1 in (("quartic", 2.0), ("quartic", 1.0), ("cosh2", 1.0)):
-        L0 = float(T.l0_for_l1(T.toy_function(name), L1))
-        f = jax.jit(jax.vmap(lambda y, _f=S.loss_fn(name): _f(y[None], 1.0)))
-        x = xs if name == "quartic" else xs[np.abs(xs) < 30]
-        fp = np.asarray(_derivs(name)(jnp.asarray(x))[0])
-        for c in (0.5, 0.9, 0.999):
-            eta = c * np.array([T.sufficient_step(L0, L1, abs(g)) for g in fp])
-            # Relative decrease 1 - f(x+)/f(x); near the minimizer it is O(x^2) small but must stay > 0.
-            dec = 1.0 - np.asarray(f(jnp.asarray(x - eta * fp))) / np.asarray(f(jnp.asarray(x)))
-            worst = min(worst, float(dec.min()))
-            rows.append((name, L1, c, float(dec.min())))
-    # Contrast (the quartic threshold claim simulates it): a constant step escapes once eta x0^2 > 2.
-    return Result(predicted=0.0, measured=worst, tolerance="strict > 0", passed=worst > 0.0,
-                  detail=f"min relative decrease 1 - f(x+)/f(x) over {xs.size} starts in [-40, 40], c in (0.5, 0.9, 0.999), "
-                         f"x^4/4 (L1=2,1) and 2cosh (L1=1): {worst:.2e} > 0 (smallest next to the minimizer).")
-
-
-# ----------------------------------------------------------------------------- divergence vs omega
 
 _DIV_SEED = 31337
 DIV_OMEGAS = (0.0, 1.0, 3.0, 7.0)
@@ -370,167 +173,621 @@ DIV_SIGMAS = (0.5, 1.0, 2.0)
 DIV_X0 = (1.0, 2.0, 3.0)
 
 
-@functools.lru_cache(maxsize=2)
-def _divergence(budget: str) -> dict[str, np.ndarray]:
-    n, steps = _budget(budget, 48, 1000), _budget(budget, 120, 1000)
-    # Grids are built in NumPy (eager jnp ops each compile a small kernel); only the keys are JAX arrays.
-    grid, shape = cartesian(omega=np.asarray(DIV_OMEGAS), sigma1=np.asarray(DIV_SIGMAS),
-                            x0=np.asarray(DIV_X0)[:, None], key=jax.random.split(jax.random.key(_DIV_SEED), n))
+@experiment("sde.quartic_divergence")
+def quartic_divergence(budget: Budget) -> dict:
+    r"""DCSGD on :math:`x^4/4` (N = 4, Bernoulli, multiplicative noise) over (omega, sigma1, x0) cells: constant
+    :math:`\eta = 0.1` and the prescribed normalization with :math:`c = 1` (:math:`L_1 = 2`, :math:`L_0 = 4/L_1^2 = 1`),
+    in one compilation. Diverged fractions, and the median final loss over the finite normalized runs."""
+    n, steps = budget.pick(quick=32, full=1000), budget.pick(quick=100, full=1000)
+    grid, shape = cartesian(omega=np.asarray(DIV_OMEGAS), sigma1=np.asarray(DIV_SIGMAS), x0=np.asarray(DIV_X0)[:, None],
+                            key=jax.random.split(jax.random.key(_DIV_SEED), n))
     m = grid["omega"].shape[0]
-    out = {}
+    both = {k: (jax.numpy.concatenate if k == "key" else np.concatenate)([v, v]) for k, v in grid.items()}
+    flag = np.repeat([0.0, 1.0], m)
     cfg = S.Config(problem="quartic", algo="dcsgd", n_agents=4, compressor="bernoulli", noise="gaussian",
                    n_steps=steps, n_record=10)
-    # Constant eta = 0.1 and the normalized rule (c = 1 < 2) in one compilation via the traced flag.
-    # L1 = 2 gives the minimal L0 = 4/L1^2 = 1 (theory.sde.l0_for_l1).
-    both = {k: (jnp.concatenate if k == "key" else np.concatenate)([v, v]) for k, v in grid.items()}
-    flag = np.repeat([0.0, 1.0], m)
     r = S.paths(cfg, {**both, "normalized": flag, "eta": np.where(flag > 0, 1.0, 0.1), "L0": np.full(2 * m, 1.0),
                       "L1": np.full(2 * m, 2.0)})
-    for i, algo in enumerate(("dcsgd", "dcsgd_normalized")):
+    out = {"omega": np.asarray(DIV_OMEGAS), "sigma1": np.asarray(DIV_SIGMAS), "x0": np.asarray(DIV_X0), "n": n}
+    for i, name in enumerate(("constant", "normalized")):
         sl = slice(i * m, (i + 1) * m)
-        out[f"{algo}_div"] = r["diverged"][sl].reshape(shape).mean(axis=-1)
-        out[f"{algo}_final"] = np.median(r["loss"][sl, -1].reshape(shape), axis=-1)
-    out["n"] = np.asarray(n)
+        div = np.asarray(r["diverged"][sl]).reshape(shape)
+        final = np.asarray(r["loss"][sl, -1]).reshape(shape)
+        out[f"{name}_diverged"] = div
+        out[f"{name}_frac"] = div.mean(axis=-1)
+        out[f"{name}_final"] = np.array([np.median(fr[~dv]) if (~dv).any() else np.nan
+                                         for fr, dv in zip(final.reshape(-1, n), div.reshape(-1, n))]).reshape(shape[:-1])
     return out
 
 
-@claim("compagnoni2025.normalization_prevents_divergence", paper=PAPER, provenance="derived", kind="qualitative",
-       statement="On x^4/4 with multiplicative noise, N = 4 agents and Bernoulli compressors, constant-step DCSGD "
-                 "(eta = 0.1) diverges in a fraction of runs that grows with omega, sigma1 and x0, while the normalized "
-                 "rule eta_t = c/((L0 + L1|f'|)(1 + (omega + sigma1^2(1+omega))/N)) never diverges.",
-       latex=r"\eta_t=\frac{c}{(L_0+L_1\|\nabla f\|)(1+(\bar\omega+d\sigma_1^2(1+\bar\omega))/N)}")
-def normalization_prevents_divergence(budget: str) -> Result:
-    r = _divergence(budget)
-    frac, n = r["dcsgd_div"], int(r["n"])
-    # Monotone along each axis up to Monte Carlo noise: a decrease must stay within 3 binomial SEs (worst case p = 1/2).
-    slack = 3 * math.sqrt(0.25 / n) * math.sqrt(2)
-    mono = all(bool(np.all(np.diff(frac, axis=ax) >= -slack)) for ax in range(3))
-    grows = frac[-1, -1, -1] - frac[0, 0, 0] > 0.5
-    normalized = float(r["dcsgd_normalized_div"].max())
-    passed = mono and grows and normalized == 0.0
-    return Result(predicted="grows in omega, sigma1, x0; normalized 0", measured=f"{frac[0, 0, 0]:.2f} -> {frac[-1, -1, -1]:.2f}; "
-                  f"normalized {normalized:.2f}", tolerance=f"monotone within {slack:.2f}", passed=passed,
-                  detail=f"Constant eta=0.1 diverged in {frac.min():.0%}-{frac.max():.0%} of {n} runs per cell "
-                         f"(omega {DIV_OMEGAS}, sigma1 {DIV_SIGMAS}, x0 {DIV_X0}), monotone={mono}; normalized: "
-                         f"{normalized:.0%} in every cell.",
-                  arrays={"omega": np.asarray(DIV_OMEGAS), "sigma1": np.asarray(DIV_SIGMAS), "x0": np.asarray(DIV_X0),
-                          "constant": frac, "normalized": r["dcsgd_normalized_div"],
-                          "normalized_final": r["dcsgd_normalized_final"]}, seed=_DIV_SEED)
+_L0L1_CASES = (("quartic", 2.0), ("quartic", 1.0), ("cosh2", 1.0))
 
 
-# ----------------------------------------------------------------------------- sign under Cauchy noise
-
-_CAUCHY_SEED = 777
-
-
-@claim("compagnoni2025.sign_converges_under_cauchy", paper=PAPER, provenance="quoted", kind="qualitative",
-       statement="DSignSGD converges even under heavy-tailed (Cauchy) noise with the standard schedule "
-                 "eta_k = eta/sqrt(k+1), whereas DCSGD with the same schedule diverges in a large fraction of runs "
-                 "(f = 2cosh x, x0 = 3, N = 4, q = 0.5).",
-       latex=r"|x_{k+1}-x_k|\le\eta_k=\frac{\eta}{\sqrt{k+1}},\ E\,\mathrm{sign}(g+\sigma Z)=\tfrac2\pi\arctan(g/\sigma)")
-def sign_converges_under_cauchy(budget: str) -> Result:
-    n, steps = _budget(budget, 64, 2000), _budget(budget, 1000, 4000)
-    keys = jax.random.split(jax.random.key(_CAUCHY_SEED), n)
-    base = dict(key=keys, x0=np.full((n, 1), 3.0), eta=np.full(n, 0.1), omega=np.full(n, 1.0), sigma0=np.full(n, 1.0))
-    res = {}
-    for algo in ("dsignsgd", "dcsgd"):
-        cfg = S.Config(problem="cosh2", algo=algo, n_agents=4, compressor="bernoulli", noise="cauchy",
-                       schedule="inv_sqrt", n_steps=steps, n_record=20)
-        grid = base
-        if algo == "dcsgd":  # constant-schedule DCSGD and its normalized version (L0, L1) = (2, 1), one compilation
-            grid = {k: (jnp.concatenate if k == "key" else np.concatenate)([v, v]) for k, v in base.items()}
-            grid.update(normalized=np.repeat([0.0, 1.0], n), L0=np.full(2 * n, 2.0), L1=np.full(2 * n, 1.0))
-        res[algo] = S.paths(cfg, grid)
-    sign = res["dsignsgd"]
-    dc = {k: v[:n] for k, v in res["dcsgd"].items()}
-    nd = {k: v[n:] for k, v in res["dcsgd"].items()}
-    # Reported, not asserted: a normalized run can still overflow float64 when one Cauchy draw throws x
-    # beyond |x| ~ 710, where 2cosh x = inf (the normalized step itself stays bounded).
-    norm_div = float(nd["diverged"].mean())
-    gap = sign["loss"][:, -1] - 2.0  # f* = 2
-    med_gap = float(np.median(gap))
-    # Theory: the signed update is bounded (|step| <= eta_k), so no run can diverge, and the mean-sign drift
-    # (2/pi) arctan(f'/sigma) points to the minimizer: the gap must shrink between checkpoints.
-    shrinking = bool(np.median(sign["loss"][:, 4] - 2) > med_gap)
-    sign_div, dc_div = float(sign["diverged"].mean()), float(dc["diverged"].mean())
-    passed = sign_div == 0.0 and med_gap < 1e-2 and shrinking and dc_div > 0.2
-    return Result(predicted="sign: 0 diverged, f-f*->0; DCSGD: diverges",
-                  measured=f"sign {sign_div:.0%} diverged, median gap {med_gap:.1e}; DCSGD {dc_div:.0%} diverged",
-                  tolerance="gap < 1e-2, DCSGD > 20%", passed=passed,
-                  detail=f"Cauchy noise, eta_k=0.1/sqrt(k+1), {n} runs x {steps} steps: DSignSGD 0 divergences expected, "
-                         f"{sign_div:.0%} seen, median f-f* {med_gap:.1e}; DCSGD diverged in {dc_div:.0%}; normalized "
-                         f"DCSGD in {norm_div:.1%}" + (" (float64 overflow of cosh after one huge Cauchy draw)." if norm_div else "."),
-                  arrays={"steps": np.arange(1, 21) * (steps // 20), "sign_loss": sign["loss"], "dcsgd_loss": dc["loss"],
-                          "dcsgd_diverged": dc["diverged"], "normalized_loss": nd["loss"],
-                          "normalized_diverged": nd["diverged"]}, seed=_CAUCHY_SEED)
+@experiment("sde.descent")
+def descent_factors(budget: Budget) -> dict:
+    r"""Largest factor :math:`c^\ast(x)` by which the sufficient step :math:`2/(L_0 + L_1|f'(x)|)` can be stretched
+    while one GD step still decreases f, by bisection on the loss at 4000 starts in [-40, 40]."""
+    xs = np.concatenate([-np.geomspace(1e-3, 40, 2000), np.geomspace(1e-3, 40, 2000)])
+    out = {"x": xs}
+    for name, L1 in _L0L1_CASES:
+        L0 = float(T.l0_for_l1(T.toy_function(name), L1))
+        # The step rule's input f'(x) (not the measurement) comes from sympy; the loss is evaluated in JAX.
+        fp = sp.lambdify(T._X, sp.diff(T.toy_function(name), T._X), "numpy")(xs)
+        eta_unit = np.array([T.sufficient_step(L0, L1, abs(g)) for g in fp])
+        out[f"{name}_{L1:g}_c"] = np.asarray(S.descent_edge(xs, eta_unit, problem=name, c_max=100.0, n_bisect=60))
+    return out
 
 
-# ----------------------------------------------------------------------------- mean-sign laws
+_L0L1_SUP_CASES = (("quartic", 2.0), ("quartic", 1.0), ("cosh2", 1.0), ("logcosh", 0.0))
+
+
+@experiment("sde.l0l1_sup")
+def l0l1_sup(budget: Budget) -> dict:
+    r""":math:`\sup_{x\ge0}(|f''(x)| - L_1|f'(x)|)` by autodiff on a grid over [0, 30], zoomed four times
+    around the grid maximum (each zoom: a new grid over the two neighbouring cells)."""
+    n = budget.pick(quick=4001, full=40001)
+    sup = []
+    for name, L1 in _L0L1_SUP_CASES:
+        lo, hi = 0.0, 30.0
+        for _ in range(4):
+            x = np.linspace(lo, hi, n)
+            fp, fpp = (np.asarray(a) for a in S.derivatives(name, x))
+            h = np.abs(fpp) - L1 * np.abs(fp)
+            i = int(np.argmax(h))
+            dx = x[1] - x[0]
+            lo, hi = max(0.0, x[i] - dx), x[i] + dx
+        sup.append(float(h[i]))
+    return {"sup": np.asarray(sup), "L1": np.asarray([c[1] for c in _L0L1_SUP_CASES])}
+
 
 _SIGN_SEED = 99
-_SIGN_LAWS = (("gaussian", None), ("student_t", 3.0), ("cauchy", None))
+SIGN_LAWS = (("gaussian", None), ("student_t", 3.0), ("cauchy", None))
 
 
-@claim("compagnoni2025.mean_sign_laws", paper=PAPER, provenance="secondary", kind="statistical",
-       statement="The mean sign of g + sigma Z is erf(g/(sqrt2 sigma)) (Gaussian), 2F_nu(g/sigma) - 1 (Student-t) "
-                 "and (2/pi) arctan(g/sigma) (Cauchy); the variance 1 - m^2 follows from sign in {-1, 1}.",
-       latex=r"E\,\mathrm{sign}(g+\sigma Z)=2F(g/\sigma)-1")
-def mean_sign_laws(budget: str) -> Result:
-    n = _budget(budget, 20_000, 400_000)
+@experiment("sde.mean_sign")
+def mean_sign_mc(budget: Budget) -> dict:
+    r"""Monte Carlo mean and variance of :math:`\mathrm{sign}(g + Z)` for three noise laws at 17 points in [-4, 4]."""
+    n = budget.pick(quick=20_000, full=400_000)
     u = np.linspace(-4, 4, 17)
-    keys = jax.random.split(jax.random.key(_SIGN_SEED), len(_SIGN_LAWS))
-    worst_z, arrays = 0.0, {"u": u}
-    # One compilation for the three laws (the Student-t draws use nu = 3).
-    many = S.mean_sign_mc_many(keys, u, 1.0, tuple(law for law, _ in _SIGN_LAWS), n, 3.0)
-    for law, nu in _SIGN_LAWS:
-        mc = many[law]
-        m = T.mean_sign(u, 1.0, law, nu=nu)
-        se = np.sqrt(np.maximum(1 - m**2, 1e-12) / n)
-        z = np.abs(np.asarray(mc["mean"]) - m) / se
-        worst_z = max(worst_z, float(z.max()))
-        arrays[f"{law}_theory"], arrays[f"{law}_mc"] = m, np.asarray(mc["mean"])
-    # 51 independent comparisons: P(max |z| > 4) ~ 51 * 6.3e-5 = 3e-3 under the closed forms.
-    return Result(predicted=0.0, measured=worst_z, tolerance=4.0, passed=worst_z <= 4.0,
-                  detail=f"Max |MC - closed form| / SE over 3 laws x {u.size} points, {n} draws each: {worst_z:.2f} SE.",
-                  arrays=arrays, seed=_SIGN_SEED)
+    keys = jax.random.split(jax.random.key(_SIGN_SEED), len(SIGN_LAWS))
+    many = S.mean_sign_mc_many(keys, u, 1.0, tuple(law for law, _ in SIGN_LAWS), n, 3.0)
+    out = {"u": u, "n": n}
+    for law, _ in SIGN_LAWS:
+        out[f"{law}_mean"], out[f"{law}_var"] = np.asarray(many[law]["mean"]), np.asarray(many[law]["var"])
+    return out
 
 
-# ----------------------------------------------------------------------------- MLP
+_CAUCHY_SEED = 777
+CAUCHY_ETA, CAUCHY_X0, CAUCHY_AGENTS = 0.1, 3.0, 4
+
+
+@experiment("sde.cauchy_sign")
+def cauchy_sign(budget: Budget) -> dict:
+    r"""DSignSGD on :math:`2\cosh x` with Cauchy noise (:math:`\sigma_0 = 1`), N = 4, :math:`\eta_k = 0.1/\sqrt{k+1}`,
+    from :math:`x_0 = 3`: the gap :math:`f - f^\ast` at 40 checkpoints of every path, and the diverged count."""
+    n, steps = budget.pick(quick=1024, full=4096), budget.pick(quick=4000, full=16000)
+    cfg = S.Config(problem="cosh2", algo="dsignsgd", n_agents=CAUCHY_AGENTS, noise="cauchy", schedule="inv_sqrt",
+                   n_steps=steps, n_record=40)
+    r = S.paths(cfg, {"key": jax.random.split(jax.random.key(_CAUCHY_SEED), n), "x0": np.full((n, 1), CAUCHY_X0),
+                      "eta": np.full(n, CAUCHY_ETA), "sigma0": np.ones(n)})
+    return {"k": np.arange(1, 41) * (steps // 40), "gap": np.asarray(r["loss"]) - 2.0, "diverged": np.asarray(r["diverged"]),
+            "n_steps": steps}
+
+
+@experiment("sde.cauchy_dcsgd")
+def cauchy_dcsgd(budget: Budget) -> dict:
+    r"""For the figure: DCSGD (Bernoulli q = 0.5) and its normalization (:math:`(L_0, L_1) = (2, 1)`) under the same
+    Cauchy noise and schedule as :func:`cauchy_sign`: the gap at 40 checkpoints and the diverged flags."""
+    n, steps = budget.pick(quick=64, full=2000), budget.pick(quick=1000, full=4000)
+    keys = jax.random.split(jax.random.key(_CAUCHY_SEED + 1), n)
+    cfg = S.Config(problem="cosh2", algo="dcsgd", n_agents=CAUCHY_AGENTS, compressor="bernoulli", noise="cauchy",
+                   schedule="inv_sqrt", n_steps=steps, n_record=40)
+    r = S.paths(cfg, {"key": jax.numpy.concatenate([keys, keys]), "x0": np.full((2 * n, 1), CAUCHY_X0),
+                      "eta": np.full(2 * n, CAUCHY_ETA), "omega": np.ones(2 * n), "sigma0": np.ones(2 * n),
+                      "normalized": np.repeat([0.0, 1.0], n), "L0": np.full(2 * n, 2.0), "L1": np.ones(2 * n)})
+    gap, div = np.asarray(r["loss"]) - 2.0, np.asarray(r["diverged"])
+    return {"k": np.arange(1, 41) * (steps // 40), "dcsgd_gap": gap[:n], "dcsgd_diverged": div[:n],
+            "normalized_gap": gap[n:], "normalized_diverged": div[n:]}
+
 
 _MLP_SEED = 2024
-MLP_OMEGAS = (0.0, 3.0, 11.0, 48.0)
+MLP_OMEGAS = (0.0, 48.0)
+MLP_SIGMA0, MLP_SIGMA1, MLP_AGENTS, MLP_L0, MLP_L1 = 0.01, 0.5, 8, 2.6, 1.0
 
 
-@claim("compagnoni2025.mlp_pattern", paper=PAPER, provenance="secondary", kind="qualitative",
-       statement="On a small MLP with N = 8 agents, rand-k compression and injected affine-variance noise, constant-step "
-                 "DCSGD diverges more often as omega grows while the normalized rule never diverges and decreases the loss.",
-       latex=r"Z_i\sim\mathcal N(0,(\sigma_0^2+\sigma_1^2\|\nabla f\|^2)I),\ C=\text{rand-}k,\ \omega=d/k-1")
-def mlp_pattern(budget: str) -> Result:
-    n, steps = _budget(budget, 6, 32), _budget(budget, 80, 400)
-    init = jax.jit(jax.vmap(lambda k: S.mlp_init(k, 2.0)))(jax.random.split(jax.random.fold_in(jax.random.key(_MLP_SEED), 1), n))
-    grid, shape = cartesian(normalized=np.asarray([0.0, 1.0]), omega=np.asarray(MLP_OMEGAS), idx=np.arange(n))
-    m = grid["omega"].shape[0]
-    # Constant eta = 0.5 (about 1.3/sharpness at init); normalized: c = 1, L0 = 2.6 ~ sharpness at init, L1 = 1.
-    pts = dict(key=jax.random.split(jax.random.key(_MLP_SEED), m), x0=np.asarray(init)[grid["idx"]], omega=grid["omega"],
-               normalized=grid["normalized"], eta=np.where(grid["normalized"] > 0, 1.0, 0.5),
-               sigma0=np.full(m, 0.01), sigma1=np.full(m, 0.5), L0=np.full(m, 2.6), L1=np.full(m, 1.0))
-    # Parameters beyond 1e6 count as diverged: the tanh layer saturates, so the loss grows only
-    # polynomially in the weights and a 1e100 bound would take thousands of steps to trip.
-    cfg = S.Config(problem="mlp", algo="dcsgd", n_agents=8, compressor="rand_k", noise="gaussian",
+@experiment("sde.mlp_edge")
+def mlp_edge(budget: Budget) -> dict:
+    r"""The prescribed normalization on the MLP (d = 49, N = 8 agents, rand-k compression, injected affine-variance
+    noise) over a geometric grid of its constant c and two compression levels: per (c, omega) the runs' final/
+    initial loss ratios and diverged flags."""
+    n, steps = budget.pick(quick=6, full=24), budget.pick(quick=60, full=200)
+    omegas = np.asarray(budget.pick(quick=MLP_OMEGAS, full=(0.0, 3.0, 11.0, 48.0)))
+    cs = np.geomspace(1.0, 128.0, budget.pick(quick=15, full=29))
+    init = np.stack([np.asarray(S.mlp_init(k, 2.0)) for k in jax.random.split(jax.random.fold_in(jax.random.key(_MLP_SEED), 1), n)])
+    grid, shape = cartesian(c=cs, omega=omegas, idx=np.arange(n))
+    m = grid["c"].size
+    cfg = S.Config(problem="mlp", algo="dcsgd", n_agents=MLP_AGENTS, compressor="rand_k", noise="gaussian",
                    n_steps=steps, n_record=10, bound=1e6)
-    r = S.paths(cfg, pts)
-    div = r["diverged"].reshape(shape).mean(axis=-1)
-    loss = r["loss"].reshape(shape + (10,))
-    ratio = np.median(loss[..., -1] / r["loss0"].reshape(shape), axis=-1)
-    cdiv, ndiv = div[0], div[1]
-    passed = bool(np.all(np.diff(cdiv) >= 0) and cdiv[-1] >= 0.5 and cdiv[-1] > cdiv[0] and ndiv.max() == 0
-                  and np.all(ratio[1] < 1))
-    return Result(predicted="constant: divergence grows with omega; normalized: 0 & loss decreases",
-                  measured=f"constant {'/'.join(f'{v:.2f}' for v in cdiv)}; normalized {ndiv.max():.2f}, "
-                           f"loss ratio <= {ratio[1].max():.2f}",
-                  tolerance="qualitative", passed=passed,
-                  detail=f"MLP (d={S.MLP_DIM}), N=8, rand-k omega {MLP_OMEGAS}, sigma1=0.5: constant eta=0.5 diverged in "
-                         f"{', '.join(f'{v:.0%}' for v in cdiv)} of {n} runs; normalized diverged in {ndiv.max():.0%}, "
-                         f"median final/initial loss {', '.join(f'{v:.2f}' for v in ratio[1])}.",
-                  arrays={"omega": np.asarray(MLP_OMEGAS), "constant": cdiv, "normalized": ndiv,
-                          "normalized_loss": np.median(loss[1], axis=1)}, seed=_MLP_SEED)
+    # Parameters beyond 1e6 count as diverged: the tanh layer saturates, so the loss grows only polynomially
+    # in the weights and a 1e100 bound would take thousands of steps to trip.
+    r = S.paths(cfg, {"key": jax.random.split(jax.random.key(_MLP_SEED), m), "x0": init[grid["idx"]], "eta": grid["c"],
+                      "omega": grid["omega"], "normalized": np.ones(m), "sigma0": np.full(m, MLP_SIGMA0),
+                      "sigma1": np.full(m, MLP_SIGMA1), "L0": np.full(m, MLP_L0), "L1": np.full(m, MLP_L1)})
+    ratio = (np.asarray(r["loss"])[:, -1] / np.asarray(r["loss0"])).reshape(shape)
+    return {"c": cs, "omega": omegas, "ratio": ratio, "diverged": np.asarray(r["diverged"]).reshape(shape), "n": n,
+            "n_steps": steps}
+
+
+# ============================================================================= claims: step-size restrictions
+
+def _gd_escape_prediction(sw: dict) -> dict[str, np.ndarray]:
+    """Where GD's |x| must grow, from the sympy critical steps (quadratic, quartic, 2cosh at eta = 0.1)."""
+    lam = np.asarray(LAMBDAS)[:, None]
+    u_star = np.array([float(T.quadratic_threshold("gd", _LAM).subs(_LAM, v)) * v for v in LAMBDAS])[:, None]
+    return {"quad": np.broadcast_to(sw["u"][None, :] > u_star, (lam.size, sw["u"].size)),
+            "quart": sw["s"] > float(T.quartic_thresholds()["gd"]),
+            "cosh": sw["x0"] > T.escape_threshold_x("cosh2", "gd", ETA_TOY)}
+
+
+@claim("compagnoni2025.classic_equations_miss_step_restriction", paper=PAPER, provenance="derived", kind="qualitative",
+       source="abstract (claim); the toy functions and grids are derived here",
+       statement="The first- and second-order modified equations from the literature do not model GD's step-size "
+                 "restriction: on lambda x^2/2, x^4/4 and 2cosh x, discrete GD escapes exactly beyond its critical step "
+                 "(eta lambda > 2, eta x0^2 > 2, eta sinh(x0)/x0 > 1), where both classic equations predict contraction.",
+       latex=r"|x_{k}|\uparrow \iff \eta > \eta^\ast_{GD}(x_0),\qquad b_{1,2}\ \text{predict}\ |X_t|\downarrow")
+def classic_equations_miss_step_restriction(budget: Budget) -> Result:
+    """Counts, over every deterministic run of the threshold sweeps, whether discrete GD's |x| grew, against
+    GD's sympy critical steps; the rival is the classic equations' prediction (no escape anywhere, read off
+    sympy's critical step of the first- and second-order drifts) and a threshold moved 5 % lower."""
+    sw = escape_sweeps(budget)
+    measured = np.concatenate([sw["quad_gd_grew"].ravel(), sw["quart_gd_grew"], sw["cosh_gd_grew"]])
+    pred = _gd_escape_prediction(sw)
+    predicted = np.concatenate([pred["quad"].ravel(), pred["quart"], pred["cosh"]])
+    classic = [T.critical_step(T.toy_function(n), k) for n in ("quadratic", "quartic", "cosh2")
+               for k in ("first_order", "second_order")]
+    classic_pred = np.zeros_like(predicted) if all(c is None for c in classic) else ~np.zeros_like(predicted)
+    shifted = np.concatenate([
+        (sw["u"][None, :] > 0.95 * 2.0).repeat(len(LAMBDAS), 0).ravel(), sw["s"] > 0.95 * 2.0,
+        sw["x0"] > 0.95 * T.escape_threshold_x("cosh2", "gd", ETA_TOY)])
+    n_esc = int(measured.sum())
+    return Result(
+        checks=[Count("runs where GD's |x| grew (quadratic, x^4/4, 2cosh)", measured=measured, predicted=predicted,
+                      rivals={"classic modified equations: |x| never grows (no positive critical step)": classic_pred,
+                              "GD's critical step 5 % lower": shifted},
+                      why="deterministic runs on geometric grids that avoid the thresholds: every run must agree")],
+        detail=f"GD's |x| grew in {n_esc} of {measured.size} deterministic runs, exactly beyond its sympy critical "
+               "step; the classic first/second-order equations (no positive critical step) would predict 0.",
+        arrays={"u": sw["u"], "s": sw["s"], "x0": sw["x0"]})
+
+
+@claim("compagnoni2025.quadratic_log_rates", paper=PAPER, provenance="derived", kind="exact",
+       source="derived here (rates of the modified equations from secondary notes)",
+       statement="On f = lambda x^2/2 the corrected modified equation's log-rate -2 lambda + eta lambda^2 is the tangent "
+                 "of discrete GD's log-rate (2/eta) log|1 - eta lambda| at the edge eta = 2/lambda (slope lambda^2), "
+                 "while for small eta it misses GD's rate at first order, by -2 eta lambda^2.",
+       latex=r"\partial_\eta r_{GD}\big|_{2/\lambda}=\lambda^2=\partial_\eta r_c,\quad r_{GD}-r_c=-2\eta\lambda^2+O(\eta^2)")
+def quadratic_log_rates(budget: Budget) -> Result:
+    """Measures discrete GD's per-time log-rate (20 steps of x - eta*lambda*x, no closed form used) on either side
+    of eta = 2/lambda and at eta*lambda = 1e-3, for three curvatures. (1) The central difference of the measured
+    rate across the edge, over lambda^2, against sympy's slope of the corrected rate (1); rivals: the classic
+    second-order (-1) and first-order (0) slopes and a half-size curvature correction (1/2). (2) The measured
+    gap r_GD - r_c at small eta over eta*lambda^2, against sympy's series (-2 - (2/3) eta lambda); rival 0: the
+    corrected rate tracking GD to second order, as the classic second-order rate does."""
+    h, u_small = 1e-3, 1e-3
+    g = gd_rates(budget, h=h, u_small=u_small)
+    lam = np.asarray(LAMBDAS)
+    rate = np.asarray(g["rate"])
+    slope = (rate[:, 1] - rate[:, 0]) / (4 * h / lam) / lam**2
+    pred_slope = float(T.quadratic_rate_slope("corrected", _LAM, 2 / _LAM) / _LAM**2)
+    rivals = {k: float(sp.simplify(T.quadratic_rate_slope(k, _LAM, 2 / _LAM) / _LAM**2))
+              for k in ("second_order", "first_order")}
+    # Truncation of the central difference: |g'''(2)| (2h)^2 / 6 with g(u) = 2 log|1-u|/u the rate in units of lambda.
+    u = sp.Symbol("u", positive=True)
+    g3 = abs(float(sp.diff(sp.log((1 - u) ** 2) / u, u, 3).subs(u, 2)))
+    trunc = g3 * (2 * h) ** 2 / 6
+    eta_small = u_small / lam
+    coef = (rate[:, 2] - np.array([float(T.quadratic_log_rate("corrected", v, e)) for v, e in zip(lam, eta_small)])) \
+        / (eta_small * lam**2)
+    gap = T.quadratic_rate_gap("corrected", 3)
+    coef_pred = np.array([float((gap / (T.ETA * _LAM**2)).subs({T.ETA: e, _LAM: v})) for v, e in zip(lam, eta_small)])
+    # The series is cut after eta^2: the next term is O((eta lambda)^2) = 1e-6 relative; float64 round-off of the
+    # 20-step rate is ~eps/(eta^2 lambda^2) ~ 1e-10 relative.
+    return Result(
+        checks=[Exact("slope of GD's log-rate at eta = 2/lambda, in units of lambda^2", predicted=pred_slope,
+                      measured=slope, rtol=10 * trunc,
+                      rivals={"classic 2nd-order rate's slope (-lambda^2)": rivals["second_order"],
+                              "classic 1st-order rate's slope (0)": rivals["first_order"],
+                              "half-size curvature correction eta/4 (slope lambda^2/2)": 0.5},
+                      why=f"10x the central-difference truncation |g'''(2)|(2h)^2/6 = {trunc:.1e} (h = {h:g})"),
+                Exact("(r_GD - r_c)/(eta lambda^2) at eta lambda = 1e-3", predicted=coef_pred, measured=coef, rtol=1e-5,
+                      rivals={"the corrected rate matches GD to O(eta^2) (coefficient 0)": 0.0,
+                              "the gap of the classic 1st-order rate (-1)": -1.0},
+                      why="next series term O((eta lambda)^2) = 1e-6 relative; round-off ~1e-10")],
+        detail=f"Measured GD rate slope at the edge / lambda^2 = {', '.join(f'{v:.6f}' for v in slope)} "
+               f"(lambda = {LAMBDAS}); small-eta gap coefficient {', '.join(f'{v:.5f}' for v in coef)}.",
+        arrays={"slope": slope, "coef": coef})
+
+
+@claim("compagnoni2025.quadratic_threshold_two_over_lambda", paper=PAPER, provenance="secondary", kind="exact",
+       source="secondary notes on the proposed SDEs; checked here against discrete GD",
+       statement="On quadratics the curvature-corrected modified equation becomes unstable exactly at discrete GD's "
+                 "threshold eta = 2/lambda.",
+       latex=r"-2\lambda+\eta\lambda^2=0\iff\eta=2/\lambda=\eta^\ast_{GD}")
+def quadratic_threshold_two_over_lambda(budget: Budget) -> Result:
+    """Brackets discrete GD's escape on the eta*lambda grid for three curvatures and compares the bracket's
+    geometric midpoint with the corrected equation's sympy threshold (2/lambda, times lambda); rivals: the
+    oscillation onset 1/lambda, and the threshold moved by 5 % either way (5x the grid's half-cell)."""
+    sw = escape_sweeps(budget)
+    mids, halves = zip(*(_mid_and_halfwidth(sw["u"], sw["quad_gd_grew"][i]) for i in range(len(LAMBDAS))))
+    pred = np.array([float(T.quadratic_threshold("corrected", _LAM).subs(_LAM, v) * v) for v in LAMBDAS])
+    tol = max(halves)
+    return Result(
+        checks=[Exact("GD's escape threshold eta* lambda (bracket midpoint)", predicted=pred, measured=np.array(mids),
+                      rtol=tol, rivals={"oscillation onset eta = 1/lambda": 1.0, "threshold 5 % higher": 2.1,
+                                        "threshold 5 % lower": 1.9},
+                      why="half the geometric grid cell that brackets the switch (the indicator only changes on the grid)")],
+        detail="GD escape threshold x lambda: " + ", ".join(f"{m:.4f} (lambda={v:g})" for m, v in zip(mids, LAMBDAS))
+               + f"; corrected SDE (sympy) 2; grid half-cell {tol:.1e}.",
+        arrays={"lam": np.asarray(LAMBDAS), "pred": pred, "meas": np.array(mids)})
+
+
+@claim("compagnoni2025.quartic_thresholds", paper=PAPER, provenance="derived", kind="exact",
+       source="derived here",
+       statement="On f = x^4/4 discrete GD escapes iff eta x0^2 > 2, while the curvature-corrected drift is repulsive iff "
+                 "eta x0^2 > 2/3: the corrected equation flags the step restriction, 3x too conservatively.",
+       latex=r"x^+=x(1-\eta x^2):\ \eta x_0^2>2;\quad \tfrac{d}{dt}f=-X^6+\tfrac{3\eta}2X^8:\ \eta X^2>\tfrac23")
+def quartic_thresholds(budget: Budget) -> Result:
+    """Brackets, on the grid of s = eta x0^2 (eta = 0.1), where discrete GD's |x| starts to grow and where the
+    corrected ODE's does (Heun, JAX HVP), against sympy's thresholds 2 and 2/3. Rivals: for GD, the corrected
+    equation's 2/3 (the belief that it reproduces GD's threshold) and 2 moved 5 %; for the ODE, GD's 2."""
+    sw = escape_sweeps(budget)
+    th = T.quartic_thresholds()
+    (m_gd, h_gd), (m_c, h_c) = (_mid_and_halfwidth(sw["s"], sw[f"quart_{k}_grew"]) for k in ("gd", "corrected"))
+    why = "half the geometric grid cell that brackets the switch"
+    return Result(
+        checks=[Exact("GD's escape threshold s* = eta x0^2", predicted=float(th["gd"]), measured=m_gd, rtol=h_gd,
+                      rivals={"the corrected equation's threshold 2/3": float(th["corrected"]),
+                              "threshold 5 % higher": 2.1, "threshold 5 % lower": 1.9}, why=why),
+                Exact("corrected ODE's escape threshold s*", predicted=float(th["corrected"]), measured=m_c, rtol=h_c,
+                      rivals={"GD's threshold 2 (the corrected equation reproduces GD)": float(th["gd"]),
+                              "threshold 5 % higher": 0.7}, why=why)],
+        detail=f"x^4/4 at eta = {ETA_TOY}: GD escapes above s = {m_gd:.4f} (sympy 2), the corrected ODE above "
+               f"{m_c:.4f} (sympy 2/3): ratio {m_gd / m_c:.3f}; the classic ODEs never escape.",
+        arrays={"s": sw["s"], **{f"{k}_grew": np.asarray(sw[f"quart_{k}_grew"]) for k in T.ESCAPE_KINDS}})
+
+
+@claim("compagnoni2025.cosh_thresholds", paper=PAPER, provenance="derived", kind="exact",
+       source="derived here",
+       statement="On f = 2cosh x at eta = 0.1, discrete GD escapes iff eta sinh(x0)/x0 > 1 and the corrected drift iff "
+                 "eta cosh(x0) > 1; the classic drifts never.",
+       latex=r"\eta^\ast_{GD}(x)=x/\sinh x,\quad \eta^\ast_c(x)=1/\cosh x")
+def cosh_thresholds(budget: Budget) -> Result:
+    """Brackets the x0 where discrete GD's |x| starts to grow and where the corrected ODE's does, against the roots
+    of eta = x/sinh x and eta = 1/cosh x (sympy critical steps, brentq). Rivals: each other's threshold, and the
+    prediction moved 5 %."""
+    sw = escape_sweeps(budget)
+    pred = {k: T.escape_threshold_x("cosh2", k, ETA_TOY) for k in ("gd", "corrected")}
+    (m_gd, h_gd), (m_c, h_c) = (_mid_and_halfwidth(sw["x0"], sw[f"cosh_{k}_grew"]) for k in ("gd", "corrected"))
+    why = "half the geometric grid cell that brackets the switch"
+    return Result(
+        checks=[Exact("GD's escape threshold x0*", predicted=pred["gd"], measured=m_gd, rtol=h_gd,
+                      rivals={"the corrected equation's threshold acosh(1/eta)": pred["corrected"],
+                              "threshold 5 % lower": 0.95 * pred["gd"]}, why=why),
+                Exact("corrected ODE's escape threshold x0*", predicted=pred["corrected"], measured=m_c, rtol=h_c,
+                      rivals={"GD's threshold": pred["gd"], "threshold 5 % higher": 1.05 * pred["corrected"]}, why=why)],
+        detail=f"2cosh at eta = {ETA_TOY}: GD escapes above x0 = {m_gd:.4f} (theory {pred['gd']:.4f}), the corrected ODE "
+               f"above {m_c:.4f} (theory {pred['corrected']:.4f}).",
+        arrays={"x0": sw["x0"], **{f"{k}_grew": np.asarray(sw[f"cosh_{k}_grew"]) for k in T.ESCAPE_KINDS}})
+
+
+# ============================================================================= claims: weak order
+
+def _next_order(eta: np.ndarray, err: np.ndarray, se: np.ndarray, p: int) -> float:
+    r"""Bias of the log-log slope over the fitted range from the next order of the expansion.
+
+    Fits :math:`e(\eta) = C\eta^p + D\eta^{p+1}` to the signed errors (weights :math:`1/\mathrm{SE}^2`), then
+    returns :math:`|s - p|`, s the weighted log-log slope (same weights as :class:`Rate`) of the fitted
+    two-term curve itself. If the fitted curve changes sign in the range the slope has no meaning: inf.
+    """
+    A = np.stack([eta**p, eta ** (p + 1)], axis=1) / se[:, None]
+    C, D = np.linalg.lstsq(A, err / se, rcond=None)[0]
+    model = C * eta**p + D * eta ** (p + 1)
+    if np.any(model == 0) or np.any(np.sign(model) != np.sign(model[0])):
+        return math.inf
+    from paper_checks._checks import fit_slope
+
+    s, _ = fit_slope(eta, np.abs(model), sigma=se * np.abs(model) / np.abs(err))
+    return abs(s - p)
+
+
+def _weak_check(kind: str, order: int):
+    def check(budget: Budget) -> Result:
+        w = weak_errors(budget)
+        eta, err, se = w["eta"], w[f"{kind}_err"], w[f"{kind}_se"]
+        bias = _next_order(eta, err, se, order)
+        rate = Rate(f"log-log slope of |E f(x_K) - E f(X_T)| ({kind.replace('_', '-')} SDE) in eta", x=eta,
+                    y=np.abs(err), sigma=se, predicted=float(order), next_order=bias,
+                    rivals={f"weak order {order - 1}": float(order - 1), f"weak order {order + 1}": float(order + 1)},
+                    why="4 SE of the weighted slope (Monte Carlo SE per point) plus the slope bias of the next "
+                        f"order, from a fit of C eta^{order} + D eta^{order + 1} ({bias:.2f})")
+        return Result(
+            checks=[rate],
+            detail=f"Weak error of the {kind.replace('_', '-')} SDE vs DSGD on x^4/4 (x0 = 1, sigma0 = 0.3, T = 1, "
+                   f"{int(w['n'])} coupled paths, {int(w['n_diverged'])} diverged): {abs(err[0]):.2e} at eta = {eta[0]:g} "
+                   f"to {abs(err[-1]):.2e} at eta = {eta[-1]:g} (smallest |err|/SE {np.min(np.abs(err) / se):.1f}); "
+                   f"slope {rate.slope:.3f} +- {rate.se:.3f}.",
+            arrays={"eta": eta, "err": np.abs(err), "se": se, "slope": np.asarray(rate.slope)}, seed=_WEAK_SEED)
+
+    check.__doc__ = (f"Fits the log-log slope of the weak error of the {kind.replace('_', '-')} SDE against DSGD on "
+                     f"x^4/4 (coupled Brownian paths) and compares it with order {order}; rivals: orders {order - 1} "
+                     f"and {order + 1}, on the same fitted slope.")
+    check.__name__ = check.__qualname__ = f"weak_order_{kind}"
+    return check
+
+
+for _kind, _order, _prov, _src in (
+        ("first_order", 1, "secondary", "standard result (Li et al.), via secondary notes"),
+        ("second_order", 2, "secondary", "standard result (Li et al.), via secondary notes"),
+        ("corrected", 1, "derived", "derived here (the paper's new SDEs are first order)")):
+    claim(f"compagnoni2025.weak_order_{_kind}", paper=PAPER, provenance=_prov, kind="rate", source=_src,
+          statement=f"The {_kind.replace('_', '-')} SDE approximates DSGD's averaged trajectory with weak error "
+                    f"O(eta^{_order})" + (" (the corrected drift matches the one-step decrease of f, not the "
+                                          "trajectory, so it is only first order)" if _kind == "corrected" else "") + ".",
+          latex=rf"|E f(x_{{T/\eta}}) - E f(X_T)| = O(\eta^{_order})")(_weak_check(_kind, _order))
+
+
+# ============================================================================= claims: DCSGD
+
+def _cell_factor(cell) -> float:
+    om, s1 = cell
+    return T.normalization_factor(4, np.asarray(om), s1)
+
+
+@claim("compagnoni2025.dcsgd_ms_threshold", paper=PAPER, provenance="derived", kind="statistical",
+       source="derived here; agrees with Theorem 4.2's step condition at sigma0 = 0, L1 = 0, d = 1",
+       statement="DCSGD on f = a x^2/2 with multiplicative noise (1 + sigma1 xi), N agents and Bernoulli compressors of "
+                 "variances omega_i has the one-step mean-square factor (1 - eta a)^2 + eta^2 a^2 V/N, "
+                 "V = mean_i(omega_i + sigma1^2 (1 + omega_i)): it is mean-square stable iff eta < 2/(a (1 + V/N)).",
+       latex=r"\rho=(1-\eta a)^2+\frac{\eta^2a^2\bar V}{N},\ \eta^\ast=\frac{2}{a(1+\bar V/N)}")
+def dcsgd_ms_threshold(budget: Budget) -> Result:
+    """Measures the mean of the per-step multipliers (x_{k+1}/x_k)^2 along simulated DCSGD paths (i.i.d. on a
+    quadratic) at steps c/(a(1+V/N)), c = 1, 2, 3, in four (omega_i, sigma1) cells, one with agent-specific
+    omegas; at c = 2 the step is the predicted threshold, where the factor must be 1. Rivals on the same
+    estimates: plain GD's factor (1 - eta a)^2 (compression and noise average out), the factor with the noise
+    and compression variances added instead of compounded (omega + sigma1^2), and compression ignored."""
+    r = dcsgd_quadratic(budget)
+    N = 4
+
+    def factor(om, s1, c, kind):
+        F = _cell_factor((om, s1))
+        eta = c / (DCSGD_A * F)
+        if kind == "exact":
+            return T.dcsgd_ms_factor(eta, DCSGD_A, N, np.asarray(om), s1)
+        if kind == "gd":
+            return (1 - eta * DCSGD_A) ** 2
+        V = np.mean(np.asarray(om) + s1**2) if kind == "additive" else s1**2
+        return (1 - eta * DCSGD_A) ** 2 + (eta * DCSGD_A) ** 2 * V / N
+
+    table = {k: np.array([[factor(om, s1, c, k) for c in DCSGD_C] for om, s1 in DCSGD_CELLS])
+             for k in ("exact", "gd", "additive", "no_compression")}
+    return Result(
+        checks=[Statistical("mean-square factor E(x_{k+1}/x_k)^2 per (cell, c)", estimate=r["rho"], se=r["rho_se"],
+                            predicted=table["exact"],
+                            rivals={"plain GD's factor (1 - eta a)^2": table["gd"],
+                                    "variances added: omega + sigma1^2": table["additive"],
+                                    "compression ignored: sigma1^2 only": table["no_compression"]},
+                            why="standard error of the mean over i.i.d. multipliers (all steps of all paths); "
+                                "12 estimates, so 4 SE")],
+        detail=f"Mean-square factor at eta = c/(a(1+V/N)), c = {DCSGD_C}, a = {DCSGD_A}, N = {N}, over "
+               f"{int(r['n_paths'])} paths x {int(r['n_steps'])} steps per cell ({int(r['n_dropped'])} paths dropped): "
+               f"at c = 2 (the threshold) measured {', '.join(f'{v:.3f}' for v in r['rho'][:, 1])}, predicted 1.",
+        arrays={"c": r["c"], "rho": r["rho"], "rho_se": r["rho_se"], "rho_theory": table["exact"]},
+        seed=_DCSGD_SEED)
+
+
+@claim("compagnoni2025.normalization_prevents_divergence", paper=PAPER, provenance="derived", kind="statistical",
+       source="abstract (normalization as the condition for stability); the Lyapunov analysis is derived here",
+       statement="Under the prescribed normalization eta_t = c/((L0 + L1|f'|)(1 + (omega + sigma1^2(1 + omega))/N)), "
+                 "DCSGD's paths contract almost surely for every c <= 2 in every compression/noise cell: on a x^2/2 the "
+                 "per-step Lyapunov exponent E log|1 - c S/F| is negative (and predicted exactly), strictly below the "
+                 "mean-square rate, which the prescription's c < 2 keeps at or below 0.",
+       latex=r"\gamma(c)=E\log\Bigl|1-\frac{c\,S}{1+\bar V/N}\Bigr|<\tfrac12\log\rho(c)\le0\ \ (c\le2)")
+def normalization_prevents_divergence(budget: Budget) -> Result:
+    """Measures the Lyapunov exponent (mean of log|x_{k+1}/x_k|) of normalized DCSGD paths on a x^2/2 (L1 = 0, so
+    the prescription is the step c/(a F)) for c = 1, 2, 3 in four cells, against its exact value by quadrature over
+    the kept-agent patterns. Rivals: the mean-square rate (1/2) log rho (what the mean-square analysis behind the
+    prescription predicts for paths) and the noise-free rate log|1 - c/F| (compression and noise average out).
+    (On x^4/4 no normalized run diverges while constant steps do -- experiment ``sde.quartic_divergence``, drawn
+    in the figures -- but every bounded-increment rule shares that property, so it is not a check here.)"""
+    r = dcsgd_quadratic(budget)
+    pred, ms, mean_field = (np.empty((len(DCSGD_CELLS), len(DCSGD_C))) for _ in range(3))
+    for i, (om, s1) in enumerate(DCSGD_CELLS):
+        F = _cell_factor((om, s1))
+        for j, c in enumerate(DCSGD_C):
+            eta = c / (DCSGD_A * F)
+            pred[i, j] = T.dcsgd_lyapunov(eta, DCSGD_A, 4, np.asarray(om), s1)
+            ms[i, j] = 0.5 * math.log(T.dcsgd_ms_factor(eta, DCSGD_A, 4, np.asarray(om), s1))
+            mean_field[i, j] = math.log(abs(1 - eta * DCSGD_A))
+    return Result(
+        checks=[Statistical("Lyapunov exponent E log|x_{k+1}/x_k| of normalized DCSGD per (cell, c)", estimate=r["gamma"],
+                            se=r["gamma_se"], predicted=pred,
+                            rivals={"mean-square rate (1/2) log rho": ms, "noise-free rate log|1 - c/F|": mean_field},
+                            why="standard error of the mean over i.i.d. log-multipliers; quadrature error < 1e-10")],
+        detail=f"Lyapunov exponent at c = 2 (the mean-square edge, rho = 1): measured "
+               f"{', '.join(f'{v:.3f}' for v in r['gamma'][:, 1])}, predicted {', '.join(f'{v:.3f}' for v in pred[:, 1])} "
+               f"(all < 0: paths contract); at c = 3: {', '.join(f'{v:+.3f}' for v in r['gamma'][:, 2])} (the "
+               "almost-sure edge lies beyond the mean-square edge c = 2).",
+        arrays={"c": r["c"], "gamma": r["gamma"], "gamma_se": r["gamma_se"], "gamma_theory": pred, "gamma_ms": ms},
+        seed=_DCSGD_SEED)
+
+
+# ============================================================================= claims: (L0, L1)
+
+@claim("compagnoni2025.l0l1_constants", paper=PAPER, provenance="secondary", kind="exact",
+       source="standard (L0,L1)-smoothness examples, via secondary notes; constants derived here",
+       statement="x^4/4 is (L0,L1)-smooth with L0 = 4/L1^2 (but not L-smooth), 2cosh x with (2,1), log cosh x is L-smooth "
+                 "with L = 1.",
+       latex=r"|f''|\le L_0+L_1|f'|:\ x^4/4:\ L_0=4/L_1^2;\ 2\cosh x:\ (2,1);\ \log\cosh x:\ (1,0)")
+def l0l1_constants(budget: Budget) -> Result:
+    """Measures sup(|f''| - L1|f'|) by autodiff on zoomed grids and compares it with sympy's L0 (x^4/4 at L1 = 2
+    and 1, 2cosh at L1 = 1, log cosh at L1 = 0). Rivals: L0 = 2/L1^2 for x^4/4 (a factor 2), L0 = 1 for 2cosh."""
+    m = l0l1_sup(budget)
+    pred = np.array([float(T.l0_for_l1(T.toy_function(n), L1)) for n, L1 in _L0L1_SUP_CASES])
+    half = np.where([n == "quartic" for n, _ in _L0L1_SUP_CASES], pred / 2, pred)
+    cosh1 = np.where([n == "cosh2" for n, _ in _L0L1_SUP_CASES], 1.0, pred)
+    return Result(
+        checks=[Exact("sup_x (|f''| - L1 |f'|)", predicted=pred, measured=m["sup"], rtol=1e-12,
+                      rivals={"L0 = 2/L1^2 for x^4/4": half, "2cosh x is (1,1)-smooth": cosh1},
+                      why="after four zooms the grid misses the sup by |h''| dx^2/8 < 1e-20; float64 round-off of "
+                          "f'' - L1 f' is ~1e-15 relative")],
+        detail="sup(|f''| - L1|f'|) by autodiff vs sympy L0: "
+               + ", ".join(f"{n}(L1={l1:g}) {v:.12g}/{p:.12g}" for (n, l1), v, p in zip(_L0L1_SUP_CASES, m["sup"], pred)) + ".")
+
+
+@claim("compagnoni2025.l0l1_sufficient_step_descends", paper=PAPER, provenance="secondary", kind="bound",
+       source="Theorem 4.2 (noise-free, uncompressed case), via secondary notes",
+       statement="Noise-free and uncompressed, every step eta < 2/(L0 + L1|f'(x)|) decreases f on the (L0,L1) toy functions "
+                 "from any start, and the constant 2 is tight (on 2cosh x near its minimizer).",
+       latex=r"\eta=\frac{2c}{L_0+L_1|f'(x)|},\ c<c^\ast(x),\ \inf_x c^\ast(x)\ge1,\ =1\text{ for }2\cosh x")
+def l0l1_sufficient_step_descends(budget: Budget) -> Result:
+    """Measures, by bisection on the loss at 4000 starts in [-40, 40], the largest factor c*(x) by which the step
+    2/(L0 + L1|f'(x)|) can be stretched while one GD step still decreases f; the bound is min c* >= 1. Rival bound:
+    min c* >= 2 (twice the step still safe). Then compares the per-function minimum with sympy's infimum of
+    x (L0 + L1 f')/f' (3, 3, 1); rival: the step is tight for every function (1, 1, 1)."""
+    d = descent_factors(budget)
+    mins = np.array([float(np.min(d[f"{n}_{L1:g}_c"])) for n, L1 in _L0L1_CASES])
+    pred = np.array([float(T.descent_margin(n, L1)) for n, L1 in _L0L1_CASES])
+    x_min = float(np.min(np.abs(d["x"])))
+    return Result(
+        checks=[Bound("min over starts and functions of the safe stretch c*(x)", measured=mins, bound=1.0, side=">=",
+                      slack=1e-12, rivals={"twice the step is safe: min c* >= 2": 2.0},
+                      why="bisection resolution 100 * 2^-60 ~ 1e-16"),
+                Exact("min_x c*(x) per function (x^4/4 L1=2, x^4/4 L1=1, 2cosh L1=1)", predicted=pred, measured=mins,
+                      rtol=2 * x_min, rivals={"tight for every function (1, 1, 1)": np.ones(3),
+                                              "half the stretch (x/2 ...)": pred / 2},
+                      why=f"the 2cosh infimum is approached as x -> 0 and c* - 1 ~ x there; the grid stops at |x| = {x_min:g}")],
+        detail="min c*(x): " + ", ".join(f"{n}(L1={l1:g}) {v:.4f} (sympy {p:g})" for (n, l1), v, p in zip(_L0L1_CASES, mins, pred))
+               + "; a constant step escapes x^4/4 once eta x0^2 > 2 (quartic threshold claim).")
+
+
+# ============================================================================= claims: sign methods
+
+@claim("compagnoni2025.mean_sign_laws", paper=PAPER, provenance="secondary", kind="statistical",
+       source="secondary notes (earlier SignSGD SDE paper, extended to Student-t)",
+       statement="The mean sign of g + sigma Z is erf(g/(sqrt2 sigma)) (Gaussian), 2F_nu(g/sigma) - 1 (Student-t) and "
+                 "(2/pi) arctan(g/sigma) (Cauchy).",
+       latex=r"E\,\mathrm{sign}(g+\sigma Z)=2F(g/\sigma)-1")
+def mean_sign_laws(budget: Budget) -> Result:
+    """Monte Carlo mean sign of g + Z at 17 points for three noise laws against the closed forms (SE from the sample
+    variance); rivals: the Gaussian erf law for every noise (the earlier SignSGD SDE) and the Cauchy law for every
+    noise. (The variance 1 - m^2 of a +-1 variable is an identity, checked by the unit tests, not a claim.)"""
+    r = mean_sign_mc(budget)
+    u, n = r["u"], int(r["n"])
+    laws = [law for law, _ in SIGN_LAWS]
+    est = np.stack([r[f"{law}_mean"] for law in laws])
+    var = np.stack([r[f"{law}_var"] for law in laws])
+    pred = np.stack([T.mean_sign(u, 1.0, law, nu=nu) for law, nu in SIGN_LAWS])
+    gauss = np.broadcast_to(T.mean_sign(u, 1.0, "gaussian"), pred.shape)
+    cauchy = np.broadcast_to(T.mean_sign(u, 1.0, "cauchy"), pred.shape)
+    se = np.sqrt(np.maximum(var, 1.0 / n) / n)  # at |u| = 4 nearly every draw agrees: floor the SE at one draw
+    return Result(
+        checks=[Statistical("E sign(g + Z) per law and g", estimate=est, se=se, predicted=pred,
+                            rivals={"Gaussian erf law for every noise": gauss, "Cauchy law for every noise": cauchy},
+                            why="standard error from the sample variance of n draws; 51 estimates, so 4 SE "
+                                "(P(max |z| > 4) ~ 3e-3)")],
+        detail=f"Mean sign over {n} draws at {u.size} points per law: max |MC - closed form| "
+               f"{np.max(np.abs(est - pred)):.1e}.",
+        arrays={"u": u, **{f"{law}_mc": r[f"{law}_mean"] for law in laws}}, seed=_SIGN_SEED)
+
+
+@claim("compagnoni2025.sign_converges_under_cauchy", paper=PAPER, provenance="derived", kind="statistical",
+       source="abstract (DSignSGD converges under heavy-tailed noise with standard schedules); setup derived here",
+       statement="DSignSGD converges even under Cauchy noise with eta_k = eta/sqrt(k+1): on 2cosh x (N = 4) its gap "
+                 "f - f* follows the linearized variance recursion v_{k+1} = (1 - eta_k kappa)^2 v_k + eta_k^2/N with "
+                 "kappa = f''(0) 2 rho_Cauchy(0) = 4/pi, decaying like k^(-1/2), and no run diverges.",
+       latex=r"E[f-f^\ast]\approx v_k,\ v_{k+1}=(1-\eta_k\kappa)^2v_k+\tfrac{\eta_k^2}{N},\ \kappa=\tfrac{4}{\pi}")
+def sign_converges_under_cauchy(budget: Budget) -> Result:
+    """Measures the mean gap f - f* of DSignSGD paths (Cauchy noise, 1/sqrt(k+1) schedule, x0 = 3) over two late
+    windows of checkpoints, divided by the variance recursion's v_k with the Cauchy mean-sign slope (predicted 1).
+    Rivals on the same ratios: the Gaussian mean-sign law's slope (v_k with kappa = 4/sqrt(2 pi)), a gap that stalls
+    at its first-window level (a constant-step floor), and a gap decaying like 1/k. Counts diverged runs (none)."""
+    r = cauchy_sign(budget)
+    k, gap, div = r["k"], np.asarray(r["gap"]), np.asarray(r["diverged"])
+    steps = int(r["n_steps"])
+    etas = CAUCHY_ETA / np.sqrt(np.arange(steps) + 1.0)
+    curv = float(sp.diff(T.toy_function("cosh2"), T._X, 2).subs(T._X, 0))   # f''(0) = 2
+    v = {law: T.sign_linear_variance(etas, T.sign_contraction(curv, 1.0, law), CAUCHY_AGENTS)[k - 1]
+         for law in ("cauchy", "gaussian")}
+    # f - f* = 2cosh x - 2 = x^2 + x^4/12 + ...: E gap = v + O(v^2) (v < 1e-3 in the windows).
+    wins = [(k > steps // 2) & (k <= 3 * steps // 4), k > 3 * steps // 4]
+    ok = ~div
+    per_path = np.stack([(gap[ok][:, w] / v["cauchy"][w]).mean(axis=1) for w in wins], axis=1)
+    est, se = per_path.mean(axis=0), per_path.std(axis=0, ddof=1) / math.sqrt(per_path.shape[0])
+    vbar = [v["cauchy"][w].mean() for w in wins]
+    kbar = [k[w].mean() for w in wins]
+    rivals = {"Gaussian mean-sign law (kappa = 4/sqrt(2 pi))": [float((v["gaussian"][w] / v["cauchy"][w]).mean()) for w in wins],
+              "the gap stalls at its first-window level": [1.0, vbar[0] / vbar[1]],
+              "the gap decays like 1/k": [1.0, (vbar[0] * kbar[0] / kbar[1]) / vbar[1]]}
+    # The recursion linearizes the mean sign (2/pi) arctan(2 sinh x) ~ (4/pi) x and sets 1 - m^2 ~ 1: relative
+    # corrections O(v) < 1e-3 in these windows.
+    return Result(
+        checks=[Statistical("mean gap / v_k in the windows (k/K in (1/2, 3/4], (3/4, 1])", estimate=est, se=se,
+                            predicted=np.ones(2), bias=1e-3, rivals={k_: np.asarray(v_) for k_, v_ in rivals.items()},
+                            why="standard error over independent paths of each path's window average; bias: "
+                                "O(v) nonlinear corrections"),
+                Count("DSignSGD runs that stayed finite", measured=~div, predicted=True,
+                      why="|x_{k+1} - x_k| <= eta_k: a signed update is bounded whatever the noise")],
+        detail=f"Cauchy noise, eta_k = {CAUCHY_ETA}/sqrt(k+1), {gap.shape[0]} runs x {steps} steps: mean gap / v_k = "
+               f"{est[0]:.3f} +- {se[0]:.3f}, {est[1]:.3f} +- {se[1]:.3f} (Gaussian-law rival {rivals['Gaussian mean-sign law (kappa = 4/sqrt(2 pi))'][0]:.3f}); "
+               f"median gap at the end {np.median(gap[:, -1]):.1e}; {int(div.sum())} runs diverged.",
+        arrays={"k": k, "gap_mean": gap[ok].mean(axis=0), "gap_median": np.median(gap[ok], axis=0),
+                "v_cauchy": v["cauchy"], "v_gaussian": v["gaussian"]}, seed=_CAUCHY_SEED)
+
+
+# ============================================================================= claims: MLP
+
+def _edge(cs: np.ndarray, decreased: np.ndarray) -> tuple[float, float]:
+    """[last c before the first c at which most runs failed to decrease the loss, that c] (nan if none fails)."""
+    bad = decreased.mean(axis=-1) <= 0.5
+    if not bad.any() or bad[0]:
+        return math.nan, math.nan
+    i = int(np.argmax(bad))
+    return float(cs[i - 1]), float(cs[i])
+
+
+@claim("compagnoni2025.mlp_pattern", paper=PAPER, provenance="derived", kind="bound",
+       source="the paper's MLP experiment (secondary notes); this smaller setup and the edge measurement are derived here",
+       statement="On a small MLP (d = 49, N = 8 agents, rand-k compression, injected affine-variance noise) the prescribed "
+                 "normalization's compression/noise factor is sufficient and necessary in order of magnitude: the edge "
+                 "in c where training stops decreasing the loss does not shrink when omega grows from 0 to 48, but it "
+                 "grows far less than the factor (1 + V/N) itself, so dropping the factor would destabilize training; "
+                 "every run with c < 2 decreases the loss.",
+       latex=r"R=\frac{c^\ast(\omega=48)}{c^\ast(\omega=0)}\ge1,\quad R\ll\frac{1+V(48)/N}{1+V(0)/N}")
+def mlp_pattern(budget: Budget) -> Result:
+    """Measures, on a geometric grid of c, the edge c*(omega) where most runs of the normalized rule stop decreasing
+    the loss, for omega = 0 and 48, and bounds R = c*(48)/c*(0) using the brackets' extremes. Prediction: R >= 1
+    (the factor compensates compression; lower bracket ratio). Rival: R >= F(48)/F(0) = 32, what compression-
+    blind stability would give (the factor only shrinking steps; upper bracket ratio). Counts that every run
+    with c < 2 decreased the loss."""
+    r = mlp_edge(budget)
+    cs, omegas, ratio = r["c"], r["omega"], np.asarray(r["ratio"])
+    decreased = (ratio < 1) & ~np.asarray(r["diverged"])
+    i0, i1 = 0, int(np.argmax(omegas))
+    (lo0, hi0), (lo1, hi1) = _edge(cs, decreased[:, i0]), _edge(cs, decreased[:, i1])
+    F = np.array([T.normalization_factor(MLP_AGENTS, om, MLP_SIGMA1, S.MLP_DIM) for om in omegas])
+    blind = float(F[i1] / F[i0])
+    safe = decreased[cs < 2]
+    return Result(
+        checks=[Bound("largest R = c*(omega=48)/c*(omega=0) compatible with the brackets", measured=hi1 / lo0, bound=1.0,
+                      side=">=", rivals={f"compression-blind stability: R >= F(48)/F(0) = {blind:.1f}": blind},
+                      why="the brackets' extreme ratio already accounts for the grid resolution"),
+                Bound("smallest R compatible with the brackets", measured=lo1 / hi0, bound=1.0, side=">=",
+                      why="R >= 1 must hold even at the unfavourable ends of both brackets"),
+                Count("runs with c < 2 that decreased the loss", measured=safe.ravel(), predicted=True,
+                      why="the prescription (c < 2) must train in every run")],
+        detail=f"MLP (d = {S.MLP_DIM}), N = {MLP_AGENTS}, rand-k, sigma1 = {MLP_SIGMA1}, {int(r['n'])} runs x "
+               f"{int(r['n_steps'])} steps per cell: edge c* in [{lo0:.3g}, {hi0:.3g}] at omega = 0 and "
+               f"[{lo1:.3g}, {hi1:.3g}] at omega = {omegas[i1]:g}: R in [{lo1 / hi0:.2f}, {hi1 / lo0:.2f}], while the "
+               f"factor grows {blind:.1f}x; the factor over-compensates by about {blind / math.sqrt(lo1 * hi1 / (lo0 * hi0)):.0f}x.",
+        arrays={"c": cs, "omega": omegas, "median_ratio": np.median(ratio, axis=-1), "factor": F,
+                "edges": np.array([[lo0, hi0], [lo1, hi1]])}, seed=_MLP_SEED)

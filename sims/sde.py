@@ -2,7 +2,8 @@ r"""Distributed (compressed / sign) SGD and their modified equations, simulated 
 
 Topic ``sde`` (Compagnoni et al., arXiv 2506.00181). Float64 (``import sims`` enables x64).
 
-Discrete algorithms, N agents, agent i observing :math:`g_i = \nabla f(x) + Z_i`:
+Discrete algorithms, N agents, agent i observing :math:`g_i = \nabla f(x) + Z_i`, base step :math:`\eta`,
+schedule :math:`\eta_k`:
 
 * ``dsgd``: :math:`x^+ = x - \eta\eta_k\frac1N\sum_i g_i`;
 * ``dcsgd``: :math:`x^+ = x - \eta\eta_k\frac1N\sum_i C_i(g_i)`, unbiased compressors with variance
@@ -10,13 +11,13 @@ Discrete algorithms, N agents, agent i observing :math:`g_i = \nabla f(x) + Z_i`
   keep :math:`k = d/(1+\omega)` random coordinates scaled by :math:`d/k`); agent-specific :math:`\omega_i`;
 * ``dcsgd_normalized``: the same with :math:`\eta` replaced by the normalization prescription
   :math:`\eta\,\eta_k / [(L_0 + L_1\|\nabla f(x)\|)(1 + (\bar\omega + d(\sigma_1^2\bar\omega+\sigma_1^2))/N)]`
-  (uses the exact :math:`\|\nabla f\|`, the oracle the prescription is stated with);
+  (uses the exact :math:`\|\nabla f\|`, the oracle the prescription is stated with; ``eta`` plays the
+  role of the prescription's constant :math:`c`);
 * ``dsignsgd``: :math:`x^+ = x - \eta\eta_k\frac1N\sum_i \mathrm{sign}(g_i)`.
 
 Noise :math:`Z_i = s(\nabla f)\,\zeta_i` with per-coordinate scale
 :math:`s = \sqrt{\sigma_0^2 + \sigma_1^2\|\nabla f\|^2}` (affine variance) and :math:`\zeta` standard
-Gaussian, Student-t(ν) or Cauchy. Schedules :math:`\eta_k`: ``constant``, ``inv_sqrt``
-(:math:`1/\sqrt{k+1}`) or any traceable callable ``k -> factor``.
+Gaussian, Student-t(ν) or Cauchy. Schedules :math:`\eta_k`: ``constant`` or ``inv_sqrt`` (:math:`1/\sqrt{k+1}`).
 
 Modified equations (:func:`sde_path`): :math:`dX = b(X)dt + \sqrt{\eta}\,s(\nabla f(X))N^{-1/2}dW` with
 :math:`b \in \{-\nabla f,\ -\nabla f - \tfrac\eta2\nabla^2f\nabla f,\ -\nabla f + \tfrac\eta2\nabla^2f\nabla f\}`;
@@ -24,8 +25,8 @@ the Hessian-vector product comes from ``jax.jvp`` (independent of the sympy drif
 :mod:`theory.sde`). The diffusion reuses :func:`noise_scale`, the same noise model as the discrete
 algorithms (Gaussian only: the SDE needs a covariance).
 
-Why a hand-written integrator rather than diffrax: the weak-error check couples each SDE path to
-a discrete path by summing the SDE's Brownian sub-increments into the discrete algorithm's noise
+Why a hand-written integrator rather than diffrax: the weak-error measurement couples each SDE path
+to a discrete path by summing the SDE's Brownian sub-increments into the discrete algorithm's noise
 (:func:`coupled_weak_paths`); that needs the increments on a fixed grid that we own, it is a plain
 ``lax.scan`` that vmaps over thousands of paths with one compilation, and for additive noise the
 stochastic Heun scheme used here is weak order 2 (:math:`E\,\Delta W\,dt/2` reproduces
@@ -34,6 +35,16 @@ stochastic Heun scheme used here is weak order 2 (:math:`E\,\Delta W\,dt/2` repr
 stays below the :math:`O(\eta^2)` effects being measured. Multiplicative noise uses Euler-Maruyama
 (Heun would converge to the Stratonovich SDE). The unit tests cross-check the deterministic Heun
 path against ``diffrax.Heun``.
+
+**Divergence is data.** Every simulator returns a boolean ``diverged`` (a state left
+``|x| <= bound`` or turned non-finite) and, where steps are counted, ``diverged_at`` (the first step
+index k >= 1 whose result diverged; -1 if none). A diverged path freezes at its last finite state,
+so its other outputs stay finite; statistics are taken over the finite paths only, with the number
+of diverged paths reported beside them.
+
+**Validation.** Public functions check their concrete arguments with :mod:`theory._validate`
+(``ValueError``/``TypeError`` naming the parameter); values that arrive traced (inside ``jit``/``vmap``)
+were validated where the sweep was built.
 """
 from __future__ import annotations
 
@@ -48,22 +59,55 @@ import numpy as np
 from jax import lax
 
 import sims  # noqa: F401  (float64)
-from sims.bench import BenchCase
-from sims.sweep import diverged, run_grid
+from sims.sweep import diverged as _beyond, run_grid
+from theory._validate import array, choice, integer, key as _key, real
 
 __all__ = [
-    "PROBLEMS", "NOISES", "COMPRESSORS", "ALGORITHMS", "SCHEDULES", "DRIFT_KINDS",
-    "Config", "loss_fn", "noise_scale", "sample_noise", "compress", "direction", "schedule_factor",
-    "simulate", "paths", "drift", "sde_path", "coupled_weak_paths", "escape_paths",
-    "mlp_data", "mlp_init", "mean_sign_mc", "mean_sign_mc_many", "aggregate_samples", "bench_cases",
+    "PROBLEMS", "TOY_PROBLEMS", "NOISES", "COMPRESSORS", "ALGORITHMS", "SCHEDULES", "DRIFT_KINDS", "MLP_DIM",
+    "Config", "mlp_data", "mlp_init", "loss_fn", "derivatives", "noise_scale", "sample_noise", "compress",
+    "direction", "schedule_factor", "simulate", "paths", "drift", "sde_path", "coupled_weak_paths",
+    "escape_paths", "escape_point", "weak_point", "descent_edge", "mean_sign_mc", "mean_sign_mc_many",
+    "aggregate_samples",
 ]
 
 PROBLEMS = ("quadratic", "quartic", "cosh2", "logcosh", "mlp")
+TOY_PROBLEMS = PROBLEMS[:4]
 NOISES = ("none", "gaussian", "student_t", "cauchy")
 COMPRESSORS = ("none", "bernoulli", "rand_k")
 ALGORITHMS = ("dsgd", "dcsgd", "dcsgd_normalized", "dsignsgd")
 SCHEDULES = ("constant", "inv_sqrt")
 DRIFT_KINDS = ("first_order", "second_order", "corrected")
+ESCAPE_PROBLEMS = ("quadratic", "quartic", "cosh2")
+_BOUND = 1e100
+
+# ----------------------------------------------------------------------------- validation helpers
+
+
+def _traced(x: Any) -> bool:
+    return isinstance(x, jax.core.Tracer)
+
+
+def _num(name: str, x: Any, **kw) -> Any:
+    """Validate a concrete real scalar (``theory._validate.real``); traced values pass through."""
+    if _traced(x):
+        return x
+    if isinstance(x, (np.ndarray, jax.Array)) and np.ndim(x) == 0:
+        x = np.asarray(x).item() if np.asarray(x).dtype.kind in "iuf" else x
+    return real(name, x, **kw)
+
+
+def _arr(name: str, x: Any, **kw) -> Any:
+    """Validate a concrete real array (``theory._validate.array``); traced values pass through."""
+    if _traced(x):
+        return x
+    return array(name, x, **kw)
+
+
+def _prng(name: str, x: Any) -> Any:
+    if _traced(x):
+        return x
+    return _key(name, x)
+
 
 # ----------------------------------------------------------------------------- problems
 
@@ -71,8 +115,11 @@ _MLP_IN, _MLP_HIDDEN, _MLP_POINTS = 4, 8, 64
 MLP_DIM = _MLP_IN * _MLP_HIDDEN + _MLP_HIDDEN + _MLP_HIDDEN + 1
 
 
-def mlp_data(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Fixed regression data for the MLP test problem: a random tanh teacher plus small noise."""
+def mlp_data(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    r"""Regression data for the MLP test problem: inputs :math:`X \sim \mathcal N(0, I_4)`, 64 points, targets
+    :math:`y = \sum_{j\le3}\tanh(Xw)_j + 0.1\,\varepsilon` (a random tanh teacher). ``seed`` (an integer
+    >= 0) is required: the same seed always gives the same data."""
+    seed = integer("seed", seed, low=0)
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((_MLP_POINTS, _MLP_IN))
     w = rng.standard_normal((_MLP_IN, 3))
@@ -94,100 +141,146 @@ def _mlp_loss(theta: jax.Array) -> jax.Array:
 
 
 @jax.jit
-def mlp_init(key: jax.Array, scale: float = 1.0) -> jax.Array:
-    """Initial MLP parameters (flat vector of length :data:`MLP_DIM`), Gaussian with std ``scale/sqrt(fan_in)``."""
+def _mlp_init(key: jax.Array, scale) -> jax.Array:
     k1, k2 = jax.random.split(key)
     w1 = jax.random.normal(k1, (_MLP_IN * _MLP_HIDDEN,)) * scale / math.sqrt(_MLP_IN)
     w2 = jax.random.normal(k2, (_MLP_HIDDEN,)) * scale / math.sqrt(_MLP_HIDDEN)
     return jnp.concatenate([w1, jnp.zeros(_MLP_HIDDEN), w2, jnp.zeros(1)])
 
 
+def mlp_init(key: jax.Array, scale: float = 1.0) -> jax.Array:
+    r"""Initial MLP parameters (flat vector of length :data:`MLP_DIM`): weights
+    :math:`\mathcal N(0, \mathrm{scale}^2/\mathrm{fan\_in})`, biases 0; ``key`` a typed PRNG key."""
+    _prng("key", key)
+    scale = _num("scale", scale, low=0.0, low_open=True)
+    return _mlp_init(key, jnp.asarray(scale, jnp.float64))
+
+
+def _quadratic(x, lam):
+    return 0.5 * jnp.sum(lam * x**2)
+
+
+def _quartic(x, lam):
+    return jnp.sum(x**4) / 4
+
+
+def _cosh2(x, lam):
+    return 2 * jnp.sum(jnp.cosh(x))
+
+
+def _logcosh(x, lam):
+    # log cosh x = |x| + log1p(exp(-2|x|)) - log 2, stable for large |x|
+    return jnp.sum(jnp.abs(x) + jnp.log1p(jnp.exp(-2 * jnp.abs(x))) - jnp.log(2.0))
+
+
+def _mlp(x, lam):
+    return _mlp_loss(x)
+
+
+_LOSSES = {"quadratic": _quadratic, "quartic": _quartic, "cosh2": _cosh2, "logcosh": _logcosh, "mlp": _mlp}
+
+
 def loss_fn(problem: str) -> Callable[[jax.Array, jax.Array], jax.Array]:
     r"""``f(x, lam)`` summed over coordinates: quadratic :math:`\lambda x^2/2`, quartic :math:`x^4/4`,
-    cosh2 :math:`2\cosh x`, logcosh :math:`\log\cosh x` (``lam`` used by the quadratic only), or the MLP."""
-    if problem not in PROBLEMS:
-        raise ValueError(f"problem: expected one of {PROBLEMS}, got {problem!r}")
-    if problem == "quadratic":
-        return lambda x, lam: 0.5 * jnp.sum(lam * x**2)
-    if problem == "quartic":
-        return lambda x, lam: jnp.sum(x**4) / 4
-    if problem == "cosh2":
-        return lambda x, lam: 2 * jnp.sum(jnp.cosh(x))
-    if problem == "logcosh":
-        # log cosh x = |x| + log1p(exp(-2|x|)) - log 2, stable for large |x|
-        return lambda x, lam: jnp.sum(jnp.abs(x) + jnp.log1p(jnp.exp(-2 * jnp.abs(x))) - jnp.log(2.0))
-    return lambda x, lam: _mlp_loss(x)
+    cosh2 :math:`2\cosh x`, logcosh :math:`\log\cosh x` (``lam`` used by the quadratic only), or the MLP
+    (``x`` its :data:`MLP_DIM` parameters). The same function object every call (stable for ``jit``)."""
+    return _LOSSES[choice("problem", problem, PROBLEMS)]
+
+
+@partial(jax.jit, static_argnames=("problem",))
+def _derivatives(problem, x, lam):
+    f1 = jax.grad(lambda y: _LOSSES[problem](y[None], lam))
+    return jax.vmap(lambda y: (f1(y), jax.grad(f1)(y)))(x)
+
+
+def derivatives(problem: str, x, lam=1.0) -> tuple[jax.Array, jax.Array]:
+    r""":math:`(f'(x_j), f''(x_j))` of a 1-D toy function at each entry of ``x`` by autodiff (``jax.grad``
+    twice; independent of the sympy derivatives of :mod:`theory.sde`)."""
+    choice("problem", problem, TOY_PROBLEMS)
+    x = _arr("x", x, ndim=1)
+    lam = _num("lam", lam, low=0.0, low_open=True)
+    return _derivatives(problem, jnp.asarray(x), lam)
 
 
 # ----------------------------------------------------------------------------- noise and compressors
 
 def noise_scale(grad: jax.Array, sigma0, sigma1) -> jax.Array:
     r"""Per-coordinate noise scale :math:`\sqrt{\sigma_0^2 + \sigma_1^2\|\nabla f\|^2}` (affine variance)."""
+    _num("sigma0", sigma0, low=0.0)
+    _num("sigma1", sigma1, low=0.0)
     return jnp.sqrt(sigma0**2 + sigma1**2 * jnp.sum(grad**2))
 
 
-def sample_noise(key: jax.Array, kind: str, grad: jax.Array, sigma0, sigma1, n_agents: int, nu: float = 3.0) -> jax.Array:
+def sample_noise(key: jax.Array, kind: str, grad: jax.Array, sigma0, sigma1, n_agents: int,
+                 nu: float = 3.0) -> jax.Array:
     """Noise of each agent, shape ``(n_agents, d)``: scale times a standard Gaussian / Student-t / Cauchy draw."""
-    shape = (n_agents,) + grad.shape
+    choice("kind", kind, NOISES)
+    n_agents = integer("n_agents", n_agents, low=1)
+    nu = real("nu", nu, low=0.0, low_open=True)
+    _prng("key", key)
+    shape = (n_agents,) + jnp.shape(grad)
     if kind == "none":
-        return jnp.zeros(shape, grad.dtype)
+        return jnp.zeros(shape, jnp.result_type(grad, jnp.float64))
     if kind == "gaussian":
-        z = jax.random.normal(key, shape, grad.dtype)
+        z = jax.random.normal(key, shape, jnp.float64)
     elif kind == "student_t":
         if float(nu).is_integer() and nu <= 30:
             # t_nu = Z / sqrt(chi2_nu / nu) with chi2_nu a sum of nu squared normals: same law as
             # jax.random.t, without compiling the gamma rejection sampler (seconds on CPU).
             kz, kc = jax.random.split(key)
-            chi2 = jnp.sum(jax.random.normal(kc, (int(nu),) + shape, grad.dtype) ** 2, axis=0)
-            z = jax.random.normal(kz, shape, grad.dtype) / jnp.sqrt(chi2 / nu)
+            chi2 = jnp.sum(jax.random.normal(kc, (int(nu),) + shape, jnp.float64) ** 2, axis=0)
+            z = jax.random.normal(kz, shape, jnp.float64) / jnp.sqrt(chi2 / nu)
         else:
-            z = jax.random.t(key, nu, shape, grad.dtype)
-    elif kind == "cauchy":
-        z = jax.random.cauchy(key, shape, grad.dtype)
+            z = jax.random.t(key, nu, shape, jnp.float64)
     else:
-        raise ValueError(f"noise: expected one of {NOISES}, got {kind!r}")
+        z = jax.random.cauchy(key, shape, jnp.float64)
     return noise_scale(grad, sigma0, sigma1) * z
 
 
-def compress(key: jax.Array, kind: str, v: jax.Array, omega: jax.Array) -> jax.Array:
+def compress(key: jax.Array, kind: str, v: jax.Array, omega) -> jax.Array:
     r"""Unbiased compression of each agent's message ``v`` (``(N, d)``) with variances ``omega`` (``(N,)``).
 
     ``bernoulli``: keep each coordinate with probability :math:`q = 1/(1+\omega)`, scale by :math:`1/q`.
     ``rand_k``: keep :math:`k = \max(1, \mathrm{round}(d/(1+\omega)))` coordinates chosen uniformly
-    without replacement, scale by :math:`d/k` (exact variance :math:`d/k - 1`).
+    without replacement (the k smallest of d uniform draws), scale by :math:`d/k` (exact variance
+    :math:`d/k - 1`).
     """
+    choice("kind", kind, COMPRESSORS)
+    _prng("key", key)
+    if jnp.ndim(v) != 2:
+        raise ValueError(f"v: expected messages of shape (n_agents, d), got shape {jnp.shape(v)}")
+    _arr("omega", omega, ndim=(0, 1), low=0.0)
     n, d = v.shape
-    omega = jnp.broadcast_to(omega, (n,))
+    omega = jnp.broadcast_to(jnp.asarray(omega, jnp.float64), (n,))
     if kind == "none":
         return v
     if kind == "bernoulli":
         q = 1.0 / (1.0 + omega)
         keep = jax.random.uniform(key, v.shape) < q[:, None]
         return jnp.where(keep, v / q[:, None], 0.0)
-    if kind == "rand_k":
-        k = jnp.clip(jnp.round(d / (1.0 + omega)), 1, d)
-        ranks = jnp.argsort(jnp.argsort(jax.random.uniform(key, v.shape), axis=1), axis=1)
-        keep = ranks < k[:, None]
-        return jnp.where(keep, v * (d / k)[:, None], 0.0)
-    raise ValueError(f"compressor: expected one of {COMPRESSORS}, got {kind!r}")
+    k = jnp.clip(jnp.round(d / (1.0 + omega)), 1, d)
+    u = jax.random.uniform(key, v.shape)
+    kth = jnp.take_along_axis(jnp.sort(u, axis=1), (k.astype(int) - 1)[:, None], axis=1)
+    keep = u <= kth
+    return jnp.where(keep, v * (d / k)[:, None], 0.0)
 
 
-def schedule_factor(schedule, k: jax.Array) -> jax.Array:
-    """:math:`\\eta_k`: 1 (``constant``), :math:`1/\\sqrt{k+1}` (``inv_sqrt``) or ``schedule(k)``."""
-    if callable(schedule):
-        return schedule(k)
+def schedule_factor(schedule: str, k) -> jax.Array:
+    r""":math:`\eta_k`: 1 (``constant``) or :math:`1/\sqrt{k+1}` (``inv_sqrt``) at step index ``k`` (from 0)."""
+    choice("schedule", schedule, SCHEDULES)
     if schedule == "constant":
         return jnp.ones((), jnp.float64)
-    if schedule == "inv_sqrt":
-        return 1.0 / jnp.sqrt(k + 1.0)
-    raise ValueError(f"schedule: expected one of {SCHEDULES} or a callable, got {schedule!r}")
+    return 1.0 / jnp.sqrt(k + 1.0)
 
 
 # ----------------------------------------------------------------------------- configuration
 
 @dataclass(frozen=True)
 class Config:
-    """Static part of a run (one compilation per distinct Config); traced values go in the grid."""
+    """Static part of a run (one compilation per distinct Config); traced values go in the grid.
+
+    ``bound``: a state with an entry beyond it in absolute value (or a non-finite loss) is diverged.
+    """
 
     problem: str = "quartic"
     algo: str = "dcsgd"
@@ -195,42 +288,36 @@ class Config:
     compressor: str = "bernoulli"
     noise: str = "gaussian"
     nu: float = 3.0
-    schedule: Any = "constant"
+    schedule: str = "constant"
     n_steps: int = 1000
     n_record: int = 10
-    bound: float = 1e100
+    bound: float = _BOUND
 
     def __post_init__(self) -> None:
-        if self.problem not in PROBLEMS:
-            raise ValueError(f"problem: expected one of {PROBLEMS}, got {self.problem!r}")
-        if self.algo not in ALGORITHMS:
-            raise ValueError(f"algo: expected one of {ALGORITHMS}, got {self.algo!r}")
-        if isinstance(self.n_agents, bool) or not isinstance(self.n_agents, (int, np.integer)) or self.n_agents < 1:
-            raise ValueError(f"n_agents: expected a positive integer, got {self.n_agents!r}")
-        if self.compressor not in COMPRESSORS:
-            raise ValueError(f"compressor: expected one of {COMPRESSORS}, got {self.compressor!r}")
-        if self.noise not in NOISES:
-            raise ValueError(f"noise: expected one of {NOISES}, got {self.noise!r}")
-        if not (isinstance(self.nu, (int, float)) and self.nu > 0):
-            raise ValueError(f"nu: expected degrees of freedom > 0, got {self.nu!r}")
-        if not callable(self.schedule) and self.schedule not in SCHEDULES:
-            raise ValueError(f"schedule: expected one of {SCHEDULES} or a callable, got {self.schedule!r}")
-        for name in ("n_steps", "n_record"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ValueError(f"{name}: expected a positive integer, got {v!r}")
+        choice("problem", self.problem, PROBLEMS)
+        choice("algo", self.algo, ALGORITHMS)
+        integer("n_agents", self.n_agents, low=1)
+        choice("compressor", self.compressor, COMPRESSORS)
+        choice("noise", self.noise, NOISES)
+        real("nu", self.nu, low=0.0, low_open=True)
+        choice("schedule", self.schedule, SCHEDULES)
+        integer("n_steps", self.n_steps, low=1)
+        integer("n_record", self.n_record, low=1)
         if self.n_steps % self.n_record:
             raise ValueError(f"n_record: must divide n_steps={self.n_steps}, got {self.n_record}")
-        if not self.bound > 0:
-            raise ValueError(f"bound: expected > 0, got {self.bound!r}")
+        real("bound", self.bound, low=0.0, low_open=True)
 
 
 _DEFAULTS = {"lam": 1.0, "omega": 0.0, "sigma0": 0.0, "sigma1": 0.0, "L0": 1.0, "L1": 1.0, "normalized": 0.0}
+_LOW = {"lam": (0.0, True), "omega": (0.0, False), "sigma0": (0.0, False), "sigma1": (0.0, False),
+        "L0": (0.0, False), "L1": (0.0, False), "normalized": (0.0, False)}
 
 
 def direction(key: jax.Array, cfg: Config, grad: jax.Array, omega, sigma0, sigma1) -> jax.Array:
     """The agent-averaged update direction of ``cfg.algo`` at true gradient ``grad`` (one draw)."""
-    k_noise, k_comp = jax.random.split(key)
+    if not isinstance(cfg, Config):
+        raise TypeError(f"cfg: expected a sims.sde.Config, got {type(cfg).__name__}")
+    k_noise, k_comp = jax.random.split(_prng("key", key))
     msgs = grad[None, :] + sample_noise(k_noise, cfg.noise, grad, sigma0, sigma1, cfg.n_agents, cfg.nu)
     if cfg.algo == "dsignsgd":
         return jnp.mean(jnp.sign(msgs), axis=0)
@@ -239,35 +326,26 @@ def direction(key: jax.Array, cfg: Config, grad: jax.Array, omega, sigma0, sigma
     return jnp.mean(msgs, axis=0)
 
 
-def simulate(key: jax.Array, x0: jax.Array, eta, cfg: Config, **params) -> dict[str, jax.Array]:
-    r"""One path of ``cfg.algo`` from ``x0`` with base step ``eta``; traceable (vmap/jit).
-
-    ``params``: ``lam`` (quadratic curvature), ``omega`` (scalar or per agent), ``sigma0``, ``sigma1``,
-    ``L0``, ``L1`` (normalization) and ``normalized`` (> 0 turns ``dcsgd`` into ``dcsgd_normalized``
-    inside one compilation, so constant and normalized runs can share a grid). Returns ``loss`` at ``n_record`` checkpoints (frozen at the last
-    finite state once a path diverges), ``x`` (final state), ``diverged`` and ``diverged_at``.
-    """
-    unknown = set(params) - set(_DEFAULTS)
-    if unknown:
-        raise TypeError(f"params: unknown names {sorted(unknown)}; allowed {sorted(_DEFAULTS)}")
+def _simulate(key, x0, eta, cfg: Config, params: dict) -> dict[str, jax.Array]:
     p = {**_DEFAULTS, **params}
     f = loss_fn(cfg.problem)
     grad_f = jax.grad(f)
     x0 = jnp.atleast_1d(jnp.asarray(x0, jnp.float64))
     d = x0.shape[0]
     omega = jnp.broadcast_to(jnp.asarray(p["omega"], jnp.float64), (cfg.n_agents,))
-    norm_factor = 1.0 + (jnp.mean(omega) + d * (p["sigma1"] ** 2 * jnp.mean(omega) + p["sigma1"] ** 2)) / cfg.n_agents
+    # The prescription's compression/noise factor 1 + (mean omega + d(sigma1^2 mean omega + sigma1^2))/N.
+    factor = 1.0 + (jnp.mean(omega) + d * (p["sigma1"] ** 2 * jnp.mean(omega) + p["sigma1"] ** 2)) / cfg.n_agents
 
     def step(carry, k):
         x, bad, at, key = carry
         key, sub = jax.random.split(key)
         g = grad_f(x, p["lam"])
-        lr = eta * schedule_factor(cfg.schedule, k)
+        eta_k = eta * schedule_factor(cfg.schedule, k)
         if cfg.algo in ("dcsgd", "dcsgd_normalized"):
             on = (p["normalized"] > 0) | (cfg.algo == "dcsgd_normalized")
-            lr = jnp.where(on, lr / ((p["L0"] + p["L1"] * jnp.linalg.norm(g)) * norm_factor), lr)
-        x_new = x - lr * direction(sub, cfg, g, omega, p["sigma0"], p["sigma1"])
-        now_bad = diverged(x_new[None], cfg.bound)[0] | ~jnp.isfinite(f(x_new, p["lam"]))
+            eta_k = jnp.where(on, eta_k / ((p["L0"] + p["L1"] * jnp.linalg.norm(g)) * factor), eta_k)
+        x_new = x - eta_k * direction(sub, cfg, g, omega, p["sigma0"], p["sigma1"])
+        now_bad = _beyond(x_new[None], cfg.bound)[0] | ~jnp.isfinite(f(x_new, p["lam"]))
         at = jnp.where(bad | ~now_bad, at, k + 1)
         bad = bad | now_bad
         x = jnp.where(bad, x, x_new)
@@ -284,27 +362,69 @@ def simulate(key: jax.Array, x0: jax.Array, eta, cfg: Config, **params) -> dict[
     return {"loss": losses, "x": x, "diverged": bad, "diverged_at": at, "loss0": f(x0, p["lam"])}
 
 
-def paths(cfg: Config, grid: dict[str, Any], *, chunk_size: int = 4096, progress: bool | None = None) -> dict[str, np.ndarray]:
-    """Run :func:`simulate` over a grid (``key``, ``x0``, ``eta`` and any ``params``) with ``run_grid``."""
+_simulate_jit = jax.jit(_simulate, static_argnames=("cfg",))
+
+
+def _check_params(params: dict, where: str) -> None:
+    unknown = set(params) - set(_DEFAULTS)
+    if unknown:
+        raise TypeError(f"{where}: unknown names {sorted(unknown)}; allowed {sorted(_DEFAULTS)}")
+
+
+def simulate(key: jax.Array, x0, eta, cfg: Config, **params) -> dict[str, jax.Array]:
+    r"""One path of ``cfg.algo`` from ``x0`` with base step ``eta`` (jit-compiled per ``cfg``).
+
+    ``params``: ``lam`` (quadratic curvature), ``omega`` (scalar or per agent), ``sigma0``, ``sigma1``,
+    ``L0``, ``L1`` (normalization) and ``normalized`` (> 0 turns ``dcsgd`` into ``dcsgd_normalized``
+    inside one compilation, so constant and normalized runs can share a grid).
+
+    Returns ``loss`` at ``cfg.n_record`` evenly spaced checkpoints (frozen at the last finite state once
+    the path diverges), ``x`` (final state), ``loss0``, ``diverged`` and ``diverged_at`` (first diverged
+    step, -1 if none).
+    """
     if not isinstance(cfg, Config):
         raise TypeError(f"cfg: expected a sims.sde.Config, got {type(cfg).__name__}")
+    _prng("key", key)
+    _arr("x0", x0, ndim=(0, 1))
+    _num("eta", eta, low=0.0, low_open=True)
+    _check_params(params, "params")
+    for name, value in params.items():
+        low, open_ = _LOW[name]
+        if name == "omega":
+            _arr(name, value, ndim=(0, 1), low=low)
+        else:
+            _num(name, value, low=low, low_open=open_)
+    typed = {k: jnp.asarray(v, jnp.float64) for k, v in params.items()}
+    return _simulate_jit(key, jnp.asarray(x0, jnp.float64), jnp.asarray(eta, jnp.float64), cfg, typed)
+
+
+def _path_point(pt, cfg):
+    return _simulate(pt["key"], pt["x0"], pt["eta"], cfg, {k: v for k, v in pt.items() if k not in ("key", "x0", "eta")})
+
+
+def paths(cfg: Config, grid: dict[str, Any], *, chunk_size: int = 4096, progress: bool | None = None) -> dict[str, np.ndarray]:
+    """:func:`simulate` at every point of ``grid`` (``key``, ``x0``, ``eta`` and any ``params``, leading axis = runs),
+    through :func:`sims.sweep.run_grid` (one compilation per ``cfg`` and grid shapes)."""
+    if not isinstance(cfg, Config):
+        raise TypeError(f"cfg: expected a sims.sde.Config, got {type(cfg).__name__}")
+    if not isinstance(grid, dict):
+        raise TypeError(f"grid: expected a dict of arrays, got {type(grid).__name__}")
     for name in ("key", "x0", "eta"):
         if name not in grid:
             raise ValueError(f"grid: missing required entry {name!r}; has {sorted(grid)}")
     unknown = set(grid) - {"key", "x0", "eta"} - set(_DEFAULTS)
     if unknown:
         raise ValueError(f"grid: unknown entries {sorted(unknown)}; allowed key, x0, eta, {sorted(_DEFAULTS)}")
-    eta = np.asarray(grid["eta"])
-    if not np.all(np.isfinite(eta)) or np.any(eta <= 0):
-        raise ValueError("grid['eta']: step sizes must be finite and > 0")
-    if "omega" in grid and np.any(np.asarray(grid["omega"]) < 0):
-        raise ValueError("grid['omega']: compressor variances must be >= 0")
-
-    def one(pt):
-        rest = {k: v for k, v in pt.items() if k not in ("key", "x0", "eta")}
-        return simulate(pt["key"], pt["x0"], pt["eta"], cfg, **rest)
-
-    return run_grid(one, grid, chunk_size=chunk_size, progress=progress, desc=f"{cfg.algo}/{cfg.problem}")
+    _prng("grid['key']", grid["key"])
+    _arr("grid['x0']", grid["x0"], ndim=(1, 2))
+    _arr("grid['eta']", grid["eta"], ndim=1, low=0.0, low_open=True)
+    for name in set(grid) & set(_DEFAULTS):
+        low, open_ = _LOW[name]
+        _arr(f"grid[{name!r}]", grid[name], ndim=(1, 2), low=low, low_open=open_)
+    integer("chunk_size", chunk_size, low=1)
+    typed = {k: (v if k == "key" else np.asarray(v, np.float64)) for k, v in grid.items()}
+    return run_grid(_path_point, typed, static={"cfg": cfg}, chunk_size=chunk_size, progress=progress,
+                    desc=f"{cfg.algo}/{cfg.problem}")
 
 
 # ----------------------------------------------------------------------------- modified equations
@@ -321,14 +441,17 @@ def _drift_coef(problem: str, coef, x: jax.Array, eta, lam) -> jax.Array:
 def drift(problem: str, kind: str, x: jax.Array, eta, lam=1.0) -> jax.Array:
     r"""Drift :math:`-\nabla f + \kappa\tfrac\eta2\nabla^2 f\nabla f`, :math:`\kappa = 0, -1, +1` for
     ``first_order``, ``second_order``, ``corrected``; ``jax.grad`` and a ``jax.jvp`` Hessian-vector product."""
-    if kind not in DRIFT_KINDS:
-        raise ValueError(f"kind: expected one of {DRIFT_KINDS}, got {kind!r}")
-    return _drift_coef(problem, _DRIFT_COEF[kind], x, eta, lam)
+    choice("problem", problem, PROBLEMS)
+    choice("kind", kind, DRIFT_KINDS)
+    _arr("x", x, ndim=1)
+    _num("eta", eta, low=0.0)
+    _num("lam", lam, low=0.0, low_open=True)
+    return _drift_coef(problem, _DRIFT_COEF[kind], jnp.asarray(x, jnp.float64), eta, lam)
 
 
 def _heun_or_em(problem, coef, x, eta, lam, dt, dw, sigma0, sigma1, n_agents, scheme):
     def diff(y):
-        return jnp.sqrt(eta / n_agents) * noise_scale(jax.grad(loss_fn(problem))(y, lam), sigma0, sigma1)
+        return jnp.sqrt(eta / n_agents) * jnp.sqrt(sigma0**2 + sigma1**2 * jnp.sum(jax.grad(loss_fn(problem))(y, lam) ** 2))
 
     b = _drift_coef(problem, coef, x, eta, lam)
     if scheme == "euler":
@@ -337,87 +460,121 @@ def _heun_or_em(problem, coef, x, eta, lam, dt, dw, sigma0, sigma1, n_agents, sc
     return x + 0.5 * (b + _drift_coef(problem, coef, pred, eta, lam)) * dt + diff(x) * dw
 
 
-def sde_path(key: jax.Array, x0: jax.Array, eta, *, problem: str, kind: str, dt, n_steps: int,
-             lam=1.0, sigma0=0.0, sigma1=0.0, n_agents: int = 1, scheme: str = "heun") -> dict[str, jax.Array]:
-    r"""One path of :math:`dX = b(X)dt + \sqrt{\eta/N}\,s(\nabla f(X))\,dW` over ``n_steps`` steps of ``dt``.
-
-    ``scheme="heun"`` (weak order 2) is only valid for additive noise (``sigma1 = 0``, checked when
-    concrete); ``"euler"`` is Euler-Maruyama. Returns the final state, the loss at the end and
-    whether the path left every bound (``diverged``: blow-up is data).
-    """
-    if scheme not in ("heun", "euler"):
-        raise ValueError(f"scheme: expected 'heun' or 'euler', got {scheme!r}")
-    if kind not in DRIFT_KINDS:
-        raise ValueError(f"kind: expected one of {DRIFT_KINDS}, got {kind!r}")
-    if scheme == "heun" and isinstance(sigma1, (int, float)) and sigma1 != 0:
-        raise ValueError(f"sigma1: scheme='heun' needs additive noise (sigma1=0), got {sigma1}; use scheme='euler'")
-    return _sde_path(key, x0, eta, problem, _DRIFT_COEF[kind], dt, n_steps, lam, sigma0, sigma1, n_agents, scheme)
-
-
 def _sde_path(key, x0, eta, problem, coef, dt, n_steps, lam, sigma0, sigma1, n_agents, scheme):
     x0 = jnp.atleast_1d(jnp.asarray(x0, jnp.float64))
     dws = jax.random.normal(key, (n_steps,) + x0.shape) * jnp.sqrt(dt)
 
-    def step(carry, dw):
-        x, bad = carry
+    def step(carry, inp):
+        k, dw = inp
+        x, bad, at = carry
         x_new = _heun_or_em(problem, coef, x, eta, lam, dt, dw, sigma0, sigma1, n_agents, scheme)
-        bad = bad | diverged(x_new[None], 1e100)[0]
-        return (jnp.where(bad, x, x_new), bad), None
+        now = _beyond(x_new[None], _BOUND)[0]
+        at = jnp.where(bad | ~now, at, k + 1)
+        bad = bad | now
+        return (jnp.where(bad, x, x_new), bad, at), None
 
-    (x, bad), _ = lax.scan(step, (x0, jnp.zeros((), bool)), dws)
-    return {"x": x, "diverged": bad, "loss": loss_fn(problem)(x, lam)}
+    init = (x0, jnp.zeros((), bool), jnp.asarray(-1))
+    (x, bad, at), _ = lax.scan(step, init, (jnp.arange(n_steps), dws))
+    return {"x": x, "diverged": bad, "diverged_at": at, "loss": loss_fn(problem)(x, lam)}
 
 
-def coupled_weak_paths(key: jax.Array, x0, eta, *, problem: str, T: float, max_steps: int, substeps: int,
-                       lam=1.0, sigma0=0.0, n_agents: int = 1) -> dict[str, jax.Array]:
-    r"""DSGD and the three SDEs on one shared Brownian path (additive Gaussian noise), horizon ``T``.
+_sde_path_jit = jax.jit(_sde_path, static_argnames=("problem", "n_steps", "n_agents", "scheme"))
 
-    The discrete algorithm takes :math:`K = \mathrm{round}(T/\eta)` steps (``eta`` may be traced; the
-    scan runs ``max_steps`` and freezes the state after step K, so one compilation serves every
-    step size). Each SDE takes ``substeps`` Heun steps of :math:`dt = \eta/m` per discrete step; the
-    discrete algorithm's agent-averaged noise at step k is
-    :math:`-\sigma_0 N^{-1/2}\sum_j \Delta W_{kj}/\sqrt\eta`, exactly :math:`\mathcal N(0, \sigma_0^2/N)`
-    as for N independent Gaussian agents. The coupling leaves every expectation unchanged and
-    removes most Monte Carlo noise from the differences. Returns the final states ``x`` (discrete)
-    and ``X_<kind>`` and their losses.
+
+def sde_path(key: jax.Array, x0, eta, *, problem: str, kind: str, dt, n_steps: int, lam=1.0, sigma0=0.0,
+             sigma1=0.0, n_agents: int = 1, scheme: str = "heun") -> dict[str, jax.Array]:
+    r"""One path of :math:`dX = b(X)dt + \sqrt{\eta/N}\,s(\nabla f(X))\,dW` over ``n_steps`` steps of ``dt > 0``.
+
+    ``scheme="heun"`` (weak order 2) needs additive noise (``sigma1 = 0``); ``"euler"`` is Euler-Maruyama.
+    Returns the final state ``x``, its ``loss``, ``diverged`` and ``diverged_at`` (first step whose
+    state left :math:`|x| \le 10^{100}`, -1 if none; the path freezes there).
     """
+    _prng("key", key)
+    choice("problem", problem, PROBLEMS)
+    choice("kind", kind, DRIFT_KINDS)
+    choice("scheme", scheme, ("heun", "euler"))
+    _arr("x0", x0, ndim=(0, 1))
+    _num("eta", eta, low=0.0)
+    _num("dt", dt, low=0.0, low_open=True)
+    n_steps = integer("n_steps", n_steps, low=1)
+    _num("lam", lam, low=0.0, low_open=True)
+    _num("sigma0", sigma0, low=0.0)
+    _num("sigma1", sigma1, low=0.0)
+    n_agents = integer("n_agents", n_agents, low=1)
+    if scheme == "heun" and not _traced(sigma1) and float(sigma1) != 0:
+        raise ValueError(f"sigma1: scheme='heun' needs additive noise (sigma1=0), got {sigma1}; use scheme='euler'")
+    return _sde_path_jit(key, x0, eta, problem, _DRIFT_COEF[kind], dt, n_steps, lam, sigma0, sigma1, n_agents, scheme)
+
+
+def _coupled(key, x0, eta, problem, T, max_steps, substeps, lam, sigma0, n_agents):
     x0 = jnp.atleast_1d(jnp.asarray(x0, jnp.float64))
     n_active = jnp.round(T / eta)
     dt = eta / substeps
     f = loss_fn(problem)
     grad_f = jax.grad(f)
     dws = jax.random.normal(key, (max_steps, substeps) + x0.shape) * jnp.sqrt(dt)
+    coefs = jnp.asarray([_DRIFT_COEF[k] for k in DRIFT_KINDS])
 
     def step(carry, inp):
         k, dw_k = inp
-        x, xs = carry
+        x, xs, bad, at = carry
         # Minus sign: the SDE adds +diffusion*dW while SGD subtracts eta*noise; the law is symmetric.
         noise = -sigma0 / jnp.sqrt(n_agents) * jnp.sum(dw_k, axis=0) / jnp.sqrt(eta)
-        live = k < n_active
-        x = jnp.where(live, x - eta * (grad_f(x, lam) + noise), x)
+        live = (k < n_active) & ~bad
+        x_new = x - eta * (grad_f(x, lam) + noise)
         # The three drifts differ only in the coefficient of the HVP: one vmapped integrator, one trace.
         Y = jax.vmap(lambda c, X: lax.fori_loop(0, substeps, lambda j, X: _heun_or_em(
             problem, c, X, eta, lam, dt, dw_k[j], sigma0, 0.0, n_agents, "heun"), X))(coefs, xs)
-        return (x, jnp.where(live, Y, xs)), None
+        now = live & (_beyond(x_new[None], _BOUND)[0] | _beyond(Y.reshape(1, -1), _BOUND)[0])
+        at = jnp.where(now, k + 1, at)
+        bad = bad | now
+        keep = live & ~now
+        return (jnp.where(keep, x_new, x), jnp.where(keep, Y, xs), bad, at), None
 
-    coefs = jnp.asarray([_DRIFT_COEF[k] for k in DRIFT_KINDS])
-    (x, xs), _ = lax.scan(step, (x0, jnp.stack([x0] * 3)), (jnp.arange(max_steps), dws))
-    out = {"x": x, "loss": f(x, lam), "n_steps": n_active}
+    init = (x0, jnp.stack([x0] * 3), jnp.zeros((), bool), jnp.asarray(-1))
+    (x, xs, bad, at), _ = lax.scan(step, init, (jnp.arange(max_steps), dws))
+    out = {"x": x, "loss": f(x, lam), "n_steps": n_active, "diverged": bad, "diverged_at": at}
     for kind, X in zip(DRIFT_KINDS, xs):
         out[f"X_{kind}"] = X
         out[f"loss_{kind}"] = f(X, lam)
     return out
 
 
-def escape_paths(x0, eta, *, problem: str, lam=1.0, gd_steps: int = 400, ode_steps: int = 400,
-                 dt_scale: float = 0.01) -> dict[str, jax.Array]:
-    r"""Deterministic GD and the three modified ODEs (Heun, no noise) from ``x0`` at step ``eta``.
+_coupled_jit = jax.jit(_coupled, static_argnames=("problem", "max_steps", "substeps", "n_agents"))
 
-    The ODE step is :math:`dt = \mathrm{dt\_scale}/(\kappa(1+\eta\kappa))` with :math:`\kappa` the largest
-    diagonal Hessian entry at :math:`x_0` (the fastest time scale of every drift there). Returns per
-    method whether :math:`\|x\|` grew (or blew up) and the per-unit-time log-rate of f over the run
-    (time :math:`k\eta` for GD); blown-up runs report ``inf``.
+
+def coupled_weak_paths(key: jax.Array, x0, eta, *, problem: str, T: float, max_steps: int, substeps: int,
+                       lam=1.0, sigma0=0.0, n_agents: int = 1) -> dict[str, jax.Array]:
+    r"""DSGD and the three SDEs on one shared Brownian path (additive Gaussian noise), horizon ``T``.
+
+    The discrete algorithm takes :math:`K = \mathrm{round}(T/\eta)` steps (the scan runs ``max_steps >= K``
+    and freezes the state after step K, so one compilation serves every step size). Each SDE takes
+    ``substeps`` Heun steps of :math:`dt = \eta/m` per discrete step; the discrete algorithm's
+    agent-averaged noise at step k is :math:`-\sigma_0 N^{-1/2}\sum_j \Delta W_{kj}/\sqrt\eta`, exactly
+    :math:`\mathcal N(0, \sigma_0^2/N)` as for N independent Gaussian agents. The coupling leaves every
+    expectation unchanged and removes most Monte Carlo noise from the differences.
+
+    Returns the final states ``x`` (discrete) and ``X_<kind>``, their losses, ``n_steps`` (K),
+    ``diverged`` (any of the four left :math:`|x| \le 10^{100}`; all four freeze at that step) and
+    ``diverged_at``.
     """
+    _prng("key", key)
+    choice("problem", problem, PROBLEMS)
+    _arr("x0", x0, ndim=(0, 1))
+    T = real("T", T, low=0.0, low_open=True)
+    max_steps = integer("max_steps", max_steps, low=1)
+    substeps = integer("substeps", substeps, low=1)
+    n_agents = integer("n_agents", n_agents, low=1)
+    if not _traced(eta):
+        e = real("eta", eta, low=0.0, low_open=True)
+        if round(T / e) > max_steps:
+            raise ValueError(f"max_steps: T/eta = {T / e:g} steps do not fit in max_steps={max_steps}")
+    _num("lam", lam, low=0.0, low_open=True)
+    _num("sigma0", sigma0, low=0.0)
+    return _coupled_jit(key, x0, eta, problem, T, max_steps, substeps, lam, sigma0, n_agents)
+
+
+def _escape(x0, eta, problem, lam, gd_steps, ode_steps, dt_scale):
     x0 = jnp.atleast_1d(jnp.asarray(x0, jnp.float64))
     f = loss_fn(problem)
     grad_f = jax.grad(f)
@@ -429,92 +586,173 @@ def escape_paths(x0, eta, *, problem: str, lam=1.0, gd_steps: int = 400, ode_ste
     def gd_step(carry, _):
         x, bad = carry
         x_new = x - eta * grad_f(x, lam)
-        bad = bad | diverged(x_new[None], 1e100)[0]
+        bad = bad | _beyond(x_new[None], _BOUND)[0]
         return (jnp.where(bad, x, x_new), bad), None
 
     out = {}
     (x, bad), _ = lax.scan(gd_step, (x0, jnp.zeros((), bool)), None, length=gd_steps)
+    out["gd_diverged"] = bad
     out["gd_grew"] = bad | (jnp.linalg.norm(x) > n0)
     out["gd_rate"] = jnp.where(bad, jnp.inf, (jnp.log(f(x, lam)) - jnp.log(f0)) / (gd_steps * eta))
     coefs = jnp.asarray([_DRIFT_COEF[k] for k in DRIFT_KINDS])
-    rs = jax.vmap(lambda c: _sde_path(jax.random.key(0), x0, eta, problem, c, dt, ode_steps, lam, 0.0, 0.0, 1, "heun"))(coefs)
+    rs = jax.vmap(lambda c: _sde_path(jax.random.key(0), x0, eta, problem, c, dt, ode_steps, lam, 0.0, 0.0, 1,
+                                      "heun"))(coefs)
     for i, kind in enumerate(DRIFT_KINDS):
         bad, x = rs["diverged"][i], rs["x"][i]
+        out[f"{kind}_diverged"] = bad
         out[f"{kind}_grew"] = bad | (jnp.linalg.norm(x) > n0)
         out[f"{kind}_rate"] = jnp.where(bad, jnp.inf, (jnp.log(rs["loss"][i]) - jnp.log(f0)) / (ode_steps * dt))
     return out
+
+
+_escape_jit = jax.jit(_escape, static_argnames=("problem", "gd_steps", "ode_steps"))
+
+
+def escape_paths(x0, eta, *, problem: str, lam=1.0, gd_steps: int = 400, ode_steps: int = 400,
+                 dt_scale: float = 0.01) -> dict[str, jax.Array]:
+    r"""Deterministic GD and the three modified ODEs (Heun, no noise) from ``x0`` at step ``eta``.
+
+    The ODE step is :math:`dt = \mathrm{dt\_scale}/(\kappa(1+\eta\kappa))` with :math:`\kappa` the largest
+    diagonal Hessian entry at :math:`x_0` (the fastest time scale of every drift there). Returns per
+    method (``gd`` and :data:`DRIFT_KINDS`) ``<m>_grew`` (:math:`\|x\|` ended above :math:`\|x_0\|`, or the
+    path diverged), ``<m>_diverged`` and ``<m>_rate``, the per-unit-time log-rate of f over the run
+    (time :math:`k\eta` for GD; ``inf`` for a diverged path).
+    """
+    choice("problem", problem, TOY_PROBLEMS)
+    _arr("x0", x0, ndim=(0, 1), low=None)
+    _num("eta", eta, low=0.0, low_open=True)
+    _num("lam", lam, low=0.0, low_open=True)
+    gd_steps = integer("gd_steps", gd_steps, low=1)
+    ode_steps = integer("ode_steps", ode_steps, low=1)
+    _num("dt_scale", dt_scale, low=0.0, low_open=True)
+    if not _traced(x0) and not np.any(np.asarray(x0) != 0):
+        raise ValueError(f"x0: expected a nonzero start (the minimizer cannot grow), got {x0!r}")
+    return _escape_jit(x0, eta, problem, lam, gd_steps, ode_steps, dt_scale)
+
+
+def escape_point(pt: dict, *, gd_steps: int, ode_steps: int, dt_scale: float = 0.01) -> dict[str, jax.Array]:
+    """Per-run function for ``run_grid``: :func:`escape_paths` with the problem chosen by the traced index
+    ``pt['problem']`` into ``("quadratic", "quartic", "cosh2")`` (one compilation for the three problems);
+    ``pt`` also holds scalars ``x0``, ``eta`` and ``lam``."""
+    branches = [partial(_escape_branch, problem=p, gd_steps=gd_steps, ode_steps=ode_steps, dt_scale=dt_scale)
+                for p in ESCAPE_PROBLEMS]
+    return lax.switch(pt["problem"], branches, pt["x0"], pt["eta"], pt["lam"])
+
+
+def _escape_branch(x0, eta, lam, *, problem, gd_steps, ode_steps, dt_scale):
+    return _escape(jnp.reshape(x0, (1,)), eta, problem, lam, gd_steps, ode_steps, dt_scale)
+
+
+def weak_point(pt: dict, *, problem: str, x0: float, T: float, max_steps: int, substeps: int,
+               sigma0: float, n_agents: int = 1) -> dict[str, jax.Array]:
+    """Per-run function for ``run_grid``: :func:`coupled_weak_paths` at ``pt['key']``, ``pt['eta']``."""
+    return _coupled(pt["key"], jnp.full((1,), x0), pt["eta"], problem, T, max_steps, substeps, 1.0, sigma0, n_agents)
+
+
+# ----------------------------------------------------------------------------- descent factor
+
+@partial(jax.jit, static_argnames=("problem", "n_bisect"))
+def _descent_edge(x, eta_unit, problem, lam, c_max, n_bisect):
+    f = _LOSSES[problem]
+
+    def one(x, e):
+        g = jax.grad(lambda y: f(y[None], lam))(x)
+        fx = f(x[None], lam)
+
+        def halve(_, lohi):
+            lo, hi = lohi
+            mid = 0.5 * (lo + hi)
+            down = f((x - mid * e * g)[None], lam) < fx
+            return jnp.where(down, mid, lo), jnp.where(down, hi, mid)
+
+        lo, _ = lax.fori_loop(0, n_bisect, halve, (jnp.zeros(()), jnp.asarray(c_max, jnp.float64)))
+        return lo
+
+    return jax.vmap(one)(x, eta_unit)
+
+
+def descent_edge(x, eta_unit, *, problem: str, lam=1.0, c_max: float = 100.0, n_bisect: int = 60) -> jax.Array:
+    r"""Largest :math:`c \in [0, c_{\max}]` with :math:`f(x - c\,\eta_{\mathrm{unit}} f'(x)) < f(x)`, per entry of ``x``.
+
+    Bisection on the actual loss (``n_bisect`` halvings, resolution :math:`c_{\max}2^{-n}`); assumes the
+    one-step decrease holds on an interval :math:`[0, c^\ast)` (true for the even convex toy functions,
+    where it means :math:`|x^+| < |x|`). Returns :math:`c_{\max}` where no increase was found below it.
+    """
+    choice("problem", problem, TOY_PROBLEMS)
+    x = _arr("x", x, ndim=1)
+    eta_unit = _arr("eta_unit", eta_unit, ndim=1, low=0.0, low_open=True)
+    if not _traced(x) and not _traced(eta_unit) and np.shape(x) != np.shape(eta_unit):
+        raise ValueError(f"eta_unit: expected the shape of x {np.shape(x)}, got {np.shape(eta_unit)}")
+    _num("lam", lam, low=0.0, low_open=True)
+    c_max = real("c_max", c_max, low=0.0, low_open=True)
+    n_bisect = integer("n_bisect", n_bisect, low=1, high=200)
+    return _descent_edge(jnp.asarray(x), jnp.asarray(eta_unit), problem, lam, c_max, n_bisect)
 
 
 # ----------------------------------------------------------------------------- Monte Carlo helpers
 
 def _mean_sign_mc(key, grad, scale, noise, n, nu):
     g = jnp.atleast_1d(jnp.asarray(grad, jnp.float64))
-    # sample_noise with sigma1 = 0 gives scale * zeta; n "agents" are the n draws.
+    # sample_noise with sigma1 = 0 gives scale * zeta; the n "agents" are the n draws.
     s = jnp.sign(g[None, :] + sample_noise(key, noise, g, scale, 0.0, n, nu))
-    return {"mean": s.mean(axis=0), "var": s.var(axis=0)}
+    return {"mean": s.mean(axis=0), "var": s.var(axis=0, ddof=1)}
 
 
 @partial(jax.jit, static_argnames=("noise", "n", "nu"))
-def mean_sign_mc(key: jax.Array, grad, scale, noise: str, n: int, nu: float = 3.0) -> dict[str, jax.Array]:
-    """Monte Carlo mean and variance of :math:`\\mathrm{sign}(g + \\sigma Z)` from ``n`` draws (via :func:`sample_noise`)."""
+def _mean_sign_mc_jit(key, grad, scale, noise, n, nu):
     return _mean_sign_mc(key, grad, scale, noise, n, nu)
 
 
 @partial(jax.jit, static_argnames=("noises", "n", "nu"))
-def mean_sign_mc_many(keys: jax.Array, grad, scale, noises: tuple[str, ...], n: int, nu: float = 3.0) -> dict[str, dict]:
-    """:func:`mean_sign_mc` for several noise laws in one compilation (one key per law)."""
+def _mean_sign_mc_many_jit(keys, grad, scale, noises, n, nu):
     return {law: _mean_sign_mc(keys[i], grad, scale, law, n, nu) for i, law in enumerate(noises)}
 
 
-def aggregate_samples(key: jax.Array, cfg: Config, grad, n: int, *, omega=0.0, sigma0=0.0, sigma1=0.0) -> jax.Array:
-    """``n`` independent draws of :func:`direction` at gradient ``grad`` (shape ``(n, d)``)."""
+def _sign_args(grad, scale, n, nu):
+    _arr("grad", grad, ndim=(0, 1))
+    _num("scale", scale, low=0.0, low_open=True)
+    integer("n", n, low=2)
+    real("nu", nu, low=0.0, low_open=True)
+
+
+def mean_sign_mc(key: jax.Array, grad, scale, noise: str, n: int, nu: float = 3.0) -> dict[str, jax.Array]:
+    r"""Monte Carlo mean and (unbiased) variance of :math:`\mathrm{sign}(g + \sigma Z)` from ``n`` draws per
+    entry of ``grad`` (through :func:`sample_noise`; ``nu`` is used by ``student_t`` only)."""
+    _prng("key", key)
+    choice("noise", noise, NOISES[1:])
+    _sign_args(grad, scale, n, nu)
+    return _mean_sign_mc_jit(key, grad, scale, noise, n, float(nu))
+
+
+def mean_sign_mc_many(keys: jax.Array, grad, scale, noises: tuple[str, ...], n: int,
+                      nu: float = 3.0) -> dict[str, dict]:
+    """:func:`mean_sign_mc` for several noise laws in one compilation, with exactly one key per law."""
+    _prng("keys", keys)
+    if not isinstance(noises, tuple) or not noises:
+        raise TypeError(f"noises: expected a non-empty tuple of noise laws, got {noises!r}")
+    for law in noises:
+        choice("noises", law, NOISES[1:])
+    if not _traced(keys) and (jnp.ndim(keys) != 1 or keys.shape[0] != len(noises)):
+        raise ValueError(f"keys: expected one key per law ({len(noises)}), got shape {jnp.shape(keys)}")
+    _sign_args(grad, scale, n, nu)
+    return _mean_sign_mc_many_jit(keys, grad, scale, noises, n, float(nu))
+
+
+@partial(jax.jit, static_argnames=("cfg", "n"))
+def _aggregate(key, cfg, grad, n, omega, sigma0, sigma1):
     g = jnp.atleast_1d(jnp.asarray(grad, jnp.float64))
     om = jnp.broadcast_to(jnp.asarray(omega, jnp.float64), (cfg.n_agents,))
     return jax.vmap(lambda k: direction(k, cfg, g, om, sigma0, sigma1))(jax.random.split(key, n))
 
 
-# ----------------------------------------------------------------------------- bench
-
-def _numpy_dcsgd_quartic(x0, eta, q, sigma1, n_agents, n_steps, rng):
-    """Vectorized NumPy DCSGD on x^4/4 (Bernoulli compressor, multiplicative Gaussian noise), many paths."""
-    x = x0.copy()
-    bad = np.zeros(x.shape, bool)
-    for _ in range(n_steps):
-        g = x**3
-        z = rng.standard_normal((n_agents,) + x.shape)
-        keep = rng.random((n_agents,) + x.shape) < q
-        msg = np.where(keep, (g + np.abs(g) * sigma1 * z) / q, 0.0)
-        with np.errstate(all="ignore"):
-            x_new = x - eta * msg.mean(axis=0)
-        now = ~np.isfinite(x_new) | (np.abs(x_new) > 1e100)
-        bad |= now
-        x = np.where(bad, x, x_new)
-    return bad
-
-
-def bench_cases(scale: str) -> list[BenchCase]:
-    """DCSGD on x^4/4: paths x steps per second, JAX (run_grid + lax.scan) vs vectorized NumPy."""
-    n_paths, n_steps = (2000, 500) if scale == "small" else (200_000, 3000)
-    cfg = Config(problem="quartic", algo="dcsgd", n_agents=4, compressor="bernoulli", noise="gaussian",
-                 n_steps=n_steps, n_record=1)
-    keys = jax.random.split(jax.random.key(0), n_paths)
-    grid = {"key": keys, "x0": jnp.full((n_paths, 1), 1.5), "eta": jnp.full(n_paths, 0.1),
-            "omega": jnp.full(n_paths, 1.0), "sigma1": jnp.full(n_paths, 1.0)}
-
-    # run_grid builds a fresh jit on every call, so the bench times the same vmapped kernel compiled
-    # once (the bench excludes compile time by design); sweeps use paths()/run_grid.
-    kernel = jax.jit(jax.vmap(lambda k, x0, eta, om, s1: simulate(k, x0, eta, cfg, omega=om, sigma1=s1)["diverged"]))
-
-    def run_jax():
-        return kernel(grid["key"], grid["x0"], grid["eta"], grid["omega"], grid["sigma1"])
-
-    def run_numpy():
-        return _numpy_dcsgd_quartic(np.full(n_paths, 1.5), 0.1, 0.5, 1.0, 4, n_steps, np.random.default_rng(0))
-
-    def check(a, b):
-        # Different random streams: compare divergence fractions within 5 binomial standard errors.
-        fa, fb = float(np.mean(a)), float(np.mean(b))
-        se = math.sqrt(max(fa * (1 - fa), 1e-4) / n_paths) * math.sqrt(2)
-        assert abs(fa - fb) < 5 * se + 1e-9, (fa, fb)
-
-    return [BenchCase("sde: DCSGD x^4/4 paths x steps", "path-steps", n_paths * n_steps, run_jax, run_numpy, check)]
+def aggregate_samples(key: jax.Array, cfg: Config, grad, n: int, *, omega=0.0, sigma0=0.0, sigma1=0.0) -> jax.Array:
+    """``n`` independent draws of :func:`direction` at gradient ``grad`` (shape ``(n, d)``)."""
+    _prng("key", key)
+    if not isinstance(cfg, Config):
+        raise TypeError(f"cfg: expected a sims.sde.Config, got {type(cfg).__name__}")
+    _arr("grad", grad, ndim=(0, 1))
+    n = integer("n", n, low=1)
+    _arr("omega", omega, ndim=(0, 1), low=0.0)
+    _num("sigma0", sigma0, low=0.0)
+    _num("sigma1", sigma1, low=0.0)
+    return _aggregate(key, cfg, grad, n, omega, sigma0, sigma1)

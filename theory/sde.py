@@ -1,8 +1,8 @@
-r"""Modified equations, (L0,L1)-smoothness, compressed and sign-based distributed SGD.
+r"""Modified equations, (L0,L1)-smoothness, compressed and sign-based distributed SGD: closed forms.
 
-Topic ``sde`` (Compagnoni et al., arXiv 2506.00181). The abstract is quoted; the equations below
-are secondary (standard notes) and are re-derived here in sympy; the exact 1-D DCSGD threshold,
-the quartic/cosh thresholds and the normalization demos are derived here.
+Topic ``sde`` (Compagnoni et al., arXiv 2506.00181). The modified equations below are standard and
+re-derived here in sympy; the exact 1-D DCSGD factors, the quartic/cosh thresholds, the Lyapunov
+exponent of normalized DCSGD and the linearized DSignSGD variance are derived here.
 
 Modified equations of gradient descent :math:`x_{k+1} = x_k - \eta\nabla f(x_k)` (drifts):
 
@@ -16,34 +16,43 @@ Taylor quotient :math:`(f(x-\eta\nabla f)-f(x))/\eta = -\|\nabla f\|^2 + \tfrac{
 \nabla^2 f\,\nabla f + O(\eta^2)`; the SDEs add the diffusion :math:`\sqrt{\eta}\,\Sigma^{1/2}dW`.
 
 Pure mathematics: sympy, with numpy/scipy for the numeric closed forms (erf, Student-t CDF,
-root finding). No JAX, no I/O, no plotting.
+quadrature, root finding). No JAX, no I/O, no plotting. Every public function validates its
+arguments (:mod:`theory._validate`).
 """
 from __future__ import annotations
 
-import numbers
+import itertools
+import math
 from typing import Iterable, Sequence
 
 import numpy as np
 import sympy as sp
-from scipy import optimize, special
+from scipy import integrate, optimize, special
+
+from theory._validate import array, choice, integer, real
 
 __all__ = [
-    "DRIFT_KINDS", "ESCAPE_KINDS", "NOISE_LAWS", "ETA",
+    "DRIFT_KINDS", "ESCAPE_KINDS", "NOISE_LAWS", "TOY_FUNCTIONS", "ETA",
     "gradient", "hessian", "drift", "modified_drifts", "taylor_quotient", "energy_rate",
-    "toy_function", "quadratic_log_rate", "quadratic_threshold", "critical_step", "quartic_thresholds",
-    "escape_threshold_x", "l0_for_l1", "sufficient_step",
-    "dcsgd_ms_factor_symbolic", "dcsgd_ms_factor", "dcsgd_threshold", "normalized_step",
-    "mean_sign", "sign_variance", "mean_sign_symbolic", "mean_sign_slope_at_zero",
+    "toy_function", "quadratic_log_rate", "quadratic_rate_slope", "quadratic_rate_gap", "quadratic_threshold",
+    "critical_step", "quartic_thresholds", "escape_threshold_x",
+    "l0_for_l1", "sufficient_step", "descent_margin",
+    "dcsgd_ms_factor_symbolic", "dcsgd_ms_factor", "dcsgd_threshold", "normalization_factor", "normalized_step",
+    "dcsgd_lyapunov",
+    "noise_density_at_zero", "mean_sign", "sign_variance", "mean_sign_symbolic", "mean_sign_slope_at_zero",
+    "sign_contraction", "sign_linear_variance",
 ]
 
 DRIFT_KINDS = ("first_order", "second_order", "corrected")
 ESCAPE_KINDS = ("gd",) + DRIFT_KINDS
 NOISE_LAWS = ("gaussian", "student_t", "cauchy")
+TOY_FUNCTIONS = ("quadratic", "quartic", "cosh2", "logcosh")
 ETA = sp.Symbol("eta", positive=True)
 _X = sp.Symbol("x", real=True)
+_LAM = sp.Symbol("lambda", positive=True)
 
 
-# ----------------------------------------------------------------------------- validation
+# ----------------------------------------------------------------------------- validation of sympy input
 
 def _variables(f, variables) -> tuple[sp.Symbol, ...]:
     if not isinstance(f, sp.Expr):
@@ -64,21 +73,19 @@ def _variables(f, variables) -> tuple[sp.Symbol, ...]:
     return variables
 
 
-def _kind(kind: str, allowed: Sequence[str], name: str = "kind") -> str:
-    if kind not in allowed:
-        raise ValueError(f"{name}: expected one of {tuple(allowed)}, got {kind!r}")
-    return kind
+def _symbol(name: str, x, *, positive: bool = True):
+    """A sympy expression, or a real number (> 0 when ``positive``) turned into an exact sympy number."""
+    if isinstance(x, sp.Expr):
+        if x.is_number and positive and not bool(x > 0):
+            raise ValueError(f"{name}: expected a positive value, got {x}")
+        return x
+    value = real(name, x, low=0.0, low_open=positive) if positive else real(name, x)
+    return sp.nsimplify(value)
 
 
-def _positive(name: str, value, *, allow_zero: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
-        raise TypeError(f"{name}: expected a real number, got {value!r} ({type(value).__name__})")
-    value = float(value)
-    ok = value >= 0 if allow_zero else value > 0
-    if not np.isfinite(value) or not ok:
-        rng = "finite and >= 0" if allow_zero else "finite and > 0"
-        raise ValueError(f"{name}: expected a real number {rng}, got {value!r}")
-    return value
+def _pos(name: str, x, *, zero: bool = False) -> float:
+    """A finite real number > 0 (>= 0 with ``zero``)."""
+    return real(name, x, low=0.0, low_open=not zero)
 
 
 # ----------------------------------------------------------------------------- modified equations
@@ -103,12 +110,13 @@ def drift(f: sp.Expr, variables, kind: str, eta: sp.Expr = ETA) -> sp.Matrix:
     :math:`-\nabla f + \tfrac{\eta}{2}\nabla^2 f\nabla f`.
     """
     variables = _variables(f, variables)
-    _kind(kind, DRIFT_KINDS)
+    choice("kind", kind, DRIFT_KINDS)
+    eta = _symbol("eta", eta)
     g = gradient(f, variables)
     if kind == "first_order":
         return -g
     if kind == "second_order":
-        # Derived as a gradient so the test can compare it with -H g/2 exactly.
+        # Derived as a gradient so the tests can compare it with -H g/2 exactly.
         return -gradient(f + eta / 4 * (g.T * g)[0, 0], variables)
     return -g + eta / 2 * hessian(f, variables) * g
 
@@ -123,6 +131,9 @@ def taylor_quotient(f: sp.Expr, variables, eta: sp.Expr = ETA) -> sp.Expr:
     :math:`[f(x-\eta\nabla f)-f(x)]/\eta = -\|\nabla f\|^2 + \tfrac{\eta}{2}\nabla f^\top\nabla^2 f\nabla f + O(\eta^2)`,
     obtained by a sympy series in :math:`\eta` (truncated after the linear term)."""
     variables = _variables(f, variables)
+    eta = _symbol("eta", eta)
+    if not isinstance(eta, sp.Symbol):
+        raise TypeError(f"eta: the series needs a sympy Symbol, got {eta!r}")
     g = gradient(f, variables)
     step = {v: v - eta * g[i] for i, v in enumerate(variables)}
     quotient = (f.subs(step, simultaneous=True) - f) / eta
@@ -135,44 +146,82 @@ def energy_rate(f: sp.Expr, variables, kind: str, eta: sp.Expr = ETA) -> sp.Expr
     return sp.expand((gradient(f, variables).T * drift(f, variables, kind, eta))[0, 0])
 
 
-def toy_function(name: str, x: sp.Symbol = _X, lam: sp.Expr = sp.Symbol("lambda", positive=True)) -> sp.Expr:
+def toy_function(name: str, x: sp.Symbol = _X, lam: sp.Expr = _LAM) -> sp.Expr:
     r"""The 1-D test functions: ``quadratic`` :math:`\lambda x^2/2`, ``quartic`` :math:`x^4/4`,
     ``cosh2`` :math:`2\cosh x`, ``logcosh`` :math:`\log\cosh x`."""
+    choice("name", name, TOY_FUNCTIONS)
+    if not isinstance(x, sp.Symbol):
+        raise TypeError(f"x: expected a sympy Symbol, got {x!r}")
+    lam = _symbol("lam", lam)
     table = {"quadratic": lam * x**2 / 2, "quartic": x**4 / 4, "cosh2": 2 * sp.cosh(x), "logcosh": sp.log(sp.cosh(x))}
-    _kind(name, tuple(table), "name")
     return table[name]
 
 
-# ----------------------------------------------------------------------------- thresholds
+# ----------------------------------------------------------------------------- quadratic rates and thresholds
 
-def quadratic_log_rate(kind: str, lam: sp.Expr = sp.Symbol("lambda", positive=True), eta: sp.Expr = ETA) -> sp.Expr:
+def quadratic_log_rate(kind: str, lam: sp.Expr = _LAM, eta: sp.Expr = ETA) -> sp.Expr:
     r"""Per-unit-time log-rate of :math:`f = \lambda x^2/2` (time :math:`t = k\eta`).
 
-    GD: :math:`\tfrac{2}{\eta}\log|1-\eta\lambda|`; a modified equation with linear drift
+    GD: :math:`r_{GD} = \tfrac{2}{\eta}\log|1-\eta\lambda|`; a modified equation with linear drift
     :math:`b(x) = c\,x` gives :math:`2c`, i.e. :math:`-2\lambda`, :math:`-2\lambda-\eta\lambda^2`,
-    :math:`-2\lambda+\eta\lambda^2` (the latter two read off the sympy drifts).
+    :math:`-2\lambda+\eta\lambda^2` (read off the sympy drifts).
     """
-    _kind(kind, ESCAPE_KINDS)
+    choice("kind", kind, ESCAPE_KINDS)
+    lam, eta = _symbol("lam", lam), _symbol("eta", eta)
     if kind == "gd":
         return 2 / eta * sp.log(sp.Abs(1 - eta * lam))
     b = drift(lam * _X**2 / 2, [_X], kind, eta)[0]
     return sp.expand(2 * sp.cancel(b / _X))
 
 
-def quadratic_threshold(kind: str, lam: sp.Expr = sp.Symbol("lambda", positive=True)):
+def quadratic_rate_slope(kind: str, lam: sp.Expr = _LAM, eta: sp.Expr = ETA) -> sp.Expr:
+    r""":math:`\partial r/\partial\eta` of :func:`quadratic_log_rate` at step ``eta``.
+
+    At GD's edge :math:`\eta = 2/\lambda`: :math:`r_{GD}' = \lambda^2`, and the corrected rate
+    :math:`-2\lambda + \eta\lambda^2` is exactly the tangent of :math:`r_{GD}` there (slope
+    :math:`\lambda^2`, zero at the edge); the classic rates have slopes :math:`0` and :math:`-\lambda^2`.
+    """
+    choice("kind", kind, ESCAPE_KINDS)
+    lam, eta = _symbol("lam", lam), _symbol("eta", eta)
+    e = sp.Symbol("eta_", positive=True)
+    rate = quadratic_log_rate(kind, lam, e)
+    if kind == "gd":
+        # d/deta of (2/eta) log|1 - eta lam| without the Abs (its derivative is sign-aware anyway)
+        rate = 1 / e * sp.log((1 - e * lam) ** 2)
+    return sp.simplify(sp.diff(rate, e).subs(e, eta))
+
+
+def quadratic_rate_gap(kind: str, order: int = 2, lam: sp.Expr = _LAM, eta: sp.Expr = ETA) -> sp.Expr:
+    r"""Series of :math:`r_{GD} - r_{\mathrm{kind}}` in :math:`\eta` up to :math:`O(\eta^{\mathrm{order}})` (excluded).
+
+    :math:`r_{GD} = -2\lambda - \eta\lambda^2 - \tfrac23\eta^2\lambda^3 + O(\eta^3)`, so the gap is
+    :math:`-\eta\lambda^2 - \ldots` (first order), :math:`-\tfrac23\eta^2\lambda^3` (second order) and
+    :math:`-2\eta\lambda^2 - \tfrac23\eta^2\lambda^3` (corrected: first order only).
+    """
+    choice("kind", kind, DRIFT_KINDS)
+    order = integer("order", order, low=1, high=6)
+    lam = _symbol("lam", lam)
+    e = sp.Symbol("eta_", positive=True)
+    gd = 2 / e * sp.log(1 - e * lam)  # |1 - eta lam| = 1 - eta lam for small eta
+    gap = sp.series(gd - quadratic_log_rate(kind, lam, e), e, 0, order).removeO()
+    return sp.expand(gap.subs(e, _symbol("eta", eta)))
+
+
+def quadratic_threshold(kind: str, lam: sp.Expr = _LAM):
     r"""Smallest :math:`\eta > 0` at which the quadratic's log-rate turns non-negative, or ``None``.
 
     GD: :math:`|1-\eta\lambda| = 1 \Rightarrow \eta = 2/\lambda`; corrected: :math:`-2\lambda+\eta\lambda^2=0
     \Rightarrow 2/\lambda`; the classic drifts have no positive root.
     """
-    _kind(kind, ESCAPE_KINDS)
+    choice("kind", kind, ESCAPE_KINDS)
+    lam = _symbol("lam", lam)
     eta = sp.Symbol("eta_", positive=True)
     if kind == "gd":
         roots = sp.solve(sp.Eq((1 - eta * lam) ** 2, 1), eta)
     else:
         roots = sp.solve(sp.Eq(quadratic_log_rate(kind, lam, eta), 0), eta)
     roots = [r for r in roots if r.is_positive]
-    return min(roots, key=lambda r: float(r.subs(lam, 1)) if r.free_symbols else float(r)) if roots else None
+    return min(roots, key=lambda r: float(r.subs(_LAM, 1)) if r.free_symbols else float(r)) if roots else None
 
 
 def critical_step(f: sp.Expr, kind: str, x: sp.Symbol = _X):
@@ -183,7 +232,11 @@ def critical_step(f: sp.Expr, kind: str, x: sp.Symbol = _X):
     :math:`b = -f'(1 \mp \tfrac{\eta}{2} f'')`: corrected :math:`\eta^\ast = 2/f''(x)`; the classic
     drifts never push outwards for convex :math:`f` (``None``). Solved for :math:`\eta` by sympy.
     """
-    _kind(kind, ESCAPE_KINDS)
+    if not isinstance(f, sp.Expr):
+        raise TypeError(f"f: expected a sympy expression, got {type(f).__name__}")
+    if not isinstance(x, sp.Symbol):
+        raise TypeError(f"x: expected a sympy Symbol, got {x!r}")
+    choice("kind", kind, ESCAPE_KINDS)
     eta = sp.Symbol("eta_", positive=True)
     fp = sp.diff(f, x)
     if kind == "gd":
@@ -210,7 +263,10 @@ def quartic_thresholds() -> dict[str, sp.Expr | None]:
 def escape_threshold_x(name: str, kind: str, eta: float, x_max: float = 60.0) -> float | None:
     r"""Smallest :math:`x_0 > 0` above which :math:`|x|` grows under ``kind`` at step ``eta`` (numeric root
     of :math:`\eta = \eta^\ast(x)` from :func:`critical_step`), or ``None`` if there is none below ``x_max``."""
-    eta = _positive("eta", eta)
+    choice("name", name, TOY_FUNCTIONS)
+    choice("kind", kind, ESCAPE_KINDS)
+    eta = _pos("eta", eta)
+    x_max = _pos("x_max", x_max)
     eta_star = critical_step(toy_function(name, lam=1), kind)
     if eta_star is None:
         return None
@@ -236,8 +292,10 @@ def l0_for_l1(f: sp.Expr, L1, x: sp.Symbol = _X) -> sp.Expr:
     """
     if not isinstance(f, sp.Expr):
         raise TypeError(f"f: expected a sympy expression, got {type(f).__name__}")
-    if isinstance(L1, (numbers.Real, np.floating)):
-        L1 = sp.nsimplify(_positive("L1", L1, allow_zero=True))
+    if not isinstance(x, sp.Symbol):
+        raise TypeError(f"x: expected a sympy Symbol, got {x!r}")
+    if not isinstance(L1, sp.Expr):
+        L1 = sp.nsimplify(_pos("L1", L1, zero=True))
     xp = sp.Symbol("xp", positive=True)
     fx = f.subs(x, xp)
     h = sp.diff(fx, xp, 2) - L1 * sp.diff(fx, xp)
@@ -253,17 +311,40 @@ def l0_for_l1(f: sp.Expr, L1, x: sp.Symbol = _X) -> sp.Expr:
 
 def sufficient_step(L0, L1, grad_norm) -> float:
     r"""Sufficient step :math:`\eta < 2/(L_0 + L_1\|\nabla f\|)` (noise-free, uncompressed)."""
-    L0 = _positive("L0", L0, allow_zero=True)
-    L1 = _positive("L1", L1, allow_zero=True)
-    grad_norm = _positive("grad_norm", grad_norm, allow_zero=True)
-    if L0 + L1 * grad_norm == 0:
-        raise ValueError("L0, L1: L0 + L1*grad_norm must be > 0")
+    L0, L1 = _pos("L0", L0, zero=True), _pos("L1", L1, zero=True)
+    grad_norm = _pos("grad_norm", grad_norm, zero=True)
+    if not L0 + L1 * grad_norm > 0:
+        raise ValueError(f"L0, L1: L0 + L1*grad_norm must be > 0, got L0={L0}, L1={L1}, grad_norm={grad_norm}")
     return 2.0 / (L0 + L1 * grad_norm)
+
+
+def descent_margin(name: str, L1) -> sp.Expr:
+    r"""How far the sufficient step can be stretched on a 1-D toy function:
+    :math:`\inf_{x>0} c^\ast(x)`, :math:`c^\ast(x) = x\,(L_0 + L_1 f'(x))/f'(x)`.
+
+    GD with step :math:`c\cdot 2/(L_0+L_1|f'|)` decreases an even convex f iff :math:`|x^+| < |x|`, i.e.
+    iff :math:`c < c^\ast(x)`; :math:`L_0` is :func:`l0_for_l1`. :math:`x^4/4` with :math:`L_1 = 2, 1`:
+    3 (at x = 1, 2); :math:`2\cosh x` with :math:`L_1 = 1`: 1, approached as :math:`x\to0` (tight).
+    """
+    f = toy_function(name, lam=1)
+    if not isinstance(L1, sp.Expr):
+        L1 = sp.nsimplify(_pos("L1", L1, zero=True))
+    L0 = l0_for_l1(f, L1)
+    xp = sp.Symbol("xp", positive=True)
+    fp = sp.diff(f, _X).subs(_X, xp)
+    c = sp.simplify(xp * (L0 + L1 * fp) / fp)
+    candidates = [sp.limit(c, xp, 0, "+"), sp.limit(c, xp, sp.oo)]
+    try:
+        crit = sp.solve(sp.diff(c, xp), xp)
+    except NotImplementedError:
+        crit = []
+    candidates += [c.subs(xp, r) for r in crit if r.is_positive is not False]
+    return sp.simplify(sp.Min(*[sp.simplify(v) for v in candidates if v is not sp.nan]))
 
 
 # ----------------------------------------------------------------------------- DCSGD
 
-def _expect(expr: sp.Expr, moments: dict[sp.Symbol, Iterable[sp.Expr]]) -> sp.Expr:
+def _expect(expr: sp.Expr, moments: dict) -> sp.Expr:
     """E[expr] for a polynomial in independent random symbols with given raw moments E[Z^k]."""
     poly = sp.Poly(sp.expand(expr), *moments)
     total = 0
@@ -282,7 +363,7 @@ def dcsgd_ms_factor_symbolic() -> tuple[sp.Expr, sp.Expr, tuple[sp.Symbol, ...]]
     :math:`C(v) = vB/q`, :math:`B\sim\mathrm{Bernoulli}(q)`, :math:`\omega = 1/q-1`; the step averages N
     i.i.d. messages. Expanding with :math:`E\xi=0, E\xi^2=1, E B^k = q`:
 
-    .. math:: \frac{E x_{k+1}^2}{x_k^2} = (1-\eta a)^2 + \frac{\eta^2 a^2\,[\omega + \sigma_1^2(1+\omega)]}{N},
+    .. math:: \rho = \frac{E x_{k+1}^2}{x_k^2} = (1-\eta a)^2 + \frac{\eta^2 a^2\,[\omega + \sigma_1^2(1+\omega)]}{N},
        \qquad \eta^\ast = \frac{2}{a\,[1 + (\omega + \sigma_1^2(1+\omega))/N]} .
 
     Returns ``(factor, threshold, (eta, a, N, omega, sigma1))``.
@@ -300,78 +381,121 @@ def dcsgd_ms_factor_symbolic() -> tuple[sp.Expr, sp.Expr, tuple[sp.Symbol, ...]]
 
 
 def _omegas(omega, n_agents: int) -> np.ndarray:
-    arr = np.asarray(omega, dtype=float) if not isinstance(omega, (str, bytes)) else None
-    if arr is None or arr.dtype.kind not in "fi":
-        raise TypeError(f"omega: expected a number or a sequence of numbers, got {omega!r}")
+    arr = array("omega", omega, ndim=(0, 1), low=0.0)
     if arr.ndim == 0:
         arr = np.full(n_agents, float(arr))
-    if arr.ndim != 1 or arr.shape[0] != n_agents:
+    if arr.shape[0] != n_agents:
         raise ValueError(f"omega: expected a scalar or {n_agents} per-agent values, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
-        raise ValueError(f"omega: compressor variances must be finite and >= 0, got {arr.tolist()}")
     return arr
 
 
-def _n_agents(n_agents) -> int:
-    if isinstance(n_agents, bool) or not isinstance(n_agents, (int, np.integer)):
-        raise TypeError(f"n_agents: expected a positive integer, got {n_agents!r} ({type(n_agents).__name__})")
-    if n_agents < 1:
-        raise ValueError(f"n_agents: expected a positive integer, got {n_agents}")
-    return int(n_agents)
-
-
-def _dcsgd_excess(n_agents, omega, sigma1) -> float:
-    n = _n_agents(n_agents)
+def _excess(n_agents, omega, sigma1) -> float:
+    r""":math:`\overline V/N`, :math:`\overline V = \frac1N\sum_i[\omega_i + \sigma_1^2(1+\omega_i)]`."""
+    n = integer("n_agents", n_agents, low=1)
     om = _omegas(omega, n)
-    s1 = _positive("sigma1", sigma1, allow_zero=True)
+    s1 = _pos("sigma1", sigma1, zero=True)
     return float(np.mean(om + s1**2 * (1 + om))) / n
 
 
 def dcsgd_ms_factor(eta, a, n_agents, omega, sigma1) -> float:
-    r"""Numeric one-step factor :math:`(1-\eta a)^2 + \eta^2a^2\,\overline{V}/N`,
+    r"""Numeric one-step factor :math:`\rho = (1-\eta a)^2 + \eta^2a^2\,\overline{V}/N`,
     :math:`\overline V = \frac1N\sum_i[\omega_i + \sigma_1^2(1+\omega_i)]` (agent-specific :math:`\omega_i` allowed)."""
-    eta = _positive("eta", eta)
-    a = _positive("a", a)
-    return (1 - eta * a) ** 2 + (eta * a) ** 2 * _dcsgd_excess(n_agents, omega, sigma1)
+    eta, a = _pos("eta", eta), _pos("a", a)
+    return (1 - eta * a) ** 2 + (eta * a) ** 2 * _excess(n_agents, omega, sigma1)
 
 
 def dcsgd_threshold(a, n_agents, omega, sigma1) -> float:
     r"""Exact mean-square threshold :math:`\eta^\ast = 2/(a[1 + \overline V/N])` of DCSGD on :math:`a x^2/2`
     (see :func:`dcsgd_ms_factor_symbolic`); ``omega`` is a scalar or one value per agent."""
-    a = _positive("a", a)
-    return 2.0 / (a * (1.0 + _dcsgd_excess(n_agents, omega, sigma1)))
+    a = _pos("a", a)
+    return 2.0 / (a * (1.0 + _excess(n_agents, omega, sigma1)))
+
+
+def normalization_factor(n_agents, omega, sigma1, d: int = 1) -> float:
+    r"""The compression/noise factor of the normalization prescription,
+    :math:`1 + (\bar\omega + d(\sigma_1^2\bar\omega + \sigma_1^2))/N` (:math:`\bar\omega` the agents' mean)."""
+    n = integer("n_agents", n_agents, low=1)
+    om = float(np.mean(_omegas(omega, n)))
+    s1 = _pos("sigma1", sigma1, zero=True)
+    d = integer("d", d, low=1)
+    return 1.0 + (om + d * (s1**2 * om + s1**2)) / n
 
 
 def normalized_step(c, L0, L1, grad_norm, n_agents, omega, sigma1, d: int = 1) -> float:
     r"""Normalization prescription (derived):
     :math:`\eta_t = c\,/\,\bigl[(L_0 + L_1\|\nabla f(x_t)\|)(1 + (\bar\omega + d(\sigma_1^2\bar\omega + \sigma_1^2))/N)\bigr]`,
     :math:`0 < c < 2`; guarantees decrease of the corrected SDE's drift term when :math:`\sigma_0 = 0`."""
-    c = _positive("c", c)
-    if c >= 2:
-        raise ValueError(f"c: expected 0 < c < 2, got {c}")
-    n = _n_agents(n_agents)
-    om = float(np.mean(_omegas(omega, n)))
-    s1 = _positive("sigma1", sigma1, allow_zero=True)
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
-        raise ValueError(f"d: expected a positive integer dimension, got {d!r}")
-    lip = _positive("L0", L0, allow_zero=True) + _positive("L1", L1, allow_zero=True) * _positive(
-        "grad_norm", grad_norm, allow_zero=True)
-    if lip == 0:
-        raise ValueError("L0, L1: L0 + L1*grad_norm must be > 0")
-    return c / (lip * (1 + (om + d * (s1**2 * om + s1**2)) / n))
+    c = real("c", c, low=0.0, high=2.0, low_open=True, high_open=True)
+    L0, L1 = _pos("L0", L0, zero=True), _pos("L1", L1, zero=True)
+    grad_norm = _pos("grad_norm", grad_norm, zero=True)
+    lip = L0 + L1 * grad_norm
+    if not lip > 0:
+        raise ValueError(f"L0, L1: L0 + L1*grad_norm must be > 0, got L0={L0}, L1={L1}, grad_norm={grad_norm}")
+    return c / (lip * normalization_factor(n_agents, omega, sigma1, d))
+
+
+def _expected_log_abs(u: float, v: float) -> float:
+    r""":math:`E\log|u + vZ|`, :math:`Z` standard normal (:math:`v \ge 0`); quadrature around the singularity."""
+    if v == 0.0:
+        return math.log(abs(u)) if u != 0 else -math.inf
+    dens = lambda z: math.exp(-0.5 * z * z) / math.sqrt(2 * math.pi)  # noqa: E731
+    root = -u / v  # log|u + v z| is -inf there (integrable)
+    lo, hi = min(root, 0.0) - 12.0, max(root, 0.0) + 12.0
+    val, _ = integrate.quad(lambda z: math.log(abs(u + v * z)) * dens(z), lo, hi, points=[root], limit=400,
+                            epsabs=1e-13, epsrel=1e-12)
+    return val
+
+
+def dcsgd_lyapunov(eta, a, n_agents, omega, sigma1) -> float:
+    r"""Per-step Lyapunov exponent :math:`\gamma = E\log|x_{k+1}/x_k|` of DCSGD on :math:`f = a x^2/2`.
+
+    With Bernoulli compressors (keep probability :math:`q_i = 1/(1+\omega_i)`) and multiplicative noise,
+    :math:`x_{k+1} = x_k(1 - \eta a S)`, :math:`S = \frac1N\sum_i B_i(1+\sigma_1\xi_i)/q_i`. Given the kept
+    set :math:`K`, :math:`S \sim \mathcal N(\mu_K, s_K^2)` with :math:`\mu_K = \sum_{i\in K} 1/(Nq_i)`,
+    :math:`s_K^2 = \sigma_1^2\sum_{i\in K} 1/(Nq_i)^2`; the exponent sums :math:`P(K)\,E\log|1-\eta a S|`
+    over the :math:`2^N` kept sets (one-dimensional quadrature each). Paths converge almost surely iff
+    :math:`\gamma < 0`; by Jensen :math:`\gamma \le \tfrac12\log\rho` (:func:`dcsgd_ms_factor`), so mean-square
+    stability implies almost-sure stability, not the converse.
+    """
+    eta, a = _pos("eta", eta), _pos("a", a)
+    n = integer("n_agents", n_agents, low=1, high=12)  # 2^N kept sets are enumerated
+    om = _omegas(omega, n)
+    s1 = _pos("sigma1", sigma1, zero=True)
+    q = 1.0 / (1.0 + om)
+    total = 0.0
+    for kept in itertools.product((False, True), repeat=n):
+        k = np.asarray(kept)
+        prob = float(np.prod(np.where(k, q, 1 - q)))
+        if prob == 0.0:
+            continue
+        w = 1.0 / (n * q[k])
+        mu, sd = float(w.sum()), s1 * float(np.sqrt(np.sum(w**2)))
+        total += prob * _expected_log_abs(1.0 - eta * a * mu, eta * a * sd)
+    return total
 
 
 # ----------------------------------------------------------------------------- sign laws
 
 def _noise_args(noise: str, nu):
-    _kind(noise, NOISE_LAWS, "noise")
+    choice("noise", noise, NOISE_LAWS)
     if noise == "student_t":
         if nu is None:
             raise ValueError("nu: noise='student_t' needs the degrees of freedom nu > 0, got None")
-        return _positive("nu", nu)
+        return _pos("nu", nu)
     if nu is not None:
         raise ValueError(f"nu: only noise='student_t' takes nu; got nu={nu!r} with noise={noise!r}")
     return None
+
+
+def noise_density_at_zero(noise: str = "gaussian", nu=None) -> float:
+    r"""Density :math:`\rho(0)` of the standard noise law: :math:`1/\sqrt{2\pi}`, :math:`1/\pi` (Cauchy),
+    :math:`\Gamma(\tfrac{\nu+1}2)/(\sqrt{\nu\pi}\,\Gamma(\tfrac\nu2))` (Student-t)."""
+    nu = _noise_args(noise, nu)
+    if noise == "gaussian":
+        return 1 / math.sqrt(2 * math.pi)
+    if noise == "cauchy":
+        return 1 / math.pi
+    return math.exp(special.gammaln((nu + 1) / 2) - special.gammaln(nu / 2)) / math.sqrt(nu * math.pi)
 
 
 def mean_sign(grad, scale, noise: str = "gaussian", nu=None):
@@ -381,13 +505,8 @@ def mean_sign(grad, scale, noise: str = "gaussian", nu=None):
     :math:`\tfrac{2}{\pi}\arctan(g/\sigma)`. ``grad`` is a number or array, ``scale`` > 0.
     """
     nu = _noise_args(noise, nu)
-    scale = _positive("scale", scale)
-    try:
-        g = np.asarray(grad, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"grad: expected a real number or array, got {grad!r}") from None
-    if not np.all(np.isfinite(g)):
-        raise ValueError(f"grad: expected finite values, got {grad!r}")
+    scale = _pos("scale", scale)
+    g = array("grad", grad, nonempty=False)
     u = g / scale
     if noise == "gaussian":
         m = special.erf(u / np.sqrt(2.0))
@@ -400,21 +519,25 @@ def mean_sign(grad, scale, noise: str = "gaussian", nu=None):
 
 def sign_variance(grad, scale, noise: str = "gaussian", nu=None, n_agents: int = 1):
     r"""Per-coordinate variance of the agent-averaged sign: :math:`(1 - m^2)/N`."""
-    n = _n_agents(n_agents)
+    n = integer("n_agents", n_agents, low=1)
     return (1.0 - np.square(mean_sign(grad, scale, noise, nu))) / n
 
 
 def mean_sign_symbolic(noise: str, nu: int | None = None) -> sp.Expr:
     r""":math:`2\int_{-\infty}^{u}\rho(z)\,dz - 1` integrated by sympy for the density :math:`\rho` of the
     noise law (``u`` = g/σ); Student-t for a given integer :math:`\nu`."""
-    nu = _noise_args(noise, nu)
+    choice("noise", noise, NOISE_LAWS)
+    if noise == "student_t":
+        nu = integer("nu", nu, low=1)
+    elif nu is not None:
+        raise ValueError(f"nu: only noise='student_t' takes nu; got nu={nu!r} with noise={noise!r}")
     u, z = sp.Symbol("u", real=True), sp.Symbol("z", real=True)
     if noise == "gaussian":
         rho = sp.exp(-z**2 / 2) / sp.sqrt(2 * sp.pi)
     elif noise == "cauchy":
         rho = 1 / (sp.pi * (1 + z**2))
     else:
-        n = sp.nsimplify(nu)
+        n = sp.Integer(nu)
         rho = sp.gamma((n + 1) / 2) / (sp.sqrt(n * sp.pi) * sp.gamma(n / 2)) * (1 + z**2 / n) ** (-(n + 1) / 2)
     # Symmetric density: 2F(u) - 1 = 2 * integral of rho over [0, u].
     return sp.simplify(2 * sp.integrate(rho, (z, 0, u)))
@@ -422,12 +545,32 @@ def mean_sign_symbolic(noise: str, nu: int | None = None) -> sp.Expr:
 
 def mean_sign_slope_at_zero(scale, noise: str = "gaussian", nu=None) -> float:
     r"""Slope :math:`2\rho(0)/\sigma` of the mean sign at :math:`g = 0`."""
-    nu = _noise_args(noise, nu)
-    scale = _positive("scale", scale)
-    if noise == "gaussian":
-        rho0 = 1 / np.sqrt(2 * np.pi)
-    elif noise == "cauchy":
-        rho0 = 1 / np.pi
-    else:
-        rho0 = np.exp(special.gammaln((nu + 1) / 2) - special.gammaln(nu / 2)) / np.sqrt(nu * np.pi)
-    return 2 * rho0 / scale
+    scale = _pos("scale", scale)
+    return 2 * noise_density_at_zero(noise, nu) / scale
+
+
+def sign_contraction(curvature, scale, noise: str = "gaussian", nu=None) -> float:
+    r"""Linear contraction rate :math:`\kappa = f''(x^\ast)\cdot 2\rho(0)/\sigma` of the DSignSGD drift near a
+    minimizer: :math:`E[x_{k+1} - x_k] = -\eta_k\,m(f'(x_k)) \approx -\eta_k\kappa\,(x_k - x^\ast)`."""
+    curvature = _pos("curvature", curvature)
+    return curvature * mean_sign_slope_at_zero(scale, noise, nu)
+
+
+def sign_linear_variance(etas, kappa, n_agents: int = 1) -> np.ndarray:
+    r"""Variance :math:`v_k` of linearized DSignSGD near a minimizer after each step of the schedule ``etas``.
+
+    Near :math:`x^\ast` the agent-averaged sign has mean :math:`\kappa(x - x^\ast)` and variance
+    :math:`(1 - m^2)/N \approx 1/N`, so :math:`v_{k+1} = (1 - \eta_k\kappa)^2 v_k + \eta_k^2/N` from
+    :math:`v_0 = 0` (the transient from a far start is forgotten geometrically). For
+    :math:`\eta_k = \eta/\sqrt{k+1}` it settles to :math:`v_k \approx \eta_k/(2\kappa N)`: the gap
+    :math:`E f - f^\ast \approx \tfrac{f''}{2}v_k` decays like :math:`k^{-1/2}`. Returns
+    :math:`(v_1, \ldots, v_K)`.
+    """
+    etas = array("etas", etas, ndim=1, low=0.0, low_open=True)
+    kappa = _pos("kappa", kappa)
+    n = integer("n_agents", n_agents, low=1)
+    # Linear recursion v_k = a_k v_{k-1} + b_k solved in closed form, in log space so that long schedules
+    # neither underflow nor overflow: v_k = exp(C_k) * sum_{j<=k} b_j exp(-C_j), C_k = sum_{i<=k} log a_i.
+    a = np.maximum((1.0 - etas * kappa) ** 2, 1e-300)  # a step with eta*kappa = 1 erases the past (a = 0)
+    C = np.cumsum(np.log(a))
+    return np.exp(C + np.logaddexp.accumulate(2 * np.log(etas) - math.log(n) - C))
