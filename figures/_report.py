@@ -123,6 +123,7 @@ _RENAME = {r"\tfrac": r"\frac", r"\dfrac": r"\frac", r"\le": r"\leq", r"\ge": r"
            r"\implies": r"\Rightarrow", r"\textrm": r"\mathrm", r"\emph": r"\mathit", r"\lvert": "|",
            r"\rvert": "|", r"\lVert": r"\|", r"\rVert": r"\|", r"\dots": r"\ldots", r"\coloneqq": ":=",
            r"\tag": r"\quad", r"\displaystyle": "", r"\textstyle": "", r"\!": ""}
+_SUP_STAR = re.compile(r"\^\s*(?:\\star|\\ast|\{\s*\\(?:star|ast)\s*\})(?![A-Za-z])")
 _SIZING = re.compile(r"\\(?:big|Big|bigg|Bigg)[lrm]?(?![A-Za-z])")
 _TOKEN = re.compile(r"\\[A-Za-z]+|\\.|\{|\}|[^\\{}]", re.S)
 
@@ -131,9 +132,11 @@ def normalise_latex(tex: str) -> str:
     r"""Rewrite common LaTeX that matplotlib's mathtext does not parse into an equivalent it does.
 
     ``\tfrac12`` -> ``\frac{1}{2}``, ``\sqrt3`` -> ``\sqrt{3}``, ``{\rm x}`` -> ``\mathrm{x}``,
-    ``\le``/``\ge``/``\iff`` -> ``\leq``/``\geq``/``\Leftrightarrow``; ``\big``-style sizing is dropped.
+    ``\le``/``\ge``/``\iff`` -> ``\leq``/``\geq``/``\Leftrightarrow``; ``\big``-style sizing is dropped;
+    a superscript star (``w^\star``, the optimum) becomes ``w^{*}``, which mathtext sets tightly.
     """
     tex = _SIZING.sub("", tex)
+    tex = _SUP_STAR.sub("^{*}", tex)
     tex = re.sub(r"\{\\rm\s+([^{}]*)\}", r"\\mathrm{\1}", tex)
     tex = re.sub(r"\{\\rm\s*\{([^{}]*)\}\}", r"\\mathrm{\1}", tex)
     tex = re.sub(r"\\rm\s*\{([^{}]*)\}", r"\\mathrm{\1}", tex)
@@ -262,7 +265,9 @@ def _candidate_text(check: Check, value: Any) -> str:
 
 
 def _num(text: str) -> str:
-    """A number cell: never broken across lines."""
+    """A number, never broken across lines; a list of numbers breaks only between its items."""
+    if text.startswith("[") and ", " in text:
+        return ", ".join(f"<span class='num'>{html.escape(item)}</span>" for item in text.split(", "))
     return f"<span class='num'>{html.escape(text)}</span>"
 
 
@@ -405,8 +410,9 @@ code.tex-src{background:var(--soft);padding:2px 4px}
 figure{margin:10px 0}figure svg{width:100%;height:auto;max-width:var(--w);display:block}
 figcaption{font-size:13px;color:var(--muted)}
 .thumbs{display:flex;flex-wrap:wrap;gap:8px;align-items:flex-end;margin:6px 0}
-.thumbs a{display:block;width:150px;font-size:11.5px;color:var(--muted)}
-.thumbs svg{width:150px;height:auto;display:block;border:1px solid var(--line)}
+.thumbs a{display:block;font-size:11.5px;color:var(--muted)}
+.thumbs svg{display:block;border:1px solid var(--line)}
+td.q{min-width:13em}td.verdict{min-width:11em}
 .gallery figure{border-top:1px solid var(--line);padding-top:8px}
 footer{border-top:1px solid var(--line);margin-top:36px;font-size:13px}
 footer dt{font-weight:600;float:left;clear:left;width:130px}footer dd{margin:0 0 3px 140px}
@@ -429,9 +435,11 @@ def _figure_defs(pngs: Mapping[str, list[Path]]) -> tuple[str, dict[str, tuple[i
     return svg, sizes
 
 
-def _use(stem: str, sizes: Mapping[str, tuple[int, int]], label: str) -> str:
+def _use(stem: str, sizes: Mapping[str, tuple[int, int]], label: str, height: int | None = None) -> str:
+    """Show an embedded figure by reference (at ``height`` pixels, or as wide as its container allows)."""
     w, h = sizes[stem]
-    return (f"<svg viewBox='0 0 {w} {h}' role='img' aria-label='{html.escape(label)}'>"
+    size = f" width='{round(height * w / h)}' height='{height}'" if height else ""
+    return (f"<svg viewBox='0 0 {w} {h}'{size} role='img' aria-label='{html.escape(label)}'>"
             f"<use href='#img-{html.escape(stem)}'/></svg>")
 
 
@@ -443,13 +451,13 @@ def _checks_table(o: Outcome) -> str:
     rows = ["<table class='checks'><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
     for c in checks:
         pred = c.prediction()
-        cells = [f"<td>{html.escape(c.kind)}</td>", f"<td>{_rich(c.quantity)}</td>"]
+        cells = [f"<td>{html.escape(c.kind)}</td>", f"<td class='q'>{_rich(c.quantity)}</td>"]
         if with_paper:
             cells.append(f"<td>{_num(_candidate_text(c, c.paper)) if c.paper is not None else ''}</td>")
         cells += [f"<td>{_num(_value_text(c.predicted_value()))}</td>",
                   f"<td>{_num(_value_text(c.measured_value()))}</td>",
                   f"<td>{_tolerance(c.tolerance_text())}</td>",
-                  f"<td><span class='{'ok' if pred.accepted else 'bad'}'>"
+                  f"<td class='verdict'><span class='{'ok' if pred.accepted else 'bad'}'>"
                   f"{'accepted' if pred.accepted else 'REJECTED'}</span> ({html.escape(pred.text)})</td>"]
         rows.append(f"<tr{' class=check' if c.why else ''}>" + "".join(cells) + "</tr>")
         if c.why:
@@ -465,7 +473,7 @@ def _rivals_table(o: Outcome) -> str:
             verdict = ("<span class='ok'>rejected</span>" if not a.accepted
                        else "<span class='bad'>ACCEPTED (the measurement cannot rule it out)</span>")
             rows.append(f"<tr><td>{_rich(a.label)}</td><td>{_num(_candidate_text(c, a.value))}</td>"
-                        f"<td>{_rich(c.quantity)}</td><td>{verdict}</td><td>{html.escape(a.text)}</td></tr>")
+                        f"<td class='q'>{_rich(c.quantity)}</td><td>{verdict}</td><td>{html.escape(a.text)}</td></tr>")
         pa = c.paper_assessment()
         if pa is not None:
             verdict = ("<span class='bad'>rejected by the measurement</span>" if not pa.accepted
@@ -504,7 +512,8 @@ def _claim_html(o: Outcome, topic_pngs: list[Path], linked: list[Path], sizes) -
             parts.append(f"<figure style='--w:{min(w, 760)}px'>{_use(p.stem, sizes, p.stem)}"
                          f"<figcaption><a href='#{_fig_anchor(p.stem)}'>{html.escape(p.stem)}</a></figcaption></figure>")
     elif topic_pngs:
-        thumbs = "".join(f"<a href='#{_fig_anchor(p.stem)}'>{_use(p.stem, sizes, p.stem)}{html.escape(p.stem)}</a>"
+        thumbs = "".join(f"<a href='#{_fig_anchor(p.stem)}'>{_use(p.stem, sizes, p.stem, height=96)}"
+                         f"{html.escape(p.stem)}</a>"
                          for p in topic_pngs)
         parts.append(f"<div class='sub'>Figures of topic <code>{html.escape(c.topic)}</code>:</div>"
                      f"<div class='thumbs'>{thumbs}</div>")
