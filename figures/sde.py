@@ -1,147 +1,181 @@
-"""Figures of topic ``sde`` (Compagnoni et al. 2025): thresholds, weak error, divergence, Cauchy noise, mean sign.
+"""Figures of topic ``sde`` (Compagnoni et al. 2025): step-size restrictions, weak error, DCSGD stability,
+DSignSGD under Cauchy noise, mean-sign laws.
 
-Everything is drawn from the claims' ``Result.arrays`` (full budget, cached by the claim runner).
+Every simulated series comes from an ``sde.*`` experiment of :mod:`paper_checks.sde` (cached, keyed on the
+topic's code and the budget); this module evaluates closed forms from :mod:`theory.sde` and draws.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
+import sympy as sp
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
-from figures._style import MUTED, PALETTE, SIM, THEORY, figure, save, threshold
+import paper_checks.sde as pc
+import theory.sde as th
+from figures import _style as st
+from paper_checks import Budget
 
 P = "compagnoni2025."
 KINDS = ("gd", "first_order", "second_order", "corrected")
 LABEL = {"gd": "GD (discrete)", "first_order": "classic 1st-order", "second_order": "classic 2nd-order",
          "corrected": "curvature-corrected"}
-COLOR = dict(zip(KINDS, PALETTE))
+COLOR = dict(zip(KINDS, st.PALETTE))
 
 
-def _thresholds(results, out):
-    rates, quart = results.get(P + "quadratic_log_rates"), results.get(P + "quartic_thresholds")
-    if rates is None or quart is None:
-        return []
-    fig, (ax, bx) = figure(2, 1, width=4.4)
-    a = rates.arrays
-    u = np.asarray(a["u"])
-    i = int(np.argmin(np.abs(np.asarray(a["lambdas"]) - 1.0)))
-    sub = slice(None, None, max(1, u.size // 40))
+def _eta_ticks(ax, values) -> None:
+    """Log axis with exactly the given ticks, labelled plainly (no crowded minor labels)."""
+    ax.xaxis.set_major_locator(FixedLocator(list(values)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def thresholds(budget: Budget, out: Path) -> list[Path]:
+    sw = pc.escape_sweeps(budget)
+    fig, (ax, bx) = st.figure(2, 1, width=4.4)
+    u, lam = sw["u"], sp.Symbol("lambda", positive=True)
+    fine = np.geomspace(u.min(), u.max(), 600)
     for k in KINDS:
-        th, sim = np.asarray(a[f"{k}_theory"])[i], np.asarray(a[f"{k}_sim"])[i]
-        ax.plot(u, th, color=COLOR[k], label=LABEL[k])
-        ax.plot(u[sub], sim[sub], "o", color=COLOR[k], mfc="none")
-    ax.axhline(0, color=MUTED, lw=0.8)
-    threshold(ax, 2.0, r"$\eta=2/\lambda$")
-    ax.set(xlabel=r"$\eta\lambda$", ylabel="per-time log-rate of f", ylim=(-7, 3),
-           title=r"quadratic $\lambda x^2/2$: lines sympy, markers JAX")
-    ax.legend(loc="lower left")
-    q = quart.arrays
-    s = np.asarray(q["s"])
+        r = sp.lambdify((lam, th.ETA), th.quadratic_log_rate(k, lam, th.ETA), "numpy")
+        name = "GD: (2/η) log|1 − ηλ|" if k == "gd" else LABEL[k] + " equation"
+        ax.plot(fine, r(1.0, fine) * np.ones_like(fine), color=COLOR[k], label=name)
+    sub = slice(None, None, max(1, u.size // 40))
+    i = int(np.argmin(np.abs(sw["lambdas"] - 1.0)))
+    ax.plot(u[sub], sw["quad_gd_rate"][i][sub], "o", color=COLOR["gd"], mfc="none", label="GD simulated")
+    ax.axhline(0, color=st.MUTED, lw=0.8)
+    st.threshold(ax, 2.0, "ηλ = 2")
+    ax.set(xlabel="ηλ  (λ = 1)", ylabel="per-time log-rate of f", ylim=(-7, 3),
+           title="λx²/2: corrected rate is GD's tangent at ηλ = 2")
+    ax.legend(loc="lower left", fontsize=7)
+    s = sw["s"]
     for j, k in enumerate(KINDS):
-        grew = np.asarray(q[f"{k}_grew"]).astype(bool)
+        grew = np.asarray(sw[f"quart_{k}_grew"]).astype(bool)
         bx.plot(s[grew], np.full(grew.sum(), j), "|", color=COLOR[k], ms=10)
-        bx.plot(s[~grew], np.full((~grew).sum(), j), "|", color=MUTED, ms=4, alpha=0.4)
-    bx.axvline(2.0, color=MUTED, ls="--", lw=1)
-    bx.axvline(2 / 3, color=MUTED, ls="--", lw=1)
-    bx.annotate("2/3", (2 / 3, -0.6), xytext=(2, 0), textcoords="offset points", color=MUTED, fontsize=8)
-    bx.annotate("2", (2.0, -0.6), xytext=(2, 0), textcoords="offset points", color=MUTED, fontsize=8)
-    bx.set(xscale="log", ylim=(-0.9, 3.5), xlabel=r"$s=\eta x_0^2$", yticks=range(4), yticklabels=[LABEL[k] for k in KINDS],
-           title=r"$x^4/4$: where |x| grows (coloured) — simulated")
+        bx.plot(s[~grew], np.full((~grew).sum(), j), "|", color=st.MUTED, ms=4, alpha=0.4)
+    for v, text in ((2.0, "s = 2"), (2 / 3, "s = 2/3")):
+        bx.axvline(v, color=st.MUTED, ls="--", lw=1)
+        bx.annotate(text, (v, -0.75), xytext=(3, 0), textcoords="offset points", color=st.MUTED, fontsize=8)
+    bx.set(xscale="log", ylim=(-0.95, 3.5), xlabel="s = ηx₀²  (η = 0.1)", yticks=range(4),
+           yticklabels=[LABEL[k] for k in KINDS], title="x⁴/4: where |x| grows (coloured), simulated")
+    _eta_ticks(bx, [0.1, 0.3, 1, 3])
     bx.grid(False)
-    return save(fig, "sde_thresholds", out)
+    return st.save(fig, "sde_thresholds", out, claims=[P + "classic_equations_miss_step_restriction",
+                                                       P + "quadratic_log_rates", P + "quartic_thresholds"])
 
 
-def _weak(results, out):
-    fig, ax = figure(1, 1, width=4.6)
-    drawn = False
-    for j, (k, order) in enumerate((("first_order", 1), ("second_order", 2), ("corrected", 1))):
-        r = results.get(P + f"weak_order_{k}")
-        if r is None:
-            continue
-        drawn = True
-        eta, err, se = (np.asarray(r.arrays[n]) for n in ("eta", "err", "se"))
-        ax.errorbar(eta, err, yerr=2 * se, fmt="o", color=COLOR[k], label=f"{LABEL[k]} (slope {r.measured:.2f})")
-        ax.plot(eta, err[0] * (eta / eta[0]) ** order, "-", color=COLOR[k], alpha=0.6)
-    if not drawn:
-        return []
-    ax.set(xscale="log", yscale="log", xlabel=r"$\eta$", ylabel=r"$|E f(x_{T/\eta}) - E f(X_T)|$",
-           title="weak error vs DSGD on $x^4/4$ (lines: order 1, 2)")
-    ax.legend()
-    return save(fig, "sde_weak_error", out)
+def weak_error(budget: Budget, out: Path) -> list[Path]:
+    w = pc.weak_errors(budget)
+    eta = w["eta"]
+    fig, ax = st.figure(1, 1, width=4.6)
+    for k, order in (("first_order", 1), ("second_order", 2), ("corrected", 1)):
+        err, se = np.abs(w[f"{k}_err"]), w[f"{k}_se"]
+        ax.errorbar(eta, err, yerr=2 * se, fmt="o", color=COLOR[k], label=f"{LABEL[k]} SDE (simulated)")
+        ax.plot(eta, err[0] * (eta / eta[0]) ** order, "-", color=COLOR[k], alpha=0.6, label=f"slope {order}")
+    ax.set(xscale="log", yscale="log", xlabel="η", ylabel="|E f(x_K) − E f(X_T)|",
+           title="weak error against DSGD on x⁴/4 (T = 1)")
+    _eta_ticks(ax, eta)
+    ax.legend(fontsize=7, ncol=2)
+    return st.save(fig, "sde_weak_error", out, claims=[P + f"weak_order_{k}" for k in th.DRIFT_KINDS])
 
 
-def _divergence(results, out):
-    r, mlp = results.get(P + "normalization_prevents_divergence"), results.get(P + "mlp_pattern")
-    if r is None:
-        return []
-    fig, (ax, bx) = figure(2, 1, width=4.4)
-    a = r.arrays
-    om = np.asarray(a["omega"])
-    const, norm = np.asarray(a["constant"]), np.asarray(a["normalized"])
-    for j, s1 in enumerate(np.asarray(a["sigma1"])):
-        for m, x0 in enumerate(np.asarray(a["x0"])):
-            if m == len(a["x0"]) - 1 or j == len(a["sigma1"]) - 1:
-                ax.plot(om, const[:, j, m], "o-", color=PALETTE[(3 * j + m) % len(PALETTE)],
-                        label=rf"const $\sigma_1$={s1:g}, $x_0$={x0:g}")
-    ax.plot(om, norm.max(axis=(1, 2)), "s--", color=THEORY, label="normalized (max over cells)")
-    ax.set(xlabel=r"$\omega$", ylabel="fraction diverged", title=r"DCSGD on $x^4/4$, N=4")
-    ax.legend(fontsize=6)
-    if mlp is not None:
-        b = mlp.arrays
-        bx.plot(b["omega"], b["constant"], "o-", color=SIM, label=r"constant $\eta$")
-        bx.plot(b["omega"], b["normalized"], "s--", color=THEORY, label="normalized")
-        bx.set(xscale="symlog", xlabel=r"$\omega$ (rand-k)", ylabel="fraction diverged", title="MLP, N=8, affine noise")
-        bx.legend()
-    return save(fig, "sde_divergence", out)
+def dcsgd_stability(budget: Budget, out: Path) -> list[Path]:
+    r = pc.dcsgd_quadratic(budget)
+    c = r["c"]
+    fig, (ax, bx) = st.figure(2, 1, width=4.4)
+    for i, (om, s1) in enumerate(pc.DCSGD_CELLS):
+        F = th.normalization_factor(4, np.asarray(om), s1)
+        cc = np.linspace(0.5, 3.2, 60)
+        rho = [th.dcsgd_ms_factor(v / (pc.DCSGD_A * F), pc.DCSGD_A, 4, np.asarray(om), s1) for v in cc]
+        gam = [th.dcsgd_lyapunov(v / (pc.DCSGD_A * F), pc.DCSGD_A, 4, np.asarray(om), s1) for v in cc]
+        label = f"ω = {'/'.join(f'{v:g}' for v in sorted(set(om)))}, σ₁ = {s1:g}"
+        color = st.PALETTE[i]
+        ax.plot(cc, rho, color=color, label=label)
+        ax.errorbar(c, r["rho"][i], yerr=2 * r["rho_se"][i], fmt="o", color=color, mfc="none")
+        bx.plot(cc, gam, color=color)
+        bx.errorbar(c, r["gamma"][i], yerr=2 * r["gamma_se"][i], fmt="o", color=color, mfc="none")
+        bx.plot(cc, 0.5 * np.log(rho), ":", color=color, lw=1)
+    for a in (ax, bx):
+        st.threshold(a, 2.0, "c = 2")
+    ax.axhline(1, color=st.MUTED, lw=0.8)
+    bx.axhline(0, color=st.MUTED, lw=0.8)
+    ax.set(xlabel="c  (step c / (a(1+V/N)))", ylabel="E (x₊/x)²", title="mean-square factor: lines exact, markers DCSGD")
+    bx.set(xlabel="c", ylabel="E log|x₊/x|", title="Lyapunov exponent (dotted: ½ log ρ)")
+    ax.legend(fontsize=7)
+    return st.save(fig, "sde_dcsgd_stability", out, claims=[P + "dcsgd_ms_threshold",
+                                                            P + "normalization_prevents_divergence"])
 
 
-def _cauchy(results, out):
-    r = results.get(P + "sign_converges_under_cauchy")
-    if r is None:
-        return []
-    a = r.arrays
-    steps = np.asarray(a["steps"])
-    fig, ax = figure(1, 1, width=4.6)
-    series = [("DSignSGD", "sign_loss", THEORY), ("DCSGD", "dcsgd_loss", SIM)]
-    if "normalized_loss" in a:
-        series.append(("normalized DCSGD", "normalized_loss", PALETTE[2]))
-    for name, key, color in series:
-        gap = np.maximum(np.asarray(a[key]) - 2.0, 1e-16)
-        lo, med, hi = np.percentile(gap, [10, 50, 90], axis=0)
-        ax.plot(steps, med, color=color, label=f"{name} median")
-        ax.fill_between(steps, lo, hi, color=color, alpha=0.2)
-    frac = float(np.mean(a["dcsgd_diverged"]))
-    ax.set(yscale="log", xlabel="step k", ylabel=r"$f - f^\ast$ (median, 10-90 %)",
-           title=rf"Cauchy, $\eta_k=0.1/\sqrt{{k+1}}$, $2\cosh x$: DCSGD diverged {frac:.0%}")
-    ax.legend()
-    return save(fig, "sde_cauchy", out)
+def divergence(budget: Budget, out: Path) -> list[Path]:
+    q = pc.quartic_divergence(budget)
+    m = pc.mlp_edge(budget)
+    fig, (ax, bx) = st.figure(2, 1, width=4.4)
+    om = q["omega"]
+    for j, s1 in enumerate(q["sigma1"]):
+        ax.plot(om, q["constant_frac"][:, j, -1], "o-", color=st.PALETTE[j], label=f"constant η, σ₁ = {s1:g}")
+    ax.plot(om, q["normalized_frac"].max(axis=(1, 2)), "s--", color=st.THEORY, label="normalized (all cells)")
+    ax.set(xlabel="ω", ylabel="fraction diverged", title=f"DCSGD on x⁴/4, N = 4, x₀ = {q['x0'][-1]:g}")
+    ax.legend(fontsize=7)
+    med = np.median(m["ratio"], axis=-1)
+    for j, w in enumerate(m["omega"]):
+        bx.plot(m["c"], med[:, j], "o-", color=st.PALETTE[j], label=f"ω = {w:g}")
+    bx.axhline(1, color=st.MUTED, lw=0.8)
+    st.threshold(bx, 2.0, "c = 2")
+    bx.set(xscale="log", yscale="log", xlabel="c (normalized rule)", ylabel="final / initial loss (median)",
+           title="MLP, N = 8, rand-k")
+    _eta_ticks(bx, [1, 4, 16, 64])
+    bx.legend(fontsize=7)
+    return st.save(fig, "sde_divergence", out, claims=[P + "mlp_pattern"])
 
 
-def _mean_sign(results, out):
-    r = results.get(P + "mean_sign_laws")
-    if r is None:
-        return []
-    a = r.arrays
-    u = np.asarray(a["u"])
+def cauchy(budget: Budget, out: Path) -> list[Path]:
+    s = pc.cauchy_sign(budget)
+    d = pc.cauchy_dcsgd(budget)
+    steps = int(s["n_steps"])
+    etas = pc.CAUCHY_ETA / np.sqrt(np.arange(steps) + 1.0)
+    fig, (ax, bx) = st.figure(2, 1, width=4.4)
+    k = s["k"]
+    ok = ~s["diverged"]
+    ax.plot(k, s["gap"][ok].mean(axis=0), "o", color=st.SIM, mfc="none", label="DSignSGD, mean gap (simulated)")
+    late = np.arange(1, steps + 1) >= steps // 8  # the recursion describes the paths once they reached x* = 0
+    for law, style in (("cauchy", "-"), ("gaussian", ":")):
+        v = th.sign_linear_variance(etas, th.sign_contraction(2.0, 1.0, law), pc.CAUCHY_AGENTS)
+        ax.plot(np.arange(1, steps + 1)[late], v[late], style, color=st.THEORY,
+                label=f"v_k, {law} mean-sign slope (theory)")
+    ax.axvspan(steps // 2, steps, color=st.MUTED, alpha=0.15, lw=0)
+    ax.set(xscale="log", yscale="log", ylim=(1e-5, 10), xlabel="step k  (shaded: the claim's windows)", ylabel="f − f*",
+           title="Cauchy noise, η_k = 0.1/√(k+1), 2cosh x")
+    ax.legend(fontsize=7)
+    for name, key, color in (("DCSGD", "dcsgd", st.SIM), ("normalized DCSGD", "normalized", st.PALETTE[2])):
+        gap, div = d[f"{key}_gap"], d[f"{key}_diverged"]
+        g = np.maximum(gap[~div], 1e-16)
+        if g.size:
+            lo, med, hi = np.percentile(g, [10, 50, 90], axis=0)
+            bx.plot(d["k"], med, color=color, label=f"{name}: {div.mean():.0%} diverged")
+            bx.fill_between(d["k"], lo, hi, color=color, alpha=0.2)
+    bx.set(yscale="log", xlabel="step k", ylabel="f − f* of finite runs (10–50–90 %)", title="DCSGD, same noise")
+    bx.legend(fontsize=7)
+    return st.save(fig, "sde_cauchy", out, claims=[P + "sign_converges_under_cauchy"])
+
+
+def mean_sign(budget: Budget, out: Path) -> list[Path]:
+    r = pc.mean_sign_mc(budget)
+    u = r["u"]
     fine = np.linspace(u.min(), u.max(), 400)
-    from scipy import special
-
-    curves = {"gaussian": special.erf(fine / np.sqrt(2)), "student_t": 2 * special.stdtr(3.0, fine) - 1,
-              "cauchy": 2 / np.pi * np.arctan(fine)}
-    fig, ax = figure(1, 1, width=4.6)
-    for j, (law, label) in enumerate((("gaussian", "Gaussian: erf"), ("student_t", r"Student-t$_3$"),
-                                      ("cauchy", "Cauchy: (2/π) arctan"))):
-        ax.plot(fine, curves[law], color=PALETTE[j], label=label)
-        ax.plot(u, a[f"{law}_mc"], "o", color=PALETTE[j], mfc="none")
-    ax.set(xlabel=r"$g/\sigma$", ylabel=r"$E\,\mathrm{sign}(g+\sigma Z)$", title="mean sign: lines closed form, markers MC")
-    ax.legend()
-    return save(fig, "sde_mean_sign", out)
+    fig, ax = st.figure(1, 1, width=4.6)
+    for j, (law, nu) in enumerate(pc.SIGN_LAWS):
+        name = {"gaussian": "Gaussian: erf", "student_t": "Student-t₃", "cauchy": "Cauchy: (2/π) arctan"}[law]
+        ax.plot(fine, th.mean_sign(fine, 1.0, law, nu=nu), color=st.PALETTE[j], label=name)
+        ax.plot(u, r[f"{law}_mean"], "o", color=st.PALETTE[j], mfc="none")
+    ax.set(xlabel="g/σ", ylabel="E sign(g + σZ)", title="mean sign: lines closed form, markers Monte Carlo")
+    ax.legend(fontsize=7)
+    return st.save(fig, "sde_mean_sign", out, claims=[P + "mean_sign_laws"])
 
 
-def make(results: dict, out: Path, *, budget: str, fresh: bool) -> list[Path]:
-    """Draw every ``sde`` figure whose claim results are present."""
+def make(results: dict, out: Path, budget: Budget) -> list[Path]:
+    """Draw every ``sde`` figure at ``budget`` from the ``sde.*`` experiments (``results`` is not needed)."""
     out = Path(out)
     paths: list[Path] = []
-    for draw in (_thresholds, _weak, _divergence, _cauchy, _mean_sign):
-        paths += draw(results, out)
+    for draw in (thresholds, weak_error, dcsgd_stability, divergence, cauchy, mean_sign):
+        paths += draw(budget, out)
     return paths
