@@ -1,4 +1,4 @@
-"""``steplab``: the command line of the suite.
+"""steplab: the command line of the suite.
 
     steplab check    run claims, print the verification table   (= python -m paper_checks)
     steplab figures  run claims, draw figures, write the report (= python -m figures)
@@ -6,7 +6,7 @@
     steplab bench    JAX simulators against NumPy references   (= python -m sims.bench)
     steplab cache    where cached results live; --clear removes them
 
-Every subcommand has ``--help``. An unknown topic, paper or claim is a usage error (exit 2)
+Every subcommand has --help. An unknown topic, paper or claim is a usage error (exit 2)
 whose message lists the valid names, so a typo never selects nothing and passes.
 """
 from __future__ import annotations

@@ -347,6 +347,11 @@ def _papers(outcomes: Sequence[Outcome]) -> list:
     return list(dict.fromkeys(o.claim.paper for o in outcomes))
 
 
+def _n_papers(outcomes: Sequence[Outcome]) -> str:
+    n = len(_papers(outcomes))
+    return f"{n} paper{'s' if n != 1 else ''}"
+
+
 def _pngs(figures: Mapping[str, Iterable[Path]]) -> dict[str, list[Path]]:
     return {topic: [Path(p) for p in paths if Path(p).suffix == ".png"] for topic, paths in figures.items()}
 
@@ -544,7 +549,7 @@ def render_html(outcomes: Sequence[Outcome], figures: Mapping[str, Iterable[Path
         f"title='{e(STATUS_MEANING[s])}'><b>{counts[s]}</b>{e(s)}</span>" for s in STATUSES)
     parts += ["<header class='banner' id='summary'>",
               f"<h1>{e(title)}</h1>",
-              f"<div class='sub'>{len(outcomes)} claims from {len(_papers(outcomes))} papers · budget "
+              f"<div class='sub'>{len(outcomes)} claims from {_n_papers(outcomes)} · budget "
               f"<b>{e(budget)}</b> · git {e(prov.get('git revision', '?'))} · {e(prov.get('generated (UTC)', ''))} UTC</div>",
               f"<div class='counts'>{chips}</div>"]
     parts += [f"<div class='sub'>{e(n)}</div>" for n in notes]
@@ -647,7 +652,7 @@ def render_markdown(outcomes: Sequence[Outcome], figures: Mapping[str, Iterable[
     prov = dict(collect_provenance(budget) if provenance is None else provenance)
     counts = summary_counts(list(outcomes))
     lines = [f"# {title}", "",
-             f"{len(outcomes)} claims from {len(_papers(outcomes))} papers · budget `{budget}` · "
+             f"{len(outcomes)} claims from {_n_papers(outcomes)} · budget `{budget}` · "
              f"git {prov.get('git revision', '?')} · {prov.get('generated (UTC)', '')} UTC", "",
              "**Summary:** " + " · ".join(f"{n} {s}" for s, n in counts.items()), ""]
     lines += [f"{n}" for n in notes] + ([""] if notes else [])
