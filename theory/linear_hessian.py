@@ -20,15 +20,28 @@ the Hessian at a balanced global minimum has the eigenvalues
 * zero for the remaining :math:`P-r(d_0+d_L-r)` parameters, :math:`P=\sum_l d_ld_{l-1}`
   (for :math:`L=1` that block is :math:`\alpha` instead: :math:`A_1=B_1=I`).
 
+Beyond the balanced whitened minimum (NumPy):
+
+* at *any* global minimum the Hessian is its Gauss--Newton part, whose non-zero spectrum is that of
+  a :math:`d_Ld_0\times d_Ld_0` operator built from the weights and :math:`\Sigma_{xx}`
+  (:func:`gauss_newton_spectrum`; :func:`balanced_gauss_newton_spectrum` for balanced minima with
+  any input covariance);
+* along the aligned, balanced path of a two-layer net (the path GD follows from an aligned small
+  initialization) the whole spectrum is a closed function of the learned mode strengths
+  (:func:`two_layer_aligned_spectrum`).
+
 Sympy functions take symbols and return expressions; the numeric API (:func:`spectrum`,
-:func:`class_sharpness`, :func:`class_spectrum`, :func:`critical_step`) uses NumPy.
+:func:`class_sharpness`, :func:`class_spectrum`, :func:`critical_step`, ...) uses NumPy and
+validates its arguments (errors name the parameter, the value and what is allowed).
 """
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 import sympy as sp
+
+from theory import _validate as V
 
 __all__ = [
     # sympy derivations
@@ -39,6 +52,8 @@ __all__ = [
     # numeric API
     "spectrum", "class_sharpness", "class_spectrum", "class_singular_values", "critical_step",
     "numeric_rank", "validate_widths", "validate_proportions", "validate_depth",
+    "gauss_newton_operator", "gauss_newton_spectrum", "balanced_gauss_newton_spectrum",
+    "two_layer_aligned_spectrum", "aligned_mode_step",
 ]
 
 L_SYM = sp.Symbol("L", positive=True, integer=True)
@@ -267,41 +282,31 @@ def origin_hessian_scalar() -> sp.Matrix:
 # ----------------------------------------------------------------------------------------------
 
 def validate_depth(depth) -> int:
-    """``depth`` must be an integer :math:`L\\ge1`."""
-    if isinstance(depth, bool) or not isinstance(depth, Integral):
-        raise TypeError(f"depth: expected an integer number of layers >= 1, got {depth!r}")
-    if depth < 1:
-        raise ValueError(f"depth: a network needs at least one layer (depth >= 1), got {depth}")
-    return int(depth)
+    """``depth`` must be an integer :math:`L\\ge1` (the number of weight matrices)."""
+    return V.integer("depth", depth, low=1)
 
 
 def validate_widths(widths) -> tuple[int, ...]:
-    """``widths`` = (d_0, ..., d_L): at least two positive integers."""
+    """``widths`` = :math:`(d_0,\\dots,d_L)`: at least two integers :math:`\\ge1`."""
     if isinstance(widths, (str, bytes)) or not hasattr(widths, "__len__"):
         raise TypeError(f"widths: expected a sequence of layer widths (d_0, ..., d_L), got {widths!r}")
-    out = []
-    for k, d in enumerate(widths):
-        if isinstance(d, bool) or not isinstance(d, Integral):
-            raise TypeError(f"widths: entry {k} must be an integer, got {d!r}")
-        if d < 1:
-            raise ValueError(f"widths: entry {k} must be >= 1, got {d}")
-        out.append(int(d))
+    out = tuple(V.integer(f"widths[{k}]", d, low=1) for k, d in enumerate(widths))
     if len(out) < 2:
-        raise ValueError(f"widths: need at least (d_0, d_L) for depth >= 1, got {tuple(out)}")
-    return tuple(out)
+        raise ValueError(f"widths: need at least (d_0, d_L), i.e. depth >= 1, got {out}")
+    return out
 
 
 def validate_proportions(proportions, *, atol: float = 1e-9) -> np.ndarray:
-    """Class proportions: a 1-D array of non-negative finite numbers summing to 1 (within ``atol``)."""
-    p = np.asarray(proportions, dtype=float)
-    if p.ndim != 1 or p.size == 0:
-        raise ValueError(f"proportions: expected a non-empty 1-D sequence, got shape {p.shape}")
-    if not np.all(np.isfinite(p)) or np.any(p < 0):
-        raise ValueError(f"proportions: entries must be finite and >= 0, got {p.tolist()}")
-    if abs(p.sum() - 1.0) > atol:
+    """Class proportions: a 1-D array of finite numbers :math:`\\ge0` summing to 1 (within ``atol``)."""
+    p = V.array("proportions", proportions, ndim=1, low=0.0)
+    if not abs(p.sum() - 1.0) <= atol:
         raise ValueError(f"proportions: class proportions must sum to 1 (one-hot labels, every sample in one class), "
                          f"got sum {p.sum():.12g}")
     return p
+
+
+def _alpha(name: str, x) -> float:
+    return V.real(name, x, low=0.0, low_open=True)
 
 
 def _kappa_numeric(si: np.ndarray, sj: np.ndarray, depth: int) -> np.ndarray:
@@ -313,9 +318,9 @@ def _kappa_numeric(si: np.ndarray, sj: np.ndarray, depth: int) -> np.ndarray:
 def spectrum(widths, sigma_xx_scale, singular_values) -> np.ndarray:
     r"""All :math:`P` Hessian eigenvalues (ascending, multiplicities expanded) at a balanced global minimum.
 
-    ``widths`` = :math:`(d_0,\dots,d_L)`; ``sigma_xx_scale`` = :math:`\alpha` with
+    ``widths`` = :math:`(d_0,\dots,d_L)`; ``sigma_xx_scale`` = :math:`\alpha>0` with
     :math:`\Sigma_{xx}=\alpha I` (A1); ``singular_values`` = the singular values of
-    :math:`\Sigma_{yx}` (zeros allowed; their count at most :math:`\min(d_0,d_L)`). The minimizer
+    :math:`\Sigma_{yx}` (zeros allowed; at most :math:`\min(d_0,d_L)` of them). The minimizer
     is :math:`W^*=\Sigma_{yx}/\alpha` with singular values :math:`s=\sigma/\alpha`; the eigenvalues
     are :math:`\alpha\kappa_{ij}(s)`, :math:`\alpha s_i^{2(L-1)/L}` (multiplicity
     :math:`d_0+d_L-2r`) and zeros (:math:`L=1`: all equal :math:`\alpha`).
@@ -324,19 +329,11 @@ def spectrum(widths, sigma_xx_scale, singular_values) -> np.ndarray:
     (assumption A3 fails: no exact global minimum, the formula does not apply).
     """
     widths = validate_widths(widths)
-    if isinstance(sigma_xx_scale, bool) or not isinstance(sigma_xx_scale, Real) \
-            or not np.isfinite(sigma_xx_scale) or sigma_xx_scale <= 0:
-        raise ValueError(f"sigma_xx_scale: whitened inputs Sigma_xx = alpha I need a finite alpha > 0 (assumption A1), "
-                         f"got {sigma_xx_scale!r}")
-    sv = np.asarray(singular_values, dtype=float)
-    if sv.ndim != 1:
-        raise ValueError(f"singular_values: expected a 1-D sequence, got shape {sv.shape}")
-    if not np.all(np.isfinite(sv)) or np.any(sv < 0):
-        raise ValueError(f"singular_values: entries must be finite and >= 0, got {sv.tolist()}")
+    alpha = _alpha("sigma_xx_scale", sigma_xx_scale)
+    sv = V.array("singular_values", singular_values, ndim=1, low=0.0, nonempty=False)
     d0, dL, depth = widths[0], widths[-1], len(widths) - 1
     if sv.size > min(d0, dL):
         raise ValueError(f"singular_values: Sigma_yx is {dL}x{d0}, so at most {min(d0, dL)} singular values, got {sv.size}")
-    alpha = float(sigma_xx_scale)
     P = sum(widths[l] * widths[l - 1] for l in range(1, depth + 1))
     if depth == 1:
         return np.full(P, alpha)
@@ -354,7 +351,8 @@ def spectrum(widths, sigma_xx_scale, singular_values) -> np.ndarray:
 
 def numeric_rank(eigenvalues, rtol: float = 1e-8) -> int:
     """Number of eigenvalues above ``rtol`` times the largest modulus (rescaling symmetries give exact zeros)."""
-    ev = np.asarray(eigenvalues, dtype=float)
+    ev = V.array("eigenvalues", eigenvalues, ndim=1, nonempty=False)
+    rtol = V.real("rtol", rtol, low=0.0, low_open=True, high=1.0, high_open=True)
     scale = np.max(np.abs(ev)) if ev.size else 0.0
     return int(np.sum(np.abs(ev) > rtol * scale)) if scale > 0 else 0
 
@@ -371,9 +369,10 @@ def origin_spectrum(widths, singular_values) -> np.ndarray:
     depth = len(widths) - 1
     if depth == 1:
         raise ValueError("widths: depth 1 has Hessian Sigma_xx (x) I everywhere; origin_spectrum covers depth >= 2")
-    sv = np.asarray(singular_values, dtype=float)
-    if sv.ndim != 1 or not np.all(np.isfinite(sv)) or np.any(sv < 0):
-        raise ValueError(f"singular_values: expected a 1-D sequence of finite values >= 0, got {sv.tolist()}")
+    sv = V.array("singular_values", singular_values, ndim=1, low=0.0, nonempty=False)
+    if sv.size > min(widths[0], widths[-1]):
+        raise ValueError(f"singular_values: Sigma_yx is {widths[-1]}x{widths[0]}, so at most "
+                         f"{min(widths[0], widths[-1])} singular values, got {sv.size}")
     P = sum(widths[l] * widths[l - 1] for l in range(1, depth + 1))
     if depth > 2:
         return np.zeros(P)
@@ -390,17 +389,21 @@ def class_singular_values(proportions) -> np.ndarray:
 def class_sharpness(proportions, depth, sigma_xx_scale: float = 1.0) -> float:
     r""":math:`\lambda_{\max}=L\,\alpha^{1/L}\pi_{\max}^{1-1/L}` for one-hot labels (MSE, whitened, balanced, exact fit).
 
-    Raises ``ValueError`` if the proportions do not sum to 1 or ``depth < 1``.
+    Raises ``ValueError`` if the proportions do not sum to 1, ``depth < 1`` or :math:`\alpha\le0`.
     """
     p = validate_proportions(proportions)
     depth = validate_depth(depth)
-    if isinstance(sigma_xx_scale, bool) or not isinstance(sigma_xx_scale, Real) or not sigma_xx_scale > 0:
-        raise ValueError(f"sigma_xx_scale: expected alpha > 0 (Sigma_xx = alpha I), got {sigma_xx_scale!r}")
-    return float(depth * sigma_xx_scale ** (1 / depth) * p.max() ** (1 - 1 / depth))
+    alpha = _alpha("sigma_xx_scale", sigma_xx_scale)
+    return float(depth * alpha ** (1 / depth) * p.max() ** (1 - 1 / depth))
 
 
 def critical_step(proportions, depth, sigma_xx_scale: float = 1.0) -> float:
-    r""":math:`\eta_c=2/\lambda_{\max}`: the largest GD step at which a global minimum can be linearly stable."""
+    r""":math:`\eta_c=2/\lambda_{\max}`: the largest GD step at which a global minimum can be linearly stable.
+
+    Balanced minima are the flattest points of their gauge orbit, so every global minimum has
+    :math:`\lambda_{\max}\ge L\alpha^{1/L}\pi_{\max}^{1-1/L}`; GD cannot settle at a minimum whose
+    sharpness exceeds :math:`2/\eta`.
+    """
     return 2.0 / class_sharpness(proportions, depth, sigma_xx_scale)
 
 
@@ -419,3 +422,184 @@ def class_spectrum(proportions, widths) -> np.ndarray:
         raise ValueError(f"widths: input width d_0 = {widths[0]} < K = {K} classes: one-hot labels cannot be fit "
                          f"exactly by whitened inputs (assumption A3 fails)")
     return spectrum(widths, 1.0, np.sqrt(p))
+
+
+# ----------------------------------------------------------------------------------------------
+# beyond whitened balanced minima: the Gauss-Newton operator
+# ----------------------------------------------------------------------------------------------
+
+def _matrices(name: str, mats) -> list[np.ndarray]:
+    if isinstance(mats, np.ndarray) or not isinstance(mats, (list, tuple)) or not mats:
+        raise TypeError(f"{name}: expected a non-empty list of weight matrices [W_1, ..., W_L], got {type(mats).__name__}")
+    out = [V.array(f"{name}[{l}]", m, ndim=2) for l, m in enumerate(mats)]
+    for l in range(1, len(out)):
+        if out[l].shape[1] != out[l - 1].shape[0]:
+            raise ValueError(f"{name}[{l}]: shape {out[l].shape} does not chain with {name}[{l - 1}] of shape "
+                             f"{out[l - 1].shape} (W_{l + 1} must have d_{l} = {out[l - 1].shape[0]} columns)")
+    return out
+
+
+def _sqrt_psd(name: str, S) -> np.ndarray:
+    S = V.array(name, S, ndim=2)
+    if S.shape[0] != S.shape[1] or not np.allclose(S, S.T, rtol=1e-10, atol=1e-12 * max(np.abs(S).max(), 1e-300)):
+        raise ValueError(f"{name}: expected a symmetric square matrix (an input covariance), got shape {S.shape}")
+    w, Q = np.linalg.eigh(0.5 * (S + S.T))
+    if not w.min() >= -1e-10 * max(w.max(), 1e-300):
+        raise ValueError(f"{name}: expected a positive semi-definite matrix, got smallest eigenvalue {w.min():.3g}")
+    return (Q * np.sqrt(np.clip(w, 0.0, None))) @ Q.T
+
+
+def gauss_newton_operator(mats, sigma_xx) -> np.ndarray:
+    r"""The :math:`d_Ld_0\times d_Ld_0` operator whose spectrum is the non-zero Hessian spectrum at a global minimum.
+
+    With :math:`A_l=W_L\cdots W_{l+1}` and :math:`B_l=W_{l-1}\cdots W_1`, the Jacobian
+    :math:`J:\delta\theta\mapsto\delta W=\sum_lA_l\,\delta W_l\,B_l` gives the Gauss--Newton part
+    :math:`G=J^\top(\Sigma_{xx}\otimes I)J` of the Hessian, which is the whole Hessian at any
+    global minimum (:func:`gauss_newton_gap`). The non-zero eigenvalues of :math:`J^\top SJ`
+    are those of :math:`S^{1/2}JJ^\top S^{1/2}`, and :math:`JJ^\top M=\sum_lA_lA_l^\top MB_l^\top B_l`,
+    so they are the eigenvalues of
+
+    .. math:: K=\sum_{l=1}^{L}(A_lA_l^\top)\otimes(\Sigma_{xx}^{1/2}B_l^\top B_l\Sigma_{xx}^{1/2})
+
+    acting on row-major :math:`\operatorname{vec}M`, :math:`M\in\mathbb R^{d_L\times d_0}`. Valid for
+    any weights (balanced or not) and any :math:`\Sigma_{xx}`; it is the Hessian only where the
+    normal equations hold.
+    """
+    mats = _matrices("mats", mats)
+    root = _sqrt_psd("sigma_xx", sigma_xx)
+    d0, dL = mats[0].shape[1], mats[-1].shape[0]
+    if root.shape[0] != d0:
+        raise ValueError(f"sigma_xx: expected a {d0}x{d0} input covariance (W_1 has {d0} columns), got {root.shape}")
+    K = np.zeros((dL * d0, dL * d0))
+    for l in range(len(mats)):
+        A = _chain(mats[l + 1:], mats[l].shape[0])
+        B = _chain(mats[:l], d0)
+        K += np.kron(A @ A.T, root @ B.T @ B @ root)
+    return 0.5 * (K + K.T)
+
+
+def _chain(mats: list[np.ndarray], dim: int) -> np.ndarray:
+    # W_k ... W_j for mats = [W_j, ..., W_k]; the identity of size dim when empty
+    out = np.eye(dim)
+    for W in mats:
+        out = W @ out
+    return out
+
+
+def gauss_newton_spectrum(mats, sigma_xx) -> np.ndarray:
+    """Eigenvalues (ascending, :math:`d_Ld_0` of them) of :func:`gauss_newton_operator`."""
+    return np.linalg.eigvalsh(gauss_newton_operator(mats, sigma_xx))
+
+
+def balanced_gauss_newton_spectrum(sigma_xx, sigma_yx, depth) -> np.ndarray:
+    r"""The non-zero Hessian spectrum at a balanced global minimum for *any* invertible input covariance.
+
+    :math:`W^*=\Sigma_{yx}\Sigma_{xx}^{-1}=USV^\top`; at a balanced factorization
+    :math:`A_lA_l^\top=(W^*W^{*\top})^{(L-l)/L}=US^{2(L-l)/L}U^\top` and
+    :math:`B_l^\top B_l=(W^{*\top}W^*)^{(l-1)/L}=VS^{2(l-1)/L}V^\top` (powers on the non-zero
+    singular values; :math:`A_L=I`, :math:`B_1=I`), so the operator of
+    :func:`gauss_newton_operator` is a closed function of :math:`\Sigma_{xx}`, :math:`\Sigma_{yx}`
+    and :math:`L`. With :math:`\Sigma_{xx}=\alpha I` its eigenvalues are the :math:`\alpha\kappa_{ij}`
+    and bulk terms of :func:`spectrum`; otherwise they mix the singular directions of :math:`W^*`
+    with the eigenvectors of :math:`\Sigma_{xx}` and the class law no longer holds. Returns the
+    :math:`d_Ld_0` eigenvalues, ascending (assumes no width bottleneck, A3).
+    """
+    depth = validate_depth(depth)
+    Sxx = V.array("sigma_xx", sigma_xx, ndim=2)
+    Syx = V.array("sigma_yx", sigma_yx, ndim=2)
+    d0 = Sxx.shape[0]
+    if Syx.shape[1] != d0:
+        raise ValueError(f"sigma_yx: expected {d0} columns to match sigma_xx {Sxx.shape}, got shape {Syx.shape}")
+    root = _sqrt_psd("sigma_xx", Sxx)
+    if not np.linalg.eigvalsh(0.5 * (Sxx + Sxx.T)).min() > 0:
+        raise ValueError("sigma_xx: expected an invertible (positive definite) covariance so that W* is unique")
+    W = np.linalg.solve(Sxx.T, Syx.T).T
+    U, s, Vt = np.linalg.svd(W, full_matrices=False)
+    keep = s > 1e-12 * max(s[0], 1e-300)
+    U, s, Vt = U[:, keep], s[keep], Vt[keep]
+    dL = W.shape[0]
+    K = np.zeros((dL * d0, dL * d0))
+    for l in range(1, depth + 1):
+        AA = np.eye(dL) if l == depth else (U * s ** (2 * (depth - l) / depth)) @ U.T
+        BB = np.eye(d0) if l == 1 else (Vt.T * s ** (2 * (l - 1) / depth)) @ Vt
+        K += np.kron(AA, root @ BB @ root)
+    return np.linalg.eigvalsh(0.5 * (K + K.T))
+
+
+# ----------------------------------------------------------------------------------------------
+# two-layer nets along the aligned, balanced path
+# ----------------------------------------------------------------------------------------------
+
+def two_layer_aligned_spectrum(widths, singular_values, strengths) -> np.ndarray:
+    r"""All Hessian eigenvalues of a two-layer net at an aligned, balanced point, whitened inputs (:math:`\Sigma_{xx}=I`).
+
+    Setting: :math:`\Sigma_{yx}=\sum_{k\le r}s_ku_kv_k^\top` and the weights
+    :math:`W_1=\sum_k\sqrt{a_k}\,e_kv_k^\top`, :math:`W_2=\sum_k\sqrt{a_k}\,u_ke_k^\top` (orthonormal
+    hidden :math:`e_k`), so :math:`W=\sum_ka_ku_kv_k^\top` with *mode strengths* :math:`a_k\ge0`;
+    :math:`a=0` is the origin and :math:`a=s` the balanced global minimum. The second-order term
+    of the loss is :math:`\lVert W_2\delta W_1+\delta W_2W_1\rVert_F^2+2\langle R,\delta W_2\delta W_1\rangle`
+    with residual :math:`R=W-\Sigma_{yx}` (diagonal, :math:`R_k=a_k-s_k`), and it splits into blocks:
+
+    * for each :math:`k`: :math:`\begin{pmatrix}a_k&2a_k-s_k\\2a_k-s_k&a_k\end{pmatrix}`, eigenvalues
+      :math:`3a_k-s_k` and :math:`s_k-a_k`;
+    * for each pair :math:`i<j`: on :math:`(\delta W_1[i,j],\delta W_2[i,j],\delta W_1[j,i],\delta W_2[j,i])`
+      the :math:`4\times4` matrix with diagonal :math:`(a_i,a_j,a_j,a_i)`, Gauss--Newton couplings
+      :math:`\sqrt{a_ia_j}` within each pair and residual couplings :math:`R_i`, :math:`R_j` across
+      (eigenvalues :math:`a_i+a_j` twice and 0 twice at the minimum);
+    * :math:`\pm(s_k-a_k)` for each of the :math:`d_1-r` unused hidden units;
+    * :math:`a_k` with multiplicity :math:`d_0-r` (input side) and :math:`d_L-r` (output side);
+    * zeros for the rest.
+
+    At :math:`a=s` this is the :math:`L=2` case of :func:`spectrum`, at :math:`a=0` that of
+    :func:`origin_spectrum`. GD from an aligned, balanced start stays on this path (the gradient is
+    diagonal in the same bases and symmetric in the two factors), with
+    :math:`\sqrt{a_k}\leftarrow\sqrt{a_k}(1-\eta(a_k-s_k))` (:func:`aligned_mode_step`).
+
+    ``strengths`` has shape ``(r,)`` or ``(T, r)`` (a path); returns ``(P,)`` or ``(T, P)``, ascending.
+    """
+    widths = validate_widths(widths)
+    if len(widths) != 3:
+        raise ValueError(f"widths: expected a two-layer net (d_0, d_1, d_2), got {widths}")
+    d0, d1, dL = widths
+    s = V.array("singular_values", singular_values, ndim=1, low=0.0, low_open=True)
+    a = V.array("strengths", strengths, ndim=(1, 2), low=0.0)
+    r = s.size
+    if a.shape[-1] != r:
+        raise ValueError(f"strengths: expected {r} mode strengths (one per singular value), got shape {a.shape}")
+    if r > min(widths):
+        raise ValueError(f"singular_values: {r} modes do not fit widths {widths} (at most {min(widths)})")
+    path = a.reshape(-1, r)
+    R = path - s
+    blocks = [3 * path - s, s - path]
+    blocks += [np.repeat(s - path, d1 - r, axis=1), np.repeat(path - s, d1 - r, axis=1)]
+    blocks += [np.repeat(path, (d0 - r) + (dL - r), axis=1)]
+    for i in range(r):
+        for j in range(i + 1, r):
+            g = np.sqrt(path[:, i] * path[:, j])
+            M = np.zeros((path.shape[0], 4, 4))
+            M[:, 0, 0], M[:, 1, 1], M[:, 2, 2], M[:, 3, 3] = path[:, i], path[:, j], path[:, j], path[:, i]
+            M[:, 0, 1] = M[:, 1, 0] = M[:, 2, 3] = M[:, 3, 2] = g
+            M[:, 1, 2] = M[:, 2, 1] = R[:, i]
+            M[:, 0, 3] = M[:, 3, 0] = R[:, j]
+            blocks.append(np.linalg.eigvalsh(M))
+    P = d0 * d1 + d1 * dL
+    ev = np.concatenate(blocks, axis=1)
+    ev = np.sort(np.concatenate([ev, np.zeros((path.shape[0], P - ev.shape[1]))], axis=1), axis=1)
+    return ev[0] if a.ndim == 1 else ev
+
+
+def aligned_mode_step(singular_values, roots, eta) -> np.ndarray:
+    r"""One GD step of a two-layer net on its aligned, balanced path: :math:`w_k\leftarrow w_k-\eta\,w_k(w_k^2-s_k)`.
+
+    ``roots`` :math:`w_k=\sqrt{a_k}` (the common singular value of both factors on mode :math:`k`).
+    The loss restricted to the path is :math:`\tfrac12\sum_k(w_k^2-s_k)^2` plus a constant, and
+    :math:`\partial/\partial W_1` and :math:`\partial/\partial W_2` both equal :math:`w_k(w_k^2-s_k)`
+    on mode :math:`k`, so one GD step on the full net is this map on every mode. Broadcasts over
+    leading axes of ``roots``.
+    """
+    s = V.array("singular_values", singular_values, ndim=1, low=0.0)
+    w = V.array("roots", roots, ndim=(1, 2))
+    if w.shape[-1] != s.size:
+        raise ValueError(f"roots: expected {s.size} modes in the last axis, got shape {w.shape}")
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    return w - eta * w * (w * w - s)

@@ -1,0 +1,28 @@
+r"""How the Hessian spectrum of (linear) networks depends on data (HiLD workshop @ ICML 2026, ``hessian2026``).
+
+Only the abstract was available. Its two statements -- every Hessian eigenvalue of a deep linear
+network is available in closed form for arbitrary widths, depths and data, and for classification
+with the squared loss the sharpness is set by the largest class proportion -- are ``quoted``; the
+formulas that make them precise (the spectrum at a balanced global minimum,
+:math:`\lambda_{\max}=L\pi_{\max}^{1-1/L}`, :math:`\eta_c=2/\lambda_{\max}`, the aligned two-layer
+path, the Gauss--Newton operator beyond whitened balanced minima) were derived for steplab in
+:mod:`theory.linear_hessian` and are ``derived``.
+
+Layout: :mod:`~paper_checks.linear_hessian.experiments` holds the cached simulations (constructed
+minima and their autodiff spectra, one shared GD sweep, the sharpening runs);
+:mod:`~paper_checks.linear_hessian.spectrum` the claims about exact spectra at constructed points;
+:mod:`~paper_checks.linear_hessian.training` the claims about GD; and
+:mod:`~paper_checks.linear_hessian.shed` the shed-assumption claim.
+"""
+from paper_checks._registry import Paper
+
+PAPER = Paper(
+    key="hessian2026",
+    title="How the Hessian-Spectrum of Neural Networks Depends on Data",
+    authors="(HiLD workshop authors)",
+    year=2026,
+    venue="HiLD workshop @ ICML 2026, OpenReview 0kwxebmjLV",
+)
+
+# claims register in this order (spectra, then GD, then the shed assumptions)
+from paper_checks.linear_hessian import spectrum, training, shed  # noqa: E402,F401

@@ -1,0 +1,220 @@
+r"""NumPy references for the linear-network Hessian topic, and its benchmark cases.
+
+* :func:`numpy_hvp` -- the Hessian-vector product of the deep linear net written out by hand
+  (product rule on :math:`\nabla_{W_l}\mathcal L=A_l^\top RB_l^\top`), batched over directions;
+* :func:`numpy_dense_hessian` -- the dense Hessian from the analytic HVP on every basis vector;
+* :func:`numpy_lanczos` -- Lanczos with full reorthogonalization in NumPy (no restarts).
+
+They share no code with the JAX path (autodiff through :mod:`sims.hvp`), so agreement between the
+two is evidence for both. :func:`bench_cases` times the top Hessian eigenvalue of an unbalanced
+deep linear net at a global minimum, JAX (HVP-Lanczos and dense) against NumPy, as :math:`P` grows.
+"""
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import sims  # noqa: F401  (float64)
+from sims import hvp as H
+from sims import linear_hessian as S
+from theory import _validate as V
+from theory.linear_hessian import validate_widths
+
+__all__ = ["numpy_hvp", "numpy_dense_hessian", "numpy_lanczos", "numpy_balanced_minimum", "bench_cases", "SCALES"]
+
+SCALES = ("small", "large")
+
+
+def _np_chain(mats: list[np.ndarray], lo: int, hi: int, eye_dim: int) -> np.ndarray:
+    # W_hi ... W_lo (0-based, inclusive); identity of size eye_dim when empty
+    out = np.eye(eye_dim)
+    for l in range(lo, hi + 1):
+        out = mats[l] @ out
+    return out
+
+
+def numpy_hvp(theta: np.ndarray, V_: np.ndarray, Sxx: np.ndarray, Syx: np.ndarray, widths) -> np.ndarray:
+    r"""Analytic :math:`Hv` of the deep linear net in NumPy; ``V_`` may carry leading batch axes ``(..., P)``.
+
+    :math:`\mathcal L=\tfrac12\operatorname{tr}(W\Sigma_{xx}W^\top)-\operatorname{tr}(\Sigma_{yx}^\top W)+c`,
+    :math:`\nabla_{W_l}=A_l^\top RB_l^\top` with :math:`R=W\Sigma_{xx}-\Sigma_{yx}`; its directional
+    derivative is :math:`\dot A_l^\top RB_l^\top+A_l^\top\dot W\Sigma_{xx}B_l^\top+A_l^\top R\dot B_l^\top`
+    with :math:`\dot W=\sum_kA_kV_kB_k` and :math:`\dot A_l,\dot B_l` the sums over the layer replaced.
+    """
+    w = validate_widths(widths)
+    L = len(w) - 1
+    P = sum(w[l] * w[l - 1] for l in range(1, L + 1))
+    theta = V.array("theta", theta, shape=(P,))
+    V_ = V.array("V_", V_)
+    if V_.shape[-1] != P:
+        raise ValueError(f"V_: expected directions of length P = {P} in the last axis, got shape {V_.shape}")
+    Sxx = V.array("Sxx", Sxx, shape=(w[0], w[0]))
+    Syx = V.array("Syx", Syx, shape=(w[-1], w[0]))
+    shapes = [(w[l], w[l - 1]) for l in range(1, L + 1)]
+    offs = np.cumsum([0] + [a * b for a, b in shapes])
+    mats = [theta[offs[l]:offs[l + 1]].reshape(shapes[l]) for l in range(L)]
+    dirs = [V_[..., offs[l]:offs[l + 1]].reshape(V_.shape[:-1] + shapes[l]) for l in range(L)]
+    A = [_np_chain(mats, l + 1, L - 1, w[l + 1]) for l in range(L)]   # A[l] = W_L ... W_{l+2} (0-based l)
+    B = [_np_chain(mats, 0, l - 1, w[0]) for l in range(L)]           # B[l] = W_l ... W_1
+    W = A[0] @ mats[0]
+    R = W @ Sxx - Syx
+    dW = sum(A[k] @ dirs[k] @ B[k] for k in range(L))
+    dR = dW @ Sxx
+    out = []
+    for l in range(L):
+        dA = 0.0
+        for k in range(l + 1, L):   # replace W_k in A_l = W_L ... W_{l+1}
+            dA = dA + _np_chain(mats, k + 1, L - 1, w[k + 1]) @ dirs[k] @ _np_chain(mats, l + 1, k - 1, w[l + 1])
+        dB = 0.0
+        for k in range(l):          # replace W_k in B_l = W_{l-1} ... W_1
+            dB = dB + _np_chain(mats, k + 1, l - 1, w[k + 1]) @ dirs[k] @ _np_chain(mats, 0, k - 1, w[0])
+        term = A[l].T @ dR @ B[l].T
+        if l + 1 < L:
+            term = term + np.swapaxes(dA, -1, -2) @ R @ B[l].T
+        if l > 0:
+            term = term + A[l].T @ R @ np.swapaxes(dB, -1, -2)
+        out.append(term.reshape(V_.shape[:-1] + (-1,)))
+    return np.concatenate(out, axis=-1)
+
+
+def numpy_dense_hessian(theta, Sxx, Syx, widths) -> np.ndarray:
+    """Dense Hessian from the analytic HVP applied to every basis vector at once (batched), symmetrized."""
+    P = np.asarray(theta).size
+    Hm = numpy_hvp(theta, np.eye(P), Sxx, Syx, widths)
+    return 0.5 * (Hm + Hm.T)
+
+
+def numpy_lanczos(v0: np.ndarray, matvec, num_iter: int) -> np.ndarray:
+    """NumPy Lanczos with full reorthogonalization (stops at breakdown; no restart): ascending Ritz values."""
+    v0 = V.array("v0", v0, ndim=1)
+    if not np.linalg.norm(v0) > 0:
+        raise ValueError("v0: expected a non-zero start vector")
+    if not callable(matvec):
+        raise TypeError(f"matvec: expected a callable v -> Hv, got {type(matvec).__name__}")
+    dim = v0.size
+    num_iter = V.integer("num_iter", num_iter, low=1, high=dim)
+    basis = np.zeros((num_iter + 1, dim))
+    basis[0] = v0 / np.linalg.norm(v0)
+    alpha, beta = np.zeros(num_iter), np.zeros(num_iter)
+    for i in range(num_iter):
+        w = matvec(basis[i])
+        alpha[i] = basis[i] @ w
+        w = w - basis.T @ (basis @ w)
+        w = w - basis.T @ (basis @ w)
+        beta[i] = np.linalg.norm(w)
+        if beta[i] < 1e-13:
+            break
+        basis[i + 1] = w / beta[i]
+    m = i + 1
+    T = np.diag(alpha[:m]) + np.diag(beta[:m - 1], 1) + np.diag(beta[:m - 1], -1)
+    return np.linalg.eigvalsh(T)
+
+
+# ----------------------------------------------------------------------------------------------
+# benchmark: top eigenvalue by HVP-Lanczos and by the dense Hessian, JAX vs NumPy, as P grows
+# ----------------------------------------------------------------------------------------------
+
+def numpy_balanced_minimum(rng: np.random.Generator, X, Y, widths, gauge: float = 0.0) -> np.ndarray:
+    r"""A global minimum of the deep linear net in NumPy: balanced, then optionally unbalanced by a random gauge.
+
+    :math:`W^*=\Sigma_{yx}\Sigma_{xx}^{-1}=USV^\top` is factored as :math:`W_l=P_lS^{1/L}P_{l-1}^\top`
+    with :math:`P_0=V`, :math:`P_L=U` and Haar hidden frames (the top :math:`k=\min_ld_l` triplets),
+    then :math:`W_l\to G_lW_l`, :math:`W_{l+1}\to W_{l+1}G_l^{-1}` with
+    :math:`G_l=I+\text{gauge}\,N_l/\sqrt{d_l}` (the product is unchanged).
+    """
+    w = validate_widths(widths)
+    X = V.array("X", X, shape=(w[0], None))
+    Y = V.array("Y", Y, shape=(w[-1], X.shape[1]))
+    gauge = V.real("gauge", gauge)
+    L, k, n = len(w) - 1, min(w), X.shape[1]
+    Wstar = np.linalg.solve((X @ X.T / n).T, (Y @ X.T / n).T).T
+    U, s, Vt = np.linalg.svd(Wstar, full_matrices=False)
+    s = np.where(s > 1e-12 * s[0], s, 0.0)
+    frames = [Vt[:k].T] + [np.linalg.qr(rng.normal(size=(w[l], w[l])))[0][:, :k] for l in range(1, L)] + [U[:, :k]]
+    mats = [frames[l] @ (s[:k, None] ** (1.0 / L) * frames[l - 1].T) for l in range(1, L + 1)]
+    for l in range(L - 1):
+        G = np.eye(w[l + 1]) + gauge * rng.normal(size=(w[l + 1], w[l + 1])) / np.sqrt(w[l + 1])
+        mats[l] = G @ mats[l]
+        mats[l + 1] = np.linalg.solve(G.T, mats[l + 1].T).T
+    return np.concatenate([m.ravel() for m in mats])
+
+
+@functools.lru_cache(maxsize=None)
+def _bench_problem(widths: tuple[int, ...], seed: int):
+    # whitened inputs, generic rank-min(widths) labels, an unbalanced global minimum (gauge 0.3)
+    rng = np.random.default_rng(seed)
+    d0, dL, n = widths[0], widths[-1], 4 * widths[0]
+    X = np.sqrt(n) * np.linalg.qr(rng.normal(size=(n, d0)))[0].T
+    r = min(widths)
+    Y = rng.normal(size=(dL, r)) @ rng.normal(size=(r, n))
+    theta = numpy_balanced_minimum(rng, X, Y, widths, gauge=0.3)
+    return jnp.asarray(theta), jnp.asarray(X), jnp.asarray(Y), X @ X.T / n, Y @ X.T / n
+
+
+def _run_jax_lanczos(widths: tuple[int, ...], num_iter: int):
+    theta, X, Y, _, _ = _bench_problem(widths, 0)
+    return _jax_lanczos_top(theta, X, Y, widths=widths, num_iter=num_iter)
+
+
+@functools.partial(jax.jit, static_argnames=("widths", "num_iter"))
+def _jax_lanczos_top(theta, X, Y, *, widths, num_iter):
+    return H.top_eigenvalues(lambda t: S.loss(t, X, Y, widths), theta, jax.random.key(1), k=1, num_iter=num_iter)[0]
+
+
+def _run_jax_dense(widths: tuple[int, ...]):
+    theta, X, Y, _, _ = _bench_problem(widths, 0)
+    return _jax_dense_top(theta, X, Y, widths=widths)
+
+
+@functools.partial(jax.jit, static_argnames=("widths",))
+def _jax_dense_top(theta, X, Y, *, widths):
+    return jnp.linalg.eigvalsh(S.dense_hessian(theta, X, Y, widths))[-1]
+
+
+def _run_numpy_lanczos(widths: tuple[int, ...], num_iter: int):
+    theta, _, _, Sxx, Syx = _bench_problem(widths, 0)
+    v0 = np.random.default_rng(1).normal(size=theta.size)
+    hv = functools.partial(numpy_hvp, np.asarray(theta), Sxx=Sxx, Syx=Syx, widths=widths)
+    return np.float64(numpy_lanczos(v0, hv, num_iter)[-1])
+
+
+def _run_numpy_dense(widths: tuple[int, ...]):
+    theta, _, _, Sxx, Syx = _bench_problem(widths, 0)
+    return np.float64(np.linalg.eigvalsh(numpy_dense_hessian(np.asarray(theta), Sxx, Syx, widths))[-1])
+
+
+def _close(a, b):
+    # both converge to the same isolated top eigenvalue; Lanczos error at 40 steps << 1e-8
+    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-8)
+
+
+def bench_cases(scale: str) -> list:
+    """Top Hessian eigenvalue of an unbalanced deep linear net at a global minimum, as :math:`P` grows.
+
+    ``scale``: ``"small"`` (CPU, seconds) or ``"large"`` (GPU-sized). Each case pairs the JAX path
+    (jitted, autodiff through :mod:`sims.hvp`) with the NumPy reference on the same problem and
+    checks that they agree. Problems are built on first use (listing the cases is free).
+    """
+    from sims.bench import BenchCase
+
+    scale = V.choice("scale", scale, SCALES)
+    if scale == "small":
+        sizes, dense_max = [(8, 8, 8, 4), (16, 16, 16, 8), (32, 32, 32, 16)], 2000
+    else:
+        sizes, dense_max = [(32, 32, 32, 16), (128, 128, 128, 64), (256, 256, 256, 128)], 12000
+    iters = 40
+    cases = []
+    for widths in sizes:
+        P = S.n_params(widths)
+        m = min(iters, P)
+        cases.append(BenchCase(f"linear_hessian lanczos top eig P={P}", "HVP (Lanczos steps)", float(m),
+                               functools.partial(_run_jax_lanczos, widths, m),
+                               functools.partial(_run_numpy_lanczos, widths, m), _close))
+        if P <= dense_max:
+            cases.append(BenchCase(f"linear_hessian dense top eig P={P}", "Hessian columns", float(P),
+                                   functools.partial(_run_jax_dense, widths),
+                                   functools.partial(_run_numpy_dense, widths), _close))
+    return cases
