@@ -211,7 +211,7 @@ def attractors(z, weights, eta, inits, *, n_steps: int = 20_000, max_period: int
     r"""Attractor reached from each (step size, init): period and points.
 
     Runs ``n_steps`` GD steps and inspects the last ``min(4 max_period, n_steps)`` iterates
-    (``n_steps >= 2 max_period``). A period :math:`p` fits when
+    (``n_steps >= 2 max_period``). A period :math:`p` fits when (``tol`` in (0, 1))
     :math:`\|w_{t+p} - w_t\|_\infty \le` ``tol`` :math:`(1 + \max\|w_t\|_\infty)` over that tail.
 
     Returns ``period`` (m, k): 1 fixed point, :math:`p \ge 2` a :math:`p`-cycle, 0 bounded with no
@@ -222,7 +222,7 @@ def attractors(z, weights, eta, inits, *, n_steps: int = 20_000, max_period: int
     """
     z2, a, steps, w0, n_steps, chunk_size = _validate_grid(z, weights, eta, inits, n_steps, chunk_size)
     max_period = V.integer("max_period", max_period, low=1, high=256)
-    tol = V.real("tol", tol, low=0.0, low_open=True)
+    tol = V.real("tol", tol, low=0.0, high=1.0, low_open=True, high_open=True)
     keep = min(4 * max_period, n_steps)
     if keep < 2 * max_period:
         raise ValueError(f"n_steps: need at least {2 * max_period} steps to check periods up to "

@@ -68,7 +68,7 @@ SIMULATORS = [
         outputs=lambda o: [o["period"], o["points"], o["last"], o["diverged"], o["diverged_step"], o["escaped"]],
         grid=("eta", ETA, 0),
         bad=_GRID_BAD + [({"max_period": 0}, "max_period"), ({"tol": -1.0}, "tol"), ({"tol": np.nan}, "tol"),
-                         ({"n_steps": 3}, "n_steps")],
+                         ({"tol": 2.0}, "tol"), ({"n_steps": 3}, "n_steps")],
         diverging=({"z": SEPARABLE, "weights": None},
                    lambda o: _flagged(o) & (o["period"] == sim.PERIOD_ESCAPED)),
         vary={"z": Z2 * 1.1, "eta": ETA * 0.9, "inits": INITS + 0.1}),

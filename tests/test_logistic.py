@@ -149,7 +149,7 @@ def test_smoothness_bounds_every_hessian_and_is_attained_at_zero_margin():
     ([[1.0, 0.0], [2.0, 0.0], [-1.0, 0.0]], None, "spans only 1 of 2"),
     ([1.0, np.nan], None, "z: every value must be finite"),
     ([1.0, -1.0], [0.5, -0.5], "weights: every value must be >= 0"),
-    ([1.0, -1.0], [0.5, 0.2, 0.3], "weights: expected shape"),
+    ([1.0, -1.0], [0.5, 0.2, 0.3], r"weights: expected shape \(2,\), one weight per point of z"),
     ([1.0, -1.0], [0.0, 0.0], "weights: all weights are zero"),
     ([], None, "z: expected at least one value"),
 ])
@@ -193,7 +193,9 @@ def test_minimizer_rejects_bad_data(z, weights, match):
     (lambda: th.period_doubling_step(*CASCADE, n_scan=1), "n_scan"),
     (lambda: th.construct_witness_2d(c=2.5), "c"),
     (lambda: th.construct_witness_2d(theta_deg=30.0), "theta_deg"),
-    (lambda: th.construct_witness_2d(c=0.2), "c"),                 # c < 1 + cos(2 theta): no cycle
+    (lambda: th.construct_witness_2d(c=0.2), "c, theta_deg, J, K, offset"),  # c < 1 + cos 2theta
+    (lambda: th.construct_witness_2d(offset=2.0), "offset"),
+    (lambda: th.cycle_dataset(1.5, K=1e300), "K"),
     (lambda: th.orbit_bound_1d(Z2, A2, 1.0, 0.0), "z"),
     (lambda: th.orbit_bound_1d(*ASYM, 1.0, np.inf), "w0"),
 ])

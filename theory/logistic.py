@@ -217,7 +217,9 @@ def validate_dataset(z, weights=None) -> tuple[np.ndarray, np.ndarray]:
     n = z2.shape[0]
     if weights is None:
         return z2, np.full(n, 1.0 / n)
-    a = V.array("weights", weights, shape=(n,), low=0.0)
+    a = V.array("weights", weights, ndim=1, low=0.0)
+    if a.shape != (n,):
+        raise ValueError(f"weights: expected shape ({n},), one weight per point of z (n = {n}), got {a.shape}")
     if not np.any(a > 0):
         raise ValueError(f"weights: all weights are zero; at least one must be positive, got {weights!r:.60}")
     return z2, a
@@ -356,6 +358,9 @@ def minimizer(z, weights=None, *, tol: float = 1e-15, max_iter: int = 200) -> tu
     return w_, lam_
 
 
+_K_MAX = 1e8  # spike magnitude cap: keeps the spike's weight J/K and its curvature K J / 4 well inside float64
+
+
 def cycle_dataset(c: float, *, K: float = 1e5, J: float = 0.01) -> dict:
     r"""A 1-D dataset with a stable 2-cycle at normalized step :math:`c = \eta\lambda \in (1, 2)`.
 
@@ -368,10 +373,10 @@ def cycle_dataset(c: float, *, K: float = 1e5, J: float = 0.01) -> dict:
     over the cycle, :math:`\max(u^2, v^2)/4` relative.
 
     Returns ``dict(z, weights, w_star, lam, eta, u, v, multiplier, c, K, J)``. ``c`` outside
-    (1, 2) raises ``ValueError`` (no such cycle exists there); ``K > 1``, ``0 < J < 1``.
+    (1, 2) raises ``ValueError`` (no such cycle exists there); ``1 < K <= 1e8``, ``0 < J < 1``.
     """
     c = V.real("c", c, low=1.0, high=2.0, low_open=True, high_open=True)
-    K = V.real("K", K, low=1.0, low_open=True)
+    K = V.real("K", K, low=1.0, high=_K_MAX, low_open=True)
     J = V.real("J", J, low=0.0, high=1.0, low_open=True, high_open=True)
     lam_ = 0.25
     for _ in range(50):  # fixed point: lambda depends weakly on w* through sigma(w*)sigma(-w*)
@@ -507,13 +512,13 @@ def construct_witness_2d(c: float = 0.75, theta_deg: float = 70.0, J: float = 0.
     :math:`\gg 1/K` from both lines, :math:`\lambda_{\max}(\nabla^2L(w^\star))` is the bump's
     curvature. The point is then Newton-polished on the exact equations :math:`T(T(p)) = p`.
 
-    ``c`` in (0, 2), ``theta_deg`` in (45, 90), ``J`` in (0, 1), ``K > 1``, ``offset >= 0``.
+    ``c`` in (0, 2), ``theta_deg`` in (45, 90), ``J`` in (0, 1), ``1 < K <= 1e8``, ``offset`` in [0, 1].
     """
     c = V.real("c", c, low=0.0, high=2.0, low_open=True, high_open=True)
     theta_deg = V.real("theta_deg", theta_deg, low=45.0, high=90.0, low_open=True, high_open=True)
     J = V.real("J", J, low=0.0, high=1.0, low_open=True, high_open=True)
-    K = V.real("K", K, low=1.0, low_open=True)
-    offset = V.real("offset", offset, low=0.0)
+    K = V.real("K", K, low=1.0, high=_K_MAX, low_open=True)
+    offset = V.real("offset", offset, low=0.0, high=1.0)
     th_ = np.deg2rad(theta_deg)
     nA, nB = np.array([np.cos(th_), np.sin(th_)]), np.array([np.cos(th_), -np.sin(th_)])
     # bump weights: x-axis pair shifted so its minimizer is at +offset, y-axis pair balanced
@@ -539,8 +544,9 @@ def construct_witness_2d(c: float = 0.75, theta_deg: float = 70.0, J: float = 0.
     # the fixed point w* also solves T(T(p)) = p: a genuine 2-cycle moves under one step
     moves = float(np.max(np.abs(gd_step(p_exact, step, z, weights) - p_exact)))
     if not (res <= 1e-13 and moves > 1e-8):
-        raise ValueError(f"c: no 2-cycle near the piecewise-linear prediction for c = {c} (residual {res:.2e}); "
-                         f"the construction needs c > 1 + cos(2 theta) = {1 + np.cos(2 * th_):.3g}")
+        raise ValueError(f"c, theta_deg, J, K, offset: no 2-cycle near the piecewise-linear prediction for "
+                         f"c = {c}, theta_deg = {theta_deg}, J = {J}, K = {K}, offset = {offset} (residual {res:.2e}, "
+                         f"step {moves:.2e}); the construction needs c > 1 + cos(2 theta) = {1 + np.cos(2 * th_):.3g}")
     return {"z": z, "weights": weights, "eta": float(step), "cycle_point": p_exact,
             "predicted_cycle": np.stack([p1, p2]), "w_star": w_star, "lam_max": lam_, "c": c,
             "theta_deg": theta_deg, "J": J, "K": K, "offset": offset}
