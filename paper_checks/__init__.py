@@ -9,7 +9,7 @@ from paper_checks._checks import (  # noqa: F401
 )
 from paper_checks._registry import (  # noqa: F401
     BUDGETS, KINDS, OK_STATUSES, PROVENANCES, STATUSES, Budget, Claim, Paper, Result, as_budget, check_budget,
-    claim, claims, get_claim, load_all, papers, topics,
+    claim, claims, get_claim, import_errors, load_all, papers, topics,
 )
 from paper_checks._experiment import Experiment, experiment, experiments  # noqa: F401
 from paper_checks._runner import (  # noqa: F401

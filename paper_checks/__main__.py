@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from paper_checks import BUDGETS, claims, exit_code, format_table, run_claims, to_json
+from paper_checks import BUDGETS, claims, exit_code, format_table, import_errors, run_claims, to_json
 
 
 def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,6 +39,8 @@ def select(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list:
         selected = claims(paper=args.paper, claim_id=args.claim, topic=args.topic)
     except ValueError as exc:
         parser.error(str(exc))
+    for topic, trace in import_errors().items():
+        print(f"topic {topic!r} failed to import; its claims are missing:\n{trace}", file=sys.stderr)
     if not selected:
         given = ", ".join(f"--{k} {v}" for k, v in (("topic", args.topic), ("paper", args.paper),
                                                       ("claim", args.claim)) if v)
@@ -82,7 +84,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             print(f"\n{o.claim.id} error:\n{o.error}", file=sys.stderr)
         elif o.status in ("failed", "inconclusive"):
             print(f"\n{o.claim.id} {o.status.upper()}: {o.result.detail}", file=sys.stderr)
-    return exit_code(outcomes)
+    return max(exit_code(outcomes), int(bool(import_errors())))
 
 
 def main(argv: list[str] | None = None) -> int:

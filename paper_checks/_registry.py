@@ -31,7 +31,8 @@ import numpy as np
 from paper_checks._checks import Bound, Categorical, Check, Count, Exact, Rate, Statistical
 
 __all__ = [
-    "Paper", "Result", "Claim", "Budget", "claim", "claims", "get_claim", "load_all", "topics", "papers",
+    "Paper", "Result", "Claim", "Budget", "claim", "claims", "get_claim", "load_all", "import_errors", "topics",
+    "papers",
     "KINDS", "PROVENANCES", "BUDGETS", "STATUSES", "OK_STATUSES", "check_budget", "as_budget",
 ]
 
@@ -52,6 +53,7 @@ KINDS = tuple(KIND_RULES)
 _ID = re.compile(r"^[a-z][a-z0-9_]*\.[a-z0-9_]+$")
 
 _REGISTRY: dict[str, "Claim"] = {}
+_IMPORT_ERRORS: dict[str, str] = {}
 
 
 @dataclass(frozen=True)
@@ -239,16 +241,34 @@ def claim(
 
 
 def load_all() -> None:
-    """Import every topic module or package of :mod:`paper_checks` (names not starting with ``_``)."""
+    """Import every topic module or package of :mod:`paper_checks` (names not starting with ``_``).
+
+    A topic that fails to import does not take the others down: its traceback is kept in
+    :func:`import_errors`, which the command line reports (non-zero exit) and a test asserts empty.
+    """
+    import traceback
+
     import paper_checks
 
     for info in pkgutil.iter_modules(paper_checks.__path__):
-        if not info.name.startswith("_"):
+        if info.name.startswith("_"):
+            continue
+        try:
             module = importlib.import_module(f"paper_checks.{info.name}")
             if info.ispkg:
                 for sub in pkgutil.iter_modules(module.__path__):
                     if not sub.name.startswith("_"):
                         importlib.import_module(f"paper_checks.{info.name}.{sub.name}")
+        except Exception:  # noqa: BLE001 - reported by import_errors(), never swallowed
+            _IMPORT_ERRORS[info.name] = traceback.format_exc()
+        else:
+            _IMPORT_ERRORS.pop(info.name, None)
+
+
+def import_errors() -> dict[str, str]:
+    """Topics whose claim modules failed to import, with their tracebacks (empty when all import)."""
+    load_all()
+    return dict(_IMPORT_ERRORS)
 
 
 def topics() -> list[str]:

@@ -105,10 +105,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m sims.bench")
     parser.add_argument("--scale", choices=("small", "large"), default="small",
                         help="problem sizes: small (CPU, seconds) or large (GPU)")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="timed runs per side; the best is reported (default 3)")
     parser.add_argument("--only", help="substring filter on case names")
-    parser.add_argument("--json", type=Path, default=Path("results/bench.json"))
+    parser.add_argument("--json", type=Path, default=None,
+                        help="where to write the rows as JSON (default: bench.json in the results folder)")
     args = parser.parse_args(argv)
+    if args.repeats < 1:
+        parser.error(f"--repeats: expected a positive integer, got {args.repeats}")
+    if args.json is None:
+        from sims.cache import results_dir
+
+        args.json = results_dir() / "bench.json"
     cases = [c for c in discover(args.scale) if not args.only or args.only in c.name]
     if not cases:
         print("no bench cases matched", file=sys.stderr)

@@ -76,6 +76,21 @@ def _pad(x: jax.Array, size: int) -> jax.Array:
     return jnp.concatenate([x, jnp.repeat(x[-1:], missing, axis=0)], axis=0)
 
 
+class _Lines:
+    """A stream for tqdm outside a terminal: each redraw becomes one plain line (no carriage returns)."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    def write(self, s: str) -> None:
+        s = s.replace("\r", "").strip()
+        if s:
+            self.stream.write(s + "\n")
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
 def _frozen(static: dict) -> tuple:
     """``static`` as a hashable, order-independent cache key (``TypeError`` naming an unhashable entry)."""
     if not isinstance(static, dict):
@@ -144,7 +159,8 @@ def run_grid(
     ``pad_to_chunk``: also pad a grid smaller than ``chunk_size`` to a full chunk, so sweeps of
     different sizes share one compiled shape (worth it when compilation, not the runs, dominates).
 
-    ``progress``: show a tqdm bar over chunks (default: only when there are several chunks
+    ``progress``: show a tqdm bar over chunks (default: whenever there are several chunks; on a
+    terminal it redraws in place, in a log it prints one line per update at most every 15 s)
     and stderr is a terminal).
     """
     if not callable(fn):
@@ -165,12 +181,14 @@ def run_grid(
     shared = jax.device_put(args, replicated)
 
     if progress is None:
-        progress = n_chunks > 1 and sys.stderr.isatty()
+        progress = n_chunks > 1
     starts = range(0, n, chunk)
     if progress:
         from tqdm.auto import tqdm
 
-        starts = tqdm(starts, total=n_chunks, desc=desc, unit="chunk")
+        tty = sys.stderr.isatty()
+        starts = tqdm(starts, total=n_chunks, desc=desc, unit="chunk", file=None if tty else _Lines(sys.stderr),
+                      mininterval=0.1 if tty else 15.0)
 
     pieces = []
     for start in starts:

@@ -6,7 +6,7 @@ or an error. Test ids carry the topic, so ``pytest -k logistic`` selects a topic
 """
 import pytest
 
-from paper_checks import OK_STATUSES, claims, run_claim
+from paper_checks import OK_STATUSES, claims, import_errors, run_claim
 
 ALL = claims()
 IDS = [f"{c.topic}:{c.id}" for c in ALL]
@@ -14,6 +14,11 @@ IDS = [f"{c.topic}:{c.id}" for c in ALL]
 
 def test_registry_is_not_empty():
     assert ALL, "no claims registered: the suite would verify nothing"
+
+
+def test_every_topic_imports():
+    errors = import_errors()
+    assert not errors, "\n".join(f"topic {t} failed to import:\n{tb}" for t, tb in errors.items())
 
 
 def _run(claim, budget):
