@@ -1,134 +1,192 @@
-"""Figures for the Hessian spectra of deep linear networks (claims ``hessian2026.*``)."""
+"""Figures of topic ``linear_hessian`` (claims ``hessian2026.*``): spectra, the class law, the max-LR law,
+sharpening along GD, the gauge orbit near the balanced point, and the shed assumptions.
+
+Everything drawn comes from the claims' results (their ``arrays``, computed from the
+``linear_hessian.*`` experiments) and from closed forms of :mod:`theory.linear_hessian`; nothing here
+simulates.
+"""
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
 
-from figures._style import ACCENT, MUTED, PALETTE, SIM, THEORY, figure, save, threshold
-from paper_checks import Result
+from figures import plot
+from paper_checks import Budget, Result
 from theory import linear_hessian as T
 
+P = "hessian2026."
 
-def _spectra(r: Result, out: Path) -> list[Path]:
+
+def spectra(r: Result, out: Path) -> list[Path]:
     pred, meas, case, depth = (r.arrays[k] for k in ("predicted", "measured", "case", "depth"))
     shown = []
     for L in sorted(set(depth.tolist())):
         # per depth, the case with the most non-zero eigenvalues
         cands = [c for c in range(len(depth)) if depth[c] == L]
         shown.append(max(cands, key=lambda c: int(np.sum(pred[case == c] > 1e-12 * pred[case == c].max()))))
-    fig, axes = figure(len(shown), 1, width=2.6, height=2.8)
-    for ax, c in zip(np.atleast_1d(axes), shown):
+    fig, axes = plot.figure(len(shown), 1, width=2.4, height=2.8)
+    axes = np.atleast_1d(axes)
+    for j, (ax, c) in enumerate(zip(axes, shown)):
         p, m = np.sort(pred[case == c])[::-1], np.sort(meas[case == c])[::-1]
         k = np.arange(1, p.size + 1)
-        ax.step(k, p, where="mid", color=THEORY, label="closed form")
-        ax.plot(k, m, "o", color=SIM, ms=2.5, label="jax.hessian")
+        # one legend (first panel) for the two series every panel shares
+        ax.step(k, p, where="mid", color=plot.THEORY, label="closed form" if j == 0 else None)
+        ax.plot(k, m, "o", color=plot.SIM, ms=2.5, label="jax.hessian" if j == 0 else None)
         ax.set_title(f"L = {depth[c]}, P = {p.size}")
         ax.set_xlabel("eigenvalue index")
-        ax.set_ylim(-0.05 * p.max(), 1.1 * p.max())
-    np.atleast_1d(axes)[0].set_ylabel("Hessian eigenvalue")
-    np.atleast_1d(axes)[0].legend(loc="upper right")
-    fig.suptitle(f"every eigenvalue at a balanced global minimum (max rel. error {r.measured:.1e})")
-    return save(fig, "linear_hessian_spectrum", out)
+        ax.set_ylim(-0.05, 1.1)
+    axes[0].set_ylabel(r"eigenvalue / $\lambda_{\max}$")
+    axes[0].legend(loc="upper right")
+    worst = float(np.max(np.abs(meas - pred)))
+    fig.suptitle(f"every Hessian eigenvalue at a balanced global minimum (max error {worst:.0e} of $\\lambda_{{\\max}}$)")
+    return plot.save(fig, "linear_hessian_spectrum", out)
 
 
-def _class_law(r_min: Result, r_gd: Result | None, out: Path) -> list[Path]:
-    fig, ax = figure(1, 1, width=4.8, height=3.4)
+def class_law(r_min: Result, r_gd: Result | None, out: Path) -> list[Path]:
+    fig, ax = plot.figure(1, 1, width=4.8, height=3.4)
     pi, depth, meas = r_min.arrays["pi_max"], r_min.arrays["depth"], r_min.arrays["measured"]
-    grid = np.linspace(1 / 3, 0.85, 200)
+    grid = np.linspace(1 / 3 + 1e-3, 0.85, 200)
     for j, L in enumerate(sorted(set(depth.tolist()))):
-        color = PALETTE[j % len(PALETTE)]
+        color = plot.PALETTE[j % len(plot.PALETTE)]
         ax.plot(grid, [T.class_sharpness([g, (1 - g) / 2, (1 - g) / 2], L) for g in grid], color=color, lw=1.2,
-                label=rf"$L={L}$: $L\pi_{{\max}}^{{1-1/L}}$")
+                label=rf"$L={L}$")
         sel = depth == L
         ax.plot(pi[sel], meas[sel], "o", color=color, mfc="none", ms=6)
         if r_gd is not None:
             gsel = r_gd.arrays["depth"] == L
             ax.plot(r_gd.arrays["pi_max"][gsel], r_gd.arrays["measured"][gsel], "x", color=color, ms=6)
-    ax.plot([], [], "o", color=MUTED, mfc="none", label="balanced minimum (autodiff)")
+    ax.plot([], [], "-", color=plot.MUTED, label=r"$L\,\pi_{\max}^{1-1/L}$")
+    ax.plot([], [], "o", color=plot.MUTED, mfc="none", label="balanced minimum")
     if r_gd is not None:
-        ax.plot([], [], "x", color=MUTED, label="after GD from small init")
+        ax.plot([], [], "x", color=plot.MUTED, label="after GD, small init")
     ax.set_xlabel(r"largest class proportion $\pi_{\max}$")
     ax.set_ylabel(r"sharpness $\lambda_{\max}$")
-    ax.legend(fontsize=7, ncol=2)
-    ax.set_title("sharpness is set by the largest class")
-    return save(fig, "linear_hessian_class_law", out)
+    ax.legend(fontsize=7, ncol=2, loc="upper left")
+    ax.set_title("the sharpness is set by the largest class")
+    return plot.save(fig, "linear_hessian_class_law", out)
 
 
-def _max_lr(r: Result, out: Path) -> list[Path]:
+def max_lr(r: Result, out: Path) -> list[Path]:
     ratio, loss, div, pair = (r.arrays[k] for k in ("ratio", "final_loss", "diverged", "pair"))
-    fig, ax = figure(1, 1, width=4.6, height=3.2)
+    pi_max, depth = r.arrays["pi_max"], r.arrays["depth"]
+    fig, ax = plot.figure(1, 1, width=4.8, height=3.4)
     floor, ceil = 1e-33, 1e3
     for j in sorted(set(pair.tolist())):
         sel = pair == j
-        y = np.where(div[sel] > 0, ceil, np.clip(loss[sel], floor, ceil))
+        y = np.where(div[sel], ceil, np.clip(np.nan_to_num(loss[sel], nan=ceil), floor, ceil))
         order = np.argsort(ratio[sel])
-        ax.plot(ratio[sel][order], y[order], "o-", color=PALETTE[j % len(PALETTE)], ms=4, lw=0.8, alpha=0.85)
+        k = np.flatnonzero(sel)[0]
+        ax.plot(ratio[sel][order], y[order], "o:", color=plot.PALETTE[j % len(plot.PALETTE)], ms=5, lw=0.6,
+                alpha=0.85, label=rf"$\pi_{{\max}}={pi_max[k]:.1f}$, $L={depth[k]}$")
     ax.set_yscale("log")
     ax.set_ylim(floor / 10, ceil * 10)
-    threshold(ax, 1.0, r"$\eta_c=2/\lambda_{\max}$")
-    ax.axhline(ceil, color=MUTED, lw=0.6, ls=":")
-    ax.annotate("diverged", (ax.get_xlim()[0], ceil), xytext=(4, 3), textcoords="offset points", fontsize=7, color=MUTED)
-    ax.set_xlabel(r"step size $\eta/\eta_c$")
+    plot.threshold(ax, 1.0, r"$\eta=\eta_c$")
+    ax.axhline(ceil, color=plot.MUTED, lw=0.6, ls=":")
+    ax.annotate("diverged", (0.02, ceil), xycoords=("axes fraction", "data"), xytext=(0, -10),
+                textcoords="offset points", fontsize=7, color=plot.MUTED)
+    ax.set_xlabel(r"step size $\eta/\eta_c$, $\eta_c=2/(L\pi_{\max}^{1-1/L})$")
     ax.set_ylabel("final training loss")
-    ax.set_title(r"GD converges iff $\eta<\eta_c$ (one line per $(\pi, L)$)")
-    return save(fig, "linear_hessian_max_lr", out)
+    ax.legend(loc="center left", fontsize=7)
+    ax.set_title(r"GD from small init converges iff $\eta<\eta_c$")
+    return plot.save(fig, "linear_hessian_max_lr", out)
 
 
-def _sharpening(r: Result, out: Path) -> list[Path]:
-    depths = sorted(int(k.split("_l")[1]) for k in r.arrays if k.startswith("sharpness_l"))
-    fig, axes = figure(len(depths), 1, width=3.6, height=3.0)
-    for ax, L in zip(np.atleast_1d(axes), depths):
-        step = r.arrays["step"]
-        lam = r.arrays[f"sharpness_l{L}"]
-        lam0, lam_end = r.arrays[f"theory_l{L}"]
-        ax.plot(step[: lam.size], lam, "o-", color=SIM, ms=2.5, lw=1, label=r"$\lambda_{\max}$ (autodiff)")
-        threshold(ax, lam_end, rf"$L\pi_{{\max}}^{{1-1/L}}={lam_end:.3f}$", vertical=False, color=THEORY)
-        if L == 2:
-            threshold(ax, lam0, rf"origin $\sqrt{{\pi_{{\max}}}}={lam0:.3f}$", vertical=False)
-        ax2 = ax.twinx()
-        ax2.semilogy(r.arrays["loss_step"], np.maximum(r.arrays[f"loss_l{L}"], 1e-33), color=ACCENT, lw=1)
-        ax2.set_ylabel("loss", color=ACCENT)
-        ax.set_xscale("symlog", linthresh=20)
-        ax2.set_xscale("symlog", linthresh=20)
-        ax.set_xlabel("GD step")
-        ax.set_title(f"L = {L}, small init")
-        ax.set_ylim(bottom=0)
-    np.atleast_1d(axes)[0].set_ylabel("sharpness")
-    np.atleast_1d(axes)[0].legend(loc="center right", fontsize=7)
-    return save(fig, "linear_hessian_sharpening", out)
+def sharpening(r: Result, out: Path) -> list[Path]:
+    a = r.arrays
+    step = a["step"]
+    fig, (ax, bx) = plot.figure(2, 1, width=4.0, height=3.2)
+    ax.plot(step, a["aligned_theory"], color=plot.THEORY, lw=1.4, label=r"closed form $\Lambda(a(t))$")
+    ax.plot(step, a["aligned"], "o", color=plot.SIM, ms=2.2, label="aligned init (Lanczos)")
+    ax.plot(step, a["random"], "-", color=plot.PALETTE[2], lw=1.0, label="random init (Lanczos)")
+    ax.plot(step, a["gauss_newton"], ":", color=plot.MUTED, lw=1.0, label="Gauss-Newton part only")
+    lam0, lam_end = a["aligned_theory"][0], a["aligned_theory"][-1]
+    ax.axhline(lam0, color=plot.MUTED, lw=0.6, ls="--")
+    ax.axhline(lam_end, color=plot.MUTED, lw=0.6, ls="--")
+    ax.set_yticks([0.0, 0.5, lam0, 1.0, lam_end])
+    ax.set_yticklabels(["0", "0.5", r"$\sqrt{\pi_{\max}}$", "1", r"$2\sqrt{\pi_{\max}}$"])
+    ax.set_xlabel("GD step")
+    ax.set_ylabel(r"sharpness $\lambda_{\max}$")
+    ax.legend(loc="lower right", fontsize=7)
+    ax.set_title(r"$L=2$, $\pi=(.5,.3,.2)$, $\eta=0.2\,\eta_c$")
+    s = a["singular_values"]
+    for k in range(a["strengths"].shape[1]):
+        bx.plot(step, a["strengths"][:, k] / s[k], color=plot.PALETTE[k], lw=1.2, label=rf"class {k + 1}: $a_{k + 1}/s_{k + 1}$")
+    bx.semilogy(step, np.maximum(a["aligned_loss"], 1e-33) / a["aligned_loss"][0], color=plot.MUTED, lw=1.0,
+                ls="--", label="loss / initial loss")
+    bx.set_yscale("symlog", linthresh=1e-2)
+    # the modes are learned within the first ~70 steps; the rest is the plateau at the minimum
+    for axis in (ax, bx):
+        axis.set_xlim(0, min(100, step[-1]))
+    bx.set_xlabel("GD step")
+    bx.set_ylabel("learned fraction")
+    bx.legend(loc="center right", fontsize=7)
+    bx.set_title("modes learned in order of class size")
+    return plot.save(fig, "linear_hessian_sharpening", out)
 
 
-def _shed(r: Result, out: Path) -> list[Path]:
-    labels, values = [str(x) for x in r.arrays["labels"]], r.arrays["values"]
-    fig, ax = figure(1, 1, width=6.2, height=3.2)
-    colors = [THEORY] + [SIM if ("gauge" in s or "Glorot" in s or "mixed" in s or "tanh" in s or "ReLU" in s)
-                         else PALETTE[2] for s in labels[1:]]
-    ax.bar(np.arange(len(values)), values, color=colors)
-    ax.axhline(values[0], color=MUTED, ls="--", lw=1)
-    ax.set_xticks(np.arange(len(values)))
+def gauge(r: Result, out: Path) -> list[Path]:
+    a = r.arrays
+    fig, (ax, bx) = plot.figure(2, 1, width=3.6, height=3.0)
+    for j, L in enumerate((2, 3)):
+        if f"eps_l{L}" not in a:
+            continue
+        eps, rise = a[f"eps_l{L}"], a[f"rise_l{L}"]
+        ax.loglog(eps, rise, "o", color=plot.PALETTE[j], label=rf"$L={L}$")
+        ax.loglog(eps, rise[0] * (eps / eps[0]) ** 2, "-", color=plot.PALETTE[j], lw=0.8)
+    ax.loglog([], [], "-", color=plot.MUTED, label=r"slope 2")
+    ax.set_xlabel(r"gauge scale $\epsilon$")
+    ax.set_ylabel(r"$\lambda_{\max}-\lambda_{\max}^{\mathrm{bal}}$")
+    ax.legend(loc="upper left", fontsize=7)
+    ax.set_title("near the balanced point")
+    bx.semilogy(a["far_gauge"] + np.linspace(-0.02, 0.02, a["far_gauge"].size), a["far_ratio"], "o",
+                color=plot.SIM, label="gauged minimum")
+    bx.axhline(1.0, color=plot.THEORY, lw=1, ls="--", label="balanced minimum")
+    bx.set_xticks([0.3, 1.0])
+    bx.set_xlabel(r"gauge scale $\epsilon$")
+    bx.set_ylabel(r"$\lambda_{\max}/\lambda_{\max}^{\mathrm{bal}}$")
+    bx.legend(loc="upper left", fontsize=7)
+    bx.set_title("far from it")
+    return plot.save(fig, "linear_hessian_gauge", out)
+
+
+def shed(r: Result, out: Path) -> list[Path]:
+    labels, values, kind = ([str(x) for x in r.arrays["labels"]], r.arrays["values"],
+                            [str(x) for x in r.arrays["kind"]])
+    color = {"theory": plot.THEORY, "shed": plot.SIM, "nonlinear": plot.PALETTE[2]}
+    fig, ax = plot.figure(1, 1, width=6.4, height=3.6)
+    x = np.arange(len(values))
+    ax.bar(x, values, color=[color[k] for k in kind])
+    for k, name in (("theory", "closed form (whitened, balanced)"), ("shed", "A1 or A2 shed"),
+                    ("nonlinear", "tanh / ReLU")):
+        ax.bar([0], [0], color=color[k], label=name)
+    ax.axhline(values[0], color=plot.MUTED, ls="--", lw=1)
+    ax.set_xticks(x)
     ax.set_xticklabels(labels, rotation=35, ha="right", fontsize=7)
     ax.set_yscale("log")
     ax.set_ylabel(r"$\lambda_{\max}$")
-    ax.set_title("shedding assumptions one at a time\n"
-                 r"($\pi=(.5,.3,.2)$, $L=2$; green: assumptions hold, red: one shed)")
+    ax.legend(loc="upper right", fontsize=7)
+    ax.set_title(r"shedding assumptions one at a time ($\pi=(.5,.3,.2)$, $L=2$ unless stated)")
     for i, v in enumerate(values):
-        ax.annotate(f"{v:.2f}", (i, v), xytext=(0, 2), textcoords="offset points", ha="center", fontsize=6)
-    return save(fig, "linear_hessian_shed", out)
+        ax.annotate(f"{v:.3g}", (i, v), xytext=(0, 2), textcoords="offset points", ha="center", fontsize=6)
+    return plot.save(fig, "linear_hessian_shed", out)
 
 
-def make(results: dict[str, Result], out: Path, *, budget: str, fresh: bool) -> list[Path]:
-    """Spectra vs closed form, the class law, GD vs eta/eta_c, sharpening along training, the shed-assumption bars."""
+def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
+    """Every ``linear_hessian`` figure from the ``hessian2026.*`` results (claims absent from ``results`` are skipped)."""
+    out = Path(out)
     paths: list[Path] = []
     get = results.get
-    if get("hessian2026.exact_spectrum") is not None:
-        paths += _spectra(results["hessian2026.exact_spectrum"], out)
-    if get("hessian2026.class_law_at_minimum") is not None:
-        paths += _class_law(results["hessian2026.class_law_at_minimum"], get("hessian2026.class_law_after_gd"), out)
-    if get("hessian2026.max_lr_law") is not None:
-        paths += _max_lr(results["hessian2026.max_lr_law"], out)
-    if get("hessian2026.progressive_sharpening") is not None:
-        paths += _sharpening(results["hessian2026.progressive_sharpening"], out)
-    if get("hessian2026.shed_assumptions") is not None:
-        paths += _shed(results["hessian2026.shed_assumptions"], out)
+    if get(P + "exact_spectrum") is not None:
+        paths += spectra(results[P + "exact_spectrum"], out)
+    if get(P + "class_law_at_minimum") is not None:
+        paths += class_law(results[P + "class_law_at_minimum"], get(P + "class_law_after_gd"), out)
+    if get(P + "max_lr_law") is not None:
+        paths += max_lr(results[P + "max_lr_law"], out)
+    if get(P + "progressive_sharpening") is not None:
+        paths += sharpening(results[P + "progressive_sharpening"], out)
+    if get(P + "unbalanced_sharper") is not None:
+        paths += gauge(results[P + "unbalanced_sharper"], out)
+    if get(P + "shed_assumptions") is not None:
+        paths += shed(results[P + "shed_assumptions"], out)
     return paths
