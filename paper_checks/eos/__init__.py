@@ -1,0 +1,14 @@
+r"""The edge of stability on exactly solvable models: one module per paper.
+
+* :mod:`paper_checks.eos.selfstab` -- Damian, Nichani, Lee (self-stabilization): the toy's equilibrium and
+  the window of step sizes where it holds;
+* :mod:`paper_checks.eos.central_flow` -- Cohen et al. 2025 (central flows): the transient on the toy and the
+  predicted time-averaged loss of a tiny network;
+* :mod:`paper_checks.eos.edge_of_stability` -- Cohen et al. 2021: sharpness pinned at :math:`2/\eta`;
+* :mod:`paper_checks.eos.momentum` -- Cohen et al. 2022: the momentum thresholds;
+* :mod:`paper_checks.eos.catapult` -- Lewkowycz et al. 2020: the catapult phases of the uv model;
+* :mod:`paper_checks.eos.rod_flow` -- Regis & Chewi 2026: rod flow against the central flow and GD.
+
+The simulations are the experiments of :mod:`paper_checks.eos._experiments` (cached, budgeted, read by
+the claims and by ``figures/eos.py``).
+"""

@@ -1,0 +1,215 @@
+r"""The simulations of the edge-of-stability topic: named, cached, budgeted experiments.
+
+Claims and ``figures/eos.py`` both call these; figures never simulate. Every sweep of the
+polynomial losses uses one of two GD configurations (``LONG``: tail averages of converged runs;
+``SHORT``: 2-step block averages of a transient) and the flows use ``sims.eos.N_SAVE`` save times,
+so the whole topic compiles a handful of programs.
+"""
+from __future__ import annotations
+
+import jax
+import numpy as np
+
+import sims.eos as sim
+import theory.eos as th
+from paper_checks import Budget, experiment
+
+TOY_BETA = 0.1      # the self-stabilization toy's linear coefficient beta
+TOY_ETA = 0.5       # its step size (the window is swept through a, eta*a)
+TOY_INIT = (0.1, 0.0)
+SEED = 20250413
+
+
+def long_config(budget: Budget) -> tuple[int, int]:
+    """(n_steps, n_blocks) of the converged-run sweeps: the last block (1000 / 2000 steps) is the tail average."""
+    return budget.pick(quick=(30_000, 30), full=(120_000, 60))
+
+
+def short_config(budget: Budget) -> tuple[int, int]:
+    """(n_steps, n_blocks) of the transient runs: blocks of 2 steps (the time average of a 2-cycle)."""
+    return budget.pick(quick=(800, 400), full=(2000, 1000))
+
+
+def _toy_runs(eta_a, beta, eta, inits, budget: Budget, *, momentum=0.0, nesterov=False) -> dict:
+    """Tail statistics of GD (or momentum) on the toy, one run per row of (eta_a, beta, inits)."""
+    eta_a, beta = np.broadcast_arrays(np.asarray(eta_a, float), np.asarray(beta, float))
+    coef = np.stack([th.selfstab_coefficients(e / eta, b) for e, b in zip(eta_a.ravel(), beta.ravel())])
+    n_steps, n_blocks = long_config(budget)
+    out = sim.poly_gd(coef, eta, inits, n_steps=n_steps, n_blocks=n_blocks, momentum=momentum, nesterov=nesterov)
+    tail = out["block_mean"][:, -1]
+    return {"mean_y": tail[:, 1], "mean_x2": tail[:, 2], "mean_loss": tail[:, 3], "gap2": out["gap2"],
+            "diverged": out["diverged"], "diverged_step": out["diverged_step"], "n_steps": n_steps,
+            "tail_steps": n_steps // n_blocks}
+
+
+@experiment("eos.selfstab_window")
+def selfstab_window(budget: Budget) -> dict:
+    """GD on the toy (beta = 0.1, eta = 0.5, from (0.1, 0)) over eta*a: a uniform grid and a fine grid near 2."""
+    h = budget.pick(quick=0.01, full=0.0025)
+    grid = np.round(np.arange(1.40 + h / 2, 2.10, h), 10)
+    h_fine = budget.pick(quick=4e-5, full=1e-5)
+    fine = np.round(1.9990 + h_fine * (np.arange(int(round(0.0014 / h_fine))) + 0.5), 12)
+    eta_a = np.concatenate([grid, fine])
+    out = _toy_runs(eta_a, TOY_BETA, TOY_ETA, TOY_INIT, budget)
+    return {"eta_a": eta_a, "n_grid": int(grid.size), "h": h, "h_fine": h_fine, **out}
+
+
+SELFSTAB_POINTS = ((1.8, 0.1), (1.9, 0.1), (1.95, 0.05), (1.85, 0.2))
+
+
+@experiment("eos.selfstab_points")
+def selfstab_points(budget: Budget) -> dict:
+    """GD on the toy at a few (eta*a, beta) inside the window, from jittered starts near (0.1, 0)."""
+    n_seeds = budget.pick(quick=3, full=12)
+    rng = np.random.default_rng(SEED)
+    pts = np.repeat(np.array(SELFSTAB_POINTS), n_seeds, axis=0)
+    u = rng.uniform(-1.0, 1.0, size=(pts.shape[0], 2))
+    inits = np.column_stack([0.1 * (1.0 + 0.5 * u[:, 0]), 0.1 * u[:, 1]])
+    out = _toy_runs(pts[:, 0], pts[:, 1], TOY_ETA, inits, budget)
+    return {"eta_a": pts[:, 0], "beta": pts[:, 1], "inits": inits, **out}
+
+
+# (momentum, nesterov, eta*a as a fraction of eta * critical sharpness): inside each method's window (from (0.1, 0))
+MOMENTUM_POINTS = ((0.3, False, 0.98), (0.6, False, 0.995), (0.3, True, 0.95), (0.6, True, 0.97))
+
+
+@experiment("eos.selfstab_momentum")
+def selfstab_momentum(budget: Budget) -> dict:
+    """Heavy ball and Nesterov on the toy (beta = 0.1, eta = 0.5) just below each method's critical sharpness."""
+    rows = []
+    for mom, nest, frac in MOMENTUM_POINTS:
+        a = frac * th.critical_sharpness(TOY_ETA, mom, nesterov=nest)
+        rows.append((mom, nest, a))
+    mom = np.array([r[0] for r in rows])
+    nest = np.array([r[1] for r in rows])
+    a = np.array([r[2] for r in rows])
+    out = _toy_runs(a * TOY_ETA, TOY_BETA, TOY_ETA, TOY_INIT, budget, momentum=mom, nesterov=nest)
+    return {"momentum": mom, "nesterov": nest, "a": a, **out}
+
+
+TRANSIENT_ETA_A = 1.9
+
+
+@experiment("eos.selfstab_transient")
+def selfstab_transient(budget: Budget) -> dict:
+    """GD on the toy from (0.1, 0) in 2-step averages, with the central flow and rod flow (diffrax) from the start."""
+    n_steps, n_blocks = short_config(budget)
+    a = TRANSIENT_ETA_A / TOY_ETA
+    coef = th.selfstab_coefficients(a, TOY_BETA)
+    gd = sim.poly_gd(coef, TOY_ETA, TOY_INIT, n_steps=n_steps, n_blocks=n_blocks)
+    ts = np.linspace(0.0, float(n_steps), sim.N_SAVE)
+    cf = sim.poly_flow(coef, TOY_ETA, TOY_INIT, ts, flow="central")
+    rod = sim.poly_flow(coef, TOY_ETA, TOY_INIT, ts, flow="rod")
+    block = n_steps // n_blocks
+    means = gd["block_mean"][0]
+    return {"t_gd": block * np.arange(n_blocks) + 0.5 * (block - 1), "y_gd": means[:, 1], "x2_gd": means[:, 2],
+            "loss_gd": means[:, 3], "gd_diverged": bool(gd["diverged"][0]), "ts": ts,
+            "y_cf": cf["center"][0, :, 1], "sigma2_cf": cf["sigma2"][0], "loss_cf": cf["loss"][0],
+            "predicted_loss_cf": cf["predicted_loss"][0], "sharpness_cf": cf["sharpness"][0],
+            "cf_diverged": bool(cf["diverged"][0]), "y_rod": rod["center"][0, :, 1], "r2_rod": rod["sigma2"][0],
+            "rod_diverged": bool(rod["diverged"][0]), "a": a}
+
+
+ROD_TOY_POINTS = (1.8, 1.9, 1.95)
+
+
+@experiment("eos.rod_toy")
+def rod_toy(budget: Budget) -> dict:
+    """The rod flow of the toy (diffrax) from GD's first two iterates at (0.1, 0), run to t = 3000 steps."""
+    coef = np.stack([th.selfstab_coefficients(e / TOY_ETA, TOY_BETA) for e in ROD_TOY_POINTS])
+    ts = np.linspace(0.0, 3000.0, sim.N_SAVE)
+    rod = sim.poly_flow(coef, TOY_ETA, TOY_INIT, ts, flow="rod")
+    return {"eta_a": np.array(ROD_TOY_POINTS), "center": rod["center"], "r": rod["r"], "ts": ts,
+            "diverged": rod["diverged"]}
+
+
+def uv_settings(budget: Budget) -> list[tuple[float, tuple[float, float]]]:
+    """(eta, w0) settings of the (uv - 1)^2 comparison: at the edge of stability from (1.5, 0), stable ones elsewhere."""
+    eos = [(e, (1.5, 0.0)) for e in budget.pick(quick=(0.6, 0.7, 0.8, 0.9), full=(0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9))]
+    stable = [(e, (4.0, 0.05)) for e in budget.pick(quick=(0.1, 0.12), full=(0.08, 0.1, 0.11, 0.12, 0.13))]
+    mid = [(e, (2.5, 0.1)) for e in budget.pick(quick=(0.25, 0.35), full=(0.2, 0.25, 0.3, 0.35))]
+    return eos + stable + mid
+
+
+@experiment("eos.uv_compare")
+def uv_compare(budget: Budget) -> dict:
+    """GD, rod flow, central flow and gradient flow on (uv - 1)^2 / 2: final sharpness and sharpness curves."""
+    sets = uv_settings(budget)
+    etas = np.array([s[0] for s in sets])
+    w0 = np.array([s[1] for s in sets])
+    coef = th.uv_coefficients()
+    n_steps, n_blocks = long_config(budget)
+    gd = sim.poly_gd(coef, etas, w0, n_steps=n_steps, n_blocks=n_blocks)
+    s_steps, s_blocks = short_config(budget)
+    gd_short = sim.poly_gd(coef, etas, w0, n_steps=s_steps, n_blocks=s_blocks)
+    ts = np.linspace(0.0, 4000.0, sim.N_SAVE)
+    flows = {k: sim.poly_flow(coef, etas, w0, ts, flow=k) for k in sim.FLOWS}
+    out = {"eta": etas, "w0": w0, "ts": ts, "gd_final_sharpness": gd["block_mean"][:, -1, 4],
+           "gd_diverged": gd["diverged"], "gd_short_sharpness": gd_short["block_mean"][:, :, 4],
+           "gd_short_t": (s_steps // s_blocks) * np.arange(s_blocks) + 0.5,
+           "gf_limit": np.array([th.uv_gradient_flow_limit_sharpness(*w) for w in w0])}
+    for k, f in flows.items():
+        out[f"{k}_sharpness"] = f["sharpness"]
+        out[f"{k}_final_sharpness"] = f["sharpness"][:, -1]
+        out[f"{k}_diverged"] = f["diverged"]
+    return out
+
+
+@experiment("eos.catapult")
+def catapult(budget: Budget) -> dict:
+    """The uv model with one sample over eta*lambda0 (a coarse grid and a fine one around 4) at several widths."""
+    n_steps, n_blocks = 400, 40
+    widths = budget.pick(quick=(64, 1024), full=(16, 64, 256, 1024, 4096))
+    n_seeds = budget.pick(quick=4, full=16)
+    keys = jax.random.split(jax.random.key(SEED), n_seeds)
+    coarse = np.array([0.5, 1.0, 1.5, 1.8, 2.2, 2.5, 3.0, 3.5, 3.8, 3.95, 4.05, 4.2, 4.5])
+    h = 0.01
+    fine = np.round(3.90 + h * (np.arange(20) + 0.5), 10)
+    cs = np.concatenate([coarse, fine])
+    runs = [sim.catapult_gd(keys, cs, width=m, n_steps=n_steps, n_blocks=n_blocks) for m in widths]
+    stack = lambda k: np.stack([r[k] for r in runs])  # noqa: E731  (width, c, seed, ...)
+    return {"c": cs, "n_coarse": int(coarse.size), "h": h, "widths": np.array(widths),
+            "final_eta_lambda": stack("final_eta_lambda"), "max_loss_ratio": stack("max_loss_ratio"),
+            "diverged": stack("diverged"), "block_loss": stack("block_loss"), "loss0": stack("loss0"),
+            "block_eta_lambda": stack("block_eta_lambda"), "n_steps": n_steps}
+
+
+# the network: (momentum, nesterov, eta). GD at two step sizes; heavy ball and Nesterov at the step sizes that give
+# them the same critical sharpness 4 as GD at eta = 0.5 (so 2/eta is 2.67 and 5.33 for them: far from 4)
+MLP_RUNS = ((0.0, False, 0.5), (0.0, False, 0.3), (0.5, False, 0.75), (0.5, True, 0.375))
+
+
+def mlp_setup(budget: Budget) -> dict:
+    """Data and architecture of the network experiments."""
+    n = budget.pick(quick=128, full=256)
+    h = budget.pick(quick=16, full=32)
+    X, Y = sim.mlp_data(jax.random.key(SEED), n, 4)
+    return {"X": X, "Y": Y, "widths": (4, h, h, 1), "n_steps": budget.pick(quick=800, full=3000), "every": 10}
+
+
+@experiment("eos.mlp_gd")
+def mlp_gd(budget: Budget) -> dict:
+    """Full-batch GD, heavy ball and Nesterov on the tiny MLP, with Lanczos sharpness every 10 steps."""
+    s = mlp_setup(budget)
+    n_seeds = budget.pick(quick=(2, 1, 1, 1), full=(4, 4, 4, 4))
+    rows = [(m, nest, eta, k) for (m, nest, eta), ns in zip(MLP_RUNS, n_seeds) for k in range(ns)]
+    keys = jax.random.split(jax.random.key(SEED + 2), max(n_seeds))
+    ks = jax.numpy.stack([keys[r[3]] for r in rows])
+    out = sim.mlp_train(ks, [r[2] for r in rows], s["X"], s["Y"], widths=s["widths"], n_steps=s["n_steps"],
+                        every=s["every"], lanczos_iter=budget.pick(quick=15, full=20),
+                        momentum=[r[0] for r in rows], nesterov=np.array([r[1] for r in rows]))
+    return {"momentum": np.array([r[0] for r in rows]), "nesterov": np.array([r[1] for r in rows]),
+            "eta": np.array([r[2] for r in rows]), "seed": np.array([r[3] for r in rows]),
+            "t": s["every"] * np.arange(s["n_steps"] // s["every"]), **out}
+
+
+@experiment("eos.mlp_flows")
+def mlp_flows(budget: Budget) -> dict:
+    """The central flow of the tiny MLP at GD's step size, from the same initializations as :func:`mlp_gd`'s GD runs."""
+    s = mlp_setup(budget)
+    n_seeds = budget.pick(quick=1, full=4)
+    keys = jax.random.split(jax.random.key(SEED + 2), budget.pick(quick=2, full=4))[:n_seeds]
+    eta = MLP_RUNS[0][2]
+    out = sim.mlp_central_flow(keys, eta, s["X"], s["Y"], widths=s["widths"], n_steps=s["n_steps"], every=s["every"],
+                               substeps=budget.pick(quick=2, full=4), lanczos_iter=budget.pick(quick=6, full=10))
+    return {"eta": eta, "seed": np.arange(n_seeds), "t": s["every"] * np.arange(s["n_steps"] // s["every"]), **out}

@@ -1,0 +1,646 @@
+r"""JAX simulators for the edge of stability: GD and its flows on 2-D polynomial losses, the catapult, a tiny MLP.
+
+Float64 throughout (importing :mod:`sims` enables it). Every grid goes through
+:func:`sims.sweep.run_grid` with a module-level per-run function and explicit static configuration;
+randomness comes from typed keys (``jax.random.key``), split per run and never reused.
+
+**Divergence is data.** Every simulator returns ``diverged`` (bool per run: an iterate became
+non-finite or exceeded ``DIVERGENCE_BOUND`` in absolute value) and ``diverged_step`` (the first
+step where that happened, -1 if never). A diverged run is frozen at its last finite iterate and
+its per-block statistics from the diverging block on are NaN, so averages are only ever taken over
+finite stretches; callers count diverged runs beside any statistic.
+
+Simulators:
+
+* :func:`poly_gd` -- GD, heavy ball or Nesterov on :math:`L(x, y) = \sum_{i,j\le2} C_{ij}x^iy^j`
+  (the self-stabilization toy and :math:`\tfrac12(uv-1)^2` are such polynomials; see
+  :func:`theory.eos.selfstab_coefficients`), with block averages of :math:`x, y, x^2, L, S`.
+* :func:`poly_flow` -- gradient flow, the central flow and the rod flow of the same losses, integrated
+  by diffrax (Tsit5, adaptive): one compiled program serves the three flows.
+* :func:`catapult_gd` -- GD on the uv model :math:`f = u^\top v/\sqrt m` with one sample (label 0).
+* :func:`mlp_train` -- full-batch GD / heavy ball / Nesterov on a tanh MLP with HVP-Lanczos sharpness.
+* :func:`mlp_central_flow` -- the central flow (and gradient flow) of the same MLP by explicit Euler.
+"""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+from jax.flatten_util import ravel_pytree
+
+import sims  # noqa: F401  (float64)
+from sims.hvp import lanczos
+from sims.sweep import run_grid
+from theory import _validate as V
+
+__all__ = [
+    "DIVERGENCE_BOUND", "FLOWS", "poly_loss", "poly_grad", "poly_sharpness", "poly_gd", "poly_flow",
+    "central_flow_sigma2", "catapult_gd", "mlp_data", "mlp_init", "mlp_loss", "mlp_train", "mlp_central_flow",
+    "top_eigenpair",
+]
+
+DIVERGENCE_BOUND = 1e50
+FLOWS = ("gradient", "central", "rod")
+GD_CHUNK = 64     # runs per compiled GD sweep on the polynomial losses (sweeps are padded to a multiple)
+FLOW_CHUNK = 4    # runs per compiled flow integration
+N_SAVE = 401      # save times of the flows used throughout the topic (one compiled diffrax program)
+
+
+# ----------------------------------------------------------------------------------------------
+# 2-D polynomial losses
+# ----------------------------------------------------------------------------------------------
+
+def _powers(t: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+    r"""The power basis :math:`p(t) = (1, t, t^2)` and its first two derivatives."""
+    one, zero = jnp.ones_like(t), jnp.zeros_like(t)
+    return jnp.stack([one, t, t * t]), jnp.stack([zero, one, 2.0 * t]), jnp.stack([zero, zero, 2.0 * one])
+
+
+def poly_loss(w: jax.Array, coef: jax.Array) -> jax.Array:
+    r""":math:`L(x, y) = p(x)^\top C\, p(y)` with :math:`p(t) = (1, t, t^2)`."""
+    px, _, _ = _powers(w[0])
+    py, _, _ = _powers(w[1])
+    return px @ coef @ py
+
+
+def poly_grad(w: jax.Array, coef: jax.Array) -> jax.Array:
+    r""":math:`\nabla L = (p'(x)^\top C p(y),\ p(x)^\top C p'(y))` (explicit; tested against autodiff)."""
+    px, dpx, _ = _powers(w[0])
+    py, dpy, _ = _powers(w[1])
+    return jnp.stack([dpx @ coef @ py, px @ coef @ dpy])
+
+
+def _derivatives(w: jax.Array, coef: jax.Array):
+    """Gradient, Hessian and the two Hessian slices dH/dx, dH/dy of the polynomial (explicit)."""
+    px, dpx, ddpx = _powers(w[0])
+    py, dpy, ddpy = _powers(w[1])
+    g = jnp.stack([dpx @ coef @ py, px @ coef @ dpy])
+    hxx, hyy, hxy = ddpx @ coef @ py, px @ coef @ ddpy, dpx @ coef @ dpy
+    # third derivatives: L_xxx = L_yyy = 0 for degree <= 2 in each variable
+    hxxy, hxyy = ddpx @ coef @ dpy, dpx @ coef @ ddpy
+    H = jnp.array([[hxx, hxy], [hxy, hyy]])
+    dH_dx = jnp.array([[0.0 * hxx, hxxy], [hxxy, hxyy]])
+    dH_dy = jnp.array([[hxxy, hxyy], [hxyy, 0.0 * hyy]])
+    return g, H, dH_dx, dH_dy
+
+
+def _top_eig_2x2(H: jax.Array) -> tuple[jax.Array, jax.Array]:
+    r"""Largest eigenvalue and its unit eigenvector of a symmetric 2x2 matrix (closed form).
+
+    :math:`\lambda = \tfrac{p+s}2 + \sqrt{(\tfrac{p-s}2)^2 + q^2}` for :math:`\begin{pmatrix}p&q\\q&s\end{pmatrix}`;
+    the eigenvector is :math:`(\lambda - s, q)` when :math:`p \ge s`, else :math:`(q, \lambda - p)` (the
+    better-conditioned of the two). The root's argument is floored at :math:`10^{-300}`.
+    """
+    p, q, s = H[0, 0], H[0, 1], H[1, 1]
+    half_gap = 0.5 * (p - s)
+    root = jnp.sqrt(jnp.maximum(half_gap * half_gap + q * q, 1e-300))
+    lam = 0.5 * (p + s) + root
+    u = jnp.where(p >= s, jnp.stack([lam - s, q]), jnp.stack([q, lam - p]))
+    return lam, u / jnp.maximum(jnp.linalg.norm(u), 1e-300)
+
+
+def poly_sharpness(w: jax.Array, coef: jax.Array) -> jax.Array:
+    r"""Largest Hessian eigenvalue :math:`S(w)` of :func:`poly_loss` (closed form for 2x2)."""
+    _, H, _, _ = _derivatives(w, coef)
+    return _top_eig_2x2(H)[0]
+
+
+def _sharpness_and_gradient(w: jax.Array, coef: jax.Array):
+    r""":math:`\nabla L`, :math:`S` and :math:`\nabla S = (u^\top\partial_xH\,u,\ u^\top\partial_yH\,u)` (simple top eigenvalue)."""
+    g, H, dH_dx, dH_dy = _derivatives(w, coef)
+    S, u = _top_eig_2x2(H)
+    return g, S, jnp.stack([u @ dH_dx @ u, u @ dH_dy @ u])
+
+
+def _bad(w: jax.Array) -> jax.Array:
+    return ~jnp.all(jnp.isfinite(w)) | (jnp.max(jnp.abs(w)) > DIVERGENCE_BOUND)
+
+
+def _poly_gd_run(point, *, n_steps: int, n_blocks: int):
+    """One optimizer run on the polynomial loss; block means of (x, y, x^2, L, S) over the visited iterates."""
+    coef, eta, w0, mom, nest = point["coef"], point["eta"], point["w0"], point["momentum"], point["nesterov"]
+    block = n_steps // n_blocks
+
+    def step(carry, _):
+        w, w_prev, w_prev2, div, div_step, t = carry
+        stats = jnp.stack([w[0], w[1], w[0] * w[0], poly_loss(w, coef), poly_sharpness(w, coef)])
+        z = w + nest * mom * (w - w_prev)  # Nesterov's look-ahead; w itself for GD and heavy ball
+        new = w + mom * (w - w_prev) - eta * poly_grad(z, coef)
+        bad = ~div & _bad(new)
+        div_step = jnp.where(bad, t + 1, div_step)
+        div = div | bad
+        # a diverged run is frozen at its last finite iterate (no NaN propagates into the carry)
+        keep = lambda new_value, old_value: jnp.where(div, old_value, new_value)  # noqa: E731
+        return (keep(new, w), keep(w, w_prev), keep(w_prev, w_prev2), div, div_step, t + 1), stats
+
+    def run_block(carry, _):
+        carry, stats = lax.scan(step, carry, None, length=block)
+        return carry, (jnp.mean(stats, axis=0), carry[0])
+
+    init = (w0, w0, w0, jnp.array(False), jnp.array(-1), jnp.array(0))
+    (w, _, w_prev2, div, div_step, _), (means, ends) = lax.scan(run_block, init, None, length=n_blocks)
+    dead = div & (jnp.arange(n_blocks) >= div_step // block)  # the diverging block and every later one
+    means = jnp.where(dead[:, None], jnp.nan, means)
+    return {"block_mean": means, "block_end": jnp.where(dead[:, None], jnp.nan, ends), "final": w,
+            "gap2": jnp.where(div, jnp.nan, jnp.linalg.norm(w - w_prev2)), "diverged": div, "diverged_step": div_step}
+
+
+BLOCK_STATS = ("x", "y", "x2", "loss", "sharpness")
+"""Columns of ``block_mean`` in :func:`poly_gd`."""
+
+
+def _coef(coef) -> np.ndarray:
+    C = V.array("coef", coef, ndim=(2, 3))
+    if C.shape[-2:] != (3, 3):
+        raise ValueError(f"coef: expected a (3, 3) coefficient matrix or (n, 3, 3) of them, got shape {C.shape}")
+    return C
+
+
+def _runs(coef, eta, w0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validate and broadcast (coef, eta, w0) to one row per run."""
+    C = _coef(coef)
+    etas = _grid_vector("eta", eta, low=0.0, low_open=True)
+    starts = V.array("w0", w0, ndim=(1, 2))
+    if starts.shape[-1] != 2:
+        raise ValueError(f"w0: expected points (x, y) of length 2, got shape {starts.shape}")
+    starts = starts[None] if starts.ndim == 1 else starts
+    C = C[None] if C.ndim == 2 else C
+    n = max(etas.size, starts.shape[0], C.shape[0])
+    for name, size in (("eta", etas.size), ("w0", starts.shape[0]), ("coef", C.shape[0])):
+        if size not in (1, n):
+            raise ValueError(f"{name}: expected 1 or {n} rows (one per run), got {size}")
+    return (np.broadcast_to(C, (n, 3, 3)).copy(), np.broadcast_to(etas, (n,)).copy(),
+            np.broadcast_to(starts, (n, 2)).copy())
+
+
+def _grid_vector(name: str, x, n: int | None = None, *, low=None, low_open=False, high=None) -> np.ndarray:
+    a = V.array(name, np.atleast_1d(np.asarray(x, dtype=float)) if not isinstance(x, (str, bytes)) and x is not None
+                else x, ndim=1, low=low, low_open=low_open, high=high)
+    if n is not None and a.size not in (1, n):
+        raise ValueError(f"{name}: expected 1 or {n} values (one per run), got {a.size}")
+    return a if n is None or a.size == n else np.full(n, a[0])
+
+
+def poly_gd(coef, eta, w0, *, n_steps: int, n_blocks: int, momentum=0.0, nesterov=False) -> dict[str, np.ndarray]:
+    r"""GD, heavy ball or Nesterov on the polynomial loss :func:`poly_loss`, one run per (eta, w0) row.
+
+    Update (momentum :math:`\mu`, look-ahead :math:`\nu \in \{0, 1\}`):
+    :math:`z_t = w_t + \nu\mu(w_t - w_{t-1})`, :math:`w_{t+1} = w_t + \mu(w_t - w_{t-1}) - \eta\nabla L(z_t)`
+    with :math:`w_{-1} = w_0`: GD is :math:`\mu = 0`, heavy ball :math:`\nu = 0`, Nesterov :math:`\nu = 1`.
+
+    Args:
+        coef: (3, 3) coefficients :math:`C_{ij}` of :math:`x^iy^j`, or (n, 3, 3): one loss per run.
+        eta: (n,) step sizes (> 0), one per run (a scalar is broadcast).
+        w0: (n, 2) or (2,) initial points.
+        n_steps: steps per run; a multiple of ``n_blocks``.
+        n_blocks: the run is cut into ``n_blocks`` blocks of ``n_steps // n_blocks`` steps.
+        momentum: (n,) or scalar in [0, 1).
+        nesterov: bool or (n,) bools (look-ahead gradient).
+
+    Returns (leading axis = run): ``block_mean`` (n, n_blocks, 5): means over each block of the
+    visited iterates :math:`w_t` of :math:`x, y, x^2, L(w_t), S(w_t)` (``BLOCK_STATS``; a block of 2
+    steps is the time average of a period-2 orbit); ``block_end`` (n, n_blocks, 2); ``final``
+    :math:`w_T`; ``gap2`` :math:`\|w_T - w_{T-2}\|` (zero on a 2-cycle); ``diverged``, ``diverged_step``
+    (see the module docstring; NaN statistics from the diverging block on).
+    """
+    n_steps = V.integer("n_steps", n_steps, low=1)
+    n_blocks = V.integer("n_blocks", n_blocks, low=1, high=n_steps)
+    if n_steps % n_blocks:
+        raise ValueError(f"n_blocks: must divide n_steps = {n_steps}, got {n_blocks}")
+    C, etas, starts = _runs(coef, eta, w0)
+    n = etas.size
+    mom = _grid_vector("momentum", momentum, n, low=0.0)
+    if np.any(mom >= 1.0):
+        raise ValueError(f"momentum: every value must be in [0, 1), got max {mom.max():.6g}")
+    nest = np.atleast_1d(np.asarray(nesterov))
+    if nest.dtype != bool:
+        raise TypeError(f"nesterov: expected a bool or an array of bools, got {nesterov!r}")
+    if nest.size not in (1, n):
+        raise ValueError(f"nesterov: expected 1 or {n} values, got {nest.size}")
+    grid = {"coef": C, "eta": etas, "w0": starts, "momentum": mom, "nesterov": np.broadcast_to(nest, (n,)).astype(float)}
+    # one compiled program per (n_steps, n_blocks) whatever the grid size: every sweep is padded to GD_CHUNK runs
+    return run_grid(_poly_gd_run, grid, static={"n_steps": n_steps, "n_blocks": n_blocks},
+                    chunk_size=GD_CHUNK, pad_to_chunk=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# flows of the polynomial losses (diffrax)
+# ----------------------------------------------------------------------------------------------
+
+def central_flow_sigma2(grad_L: jax.Array, grad_S: jax.Array, S: jax.Array, eta, relax=1.0) -> jax.Array:
+    r"""The central flow's oscillation variance :math:`\sigma^2` (one unstable direction).
+
+    :math:`\sigma^2 = \max\{0,\ [2\langle-\nabla L, \nabla S\rangle + \kappa(S - 2/\eta)]/\|\nabla S\|^2\}`,
+    :math:`\kappa = 2\omega/\eta`. With this :math:`\sigma^2` the flow
+    :math:`\dot w = -\eta[\nabla L + \tfrac12\sigma^2\nabla S]` has
+    :math:`\dot S = -\omega(S - 2/\eta)` whenever :math:`\sigma^2 > 0`: :math:`S` is held at
+    :math:`2/\eta` (and pulled back at rate :math:`\omega` per step if it is off, which also makes
+    the vector field continuous). Far below :math:`2/\eta` the bracket is negative and the flow is
+    gradient flow; the switch happens once :math:`2/\eta - S` falls below the gradient flow's
+    sharpening rate over :math:`\omega`. :math:`\omega` = ``relax``.
+    """
+    kappa = 2.0 * relax / eta
+    num = 2.0 * jnp.vdot(-grad_L, grad_S) + kappa * (S - 2.0 / eta)
+    return jnp.maximum(0.0, num / jnp.maximum(jnp.vdot(grad_S, grad_S), 1e-300))
+
+
+def _flow_field(t, state, args):
+    r"""Vector field of the three flows on the state (c, r) (time unit: one GD step).
+
+    gradient: :math:`\dot c = -\eta\nabla L(c)`; central: :math:`\dot c = -\eta[\nabla L + \tfrac12\sigma^2\nabla S]`;
+    rod: :math:`\dot c = -\tfrac\eta2[\nabla L(c+r) + \nabla L(c-r)]`,
+    :math:`\dot r = \tfrac\eta2[\nabla L(c+r) - \nabla L(c-r)] - 2r`. ``r`` is frozen for the first two.
+    """
+    coef, eta, code, relax = args
+    c, r = state[:2], state[2:]
+    g, S, gS = _sharpness_and_gradient(c, coef)
+    s2 = central_flow_sigma2(g, gS, S, eta, relax)
+    gp, gm = poly_grad(c + r, coef), poly_grad(c - r, coef)
+    dc = jnp.where(code == 0, -eta * g, jnp.where(code == 1, -eta * (g + 0.5 * s2 * gS), -0.5 * eta * (gp + gm)))
+    dr = jnp.where(code == 2, 0.5 * eta * (gp - gm) - 2.0 * r, jnp.zeros_like(r))
+    return jnp.concatenate([dc, dr])
+
+
+def _poly_flow_run(point, ts, *, rtol: float, atol: float, max_steps: int):
+    import diffrax
+
+    coef, eta, w0, code, relax = point["coef"], point["eta"], point["w0"], point["code"], point["relax"]
+    # the rod starts as GD's first two iterates: c = (w0 + w1)/2, r = (w0 - w1)/2 with w1 = w0 - eta grad L(w0)
+    w1 = w0 - eta * poly_grad(w0, coef)
+    rod = code == 2
+    state0 = jnp.concatenate([jnp.where(rod, 0.5 * (w0 + w1), w0), jnp.where(rod, 0.5 * (w0 - w1), 0.0 * w0)])
+    sol = diffrax.diffeqsolve(
+        diffrax.ODETerm(_flow_field), diffrax.Tsit5(), t0=0.0, t1=ts[-1], dt0=0.05, y0=state0,
+        args=(coef, eta, code, relax), saveat=diffrax.SaveAt(ts=ts),
+        stepsize_controller=diffrax.PIDController(rtol=rtol, atol=atol), max_steps=max_steps, throw=False)
+    ys = sol.ys
+    c, r = ys[:, :2], ys[:, 2:]
+    loss = jax.vmap(poly_loss, (0, None))(c, coef)
+    g, S, gS = jax.vmap(_sharpness_and_gradient, (0, None))(c, coef)
+    s2 = jax.vmap(central_flow_sigma2, (0, 0, 0, None, None))(g, gS, S, eta, relax)
+    rod_mean_loss = 0.5 * (jax.vmap(poly_loss, (0, None))(c + r, coef) + jax.vmap(poly_loss, (0, None))(c - r, coef))
+    sigma2 = jnp.where(code == 1, s2, jnp.where(code == 2, jnp.sum(r * r, axis=1), 0.0))
+    # predicted time average of GD's loss: L + sigma^2 S / 2 (= L + sigma^2/eta at S = 2/eta) for the central flow,
+    # the mean loss of the rod's two ends for the rod flow, L itself for gradient flow
+    predicted = jnp.where(code == 1, loss + 0.5 * s2 * S, jnp.where(code == 2, rod_mean_loss, loss))
+    failed = sol.result != diffrax.RESULTS.successful
+    div = failed | ~jnp.all(jnp.isfinite(ys)) | (jnp.max(jnp.abs(jnp.where(jnp.isfinite(ys), ys, 0.0))) > DIVERGENCE_BOUND)
+    first_bad = jnp.argmax(~jnp.all(jnp.isfinite(ys), axis=1))
+    return {"center": c, "r": r, "loss": loss, "sharpness": S, "sigma2": sigma2, "predicted_loss": predicted,
+            "diverged": div, "diverged_step": jnp.where(div, jnp.where(jnp.any(~jnp.isfinite(ys)), first_bad, -1), -1)}
+
+
+def poly_flow(coef, eta, w0, ts, *, flow: str = "central", relax: float = 1.0, rtol: float = 1e-10,
+              atol: float = 1e-12, max_steps: int = 200_000) -> dict[str, np.ndarray]:
+    r"""Gradient flow, central flow or rod flow of :func:`poly_loss`, one run per (eta, w0) row, saved at ``ts``.
+
+    Time is measured in GD steps (the flows move at speed :math:`\eta\nabla L`). ``coef``, ``eta``,
+    ``w0`` as in :func:`poly_gd` (one row per run, broadcast). ``flow``:
+
+    * ``"gradient"``: :math:`\dot w = -\eta\nabla L(w)`;
+    * ``"central"``: :math:`\dot w = -\eta[\nabla L + \tfrac12\sigma^2\nabla S]` with :math:`\sigma^2`
+      from :func:`central_flow_sigma2` (``relax`` = its :math:`\omega`); :math:`\nabla S` by autodiff
+      of the closed-form top eigenvalue of the 2x2 Hessian;
+    * ``"rod"``: the rod flow on (centre :math:`c`, half-rod :math:`r`), started from GD's first two
+      iterates :math:`c = (w_0 + w_1)/2`, :math:`r = (w_0 - w_1)/2`.
+
+    Integrated by diffrax (Tsit5, PID step control with ``rtol``/``atol``); a solver failure or a
+    non-finite state marks the run ``diverged``. Returns (leading axis = run, then time):
+    ``center`` (n, T, 2), ``r`` (n, T, 2) (zero except for the rod), ``loss`` :math:`L(c)`,
+    ``sharpness`` :math:`S(c)`, ``sigma2`` (the central flow's :math:`\sigma^2`; the rod's
+    :math:`\|r\|^2`; 0 for gradient flow), ``predicted_loss`` (the flow's prediction of GD's
+    time-averaged loss: :math:`L + \tfrac12\sigma^2S`, the mean of :math:`L(c \pm r)`, or :math:`L`),
+    ``diverged``, ``diverged_step`` (index into ``ts`` of the first non-finite state, -1 if none).
+    """
+    V.choice("flow", flow, FLOWS)
+    relax = V.real("relax", relax, low=0.0, low_open=True)
+    rtol = V.real("rtol", rtol, low=0.0, low_open=True)
+    atol = V.real("atol", atol, low=0.0, low_open=True)
+    max_steps = V.integer("max_steps", max_steps, low=1)
+    times = V.array("ts", ts, ndim=1, low=0.0)
+    if times.size < 2 or not np.all(np.diff(times) > 0) or times[0] != 0.0:
+        raise ValueError(f"ts: expected increasing save times starting at 0 (at least 2), got {times[:4]}...")
+    C, etas, starts = _runs(coef, eta, w0)
+    n = etas.size
+    grid = {"coef": C, "eta": etas, "w0": starts, "code": np.full(n, FLOWS.index(flow)), "relax": np.full(n, relax)}
+    # diffrax programs are expensive to compile (seconds): every call is padded to FLOW_CHUNK runs so that one
+    # compiled program serves every flow, problem and grid size with the same number of save times
+    out = run_grid(_poly_flow_run, grid, jnp.asarray(times),
+                   static={"rtol": rtol, "atol": atol, "max_steps": max_steps}, chunk_size=FLOW_CHUNK, pad_to_chunk=True)
+    out["t"] = times
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# the catapult: uv model, one sample, label 0
+# ----------------------------------------------------------------------------------------------
+
+def _catapult_run(point, *, width: int, n_steps: int, n_blocks: int):
+    r"""GD on :math:`\tfrac12 f^2`, :math:`f = u^\top v/\sqrt m`, from :math:`u, v \sim N(0, I_m)`, with :math:`\eta = c/\lambda_0`."""
+    c, key = point["eta_lambda0"], point["key"]
+    ku, kv = jax.random.split(key)
+    u, v = jax.random.normal(ku, (width,)), jax.random.normal(kv, (width,))
+    scale = jnp.sqrt(1.0 * width)
+    lam0 = (u @ u + v @ v) / width
+    eta = c / lam0
+    loss0 = 0.5 * (u @ v / scale) ** 2
+    block = n_steps // n_blocks
+
+    def step(carry, _):
+        u, v, div, div_step, t = carry
+        f = u @ v / scale
+        nu, nv = u - eta * f * v / scale, v - eta * f * u / scale
+        bad = ~div & (_bad(nu) | _bad(nv))
+        div_step = jnp.where(bad, t + 1, div_step)
+        div = div | bad
+        u, v = jnp.where(div, u, nu), jnp.where(div, v, nv)
+        return (u, v, div, div_step, t + 1), 0.5 * f * f
+
+    def run_block(carry, _):
+        carry, losses = lax.scan(step, carry, None, length=block)
+        u, v = carry[0], carry[1]
+        return carry, (jnp.max(losses), 0.5 * (u @ v / scale) ** 2, eta * (u @ u + v @ v) / width)
+
+    init = (u, v, jnp.array(False), jnp.array(-1), jnp.array(0))
+    (u, v, div, div_step, _), (bmax, bloss, bel) = lax.scan(run_block, init, None, length=n_blocks)
+    dead = div & (jnp.arange(n_blocks) >= div_step // block)
+    nan = lambda a: jnp.where(dead, jnp.nan, a)  # noqa: E731
+    return {"eta": eta, "lambda0": lam0, "loss0": loss0, "block_max_loss": nan(bmax), "block_loss": nan(bloss),
+            "block_eta_lambda": nan(bel), "final_eta_lambda": jnp.where(div, jnp.nan, bel[-1]),
+            "max_loss_ratio": jnp.where(div, jnp.inf, jnp.max(bmax) / loss0), "diverged": div,
+            "diverged_step": div_step}
+
+
+def catapult_gd(keys, eta_lambda0, *, width: int, n_steps: int, n_blocks: int) -> dict[str, np.ndarray]:
+    r"""GD on the uv model with one sample (label 0) over a grid of :math:`\eta\lambda_0` x seeds.
+
+    Each run draws :math:`u, v \sim N(0, I_m)` from its key, sets :math:`\eta = c/\lambda_0` with
+    :math:`\lambda_0 = (\|u\|^2 + \|v\|^2)/m` (so :math:`\eta\lambda_0 = c` exactly) and iterates
+    :math:`u^+ = u - \eta f v/\sqrt m`, :math:`v^+ = v - \eta f u/\sqrt m` on :math:`\tfrac12 f^2`.
+
+    Args:
+        keys: typed PRNG keys, shape (n_seeds,) (one run per key and value of ``eta_lambda0``).
+        eta_lambda0: (n_c,) values :math:`c = \eta\lambda_0 > 0`.
+        width: :math:`m`.
+        n_steps: steps per run (a multiple of ``n_blocks``).
+        n_blocks: blocks over which the loss maximum, the loss and :math:`\eta\lambda` are recorded.
+
+    Returns arrays of shape (n_c, n_seeds, ...): ``eta``, ``lambda0``, ``loss0``, ``block_max_loss``,
+    ``block_loss``, ``block_eta_lambda`` (at each block's end), ``final_eta_lambda``,
+    ``max_loss_ratio`` (largest loss over the first, :math:`\infty` when diverged), ``diverged``,
+    ``diverged_step``.
+    """
+    V.key("keys", keys)
+    ks = jnp.asarray(keys)
+    if ks.ndim != 1 or ks.shape[0] == 0:
+        raise ValueError(f"keys: expected a 1-D array of typed keys (one per seed), got shape {ks.shape}")
+    cs = _grid_vector("eta_lambda0", eta_lambda0, low=0.0, low_open=True)
+    width = V.integer("width", width, low=1)
+    n_steps = V.integer("n_steps", n_steps, low=1)
+    n_blocks = V.integer("n_blocks", n_blocks, low=1, high=n_steps)
+    if n_steps % n_blocks:
+        raise ValueError(f"n_blocks: must divide n_steps = {n_steps}, got {n_blocks}")
+    n_c, n_s = cs.size, ks.shape[0]
+    grid = {"eta_lambda0": np.repeat(cs, n_s), "key": jnp.tile(ks, n_c)}
+    out = run_grid(_catapult_run, grid, static={"width": width, "n_steps": n_steps, "n_blocks": n_blocks})
+    return {k: v.reshape((n_c, n_s) + v.shape[1:]) for k, v in out.items()}
+
+
+# ----------------------------------------------------------------------------------------------
+# a tiny tanh MLP trained by full-batch GD, and its central flow
+# ----------------------------------------------------------------------------------------------
+
+def mlp_data(key, n: int, d: int) -> tuple[jax.Array, jax.Array]:
+    r"""Regression data: :math:`X \sim N(0, I_d)` (n rows), :math:`y = \sin(2 X w/\sqrt d)` for a Gaussian teacher :math:`w`."""
+    V.key("key", key)
+    n = V.integer("n", n, low=1)
+    d = V.integer("d", d, low=1)
+    kx, kw = jax.random.split(key)
+    X = jax.random.normal(kx, (n, d))
+    return X, jnp.sin(2.0 * X @ jax.random.normal(kw, (d,)) / np.sqrt(d))
+
+
+def _widths(widths) -> tuple[int, ...]:
+    if isinstance(widths, (str, bytes)) or not hasattr(widths, "__len__"):
+        raise TypeError(f"widths: expected a sequence of layer widths (d, h, ..., 1), got {widths!r}")
+    ws = tuple(V.integer(f"widths[{i}]", w, low=1) for i, w in enumerate(widths))
+    if len(ws) < 2 or ws[-1] != 1:
+        raise ValueError(f"widths: expected (d, h, ..., 1) with at least two entries and output width 1, got {ws}")
+    return ws
+
+
+def _unflatten(theta: jax.Array, widths: tuple[int, ...]) -> list[jax.Array]:
+    mats, start = [], 0
+    for a, b in zip(widths[:-1], widths[1:]):
+        mats.append(theta[start:start + a * b].reshape(a, b))
+        start += a * b
+    return mats
+
+
+def mlp_init(key, widths) -> jax.Array:
+    r"""Flat parameters of the bias-free MLP, layer :math:`k` Gaussian with variance :math:`1/\mathrm{fan\_in}`."""
+    V.key("key", key)
+    ws = _widths(widths)
+    keys = jax.random.split(key, len(ws) - 1)
+    return jnp.concatenate([(jax.random.normal(k, (a, b)) / np.sqrt(a)).ravel()
+                            for k, a, b in zip(keys, ws[:-1], ws[1:])])
+
+
+def mlp_loss(theta: jax.Array, X: jax.Array, Y: jax.Array, widths) -> jax.Array:
+    r""":math:`\frac1{2n}\sum_i (f(x_i) - y_i)^2` for :math:`f(x) = W_L^\top\tanh(\cdots\tanh(W_1^\top x))`."""
+    mats = _unflatten(theta, tuple(widths))
+    h = X
+    for W in mats[:-1]:
+        h = jnp.tanh(h @ W)
+    return 0.5 * jnp.mean(((h @ mats[-1])[:, 0] - Y) ** 2)
+
+
+def top_eigenpair(matvec, v0: jax.Array, num_iter: int) -> tuple[jax.Array, jax.Array, jax.Array]:
+    r"""Largest eigenvalue, its unit Ritz vector and the second Ritz value after ``num_iter`` Lanczos steps from ``v0``.
+
+    Full reorthogonalization (Gram-Schmidt twice); the Ritz vector is :math:`V^\top s` for the top
+    eigenvector :math:`s` of the tridiagonal :math:`T`. Warm-starting ``v0`` at the previous
+    eigenvector makes a few steps enough along a slowly moving trajectory.
+    """
+    dim = v0.shape[0]
+    basis = jnp.zeros((num_iter + 1, dim)).at[0].set(v0 / jnp.linalg.norm(v0))
+
+    def body(i, carry):
+        basis, alpha, beta = carry
+        w = matvec(basis[i])
+        a = jnp.vdot(basis[i], w)
+        w = w - basis.T @ (basis @ w)
+        w = w - basis.T @ (basis @ w)
+        b = jnp.linalg.norm(w)
+        return basis.at[i + 1].set(w / jnp.maximum(b, 1e-300)), alpha.at[i].set(a), beta.at[i].set(b)
+
+    basis, alpha, beta = lax.fori_loop(0, num_iter, body, (basis, jnp.zeros(num_iter), jnp.zeros(num_iter)))
+    T = jnp.diag(alpha) + jnp.diag(beta[:-1], 1) + jnp.diag(beta[:-1], -1)
+    vals, vecs = jnp.linalg.eigh(T)
+    u = basis[:num_iter].T @ vecs[:, -1]
+    return vals[-1], u / jnp.linalg.norm(u), vals[-2] if num_iter > 1 else -jnp.inf
+
+
+def _mlp_train_run(point, X, Y, *, widths, n_steps: int, every: int, lanczos_iter: int):
+    eta, mom, nest = point["eta"], point["momentum"], point["nesterov"]
+    k_init, k_lanczos = jax.random.split(point["key"])
+    loss = lambda th: mlp_loss(th, X, Y, widths)  # noqa: E731
+    grad = jax.grad(loss)
+    theta0 = mlp_init(k_init, widths)
+    P = theta0.size
+
+    def step(carry, _):
+        th, th_prev, div, div_step, t = carry
+        z = th + nest * mom * (th - th_prev)
+        new = th + mom * (th - th_prev) - eta * grad(z)
+        bad = ~div & _bad(new)
+        div_step = jnp.where(bad, t + 1, div_step)
+        div = div | bad
+        return (jnp.where(div, th, new), jnp.where(div, th_prev, th), div, div_step, t + 1), loss(th)
+
+    def run_block(carry, i):
+        th = carry[0]
+        S = lanczos(jax.random.fold_in(k_lanczos, i), lambda v: jax.jvp(grad, (th,), (v,))[1], P, lanczos_iter)[-1]
+        start_loss = loss(th)
+        carry, losses = lax.scan(step, carry, None, length=every)
+        return carry, (S, start_loss, jnp.mean(losses))
+
+    init = (theta0, theta0, jnp.array(False), jnp.array(-1), jnp.array(0))
+    n_meas = n_steps // every
+    (_, _, div, div_step, _), (S, L, Lbar) = lax.scan(run_block, init, jnp.arange(n_meas))
+    dead = div & (jnp.arange(n_meas) >= div_step // every)
+    nan = lambda a: jnp.where(dead, jnp.nan, a)  # noqa: E731
+    return {"sharpness": nan(S), "loss": nan(L), "mean_loss": nan(Lbar), "diverged": div, "diverged_step": div_step}
+
+
+def _mlp_args(X, Y, widths):
+    ws = _widths(widths)
+    Xa = V.array("X", X, ndim=2)
+    Ya = V.array("Y", Y, shape=(Xa.shape[0],))
+    if Xa.shape[1] != ws[0]:
+        raise ValueError(f"widths: the input width {ws[0]} does not match X's {Xa.shape[1]} columns")
+    return Xa, Ya, ws
+
+
+def mlp_train(keys, eta, X, Y, *, widths, n_steps: int, every: int, lanczos_iter: int = 20, momentum=0.0,
+              nesterov=False) -> dict[str, np.ndarray]:
+    r"""Full-batch GD / heavy ball / Nesterov on :func:`mlp_loss`, sharpness by HVP-Lanczos every ``every`` steps.
+
+    One run per row of (``keys``, ``eta``, ``momentum``, ``nesterov``) (scalars broadcast). A run's
+    key is split into the initialization key (:func:`mlp_init`) and the Lanczos key (a fresh fold per
+    measurement). The update is the one of :func:`poly_gd`. Lanczos (:func:`sims.hvp.lanczos`,
+    ``lanczos_iter`` steps, full reorthogonalization) gives :math:`S = \lambda_{\max}(\nabla^2 L)` at
+    the start of each block of ``every`` steps.
+
+    Returns (leading axis = run, then measurement :math:`k`, at step :math:`k\cdot` ``every``):
+    ``sharpness``, ``loss`` (at the measurement), ``mean_loss`` (GD's loss averaged over the
+    ``every`` steps that follow), ``diverged``, ``diverged_step``.
+    """
+    Xa, Ya, ws = _mlp_args(X, Y, widths)
+    V.key("keys", keys)
+    ks = jnp.atleast_1d(jnp.asarray(keys))
+    if ks.ndim != 1:
+        raise ValueError(f"keys: expected a 1-D array of typed keys, got shape {ks.shape}")
+    n_steps = V.integer("n_steps", n_steps, low=1)
+    every = V.integer("every", every, low=1, high=n_steps)
+    if n_steps % every:
+        raise ValueError(f"every: must divide n_steps = {n_steps}, got {every}")
+    P = sum(a * b for a, b in zip(ws[:-1], ws[1:]))
+    lanczos_iter = V.integer("lanczos_iter", lanczos_iter, low=2, high=P)
+    etas = _grid_vector("eta", eta, low=0.0, low_open=True)
+    n = max(ks.shape[0], etas.size)
+    if ks.shape[0] not in (1, n):
+        raise ValueError(f"keys: expected 1 or {n} keys, got {ks.shape[0]}")
+    etas = _grid_vector("eta", etas, n)
+    mom = _grid_vector("momentum", momentum, n, low=0.0)
+    if np.any(mom >= 1.0):
+        raise ValueError(f"momentum: every value must be in [0, 1), got max {mom.max():.6g}")
+    nest = np.atleast_1d(np.asarray(nesterov))
+    if nest.dtype != bool or nest.size not in (1, n):
+        raise TypeError(f"nesterov: expected a bool or {n} bools, got {nesterov!r}")
+    grid = {"eta": etas, "key": jnp.broadcast_to(ks, (n,)) if ks.shape[0] == 1 else ks, "momentum": mom,
+            "nesterov": np.broadcast_to(nest, (n,)).astype(float)}
+    return run_grid(_mlp_train_run, grid, jnp.asarray(Xa), jnp.asarray(Ya),
+                    static={"widths": ws, "n_steps": n_steps, "every": every, "lanczos_iter": lanczos_iter})
+
+
+def _mlp_flow_run(point, X, Y, *, widths, n_steps: int, substeps: int, every: int, lanczos_iter: int, relax: float):
+    eta, central = point["eta"], point["central"]
+    k_init, k_start = jax.random.split(point["key"])
+    loss = lambda th: mlp_loss(th, X, Y, widths)  # noqa: E731
+    grad = jax.grad(loss)
+    theta0 = mlp_init(k_init, widths)
+    dt = 1.0 / substeps
+
+    def field(th, u0):
+        hvp = lambda v: jax.jvp(grad, (th,), (v,))[1]  # noqa: E731
+        S, u, S2 = top_eigenpair(hvp, u0, lanczos_iter)
+        g = grad(th)
+        # grad_theta of u^T H(theta) u at fixed u: the third derivative contracted twice with u
+        gS = jax.grad(lambda t: jnp.vdot(u, jax.jvp(grad, (t,), (u,))[1]))(th)
+        s2 = central * central_flow_sigma2(g, gS, S, eta, relax)
+        return -eta * (g + 0.5 * s2 * gS), u, S, S2, s2
+
+    def substep(carry, _):
+        th, u, div, div_step, t = carry
+        d, u, S, S2, s2 = field(th, u)
+        new = th + dt * d
+        bad = ~div & _bad(new)
+        div_step = jnp.where(bad, t, div_step)
+        div = div | bad
+        return (jnp.where(div, th, new), u, div, div_step, t + dt), (loss(th), S, S2, s2)
+
+    def run_block(carry, _):
+        carry, (L, S, S2, s2) = lax.scan(substep, carry, None, length=every * substeps)
+        return carry, (L[0], S[0], S2[0], s2[0], jnp.mean(L + 0.5 * s2 * S))
+
+    u0 = jax.random.normal(k_start, theta0.shape)
+    init = (theta0, u0 / jnp.linalg.norm(u0), jnp.array(False), jnp.array(-1.0), jnp.array(0.0))
+    n_meas = n_steps // every
+    (_, _, div, div_step, _), (L, S, S2, s2, pred) = lax.scan(run_block, init, None, length=n_meas)
+    dead = div & (jnp.arange(n_meas) * every >= div_step)
+    nan = lambda a: jnp.where(dead, jnp.nan, a)  # noqa: E731
+    return {"loss": nan(L), "sharpness": nan(S), "second": nan(S2), "sigma2": nan(s2), "mean_predicted_loss": nan(pred),
+            "diverged": div, "diverged_step": jnp.where(div, jnp.floor(div_step).astype(int), -1)}
+
+
+def mlp_central_flow(keys, eta, X, Y, *, widths, n_steps: int, every: int, substeps: int = 2, lanczos_iter: int = 10,
+                     relax: float = 1.0, flow: str = "central") -> dict[str, np.ndarray]:
+    r"""The central flow (or gradient flow) of :func:`mlp_loss` from :func:`mlp_train`'s initialization.
+
+    :math:`\dot\theta = -\eta[\nabla L + \tfrac12\sigma^2\nabla S]` (time in GD steps) with
+    :math:`\sigma^2` from :func:`central_flow_sigma2` (one unstable direction; ``relax`` its
+    :math:`\omega`) and :math:`\nabla S = \nabla_\theta(u^\top H(\theta)u)` at the top eigenvector
+    :math:`u` (:func:`top_eigenpair`, warm-started, ``lanczos_iter`` steps); ``flow="gradient"`` sets
+    :math:`\sigma^2 = 0`. Explicit Euler with ``substeps`` steps per unit time (its error is
+    :math:`O(\eta\lambda/\text{substeps})` per unit time while :math:`\eta\lambda \le 2`). A run with
+    the same key as a :func:`mlp_train` run starts from the same parameters.
+
+    Returns per measurement (every ``every`` units of time): ``loss`` :math:`L(\theta_t)`,
+    ``sharpness``, ``second`` (second Ritz value: the one-direction model needs it below
+    :math:`2/\eta`), ``sigma2``, ``mean_predicted_loss`` (the flow's prediction of GD's loss averaged
+    over the next ``every`` steps, :math:`L + \tfrac12\sigma^2S` averaged over the substeps),
+    ``diverged``, ``diverged_step``.
+    """
+    Xa, Ya, ws = _mlp_args(X, Y, widths)
+    V.key("keys", keys)
+    ks = jnp.atleast_1d(jnp.asarray(keys))
+    V.choice("flow", flow, ("central", "gradient"))
+    n_steps = V.integer("n_steps", n_steps, low=1)
+    every = V.integer("every", every, low=1, high=n_steps)
+    if n_steps % every:
+        raise ValueError(f"every: must divide n_steps = {n_steps}, got {every}")
+    substeps = V.integer("substeps", substeps, low=1)
+    P = sum(a * b for a, b in zip(ws[:-1], ws[1:]))
+    lanczos_iter = V.integer("lanczos_iter", lanczos_iter, low=2, high=P)
+    relax = V.real("relax", relax, low=0.0, low_open=True)
+    etas = _grid_vector("eta", eta, low=0.0, low_open=True)
+    n = max(ks.shape[0], etas.size)
+    if ks.shape[0] not in (1, n):
+        raise ValueError(f"keys: expected 1 or {n} keys, got {ks.shape[0]}")
+    grid = {"eta": _grid_vector("eta", etas, n), "key": jnp.broadcast_to(ks, (n,)) if ks.shape[0] == 1 else ks,
+            "central": np.full(n, 1.0 if flow == "central" else 0.0)}
+    return run_grid(_mlp_flow_run, grid, jnp.asarray(Xa), jnp.asarray(Ya),
+                    static={"widths": ws, "n_steps": n_steps, "substeps": substeps, "every": every,
+                            "lanczos_iter": lanczos_iter, "relax": relax})

@@ -1,0 +1,454 @@
+r"""Closed forms for the edge of stability on exactly solvable models.
+
+Four models, each small enough that the maths is exact (sympy) and the simulators in
+:mod:`sims.eos` can be checked against it:
+
+* **Self-stabilization toy** :math:`L(x, y) = \tfrac12(a + y^2)x^2 - \beta y` (:math:`a, \beta > 0`).
+  The sharpness along :math:`x` is :math:`S = a + y^2`; the linear term keeps sharpening
+  (:math:`y` grows) and the cubic coupling :math:`y x^2` pulls :math:`y` back once :math:`x`
+  oscillates. GD with step :math:`\eta` has an exact 2-cycle :math:`x = \pm r`, :math:`y = y^\star`
+  with :math:`y^{\star2} = 2/\eta - a` and :math:`r^2 = \beta/y^\star`: the central flow's fixed
+  point (:math:`S = 2/\eta`, :math:`\sigma^2 = \beta/y^\star`) and the rod flow's fixed point at once.
+  Heavy-ball and Nesterov momentum move the cycle to the momentum thresholds
+  (:func:`selfstab_equilibrium`). The cycle is stable exactly on a window of :math:`\eta a`
+  (:func:`selfstab_window`): below :math:`\eta a = 7/4` it loses stability through a pair of
+  complex multipliers leaving the unit circle, near :math:`\eta a = 2` through a multiplier
+  :math:`-1`, and for :math:`\eta a \ge 2` no equilibrium exists and GD diverges.
+* **Momentum thresholds** (:func:`critical_sharpness`): the largest curvature a quadratic tolerates
+  under GD (:math:`2/\eta`), heavy ball (:math:`2(1+\mu)/\eta`) and Nesterov
+  (:math:`2(1+\mu)/((1+2\mu)\eta)`), :math:`\mu` the momentum.
+* **Catapult** (uv model :math:`f = u^\top v/\sqrt m`, one sample with label 0, loss
+  :math:`\tfrac12 f^2`): GD closes on :math:`(f, \lambda)`, :math:`\lambda = (\|u\|^2+\|v\|^2)/m` the
+  NTK curvature (:func:`catapult_map`): :math:`f^+ = f(1 - \eta\lambda + \eta^2 f^2/m)`,
+  :math:`\lambda^+ = \lambda + (\eta f^2/m)(\eta\lambda - 4)`. Hence the phases of
+  :func:`catapult_phase`: lazy for :math:`\eta\lambda_0 < 2`, catapult for :math:`2 < \eta\lambda_0 < 4`,
+  divergence for :math:`\eta\lambda_0 > 4`.
+* **Scalar factorization** :math:`L(u, v) = \tfrac12(uv - 1)^2`: sharpness and the gradient-flow
+  limit from the conserved :math:`u^2 - v^2` (:func:`uv_gradient_flow_limit_sharpness`).
+
+The bivariate polynomial losses are also given as coefficient matrices (:func:`selfstab_coefficients`,
+:func:`uv_coefficients`): :math:`L(x, y) = \sum_{i,j=0}^{2} C_{ij} x^i y^j`, the form the simulators take.
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+import sympy as sp
+
+from theory import _validate as V
+
+__all__ = [
+    "selfstab_loss_expr", "selfstab_coefficients", "uv_coefficients", "poly_expr",
+    "selfstab_cycle_equations", "selfstab_equilibrium", "selfstab_cycle_loss", "selfstab_central_flow_loss",
+    "selfstab_cycle_jacobian", "selfstab_cycle_multipliers", "selfstab_window", "selfstab_edge_polynomials",
+    "rod_flow_fixed_point_equations", "critical_sharpness", "momentum_characteristic_polynomial",
+    "catapult_map", "catapult_phase", "CATAPULT_EDGES", "uv_sharpness", "uv_gradient_flow_limit_sharpness",
+    "uv_conserved_quantity",
+]
+
+x, y = sp.symbols("x y", real=True)
+a_, beta_, eta_ = sp.symbols("a beta eta", positive=True)
+mu_ = sp.symbols("mu", nonnegative=True)  # momentum coefficient
+r_, ys_ = sp.symbols("r y_star", positive=True)
+
+CATAPULT_EDGES = (2.0, 4.0)
+"""The catapult phase boundaries in :math:`\\eta\\lambda_0` (lazy | catapult | divergent)."""
+
+
+# ----------------------------------------------------------------------------------------------
+# the self-stabilization toy
+# ----------------------------------------------------------------------------------------------
+
+def selfstab_loss_expr() -> sp.Expr:
+    r""":math:`L(x, y) = \tfrac12(a + y^2)x^2 - \beta y` in the module symbols ``x, y, a, beta``."""
+    return sp.Rational(1, 2) * (a_ + y ** 2) * x ** 2 - beta_ * y
+
+
+def poly_expr(coef) -> sp.Expr:
+    r""":math:`\sum_{i,j} C_{ij} x^i y^j` for a 3x3 coefficient matrix (exact rationals where given)."""
+    C = V.array("coef", coef, shape=(3, 3))
+    return sum(sp.nsimplify(C[i, j]) * x ** i * y ** j for i in range(3) for j in range(3))
+
+
+def selfstab_coefficients(a: float, beta: float) -> np.ndarray:
+    r"""Coefficients :math:`C` of the toy: :math:`C_{20} = a/2`, :math:`C_{22} = 1/2`, :math:`C_{01} = -\beta`."""
+    a = V.real("a", a, low=0.0, low_open=True)
+    beta = V.real("beta", beta, low=0.0, low_open=True)
+    C = np.zeros((3, 3))
+    C[2, 0], C[2, 2], C[0, 1] = 0.5 * a, 0.5, -beta
+    return C
+
+
+def uv_coefficients(target: float = 1.0) -> np.ndarray:
+    r"""Coefficients of :math:`\tfrac12(uv - t)^2 = \tfrac12 u^2v^2 - t\,uv + \tfrac12 t^2` (``x = u``, ``y = v``)."""
+    t = V.real("target", target)
+    C = np.zeros((3, 3))
+    C[2, 2], C[1, 1], C[0, 0] = 0.5, -t, 0.5 * t * t
+    return C
+
+
+def _step(method: str):
+    r"""One optimizer step on the toy as a symbolic map of (current, previous) iterates.
+
+    Heavy ball: :math:`w^+ = w + \mu(w - w^-) - \eta\nabla L(w)`; Nesterov: the gradient is taken
+    at the look-ahead :math:`z = w + \mu(w - w^-)`, :math:`w^+ = z - \eta\nabla L(z)`; GD is
+    :math:`\mu = 0`.
+    """
+    L = selfstab_loss_expr()
+    grad = [sp.diff(L, v) for v in (x, y)]
+    nu = 1 if method == "nesterov" else 0
+    mu = 0 if method == "gd" else mu_
+
+    def step(w, w_prev):
+        z = [w[k] + nu * mu * (w[k] - w_prev[k]) for k in range(2)]
+        g = [gk.subs({x: z[0], y: z[1]}, simultaneous=True) for gk in grad]
+        return [w[k] + mu * (w[k] - w_prev[k]) - eta_ * g[k] for k in range(2)]
+
+    return step
+
+
+@functools.lru_cache(maxsize=None)
+def selfstab_cycle_equations(method: str = "gd") -> tuple[sp.Expr, sp.Expr]:
+    r"""Derived closed forms :math:`(y^{\star2}, r^2)` of the toy's period-2 orbit under ``method``.
+
+    Ansatz: the iterates alternate :math:`(r, y^\star)`, :math:`(-r, y^\star)` (the previous iterate
+    of :math:`(r, y^\star)` is :math:`(-r, y^\star)`). One step must map :math:`(r, y^\star)` to
+    :math:`(-r, y^\star)`; sympy solves the two equations. Results (``mu`` the momentum):
+    GD :math:`y^{\star2} = 2/\eta - a`, :math:`r^2 = \beta/y^\star`; heavy ball
+    :math:`y^{\star2} = 2(1+\mu)/\eta - a`, :math:`r^2 = \beta/y^\star`; Nesterov
+    :math:`y^{\star2} = 2(1+\mu)/((1+2\mu)\eta) - a`, :math:`r^2 = \beta/((1+2\mu)^2 y^\star)`.
+    """
+    V.choice("method", method, ("gd", "heavy_ball", "nesterov"))
+    w, w_prev = [r_, ys_], [-r_, ys_]
+    nxt = _step(method)(w, w_prev)
+    eq_x = sp.simplify(nxt[0] + r_)   # x flips sign
+    eq_y = sp.simplify(nxt[1] - ys_)  # y stays
+    # both equations are linear in (y*^2, r^2) after dividing eq_x by r: solve for them
+    Y2, R2 = sp.symbols("Y2 R2", positive=True)
+    eqs = [sp.expand(eq_x / r_).subs(ys_ ** 2, Y2), sp.expand(eq_y).subs(r_ ** 2, R2)]
+    sol = sp.solve(eqs, [Y2, R2], dict=True)
+    if len(sol) != 1:  # pragma: no cover - the derivation is fixed
+        raise RuntimeError(f"expected one period-2 solution, got {sol}")
+    return sp.simplify(sol[0][Y2]), sp.simplify(sol[0][R2])
+
+
+@functools.lru_cache(maxsize=None)
+def _equilibrium_fns(method: str):
+    y2, r2 = selfstab_cycle_equations(method)
+    return (sp.lambdify((a_, beta_, eta_, mu_), y2, "math"),
+            sp.lambdify((a_, beta_, eta_, mu_, ys_), r2, "math"))
+
+
+def _method(momentum: float, nesterov: bool) -> str:
+    if not isinstance(nesterov, (bool, np.bool_)):
+        raise TypeError(f"nesterov: expected a bool, got {type(nesterov).__name__} {nesterov!r}")
+    if momentum == 0.0:
+        return "gd"
+    return "nesterov" if nesterov else "heavy_ball"
+
+
+def selfstab_equilibrium(a: float, beta: float, eta: float, momentum: float = 0.0, *,
+                         nesterov: bool = False) -> tuple[float, float]:
+    r"""The toy's edge-of-stability equilibrium :math:`(y^\star, \sigma^2)` (see :func:`selfstab_cycle_equations`).
+
+    :math:`y^\star = \sqrt{2/\eta - a}` for GD, :math:`\sqrt{2(1+\mu)/\eta - a}` with heavy-ball
+    momentum :math:`\mu`, :math:`\sqrt{2(1+\mu)/((1+2\mu)\eta) - a}` with Nesterov momentum; the
+    sharpness there, :math:`a + y^{\star2}`, is the method's critical sharpness
+    (:func:`critical_sharpness`). :math:`\sigma^2` is the time average of :math:`x^2` over the
+    iterates of the 2-cycle: :math:`\beta/y^\star` (GD, heavy ball; for GD also the central flow's
+    :math:`\sigma^2` and the rod flow's :math:`r^{\star2}`), :math:`\beta/((1+2\mu)^2y^\star)` for
+    Nesterov (whose gradient is taken at a look-ahead point of amplitude :math:`(1+2\mu)r`).
+
+    Raises ``ValueError`` when no equilibrium exists (the critical sharpness is not above
+    :math:`a`: then every point is unstable along :math:`x` and GD diverges).
+    """
+    a = V.real("a", a, low=0.0, low_open=True)
+    beta = V.real("beta", beta, low=0.0, low_open=True)
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    momentum = V.real("momentum", momentum, low=0.0, high=1.0, high_open=True)
+    method = _method(momentum, nesterov)
+    y2_fn, r2_fn = _equilibrium_fns(method)
+    y2 = y2_fn(a, beta, eta, momentum)
+    if not y2 > 0:
+        crit = critical_sharpness(eta, momentum, nesterov=nesterov)
+        raise ValueError(f"a: no equilibrium for a = {a} at eta = {eta}, momentum = {momentum} "
+                         f"({method}): needs a < critical sharpness {crit:.6g} (eta*a = {eta * a:.6g})")
+    ys = math.sqrt(y2)
+    return ys, float(r2_fn(a, beta, eta, momentum, ys))
+
+
+def selfstab_cycle_loss(a: float, beta: float, eta: float, momentum: float = 0.0, *,
+                        nesterov: bool = False) -> float:
+    r"""The loss averaged over the 2-cycle's iterates, :math:`\tfrac12(a + y^{\star2})\sigma^2 - \beta y^\star`."""
+    ys, s2 = selfstab_equilibrium(a, beta, eta, momentum, nesterov=nesterov)
+    return 0.5 * (a + ys * ys) * s2 - beta * ys
+
+
+def selfstab_central_flow_loss(a: float, beta: float, eta: float) -> float:
+    r"""The central flow's prediction of GD's time-averaged loss, :math:`L(0, y^\star) + \sigma^2/\eta`.
+
+    Equal to :func:`selfstab_cycle_loss` (momentum 0) because :math:`\tfrac12 S\sigma^2 = \sigma^2/\eta`
+    at :math:`S = 2/\eta` (tested symbolically).
+    """
+    ys, s2 = selfstab_equilibrium(a, beta, eta)
+    return -beta * ys + s2 / eta
+
+
+@functools.lru_cache(maxsize=None)
+def _cycle_jacobian_expr() -> sp.Matrix:
+    r"""Jacobian of GD's two-step map at the cycle point :math:`(r, y^\star)`, in the symbols (eta, beta, y_star).
+
+    Parametrized by :math:`y^\star` instead of :math:`a` (:math:`a = 2/\eta - y^{\star2}`,
+    :math:`r = \sqrt{\beta/y^\star}`), which keeps every entry rational in :math:`\sqrt{\cdot}`-free form.
+    """
+    L = selfstab_loss_expr()
+    w = sp.Matrix([x, y])
+    T = w - eta_ * sp.Matrix([sp.diff(L, v) for v in (x, y)])
+    J = T.jacobian(w)
+    y2, r2 = selfstab_cycle_equations("gd")
+    a_of_ys = sp.solve(sp.Eq(y2, ys_ ** 2), a_)[0]
+    r = sp.sqrt(r2)
+    J_plus = J.subs({x: r, y: ys_, a_: a_of_ys})
+    J_minus = J.subs({x: -r, y: ys_, a_: a_of_ys})
+    return sp.simplify(J_minus * J_plus)
+
+
+def selfstab_cycle_jacobian(a: float, beta: float, eta: float) -> np.ndarray:
+    r"""The 2x2 Jacobian :math:`M = J(-r, y^\star)\,J(r, y^\star)` of two GD steps at the cycle.
+
+    With :math:`c = 2\eta r y^\star` and :math:`d = 1 - \eta r^2`:
+    :math:`M = \begin{pmatrix}1-c^2 & c(1+d)\\ -c(1+d) & d^2-c^2\end{pmatrix}`,
+    :math:`\det M = (d + c^2)^2`.
+    """
+    ys, _ = selfstab_equilibrium(a, beta, eta)  # validates and raises where no cycle exists
+    fn = _lambdified_jacobian()
+    return np.array(fn(eta, beta, ys), dtype=float)
+
+
+@functools.lru_cache(maxsize=None)
+def _lambdified_jacobian():
+    return sp.lambdify((eta_, beta_, ys_), _cycle_jacobian_expr(), "numpy")
+
+
+def selfstab_cycle_multipliers(a: float, beta: float, eta: float) -> np.ndarray:
+    """Eigenvalues of :func:`selfstab_cycle_jacobian` (complex): the cycle is stable iff all have modulus < 1."""
+    return np.linalg.eigvals(selfstab_cycle_jacobian(a, beta, eta))
+
+
+@functools.lru_cache(maxsize=None)
+def selfstab_edge_polynomials() -> dict[str, sp.Expr]:
+    r"""The three ways the cycle Jacobian :math:`M` can lose stability, as expressions in (eta, beta, y_star).
+
+    * ``"neimark_sacker"``: :math:`\det M - 1` (complex pair on the unit circle). With
+      :math:`\det M = (d+c^2)^2` it factors; the branch :math:`d + c^2 = 1` is
+      :math:`c^2 = \eta r^2`, i.e. :math:`4\eta y^{\star2} = 1`, i.e. :math:`\eta a = 7/4`.
+    * ``"flip"``: :math:`\det M + \operatorname{tr} M + 1` (a multiplier :math:`-1`, period doubling).
+    * ``"fold"``: :math:`\det M - \operatorname{tr} M + 1` (a multiplier :math:`+1`; positive on the
+      whole cycle's domain, so it never binds -- tested).
+    """
+    M = _cycle_jacobian_expr()
+    det, tr = sp.expand(M.det()), sp.expand(M.trace())
+    return {"neimark_sacker": sp.factor(det - 1), "flip": sp.factor(det + tr + 1), "fold": sp.factor(det - tr + 1)}
+
+
+@functools.lru_cache(maxsize=None)
+def _ns_edge_eta_a() -> sp.Expr:
+    r""":math:`\eta a` on the Neimark-Sacker branch :math:`d + c^2 = 1`, solved by sympy (:math:`7/4`)."""
+    M = _cycle_jacobian_expr()
+    d_plus_c2 = sp.sqrt(sp.factor(sp.expand(M.det())))  # det M = (d + c^2)^2 with d + c^2 > 0 on this branch
+    sols = [s for s in sp.solve(sp.Eq(d_plus_c2, 1), ys_) if s.is_positive]
+    if len(sols) != 1:  # pragma: no cover
+        raise RuntimeError(f"expected one Neimark-Sacker edge, got {sols}")
+    return sp.simplify(2 - eta_ * sols[0] ** 2)  # eta a = 2 - eta y*^2
+
+
+def _edge_candidates(beta: float, eta: float) -> list[tuple[float, str]]:
+    """Every :math:`\\eta a < 2` where some multiplier of the cycle Jacobian reaches the unit circle, with its kind."""
+    out = []
+    for kind, expr in selfstab_edge_polynomials().items():
+        num = sp.Poly(sp.expand(sp.numer(sp.together(expr.subs({eta_: eta, beta_: beta})))), ys_)
+        roots = np.roots([float(c) for c in num.all_coeffs()])
+        for root in roots[(np.abs(roots.imag) <= 1e-12 * np.abs(roots)) & (roots.real > 0)].real:
+            out.append((2.0 - eta * float(root) ** 2, kind))
+    return sorted(out)
+
+
+def selfstab_window(beta: float, eta: float) -> dict[str, float | str]:
+    r"""Where GD's 2-cycle of the toy -- the central-flow equilibrium -- is stable, as edges in :math:`\eta a`.
+
+    The candidates are the roots of the three edge polynomials of :func:`selfstab_edge_polynomials`
+    (mapped by :math:`\eta a = 2 - \eta y^{\star2}`); the window is the interval between consecutive
+    candidates on which the spectral radius of the cycle Jacobian is below 1. Returns ``lower`` and
+    ``upper`` (its edges, in :math:`\eta a`), ``lower_kind`` / ``upper_kind`` (which multiplier
+    crossing bounds it) and ``diverge`` (:math:`\eta a = 2`: no equilibrium beyond, and since
+    :math:`S = a + y^2 \ge a > 2/\eta` everywhere, :math:`|x|` grows geometrically).
+
+    For small :math:`\beta` the lower edge is the Neimark-Sacker edge :math:`\eta a = 7/4` (below
+    it the multipliers are a complex pair of modulus :math:`1 - \eta\beta/y^\star + 4\eta^2\beta y^\star > 1`)
+    and the upper edge a fold (a real multiplier through :math:`+1`) just below :math:`\eta a = 2`,
+    at :math:`y^\star \approx \eta\beta/2`. ``ValueError`` if no stable interval exists.
+    """
+    beta = V.real("beta", beta, low=0.0, low_open=True)
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    edges = [(-math.inf, "none")] + [e for e in _edge_candidates(beta, eta) if e[0] < 2.0] + [(2.0, "diverge")]
+    for (lo, lo_kind), (hi, hi_kind) in zip(edges[:-1], edges[1:]):
+        if not hi > lo:
+            continue
+        mid = 0.5 * (max(lo, hi - 1.0) + hi) if math.isinf(lo) else 0.5 * (lo + hi)
+        if mid * eta <= 0 or mid <= 0:
+            continue
+        if np.max(np.abs(selfstab_cycle_multipliers(mid / eta, beta, eta))) < 1.0:
+            return {"lower": lo, "upper": hi, "lower_kind": lo_kind, "upper_kind": hi_kind, "diverge": 2.0}
+    raise ValueError(f"beta: GD's 2-cycle is nowhere stable for beta = {beta}, eta = {eta}")
+
+
+@functools.lru_cache(maxsize=None)
+def rod_flow_fixed_point_equations() -> tuple[sp.Expr, sp.Expr]:
+    r"""The rod flow's stationary rod on the toy, :math:`(y^{\star2}, r^{\star2})`, derived by sympy.
+
+    Rod flow (time in steps): :math:`\dot c = -\tfrac\eta2[\nabla L(c+r) + \nabla L(c-r)]`,
+    :math:`\dot r = \tfrac\eta2[\nabla L(c+r) - \nabla L(c-r)] - 2r`. With :math:`c = (0, y)`,
+    :math:`r = (\rho, 0)` both vanish iff :math:`\eta(a + y^2) = 2` and :math:`\rho^2 = \beta/y`:
+    the same :math:`(y^{\star2}, r^2)` as GD's 2-cycle (:func:`selfstab_cycle_equations`).
+    """
+    L = selfstab_loss_expr()
+    grad = sp.Matrix([sp.diff(L, v) for v in (x, y)])
+    rho = sp.symbols("rho", positive=True)
+    gp, gm = grad.subs({x: rho, y: ys_}), grad.subs({x: -rho, y: ys_})
+    c_dot = -eta_ / 2 * (gp + gm)
+    r_dot = eta_ / 2 * (gp - gm) - 2 * sp.Matrix([rho, 0])
+    Y2, R2 = sp.symbols("Y2 R2", positive=True)
+    eqs = [sp.expand(c_dot[1]).subs(rho ** 2, R2), sp.expand(r_dot[0] / rho).subs(ys_ ** 2, Y2)]
+    assert sp.simplify(c_dot[0]) == 0 and sp.simplify(r_dot[1]) == 0
+    sol = sp.solve(eqs, [Y2, R2], dict=True)
+    return sp.simplify(sol[0][Y2]), sp.simplify(sol[0][R2])
+
+
+# ----------------------------------------------------------------------------------------------
+# momentum thresholds on a quadratic
+# ----------------------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def momentum_characteristic_polynomial(method: str) -> sp.Expr:
+    r"""Characteristic polynomial in :math:`z` of ``method`` on :math:`\tfrac12\lambda x^2`.
+
+    GD :math:`z - (1-\eta\lambda)`; heavy ball :math:`z^2 - (1 + \mu - \eta\lambda)z + \mu`;
+    Nesterov :math:`z^2 - (1+\mu)(1-\eta\lambda)z + \mu(1-\eta\lambda)` -- derived from the update rules.
+    """
+    V.choice("method", method, ("gd", "heavy_ball", "nesterov"))
+    z, lam, xs = sp.symbols("z lambda x_s")
+    mu = 0 if method == "gd" else mu_
+    nu = 1 if method == "nesterov" else 0
+    # x_{t+1} = x_t + mu (x_t - x_{t-1}) - eta*lam*(x_t + nu mu (x_t - x_{t-1})); seek x_t = z^t
+    rec = z ** 2 - (z + mu * (z - 1) - eta_ * lam * (z + nu * mu * (z - 1)))
+    poly = sp.expand(rec)
+    if method == "gd":
+        poly = sp.factor(poly)  # z (z - (1 - eta lam)): drop the spurious root z = 0
+        poly = sp.simplify(poly / z)
+    return sp.expand(poly)
+
+
+def critical_sharpness(eta: float, momentum: float = 0.0, *, nesterov: bool = False) -> float:
+    r"""The largest stable curvature: :math:`2/\eta`, :math:`2(1+\mu)/\eta` (heavy ball), :math:`2(1+\mu)/((1+2\mu)\eta)` (Nesterov).
+
+    Derived: the characteristic polynomial (:func:`momentum_characteristic_polynomial`) has a root
+    at :math:`z = -1` exactly there (a flip), and for :math:`0 \le \mu < 1` that is the first root
+    to leave the unit disc as :math:`\lambda` grows (tested).
+    """
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    momentum = V.real("momentum", momentum, low=0.0, high=1.0, high_open=True)
+    return float(_critical_fn(_method(momentum, nesterov))(eta, momentum))
+
+
+@functools.lru_cache(maxsize=None)
+def _critical_expr(method: str) -> sp.Expr:
+    z, lam = sp.symbols("z lambda")
+    poly = momentum_characteristic_polynomial(method)
+    sols = sp.solve(poly.subs(z, -1), lam)
+    if len(sols) != 1:  # pragma: no cover
+        raise RuntimeError(f"expected one flip curvature, got {sols}")
+    return sp.simplify(sols[0])
+
+
+@functools.lru_cache(maxsize=None)
+def _critical_fn(method: str):
+    return sp.lambdify((eta_, mu_), _critical_expr(method), "math")
+
+
+# ----------------------------------------------------------------------------------------------
+# the catapult (uv model, one sample, label 0)
+# ----------------------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def catapult_map() -> tuple[sp.Expr, sp.Expr]:
+    r"""GD on :math:`\tfrac12 f^2`, :math:`f = u^\top v/\sqrt m`, closed on :math:`(f, \lambda)`; derived.
+
+    With :math:`P = \|u\|^2`, :math:`Q = \|v\|^2`, :math:`C = u^\top v` the update
+    :math:`u^+ = u - \eta f v/\sqrt m`, :math:`v^+ = v - \eta f u/\sqrt m` gives
+    :math:`C^+ = C - \eta f (P+Q)/\sqrt m + \eta^2 f^2 C/m` and
+    :math:`P^+ + Q^+ = (P+Q)(1 + \eta^2f^2/m) - 4\eta f C/\sqrt m`. Returns :math:`(f^+, \lambda^+)`
+    in the symbols ``f, lambda, eta, m``.
+    """
+    f, lam, m = sp.symbols("f lambda m", real=True)
+    P, Q, C = sp.symbols("P Q C", real=True)
+    e = eta_ * f / sp.sqrt(m)
+    C_new = C - e * (P + Q) + e ** 2 * C     # u+.v+ = u.v - e(|u|^2+|v|^2) + e^2 v.u
+    PQ_new = (P + Q) * (1 + e ** 2) - 4 * e * C  # |u+|^2+|v+|^2
+    subs = {C: f * sp.sqrt(m), P: lam * m - Q}
+    f_new = sp.simplify((C_new / sp.sqrt(m)).subs(subs, simultaneous=True))
+    lam_new = sp.simplify((PQ_new / m).subs(subs, simultaneous=True))
+    return sp.expand(f_new), sp.expand(lam_new)
+
+
+def catapult_phase(eta_lambda0: float) -> str:
+    r"""``"lazy"`` (:math:`\eta\lambda_0 < 2`), ``"catapult"`` (:math:`2 < \eta\lambda_0 < 4`), ``"divergent"`` (:math:`> 4`).
+
+    From :func:`catapult_map`: near :math:`f = 0` the output multiplier is :math:`1 - \eta\lambda`
+    (stable iff :math:`\eta\lambda < 2`), and :math:`\lambda^+ - \lambda = (\eta f^2/m)(\eta\lambda - 4)`
+    lowers the curvature while :math:`\eta\lambda < 4` (so a growing :math:`f` catapults :math:`\lambda`
+    below :math:`2/\eta`) and raises it while :math:`\eta\lambda > 4` (no way back: divergence).
+    The edges themselves (2 and 4) return ``"boundary"``. The divergent edge is exact at every
+    width :math:`m`; whether a catapult just below 4 survives its spike depends on :math:`m`
+    (the spike's relative size shrinks as :math:`m` grows).
+    """
+    c = V.real("eta_lambda0", eta_lambda0, low=0.0, low_open=True)
+    lo, hi = CATAPULT_EDGES
+    if c == lo or c == hi:
+        return "boundary"
+    return "lazy" if c < lo else ("catapult" if c < hi else "divergent")
+
+
+# ----------------------------------------------------------------------------------------------
+# the scalar factorization (uv - 1)^2 / 2
+# ----------------------------------------------------------------------------------------------
+
+def uv_sharpness(u: float, v: float) -> float:
+    r"""Largest Hessian eigenvalue of :math:`\tfrac12(uv-1)^2`: Hessian :math:`\begin{pmatrix}v^2 & 2uv-1\\ 2uv-1 & u^2\end{pmatrix}`."""
+    u = V.real("u", u)
+    v = V.real("v", v)
+    h11, h22, h12 = v * v, u * u, 2 * u * v - 1
+    return 0.5 * (h11 + h22) + math.hypot(0.5 * (h11 - h22), h12)
+
+
+def uv_conserved_quantity() -> sp.Expr:
+    r""":math:`\frac{d}{dt}(u^2 - v^2)` along gradient flow of :math:`\tfrac12(uv-1)^2` (simplifies to 0)."""
+    u, v = x, y
+    L = sp.Rational(1, 2) * (u * v - 1) ** 2
+    return sp.simplify(2 * u * (-sp.diff(L, u)) - 2 * v * (-sp.diff(L, v)))
+
+
+def uv_gradient_flow_limit_sharpness(u0: float, v0: float) -> float:
+    r"""Sharpness where gradient flow from :math:`(u_0, v_0)` lands: :math:`\sqrt{(u_0^2 - v_0^2)^2 + 4}`.
+
+    Gradient flow keeps :math:`\delta = u^2 - v^2` (:func:`uv_conserved_quantity`) and ends on
+    :math:`uv = 1`, where the sharpness is :math:`u^2 + v^2 = \sqrt{\delta^2 + 4(uv)^2}`.
+    Needs :math:`u_0 v_0 > 0` or :math:`\delta \ne 0` (else the flow stops at the saddle 0).
+    """
+    u0 = V.real("u0", u0)
+    v0 = V.real("v0", v0)
+    delta = u0 * u0 - v0 * v0
+    if delta == 0 and not u0 * v0 > 0:
+        raise ValueError(f"u0: gradient flow from ({u0}, {v0}) ends at the saddle (0, 0), not on uv = 1")
+    return math.sqrt(delta * delta + 4.0)
