@@ -1,0 +1,223 @@
+r"""NumPy / SciPy references of the edge-of-stability simulators and their benchmark cases.
+
+* :func:`poly_gd_numpy` -- the recursion of :func:`sims.eos.poly_gd` (GD, heavy ball, Nesterov on a 2-D
+  polynomial loss) with a Python loop over steps and arrays over runs, same outputs;
+* :func:`poly_flow_scipy` -- gradient, central and rod flow by ``scipy.integrate.solve_ivp`` (LSODA),
+  an independent integrator for :func:`sims.eos.poly_flow`;
+* :func:`catapult_numpy` -- GD on the uv model from given :math:`(u_0, v_0)`, arrays over runs.
+
+``bench_cases(scale)`` times the two sweeps against their references (``make bench``).
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from sims.bench import BenchCase
+from sims.eos import DIVERGENCE_BOUND, FLOWS, catapult_gd, poly_gd
+from theory import _validate as V
+
+__all__ = ["poly_loss_numpy", "poly_grad_numpy", "poly_sharpness_numpy", "poly_gd_numpy", "poly_flow_scipy",
+           "catapult_numpy", "bench_cases"]
+
+
+def _powers(t):
+    t = np.asarray(t, dtype=float)
+    one, zero = np.ones_like(t), np.zeros_like(t)
+    return np.stack([one, t, t * t], -1), np.stack([zero, one, 2 * t], -1), np.stack([zero, zero, 2 * one], -1)
+
+
+def poly_loss_numpy(W: np.ndarray, C: np.ndarray) -> np.ndarray:
+    r""":math:`p(x)^\top C p(y)` for points ``W`` (..., 2) and coefficients ``C`` (..., 3, 3)."""
+    px, _, _ = _powers(W[..., 0])
+    py, _, _ = _powers(W[..., 1])
+    return np.einsum("...i,...ij,...j->...", px, C, py)
+
+
+def poly_grad_numpy(W: np.ndarray, C: np.ndarray) -> np.ndarray:
+    r""":math:`\nabla L` of :func:`poly_loss_numpy`, shape (..., 2)."""
+    px, dpx, _ = _powers(W[..., 0])
+    py, dpy, _ = _powers(W[..., 1])
+    return np.stack([np.einsum("...i,...ij,...j->...", dpx, C, py), np.einsum("...i,...ij,...j->...", px, C, dpy)], -1)
+
+
+def _hessian(W, C):
+    px, dpx, ddpx = _powers(W[..., 0])
+    py, dpy, ddpy = _powers(W[..., 1])
+    q = lambda u, v: np.einsum("...i,...ij,...j->...", u, C, v)  # noqa: E731
+    return q(ddpx, py), q(dpx, dpy), q(px, ddpy)
+
+
+def poly_sharpness_numpy(W: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """Largest Hessian eigenvalue (``numpy.linalg.eigvalsh`` of the 2x2 Hessian)."""
+    hxx, hxy, hyy = _hessian(W, C)
+    H = np.stack([np.stack([hxx, hxy], -1), np.stack([hxy, hyy], -1)], -2)
+    return np.linalg.eigvalsh(H)[..., -1]
+
+
+def poly_gd_numpy(coef, eta, w0, *, n_steps: int, n_blocks: int, momentum=0.0, nesterov=False) -> dict[str, np.ndarray]:
+    """Vectorized NumPy reference of :func:`sims.eos.poly_gd`: same arguments and outputs."""
+    n_steps = V.integer("n_steps", n_steps, low=1)
+    n_blocks = V.integer("n_blocks", n_blocks, low=1, high=n_steps)
+    if n_steps % n_blocks:
+        raise ValueError(f"n_blocks: must divide n_steps = {n_steps}, got {n_blocks}")
+    C = V.array("coef", coef, ndim=(2, 3))
+    W = V.array("w0", w0, ndim=(1, 2))
+    etas = V.array("eta", np.atleast_1d(eta), ndim=1, low=0.0, low_open=True)
+    n = max(etas.size, 1 if W.ndim == 1 else W.shape[0], 1 if C.ndim == 2 else C.shape[0])
+    C = np.broadcast_to(C, (n, 3, 3))
+    W = np.broadcast_to(W, (n, 2)).copy()
+    S = np.broadcast_to(etas, (n,))[:, None]
+    mom = np.broadcast_to(np.atleast_1d(np.asarray(momentum, float)), (n,))[:, None]
+    nu = np.broadcast_to(np.atleast_1d(np.asarray(nesterov)), (n,)).astype(float)[:, None]
+    W_prev, W_prev2 = W.copy(), W.copy()
+    block = n_steps // n_blocks
+    sums = np.zeros((n, 5))
+    means = np.full((n, n_blocks, 5), np.nan)
+    ends = np.full((n, n_blocks, 2), np.nan)
+    div = np.zeros(n, bool)
+    div_step = np.full(n, -1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for t in range(n_steps):
+            sums += np.column_stack([W[:, 0], W[:, 1], W[:, 0] ** 2, poly_loss_numpy(W, C), poly_sharpness_numpy(W, C)])
+            Z = W + nu * mom * (W - W_prev)
+            new = W + mom * (W - W_prev) - S * poly_grad_numpy(Z, C)
+            bad = ~div & (~np.all(np.isfinite(new), 1) | (np.max(np.abs(np.nan_to_num(new, nan=np.inf)), 1) > DIVERGENCE_BOUND))
+            div_step = np.where(bad, t + 1, div_step)
+            div |= bad
+            keep = div[:, None]
+            W, W_prev, W_prev2 = np.where(keep, W, new), np.where(keep, W_prev, W), np.where(keep, W_prev2, W_prev)
+            if (t + 1) % block == 0:
+                b = (t + 1) // block - 1
+                means[:, b], ends[:, b] = sums / block, W
+                sums[:] = 0.0
+    dead = div[:, None] & (np.arange(n_blocks)[None] >= (div_step // block)[:, None])
+    means[dead] = np.nan
+    ends[dead] = np.nan
+    gap = np.where(div, np.nan, np.linalg.norm(W - W_prev2, axis=1))
+    return {"block_mean": means, "block_end": ends, "final": W, "gap2": gap, "diverged": div, "diverged_step": div_step}
+
+
+def poly_flow_scipy(coef, eta: float, w0, t1: float, *, flow: str = "central", relax: float = 1.0,
+                    rtol: float = 1e-10, atol: float = 1e-12) -> np.ndarray:
+    """State (c, r) at ``t1`` of the flow of :func:`sims.eos.poly_flow` (one run), by SciPy's LSODA.
+
+    The central flow's :math:`\\nabla S` is computed here by central finite differences of
+    :func:`poly_sharpness_numpy` (step 1e-6), independent of the closed-form gradient the simulator uses.
+    """
+    V.choice("flow", flow, FLOWS)
+    C = V.array("coef", coef, shape=(3, 3))
+    w = V.array("w0", w0, shape=(2,))
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+
+    def grad_S(c, h=1e-6):
+        return np.array([(poly_sharpness_numpy(c + h * e, C) - poly_sharpness_numpy(c - h * e, C)) / (2 * h)
+                         for e in np.eye(2)])
+
+    def field(t, z):
+        c, r = z[:2], z[2:]
+        g = poly_grad_numpy(c, C)
+        if flow == "gradient":
+            return np.concatenate([-eta * g, 0 * r])
+        if flow == "central":
+            S, gS = poly_sharpness_numpy(c, C), grad_S(c)
+            s2 = max(0.0, (2 * np.dot(-g, gS) + 2 * relax / eta * (S - 2 / eta)) / max(np.dot(gS, gS), 1e-300))
+            return np.concatenate([-eta * (g + 0.5 * s2 * gS), 0 * r])
+        gp, gm = poly_grad_numpy(c + r, C), poly_grad_numpy(c - r, C)
+        return np.concatenate([-0.5 * eta * (gp + gm), 0.5 * eta * (gp - gm) - 2 * r])
+
+    if flow == "rod":
+        w1 = w - eta * poly_grad_numpy(w, C)
+        z0 = np.concatenate([0.5 * (w + w1), 0.5 * (w - w1)])
+    else:
+        z0 = np.concatenate([w, np.zeros(2)])
+    sol = solve_ivp(field, (0.0, float(t1)), z0, method="LSODA", rtol=rtol, atol=atol)
+    return sol.y[:, -1]
+
+
+def catapult_numpy(u0: np.ndarray, v0: np.ndarray, eta: np.ndarray, n_steps: int) -> dict[str, np.ndarray]:
+    r"""GD on :math:`\tfrac12 (u^\top v/\sqrt m)^2` from rows of ``u0``, ``v0`` (n, m) with steps ``eta`` (n,).
+
+    Returns the final :math:`\eta\lambda`, the largest loss over the start, ``diverged`` and ``diverged_step``.
+    """
+    U, Vv = np.array(u0, dtype=float), np.array(v0, dtype=float)
+    m = U.shape[1]
+    e = np.asarray(eta, dtype=float)[:, None]
+    scale = np.sqrt(m)
+    loss0 = 0.5 * (np.sum(U * Vv, 1) / scale) ** 2
+    worst = loss0.copy()
+    div = np.zeros(U.shape[0], bool)
+    div_step = np.full(U.shape[0], -1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for t in range(n_steps):
+            f = (np.sum(U * Vv, 1) / scale)[:, None]
+            worst = np.where(div, worst, np.maximum(worst, 0.5 * f[:, 0] ** 2))
+            nU, nV = U - e * f * Vv / scale, Vv - e * f * U / scale
+            big = lambda A: ~np.all(np.isfinite(A), 1) | (np.max(np.abs(np.nan_to_num(A, nan=np.inf)), 1) > DIVERGENCE_BOUND)  # noqa: E731
+            bad = ~div & (big(nU) | big(nV))
+            div_step = np.where(bad, t + 1, div_step)
+            div |= bad
+            U, Vv = np.where(div[:, None], U, nU), np.where(div[:, None], Vv, nV)
+    final = np.where(div, np.nan, e[:, 0] * (np.sum(U * U, 1) + np.sum(Vv * Vv, 1)) / m)
+    return {"final_eta_lambda": final, "max_loss_ratio": np.where(div, np.inf, worst / loss0), "diverged": div,
+            "diverged_step": div_step}
+
+
+def bench_cases(scale: str = "small") -> list[BenchCase]:
+    """Two sweeps: GD on the self-stabilization toy over eta*a, and the catapult over eta*lambda0 x seeds.
+
+    ``scale``: "small" (seconds on a laptop) or "large" (GPU-sized). Units: GD updates (toy), GD updates x
+    width (catapult).
+    """
+    V.choice("scale", scale, ("small", "large"))
+    from theory.eos import selfstab_coefficients
+
+    n, steps = (256, 4000) if scale == "small" else (16384, 20000)
+    # inside the 2-cycle's window the dynamics contract, so round-off differences between the two codes stay at
+    # round-off (outside it, chaotic runs amplify them and only divergence flags could be compared)
+    eta_a = np.linspace(1.76, 1.99, n)
+    coef = np.stack([selfstab_coefficients(e / 0.5, 0.1) for e in eta_a])
+
+    # the bench harness compares tuples of arrays: (block means, divergence steps)
+    def toy(fn):
+        out = fn(coef, 0.5, (0.1, 0.0), n_steps=steps, n_blocks=4)
+        return out["block_mean"], out["diverged_step"]
+
+    def check_toy(jx, npy):
+        np.testing.assert_allclose(jx[0], npy[0], rtol=1e-8, atol=1e-10)
+        np.testing.assert_array_equal(jx[1], npy[1])
+
+    cases = [BenchCase(
+        name=f"eos.selfstab_sweep[{n}x{steps}]", unit="GD updates", work=float(n * steps),
+        run_jax=lambda: toy(poly_gd), run_numpy=lambda: toy(poly_gd_numpy), check=check_toy)]
+
+    import jax
+
+    width, n_c, n_seeds, c_steps = (256, 16, 4, 200) if scale == "small" else (4096, 64, 64, 400)
+    keys = jax.random.split(jax.random.key(0), n_seeds)
+    cs = np.linspace(0.5, 4.5, n_c)
+
+    def numpy_catapult():
+        u, v = [], []
+        for k in keys:  # the same draws as the simulator: split each run key, then two normals
+            ku, kv = jax.random.split(k)
+            u.append(np.asarray(jax.random.normal(ku, (width,))))
+            v.append(np.asarray(jax.random.normal(kv, (width,))))
+        U, Vv = np.tile(np.array(u), (n_c, 1)), np.tile(np.array(v), (n_c, 1))
+        lam0 = (np.sum(U * U, 1) + np.sum(Vv * Vv, 1)) / width
+        out = catapult_numpy(U, Vv, np.repeat(cs, n_seeds) / lam0, c_steps)
+        return out["diverged"], out["final_eta_lambda"]
+
+    def jax_catapult():
+        out = catapult_gd(keys, cs, width=width, n_steps=c_steps, n_blocks=c_steps // 10)
+        return out["diverged"].ravel(), out["final_eta_lambda"].ravel()
+
+    def check_catapult(jx, npy):
+        np.testing.assert_array_equal(jx[0], npy[0])
+        np.testing.assert_allclose(jx[1], npy[1], rtol=1e-8)
+
+    cases.append(BenchCase(
+        name=f"eos.catapult_sweep[{n_c}x{n_seeds}, m={width}]", unit="GD updates x width",
+        work=float(n_c * n_seeds * c_steps * width),
+        run_jax=jax_catapult, run_numpy=numpy_catapult, check=check_catapult))
+    return cases
