@@ -1,0 +1,101 @@
+"""Rows of the simulator contract (tests/test_contract.py) for sims/sign_floor.py.
+
+One row per public simulator: ``simulate`` (two rows: signSGD/Signum with both noises, and
+normalized SGD with Student-t noise), ``ladder`` and the per-run kernels ``chain_run`` and
+``ladder_run`` (called through one module-level ``jax.jit`` with static arguments, as a user would).
+Small static setups (T = 12, 3 records, chunks of 8) keep compilation short. Eager execution
+compiles every primitive on its own (seconds per row), so jit-equals-eager runs on the kernels,
+where the maths lives; the sweep wrappers around them are compared with a loop of single runs.
+"""
+import sys
+
+import jax
+import numpy as np
+
+from sims import sign_floor as S
+
+# Sim comes from the contract module that is importing this file: importing it by name under pytest
+# would load a second copy of tests/test_contract.py ("test_contract" and "tests.test_contract").
+_contract = sys.modules.get("test_contract") or sys.modules.get("tests.test_contract")
+if _contract is None:  # imported on its own
+    from tests.test_contract import Sim
+else:
+    Sim = _contract.Sim
+
+NAN = float("nan")
+_OUT = ("mean_f", "final_f", "curve", "diverged", "diverged_step")
+
+
+def _simulate(**over):
+    args = dict(key=jax.random.key(0), eta=np.array([0.05, 0.1]), x0=np.array([0.3, -0.2]), h=np.array([1.0, 3.0]),
+                method="sign", beta=0.5, sigma_m=0.5, sigma_a=0.2, cooldown=0.5, T=12, n_rec=3, burn=2, n_chains=2,
+                paired=True, chunk_size=8)
+    return S.simulate(**(args | over))
+
+
+def _simulate_normalized(**over):
+    return _simulate(**({"method": "normalized", "law": "student", "df": 3, "sigma_a": 0.0} | over))
+
+
+def _ladder(**over):
+    args = dict(key=jax.random.key(0), sigma=np.array([0.5, 1.0]), theta=0.3, T=12, burn=2, n_chains=2, paired=True,
+                chunk_size=8)
+    return S.ladder(**(args | over))
+
+
+_chain_jit = jax.jit(S.chain_run, static_argnames=("T", "n_rec", "method", "additive", "law", "df", "impl"))
+_ladder_jit = jax.jit(S.ladder_run, static_argnames=("T", "law", "df", "impl"))
+_DATA = np.asarray(jax.random.key_data(jax.random.key(0)))
+
+
+def _chain(T=12, n_rec=3, method="sign", additive=True, law="gaussian", df=0, **over):
+    point = dict(key_data=_DATA, key_index=np.int64(0), x0=np.array([0.3, -0.2]), h=np.array([1.0, 3.0]), eta=0.05,
+                 cooldown=0.5, beta=0.5, sigma_m=0.5, sigma_a=0.2, burn=np.int64(2)) | over
+    return _chain_jit(point, T=T, n_rec=n_rec, method=method, additive=additive, law=law, df=df)
+
+
+def _ladder_run(T=12, law="gaussian", df=0, **over):
+    point = dict(key_data=_DATA, key_index=np.int64(0), sigma=1.0, theta=0.3, burn=np.int64(2), n0=0) | over
+    return _ladder_jit(point, T=T, law=law, df=df)
+
+
+_WRAPPER = ("a sweep of chain_run, whose jit-equals-eager is row sign_floor.chain_run (static branches only: "
+            "method and law select code at trace time); the sweep itself equals a loop of single runs (vmap row)")
+_SIM_BAD = [
+    ({"eta": np.array([NAN, 0.1])}, "eta"), ({"eta": np.array([0.0, 0.1])}, "eta"), ({"sigma_m": NAN}, "sigma_m"),
+    ({"sigma_a": -1.0}, "sigma_a"), ({"beta": NAN}, "beta"), ({"beta": 1.0}, "beta"), ({"cooldown": NAN}, "cooldown"),
+    ({"method": "adam"}, "method"), ({"T": 0}, "T"), ({"n_rec": 5}, "n_rec"), ({"burn": 12}, "burn"),
+    ({"key": 0}, "key"), ({"x0": np.array([NAN, 0.0])}, "x0"), ({"h": np.array([1.0, -3.0])}, "h"),
+    ({"law": "cauchy"}, "law"), ({"law": "student", "df": 2.5}, "df"), ({"n_chains": 0}, "n_chains"),
+]
+
+SIMULATORS = [
+    Sim("sign_floor.simulate", _simulate, outputs=lambda o: [o[k] for k in _OUT],
+        grid=("eta", np.array([0.05, 0.1, 0.02]), 0), bad=_SIM_BAD, skip={"jit": _WRAPPER},
+        # |1 - eta h| ~ 1e30 per SGD step: |x| passes the 1e150 bound within T = 12 steps
+        diverging=({"method": "sgd", "eta": np.array([1e30, 1e40])}, lambda o: o["diverged"]),
+        vary={"key": jax.random.key(1), "eta": np.array([0.07, 0.03]), "x0": np.array([0.1, 0.5])}),
+    Sim("sign_floor.simulate_normalized_student", _simulate_normalized, outputs=lambda o: [o[k] for k in _OUT],
+        grid=("eta", np.array([0.05, 0.1, 0.02]), 0), bad=[({"df": 0}, "df"), ({"df": 65}, "df")],
+        skip={"diverge": "a normalized step has length eta: the state cannot leave a bounded set in T steps",
+              "jit": _WRAPPER},
+        vary={"key": jax.random.key(1), "sigma_m": 0.8}),
+    Sim("sign_floor.ladder", _ladder, outputs=lambda o: [o[k] for k in ("m2", "m2_even", "m2_odd", "n", "n_prev")],
+        grid=("sigma", np.array([0.5, 1.0, 2.0]), 0),
+        bad=[({"sigma": np.array([NAN, 1.0])}, "sigma"), ({"theta": 0.0}, "theta"), ({"theta": NAN}, "theta"),
+             ({"T": 13}, "T"), ({"burn": 3}, "burn"), ({"n0": 0.5}, "n0"), ({"law": "x"}, "law"), ({"key": None}, "key")],
+        skip={"diverge": "integer walks cannot diverge: |n_k| <= |n_0| + k (documented in ladder)",
+              "jit": "a sweep of ladder_run, whose jit-equals-eager is row sign_floor.ladder_run"},
+        vary={"key": jax.random.key(1), "sigma": np.array([0.7, 1.3])}),
+    Sim("sign_floor.chain_run", _chain, outputs=lambda o: [o[k] for k in _OUT],
+        skip={"vmap": "a per-run kernel; its vmapped form is simulate (row sign_floor.simulate)"},
+        bad=[({"T": 0}, "T"), ({"n_rec": 5}, "n_rec"), ({"method": "adam"}, "method"), ({"law": "x"}, "law"),
+             ({"additive": 1}, "additive"), ({"law": "student", "df": 0}, "df")],
+        diverging=({"method": "sgd", "eta": 1e30}, lambda o: o["diverged"]),
+        vary={"eta": 0.07, "key_index": np.int64(3), "x0": np.array([0.1, 0.5])}),
+    Sim("sign_floor.ladder_run", _ladder_run, outputs=lambda o: [o[k] for k in ("acc", "acc_even", "n", "n_prev")],
+        skip={"vmap": "a per-run kernel; its vmapped form is ladder (row sign_floor.ladder)",
+              "diverge": "integer walks cannot diverge: |n_k| <= |n_0| + k"},
+        bad=[({"T": 0}, "T"), ({"law": "x"}, "law"), ({"law": "student", "df": 0}, "df")],
+        vary={"sigma": 0.7, "key_index": np.int64(5), "n0": 4}),
+]
