@@ -1,20 +1,29 @@
 """Figures for the signSGD noise-floor topic (Singh, Mishra, Raut 2026; derived statements).
 
-Drawn from the claim results (full budget, cached): theory as lines, simulation as markers with
-standard-error bars.
+Drawn from the claim results (their arrays hold the simulation summaries and the exact laws they
+were checked against): theory as lines, simulation as markers with standard-error bars. Closed
+forms for the guide lines come from :mod:`theory.sign_floor`; nothing here simulates.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
-from matplotlib.ticker import NullFormatter
+from matplotlib.ticker import FixedLocator, NullFormatter
 
 from figures._style import ACCENT, MUTED, PALETTE, SIM, THEORY, figure, save, threshold
-from paper_checks import Result
+from paper_checks import Budget, Result
 from theory import sign_floor as T
 
 P = "singh2026."
+
+
+def _eta_ticks(ax, etas) -> None:
+    """Label the simulated steps themselves: a log axis spanning less than a decade has one major label."""
+    etas = np.asarray(etas, dtype=float)
+    ax.xaxis.set_major_locator(FixedLocator(etas))
+    ax.set_xticks(etas, labels=[f"{e:g}" for e in etas])
+    ax.xaxis.set_minor_formatter(NullFormatter())
 
 
 def _floor_slopes(results: dict[str, Result], out: Path) -> list[Path]:
@@ -27,15 +36,16 @@ def _floor_slopes(results: dict[str, Result], out: Path) -> list[Path]:
                                                    ("normalized_d10", "normalized SGD, d=10")]):
         e, mean, se = m[f"{name}_eta"], m[f"{name}_mean"], m[f"{name}_se"]
         ax1.errorbar(e, mean, yerr=se, fmt="o", color=color, label=label, ms=4, capsize=2)
-        if name != "sign":  # no closed form: an eta^2 guide through the pooled constant
+        if name != "sign":  # no closed form: an eta^2 guide through the geometric-mean constant
             c = np.exp(np.mean(np.log(mean / e**2)))
             ax1.plot(e, c * e**2, ls=":", color=color, lw=1)
     grid = np.geomspace(m["sign_eta"].min(), m["sign_eta"].max(), 50)
     ax1.plot(grid, T.c_unif(1.0) * grid**2, color=THEORY, label=r"theory $C_{\rm unif}\,a\eta^2$")
     ax1.text(0.97, 0.04, "SGD: no floor\n(geometric contraction)", transform=ax1.transAxes, color=MUTED,
              fontsize=8, ha="right")
-    ax1.set(xscale="log", yscale="log", xlabel=r"$\eta$", ylabel=r"stationary $E f$",
+    ax1.set(xscale="log", yscale="log", xlabel=r"step size $\eta$", ylabel=r"stationary $E f$",
             title="multiplicative noise: slope 2")
+    _eta_ticks(ax1, m["sign_eta"])
     ax1.legend(loc="upper left")
     a = add.arrays
     e = a["eta"]
@@ -50,11 +60,11 @@ def _floor_slopes(results: dict[str, Result], out: Path) -> list[Path]:
         else:
             c = np.exp(np.mean(np.log(a[f"{name}_mean"] / e)))
             ax2.plot(e, c * e, ls=":", color=color, lw=1)
-    ax2.set(xscale="log", yscale="log", xlabel=r"$\eta$", ylabel=r"stationary $E f$",
+    ax2.set(xscale="log", yscale="log", xlabel=r"step size $\eta$", ylabel=r"stationary $E f$",
             title="additive noise: slope 1 (lines: exact floors)")
-    ax2.xaxis.set_minor_formatter(NullFormatter())  # the minor decade labels overlap on this narrow range
+    _eta_ticks(ax2, e)
     ax2.legend(loc="upper left")
-    return save(fig, "sign_floor_slopes", out)
+    return save(fig, "sign_floor_slopes", out, claims=[P + "mult_floor_slope_two", P + "additive_floor_slope_one"])
 
 
 def _histogram(results: dict[str, Result], out: Path) -> list[Path]:
@@ -74,7 +84,7 @@ def _histogram(results: dict[str, Result], out: Path) -> list[Path]:
         ax.set(xlabel=r"$x/\eta = n + \theta$", title=f"{title} (θ = {theta:g}, σ = 1)", yscale="log", ylim=(1e-5, 30))
         ax.legend(loc="upper right", fontsize=7, ncols=1)
     axes[0].set_ylabel("probability")
-    return save(fig, "sign_floor_histogram", out)
+    return save(fig, "sign_floor_histogram", out, claims=[P + "sign_mult_period_two"])
 
 
 def _constant(results: dict[str, Result], out: Path) -> list[Path]:
@@ -83,18 +93,20 @@ def _constant(results: dict[str, Result], out: Path) -> list[Path]:
         return []
     a = r.arrays
     fig, ax = figure(1, width=4.6, height=3.4)
-    s = np.linspace(0.08, 3.3, 200)
+    s = np.linspace(0.08, 1.05 * float(np.max(a["sigma"])), 200)
     ax.plot(s, [T.c_mid(v) for v in s], color=THEORY, label=r"$C_{\rm mid} = 1/(4e_\sigma^2) - 1/8$")
     ax.plot(s, [T.c_unif(v) for v in s], color=PALETTE[2], label=r"$C_{\rm unif} = 1/(4e_\sigma^2) - 1/12$")
+    s_sde = s[s >= 0.5]  # the SDE constant vanishes like exp(-1/sigma^2) below: keep the axis on the floors
+    ax.plot(s_sde, [T.c_sde(v) for v in s_sde], color=MUTED, ls=":", lw=1, label="rival: first-order SDE (Laplace law)")
     ax.plot(s, np.pi * s**2 / 8 + np.pi / 24 - 1 / 8, color=MUTED, ls="--", lw=1, label=r"$\sigma\to\infty$ asymptote (mid)")
     ax.errorbar(a["sigma"], a["c_mid_sim"], yerr=a["c_mid_se"], fmt="o", color=SIM, label="integer ladder, c = η/2")
     ax.errorbar(a["sigma"], a["c_unif_sim"], yerr=a["c_unif_se"], fmt="s", color=ACCENT, mfc="none",
                 label="integer ladder, c uniform")
     threshold(ax, 1 / 8, "1/8", vertical=False)
     ax.set(xlabel=r"noise level $\sigma$", ylabel=r"$C = E f/(a\eta^2)$", yscale="log",
-           title="signSGD floor constant, multiplicative noise")
+           ylim=(0.06, 3 * T.c_unif(float(s[-1]))), title="signSGD floor constant, multiplicative noise")
     ax.legend(loc="upper left", fontsize=7)
-    return save(fig, "sign_floor_constant", out)
+    return save(fig, "sign_floor_constant", out, claims=[P + "sign_mult_floor_constant"])
 
 
 def _cooldown(results: dict[str, Result], out: Path) -> list[Path]:
@@ -107,35 +119,36 @@ def _cooldown(results: dict[str, Result], out: Path) -> list[Path]:
         t = a["times"]
         fig, axes = figure(4, width=3.0, height=2.8)
         for ax, i, name in zip(axes, range(len(names)), names):
-            ax.plot(t, a["curve_const"][i], "o", ms=2.5, color=THEORY, label="constant (sim)")
-            ax.plot(t, a["curve_wsd"][i], "o", ms=2.5, color=SIM, label="WSD 20% (sim)")
-            if name.startswith("sgd"):
-                ax.plot(t, a["exact_const"][i], color=THEORY, lw=1, label="exact, constant")
-                ax.plot(t, a["exact_wsd"][i], color=SIM, lw=1, label="exact, WSD")
-            else:
-                ax.axhline(a["floors"][i], color=THEORY, lw=1, label="stationary floor (theory)")
+            lab = (lambda s: s) if i == 1 else (lambda s: None)  # one legend, on the first panel with a floor
+            ax.errorbar(t, a["curve_const"][i], yerr=a["se_const"][i], fmt="o", ms=2.5, color=THEORY,
+                        label=lab("constant (sim)"))
+            ax.errorbar(t, a["curve_wsd"][i], yerr=a["se_wsd"][i], fmt="o", ms=2.5, color=SIM, label=lab("WSD 20% (sim)"))
+            ax.plot(t, a["exact_const"][i], color=THEORY, lw=1, label=lab("exact law, constant"))
+            ax.plot(t, a["exact_wsd"][i], color=SIM, lw=1, label=lab("exact law, WSD"))
+            if a["floors"][i] > 0:
+                ax.axhline(a["floors"][i], color=MUTED, lw=0.8, ls=":", label=lab("stationary floor"))
             threshold(ax, 0.8 * t[-1], "cooldown")
             ax.set(yscale="log", xlabel="step", title=name)
         axes[0].set_ylabel(r"$E f$ (mean over chains)")
-        axes[0].legend(loc="lower left", fontsize=7)
-        paths += save(fig, "sign_floor_cooldown", out)
+        axes[1].legend(loc="lower left", fontsize=6)
+        paths += save(fig, "sign_floor_cooldown", out, claims=[P + "cooldown_dissociation"])
     if f is not None:
         a = f.arrays
         names = [str(n) for n in a["names"]]
         fig, axes = figure(4, width=3.0, height=2.8)
         for ax, i, name in zip(axes, range(len(names)), names):
-            ax.errorbar(a["fractions"], a["final"][i], yerr=a["final_se"][i], fmt="o", color=SIM, label="simulation")
-            if name.startswith("sgd"):
-                ax.plot(a["fractions"], a["exact"][i], color=THEORY, label="exact mean-square recursion")
+            ax.errorbar(a["fractions"], a["final"][i], yerr=a["final_se"][i], fmt="o", color=SIM,
+                        label="simulation" if i == 0 else None)
+            ax.plot(a["fractions"], a["exact"][i], color=THEORY, label="exact law" if i == 0 else None)
             ax.set(yscale="log", xlabel="cooldown fraction φ", title=name)
         axes[0].set_ylabel(r"final $E f_T$")
         axes[0].legend(loc="best", fontsize=7)
-        paths += save(fig, "sign_floor_fraction", out)
+        paths += save(fig, "sign_floor_fraction", out, claims=[P + "cooldown_fraction_endpoint"])
     return paths
 
 
-def make(results: dict[str, Result], out: Path, *, budget: str, fresh: bool) -> list[Path]:
-    """All figures of the topic; a figure whose claim result is missing is skipped."""
+def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
+    """All figures of the topic from the claim results; a figure whose claim result is missing is skipped."""
     out = Path(out)
     paths: list[Path] = []
     for draw in (_floor_slopes, _histogram, _constant, _cooldown):
