@@ -61,6 +61,12 @@ def _mid_and_halfwidth(grid: np.ndarray, grew: np.ndarray) -> tuple[float, float
 
 # ============================================================================= experiments
 
+def _escape_grid(grid: dict) -> dict:
+    """:func:`sims.sde.escape_point` over ``grid``, padded to a fixed chunk so every sweep shares one compilation."""
+    return run_grid(S.escape_point, grid, static={"gd_steps": 20, "ode_steps": 200}, chunk_size=1024,
+                    pad_to_chunk=True)
+
+
 @experiment("sde.escape")
 def escape_sweeps(budget: Budget) -> dict:
     """Deterministic GD and the three modified ODEs on the quadratic (grid of u = eta*lambda per lambda), the
@@ -77,7 +83,7 @@ def escape_sweeps(budget: Budget) -> dict:
         "eta": np.concatenate([np.tile(u, len(LAMBDAS)) / lam, np.full(2 * n, ETA_TOY)]),
         "lam": np.concatenate([lam, np.ones(2 * n)]),
     }
-    r = run_grid(S.escape_point, grid, static={"gd_steps": 20, "ode_steps": 200})
+    r = _escape_grid(grid)
     q = len(LAMBDAS) * n
     out = {"u": u, "s": s, "x0": x0, "lambdas": np.asarray(LAMBDAS)}
     for k, v in r.items():
@@ -94,13 +100,11 @@ def gd_rates(budget: Budget, h: float = 1e-3, u_small: float = 1e-3) -> dict:
     :math:`\eta\lambda = 2(1\pm h)` (either side of the edge) and at :math:`\eta\lambda` = ``u_small``."""
     u = np.array([2 * (1 - h), 2 * (1 + h), u_small])
     lam = np.repeat(LAMBDAS, u.size)
-    eta = np.tile(u, len(LAMBDAS)) / lam
-    cfg = S.Config(problem="quadratic", algo="dsgd", noise="none", n_agents=1, n_steps=20, n_record=1)
-    r = S.paths(cfg, {"key": jax.random.split(jax.random.key(0), lam.size), "x0": np.ones((lam.size, 1)),
-                      "eta": eta, "lam": lam})
-    rate = np.log(r["loss"][:, -1] / r["loss0"]) / (cfg.n_steps * eta)
-    return {"u": u, "lambdas": np.asarray(LAMBDAS), "rate": rate.reshape(len(LAMBDAS), u.size),
-            "diverged": r["diverged"].reshape(len(LAMBDAS), u.size)}
+    # 20 steps of x <- x - eta*lambda*x, the GD half of the escape sweep's kernel (problem 0: the quadratic)
+    r = _escape_grid({"problem": np.zeros(lam.size, int), "x0": np.ones(lam.size), "eta": np.tile(u, len(LAMBDAS)) / lam,
+                      "lam": lam})
+    return {"u": u, "lambdas": np.asarray(LAMBDAS), "rate": np.asarray(r["gd_rate"]).reshape(len(LAMBDAS), u.size),
+            "diverged": np.asarray(r["gd_diverged"]).reshape(len(LAMBDAS), u.size)}
 
 
 _WEAK_SEED = 20250601
@@ -111,7 +115,7 @@ def weak_errors(budget: Budget, sigma0: float = 0.3) -> dict:
     r"""Weak error :math:`E f(x_K) - E f(X_T)` of DSGD on :math:`x^4/4` (:math:`x_0 = 1`, T = 1) against each
     SDE, on coupled paths; mean and standard error over the finite paths, diverged count beside."""
     etas = np.asarray(budget.pick(quick=[0.2, 0.1, 0.05, 0.025], full=[0.2, 0.1, 0.05, 0.025, 0.0125]))
-    m = budget.pick(quick=3000, full=16000)
+    m = budget.pick(quick=2500, full=16000)
     grid, shape = cartesian(eta=etas, key=jax.random.split(jax.random.key(_WEAK_SEED), m))
     r = run_grid(S.weak_point, grid, static={"problem": "quartic", "x0": 1.0, "T": 1.0,
                                              "max_steps": int(round(1.0 / etas.min())), "substeps": 4,
@@ -140,7 +144,7 @@ def dcsgd_quadratic(budget: Budget) -> dict:
     compression/noise factor) for each cell and each c. The per-step multipliers
     :math:`M_k = f_{k+1}/f_k = (x_{k+1}/x_k)^2` are i.i.d.; returned: their mean (the mean-square factor)
     and the mean of :math:`\tfrac12\log M_k` (the Lyapunov exponent), each with its standard error."""
-    n, steps = budget.pick(quick=384, full=4096), budget.pick(quick=48, full=64)
+    n, steps = budget.pick(quick=256, full=4096), budget.pick(quick=48, full=64)
     cells = [(np.asarray(om), s1) for om, s1 in DCSGD_CELLS]
     grid, shape = cartesian(cell=np.arange(len(cells)), c=np.asarray(DCSGD_C),
                             key=jax.random.split(jax.random.key(_DCSGD_SEED), n))

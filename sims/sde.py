@@ -187,10 +187,14 @@ def loss_fn(problem: str) -> Callable[[jax.Array, jax.Array], jax.Array]:
     return _LOSSES[choice("problem", problem, PROBLEMS)]
 
 
-@partial(jax.jit, static_argnames=("problem",))
-def _derivatives(problem, x, lam):
-    f1 = jax.grad(lambda y: _LOSSES[problem](y[None], lam))
-    return jax.vmap(lambda y: (f1(y), jax.grad(f1)(y)))(x)
+@jax.jit
+def _derivatives(x, lam):
+    # All four toy functions in one kernel: one compilation per shape of x serves every problem.
+    out = {}
+    for problem in TOY_PROBLEMS:
+        f1 = jax.grad(lambda y, _f=_LOSSES[problem]: _f(y[None], lam))
+        out[problem] = jax.vmap(lambda y, _g=f1: (_g(y), jax.grad(_g)(y)))(x)
+    return out
 
 
 def derivatives(problem: str, x, lam=1.0) -> tuple[jax.Array, jax.Array]:
@@ -199,7 +203,7 @@ def derivatives(problem: str, x, lam=1.0) -> tuple[jax.Array, jax.Array]:
     choice("problem", problem, TOY_PROBLEMS)
     x = _arr("x", x, ndim=1)
     lam = _num("lam", lam, low=0.0, low_open=True)
-    return _derivatives(problem, jnp.asarray(x), lam)
+    return _derivatives(jnp.asarray(x), lam)[problem]
 
 
 # ----------------------------------------------------------------------------- noise and compressors
@@ -218,6 +222,8 @@ def sample_noise(key: jax.Array, kind: str, grad: jax.Array, sigma0, sigma1, n_a
     n_agents = integer("n_agents", n_agents, low=1)
     nu = real("nu", nu, low=0.0, low_open=True)
     _prng("key", key)
+    _num("sigma0", sigma0, low=0.0)
+    _num("sigma1", sigma1, low=0.0)
     shape = (n_agents,) + jnp.shape(grad)
     if kind == "none":
         return jnp.zeros(shape, jnp.result_type(grad, jnp.float64))
@@ -394,7 +400,8 @@ def simulate(key: jax.Array, x0, eta, cfg: Config, **params) -> dict[str, jax.Ar
             _arr(name, value, ndim=(0, 1), low=low)
         else:
             _num(name, value, low=low, low_open=open_)
-    typed = {k: jnp.asarray(v, jnp.float64) for k, v in params.items()}
+    # Every parameter is passed (defaults filled in) so that calls with different keyword sets share one compilation.
+    typed = {k: jnp.asarray(params.get(k, v), jnp.float64) for k, v in _DEFAULTS.items()}
     return _simulate_jit(key, jnp.asarray(x0, jnp.float64), jnp.asarray(eta, jnp.float64), cfg, typed)
 
 
@@ -446,7 +453,19 @@ def drift(problem: str, kind: str, x: jax.Array, eta, lam=1.0) -> jax.Array:
     _arr("x", x, ndim=1)
     _num("eta", eta, low=0.0)
     _num("lam", lam, low=0.0, low_open=True)
-    return _drift_coef(problem, _DRIFT_COEF[kind], jnp.asarray(x, jnp.float64), eta, lam)
+    x = jnp.asarray(x, jnp.float64)
+    if problem == "mlp":
+        return _drift_mlp(_DRIFT_COEF[kind], x, eta, lam)
+    return _drift_toy(TOY_PROBLEMS.index(problem), _DRIFT_COEF[kind], x, eta, lam)
+
+
+@jax.jit
+def _drift_toy(index, coef, x, eta, lam):
+    # the four toy problems behind one switch: one compilation per shape of x serves them all
+    return lax.switch(index, [partial(_drift_coef, p) for p in TOY_PROBLEMS], coef, x, eta, lam)
+
+
+_drift_mlp = jax.jit(partial(_drift_coef, "mlp"))
 
 
 def _heun_or_em(problem, coef, x, eta, lam, dt, dw, sigma0, sigma1, n_agents, scheme):

@@ -1,4 +1,8 @@
-"""Unit tests of theory/sde.py and sims/sde.py (topic ``sde``)."""
+"""Unit tests of theory/sde.py, sims/sde.py and sims/reference/sde.py (topic ``sde``).
+
+Simulator calls reuse the shapes and static configurations of the contract rows (tests/contract_sde.py)
+where they can, so that one process compiles each kernel once.
+"""
 import math
 
 import jax
@@ -8,6 +12,7 @@ import pytest
 import sympy as sp
 
 from sims import sde as S
+from sims.reference import sde as R
 from theory import sde as T
 
 X, Y = sp.symbols("x y", real=True)
@@ -32,30 +37,41 @@ def test_corrected_drift_matches_one_step_taylor_quotient_and_classic_does_not()
     assert sp.simplify(T.energy_rate(f, [X, Y], "second_order") - tq) != 0
 
 
-def test_quadratic_rates_and_thresholds_exact():
+def test_quadratic_rates_slopes_gaps_and_thresholds_exact():
     assert sp.simplify(T.quadratic_log_rate("first_order") + 2 * LAM) == 0
     assert sp.simplify(T.quadratic_log_rate("second_order") - (-2 * LAM - ETA * LAM**2)) == 0
     assert sp.simplify(T.quadratic_log_rate("corrected") - (-2 * LAM + ETA * LAM**2)) == 0
     assert sp.simplify(T.quadratic_threshold("gd") - 2 / LAM) == 0
     assert sp.simplify(T.quadratic_threshold("corrected") - 2 / LAM) == 0
     assert T.quadratic_threshold("first_order") is None and T.quadratic_threshold("second_order") is None
+    # the corrected rate is GD's tangent at the edge; the classic slopes are 0 and -lambda^2
+    edge = 2 / LAM
+    assert sp.simplify(T.quadratic_rate_slope("gd", LAM, edge) - LAM**2) == 0
+    assert sp.simplify(T.quadratic_rate_slope("corrected", LAM, edge) - LAM**2) == 0
+    assert sp.simplify(T.quadratic_rate_slope("second_order", LAM, edge) + LAM**2) == 0
+    assert T.quadratic_rate_slope("first_order", LAM, edge) == 0
+    assert sp.simplify(T.quadratic_rate_gap("corrected", 3) - (-2 * ETA * LAM**2 - sp.Rational(2, 3) * ETA**2 * LAM**3)) == 0
+    assert sp.simplify(T.quadratic_rate_gap("second_order", 3) + sp.Rational(2, 3) * ETA**2 * LAM**3) == 0
 
 
-def test_quartic_and_cosh_critical_steps():
+def test_quartic_corrected_threshold_is_threefold_conservative_and_cosh_roots():
     th = T.quartic_thresholds()
-    assert th["gd"] == 2 and th["corrected"] == sp.Rational(2, 3)
+    assert th["gd"] == 2 and th["corrected"] == sp.Rational(2, 3) and th["gd"] / th["corrected"] == 3
     assert th["first_order"] is None and th["second_order"] is None
     assert sp.simplify(T.critical_step(T.toy_function("cosh2"), "corrected") - 1 / sp.cosh(T._X)) == 0
-    x0 = T.escape_threshold_x("cosh2", "corrected", 0.1)
-    assert math.isclose(x0, math.acosh(10.0), rel_tol=1e-12)
+    assert math.isclose(T.escape_threshold_x("cosh2", "corrected", 0.1), math.acosh(10.0), rel_tol=1e-12)
+    x_gd = T.escape_threshold_x("cosh2", "gd", 0.1)
+    assert math.isclose(x_gd / math.sinh(x_gd), 0.1, rel_tol=1e-12)
 
 
-def test_l0_for_l1_exact():
+def test_l0_for_l1_sufficient_step_and_descent_margin_exact():
     L1 = sp.Symbol("L1", positive=True)
     assert sp.simplify(T.l0_for_l1(T.toy_function("quartic"), L1) - 4 / L1**2) == 0
     assert T.l0_for_l1(T.toy_function("cosh2"), 1) == 2
     assert T.l0_for_l1(T.toy_function("logcosh"), 0) == 1
     assert math.isclose(T.sufficient_step(1.0, 2.0, 3.0), 2 / 7)
+    assert T.descent_margin("quartic", 2) == 3 and T.descent_margin("quartic", 1) == 3
+    assert T.descent_margin("cosh2", 1) == 1
 
 
 def test_dcsgd_factor_symbolic_matches_closed_form_and_numeric():
@@ -66,113 +82,112 @@ def test_dcsgd_factor_symbolic_matches_closed_form_and_numeric():
     rng = np.random.default_rng(0)
     for _ in range(5):
         v = dict(zip((a, n, om, s1), (rng.uniform(0.1, 3), int(rng.integers(1, 9)), rng.uniform(0, 5), rng.uniform(0, 2))))
-        assert math.isclose(float(thr.subs(v)), T.dcsgd_threshold(v[a], v[n], v[om], v[s1]), rel_tol=1e-12)
         e = float(thr.subs(v))
+        assert math.isclose(e, T.dcsgd_threshold(v[a], v[n], v[om], v[s1]), rel_tol=1e-12)
         assert math.isclose(T.dcsgd_ms_factor(e, v[a], v[n], v[om], v[s1]), 1.0, rel_tol=1e-12)
-    # agent-specific omegas average their per-agent variances
+        # the prescription's factor is exactly 1 + V/N in one dimension
+        assert math.isclose(T.normalization_factor(v[n], v[om], v[s1]) * v[a] * e, 2.0, rel_tol=1e-12)
     assert math.isclose(T.dcsgd_threshold(1.0, 2, [0.0, 2.0], 0.0), 2 / (1 + 1.0 / 2))
 
 
-def test_mean_sign_symbolic_equals_closed_forms():
+def test_lyapunov_exponent_closed_form_and_jensen():
+    # One agent, no noise: x+ = x (1 - eta a B/q): gamma = q log|1 - eta a/q| exactly.
+    q, eta, a = 0.25, 0.3, 2.0
+    assert math.isclose(T.dcsgd_lyapunov(eta, a, 1, 1 / q - 1, 0.0), q * math.log(abs(1 - eta * a / q)), rel_tol=1e-12)
+    # Plain GD when nothing is compressed and there is no noise.
+    assert math.isclose(T.dcsgd_lyapunov(0.4, 2.0, 3, 0.0, 0.0), math.log(0.2), rel_tol=1e-12)
+    # Gaussian-only noise, one agent: E log|u + vZ| against a fine quadrature on a grid.
+    u, v = 1 - 0.5 * 2.0, 0.5 * 2.0 * 0.8
+    z = np.linspace(-12, 12, 2_000_001)
+    dens = np.exp(-z**2 / 2) / math.sqrt(2 * math.pi)
+    with np.errstate(divide="ignore"):
+        grid = np.trapezoid(np.where(np.isfinite(np.log(np.abs(u + v * z))), np.log(np.abs(u + v * z)), 0) * dens, z)
+    assert math.isclose(T.dcsgd_lyapunov(0.5, 2.0, 1, 0.0, 0.8), grid, rel_tol=1e-4)
+    for c in (1.0, 2.0, 3.0):
+        e = c / (2.0 * T.normalization_factor(4, [0.0, 1.0, 3.0, 0.5], 0.7))
+        assert T.dcsgd_lyapunov(e, 2.0, 4, [0.0, 1.0, 3.0, 0.5], 0.7) < 0.5 * math.log(
+            T.dcsgd_ms_factor(e, 2.0, 4, [0.0, 1.0, 3.0, 0.5], 0.7))
+
+
+def test_sign_laws_densities_and_linear_variance():
+    from scipy import stats
+
     u = sp.Symbol("u", real=True)
     assert sp.simplify(T.mean_sign_symbolic("gaussian") - sp.erf(u / sp.sqrt(2))) == 0
     assert sp.simplify(T.mean_sign_symbolic("cauchy") - 2 / sp.pi * sp.atan(u)) == 0
     assert sp.simplify(T.mean_sign_symbolic("student_t", 2) - u / sp.sqrt(u**2 + 2)) == 0
-    for law, nu, expr in (("gaussian", None, sp.erf(u / sp.sqrt(2))), ("cauchy", None, 2 / sp.pi * sp.atan(u)),
-                          ("student_t", 2, u / sp.sqrt(u**2 + 2))):
+    for law, nu, dist in (("gaussian", None, stats.norm()), ("cauchy", None, stats.cauchy()),
+                          ("student_t", 3.0, stats.t(3))):
+        assert math.isclose(T.noise_density_at_zero(law, nu), dist.pdf(0.0), rel_tol=1e-12)
         for val in (-2.5, 0.3, 1.7):
-            assert math.isclose(T.mean_sign(val, 1.0, law, nu=nu), float(expr.subs(u, val)), rel_tol=1e-12)
-        slope = float(sp.diff(expr, u).subs(u, 0))
-        assert math.isclose(T.mean_sign_slope_at_zero(1.0, law, nu=nu), slope, rel_tol=1e-12)
+            assert math.isclose(T.mean_sign(val, 1.0, law, nu=nu), 2 * dist.cdf(val) - 1, rel_tol=1e-10)
+    assert math.isclose(T.sign_contraction(2.0, 1.0, "cauchy"), 4 / math.pi)
     assert math.isclose(T.sign_variance(0.5, 1.0, "cauchy", n_agents=4), (1 - (2 / np.pi * np.arctan(0.5)) ** 2) / 4)
+    etas = 0.1 / np.sqrt(np.arange(3000) + 1.0)
+    v, w, ref = T.sign_linear_variance(etas, 4 / math.pi, 4), 0.0, []
+    for e in etas:
+        w = (1 - e * 4 / math.pi) ** 2 * w + e * e / 4
+        ref.append(w)
+    np.testing.assert_allclose(v, ref, rtol=1e-10)
+    # settles to eta_k / (2 kappa N) up to O(1/(k eta_k)) corrections
+    assert abs(v[-1] / (etas[-1] / (2 * 4 / math.pi * 4)) - 1) < 0.1
 
 
 # ----------------------------------------------------------------------------- sympy vs JAX autodiff
 
 @pytest.mark.parametrize("name", ["quadratic", "quartic", "cosh2", "logcosh"])
-def test_jax_drifts_match_sympy(name):
-    f = T.toy_function(name, lam=sp.Rational(3, 2))
-    rng = np.random.default_rng(1)
-    # The toy losses are sums over coordinates, so a vector of random points is evaluated in one call.
-    x, eta = rng.uniform(-2, 2, 5), 0.37
+def test_jax_drifts_and_derivatives_match_sympy(name):
+    f = T.toy_function(name, lam=1)
+    x, eta = np.array([-2.0, 0.3, 1.5]), 0.2  # the contract rows' points, so the kernels are shared
     for kind in T.DRIFT_KINDS:
         b = sp.lambdify((T._X, ETA), T.drift(f, [T._X], kind)[0], "numpy")
-        got = np.asarray(S.drift(name, kind, jnp.asarray(x), eta, 1.5))
-        np.testing.assert_allclose(got, b(x, eta) * np.ones_like(x), rtol=1e-11, atol=1e-13)
-    fpp = sp.lambdify(T._X, sp.diff(f, T._X, 2), "numpy")
-    h = jax.hessian(lambda y: S.loss_fn(name)(y, 1.5))(jnp.asarray(x))
-    np.testing.assert_allclose(np.diag(np.asarray(h)), fpp(x) * np.ones_like(x), rtol=1e-11)
+        np.testing.assert_allclose(np.asarray(S.drift(name, kind, x, eta)), b(x, eta) * np.ones_like(x), rtol=1e-11,
+                                   atol=1e-13)
+    fp, fpp = (sp.lambdify(T._X, sp.diff(f, T._X, k), "numpy") for k in (1, 2))
+    d1, d2 = S.derivatives(name, x)
+    np.testing.assert_allclose(np.asarray(d1), fp(x) * np.ones_like(x), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(np.asarray(d2), fpp(x) * np.ones_like(x), rtol=1e-12, atol=1e-14)
 
 
 # ----------------------------------------------------------------------------- simulators
 
-def _cfg(**kw):
-    base = dict(problem="quartic", algo="dcsgd", n_agents=3, compressor="bernoulli", noise="gaussian", n_steps=20, n_record=4)
-    base.update(kw)
-    return S.Config(**base)
+CFG = S.Config(problem="quartic", algo="dcsgd", n_agents=3, compressor="bernoulli", noise="gaussian", n_steps=4, n_record=2)
 
 
-# One jitted simulator shared by the tests: the static Config picks the compilation, so tests that
-# use the same Config reuse it.
-_SIM = jax.jit(S.simulate, static_argnames=("cfg",))
-_GD = dict(algo="dsgd", noise="none", n_agents=1, n_steps=20, n_record=20)
+def test_dcsgd_without_compression_or_noise_equals_numpy_reference_gd():
+    """omega = 0, sigma = 0: DCSGD is plain GD; the NumPy reference and the JAX simulator agree to round-off,
+    including where and whether a path diverges."""
+    key = jax.random.key(3)
+    for x0 in (1.2, 30.0):
+        r = S.simulate(key, np.array([x0]), 0.1, CFG, omega=0.0, sigma1=0.0)
+        ref = R.dcsgd_quartic(np.array([x0]), 0.1, 1.0, 0.0, 3, CFG.n_steps, np.random.default_rng(0))
+        assert bool(r["diverged"]) == bool(ref["diverged"][0]) and int(r["diverged_at"]) == int(ref["diverged_at"][0])
+        np.testing.assert_allclose(np.asarray(r["x"]), ref["x"], rtol=1e-13)
+    assert bool(S.simulate(key, np.array([30.0]), 0.1, CFG, omega=0.0, sigma1=0.0)["diverged"])
 
 
-def _params(**kw):
-    """Every traced parameter as a float64 array, so calls share one trace per Config."""
-    base = dict(omega=0.0, sigma1=0.0, L0=1.0, L1=1.0, normalized=0.0)
-    base.update(kw)
-    return {k: jnp.asarray(v, jnp.float64) for k, v in base.items()}
-
-
-def test_jit_equals_eager_and_run_grid_equals_loop():
-    cfg = _cfg()
-    keys = jax.random.split(jax.random.key(5), 3)
-    x0 = jnp.array([[1.0], [1.5], [0.5]])
-    eta = jnp.array([0.1, 0.05, 0.2])
-    om = jnp.array([0.0, 1.0, 3.0])
-    grid = {"key": keys, "x0": x0, "eta": eta, "omega": om, "sigma1": jnp.full(3, 0.5)}
-    batched = S.paths(cfg, grid)
-    for i in range(3):
-        one = _SIM(keys[i], x0[i], eta[i], cfg=cfg, **_params(omega=om[i], sigma1=0.5))
-        np.testing.assert_allclose(batched["loss"][i], np.asarray(one["loss"]), rtol=1e-12)
-    # eager vs jit on one update direction (the simulator's per-step kernel)
-    g = jnp.array([0.7, -1.2])
-    k = jax.random.key(9)
-    eager = S.direction(k, cfg, g, om, 0.1, 0.5)
-    jitted = jax.jit(S.direction, static_argnums=1)(k, cfg, g, om, 0.1, 0.5)
-    np.testing.assert_allclose(np.asarray(eager), np.asarray(jitted), rtol=1e-12)
-
-
-def test_noise_free_dsgd_equals_numpy_gd_and_normalized_flag_equals_algo():
-    r = _SIM(jax.random.key(0), jnp.array([1.2]), 0.1, cfg=_cfg(**_GD))
-    x, ref = 1.2, []
-    for _ in range(20):
-        x = x - 0.1 * x**3
-        ref.append(x**4 / 4)
-    np.testing.assert_allclose(np.asarray(r["loss"]), ref, rtol=1e-13)
-    k, one = jax.random.key(3), jnp.asarray(1.0)
-    a = _SIM(k, jnp.array([2.0]), one, cfg=_cfg(algo="dcsgd_normalized"), **_params(omega=1.0, sigma1=1.0, L1=2.0))
-    b = _SIM(k, jnp.array([2.0]), one, cfg=_cfg(), **_params(omega=1.0, sigma1=1.0, L1=2.0, normalized=1.0))
+def test_normalized_flag_equals_its_algorithm():
+    k = jax.random.key(3)
+    cfg_n = S.Config(**{**CFG.__dict__, "algo": "dcsgd_normalized"})
+    a = S.simulate(k, np.array([2.0]), 1.0, cfg_n, omega=1.0, sigma1=1.0, L1=2.0)
+    b = S.simulate(k, np.array([2.0]), 1.0, CFG, omega=1.0, sigma1=1.0, L1=2.0, normalized=1.0)
     np.testing.assert_array_equal(np.asarray(a["loss"]), np.asarray(b["loss"]))
 
 
-def test_divergence_is_data():
-    r = _SIM(jax.random.key(0), jnp.array([30.0]), 0.1, cfg=_cfg(**_GD))  # eta x0^2 = 90 > 2
-    assert bool(r["diverged"]) and 0 < int(r["diverged_at"]) <= 20 and np.all(np.isfinite(np.asarray(r["loss"])))
-
-
-@pytest.mark.parametrize("kind,omega", [("bernoulli", 1.5), ("rand_k", 3.0)])
-def test_compressors_unbiased_with_variance_omega(kind, omega):
-    d, n = 8, 40000
+def test_compressors_unbiased_with_variance_omega():
+    d, n = 8, 20000
     v = jnp.arange(1.0, d + 1)
-    out = jax.vmap(lambda k: S.compress(k, kind, v[None], jnp.array([omega]))[0])(jax.random.split(jax.random.key(2), n))
-    out = np.asarray(out)
-    # Monte Carlo: mean within 5 SE per coordinate; E||C(v)-v||^2 within 5 SE of omega ||v||^2.
-    se = out.std(axis=0) / math.sqrt(n)
-    assert np.all(np.abs(out.mean(axis=0) - np.asarray(v)) < 5 * se)
-    sq = ((out - np.asarray(v)) ** 2).sum(axis=1)
-    assert abs(sq.mean() - omega * float(v @ v)) < 5 * sq.std() / math.sqrt(n)
+    # both compressors in one compiled kernel: agent 0 Bernoulli (omega 1.5), agent 1 rand-k (omega 3)
+    draw = jax.jit(jax.vmap(lambda k: jnp.stack([S.compress(k, "bernoulli", v[None], jnp.array([1.5]))[0],
+                                                 S.compress(k, "rand_k", v[None], jnp.array([3.0]))[0]])))
+    both = np.asarray(draw(jax.random.split(jax.random.key(2), n)))
+    for out, omega in ((both[:, 0], 1.5), (both[:, 1], 3.0)):
+        # Monte Carlo: mean within 5 SE per coordinate; E||C(v)-v||^2 within 5 SE of omega ||v||^2.
+        se = out.std(axis=0) / math.sqrt(n)
+        assert np.all(np.abs(out.mean(axis=0) - np.asarray(v)) < 5 * se)
+        sq = ((out - np.asarray(v)) ** 2).sum(axis=1)
+        assert abs(sq.mean() - omega * float(v @ v)) < 5 * sq.std() / math.sqrt(n)
+    assert np.all((both[:, 1] != 0).sum(axis=1) == d // 4)  # rand-k keeps exactly k = d/(1+omega) coordinates
 
 
 @pytest.mark.slow
@@ -184,48 +199,83 @@ def test_student_t_and_cauchy_noise_laws_match_scipy():
         assert stats.kstest(z, dist.cdf).pvalue > 1e-3
 
 
-def _corrected_quartic_path(eta=0.1, x0=1.3, dt=0.01, n=200):
-    return S.sde_path(jax.random.key(0), jnp.array([x0]), eta, problem="quartic", kind="corrected", dt=dt, n_steps=n)
-
-
-def test_heun_ode_matches_numpy():
-    eta, x0, dt, n = 0.1, 1.3, 0.01, 200
-    r = _corrected_quartic_path(eta, x0, dt, n)
-    x = x0
-    for _ in range(n):
-        b = lambda y: -y**3 + 1.5 * eta * y**5  # noqa: E731  (corrected drift of x^4/4, by hand)
-        x = x + 0.5 * (b(x) + b(x + dt * b(x))) * dt
-    assert math.isclose(float(r["x"][0]), x, rel_tol=1e-12)
+def test_heun_ode_matches_numpy_reference():
+    eta, x0, dt, n = 0.1, 1.3, 0.01, 3  # the contract row's static configuration
+    r = S.sde_path(jax.random.key(0), np.array([x0]), eta, problem="quartic", kind="corrected", dt=dt, n_steps=n)
+    ref = R.heun_ode(lambda y: -y**3 + 1.5 * eta * y**5, x0, dt, n)  # corrected drift of x^4/4, by hand
+    assert math.isclose(float(r["x"][0]), ref, rel_tol=1e-13)
 
 
 @pytest.mark.slow
 def test_heun_ode_matches_diffrax():
     import diffrax
     eta, x0, dt, n = 0.1, 1.3, 0.01, 200
-    r = _corrected_quartic_path(eta, x0, dt, n)
+    r = S.sde_path(jax.random.key(0), np.array([x0]), eta, problem="quartic", kind="corrected", dt=dt, n_steps=n)
     term = diffrax.ODETerm(lambda t, y, args: -y**3 + 1.5 * eta * y**5)
     sol = diffrax.diffeqsolve(term, diffrax.Heun(), t0=0.0, t1=n * dt, dt0=dt, y0=jnp.array([x0]),
                               stepsize_controller=diffrax.ConstantStepSize())
     np.testing.assert_allclose(np.asarray(r["x"]), np.asarray(sol.ys[-1]), rtol=1e-10)
 
 
-def test_coupled_weak_paths_noise_free_is_gd_and_masks_steps():
-    r = S.coupled_weak_paths(jax.random.key(0), jnp.array([1.0]), 0.25, problem="quartic", T=1.0, max_steps=10, substeps=2)
-    x = 1.0
-    for _ in range(4):
-        x = x - 0.25 * x**3
-    assert math.isclose(float(r["x"][0]), x, rel_tol=1e-13) and int(r["n_steps"]) == 4
+def _numpy_coupled(dws, x0, eta, sigma0, n_active, substeps):
+    """DSGD and the first-order SDE (Heun) driven by the given Brownian sub-increments, in NumPy."""
+    x, X = x0, x0
+    dt = eta / substeps
+    for k in range(n_active):
+        x = x - eta * (x**3 - sigma0 * dws[k].sum() / math.sqrt(eta))
+        for j in range(substeps):
+            b = -X**3
+            pred = X + b * dt + math.sqrt(eta) * sigma0 * dws[k, j]
+            X = X + 0.5 * (b - pred**3) * dt + math.sqrt(eta) * sigma0 * dws[k, j]
+    return x, X
 
 
-def test_mean_sign_mc_close_to_closed_form():
-    m = S.mean_sign_mc(jax.random.key(1), jnp.array([0.5]), 1.0, "cauchy", 40000)
-    exact = T.mean_sign(0.5, 1.0, "cauchy")
-    assert abs(float(m["mean"][0]) - exact) < 5 * math.sqrt((1 - exact**2) / 40000)
+def test_coupled_weak_paths_share_the_noise_and_mask_steps():
+    """The discrete path's noise is minus the sum of the SDE's sub-increments over sqrt(eta): rebuilt from the
+    key in NumPy, both paths agree to round-off; steps beyond K = T/eta are frozen; sigma0 = 0 gives GD."""
+    key, eta, sigma0 = jax.random.key(3), 0.5, 0.3          # the contract row: max_steps 3, substeps 1, T = 1
+    r = S.coupled_weak_paths(key, np.array([1.0]), eta, problem="quartic", T=1.0, max_steps=3, substeps=1,
+                             sigma0=sigma0)
+    dws = np.asarray(jax.random.normal(key, (3, 1, 1))) * math.sqrt(eta)
+    x, X = _numpy_coupled(dws[..., 0], 1.0, eta, sigma0, 2, 1)
+    assert int(r["n_steps"]) == 2 and not bool(r["diverged"])
+    assert math.isclose(float(r["x"][0]), x, rel_tol=1e-12)
+    assert math.isclose(float(r["X_first_order"][0]), X, rel_tol=1e-12)
+    r0 = S.coupled_weak_paths(key, np.array([1.0]), eta, problem="quartic", T=1.0, max_steps=3, substeps=1, sigma0=0.0)
+    x0 = 1.0
+    for _ in range(2):
+        x0 = x0 - eta * x0**3
+    assert math.isclose(float(r0["x"][0]), x0, rel_tol=1e-13)
 
 
-def test_bench_case_runs_small():
-    (case,) = S.bench_cases("small")
-    assert case.unit and case.work > 0
+def test_descent_edge_is_the_closed_form_stretch():
+    x = np.array([-2.0, 0.3, 1.5])   # the contract row's points
+    c = np.asarray(S.descent_edge(x, np.full(3, 0.5), problem="cosh2", n_bisect=30))
+    # |x - c e f'| < |x|  <=>  c < 2x/(e f'(x)), f' = 2 sinh x
+    np.testing.assert_allclose(c, 2 * x / (0.5 * 2 * np.sinh(x)), rtol=1e-7)
+
+
+def test_mean_sign_variance_is_the_identity_of_a_sign():
+    """A +-1 variable has sample variance n/(n-1) (1 - mean^2) exactly (why variance is not a claim)."""
+    m = S.mean_sign_mc(jax.random.key(3), np.array([0.0, 0.5]), 1.0, "cauchy", 500)
+    np.testing.assert_allclose(np.asarray(m["var"]), 500 / 499 * (1 - np.asarray(m["mean"]) ** 2), rtol=1e-12)
+
+
+def test_mlp_data_is_deterministic_and_needs_a_seed():
+    a, b, c = S.mlp_data(0), S.mlp_data(0), S.mlp_data(1)
+    np.testing.assert_array_equal(a[0], b[0]) and np.testing.assert_array_equal(a[1], b[1])
+    assert not np.allclose(a[0], c[0])
+    with pytest.raises(TypeError, match="seed"):
+        S.mlp_data(None)
+    with pytest.raises(TypeError, match="seed"):
+        S.mlp_data()
+
+
+def test_bench_cases_name_their_scale():
+    with pytest.raises(ValueError, match="scale"):
+        R.bench_cases("huge")
+    (case,) = R.bench_cases("small")
+    assert case.unit == "path-steps" and case.work == 2000 * 500
 
 
 # ----------------------------------------------------------------------------- bad inputs
@@ -239,18 +289,39 @@ def test_bench_case_runs_small():
     (lambda: T.dcsgd_threshold(1.0, 4, [1.0, 2.0], 0.5), ValueError, "omega"),
     (lambda: T.dcsgd_threshold(1.0, 4, "big", 0.5), TypeError, "omega"),
     (lambda: T.dcsgd_threshold(1.0, 4, 1.0, -0.1), ValueError, "sigma1"),
+    (lambda: T.dcsgd_threshold(1.0, 4, 1.0, float("nan")), ValueError, "sigma1"),
     (lambda: T.dcsgd_threshold("1", 4, 1.0, 0.1), TypeError, "a"),
+    (lambda: T.dcsgd_ms_factor(float("nan"), 1.0, 4, 1.0, 0.1), ValueError, "eta"),
+    (lambda: T.dcsgd_lyapunov(0.1, 1.0, 13, 1.0, 0.1), ValueError, "n_agents"),
+    (lambda: T.dcsgd_lyapunov(-0.1, 1.0, 2, 1.0, 0.1), ValueError, "eta"),
+    (lambda: T.normalization_factor(4, 1.0, 0.5, d=0), ValueError, "d"),
     (lambda: T.mean_sign(1.0, 1.0, "laplace"), ValueError, "noise"),
     (lambda: T.mean_sign(1.0, 1.0, "student_t"), ValueError, "nu"),
     (lambda: T.mean_sign(1.0, 1.0, "gaussian", nu=3), ValueError, "nu"),
     (lambda: T.mean_sign(1.0, 0.0), ValueError, "scale"),
     (lambda: T.mean_sign(float("nan"), 1.0), ValueError, "grad"),
     (lambda: T.mean_sign("x", 1.0), TypeError, "grad"),
+    (lambda: T.mean_sign_symbolic("student_t", 2.5), TypeError, "nu"),
+    (lambda: T.noise_density_at_zero("student_t", -1.0), ValueError, "nu"),
+    (lambda: T.sign_linear_variance([0.1, -0.1], 1.0), ValueError, "etas"),
+    (lambda: T.sign_linear_variance([0.1], float("inf")), ValueError, "kappa"),
+    (lambda: T.sign_contraction(0.0, 1.0), ValueError, "curvature"),
     (lambda: T.normalized_step(2.0, 1.0, 1.0, 1.0, 4, 1.0, 0.5), ValueError, "c"),
+    (lambda: T.normalized_step(float("nan"), 1.0, 1.0, 1.0, 4, 1.0, 0.5), ValueError, "c"),
+    (lambda: T.sufficient_step(0.0, 0.0, 1.0), ValueError, "L0"),
+    (lambda: T.sufficient_step(1.0, float("nan"), 1.0), ValueError, "L1"),
+    (lambda: T.escape_threshold_x("cosh2", "gd", 0.0), ValueError, "eta"),
+    (lambda: T.escape_threshold_x("sphere", "gd", 0.1), ValueError, "name"),
+    (lambda: T.quadratic_log_rate("gd", lam=-1.0), ValueError, "lam"),
+    (lambda: T.quadratic_rate_gap("corrected", 0), ValueError, "order"),
+    (lambda: T.descent_margin("quartic", -1.0), ValueError, "L1"),
+    (lambda: T.toy_function("sphere"), ValueError, "name"),
     (lambda: T.drift(X**2, [X], "third_order"), ValueError, "kind"),
+    (lambda: T.drift(X**2, [X], "corrected", eta=-1.0), ValueError, "eta"),
     (lambda: T.gradient("x**2", [X]), TypeError, "f"),
     (lambda: T.gradient(X**2, ["x"]), TypeError, "variables"),
     (lambda: T.gradient(X**2, []), ValueError, "variables"),
+    (lambda: T.l0_for_l1(X**2, float("nan")), ValueError, "L1"),
     (lambda: S.Config(problem="sphere"), ValueError, "problem"),
     (lambda: S.Config(algo="adam"), ValueError, "algo"),
     (lambda: S.Config(n_agents=0), ValueError, "n_agents"),
@@ -258,16 +329,22 @@ def test_bench_case_runs_small():
     (lambda: S.Config(compressor="top_k"), ValueError, "compressor"),
     (lambda: S.Config(schedule="cosine"), ValueError, "schedule"),
     (lambda: S.Config(n_steps=10, n_record=3), ValueError, "n_record"),
-    (lambda: S.paths(S.Config(), {"key": jax.random.split(jax.random.key(0), 2), "x0": jnp.ones((2, 1))}), ValueError, "eta"),
-    (lambda: S.paths(S.Config(), {"key": jax.random.split(jax.random.key(0), 2), "x0": jnp.ones((2, 1)),
-                                  "eta": jnp.array([0.1, -0.1])}), ValueError, "eta"),
-    (lambda: S.paths(S.Config(), {"key": jax.random.split(jax.random.key(0), 2), "x0": jnp.ones((2, 1)),
-                                  "eta": jnp.ones(2), "gamma": jnp.ones(2)}), ValueError, "gamma"),
-    (lambda: S.paths("cfg", {}), TypeError, "cfg"),
-    (lambda: S.drift("quartic", "fourth", jnp.ones(1), 0.1), ValueError, "kind"),
-    (lambda: S.sde_path(jax.random.key(0), jnp.ones(1), 0.1, problem="quartic", kind="corrected", dt=0.1,
-                        n_steps=2, sigma1=0.5), ValueError, "sigma1"),
+    (lambda: S.Config(bound=float("nan")), ValueError, "bound"),
+    (lambda: S.Config(nu=float("nan")), ValueError, "nu"),
+    (lambda: S.paths(S.Config(), {"key": jax.random.split(jax.random.key(0), 2), "x0": np.ones((2, 1))}), ValueError, "eta"),
+    (lambda: S.schedule_factor("cosine", 0), ValueError, "schedule"),
     (lambda: S.loss_fn("sphere"), ValueError, "problem"),
+    (lambda: S.mlp_init(jax.random.key(0), -1.0), ValueError, "scale"),
+    (lambda: S.noise_scale(jnp.ones(2), -1.0, 0.0), ValueError, "sigma0"),
+    (lambda: S.sample_noise(jax.random.key(0), "laplace", jnp.ones(2), 1.0, 0.0, 2), ValueError, "kind"),
+    (lambda: S.sample_noise(jax.random.key(0), "gaussian", jnp.ones(2), 1.0, 0.0, 0), ValueError, "n_agents"),
+    (lambda: S.sample_noise(jax.random.key(0), "gaussian", jnp.ones(2), 1.0, float("nan"), 2), ValueError, "sigma1"),
+    (lambda: S.sample_noise(np.zeros(2, np.uint32), "gaussian", jnp.ones(2), 1.0, 0.0, 2), TypeError, "key"),
+    (lambda: S.compress(jax.random.key(0), "top_k", jnp.ones((2, 3)), 1.0), ValueError, "kind"),
+    (lambda: S.compress(jax.random.key(0), "rand_k", jnp.ones(3), 1.0), ValueError, "v"),
+    (lambda: S.compress(jax.random.key(0), "rand_k", jnp.ones((2, 3)), -1.0), ValueError, "omega"),
+    (lambda: S.mlp_init(np.zeros(2, np.uint32)), TypeError, "key"),
+    (lambda: S.direction(jax.random.key(0), "cfg", jnp.ones(1), 0.0, 0.0, 0.0), TypeError, "cfg"),
 ])
 def test_bad_inputs_raise_naming_parameter(call, exc, word):
     with pytest.raises(exc, match=word):

@@ -21,10 +21,9 @@ arguments (:mod:`theory._validate`).
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
-from typing import Iterable, Sequence
-
 import numpy as np
 import sympy as sp
 from scipy import integrate, optimize, special
@@ -214,7 +213,11 @@ def quadratic_threshold(kind: str, lam: sp.Expr = _LAM):
     \Rightarrow 2/\lambda`; the classic drifts have no positive root.
     """
     choice("kind", kind, ESCAPE_KINDS)
-    lam = _symbol("lam", lam)
+    return _quadratic_threshold(kind, _symbol("lam", lam))
+
+
+@functools.lru_cache(maxsize=64)
+def _quadratic_threshold(kind, lam):
     eta = sp.Symbol("eta_", positive=True)
     if kind == "gd":
         roots = sp.solve(sp.Eq((1 - eta * lam) ** 2, 1), eta)
@@ -237,6 +240,12 @@ def critical_step(f: sp.Expr, kind: str, x: sp.Symbol = _X):
     if not isinstance(x, sp.Symbol):
         raise TypeError(f"x: expected a sympy Symbol, got {x!r}")
     choice("kind", kind, ESCAPE_KINDS)
+    return _critical_step(f, kind, x)
+
+
+@functools.lru_cache(maxsize=256)
+def _critical_step(f, kind, x):
+    # sympy solve is slow and claims, figures and tests ask for the same few steps: cached (sympy objects are immutable)
     eta = sp.Symbol("eta_", positive=True)
     fp = sp.diff(f, x)
     if kind == "gd":
@@ -251,13 +260,18 @@ def critical_step(f: sp.Expr, kind: str, x: sp.Symbol = _X):
 def quartic_thresholds() -> dict[str, sp.Expr | None]:
     r"""Thresholds on :math:`s = \eta x_0^2` for :math:`f = x^4/4`: GD escapes iff :math:`s > 2`, the
     corrected drift iff :math:`s > 2/3` (3x conservative), the classic drifts never (``None``)."""
+    return dict(_quartic_thresholds())
+
+
+@functools.lru_cache(maxsize=1)
+def _quartic_thresholds() -> tuple:
     x = sp.Symbol("x", positive=True)
     out = {}
     for kind in ESCAPE_KINDS:
         eta_star = critical_step(x**4 / 4, kind, x)
         # eta*(x) x^2 is constant for x^4/4 (scale invariance), so s* = eta*(x) x^2.
         out[kind] = None if eta_star is None else sp.simplify(eta_star * x**2)
-    return out
+    return tuple(out.items())
 
 
 def escape_threshold_x(name: str, kind: str, eta: float, x_max: float = 60.0) -> float | None:
@@ -265,8 +279,11 @@ def escape_threshold_x(name: str, kind: str, eta: float, x_max: float = 60.0) ->
     of :math:`\eta = \eta^\ast(x)` from :func:`critical_step`), or ``None`` if there is none below ``x_max``."""
     choice("name", name, TOY_FUNCTIONS)
     choice("kind", kind, ESCAPE_KINDS)
-    eta = _pos("eta", eta)
-    x_max = _pos("x_max", x_max)
+    return _escape_threshold_x(name, kind, _pos("eta", eta), _pos("x_max", x_max))
+
+
+@functools.lru_cache(maxsize=256)
+def _escape_threshold_x(name, kind, eta, x_max):
     eta_star = critical_step(toy_function(name, lam=1), kind)
     if eta_star is None:
         return None
@@ -296,6 +313,11 @@ def l0_for_l1(f: sp.Expr, L1, x: sp.Symbol = _X) -> sp.Expr:
         raise TypeError(f"x: expected a sympy Symbol, got {x!r}")
     if not isinstance(L1, sp.Expr):
         L1 = sp.nsimplify(_pos("L1", L1, zero=True))
+    return _l0_for_l1(f, L1, x)
+
+
+@functools.lru_cache(maxsize=64)
+def _l0_for_l1(f, L1, x):
     xp = sp.Symbol("xp", positive=True)
     fx = f.subs(x, xp)
     h = sp.diff(fx, xp, 2) - L1 * sp.diff(fx, xp)
@@ -326,9 +348,15 @@ def descent_margin(name: str, L1) -> sp.Expr:
     iff :math:`c < c^\ast(x)`; :math:`L_0` is :func:`l0_for_l1`. :math:`x^4/4` with :math:`L_1 = 2, 1`:
     3 (at x = 1, 2); :math:`2\cosh x` with :math:`L_1 = 1`: 1, approached as :math:`x\to0` (tight).
     """
-    f = toy_function(name, lam=1)
+    choice("name", name, TOY_FUNCTIONS)
     if not isinstance(L1, sp.Expr):
         L1 = sp.nsimplify(_pos("L1", L1, zero=True))
+    return _descent_margin(name, L1)
+
+
+@functools.lru_cache(maxsize=64)
+def _descent_margin(name, L1):
+    f = toy_function(name, lam=1)
     L0 = l0_for_l1(f, L1)
     xp = sp.Symbol("xp", positive=True)
     fp = sp.diff(f, _X).subs(_X, xp)
@@ -368,6 +396,11 @@ def dcsgd_ms_factor_symbolic() -> tuple[sp.Expr, sp.Expr, tuple[sp.Symbol, ...]]
 
     Returns ``(factor, threshold, (eta, a, N, omega, sigma1))``.
     """
+    return _dcsgd_ms_factor_symbolic()
+
+
+@functools.lru_cache(maxsize=1)
+def _dcsgd_ms_factor_symbolic():
     eta, a, n, omega, s1, x = sp.symbols("eta a N omega sigma1 x", positive=True)
     xi, b = sp.symbols("xi B", real=True)
     q = 1 / (1 + omega)

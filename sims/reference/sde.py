@@ -22,8 +22,8 @@ __all__ = ["dcsgd_quartic", "heun_ode", "bench_cases"]
 def dcsgd_quartic(x0, eta, q, sigma1, n_agents, n_steps, rng: np.random.Generator, bound: float = 1e100) -> dict:
     r"""DCSGD on :math:`f = x^4/4`: :math:`x^+ = x - \eta\frac1N\sum_i B_i(g + |g|\sigma_1\xi_i)/q`, :math:`g = x^3`.
 
-    Vectorized over the paths in ``x0`` (1-D); a path whose state leaves :math:`|x| \le` ``bound`` or turns
-    non-finite is frozen and flagged. Returns ``x`` (final states), ``diverged`` and ``diverged_at``
+    Vectorized over the paths in ``x0`` (1-D); a path whose state leaves :math:`|x| \le` ``bound`` or whose loss
+    turns non-finite is frozen and flagged. Returns ``x`` (final states), ``diverged`` and ``diverged_at``
     (first diverged step, -1 if none).
     """
     x = array("x0", x0, ndim=1).copy()
@@ -43,7 +43,8 @@ def dcsgd_quartic(x0, eta, q, sigma1, n_agents, n_steps, rng: np.random.Generato
         msg = np.where(keep, (g + np.abs(g) * sigma1 * z) / q, 0.0)
         with np.errstate(all="ignore"):
             x_new = x - eta * msg.mean(axis=0)
-        now = (~np.isfinite(x_new) | (np.abs(x_new) > bound)) & ~bad
+            # same rule as the simulator: the state leaves the bound, or the loss x^4/4 overflows
+            now = (~np.isfinite(x_new) | (np.abs(x_new) > bound) | ~np.isfinite(x_new**4 / 4)) & ~bad
         at = np.where(now, k + 1, at)
         bad |= now
         x = np.where(bad, x, x_new)
