@@ -126,8 +126,10 @@ def _static(T, n_rec, law, df) -> tuple[int, int, str, int]:
 def schedule(k, T: int, eta, cooldown):
     r""":math:`\eta_k = \eta\min\{1, (T-k)/(\phi T)\}` (:math:`\phi` = ``cooldown``; :math:`\phi = 0`: constant).
 
-    Traceable (used inside the scan); ``k`` may be an array of step indices.
+    Traceable (used inside the scan); ``k`` may be an array of step indices, ``eta`` and ``cooldown``
+    traced scalars; the horizon ``T`` is a static integer.
     """
+    T = V.integer("T", T, low=1)
     frac = jnp.where(cooldown > 0, jnp.clip((T - k) / jnp.maximum(cooldown * T, 1e-300), 0.0, 1.0), 1.0)
     return eta * frac
 
@@ -405,6 +407,8 @@ def summarize(samples, diverged=None, axis: int = -1) -> Summary:
     is NaN (and the mean NaN where none is).
     """
     x = V.array("samples", samples, finite=False)
+    if x.ndim == 0:
+        raise ValueError(f"samples: expected an array with a runs axis, got a scalar {float(x)!r}")
     if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool) or not -x.ndim <= axis < x.ndim:
         raise ValueError(f"axis: expected an axis of an array with {x.ndim} dimension(s), got {axis!r}")
     ok = np.isfinite(x)

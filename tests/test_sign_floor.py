@@ -22,8 +22,8 @@ NAN = float("nan")
 
 # ----------------------------------------------------------------------------- theory, exact
 def test_second_moment_closed_form():
-    note = (c**2 + (eta - c) ** 2) / 2 + 2 * eta**2 * p * (1 - p) / (1 - 2 * p) ** 2
-    assert sp.simplify(T.second_moment_sym() - note) == 0
+    by_hand = (c**2 + (eta - c) ** 2) / 2 + 2 * eta**2 * p * (1 - p) / (1 - 2 * p) ** 2
+    assert sp.simplify(T.second_moment_sym() - by_hand) == 0
 
 
 def test_floor_constants_exact():

@@ -81,6 +81,21 @@ def _contracting_p(p) -> float:
     return p
 
 
+def _finite(value, **inputs) -> float:
+    """``value`` as a float, or ``ValueError`` naming the inputs when it overflows float64."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        v = float(value)
+    if not np.isfinite(v):
+        shown = ", ".join(f"{k} = {x!r}" for k, x in inputs.items())
+        raise ValueError(f"{', '.join(inputs)}: the result overflows float64 at {shown}; expected smaller values")
+    return v
+
+
+def _f64(*xs):
+    """Scalars as NumPy float64 (arithmetic overflows to inf instead of raising OverflowError)."""
+    return tuple(np.float64(x) for x in xs)
+
+
 # ----------------------------------------------------------------------------- multiplicative, sympy
 def ladder_law(p=p_sym):
     r"""The two-ladder stationary law as a sympy function of the lattice index :math:`n`.
@@ -270,7 +285,8 @@ def second_moment(p: float, eta: float, c: float) -> float:
     p = _contracting_p(p)
     eta = V.real("eta", eta, low=0.0, low_open=True)
     c = V.real("c", c, low=0.0, high=eta)
-    return (c**2 + (eta - c) ** 2) / 2 + 2 * eta**2 * p * (1 - p) / (1 - 2 * p) ** 2
+    p, eta, c = _f64(p, eta, c)
+    return _finite((c**2 + (eta - c) ** 2) / 2 + 2 * eta**2 * p * (1 - p) / (1 - 2 * p) ** 2, eta=float(eta), c=float(c))
 
 
 def parity_second_moments(p: float, eta: float, c: float) -> tuple[float, float]:
@@ -280,14 +296,15 @@ def parity_second_moments(p: float, eta: float, c: float) -> tuple[float, float]
     eta = V.real("eta", eta, low=0.0, low_open=True)
     c = V.real("c", c, low=0.0, high=eta)
     even, odd = _parity_lambdas()
-    return float(even(p, eta, c)), float(odd(p, eta, c))
+    p, eta, c = _f64(p, eta, c)
+    return _finite(even(p, eta, c), eta=float(eta), c=float(c)), _finite(odd(p, eta, c), eta=float(eta), c=float(c))
 
 
 @functools.lru_cache(maxsize=1)
 def _parity_lambdas():
     even, odd = parity_second_moments_sym()
     args = (p_sym, eta_sym, c_sym)
-    return sp.lambdify(args, even, "math"), sp.lambdify(args, odd, "math")
+    return sp.lambdify(args, even, "numpy"), sp.lambdify(args, odd, "numpy")
 
 
 def ladder_pmf(p: float, n) -> np.ndarray:
@@ -337,7 +354,7 @@ def additive_chain(a: float, eta: float, sigma: float, c: float, *, law: str = "
     scale = max(math.sqrt(eta * sigma / a), sigma / a, eta)
     n_max = width * scale / eta + 10
     if not n_max <= 2_000_000:
-        raise ValueError(f"eta: the lattice needs {n_max:.3g} sites on each side (sigma/(a eta) = "
+        raise ValueError(f"eta, sigma: the lattice needs {n_max:.3g} sites on each side (sigma/(a eta) = "
                          f"{sigma / (a * eta):.3g}); expected at most 2e6: raise eta or a, or lower sigma")
     n = np.arange(-int(n_max), int(n_max) + 1)
     x = c + n * eta
@@ -345,7 +362,11 @@ def additive_chain(a: float, eta: float, sigma: float, c: float, *, law: str = "
     logpi = np.concatenate([[0.0], np.cumsum(step)])
     logpi -= logpi.max()
     pi = np.exp(logpi)
-    return x, pi / pi.sum()
+    pi /= pi.sum()
+    if not (np.all(np.isfinite(pi)) and np.all(np.isfinite(x * x))):
+        raise ValueError(f"a, eta, sigma: the lattice law is not representable in float64 at a = {a}, eta = {eta}, "
+                         f"sigma = {sigma}; expected moderate values")
+    return x, pi
 
 
 def additive_floor(a: float, eta: float, sigma: float, offset="mid", *, law: str = "gaussian",
@@ -465,7 +486,8 @@ def additive_drift_floor_sym():
 def student_density_at_zero(df: float) -> float:
     r"""Density at 0 of the unit-scale Student-t law: :math:`\rho(0) = \frac{\Gamma((\nu+1)/2)}{\sqrt{\nu\pi}\,\Gamma(\nu/2)}`."""
     df = V.real("df", df, low=0.0, low_open=True)
-    return float(math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(df * math.pi))
+    # Gamma((nu+1)/2)/Gamma(nu/2) as a Pochhammer symbol: no cancellation of two huge log-gammas at large nu
+    return float(special.poch(df / 2, 0.5) / math.sqrt(df * math.pi))
 
 
 # ----------------------------------------------------------------------------- SGD baselines
@@ -497,7 +519,8 @@ def sgd_contraction(a: float, eta: float, sigma: float) -> float:
     a = V.real("a", a, low=0.0, low_open=True)
     eta = V.real("eta", eta, low=0.0, low_open=True)
     sigma = V.real("sigma", sigma, low=0.0)
-    return (1 - eta * a) ** 2 + (eta * a * sigma) ** 2
+    a, eta, sigma = _f64(a, eta, sigma)
+    return _finite((1 - eta * a) ** 2 + (eta * a * sigma) ** 2, a=float(a), eta=float(eta), sigma=float(sigma))
 
 
 def sgd_additive_floor(a: float, eta: float, sigma: float) -> float:
@@ -513,7 +536,8 @@ def sgd_additive_floor(a: float, eta: float, sigma: float) -> float:
     if not eta * a < 2:
         raise ValueError(f"eta: SGD has a stationary floor only for a stable step eta * a < 2, got eta = {eta} "
                          f"with a = {a} (eta * a = {eta * a:.6g})")
-    return eta * sigma**2 / (2 * (2 - eta * a))
+    eta_, sigma_ = _f64(eta, sigma)
+    return _finite(eta_ * sigma_**2 / (2 * (2 - eta * a)), eta=eta, sigma=sigma)
 
 
 def sgd_mixed_second_moment(a: float, eta: float, sigma_m: float, sigma_a: float) -> float:
@@ -526,10 +550,13 @@ def sgd_mixed_second_moment(a: float, eta: float, sigma_m: float, sigma_a: float
     eta = V.real("eta", eta, low=0.0, low_open=True)
     sigma_m = V.real("sigma_m", sigma_m, low=0.0)
     sigma_a = V.real("sigma_a", sigma_a, low=0.0)
-    if not eta * a * (1 + sigma_m**2) < 2:
-        raise ValueError(f"eta: SGD with multiplicative noise has a stationary second moment only below the "
-                         f"mean-square threshold eta * a * (1 + sigma_m^2) < 2, got {eta * a * (1 + sigma_m**2):.6g}")
-    return eta * sigma_a**2 / (a * (2 - eta * a * (1 + sigma_m**2)))
+    a, eta, sigma_m, sigma_a = _f64(a, eta, sigma_m, sigma_a)
+    with np.errstate(over="ignore"):
+        load = eta * a * (1 + sigma_m**2)
+    if not load < 2:
+        raise ValueError(f"eta, sigma_m: SGD with multiplicative noise has a stationary second moment only below the "
+                         f"mean-square threshold eta * a * (1 + sigma_m^2) < 2, got {load:.6g}")
+    return _finite(eta * sigma_a**2 / (a * (2 - load)), eta=float(eta), sigma_a=float(sigma_a))
 
 
 def sgd_schedule_second_moment(a: float, eta, x0_sq: float, sigma_m: float = 0.0,
@@ -540,21 +567,24 @@ def sgd_schedule_second_moment(a: float, eta, x0_sq: float, sigma_m: float = 0.0
 
     Returns :math:`v_0, \dots, v_K` (length ``len(eta) + 1``); :math:`v_0` = ``x0_sq`` :math:`= E x_0^2`.
     The purely multiplicative case is summed in log space, so values far below the float range
-    underflow to 0 instead of raising.
+    underflow to 0 instead of raising; a second moment that grows past the float range (an unstable
+    step) is ``inf`` from that step on.
     """
     a = V.real("a", a, low=0.0, low_open=True)
     eta = V.array("eta", eta, ndim=1, low=0.0, nonempty=False)
     x0_sq = V.real("x0_sq", x0_sq, low=0.0)
     sigma_m = V.real("sigma_m", sigma_m, low=0.0)
     sigma_a = V.real("sigma_a", sigma_a, low=0.0)
-    rho = (1 - eta * a) ** 2 + (eta * a * sigma_m) ** 2
+    with np.errstate(over="ignore"):
+        rho = (1 - eta * a) ** 2 + (eta * a * sigma_m) ** 2
     if sigma_a == 0:
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", over="ignore"):
             return np.concatenate([[x0_sq], x0_sq * np.exp(np.cumsum(np.log(rho)))])
     v = np.empty(len(eta) + 1)
     v[0] = x0_sq
-    for k, (r, e) in enumerate(zip(rho, eta)):  # a scalar recursion (theory), not a simulation
-        v[k + 1] = r * v[k] + (e * sigma_a) ** 2
+    with np.errstate(over="ignore", invalid="ignore"):
+        for k, (r, e) in enumerate(zip(rho, eta)):  # a scalar recursion (theory), not a simulation
+            v[k + 1] = r * v[k] + (e * sigma_a) ** 2
     return v
 
 
@@ -609,7 +639,7 @@ def _evolve_sign_law(a, eta, sigma, multiplicative, p_const, x0_low, x0_high, ce
     top = max(abs(x0_low), abs(x0_high)) / scale[0] + tail
     n_half = int(math.ceil(top * cells))
     if not 2 * n_half <= 4_000_000:
-        raise ValueError(f"cells: the grid needs {2 * n_half} cells (the start is {top:.3g} steps from 0); "
+        raise ValueError(f"cells, x0_high: the grid needs {2 * n_half:.3g} cells (the start is {top:.3g} steps from 0); "
                          "expected at most 4e6: lower cells or start closer to 0")
     edges = np.arange(-n_half, n_half + 1) * h
     centres = (edges[:-1] + edges[1:]) / 2
@@ -726,14 +756,15 @@ def floor(a, eta, sigma, noise: str = "multiplicative", method: str = "sign", of
     if not e > 0:
         return math.inf
     inv = _inverse_square_contraction(sigma, law, df)
+    a, eta = _f64(a, eta)
     excess = 2 * eta**2 * (inv - 1) / 4  # 2 eta^2 p(1-p)/(1-2p)^2 with 4p(1-p) = 1 - e^2
     if offset == "mid":
         c = eta / 2
     elif offset == "uniform":
         # average of (c^2 + (eta-c)^2)/2 over c uniform on (0, eta) is eta^2/3
-        return a / 2 * (eta**2 / 3 + excess)
+        return _finite(a / 2 * (eta**2 / 3 + excess), a=float(a), eta=float(eta))
     else:
         c = offset
         if c == 0:
             return 0.0  # x0 on the lattice through 0: sign(0) = 0 freezes the walk at the minimizer
-    return a / 2 * ((c**2 + (eta - c) ** 2) / 2 + excess)
+    return _finite(a / 2 * ((c**2 + (eta - c) ** 2) / 2 + excess), a=float(a), eta=float(eta))
