@@ -83,8 +83,9 @@ def test_sde_constant_is_the_laplace_law():
 
 
 def test_student_density_at_zero():
-    for df in (1.0, 2.0, 3.0, 7.5):
+    for df in (1.0, 2.0, 3.0, 7.5, 1e6):
         assert math.isclose(T.student_density_at_zero(df), stats.t.pdf(0.0, df), rel_tol=1e-12)
+    assert math.isclose(T.student_density_at_zero(1e300), 1 / math.sqrt(2 * math.pi), rel_tol=1e-12)  # Gaussian limit
 
 
 def test_sgd_threshold_and_optimum():
@@ -223,6 +224,9 @@ def test_sign_schedule_law_matches_monte_carlo():
     (lambda: T.sign_schedule_mean_f(1.0, [0.1], 1.0, x0_low=0.1, x0_high=0.2, cells=7), "cells"),
     (lambda: T.sign_schedule_mean_f(1.0, [0.1], 0.0, "additive", x0_low=0.1, x0_high=0.2), "sigma"),
     (lambda: T.c_mid_sym(0.0), "e"),
+    (lambda: T.second_moment(0.2, 1e300, 0.3), "eta"), (lambda: T.sgd_contraction(1.0, 1e300, 1.0), "eta"),
+    (lambda: T.floor(1.0, 1e300, 1.0), "eta"), (lambda: T.additive_floor(1e300, 0.1, 1.0), "a"),
+    (lambda: T.sgd_mixed_second_moment(1.0, 0.1, 1e300, 1.0), "sigma_m"),
 ])
 def test_theory_bad_input_names_the_parameter(call, name):
     with pytest.raises((ValueError, TypeError)) as exc:
