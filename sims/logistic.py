@@ -216,8 +216,8 @@ def attractors(z, weights, eta, inits, *, n_steps: int = 20_000, max_period: int
 
     Returns ``period`` (m, k): 1 fixed point, :math:`p \ge 2` a :math:`p`-cycle, 0 bounded with no
     period up to ``max_period``, -1 non-finite, -2 escaped (module docstring); ``points``
-    (m, k, max_period, d): the cycle's points in time order (NaN beyond its period and for
-    periods <= 0); ``last`` (m, k, d): the final iterate :math:`w_T` (to continue a run that has not
+    (m, k, max_period, d): the cycle's points in time order, the last of them being the final
+    iterate :math:`w_T` (NaN beyond its period and for periods <= 0); ``last`` (m, k, d): the final iterate :math:`w_T` (to continue a run that has not
     settled); ``diverged``, ``diverged_step``, ``escaped`` as in :func:`gd`.
     """
     z2, a, steps, w0, n_steps, chunk_size = _validate_grid(z, weights, eta, inits, n_steps, chunk_size)

@@ -300,6 +300,34 @@ def test_fixed_point_has_period_one_and_cycles_their_periods_in_time_order():
     assert not out["diverged"].any()
 
 
+def test_cycle_points_end_at_the_final_iterate_even_when_the_period_does_not_divide_max_period():
+    w_star, lam = th.minimizer(*CASCADE)
+    out = sim.attractors(*CASCADE, [2.3 / lam], [w_star[0] + 0.3], n_steps=5001, max_period=3, tol=1e-12)
+    assert out["period"][0, 0] == 2
+    np.testing.assert_array_equal(out["points"][0, 0, 1], out["last"][0, 0])
+    np.testing.assert_allclose(th.gd_step(out["points"][0, 0, 0], 2.3 / lam, *CASCADE), out["points"][0, 0, 1],
+                               atol=1e-12)
+
+
+def test_period_is_judged_over_the_last_four_max_period_iterates_relative_to_their_scale():
+    # slow oscillating approach (multiplier -0.9 at c = 1.9): successive differences shrink by 0.9 per step.
+    # With max_period = 1 the window is the last 4 iterates; put tol between the newest and the oldest
+    # difference of that window: a shorter window would call it a fixed point, the documented one must not.
+    w_star, lam = th.minimizer(*CASCADE)
+    eta, n = 1.9 / lam, 120
+    tail = sim.gd(*CASCADE, [eta], [w_star[0] + 0.3], n, keep_last=4)["w"][0, 0, :, 0]
+    diffs = np.abs(np.diff(tail))
+    scale = 1 + np.max(np.abs(tail))
+    tol = np.sqrt(diffs[0] * diffs[-1]) / scale
+    assert diffs[-1] <= tol * scale < diffs[0]
+    out = sim.attractors(*CASCADE, [eta], [w_star[0] + 0.3], n_steps=n, max_period=1, tol=tol)
+    assert out["period"][0, 0] == sim.PERIOD_NONE
+    # relative, not absolute: the same tail scaled far from the origin keeps its verdict at tol' = tol/scale
+    loose = sim.attractors(*CASCADE, [eta], [w_star[0] + 0.3], n_steps=n, max_period=1, tol=1.01 * diffs[0] / scale)
+    assert loose["period"][0, 0] == 1
+    assert diffs[0] > 1.01 * diffs[0] / scale  # an absolute tolerance of the same value would reject it
+
+
 def test_aperiodic_orbit_has_period_zero_and_stays_bounded():
     w_star, lam = th.minimizer(*CASCADE)
     out = sim.attractors(*CASCADE, [3.0 / lam], [w_star[0] + 0.3], n_steps=4000, max_period=16)
@@ -319,9 +347,23 @@ def test_escape_on_separable_data_is_flagged_with_its_step():
         w += eta * np.mean(th._sigmoid(-np.array(z) * w) * np.array(z))
         t += 1
     assert out["diverged_step"][0].tolist() == [1, t]  # from w0 = 0: margins are 0 (not > 0) at t = 0
+    assert np.isnan(out["points"]).all()          # no cycle points for an escaped run
+    # large margins: the increments die out (the tail looks like a fixed point), yet the run escaped
+    stalled = sim.attractors([10.0, 20.0, 30.0], None, [eta], [-3.0], n_steps=2000, max_period=4)
+    assert stalled["period"].tolist() == [[sim.PERIOD_ESCAPED]] and np.isnan(stalled["points"]).all()
     g = sim.gd(z, None, [eta], [0.0, -3.0], 200, keep_last=1)
     np.testing.assert_array_equal(g["diverged_step"], out["diverged_step"])
     assert (g["w"][0, :, 0, 0] > 0).all()
+    # a start that already separates the data is flagged at step 0
+    assert sim.gd(z, None, [eta], [0.5], 3)["diverged_step"].tolist() == [[0]]
+
+
+def test_diverged_step_is_the_first_of_escape_and_overflow():
+    # w0 = 1e-300 separates z = 10, 20 (step 0); the first update adds 1e308 * 0.5 * 15 and overflows (step 1)
+    for out in (sim.gd([10.0, 20.0], None, [1e308], [1e-300], 3), gd_numpy([10.0, 20.0], None, [1e308], [1e-300], 3)):
+        assert out["escaped"].tolist() == [[True]] and out["diverged_step"].tolist() == [[0]]
+    att = sim.attractors([10.0, 20.0], None, [1e308], [1e-300], n_steps=8, max_period=2)
+    assert att["period"].tolist() == [[sim.PERIOD_NONFINITE]]  # non-finite takes precedence over escaped
 
 
 def test_nonfinite_iterates_are_flagged_minus_one_with_their_step():
@@ -343,6 +385,17 @@ def test_huge_step_on_non_separable_data_stays_bounded_and_is_not_flagged():
         assert np.max(np.abs(g["w"][0, k])) > 0.5 * bound  # the bound is not vacuous: the orbit reaches it
     att = sim.attractors(*ASYM, [eta], [0.0], n_steps=4000)
     assert att["period"][0, 0] >= 0 and not att["diverged"][0, 0]
+
+
+@pytest.mark.parametrize("eta", [0.5, 5.0, 50.0])
+def test_orbit_bound_holds_for_every_step_and_matches_its_formula(eta):
+    # z = +-1, weights 0.3/0.7: L'(+inf) = 0.7, -L'(-inf) = 0.3, |w*| = log(7/3)
+    w_star = np.log(0.7 / 0.3)
+    for w0 in (0.0, 3.0):
+        bound = th.orbit_bound_1d(*ASYM, eta, w0)
+        assert bound == pytest.approx(max(w0, w_star) + 0.7 * eta, rel=1e-14)
+        orbit = sim.gd(*ASYM, [eta], [w0], 500)["w"][0, 0, :, 0]
+        assert np.max(np.abs(orbit)) <= bound
 
 
 def test_cycle_jacobian_at_a_fixed_point_is_one_minus_eta_hessian():
