@@ -3,7 +3,7 @@
 One row per public simulator: ``simulate`` (two rows: signSGD/Signum with both noises, and
 normalized SGD with Student-t noise), ``ladder`` and the per-run kernels ``chain_run`` and
 ``ladder_run`` (called through one module-level ``jax.jit`` with static arguments, as a user would).
-Small static setups (T = 12, 3 records, chunks of 8) keep compilation short. Eager execution
+Small static setups (T = 12, 3 records, chunks of 8; T = 6 for the eagerly run kernels) keep it short. Eager execution
 compiles every primitive on its own (seconds per row), so jit-equals-eager runs on the kernels,
 where the maths lives; the sweep wrappers around them are compared with a loop of single runs.
 """
@@ -48,13 +48,13 @@ _ladder_jit = jax.jit(S.ladder_run, static_argnames=("T", "law", "df", "impl"))
 _DATA = np.asarray(jax.random.key_data(jax.random.key(0)))
 
 
-def _chain(T=12, n_rec=3, method="sign", additive=True, law="gaussian", df=0, **over):
+def _chain(T=6, n_rec=2, method="sign", additive=True, law="gaussian", df=0, **over):
     point = dict(key_data=_DATA, key_index=np.int64(0), x0=np.array([0.3, -0.2]), h=np.array([1.0, 3.0]), eta=0.05,
                  cooldown=0.5, beta=0.5, sigma_m=0.5, sigma_a=0.2, burn=np.int64(2)) | over
     return _chain_jit(point, T=T, n_rec=n_rec, method=method, additive=additive, law=law, df=df)
 
 
-def _ladder_run(T=12, law="gaussian", df=0, **over):
+def _ladder_run(T=6, law="gaussian", df=0, **over):
     point = dict(key_data=_DATA, key_index=np.int64(0), sigma=1.0, theta=0.3, burn=np.int64(2), n0=0) | over
     return _ladder_jit(point, T=T, law=law, df=df)
 
@@ -89,7 +89,7 @@ SIMULATORS = [
         vary={"key": jax.random.key(1), "sigma": np.array([0.7, 1.3])}),
     Sim("sign_floor.chain_run", _chain, outputs=lambda o: [o[k] for k in _OUT],
         skip={"vmap": "a per-run kernel; its vmapped form is simulate (row sign_floor.simulate)"},
-        bad=[({"T": 0}, "T"), ({"n_rec": 5}, "n_rec"), ({"method": "adam"}, "method"), ({"law": "x"}, "law"),
+        bad=[({"T": 0}, "T"), ({"n_rec": 4}, "n_rec"), ({"method": "adam"}, "method"), ({"law": "x"}, "law"),
              ({"additive": 1}, "additive"), ({"law": "student", "df": 0}, "df")],
         diverging=({"method": "sgd", "eta": 1e30}, lambda o: o["diverged"]),
         vary={"eta": 0.07, "key_index": np.int64(3), "x0": np.array([0.1, 0.5])}),

@@ -94,18 +94,20 @@ def test_sgd_threshold_and_optimum():
     assert sp.simplify(eta_star - 1 / (a * (1 + sigma**2))) == 0
 
 
+@jax.jit
+def _mean_square_grad(x, av, ev, sv):
+    """d/dx of E[x_{k+1}^2] over Rademacher noise (mean 0, variance 1), by autodiff."""
+    xi = jnp.array([-1.0, 1.0])
+    return jax.grad(lambda y: jnp.mean((y - ev * av * y * (1 + sv * xi)) ** 2))(x)
+
+
 def test_sgd_contraction_matches_autodiff():
     """d/dx E[x_{k+1}^2] = 2 rho x, with E taken exactly over Rademacher noise (mean 0, variance 1)."""
     rho = T.sgd_contraction_sym()
     rng = np.random.default_rng(0)
     for _ in range(5):
         av, ev, sv, x = rng.uniform(0.2, 2.0, 4)
-
-        def mean_square(x):
-            xi = jnp.array([-1.0, 1.0])
-            return jnp.mean((x - ev * av * x * (1 + sv * xi)) ** 2)
-
-        grad = float(jax.grad(mean_square)(x))
+        grad = float(_mean_square_grad(x, av, ev, sv))
         assert math.isclose(grad, 2 * x * float(rho.subs({a: av, eta: ev, sigma: sv})), rel_tol=1e-12)
         assert math.isclose(float(rho.subs({a: av, eta: ev, sigma: sv})), T.sgd_contraction(av, ev, sv), rel_tol=1e-12)
 
@@ -374,10 +376,13 @@ def test_schedule():
     np.testing.assert_allclose(np.asarray(S.schedule(k, 100, 0.1, 1.0)), 0.1 * (100 - k) / 100)
 
 
+_student = jax.jit(lambda key, df: S._noise(key, (200_000,), "student", df), static_argnums=1)
+
+
 @pytest.mark.parametrize("df", [1, 2, 3])
 def test_student_noise_tail(df):
     """Each sampler path (Cauchy and t_2 quantiles, chi-square mixture) against scipy's CDF."""
-    z = np.asarray(S._noise(jax.random.key(2), (200_000,), "student", df))
+    z = np.asarray(_student(jax.random.key(2), df))
     for q in (-3.0, -1.0, 0.5):
         frac, pt = np.mean(z < q), stats.t.cdf(q, df)
         assert abs(frac - pt) < 5 * math.sqrt(pt * (1 - pt) / z.size)

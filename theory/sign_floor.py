@@ -124,6 +124,7 @@ def _geometric_sum(poly, k, q):
     return total.subs(z, q)
 
 
+@functools.lru_cache(maxsize=32)  # pure in hashable sympy arguments; the sums take ~1 s
 def second_moment_sym(p=p_sym, eta=eta_sym, c=c_sym):
     r""":math:`E_\pi[x^2]` summed exactly from the two ladders (sympy, for any offset ``c``).
 
@@ -138,6 +139,7 @@ def second_moment_sym(p=p_sym, eta=eta_sym, c=c_sym):
     return sp.simplify((1 - r) / 2 * _geometric_sum(body, k, r))
 
 
+@functools.lru_cache(maxsize=32)
 def parity_second_moments_sym(p=p_sym, eta=eta_sym, c=c_sym):
     r"""Limits of :math:`E[x_k^2]` along even and odd times for a chain started at :math:`n_0 = 0`.
 
@@ -164,6 +166,7 @@ def parity_second_moments_sym(p=p_sym, eta=eta_sym, c=c_sym):
     return sp.simplify(even), sp.simplify(odd)
 
 
+@functools.lru_cache(maxsize=32)
 def c_mid_sym(e=None):
     r""":math:`C_{\rm mid} = E_\pi f/(a\eta^2)` at offset :math:`c = \eta/2`, in terms of :math:`e = 1 - 2p`.
 
@@ -176,6 +179,7 @@ def c_mid_sym(e=None):
     return sp.simplify(m2 / 2)
 
 
+@functools.lru_cache(maxsize=32)
 def c_unif_sym(e=None):
     r""":math:`C_{\rm unif}`: the offset :math:`c` uniform on :math:`(0, \eta)`.
 
