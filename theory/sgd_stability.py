@@ -1,0 +1,433 @@
+r"""Linear stability of SGD near an interpolating minimum: batch size, delays, momentum.
+
+**Mean-square stability with minibatches.** Near a minimum of :math:`L = \frac1n\sum_i \ell_i` where
+every per-sample gradient vanishes (interpolation), SGD with a batch :math:`\mathcal B` of size
+:math:`B` drawn uniformly *without replacement* is, to first order,
+
+.. math:: \theta_{t+1} = (I - \eta H_{\mathcal B_t})\,\theta_t, \qquad H_{\mathcal B} = \tfrac1B \textstyle\sum_{i\in\mathcal B} H_i ,
+
+with :math:`H_i` the per-sample Hessians and :math:`H = \frac1n\sum_i H_i`. Batches are independent
+across steps, so the second moment :math:`\Sigma_t = E[\theta_t\theta_t^\top]` obeys
+:math:`\mathrm{vec}\,\Sigma_{t+1} = \mathcal M_B\,\mathrm{vec}\,\Sigma_t` with
+
+.. math:: \mathcal M_B = I\otimes I - \eta\,(H\otimes I + I\otimes H) + \eta^2\, E[H_{\mathcal B}\otimes H_{\mathcal B}] .
+
+Counting pairs of samples in a batch (:math:`P(i\in\mathcal B) = B/n`,
+:math:`P(i,j\in\mathcal B) = B(B-1)/(n(n-1))` for :math:`i \ne j`) gives the exact mixture
+
+.. math:: E[H_{\mathcal B}\otimes H_{\mathcal B}] = (1-p)\,H\otimes H + p\,\tfrac1n\textstyle\sum_i H_i\otimes H_i,
+          \qquad p = \frac{n-B}{B(n-1)}
+
+(:func:`mixture_identity_sympy` derives it). :math:`\mathcal M_B` is a symmetric matrix and a
+positive map (it sends PSD :math:`\Sigma` to PSD), so its spectral radius is its largest eigenvalue
+and has a PSD eigenvector. Writing :math:`L_H = H\otimes I + I\otimes H` and
+:math:`Q_B = E[H_{\mathcal B}\otimes H_{\mathcal B}]`, :math:`\lambda_{\max}(\mathcal M_B) < 1` iff
+:math:`\eta\,Q_B \prec L_H` on the range of :math:`H`, hence the mean-square threshold is a
+generalized eigenvalue,
+
+.. math:: \eta^*(B) = \sup\{\eta : \rho(\mathcal M_B) < 1\} = 1/\lambda_{\max}(Q_B, L_H),
+
+and the stable set is the whole interval :math:`(0, \eta^*(B))`. Because the maximizing direction
+is a PSD matrix, on which the covariance term :math:`\frac1n\sum_i (H_i - H)\otimes(H_i - H)` is
+non-negative, :math:`\eta^*(B)` is non-decreasing in :math:`B` (:math:`p` falls) and
+:math:`\eta^*(n) = 2/\lambda_{\max}(H)` (:math:`p = 0`: gradient descent).
+
+**Almost-sure stability** is governed by the top Lyapunov exponent
+:math:`\gamma = \lim_t \frac1t\log\|\theta_t\|`. Jensen's inequality gives
+:math:`2\gamma \le \log\rho(\mathcal M_B)`, so the almost-sure threshold is at least
+:math:`\eta^*(B)`. For commuting (diagonal) Hessians it is explicit:
+:math:`\gamma = \max_k E_{\mathcal B}\log|1 - \eta\,(h_{\mathcal B})_k|`.
+
+**The trace bound at** :math:`B = 1`. :math:`\mathcal M_1` is symmetric, so its top eigenvalue is at
+least the Rayleigh quotient at :math:`\Sigma = P` (the projector onto the range of :math:`H`, of
+rank :math:`r`): :math:`\langle P, \mathcal M_1 P\rangle = r - 2\eta\,\mathrm{tr}H + \eta^2\frac1n\sum_i\|H_i\|_F^2`.
+Stability therefore needs :math:`\eta < 2\,\mathrm{tr}H \,/\, \frac1n\sum_i\|H_i\|_F^2`. For rank-one
+per-sample Hessians :math:`H_i = g_i g_i^\top` (single-output squared loss at interpolation)
+:math:`\|H_i\|_F^2 = \|g_i\|^4` and Cauchy--Schwarz gives :math:`\frac1n\sum_i\|g_i\|^4 \ge (\mathrm{tr}H)^2`, so
+
+.. math:: \eta^*(1) \;\le\; \frac{2\,\mathrm{tr}H}{\frac1n\sum_i \|g_i\|^4} \;\le\; \frac{2}{\mathrm{tr}H}.
+
+**Delayed gradients.** :math:`x_{t+1} = x_t - a\,x_{t-S}` (:math:`a = \eta\lambda`) has characteristic
+polynomial :math:`z^{S+1} - z^S + a`. A root crosses the unit circle at :math:`z = e^{i\omega}` when
+:math:`e^{i\omega S}(e^{i\omega} - 1) = -a`; the modulus gives :math:`a = 2\sin(\omega/2)` and the phase
+:math:`\omega(S + \tfrac12) = \tfrac\pi2`, so the recursion is stable iff
+:math:`0 < a < 2\sin\big(\pi/(2(2S+1))\big)`.
+
+**Momentum** on :math:`f = \lambda x^2/2`, :math:`h = \eta\lambda`. Heavy ball:
+:math:`x_{t+1} = (1+\mu-h)x_t - \mu x_{t-1}`, characteristic :math:`z^2 - (1+\mu-h)z + \mu`;
+Nesterov: :math:`x_{t+1} = (1-h)\big((1+\mu)x_t - \mu x_{t-1}\big)`, characteristic
+:math:`z^2 - (1-h)(1+\mu)z + (1-h)\mu`. For :math:`0 \le \mu < 1` the Schur--Cohn conditions reduce to
+:math:`p(1) = h > 0` and the flip condition :math:`p(-1) > 0`: :math:`h < 2(1+\mu)` (heavy ball),
+:math:`h < 2(1+\mu)/(1+2\mu)` (Nesterov). With additive gradient noise of variance :math:`\sigma^2`,
+the heavy-ball stationary variance (discrete Lyapunov equation, :func:`momentum_variance_sympy`) is
+
+.. math:: \mathrm{Var}\,x = \frac{\eta\sigma^2(1+\mu)}{\lambda(1-\mu)\big(2(1+\mu) - \eta\lambda\big)} .
+
+No JAX and no I/O here: sympy for the algebra, NumPy/SciPy for eigenvalues and roots. Every
+public function validates its arguments (:mod:`theory._validate`).
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import sympy as sp
+from scipy import linalg, optimize
+
+from theory import _validate as val
+
+__all__ = [
+    "METHODS", "SAMPLINGS", "check_hessians", "least_squares_hessians", "batch_weight", "mixture_identity_sympy",
+    "kron_second_moment", "second_moment_operator", "spectral_radius", "ms_threshold", "moment_trace",
+    "batch_means", "lyapunov_commuting", "as_threshold_commuting", "trace_bound", "dln_gradients",
+    "dln_minimum", "delay_threshold", "delay_char_poly_sympy", "delay_boundary_residual_sympy",
+    "delay_spectral_radius", "momentum_char_poly_sympy", "momentum_flip_sympy", "momentum_threshold",
+    "momentum_spectral_radius", "momentum_variance_sympy", "momentum_stationary_variance",
+]
+
+METHODS = ("heavy_ball", "nesterov")
+
+# Symmetry and PSD are checked to this relative tolerance (float64 round-off of a product x x^T).
+_SYM_RTOL = 1e-10
+
+
+# ----------------------------------------------------------------------------- Hessians and batches
+def check_hessians(hessians) -> np.ndarray:
+    r"""Per-sample Hessians as a float64 array of shape :math:`(n, d, d)`, each symmetric and PSD.
+
+    ``ValueError`` names ``hessians`` for a wrong shape, a non-finite entry, an asymmetric matrix or a
+    negative eigenvalue beyond round-off (:math:`10^{-10}` of the largest entry).
+    """
+    h = val.array("hessians", hessians, ndim=3)
+    n, d, d2 = h.shape
+    if d != d2:
+        raise ValueError(f"hessians: expected shape (n, d, d) with square matrices, got {h.shape}")
+    scale = max(float(np.abs(h).max()), 1e-300)
+    asym = float(np.abs(h - np.swapaxes(h, 1, 2)).max())
+    if asym > _SYM_RTOL * scale:
+        raise ValueError(f"hessians: every H_i must be symmetric; max |H - H^T| = {asym:.3g} (scale {scale:.3g})")
+    low = float(np.linalg.eigvalsh(h).min())
+    if low < -_SYM_RTOL * scale * d:
+        raise ValueError(f"hessians: every H_i must be positive semidefinite; smallest eigenvalue {low:.3g}")
+    return h
+
+
+def _batch_size(batch_size, n: int) -> int:
+    return val.integer("batch_size", batch_size, low=1, high=n)
+
+
+def least_squares_hessians(X) -> np.ndarray:
+    r"""Per-sample Hessians :math:`H_i = x_i x_i^\top` of :math:`\ell_i = \frac12(x_i^\top\theta - y_i)^2` (rows of ``X``)."""
+    x = val.array("X", X, ndim=2)
+    return np.einsum("ni,nj->nij", x, x)
+
+
+SAMPLINGS = ("without", "with")
+
+
+def batch_weight(n, batch_size, sampling="without") -> float:
+    r"""The weight :math:`p` of :math:`\frac1n\sum_i H_i\otimes H_i` in :math:`E[H_{\mathcal B}\otimes H_{\mathcal B}]`.
+
+    Without replacement (SGD's usual sampling) :math:`p = (n - B)/(B(n-1))`: :math:`p = 1` at
+    :math:`B = 1`, :math:`p = 0` at :math:`B = n` (and for :math:`n = 1`). With replacement (i.i.d.
+    indices) :math:`p = 1/B`.
+    """
+    n = val.integer("n", n, low=1)
+    b = _batch_size(batch_size, n)
+    if val.choice("sampling", sampling, SAMPLINGS) == "with":
+        return 1.0 / b
+    return 0.0 if b == n else (n - b) / (b * (n - 1))
+
+
+def mixture_identity_sympy() -> dict:
+    r"""Derive the mixture identity symbolically from inclusion probabilities.
+
+    :math:`P(i\in\mathcal B) = \binom{n-1}{B-1}/\binom nB` and
+    :math:`P(i,j\in\mathcal B) = \binom{n-2}{B-2}/\binom nB`. Then
+    :math:`E[H_{\mathcal B}\otimes H_{\mathcal B}] = B^{-2}\big(P_1 S + P_2(n^2 H\otimes H - S)\big)` with
+    :math:`S = \sum_i H_i\otimes H_i`. Returns the simplified coefficients ``w_hh`` (of
+    :math:`H\otimes H`) and ``w_s`` (of :math:`\frac1n S`), ``p`` :math:`= 1 - w_{hh}`, and the
+    inclusion probabilities ``p1``, ``p2``.
+    """
+    n, b = sp.symbols("n B", positive=True, integer=True)
+    p1 = sp.gammasimp(sp.binomial(n - 1, b - 1) / sp.binomial(n, b))
+    p2 = sp.gammasimp(sp.binomial(n - 2, b - 2) / sp.binomial(n, b))
+    w_hh = sp.factor(sp.simplify(p2 * n**2 / b**2))
+    w_s = sp.factor(sp.simplify(n * (p1 - p2) / b**2))
+    return {"n": n, "B": b, "p1": p1, "p2": p2, "w_hh": w_hh, "w_s": w_s, "p": sp.factor(sp.simplify(1 - w_hh))}
+
+
+def kron_second_moment(hessians, batch_size, sampling="without") -> np.ndarray:
+    r""":math:`E[H_{\mathcal B}\otimes H_{\mathcal B}] = (1-p)H\otimes H + p\frac1n\sum_i H_i\otimes H_i`, shape :math:`(d^2, d^2)` (:func:`batch_weight` gives :math:`p`)."""
+    h = check_hessians(hessians)
+    p = batch_weight(h.shape[0], batch_size, sampling)
+    hbar = h.mean(axis=0)
+    s = np.einsum("nij,nkl->ikjl", h, h).reshape(h.shape[1] ** 2, -1) / h.shape[0]
+    return (1 - p) * np.kron(hbar, hbar) + p * s
+
+
+def second_moment_operator(hessians, batch_size, eta, sampling="without") -> np.ndarray:
+    r""":math:`\mathcal M_B = I\otimes I - \eta(H\otimes I + I\otimes H) + \eta^2 E[H_{\mathcal B}\otimes H_{\mathcal B}]` (row-major ``vec``)."""
+    h = check_hessians(hessians)
+    eta = val.real("eta", eta, low=0.0, low_open=True)
+    q = kron_second_moment(h, batch_size, sampling)
+    d = h.shape[1]
+    hbar, eye = h.mean(axis=0), np.eye(d)
+    return np.eye(d * d) - eta * (np.kron(hbar, eye) + np.kron(eye, hbar)) + eta**2 * q
+
+
+def spectral_radius(hessians, batch_size, eta, sampling="without") -> float:
+    r""":math:`\rho(\mathcal M_B)` at step ``eta`` (the largest eigenvalue: :math:`\mathcal M_B` is symmetric and a positive map)."""
+    m = second_moment_operator(hessians, batch_size, eta, sampling)
+    return float(np.max(np.abs(np.linalg.eigvalsh(m))))
+
+
+def _range_basis(h: np.ndarray) -> np.ndarray:
+    """Orthonormal basis of the range of the mean Hessian (directions every H_i leaves fixed are dropped)."""
+    w, u = np.linalg.eigh(h.mean(axis=0))
+    keep = w > _SYM_RTOL * max(float(w.max()), 1e-300) * h.shape[1]
+    if not keep.any():
+        raise ValueError("hessians: the mean Hessian is zero; SGD does not move and has no threshold")
+    return u[:, keep]
+
+
+def ms_threshold(hessians, batch_size, sampling="without") -> float:
+    r"""The mean-square threshold :math:`\eta^*(B) = \sup\{\eta: \rho(\mathcal M_B) < 1\} = 1/\lambda_{\max}(Q_B, L_H)`.
+
+    ``hessians``: per-sample Hessians, shape :math:`(n, d, d)`, symmetric PSD. ``batch_size``: an
+    integer in :math:`1..n` (batches drawn uniformly without replacement). Directions in the common
+    null space of the :math:`H_i` never move (:math:`\rho = 1` there for every :math:`\eta`) and are
+    excluded: the threshold is that of the range of :math:`H`. Solved as a generalized symmetric
+    eigenproblem (see the module docstring), so the result is exact to round-off. ``sampling="with"``:
+    the threshold of batches drawn with replacement (:math:`p = 1/B`).
+    """
+    h = check_hessians(hessians)
+    b = _batch_size(batch_size, h.shape[0])
+    u = _range_basis(h)
+    hr = np.einsum("ia,nij,jb->nab", u, h, u)
+    r = hr.shape[1]
+    hbar, eye = hr.mean(axis=0), np.eye(r)
+    lh = np.kron(hbar, eye) + np.kron(eye, hbar)
+    q = kron_second_moment(hr, b, sampling)
+    top = float(linalg.eigh(q, lh, eigvals_only=True)[-1])
+    return 1.0 / top
+
+
+def moment_trace(hessians, batch_size, eta, sigma0, n_steps, sampling="without") -> np.ndarray:
+    r""":math:`\mathrm{tr}\,\Sigma_t` for :math:`t = 0..T` from :math:`\mathrm{vec}\,\Sigma_t = \mathcal M_B^t\,\mathrm{vec}\,\Sigma_0` (``sigma0`` symmetric PSD, :math:`(d, d)`)."""
+    h = check_hessians(hessians)
+    d = h.shape[1]
+    s0 = val.array("sigma0", sigma0, shape=(d, d))
+    n_steps = val.integer("n_steps", n_steps, low=0)
+    m = second_moment_operator(h, batch_size, eta, sampling)
+    out, s = np.empty(n_steps + 1), s0.reshape(-1)
+    for t in range(n_steps + 1):  # a d^2 x d^2 matrix power series, not an optimisation loop
+        out[t] = np.trace(s.reshape(d, d))
+        s = m @ s
+    return out
+
+
+def batch_means(hessians, batch_size) -> np.ndarray:
+    r"""Every batch mean :math:`H_{\mathcal B}` over the :math:`\binom nB` subsets, in ``itertools.combinations`` order."""
+    h = np.asarray(hessians, dtype=float)
+    if h.ndim < 2:
+        raise ValueError(f"hessians: expected per-sample arrays with a leading sample axis, got shape {h.shape}")
+    b = _batch_size(batch_size, h.shape[0])
+    if math.comb(h.shape[0], b) > 200_000:
+        raise ValueError(f"batch_size: C({h.shape[0]}, {b}) batches are too many to enumerate (limit 200000)")
+    idx = np.array(list(itertools.combinations(range(h.shape[0]), b)))
+    return h[idx].mean(axis=1)
+
+
+# ----------------------------------------------------------------------------- commuting Hessians: a.s. threshold
+def _diag_curvatures(curvatures) -> np.ndarray:
+    return val.array("curvatures", curvatures, ndim=2, low=0.0)
+
+
+def _commuting_exponent(hb: np.ndarray, eta: np.ndarray) -> np.ndarray:
+    r""":math:`\max_k \mathrm{mean}_{\mathcal B}\log|1 - \eta\,(h_{\mathcal B})_k|` for an array of steps (batch means ``hb``: :math:`(C, d)`)."""
+    with np.errstate(divide="ignore"):
+        return np.max(np.mean(np.log(np.abs(1.0 - np.multiply.outer(eta, hb))), axis=-2), axis=-1)
+
+
+def lyapunov_commuting(curvatures, batch_size, eta) -> float:
+    r"""Top Lyapunov exponent :math:`\gamma = \max_k E_{\mathcal B}\log|1 - \eta\,(h_{\mathcal B})_k|` for diagonal :math:`H_i = \mathrm{diag}(h_i)`.
+
+    ``curvatures``: :math:`(n, d)` array of the non-negative diagonals :math:`h_i`. Products of
+    diagonal matrices act coordinate-wise, so the strong law of large numbers gives each
+    coordinate's exponent exactly; :math:`-\infty` when some batch makes a factor exactly zero.
+    """
+    c = _diag_curvatures(curvatures)
+    eta = val.real("eta", eta, low=0.0, low_open=True)
+    return float(_commuting_exponent(batch_means(c, batch_size), np.float64(eta)))
+
+
+def as_threshold_commuting(curvatures, batch_size, *, eta_max=None) -> float:
+    r"""The almost-sure threshold :math:`\inf\{\eta > 0: \gamma(\eta) \ge 0\}` for diagonal Hessians.
+
+    Located by a scan of :math:`\gamma` on a fine grid up to ``eta_max`` (default
+    :math:`4/\min_k \bar h_k` over coordinates with :math:`\bar h_k > 0`) and Brent's method on the
+    first sign change. ``ValueError`` if no crossing exists below ``eta_max``.
+    """
+    c = _diag_curvatures(curvatures)
+    hbar = c.mean(axis=0)
+    if not (hbar > 0).any():
+        raise ValueError("curvatures: every coordinate has zero mean curvature; no threshold")
+    top = 4.0 / float(hbar[hbar > 0].min()) if eta_max is None else val.real("eta_max", eta_max, low=0.0, low_open=True)
+    hb = batch_means(c, batch_size)
+    grid = np.linspace(top / 4000, top, 4000)
+    vals = _commuting_exponent(hb, grid)
+    up = np.flatnonzero((vals[:-1] < 0) & (vals[1:] >= 0))
+    if up.size == 0:
+        raise ValueError(f"eta_max: no almost-sure threshold below {top:.6g}")
+    k = int(up[0])
+    return float(optimize.brentq(lambda e: float(_commuting_exponent(hb, np.float64(e))), grid[k], grid[k + 1],
+                                 xtol=1e-14, rtol=1e-13))
+
+
+# ----------------------------------------------------------------------------- the trace bound; a diagonal linear net
+def trace_bound(hessians) -> dict:
+    r"""Quantities of the :math:`B = 1` trace bound: ``trace`` :math:`\mathrm{tr}H`, ``frob4``
+    :math:`\frac1n\sum_i\|H_i\|_F^2`, ``eta_bound`` :math:`2\,\mathrm{tr}H/\mathrm{frob4}` (an upper bound on
+    :math:`\eta^*(1)` for any PSD :math:`H_i`), ``eta_trace`` :math:`2/\mathrm{tr}H` (a further upper bound
+    when every :math:`H_i` has rank one) and ``rank_one`` (whether they do, to round-off).
+    """
+    h = check_hessians(hessians)
+    tr = float(np.trace(h.mean(axis=0)))
+    frob = float(np.mean(np.sum(h * h, axis=(1, 2))))
+    sv = np.linalg.eigvalsh(h)
+    rank_one = bool(np.all(sv[:, :-1] <= _SYM_RTOL * max(float(sv.max()), 1e-300) * h.shape[1]))
+    return {"trace": tr, "frob4": frob, "eta_bound": 2 * tr / frob, "eta_trace": 2 / tr, "rank_one": rank_one}
+
+
+def dln_gradients(u, v, X) -> np.ndarray:
+    r"""Per-sample gradients of the diagonal linear net :math:`f(x) = \sum_k u_k v_k x_k` w.r.t. :math:`(u, v)`:
+    :math:`g_i = (v\odot x_i,\ u\odot x_i)`, shape :math:`(n, 2d)`. At an interpolating minimum of the
+    squared loss :math:`\ell_i = \frac12(f(x_i) - y_i)^2` the per-sample Hessian is :math:`g_i g_i^\top`.
+    """
+    x = val.array("X", X, ndim=2)
+    uu = val.array("u", u, shape=(x.shape[1],))
+    vv = val.array("v", v, shape=(x.shape[1],))
+    return np.concatenate([vv * x, uu * x], axis=1)
+
+
+def dln_minimum(beta, scale) -> tuple[np.ndarray, np.ndarray]:
+    r"""A minimum :math:`(u, v)` of the diagonal net realising :math:`u\odot v = \beta`, with balance ``scale`` :math:`c > 0`:
+    :math:`u_k = c\sqrt{|\beta_k|}\,\mathrm{sign}\beta_k`, :math:`v_k = \sqrt{|\beta_k|}/c` (:math:`c = 1`: balanced).
+    """
+    b = val.array("beta", beta, ndim=1)
+    c = val.real("scale", scale, low=0.0, low_open=True)
+    root = np.sqrt(np.abs(b))
+    return c * root * np.where(b < 0, -1.0, 1.0), root / c
+
+
+# ----------------------------------------------------------------------------- delayed gradients
+def _delay(delay) -> int:
+    return val.integer("delay", delay, low=0, high=64)
+
+
+def delay_threshold(delay) -> float:
+    r""":math:`a^*(S) = 2\sin\big(\pi/(2(2S+1))\big)`: :math:`x_{t+1} = x_t - a x_{t-S}` is stable iff :math:`0 < a < a^*(S)`."""
+    s = _delay(delay)
+    return 2.0 * math.sin(math.pi / (2 * (2 * s + 1)))
+
+
+def delay_char_poly_sympy(delay):
+    r"""Characteristic polynomial :math:`z^{S+1} - z^S + a` of the delayed recursion, from its companion matrix (sympy)."""
+    s = _delay(delay)
+    z, a = sp.symbols("z a")
+    # state (x_t, x_{t-1}, ..., x_{t-S}); x_{t+1} = x_t - a x_{t-S}
+    m = sp.zeros(s + 1, s + 1)
+    m[0, 0] += 1
+    m[0, s] += -a
+    for i in range(1, s + 1):
+        m[i, i - 1] = 1
+    return sp.expand(m.charpoly(z).as_expr()), z, a
+
+
+def delay_boundary_residual_sympy(delay):
+    r"""The characteristic polynomial at :math:`z = e^{i\pi/(2S+1)}`, :math:`a = 2\sin(\pi/(2(2S+1)))`; simplifies to 0."""
+    poly, z, a = delay_char_poly_sympy(delay)
+    s = _delay(delay)
+    return sp.simplify(sp.expand_complex(
+        poly.subs({z: sp.exp(sp.I * sp.pi / (2 * s + 1)), a: 2 * sp.sin(sp.pi / (2 * (2 * s + 1)))})))
+
+
+def delay_spectral_radius(a, delay) -> float:
+    r"""Largest root modulus of :math:`z^{S+1} - z^S + a` (the asymptotic growth factor per step)."""
+    a = val.real("a", a)
+    s = _delay(delay)
+    coeffs = np.zeros(s + 2)
+    coeffs[0], coeffs[1], coeffs[-1] = 1.0, -1.0, a
+    if s == 0:
+        coeffs = np.array([1.0, a - 1.0])
+    return float(np.max(np.abs(np.roots(coeffs))))
+
+
+# ----------------------------------------------------------------------------- momentum
+def _method(method) -> str:
+    return val.choice("method", method, METHODS)
+
+
+def momentum_char_poly_sympy(method):
+    r"""Characteristic polynomial in :math:`z` of heavy ball or Nesterov on :math:`\lambda x^2/2`, :math:`h = \eta\lambda` (sympy, from the companion matrix)."""
+    m_ = _method(method)
+    z, h, mu = sp.symbols("z h mu")
+    if m_ == "heavy_ball":
+        a11, a12 = 1 + mu - h, -mu
+    else:
+        a11, a12 = (1 - h) * (1 + mu), -(1 - h) * mu
+    comp = sp.Matrix([[a11, a12], [1, 0]])
+    return sp.expand(comp.charpoly(z).as_expr()), z, h, mu
+
+
+def momentum_flip_sympy(method):
+    r"""The flip boundary: the root :math:`h` of :math:`p(-1) = 0` (sympy), e.g. :math:`2(1+\mu)` for heavy ball."""
+    poly, z, h, mu = momentum_char_poly_sympy(method)
+    sols = sp.solve(sp.Eq(poly.subs(z, -1), 0), h)
+    return sp.factor(sols[0]), h, mu
+
+
+def momentum_threshold(mu, method) -> float:
+    r"""Largest stable :math:`h = \eta\lambda` for momentum :math:`0 \le \mu < 1`: :math:`2(1+\mu)` (heavy ball), :math:`2(1+\mu)/(1+2\mu)` (Nesterov)."""
+    mu = val.real("mu", mu, low=0.0, high=1.0, high_open=True)
+    return 2 * (1 + mu) if _method(method) == "heavy_ball" else 2 * (1 + mu) / (1 + 2 * mu)
+
+
+def momentum_spectral_radius(h, mu, method) -> float:
+    r"""Largest root modulus of the momentum characteristic polynomial (:func:`momentum_char_poly_sympy`) at :math:`h`, :math:`\mu`."""
+    h = val.real("h", h)
+    mu = val.real("mu", mu, low=0.0, high=1.0, high_open=True)
+    if _method(method) == "heavy_ball":
+        coeffs = [1.0, -(1 + mu - h), mu]
+    else:
+        coeffs = [1.0, -(1 - h) * (1 + mu), (1 - h) * mu]
+    return float(np.max(np.abs(np.roots(coeffs))))
+
+
+def momentum_variance_sympy():
+    r"""Stationary :math:`\mathrm{Var}\,x` of heavy ball with additive noise, from the discrete Lyapunov equation (sympy).
+
+    :math:`x_{t+1} = (1+\mu-h)x_t - \mu x_{t-1} - \eta\sigma\xi_t`; with :math:`c_0 = \mathrm{Var}\,x`,
+    :math:`c_1 = \mathrm{Cov}(x_t, x_{t-1})`: :math:`c_1 = (1+\mu-h)c_0 - \mu c_1` and
+    :math:`c_0 = (1+\mu-h)^2c_0 - 2\mu(1+\mu-h)c_1 + \mu^2c_0 + \eta^2\sigma^2`. Returns
+    ``(variance, symbols)`` with :math:`h = \eta\lambda` substituted.
+    """
+    eta, lam, mu, sigma = sp.symbols("eta lambda mu sigma", positive=True)
+    c0, c1 = sp.symbols("c0 c1")
+    a = 1 + mu - eta * lam
+    sol = sp.solve([sp.Eq(c1, a * c0 - mu * c1),
+                    sp.Eq(c0, a**2 * c0 - 2 * mu * a * c1 + mu**2 * c0 + eta**2 * sigma**2)], [c0, c1], dict=True)[0]
+    return sp.factor(sp.simplify(sol[c0])), (eta, lam, mu, sigma)
+
+
+def momentum_stationary_variance(eta, lam, mu, sigma) -> float:
+    r""":math:`\mathrm{Var}\,x = \eta\sigma^2(1+\mu)/\big(\lambda(1-\mu)(2(1+\mu) - \eta\lambda)\big)` (heavy ball, stable region only)."""
+    eta = val.real("eta", eta, low=0.0, low_open=True)
+    lam = val.real("lam", lam, low=0.0, low_open=True)
+    mu = val.real("mu", mu, low=0.0, high=1.0, high_open=True)
+    sigma = val.real("sigma", sigma, low=0.0)
+    if not eta * lam < 2 * (1 + mu):
+        raise ValueError(f"eta: expected eta * lam < 2(1 + mu) = {2 * (1 + mu):.6g} (stable), got eta * lam = {eta * lam:.6g}")
+    return eta * sigma**2 * (1 + mu) / (lam * (1 - mu) * (2 * (1 + mu) - eta * lam))
