@@ -1,0 +1,166 @@
+r"""NumPy references of :mod:`sims.sgd_stability` and its benchmark cases.
+
+Vectorized NumPy versions of the deterministic simulators (the exactly enumerated second moment,
+:math:`E[H_{\mathcal B}\otimes H_{\mathcal B}]` by enumeration, the delayed and the momentum growth rates),
+written independently of the JAX code: tests compare the two to round-off. The Lyapunov reference
+draws its own batches (NumPy generator), so it is compared statistically.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+import sims  # noqa: F401  (float64)
+from sims.bench import BenchCase
+
+__all__ = ["batch_means_numpy", "kron_enumerated_numpy", "moment_growth_numpy", "delayed_growth_numpy",
+           "momentum_growth_numpy", "lyapunov_numpy", "tail_slope_numpy", "bench_cases"]
+
+
+def batch_means_numpy(hessians: np.ndarray, batch_size: int) -> np.ndarray:
+    """The C(n, B) batch means of the per-sample Hessians."""
+    idx = np.array(list(itertools.combinations(range(hessians.shape[0]), batch_size)))
+    return hessians[idx].mean(axis=1)
+
+
+def kron_enumerated_numpy(hessians: np.ndarray, batch_size: int) -> np.ndarray:
+    r""":math:`\binom nB^{-1}\sum H_{\mathcal B}\otimes H_{\mathcal B}` (``np.kron``, row-major ``vec``)."""
+    hb = batch_means_numpy(hessians, batch_size)
+    return np.mean([np.kron(m, m) for m in hb], axis=0)
+
+
+def tail_slope_numpy(ells: np.ndarray) -> np.ndarray:
+    """Least-squares slope of the last axis over its second half."""
+    y = ells[..., ells.shape[-1] // 2:]
+    t = np.arange(y.shape[-1]) - (y.shape[-1] - 1) / 2
+    with np.errstate(invalid="ignore"):
+        slope = np.sum(t * (y - y.mean(axis=-1, keepdims=True)), axis=-1) / np.sum(t * t)
+    return np.where(np.isneginf(y[..., -1]), -np.inf, slope)
+
+
+def moment_growth_numpy(hessians: np.ndarray, batch_size: int, eta: np.ndarray, n_steps: int,
+                        sigma0: np.ndarray | None = None) -> dict:
+    r"""Exact second moment :math:`\Sigma \leftarrow E_{\mathcal B}[A\Sigma A]` for every step in ``eta`` at once, renormalized."""
+    eta = np.atleast_1d(np.asarray(eta, dtype=float))
+    d = hessians.shape[1]
+    hb = batch_means_numpy(hessians, batch_size)
+    a = np.eye(d)[None, None] - eta[:, None, None, None] * hb[None]  # (m, K, d, d)
+    s = np.broadcast_to(np.eye(d) if sigma0 is None else sigma0, (eta.size, d, d)).copy()
+    logs = np.empty((eta.size, n_steps + 1))
+    logs[:, 0] = np.log(np.trace(s, axis1=1, axis2=2))
+    s /= np.trace(s, axis1=1, axis2=2)[:, None, None]
+    for t in range(1, n_steps + 1):  # the reference runs the recursion step by step
+        s = np.einsum("mkij,mjl,mklp->mip", a, s, a) / hb.shape[0]
+        tr = np.trace(s, axis1=1, axis2=2)
+        logs[:, t] = logs[:, t - 1] + np.log(tr)
+        s /= tr[:, None, None]
+    return {"log_trace": logs, "rate": tail_slope_numpy(logs[:, 1:])}
+
+
+def delayed_growth_numpy(a: np.ndarray, delay: int, n_steps: int, max_delay: int = 8) -> dict:
+    r""":math:`x_{t+1} = x_t - a\,x_{t-S}` from ones, renormalized by the window's max-norm; every ``a`` at once."""
+    a = np.atleast_1d(np.asarray(a, dtype=float))
+    buf = np.ones((a.size, max_delay + 1))
+    ell, ells = np.zeros(a.size), np.empty((a.size, n_steps))
+    for t in range(n_steps):
+        new = buf[:, 0] - a * buf[:, delay]
+        buf = np.concatenate([new[:, None], buf[:, :-1]], axis=1)
+        nrm = np.abs(buf).max(axis=1)
+        with np.errstate(divide="ignore"):
+            ell += np.log(nrm)
+        ells[:, t] = ell
+        buf /= np.where(nrm > 0, nrm, 1.0)[:, None]
+    return {"rate": tail_slope_numpy(ells)}
+
+
+def momentum_growth_numpy(eta: np.ndarray, mu: np.ndarray, nesterov: bool, n_steps: int, lam: float = 1.0) -> dict:
+    r"""Heavy ball or Nesterov on :math:`\lambda x^2/2` from :math:`x_0 = x_{-1} = 1`, renormalized; every point at once."""
+    eta, mu = np.broadcast_arrays(np.atleast_1d(eta).astype(float), np.atleast_1d(mu).astype(float))
+    x, xp, ell = np.ones(eta.size), np.ones(eta.size), np.zeros(eta.size)
+    ells = np.empty((eta.size, n_steps))
+    for t in range(n_steps):
+        y = x + (mu * (x - xp) if nesterov else 0.0)
+        new = x + mu * (x - xp) - eta * lam * y
+        nrm = np.maximum(np.abs(new), np.abs(x))
+        with np.errstate(divide="ignore"):
+            ell += np.log(nrm)
+        ells[:, t] = ell
+        safe = np.where(nrm > 0, nrm, 1.0)
+        x, xp = new / safe, x / safe
+    return {"rate": tail_slope_numpy(ells)}
+
+
+def lyapunov_numpy(hessians: np.ndarray, batch_size: int, eta: float, n_steps: int, n_paths: int, burn: int,
+                   seed: int) -> np.ndarray:
+    r"""Per-path Lyapunov estimates :math:`(\ell_T - \ell_b)/(T - b)` with batches drawn by a NumPy generator."""
+    rng = np.random.default_rng(seed)
+    hb = batch_means_numpy(hessians, batch_size)
+    a = np.eye(hessians.shape[1])[None] - eta * hb
+    theta = np.ones((n_paths, hessians.shape[1])) / np.sqrt(hessians.shape[1])
+    ell, ell_burn = np.zeros(n_paths), np.zeros(n_paths)
+    for t in range(n_steps):
+        j = rng.integers(0, hb.shape[0], n_paths)
+        theta = np.einsum("pij,pj->pi", a[j], theta)
+        nrm = np.linalg.norm(theta, axis=1)
+        ell += np.log(nrm)
+        theta /= nrm[:, None]
+        if t == burn - 1:
+            ell_burn = ell.copy()
+    return (ell - ell_burn) / (n_steps - burn)
+
+
+def _ls_hessians(n: int, d: int, seed: int) -> np.ndarray:
+    x = np.random.default_rng(seed).standard_normal((n, d))
+    return np.einsum("ni,nj->nij", x, x)
+
+
+def _close(rtol: float):
+    def check(a, b):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=rtol, atol=1e-9)
+    return check
+
+
+def bench_cases(scale: str) -> list[BenchCase]:
+    """Benchmarks at ``scale`` ("small": seconds on a laptop CPU; "large": GPU-sized)."""
+    from sims import sgd_stability as sim
+
+    if scale not in ("small", "large"):
+        raise ValueError(f"scale: expected 'small' or 'large', got {scale!r}")
+    small = scale == "small"
+    h = _ls_hessians(8, 3, 0)
+    etas = np.linspace(0.05, 0.5, 64 if small else 4096)
+    t_moment = 200 if small else 1000
+    a = np.linspace(0.01, 1.0, 128 if small else 16384)
+    t_delay = 2000 if small else 8000
+    eta_m = np.linspace(0.1, 3.0, 128 if small else 16384)
+    n_paths, t_lyap = (1024, 600) if small else (65536, 3000)
+
+    def lyap_check(jax_out, np_out):
+        # different generators: the path means must agree within their standard errors (5 SE)
+        g1, g2 = np.asarray(jax_out).ravel(), np.asarray(np_out).ravel()
+        se = np.hypot(g1.std() / np.sqrt(g1.size), g2.std() / np.sqrt(g2.size))
+        assert abs(g1.mean() - g2.mean()) < 5 * se, (g1.mean(), g2.mean(), se)
+
+    return [
+        BenchCase("sgd_stability.moment_growth (exact, n=8, d=3, B=4)", "second-moment steps x 70 batches",
+                  etas.size * t_moment * 70,
+                  lambda: sim.moment_growth(h, 4, etas, n_steps=t_moment)["rate"],
+                  lambda: moment_growth_numpy(h, 4, etas, t_moment)["rate"], _close(1e-9)),
+        BenchCase("sgd_stability.delayed_growth (S=4)", "delayed steps", a.size * t_delay,
+                  lambda: sim.delayed_growth(a, 4, n_steps=t_delay)["rate"],
+                  lambda: delayed_growth_numpy(a, 4, t_delay)["rate"], _close(1e-8)),
+        BenchCase("sgd_stability.momentum_growth (heavy ball, mu=0.5)", "momentum steps", eta_m.size * 2000,
+                  lambda: sim.momentum_growth(eta_m, 0.5, n_steps=2000)["rate"],
+                  lambda: momentum_growth_numpy(eta_m, 0.5, False, 2000)["rate"], _close(1e-8)),
+        BenchCase("sgd_stability.lyapunov_paths (n=8, d=3, B=1)", "path steps", n_paths * t_lyap,
+                  lambda: sim.lyapunov_paths(jax_key(), h, 1, [0.3], n_steps=t_lyap, n_paths=n_paths, burn=60)["gamma"],
+                  lambda: lyapunov_numpy(h, 1, 0.3, t_lyap, n_paths, 60, 0), lyap_check),
+    ]
+
+
+def jax_key():
+    """A fresh typed key for the benchmark's JAX paths (seed 0)."""
+    import jax
+
+    return jax.random.key(0)

@@ -1,0 +1,617 @@
+r"""Simulators for the linear stability of SGD: minibatches, delayed gradients, momentum.
+
+* :func:`kron_enumerated` -- :math:`E[H_{\mathcal B}\otimes H_{\mathcal B}]` by enumerating every batch.
+* :func:`moment_growth` -- the *exact* second moment :math:`\Sigma_{t+1} = E_{\mathcal B}[(I - \eta H_{\mathcal B})\Sigma_t(I - \eta H_{\mathcal B})]`,
+  the expectation taken by enumerating all :math:`\binom nB` batches at every step (batches are independent
+  across steps, so this is the exact enumeration of batch sequences). Its growth rate per step
+  tends to :math:`\log\rho(\mathcal M_B)`.
+* :func:`sgd_paths` -- Monte Carlo paths :math:`\theta_{t+1} = (I - \eta H_{\mathcal B_t})\theta_t` with batches drawn
+  uniformly without replacement at every step (any :math:`n`); for short horizons and many paths.
+* :func:`lyapunov_paths` -- long renormalized paths: the top Lyapunov exponent and :math:`\log\|\theta_T\|^2`.
+* :func:`delayed_growth`, :func:`delayed_noisy` -- :math:`x_{t+1} = x_t - \eta\,g(x_{t-S})`, linear and noisy nonlinear.
+* :func:`momentum_growth`, :func:`momentum_noise` -- heavy ball and Nesterov on :math:`\lambda x^2/2`.
+* :func:`refine_crossing` -- locate where a measured rate changes sign, by rounds of grid refinement.
+
+**Divergence is data.** Every simulator returns ``diverged`` (bool) and ``diverged_step`` (the first
+step at which it happened, :math:`-1` if never). For the renormalized simulators (exact second
+moment, Lyapunov paths, linear growth rates) "diverged" means the tracked quantity exceeded
+:math:`10^{150}` times its initial value (the growth rate stays finite and exact thanks to the
+renormalization); for the path simulators the state left :math:`|x| \le` ``bound`` or became
+non-finite, after which it is frozen. Statistics are taken over finite runs only, with the count
+of diverged runs beside them.
+
+Sweeps go through :func:`sims.sweep.run_grid` with module-level per-run functions and their
+configuration in ``static``; everything that varies (step, batch-size table index, delay, momentum,
+noise, PRNG key) is grid data, so one compilation serves a sweep. Typed PRNG keys; importing
+:mod:`sims` enables float64.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+import sims  # noqa: F401  (float64)
+from sims.sweep import run_grid
+from theory import _validate as val
+from theory.sgd_stability import check_hessians
+
+__all__ = [
+    "LOG_BOUND", "METHOD_IDS", "enumerate_batches", "kron_enumerated", "moment_growth", "sgd_paths",
+    "lyapunov_paths", "delayed_growth", "delayed_noisy", "momentum_growth", "momentum_noise", "refine_crossing",
+    "dln_hessians",
+]
+
+LOG_BOUND = math.log(1e150)  # growth beyond 1e150 x the start is flagged as divergence
+METHOD_IDS = {"heavy_ball": 0.0, "nesterov": 1.0}
+MAX_BATCHES = 5000  # enumeration limit per batch size (C(n, B) subsets)
+# Every sweep is padded to whole chunks of a fixed size per simulator, so each (problem shape, static
+# configuration) compiles once however many points a call has (compilation dominates these small runs).
+SMALL_CHUNK = 16
+CHUNK = {"moment": 128, "paths": 4096, "lyapunov": 1024, "delay": 128, "delay_noisy": 2048, "momentum": 256,
+         "momentum_noise": 1024}
+
+
+# ----------------------------------------------------------------------------- argument helpers
+def _vec(name: str, x, **kw) -> np.ndarray:
+    """A 1-D float64 array from a scalar or a sequence (validated by :func:`theory._validate.array`)."""
+    return val.array(name, x if x is None or isinstance(x, (str, bytes)) else np.atleast_1d(x), ndim=1, **kw)
+
+
+def _etas(eta, name: str = "eta") -> np.ndarray:
+    return _vec(name, eta, low=0.0, low_open=True)
+
+
+def _broadcast(name: str, x, m: int, **kw) -> np.ndarray:
+    """One value or ``m`` values (one per grid point), as an array of length ``m``."""
+    a = _vec(name, x, **kw)
+    if a.size not in (1, m):
+        raise ValueError(f"{name}: expected one value or {m} (one per grid point), got {a.size}")
+    return np.broadcast_to(a, (m,)).copy()
+
+
+def _aligned_ints(name: str, x, m: int, low: int, high: int) -> np.ndarray:
+    """An int or an int array of length ``m`` (aligned with the grid), every entry in [low, high]."""
+    if isinstance(x, (bool, np.bool_)) or isinstance(x, (str, bytes)) or x is None:
+        raise TypeError(f"{name}: expected an integer or an array of integers, got {x!r}")
+    a = np.asarray(x)
+    if a.dtype.kind not in "iu":
+        raise TypeError(f"{name}: expected integers, got dtype {a.dtype} ({x!r})")
+    if a.ndim == 0:
+        a = np.full(m, int(a))
+    if a.shape != (m,):
+        raise ValueError(f"{name}: expected one integer or {m} of them (one per grid point), got shape {a.shape}")
+    if a.size and (a.min() < low or a.max() > high):
+        raise ValueError(f"{name}: every value must be in {low}..{high}, got {a.tolist()}")
+    return a.astype(np.int64)
+
+
+def _steps(n_steps, low: int = 2) -> int:
+    return val.integer("n_steps", n_steps, low=low, high=10_000_000)
+
+
+def _safe(nrm):
+    """The norm to divide by: 1 where the state collapsed to exactly 0 (so it stays 0 instead of NaN)."""
+    return jnp.where(nrm > 0, nrm, 1.0)
+
+
+def _tail_slope(ells):
+    r"""Least-squares slope of :math:`\ell_t` over the second half of the run: the log growth rate per step.
+
+    A regression (rather than the end-point difference) averages out the bounded oscillation of
+    :math:`\ell_t` that complex dominant roots cause: its error falls like (period/T)^2, not period/T.
+    """
+    n = ells.shape[0]
+    half = n // 2
+    y = ells[half:]
+    t = jnp.arange(y.shape[0], dtype=y.dtype)
+    tc = t - t.mean()
+    slope = jnp.sum(tc * (y - y.mean())) / jnp.sum(tc * tc)
+    return jnp.where(jnp.isneginf(y[-1]), -jnp.inf, slope)  # a collapsed state decays infinitely fast
+
+
+def _sweep(fn, grid: dict, *args, static: dict, chunk: int) -> dict:
+    """:func:`sims.sweep.run_grid` on a NumPy grid padded here to a whole number of chunks, trimmed after.
+
+    Padding on the host (copies of the last point) keeps every device-side shape fixed at one chunk,
+    so a simulator compiles once per problem shape, not once per grid size (sweeps of at most
+    ``SMALL_CHUNK`` points use that smaller chunk instead).
+    """
+    n = len(next(iter(grid.values())))
+    if n <= SMALL_CHUNK:  # tiny sweeps (tests, single points) share one small shape across simulators
+        chunk = SMALL_CHUNK
+    missing = -n % chunk
+    if missing:
+        grid = {k: np.concatenate([v, np.repeat(v[-1:], missing, axis=0)]) for k, v in grid.items()}
+    out = run_grid(fn, grid, *args, static=static, chunk_size=chunk)
+    return {k: np.asarray(v)[:n] for k, v in out.items()}
+
+
+def _paths_grid(m: int, n_paths: int) -> tuple[np.ndarray, tuple[int, int], dict]:
+    """(point index per run, output shape (m, P), grid with the path index) for m grid points x P paths.
+
+    Runs carry an integer path index, not a key: the per-run function derives its key with
+    ``fold_in(key, path)``, so path p has the same randomness at every grid point (common random
+    numbers) and the grid stays plain NumPy (no device ops, nothing to compile per grid size).
+    """
+    point, path = np.divmod(np.arange(m * n_paths), n_paths)
+    return point, (m, n_paths), {"path": path.astype(np.int32)}
+
+
+def _path_key(key, point):
+    """The key of one path: ``fold_in`` of the caller's typed key with the path index."""
+    return jax.random.fold_in(key, point["path"])
+
+
+# ----------------------------------------------------------------------------- batch enumeration
+def enumerate_batches(hessians, batch_sizes) -> tuple[np.ndarray, np.ndarray]:
+    r"""Batch means :math:`H_{\mathcal B}` of every subset, one padded table per batch size.
+
+    Returns ``mats`` of shape :math:`(m, K, d, d)` (:math:`K = \max_B \binom nB`; table :math:`j` holds
+    the :math:`\binom n{B_j}` means of batch size :math:`B_j`, zero-padded) and ``counts`` :math:`(m,)`.
+    """
+    h = check_hessians(hessians)
+    n = h.shape[0]
+    sizes = np.atleast_1d(np.asarray(batch_sizes))
+    sizes = _aligned_ints("batch_size", sizes, sizes.size, 1, n)
+    counts = np.array([math.comb(n, int(b)) for b in sizes])
+    if counts.max() > MAX_BATCHES:
+        raise ValueError(f"batch_size: C({n}, B) = {int(counts.max())} batches exceed the enumeration limit {MAX_BATCHES}")
+    mats = np.zeros((sizes.size, int(counts.max())) + h.shape[1:])
+    for j, b in enumerate(sizes):
+        idx = np.array(list(itertools.combinations(range(n), int(b))))
+        mats[j, : len(idx)] = h[idx].mean(axis=1)
+    return mats, counts
+
+
+@jax.jit
+def _kron_sum(mats, weights):
+    d = mats.shape[-1]
+    return jnp.einsum("mk,mkij,mkab->miajb", weights, mats, mats).reshape(mats.shape[0], d * d, d * d)
+
+
+def kron_enumerated(hessians, batch_size) -> np.ndarray:
+    r""":math:`E[H_{\mathcal B}\otimes H_{\mathcal B}] = \binom nB^{-1}\sum_{|\mathcal B| = B} H_{\mathcal B}\otimes H_{\mathcal B}` by enumeration.
+
+    ``batch_size``: an int or an array of ints; returns shape :math:`(m, d^2, d^2)` (row-major ``vec``).
+    """
+    mats, counts = enumerate_batches(hessians, batch_size)
+    weights = (np.arange(mats.shape[1])[None, :] < counts[:, None]) / counts[:, None]
+    return np.asarray(_kron_sum(jnp.asarray(mats), jnp.asarray(weights)))
+
+
+# ----------------------------------------------------------------------------- exact second moment
+def _full_tables(h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Batch-mean tables for every batch size 1..n of one problem (table B-1 holds batch size B), and weights.
+
+    Always all n sizes, padded to max_B C(n, B) entries, so the shapes depend on (n, d) alone and one
+    compilation serves every batch size.
+    """
+    mats, counts = enumerate_batches(h, np.arange(1, h.shape[0] + 1))
+    weights = (np.arange(mats.shape[1])[None, :] < counts[:, None]) / counts[:, None]
+    return mats, weights
+
+
+def _moment_run(point, *, n_steps):
+    r"""One exact second-moment trajectory: :math:`\Sigma \leftarrow \sum_k w_k A_k\Sigma A_k`, renormalized by its trace.
+
+    ``point`` holds the step ``eta``, the batch-mean table ``mats`` :math:`(K, d, d)` with its weights
+    ``w`` :math:`(K,)` (zero on padding) and the start ``sigma0``.
+    """
+    eye = jnp.eye(point["mats"].shape[-1])
+    a = eye - point["eta"] * point["mats"]
+    w, sigma0 = point["w"], point["sigma0"]
+    tr0 = jnp.trace(sigma0)
+
+    def step(carry, _):
+        s, logtr = carry
+        s = jnp.tensordot(w, a @ s @ a, axes=1)
+        tr = jnp.trace(s)
+        logtr = logtr + jnp.log(tr)
+        return (s / tr, logtr), logtr
+
+    _, logs = lax.scan(step, (sigma0 / tr0, jnp.log(tr0)), None, length=n_steps)
+    logs = jnp.concatenate([jnp.log(tr0)[None], logs])
+    rel = logs - logs[0]
+    bad = jnp.isnan(rel) | (rel > LOG_BOUND)  # -inf (collapse to 0) is not divergence
+    return {"log_trace": logs, "rate": _tail_slope(logs[1:]), "diverged": bad.any(),
+            "diverged_step": jnp.where(bad.any(), jnp.argmax(bad), -1)}
+
+
+def moment_growth(hessians, batch_size, eta, *, n_steps: int, sigma0=None) -> dict:
+    r"""Exact :math:`E[\theta_t\theta_t^\top]` of linearized SGD by batch enumeration, for every step size in ``eta``.
+
+    ``hessians``: per-sample Hessians :math:`(n, d, d)`, or one problem per grid point :math:`(m, n, d, d)`;
+    ``batch_size``: an int, or one int per entry of ``eta`` (then the pairs :math:`(\eta_i, B_i)` are the
+    grid); ``sigma0``: :math:`\Sigma_0` (default :math:`I`), :math:`(d, d)` or one per point :math:`(m, d, d)`.
+    Returns ``log_trace`` :math:`\log\mathrm{tr}\,\Sigma_t`, :math:`t = 0..T`, shape :math:`(m, T+1)`; ``rate``,
+    the least-squares slope of :math:`\log\mathrm{tr}\,\Sigma_t` over :math:`T/2 < t \le T`, which tends to
+    :math:`\log\rho(\mathcal M_B)`; ``diverged``/``diverged_step`` (growth beyond :math:`10^{150}`).
+    """
+    etas = _etas(eta)
+    raw = val.array("hessians", hessians, ndim=(3, 4))
+    per_point = raw.ndim == 4
+    if per_point and raw.shape[0] != etas.size:
+        raise ValueError(f"hessians: expected one problem per grid point ({etas.size}), got {raw.shape[0]}")
+    problems = [check_hessians(x) for x in raw] if per_point else [check_hessians(raw)]
+    n, d = problems[0].shape[0], problems[0].shape[1]
+    sizes = _aligned_ints("batch_size", batch_size, etas.size, 1, n)
+    n_steps = _steps(n_steps)
+    if sigma0 is None:
+        s0 = np.broadcast_to(np.eye(d), (etas.size, d, d))
+    else:
+        s0 = val.array("sigma0", sigma0, ndim=(2, 3))
+        s0 = np.broadcast_to(s0, (etas.size, d, d)) if s0.shape in ((d, d), (etas.size, d, d)) else None
+        if s0 is None:
+            raise ValueError(f"sigma0: expected shape ({d}, {d}) or ({etas.size}, {d}, {d}), got {np.shape(sigma0)}")
+    traces = np.trace(s0, axis1=1, axis2=2)
+    if not np.all(traces > 0):
+        raise ValueError(f"sigma0: expected PSD matrices with positive trace, got min trace {traces.min():.3g}")
+    tables = [_full_tables(h) for h in problems]
+    pick = np.arange(etas.size) if per_point else np.zeros(etas.size, dtype=int)
+    grid = {"eta": etas, "mats": np.stack([tables[i][0][b - 1] for i, b in zip(pick, sizes)]),
+            "w": np.stack([tables[i][1][b - 1] for i, b in zip(pick, sizes)]), "sigma0": np.ascontiguousarray(s0)}
+    return _sweep(_moment_run, grid, static={"n_steps": n_steps}, chunk=CHUNK["moment"])
+
+
+# ----------------------------------------------------------------------------- Monte Carlo paths
+def _subset_masks(key, n: int, batch_size, n_steps: int):
+    r"""0/1 masks of uniformly random ``batch_size``-subsets of :math:`\{0..n-1\}`, one per step, shape :math:`(T, n)`.
+
+    Selection sampling: item :math:`i` is taken with probability :math:`(B - k)/(n - i)`, :math:`k` the
+    number taken so far, which makes every :math:`B`-subset equally likely and takes exactly :math:`B`.
+    A scan over the :math:`n` items, vectorized over steps (no sort; :math:`B` may be traced data).
+    """
+    u = jax.random.uniform(key, (n, n_steps))
+
+    def visit(k, item):
+        ui, i = item
+        take = ui * (n - i) < (batch_size - k)
+        return k + take, take
+
+    _, m = lax.scan(visit, jnp.zeros(n_steps), (u, jnp.arange(n)))
+    return m.T
+
+
+def _path_run(point, key, hessians, theta0, *, n_steps, bound):
+    r"""One SGD path with batches drawn without replacement (a uniformly random :math:`B`-subset per step).
+
+    :math:`H_{\mathcal B}\theta = \frac1B\sum_i m_i H_i\theta` with the subset's 0/1 mask :math:`m`
+    (:func:`_subset_masks`), so :math:`B` is grid data.
+    """
+    n = hessians.shape[0]
+    masks = _subset_masks(_path_key(key, point), n, point["batch_size"], n_steps) / point["batch_size"]
+
+    def step(carry, mask):
+        theta, dead = carry
+        new = theta - point["eta"] * jnp.tensordot(mask, hessians @ theta, axes=1)
+        sq = jnp.sum(new * new)
+        dead_now = dead | ~(sq <= bound**2)
+        theta = jnp.where(dead, theta, new)  # frozen after divergence
+        return (theta, dead_now), jnp.where(dead, jnp.inf, sq)
+
+    (_, dead), sq = lax.scan(step, (theta0, jnp.array(False)), masks)
+    sq = jnp.concatenate([jnp.sum(theta0 * theta0)[None], sq])
+    bad = ~(sq <= bound**2)
+    return {"sq_norm": sq, "diverged": dead, "diverged_step": jnp.where(dead, jnp.argmax(bad), -1)}
+
+
+def sgd_paths(key, hessians, batch_size, eta, theta0, *, n_steps: int, n_paths: int, bound: float = 1e100) -> dict:
+    r"""Monte Carlo paths of :math:`\theta_{t+1} = (I - \eta H_{\mathcal B_t})\theta_t`, batches uniform without replacement.
+
+    ``key``: typed PRNG key (path :math:`p` uses ``fold_in(key, p)`` at every grid point: common random
+    numbers); ``eta``: step sizes :math:`(m,)`; ``batch_size``: an int or one per entry of ``eta``;
+    ``theta0``: :math:`(d,)`. Returns ``sq_norm`` :math:`\|\theta_t\|^2`, shape :math:`(m, P, T+1)`
+    (``inf`` after divergence), ``diverged`` :math:`(m, P)` (:math:`\|\theta\| >` ``bound`` or
+    non-finite) and ``diverged_step``.
+    """
+    val.key("key", key)
+    h = check_hessians(hessians)
+    etas = _etas(eta)
+    sizes = _aligned_ints("batch_size", batch_size, etas.size, 1, h.shape[0])
+    th0 = val.array("theta0", theta0, shape=(h.shape[1],))
+    n_steps = _steps(n_steps, low=1)
+    n_paths = val.integer("n_paths", n_paths, low=1)
+    bound = val.real("bound", bound, low=0.0, low_open=True)
+    p, shape, grid = _paths_grid(etas.size, n_paths)
+    grid.update(eta=etas[p], batch_size=sizes[p].astype(np.float64))
+    out = _sweep(_path_run, grid, key, jnp.asarray(h), jnp.asarray(th0), static={"n_steps": n_steps, "bound": bound},
+                   chunk=CHUNK["paths"])
+    return {k: x.reshape(shape + x.shape[1:]) for k, x in out.items()}
+
+
+def _lyapunov_run(point, key, mats, counts, theta0, *, n_steps):
+    r"""One renormalized path from ``theta0``: :math:`\ell_t = \log\|\theta_t\|`, batches drawn uniformly from the enumerated table."""
+    table = mats[point["table"]]
+    # every batch index of the path in one vectorized draw: floor(u * count) is uniform on 0..count-1
+    u = jax.random.uniform(_path_key(key, point), (n_steps,))
+    js = jnp.minimum(jnp.floor(u * counts[point["table"]]).astype(jnp.int32), counts[point["table"]] - 1)
+    eye = jnp.eye(mats.shape[-1])
+    theta = theta0 / jnp.linalg.norm(theta0)
+
+    def step(carry, j):
+        theta, ell = carry
+        theta = (eye - point["eta"] * table[j]) @ theta
+        nrm = jnp.linalg.norm(theta)
+        ell = ell + jnp.log(nrm)  # -inf once the state is exactly 0 (a superstable step): it stays -inf
+        return (theta / _safe(nrm), ell), ell
+
+    _, ells = lax.scan(step, (theta, jnp.array(0.0)), js)
+    bad = jnp.isnan(ells) | (ells > LOG_BOUND / 2)  # -inf (collapse to 0) is not divergence
+    burn = point["burn"]  # data, not static: one compilation serves every burn-in
+    ell_burn = jnp.where(burn > 0, ells[jnp.maximum(burn - 1, 0)], 0.0)
+    return {"gamma": (ells[-1] - ell_burn) / (n_steps - burn), "log_sq_norm": 2 * ells[-1],
+            "diverged": bad.any(), "diverged_step": jnp.where(bad.any(), jnp.argmax(bad) + 1, -1)}
+
+
+def lyapunov_paths(key, hessians, batch_size, eta, *, n_steps: int, n_paths: int, burn: int = 0, theta0=None) -> dict:
+    r"""Top Lyapunov exponent and final :math:`\log\|\theta_T\|^2` of linearized SGD paths, renormalized at every step.
+
+    Each path starts from the unit vector along ``theta0`` (default :math:`(1, \dots, 1)/\sqrt d`; the exponent
+    does not depend on it) and multiplies by :math:`I - \eta H_{\mathcal B_t}`,
+    the batch drawn uniformly from all :math:`\binom nB` subsets (sampling without replacement).
+    ``batch_size``: an int or one per entry of ``eta``; path :math:`p` uses ``fold_in(key, p)`` at every grid point.
+    Returns, shape :math:`(m, P)`: ``gamma`` :math:`= (\ell_T - \ell_b)/(T - b)` with
+    :math:`\ell_t = \log\|\theta_t\|` and :math:`b` = ``burn``; ``log_sq_norm`` :math:`= 2\ell_T`
+    (exact even where :math:`\|\theta_T\|^2` would overflow); ``diverged`` (:math:`\|\theta_t\| > 10^{75}`) and
+    ``diverged_step``.
+    """
+    val.key("key", key)
+    h = check_hessians(hessians)
+    etas = _etas(eta)
+    sizes = _aligned_ints("batch_size", batch_size, etas.size, 1, h.shape[0])
+    n_steps = _steps(n_steps)
+    n_paths = val.integer("n_paths", n_paths, low=1)
+    burn = val.integer("burn", burn, low=0, high=n_steps - 1)
+    d = h.shape[1]
+    th0 = np.ones(d) if theta0 is None else val.array("theta0", theta0, shape=(d,))
+    if not np.linalg.norm(th0) > 0:
+        raise ValueError("theta0: expected a nonzero start vector")
+    mats, counts = enumerate_batches(h, np.arange(1, h.shape[0] + 1))
+    p, shape, grid = _paths_grid(etas.size, n_paths)
+    grid.update(eta=etas[p], table=(sizes - 1).astype(np.int32)[p], burn=np.full(p.size, burn, dtype=np.int32))
+    out = _sweep(_lyapunov_run, grid, key, jnp.asarray(mats), jnp.asarray(counts, dtype=jnp.int32), jnp.asarray(th0),
+                   static={"n_steps": n_steps}, chunk=CHUNK["lyapunov"])
+    return {k: x.reshape(shape) for k, x in out.items()}
+
+
+# ----------------------------------------------------------------------------- delayed gradients
+def _delay_run(point, *, n_steps, max_delay):
+    r""":math:`x_{t+1} = x_t - a\,x_{t-S}` from a constant history :math:`x_{-k} = 1`, renormalized by :math:`\max|x|` over the window."""
+    buf = jnp.ones(max_delay + 1)
+
+    def step(carry, _):
+        buf, ell = carry
+        new = buf[0] - point["a"] * buf[point["delay"]]
+        buf = jnp.concatenate([new[None], buf[:-1]])
+        nrm = jnp.max(jnp.abs(buf))
+        ell = ell + jnp.log(nrm)  # -inf once the state is exactly 0: it stays -inf
+        return (buf / _safe(nrm), ell), ell
+
+    _, ells = lax.scan(step, (buf, jnp.array(0.0)), None, length=n_steps)
+    bad = jnp.isnan(ells) | (ells > LOG_BOUND)  # -inf (collapse to 0) is not divergence
+    return {"rate": _tail_slope(ells), "diverged": bad.any(),
+            "diverged_step": jnp.where(bad.any(), jnp.argmax(bad) + 1, -1)}
+
+
+def delayed_growth(a, delay, *, n_steps: int, max_delay: int = 8) -> dict:
+    r"""Asymptotic growth rate of :math:`x_{t+1} = x_t - a\,x_{t-S}` (:math:`a = \eta\lambda`) for each ``a``.
+
+    ``delay``: an int :math:`S` or one per entry of ``a``, in :math:`0..` ``max_delay`` (the history
+    window is ``max_delay + 1`` long whatever :math:`S`, so every delay shares one compilation).
+    Returns ``rate`` (least-squares slope of the log max-norm of the state over the second half, tends to
+    :math:`\log` of the largest root modulus of :math:`z^{S+1} - z^S + a`), ``diverged`` (growth beyond
+    :math:`10^{150}`) and ``diverged_step``.
+    """
+    aa = _vec("a", a)
+    max_delay = val.integer("max_delay", max_delay, low=0, high=64)
+    delays = _aligned_ints("delay", delay, aa.size, 0, max_delay)
+    n_steps = _steps(n_steps)
+    return _sweep(_delay_run, {"a": aa, "delay": delays.astype(np.int32)},
+                    static={"n_steps": n_steps, "max_delay": max_delay}, chunk=CHUNK["delay"])
+
+
+def _delay_noisy_run(point, key, lam, kappa, *, n_steps, max_delay, bound):
+    r"""One path of :math:`x_{t+1} = x_t - \eta(\lambda x_{t-S} + \kappa x_{t-S}^3 + \sigma\xi_t)` from :math:`x \equiv 0`; frozen once :math:`|x| >` bound."""
+    noise = jax.random.normal(_path_key(key, point), (n_steps,))
+
+    def step(carry, xi):
+        buf, dead = carry
+        y = buf[point["delay"]]
+        new = buf[0] - point["eta"] * (lam * y + kappa * y**3 + point["sigma"] * xi)
+        dead_now = dead | ~(jnp.abs(new) <= bound)
+        buf = jnp.where(dead_now, buf, jnp.concatenate([new[None], buf[:-1]]))
+        return (buf, dead_now), dead_now
+
+    (_, dead), deads = lax.scan(step, (jnp.zeros(max_delay + 1), jnp.array(False)), noise)
+    return {"diverged": dead, "diverged_step": jnp.where(dead, jnp.argmax(deads) + 1, -1)}
+
+
+def delayed_noisy(key, eta, delay, sigma, *, lam: float = 1.0, kappa: float = 1.0, n_steps: int, n_paths: int,
+                  max_delay: int = 8, bound: float = 1e3) -> dict:
+    r"""Escape of delayed noisy SGD on the hardening toy :math:`f(x) = \lambda x^2/2 + \kappa x^4/4`.
+
+    :math:`x_{t+1} = x_t - \eta\,(f'(x_{t-S}) + \sigma\xi_t)`, :math:`\xi_t` standard Gaussian, started at
+    the minimum. ``eta``, ``delay`` and ``sigma`` are aligned arrays (or scalars broadcast to ``eta``);
+    each grid point runs ``n_paths`` paths; path :math:`p` uses ``fold_in(key, p)`` at every grid point. Returns
+    ``diverged`` (:math:`|x|` left ``bound`` within ``n_steps``; the path is then frozen) and
+    ``diverged_step``, shape :math:`(m, P)`.
+    """
+    val.key("key", key)
+    etas = _etas(eta)
+    max_delay = val.integer("max_delay", max_delay, low=0, high=64)
+    delays = _aligned_ints("delay", delay, etas.size, 0, max_delay)
+    sig = _broadcast("sigma", sigma, etas.size, low=0.0)
+    lam = val.real("lam", lam, low=0.0, low_open=True)
+    kappa = val.real("kappa", kappa, low=0.0)
+    n_steps = _steps(n_steps)
+    n_paths = val.integer("n_paths", n_paths, low=1)
+    bound = val.real("bound", bound, low=0.0, low_open=True)
+    p, shape, grid = _paths_grid(etas.size, n_paths)
+    grid.update(eta=etas[p], delay=delays.astype(np.int32)[p], sigma=sig[p])
+    out = _sweep(_delay_noisy_run, grid, key, jnp.float64(lam), jnp.float64(kappa),
+                   static={"n_steps": n_steps, "max_delay": max_delay, "bound": bound}, chunk=CHUNK["delay_noisy"])
+    return {k: x.reshape(shape) for k, x in out.items()}
+
+
+# ----------------------------------------------------------------------------- momentum
+def _momentum_step(x, x_prev, eta, mu, nesterov, lam, noise):
+    r"""Heavy ball (``nesterov = 0``) or Nesterov (``1``): :math:`y = x + \nu\mu(x - x')`, :math:`x^+ = x + \mu(x - x') - \eta(\lambda y + \text{noise})`."""
+    y = x + nesterov * mu * (x - x_prev)
+    return x + mu * (x - x_prev) - eta * (lam * y + noise)
+
+
+def _momentum_run(point, *, n_steps):
+    """Deterministic momentum from x_0 = x_{-1} = 1, renormalized by the state's max-norm; the log growth rate."""
+
+    def step(carry, _):
+        x, xp, ell = carry
+        new = _momentum_step(x, xp, point["eta"], point["mu"], point["nesterov"], point["lam"], 0.0)
+        nrm = jnp.maximum(jnp.abs(new), jnp.abs(x))
+        ell = ell + jnp.log(nrm)  # -inf once the state is exactly 0 (e.g. Nesterov at h = 1): it stays -inf
+        return (new / _safe(nrm), x / _safe(nrm), ell), ell
+
+    _, ells = lax.scan(step, (jnp.array(1.0), jnp.array(1.0), jnp.array(0.0)), None, length=n_steps)
+    bad = jnp.isnan(ells) | (ells > LOG_BOUND)  # -inf (collapse to 0) is not divergence
+    return {"rate": _tail_slope(ells), "diverged": bad.any(),
+            "diverged_step": jnp.where(bad.any(), jnp.argmax(bad) + 1, -1)}
+
+
+def _method_flags(method, m: int) -> np.ndarray:
+    names = [method] * m if isinstance(method, str) else list(method)
+    if len(names) != m:
+        raise ValueError(f"method: expected one name or {m} (one per grid point), got {len(names)}")
+    for name in names:
+        if name not in METHOD_IDS:
+            raise ValueError(f"method: expected one of {tuple(METHOD_IDS)}, got {name!r}")
+    return np.array([METHOD_IDS[name] for name in names])
+
+
+def _mus(mu, m: int) -> np.ndarray:
+    a = _broadcast("mu", mu, m, low=0.0, high=1.0)
+    if np.any(a >= 1.0):
+        raise ValueError(f"mu: every value must be < 1, got max {a.max()}")
+    return a
+
+
+def momentum_growth(eta, mu, *, method="heavy_ball", lam: float = 1.0, n_steps: int) -> dict:
+    r"""Log growth rate per step of heavy ball / Nesterov on :math:`\lambda x^2/2` (no noise), per grid point.
+
+    ``eta``, ``mu`` (:math:`0 \le \mu < 1`) and ``method`` (a name or one per point) are aligned; the
+    method is grid data, so both share one compilation. ``rate`` tends to the log of the largest
+    root modulus of the characteristic polynomial; ``diverged`` flags growth beyond :math:`10^{150}`.
+    """
+    etas = _etas(eta)
+    mus = _mus(mu, etas.size)
+    flags = _method_flags(method, etas.size)
+    lam = val.real("lam", lam, low=0.0, low_open=True)
+    n_steps = _steps(n_steps)
+    grid = {"eta": etas, "mu": mus, "nesterov": flags, "lam": np.full(etas.size, lam)}
+    return _sweep(_momentum_run, grid, static={"n_steps": n_steps}, chunk=CHUNK["momentum"])
+
+
+def _momentum_noise_run(point, key, *, n_steps, burn, bound):
+    r"""Noisy heavy ball / Nesterov from :math:`x = 0`: the time average of :math:`x_t^2` over :math:`t > b`."""
+    noise = point["sigma"] * jax.random.normal(_path_key(key, point), (n_steps,))
+
+    def step(carry, xi):
+        x, xp, acc, k, dead = carry
+        new = _momentum_step(x, xp, point["eta"], point["mu"], point["nesterov"], point["lam"], xi)
+        dead_now = dead | ~(jnp.abs(new) <= bound)
+        x, xp = jnp.where(dead_now, x, new), jnp.where(dead_now, xp, x)
+        acc = acc + jnp.where(k >= burn, x * x, 0.0)
+        return (x, xp, acc, k + 1, dead_now), dead_now
+
+    zero = jnp.array(0.0)
+    (_, _, acc, _, dead), deads = lax.scan(step, (zero, zero, zero, jnp.array(0), jnp.array(False)), noise)
+    return {"mean_sq": jnp.where(dead, jnp.nan, acc / (n_steps - burn)), "diverged": dead,
+            "diverged_step": jnp.where(dead, jnp.argmax(deads) + 1, -1)}
+
+
+def momentum_noise(key, eta, mu, *, sigma: float, method="heavy_ball", lam: float = 1.0, n_steps: int, burn: int,
+                   n_paths: int, bound: float = 1e100) -> dict:
+    r"""Stationary :math:`E[x^2]` of momentum SGD with additive gradient noise :math:`\sigma\xi_t` on :math:`\lambda x^2/2`.
+
+    Each path starts at 0 and returns ``mean_sq`` :math:`= \frac1{T-b}\sum_{t=b+1}^{T} x_t^2` (NaN for a
+    diverged path), ``diverged`` (:math:`|x| >` ``bound``) and ``diverged_step``; shape :math:`(m, P)`.
+    Path :math:`p` uses ``fold_in(key, p)`` at every grid point.
+    """
+    val.key("key", key)
+    etas = _etas(eta)
+    mus = _mus(mu, etas.size)
+    flags = _method_flags(method, etas.size)
+    sigma = val.real("sigma", sigma, low=0.0)
+    lam = val.real("lam", lam, low=0.0, low_open=True)
+    n_steps = _steps(n_steps)
+    burn = val.integer("burn", burn, low=0, high=n_steps - 1)
+    n_paths = val.integer("n_paths", n_paths, low=1)
+    bound = val.real("bound", bound, low=0.0, low_open=True)
+    p, shape, grid = _paths_grid(etas.size, n_paths)
+    grid.update(eta=etas[p], mu=mus[p], nesterov=flags[p], lam=np.full(p.size, lam), sigma=np.full(p.size, sigma))
+    out = _sweep(_momentum_noise_run, grid, key, static={"n_steps": n_steps, "burn": burn, "bound": bound},
+                   chunk=CHUNK["momentum_noise"])
+    return {k: x.reshape(shape) for k, x in out.items()}
+
+
+# ----------------------------------------------------------------------------- a diagonal linear net
+def _dln_loss(params, x, y):
+    d = x.shape[0]
+    return 0.5 * (jnp.sum(params[:d] * params[d:] * x) - y) ** 2
+
+
+_dln_hessian = jax.jit(jax.vmap(jax.hessian(_dln_loss), in_axes=(None, 0, 0)))
+
+
+def dln_hessians(u, v, X, y=None) -> np.ndarray:
+    r"""Per-sample Hessians of :math:`\ell_i = \frac12(\sum_k u_kv_kx_{ik} - y_i)^2` w.r.t. :math:`(u, v)` by autodiff, :math:`(n, 2d, 2d)`.
+
+    ``y`` defaults to the net's own outputs, so :math:`(u, v)` is an interpolating minimum.
+    """
+    x = val.array("X", X, ndim=2)
+    uu = val.array("u", u, shape=(x.shape[1],))
+    vv = val.array("v", v, shape=(x.shape[1],))
+    yy = x @ (uu * vv) if y is None else val.array("y", y, shape=(x.shape[0],))
+    return np.asarray(_dln_hessian(jnp.concatenate([uu, vv]), jnp.asarray(x), jnp.asarray(yy)))
+
+
+# ----------------------------------------------------------------------------- locating a sign change
+def refine_crossing(rate, lo, hi, *, n_points: int = 9, n_rounds: int = 5, geometric: bool = True) -> dict:
+    r"""Where a measured rate changes sign from negative to non-negative, for several items at once.
+
+    ``rate(values)`` maps an array of shape :math:`(k, q)` (:math:`q` = ``n_points`` trial values per
+    item) to measured rates of the same shape. Each round places :math:`q` points (geometric or
+    linear) across every item's bracket :math:`[lo_i, hi_i]` and keeps the first sub-interval whose
+    right end has a non-negative rate; the crossing is the linear interpolation of the rate in the
+    final bracket. Resolution: the final bracket, :math:`(hi - lo)/(q-1)^{R}` for :math:`R` rounds.
+    Items whose initial bracket shows no sign change get NaN. Returns ``crossing``, ``lo``, ``hi``
+    (final brackets) and ``found``.
+    """
+    lo = val.array("lo", np.atleast_1d(lo), ndim=1, low=0.0 if geometric else None, low_open=geometric)
+    hi = val.array("hi", np.atleast_1d(hi), ndim=1)
+    if lo.shape != hi.shape or not np.all(hi > lo):
+        raise ValueError(f"hi: expected one bracket end above each lo, got lo={lo.tolist()} hi={hi.tolist()}")
+    q = val.integer("n_points", n_points, low=2)
+    rounds = val.integer("n_rounds", n_rounds, low=1)
+    found = np.ones(lo.size, dtype=bool)
+    r_lo = r_hi = np.zeros(lo.size)
+    for _ in range(rounds):  # refinement rounds over a parameter, not optimisation steps
+        t = np.linspace(0.0, 1.0, q)
+        vals = (lo[:, None] * (hi / lo)[:, None] ** t) if geometric else lo[:, None] + (hi - lo)[:, None] * t
+        r = np.asarray(rate(vals), dtype=float)
+        if r.shape != vals.shape:
+            raise ValueError(f"rate: expected rates of shape {vals.shape}, got {r.shape}")
+        up = r >= 0
+        ok = ~up[:, 0] & up.any(axis=1)
+        found &= ok
+        j = np.where(ok, np.argmax(up, axis=1), 1)
+        rows = np.arange(lo.size)
+        lo, hi = vals[rows, j - 1], vals[rows, j]
+        r_lo, r_hi = r[rows, j - 1], r[rows, j]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        crossing = lo + (hi - lo) * (-r_lo) / (r_hi - r_lo)
+    crossing = np.where(found & np.isfinite(crossing), crossing, np.nan)
+    return {"crossing": crossing, "lo": lo, "hi": hi, "found": found}
