@@ -1,0 +1,247 @@
+"""Unit tests of the sgd_stability topic: sympy derivations, closed forms, JAX simulators against NumPy references.
+
+The claims (tests/test_power.py) compare theory and simulation on the topic's problems; these tests
+pin the pieces: the mixture identity symbolically and by brute force, the threshold's defining
+property and its invariances (rotation, permutation, scaling, padding), bad input, and each JAX
+simulator against its NumPy reference or a closed form.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import jax
+import numpy as np
+import pytest
+import sympy as sp
+
+import sims.sgd_stability as sim
+import theory.sgd_stability as th
+from sims.reference import sgd_stability as ref
+
+
+def _ls(n: int, d: int, seed: int) -> np.ndarray:
+    x = np.random.default_rng(seed).standard_normal((n, d))
+    return np.einsum("ni,nj->nij", x, x)
+
+
+H5 = _ls(5, 2, 1)  # small problem shared with the contract rows (same shapes: one compilation)
+
+
+# ----------------------------------------------------------------------------- theory: the mixture identity
+def test_mixture_identity_sympy_gives_the_without_replacement_weight():
+    r = th.mixture_identity_sympy()
+    n, b = r["n"], r["B"]
+    assert sp.simplify(r["p"] - (n - b) / (b * (n - 1))) == 0
+    assert sp.simplify(r["w_s"] - r["p"]) == 0  # weights sum to one: (1 - p) + p
+    assert sp.simplify(r["p1"] - b / n) == 0 and sp.simplify(r["p2"] - b * (b - 1) / (n * (n - 1))) == 0
+
+
+@pytest.mark.parametrize("batch_size", [1, 2, 3, 5])
+def test_kron_second_moment_equals_brute_force_without_replacement(batch_size):
+    brute = np.mean([np.kron(m, m) for m in (H5[list(c)].mean(axis=0)
+                                             for c in itertools.combinations(range(5), batch_size))], axis=0)
+    np.testing.assert_allclose(th.kron_second_moment(H5, batch_size), brute, rtol=1e-13, atol=1e-13)
+
+
+def test_kron_second_moment_with_replacement_equals_brute_force():
+    brute = np.mean([np.kron(m, m) for m in (H5[list(c)].mean(axis=0)
+                                             for c in itertools.product(range(5), repeat=2))], axis=0)
+    np.testing.assert_allclose(th.kron_second_moment(H5, 2, "with"), brute, rtol=1e-13, atol=1e-13)
+
+
+def test_batch_weight_values():
+    assert th.batch_weight(8, 1) == 1.0 and th.batch_weight(8, 8) == 0.0 and th.batch_weight(1, 1) == 0.0
+    assert th.batch_weight(8, 2) == pytest.approx(6 / 14, rel=1e-15)
+    assert th.batch_weight(8, 4, "with") == 0.25
+
+
+# ----------------------------------------------------------------------------- theory: the threshold
+@pytest.mark.parametrize("batch_size", [1, 2, 4, 6])
+def test_ms_threshold_is_where_the_spectral_radius_crosses_one(batch_size):
+    h = _ls(6, 3, 2)
+    e = th.ms_threshold(h, batch_size)
+    assert th.spectral_radius(h, batch_size, e) == pytest.approx(1.0, abs=1e-11)
+    assert th.spectral_radius(h, batch_size, 0.999 * e) < 1 < th.spectral_radius(h, batch_size, 1.001 * e)
+    # the whole interval below is stable (no gaps): sample it
+    assert all(th.spectral_radius(h, batch_size, f * e) < 1 for f in np.linspace(0.01, 0.99, 25))
+
+
+def test_ms_threshold_nondecreasing_and_gd_limit_on_random_problems():
+    for seed in range(5):
+        h = _ls(7, 3, 10 + seed)
+        t = np.array([th.ms_threshold(h, b) for b in range(1, 8)])
+        assert np.all(np.diff(t) >= -1e-12)
+        assert t[-1] == pytest.approx(2 / np.linalg.eigvalsh(h.mean(axis=0))[-1], rel=1e-12)
+        # without replacement is at least as stable as with replacement (p smaller)
+        assert all(th.ms_threshold(h, b) >= th.ms_threshold(h, b, "with") * (1 - 1e-12) for b in range(1, 8))
+
+
+def test_ms_threshold_metamorphic_invariances():
+    h = _ls(6, 3, 3)
+    e = th.ms_threshold(h, 2)
+    q, _ = np.linalg.qr(np.random.default_rng(0).standard_normal((3, 3)))
+    assert th.ms_threshold(q @ h @ q.T, 2) == pytest.approx(e, rel=1e-11)                # rotation
+    assert th.ms_threshold(h[::-1], 2) == pytest.approx(e, rel=1e-12)                     # sample order
+    assert th.ms_threshold(3.0 * h, 2) == pytest.approx(e / 3.0, rel=1e-12)               # curvature scale
+    padded = np.zeros((6, 4, 4))
+    padded[:, :3, :3] = h                                                                 # a flat direction
+    assert th.ms_threshold(padded, 2) == pytest.approx(e, rel=1e-11)
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"batch_size": 0}, "batch_size"), ({"batch_size": 7}, "batch_size"), ({"batch_size": 2.0}, "batch_size"),
+    ({"batch_size": True}, "batch_size"), ({"hessians": np.ones((6, 3))}, "hessians"),
+    ({"hessians": np.ones((6, 3, 4))}, "hessians"), ({"hessians": "H"}, "hessians"),
+    ({"hessians": _ls(6, 3, 0) + np.triu(np.ones((3, 3)), 1)}, "hessians"),
+    ({"hessians": -_ls(6, 3, 0)}, "hessians"), ({"hessians": np.full((6, 3, 3), np.nan)}, "hessians"),
+    ({"hessians": np.zeros((6, 3, 3))}, "hessians"), ({"sampling": "maybe"}, "sampling"),
+])
+def test_ms_threshold_bad_input_names_the_parameter(kwargs, name):
+    args = {"hessians": _ls(6, 3, 0), "batch_size": 2, **kwargs}
+    with pytest.raises((ValueError, TypeError)) as exc:
+        th.ms_threshold(**args)
+    assert name in str(exc.value)
+
+
+def test_trace_bound_chain_for_rank_one_hessians():
+    for seed in range(4):
+        h = _ls(6, 4, 20 + seed)
+        tb = th.trace_bound(h)
+        assert tb["rank_one"]
+        assert th.ms_threshold(h, 1) <= tb["eta_bound"] * (1 + 1e-12) <= tb["eta_trace"] * (1 + 1e-12)
+    full_rank = np.stack([np.eye(3) * (i + 1) for i in range(4)])
+    assert not th.trace_bound(full_rank)["rank_one"]
+
+
+@pytest.mark.parametrize("kwargs, name", [({"u": np.ones(5)}, "u"), ({"X": np.ones(6)}, "X"), ({"y": np.ones(3)}, "y"),
+                                          ({"v": "v"}, "v"), ({"u": np.full(6, np.nan)}, "u")])
+def test_dln_hessians_bad_input(kwargs, name):
+    args = {"u": np.ones(6), "v": np.ones(6), "X": np.ones((4, 6)), **kwargs}
+    with pytest.raises((ValueError, TypeError)) as exc:
+        sim.dln_hessians(**args)
+    assert name in str(exc.value)
+
+
+def test_dln_gradients_match_autodiff_hessians():
+    x = np.random.default_rng(4).standard_normal((4, 6))
+    u, v = th.dln_minimum(np.random.default_rng(5).standard_normal(6), 1.7)
+    g = th.dln_gradients(u, v, x)
+    np.testing.assert_allclose(sim.dln_hessians(u, v, x), np.einsum("ni,nj->nij", g, g), rtol=1e-12, atol=1e-12)
+
+
+# ----------------------------------------------------------------------------- theory: a.s. threshold (commuting)
+def test_as_threshold_commuting_is_a_root_and_not_below_ms():
+    c = np.exp(np.random.default_rng(6).standard_normal((6, 2)))
+    h = np.stack([np.diag(r) for r in c])
+    for b in (1, 2, 3, 6):
+        e = th.as_threshold_commuting(c, b)
+        assert th.lyapunov_commuting(c, b, e) == pytest.approx(0.0, abs=1e-10)
+        assert e >= th.ms_threshold(h, b) * (1 - 1e-12)  # Jensen
+    assert th.as_threshold_commuting(c, 6) == pytest.approx(th.ms_threshold(h, 6), rel=1e-10)  # B = n: deterministic
+
+
+# ----------------------------------------------------------------------------- theory: delays
+def test_delay_threshold_values_and_sympy_root():
+    expected = [2.0, 1.0, 0.618034, 0.445042, 0.347296, 0.284630, 0.241073]
+    np.testing.assert_allclose([th.delay_threshold(s) for s in range(7)], expected, atol=5e-7)
+    for s in range(4):
+        poly, z, a = th.delay_char_poly_sympy(s)
+        assert sp.expand(poly - (z ** (s + 1) - z**s + a)) == 0
+        assert th.delay_boundary_residual_sympy(s) == 0
+    for s in range(9):
+        assert th.delay_spectral_radius(th.delay_threshold(s), s) == pytest.approx(1.0, abs=1e-9)
+        assert th.delay_spectral_radius(0.99 * th.delay_threshold(s), s) < 1 < th.delay_spectral_radius(1.01 * th.delay_threshold(s), s)
+
+
+# ----------------------------------------------------------------------------- theory: momentum
+def test_momentum_flip_and_threshold():
+    mu = sp.Symbol("mu")
+    hb, _, m1 = th.momentum_flip_sympy("heavy_ball")
+    nag, _, m2 = th.momentum_flip_sympy("nesterov")
+    assert sp.simplify(hb.subs(m1, mu) - 2 * (1 + mu)) == 0
+    assert sp.simplify(nag.subs(m2, mu) - 2 * (1 + mu) / (1 + 2 * mu)) == 0
+    for method in th.METHODS:
+        for m in (0.0, 0.3, 0.9):
+            h = th.momentum_threshold(m, method)
+            assert th.momentum_spectral_radius(h, m, method) == pytest.approx(1.0, abs=1e-9)
+            assert th.momentum_spectral_radius(0.99 * h, m, method) < 1 < th.momentum_spectral_radius(1.01 * h, m, method)
+
+
+def test_momentum_variance_sympy_matches_closed_form():
+    var, (eta, lam, mu, sigma) = th.momentum_variance_sympy()
+    closed = eta * sigma**2 * (1 + mu) / (lam * (1 - mu) * (2 * (1 + mu) - eta * lam))
+    assert sp.simplify(var - closed) == 0
+    assert th.momentum_stationary_variance(0.5, 2.0, 0.0, 1.0) == pytest.approx(0.5 / (2.0 * (2 - 1.0)), rel=1e-15)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: th.momentum_threshold(1.0, "heavy_ball"), "mu"), (lambda: th.momentum_threshold(0.5, "adam"), "method"),
+    (lambda: th.momentum_stationary_variance(4.0, 1.0, 0.5, 1.0), "eta"),
+    (lambda: th.momentum_stationary_variance(0.5, 1.0, float("nan"), 1.0), "mu"),
+    (lambda: th.delay_threshold(-1), "delay"), (lambda: th.delay_threshold(1.5), "delay"),
+    (lambda: th.as_threshold_commuting(np.zeros((4, 2)), 1), "curvatures"),
+])
+def test_theory_bad_input(call, name):
+    with pytest.raises((ValueError, TypeError)) as exc:
+        call()
+    assert name in str(exc.value)
+
+
+# ----------------------------------------------------------------------------- simulators against references
+def test_moment_growth_matches_numpy():
+    # (the growth rate against log rho(M_B) is a claim: mulayoff2024.threshold_nondecreasing_in_batch)
+    etas = np.array([0.1, 0.2, 0.3])
+    out = sim.moment_growth(H5, 2, etas, n_steps=4)
+    ref_out = ref.moment_growth_numpy(H5, 2, etas, 4)
+    np.testing.assert_allclose(out["log_trace"], ref_out["log_trace"], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(out["rate"], ref_out["rate"], rtol=1e-10, atol=1e-12)
+
+
+def test_kron_enumerated_matches_numpy():
+    out = sim.kron_enumerated(H5, [1, 2, 3])
+    for k, b in enumerate([1, 2, 3]):
+        np.testing.assert_allclose(out[k], ref.kron_enumerated_numpy(H5, b), rtol=1e-13, atol=1e-13)
+
+
+def test_subset_masks_take_exactly_b_items_uniformly():
+    m = np.asarray(sim._subset_masks(jax.random.key(3), 6, 2.0, 30000))
+    assert np.all(m.sum(axis=1) == 2)
+    # inclusion and pair frequencies of a uniform 2-subset of 6: 1/3 and 1/15 (binomial SEs ~3e-3, ~1.4e-3)
+    np.testing.assert_allclose(m.mean(axis=0), 1 / 3, atol=0.012)
+    np.testing.assert_allclose((m[:, 0] * m[:, 1]).mean(), 1 / 15, atol=0.006)
+
+
+def test_sgd_paths_second_moment_matches_operator():
+    theta0 = np.array([1.0, 0.0])
+    out = sim.sgd_paths(jax.random.key(4), H5, 2, [0.3], theta0, n_steps=3, n_paths=4000)
+    sq = out["sq_norm"][0]
+    pred = th.moment_trace(H5, 2, 0.3, np.outer(theta0, theta0), 3)
+    se = sq.std(axis=0, ddof=1) / np.sqrt(sq.shape[0])
+    assert np.all(np.abs(sq.mean(axis=0) - pred)[1:] < 4.5 * se[1:])
+
+
+def test_delayed_and_momentum_growth_match_numpy_and_roots():
+    a = np.array([0.1, 0.5, 1.0])
+    out = sim.delayed_growth(a, 2, n_steps=8)
+    np.testing.assert_allclose(out["rate"], ref.delayed_growth_numpy(a, 2, 8)["rate"], rtol=1e-10, atol=1e-12)
+    eta = np.array([0.5, 1.0, 2.5])  # Nesterov at h = 1 lands on exactly 0: rate -inf on both sides
+    for name, nesterov in (("heavy_ball", False), ("nesterov", True)):
+        m = sim.momentum_growth(eta, 0.5, method=name, n_steps=8)
+        np.testing.assert_allclose(m["rate"], ref.momentum_growth_numpy(eta, 0.5, nesterov, 8)["rate"], rtol=1e-10,
+                                   atol=1e-12)
+    assert np.isneginf(sim.momentum_growth([1.0], 0.5, method="nesterov", n_steps=8)["rate"][0])
+
+
+def test_refine_crossing_finds_a_known_root_and_flags_none():
+    out = sim.refine_crossing(lambda v: v - np.array([[0.3], [5.0]]), [0.01, 0.01], [1.0, 1.0], n_points=9, n_rounds=6)
+    assert out["crossing"][0] == pytest.approx(0.3, rel=1e-12) and out["found"][0]
+    assert np.isnan(out["crossing"][1]) and not out["found"][1]
+    with pytest.raises(ValueError, match="hi"):
+        sim.refine_crossing(lambda v: v, [1.0], [0.5])
+
+
+def test_bench_cases_reject_unknown_scale():
+    with pytest.raises(ValueError, match="scale"):
+        ref.bench_cases("medium")
+    assert [c.name for c in ref.bench_cases("small")]
