@@ -68,12 +68,28 @@ def diverged(x: jax.Array, bound: float = 1e150) -> jax.Array:
     return bad.reshape(bad.shape[:1] + (-1,)).any(axis=1) if bad.ndim > 1 else bad
 
 
-def _pad(x: jax.Array, size: int) -> jax.Array:
-    """Pad the leading axis to ``size`` by repeating the last entry (keeps padded runs finite)."""
-    missing = size - x.shape[0]
-    if missing == 0:
-        return x
-    return jnp.concatenate([x, jnp.repeat(x[-1:], missing, axis=0)], axis=0)
+def _is_key(x: Any) -> bool:
+    return hasattr(x, "dtype") and jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key)
+
+
+def _chunk(x: Any, start: int, stop: int, size: int) -> Any:
+    """Rows ``start:stop`` of a grid leaf, padded to ``size`` by repeating the last row (padded runs stay finite).
+
+    Plain arrays are sliced and padded in NumPy: doing it with jnp would compile one small eager
+    program per chunk shape. Typed PRNG keys have no NumPy form and are handled by JAX.
+    """
+    if _is_key(x):
+        piece = x[start:stop]
+        missing = size - piece.shape[0]
+        return piece if missing == 0 else jnp.concatenate([piece, jnp.repeat(piece[-1:], missing, axis=0)], axis=0)
+    piece = np.asarray(x)[start:stop]
+    missing = size - piece.shape[0]
+    return piece if missing == 0 else np.concatenate([piece, np.repeat(piece[-1:], missing, axis=0)], axis=0)
+
+
+def _host(y: Any, n: int) -> Any:
+    """The first ``n`` rows of an output as a writable host array (keys stay JAX arrays)."""
+    return y[:n] if _is_key(y) else np.array(np.asarray(y)[:n])
 
 
 class _Lines:
@@ -193,9 +209,9 @@ def run_grid(
     pieces = []
     for start in starts:
         stop = min(start + chunk, n)
-        piece = jax.tree_util.tree_map(lambda x: _pad(jnp.asarray(x[start:stop]), chunk), grid)
+        piece = jax.tree_util.tree_map(lambda x: _chunk(x, start, stop, chunk), grid)
         out = batched(jax.device_put(piece, sharded), *shared)
-        pieces.append(jax.tree_util.tree_map(lambda y: np.array(y[: stop - start]), out))  # writable host copies
+        pieces.append(jax.tree_util.tree_map(lambda y: _host(y, stop - start), out))
     if len(pieces) == 1:
         return pieces[0]
     return jax.tree_util.tree_map(lambda *ys: np.concatenate(ys, axis=0), *pieces)

@@ -1,18 +1,8 @@
 """Contract rows for the public simulators of :mod:`sims.logistic` (run by tests/test_contract.py)."""
-import sys
-
 import numpy as np
 
 import sims.logistic as sim
-
-# Sim comes from the contract module that is importing this file. Importing it by name would load a
-# second copy of tests/test_contract.py under pytest (as "test_contract" and "tests.test_contract"),
-# whose own table loading re-enters this half-initialised module.
-_contract = sys.modules.get("test_contract") or sys.modules.get("tests.test_contract")
-if _contract is None:  # imported on its own
-    from tests.test_contract import Sim
-else:
-    Sim = _contract.Sim
+from tests._contract_table import Sim
 
 Z2 = np.array([[1.0, 0.3], [-0.5, 1.2], [0.7, -1.1], [-1.3, -0.2], [2.0, 0.5]])
 A2 = np.array([0.1, 0.3, 0.2, 0.25, 0.15])

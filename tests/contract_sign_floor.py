@@ -7,20 +7,13 @@ Small static setups (T = 12, 3 records, chunks of 8; T = 6 for the eagerly run k
 compiles every primitive on its own (seconds per row), so jit-equals-eager runs on the kernels,
 where the maths lives; the sweep wrappers around them are compared with a loop of single runs.
 """
-import sys
 
 import jax
 import numpy as np
 
 from sims import sign_floor as S
 
-# Sim comes from the contract module that is importing this file: importing it by name under pytest
-# would load a second copy of tests/test_contract.py ("test_contract" and "tests.test_contract").
-_contract = sys.modules.get("test_contract") or sys.modules.get("tests.test_contract")
-if _contract is None:  # imported on its own
-    from tests.test_contract import Sim
-else:
-    Sim = _contract.Sim
+from tests._contract_table import Sim
 
 NAN = float("nan")
 _OUT = ("mean_f", "final_f", "curve", "diverged", "diverged_step")

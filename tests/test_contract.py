@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import jax
 import jax.monitoring as monitoring
@@ -25,31 +24,7 @@ import numpy as np
 import pytest
 
 import sims  # noqa: F401  (float64)
-
-
-@dataclass
-class Sim:
-    """One public simulator in the contract table.
-
-    ``call(**overrides)`` runs the baseline call with keyword overrides and returns its output.
-    ``outputs(out)`` picks the arrays to compare (default: ``out`` itself, or its dict values).
-    ``grid``: (name of the grid-axis keyword, values, output axis) for vmap-equals-loop.
-    ``bad``: list of (overrides, parameter name the error must mention).
-    ``diverging``: (overrides, flag(out) -> bool array that must be all True).
-    ``vary``: overrides giving new data of the same shapes (for the no-recompilation test).
-    ``rtol``: round-off tolerance between jit and eager / vmap and loop (say why when not 1e-10).
-    """
-
-    name: str
-    call: Callable[..., Any]
-    outputs: Callable[[Any], list] | None = None
-    grid: tuple[str, Any, int] | None = None
-    bad: list[tuple[dict, str]] = field(default_factory=list)
-    diverging: tuple[dict, Callable[[Any], Any]] | None = None
-    vary: dict | None = None
-    rtol: float = 1e-10
-    atol: float = 1e-12
-    skip: dict[str, str] = field(default_factory=dict)
+from tests._contract_table import Sim  # noqa: F401  (re-exported: contract rows may import it from here)
 
 
 def _load() -> list[Sim]:

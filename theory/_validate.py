@@ -60,7 +60,8 @@ def probability(name: str, x: Any, *, open_low: bool = False, open_high: bool = 
 
 
 def array(name: str, x: Any, *, ndim: int | Iterable[int] | None = None, shape: tuple | None = None,
-          low: float | None = None, high: float | None = None, low_open: bool = False, finite: bool = True,
+          low: float | None = None, high: float | None = None, low_open: bool = False, high_open: bool = False,
+          finite: bool = True,
           nonempty: bool = True, dtype: Any = np.float64) -> np.ndarray:
     """A real array (copied to ``dtype``); ``shape`` entries that are None match any length."""
     if isinstance(x, (str, bytes)) or x is None:
@@ -83,8 +84,8 @@ def array(name: str, x: Any, *, ndim: int | Iterable[int] | None = None, shape: 
         raise ValueError(f"{name}: every value must be finite, got {_show(x)}")
     if low is not None and a.size and not np.all(a > low if low_open else a >= low):
         raise ValueError(f"{name}: every value must be {'>' if low_open else '>='} {low}, got min {np.nanmin(a):.6g}")
-    if high is not None and a.size and not np.all(a <= high):
-        raise ValueError(f"{name}: every value must be <= {high}, got max {np.nanmax(a):.6g}")
+    if high is not None and a.size and not np.all(a < high if high_open else a <= high):
+        raise ValueError(f"{name}: every value must be {'<' if high_open else '<='} {high}, got max {np.nanmax(a):.6g}")
     return a
 
 
