@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import theory.sgd_stability as th
 from paper_checks import Bound, Budget, Categorical, Paper, Result, claim
 from paper_checks.sgd_stability import _experiments as ex
 
@@ -28,25 +29,31 @@ PAPER = Paper(
                  "eta <= 2 tr H / ((1/n) sum_i ||g_i||^4) <= 2 / tr H; the trace bound fails for large batches.",
        latex=r"\eta^*(1) \le \frac{2\,\mathrm{tr}H}{\frac1n\sum_i\|g_i\|^4} \le \frac{2}{\mathrm{tr}H}")
 def trace_bound_at_batch_one(budget: Budget) -> Result:
-    """Measured eta*(1) and eta*(n) at diagonal-net minima (data from alike to diverse): eta*(1) tr H against 2."""
+    """Measured eta*(1) and eta*(n) at diagonal-net minima (data from alike to diverse) against the closed-form bounds."""
     run = ex.dln_trace(budget)
-    tr, frob, lam = run["trace"], run["frob4"], run["lam_max"]
     eta1, eta_n = run["eta_1"], run["eta_n"]
+    bounds = []
+    for seed, eps in zip(run["seed"], run["spread"]):
+        x, beta = ex.dln_data(float(eps), int(seed))
+        g = th.dln_gradients(*th.dln_minimum(beta, 1.0), x)
+        hs = np.einsum("ni,nj->nij", g, g)  # closed-form per-sample Hessians g_i g_i^T at the balanced minimum
+        tb = th.trace_bound(hs)
+        bounds.append((tb["eta_trace"], tb["eta_bound"], 2 / float(np.linalg.eigvalsh(hs.mean(axis=0))[-1])))
+    eta_trace, eta_bound, eta_gd = np.array(bounds).T
     resolution = float(np.max(run["width_1"] / eta1))  # each threshold is known to its final bracket
-    q1 = eta1 * tr
-    trace = Bound("η̂*(1) · tr H over the minima", measured=q1, bound=2.0, side="<=", slack=2.0 * resolution,
-                  rivals={"tr H <= 1/η (half the bound)": 1.0},
-                  why="slack: the relative width of the threshold brackets, times the bound")
-    q2 = eta1 * frob / (2 * tr)
-    exact_form = Bound("η̂*(1) · (1/n)Σ‖g_i‖⁴ / (2 tr H) over the minima", measured=q2, bound=1.0, side="<=",
-                       slack=resolution, why="slack: the relative width of the threshold brackets")
+    trace = Bound("η̂*(1) / (2/tr H) over the minima", measured=eta1 / eta_trace, bound=1.0, side="<=", slack=resolution,
+                  rivals={"tr H <= 1/η (half the bound)": 0.5},
+                  why="slack: the relative width of the threshold brackets")
+    exact_form = Bound("η̂*(1) / (2 tr H / ((1/n)Σ‖g_i‖⁴)) over the minima", measured=eta1 / eta_bound, bound=1.0,
+                       side="<=", slack=resolution, why="slack: the relative width of the threshold brackets")
     breaks = Categorical("η̂*(n) · tr H > 2 at the most diverse minimum (the bound at B = n)",
-                         measured=bool(eta_n[-1] * tr[-1] > 2 * (1 + resolution)),
-                         predicted=bool(2 / lam[-1] * tr[-1] > 2),
+                         measured=bool(eta_n[-1] / eta_trace[-1] > 1 + resolution),
+                         predicted=bool(eta_gd[-1] / eta_trace[-1] > 1),
                          rivals={"tr H <= 2/η at every batch size": False},
                          why="at B = n the threshold is 2/λ_max, and tr H > λ_max when H has rank > 1")
+    q1 = 2 * eta1 / eta_trace
     return Result([trace, exact_form, breaks],
                   detail=f"{q1.size} balanced minima (spread {np.round(run['spread'], 3).tolist()}): η̂*(1)·tr H = "
-                         f"{np.round(q1, 4).tolist()}; exact-form ratio {np.round(q2, 5).tolist()}; at B = n: "
-                         f"η̂*(n)·tr H = {np.round(eta_n * tr, 3).tolist()}",
-                  arrays={"spread": run["spread"], "q1": q1, "q2": q2, "qn": eta_n * tr})
+                         f"{np.round(q1, 4).tolist()}; η̂*(1) / exact-form bound = {np.round(eta1 / eta_bound, 5).tolist()}; "
+                         f"at B = n: η̂*(n)·tr H = {np.round(2 * eta_n / eta_trace, 3).tolist()}",
+                  arrays={"spread": run["spread"], "q1": q1, "q2": eta1 / eta_bound, "qn": 2 * eta_n / eta_trace})

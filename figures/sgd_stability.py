@@ -1,0 +1,218 @@
+"""Figures of topic ``sgd_stability``: the batch-size threshold, mean-square vs almost-sure, the naive Monte Carlo
+trap, delayed gradients, momentum regions and variances, the diagonal-net consequences.
+
+Every simulated series comes from an ``sgd_stability.*`` experiment of
+:mod:`paper_checks.sgd_stability._experiments` (cached, keyed on the topic's code and the budget); this
+module evaluates closed forms of :mod:`theory.sgd_stability` for the lines and draws. It never simulates.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+import theory.sgd_stability as th
+from figures import _style as st
+from paper_checks import Budget
+from paper_checks.sgd_stability import _experiments as ex
+
+M, W, L, P = "mulayoff2024.", "wusu2023.", "levinmay1976.", "polyak1964."
+
+
+def threshold_batch(budget: Budget, out: Path) -> list[Path]:
+    """η*(B) against B with 2/λ_max marked; growth-rate curves against log ρ(M_B)."""
+    h = ex.ls_problem()
+    run = ex.ms_thresholds(budget)
+    sizes = run["batch_sizes"]
+    lam = float(np.linalg.eigvalsh(h.mean(axis=0))[-1])
+    fig, (ax, bx) = st.figure(2, 1, width=4.3)
+    st.theory_vs_simulation(ax, sizes, [th.ms_threshold(h, int(b)) for b in sizes], sizes, run["crossing"],
+                            label_theory="η*(B) = 1/λ_max(Q_B, L_H)", label_sim="located on the exact 2nd moment",
+                            marker="s")
+    ax.plot(sizes, [th.ms_threshold(h, int(b), "with") for b in sizes], ":", color=st.ACCENT,
+            label="batches with replacement (p = 1/B)")
+    st.threshold(ax, 2 / lam, "η = 2/λ_max", vertical=False)
+    ax.set(xlabel="batch size B  (n = 8)", ylabel="mean-square threshold η*", ylim=(0, 2.3 / lam),
+           title="least squares, n = 8, d = 3")
+    ax.legend(loc="lower right", fontsize=7)
+    etas, rates = run["curve_eta"], run["curve_rate"]
+    fine = np.linspace(etas.min(), etas.max(), 200)
+    for k, b in enumerate((1, 4, 8)):
+        color = st.PALETTE[k]
+        j = int(np.flatnonzero(sizes == b)[0])
+        bx.plot(fine, [np.log(th.spectral_radius(h, b, e)) for e in fine], color=color, label=f"log ρ(M_B), B = {b}")
+        bx.plot(etas, rates[j], "o", color=color, mfc="none", label=f"simulated, B = {b}")
+    bx.axhline(0, color=st.MUTED, lw=0.8)
+    bx.set(xlabel="η", ylabel="growth of tr Σ_t per step", title="exact second moment grows like ρ(M_B)^t")
+    bx.legend(fontsize=7, ncol=2, loc="upper left")
+    return st.save(fig, "sgd_stability_threshold_batch", out,
+                   claims=[M + "threshold_nondecreasing_in_batch", M + "mixture_identity"])
+
+
+def ms_vs_as(budget: Budget, out: Path) -> list[Path]:
+    """Mean-square and almost-sure thresholds over B, on least squares and on commuting Hessians."""
+    run = ex.as_thresholds(budget)
+    ms = ex.ms_thresholds(budget)
+    hl, hc = ex.ls_problem(), ex.commuting_problem()
+    curv = np.array([np.diag(x) for x in hc])
+    all_b = np.arange(1, 9)
+    fig, (ax, bx) = st.figure(2, 1, width=4.3)
+    st.theory_vs_simulation(ax, all_b, [th.ms_threshold(hl, int(b)) for b in all_b], ms["batch_sizes"], ms["crossing"],
+                            label_theory="mean-square η*(B) (theory)", label_sim="mean-square, simulated", marker="s")
+    ax.errorbar(run["ls_sizes"], run["ls_crossing"], yerr=2 * run["ls_se"], fmt="D", color=st.ACCENT, mfc="none",
+                capsize=2, label="almost-sure (Lyapunov), simulated ±2 SE")
+    st.threshold(ax, 2 / float(np.linalg.eigvalsh(hl.mean(axis=0))[-1]), "η = 2/λ_max", vertical=False)
+    ax.set(xlabel="batch size B", ylabel="threshold η", title="least squares: no closed form for the a.s. edge")
+    ax.legend(fontsize=7, loc="lower right")
+    cb = np.arange(1, 8)
+    bx.plot(cb, [th.ms_threshold(hc, int(b)) for b in cb], color=st.THEORY, label="mean-square η*(B) (theory)")
+    bx.plot(cb, [th.as_threshold_commuting(curv, int(b)) for b in cb], "--", color=st.ACCENT,
+            label="almost-sure: root of max_k E log|1 − η h_Bk|")
+    bx.errorbar(run["commuting_sizes"], run["commuting_crossing"], yerr=2 * run["commuting_se"], fmt="D", color=st.SIM,
+                mfc="none", capsize=2, label="almost-sure, simulated ±2 SE")
+    bx.set(xlabel="batch size B", ylabel="threshold η", title="commuting (diagonal) Hessians, n = 8")
+    bx.legend(fontsize=7, loc="lower right")
+    return st.save(fig, "sgd_stability_ms_vs_as", out, claims=[M + "almost_sure_threshold_is_larger"])
+
+
+def naive_trap(budget: Budget, out: Path) -> list[Path]:
+    """Short horizons with many paths follow ρ^t; long naive averages report decay; paths at n = 64."""
+    h = ex.ls_problem()
+    run = ex.naive_trap(budget)
+    eta = float(run["eta"])
+    fig, (ax, bx) = st.figure(2, 1, width=4.3)
+    t = np.arange(run["short_mean"].size)
+    s0 = np.outer(run["theta0"], run["theta0"])
+    st.theory_vs_simulation(ax, t, th.moment_trace(h, 1, eta, s0, t[-1]), t, run["short_mean"], yerr=2 * run["short_se"],
+                            label_theory="tr(M_1^t Σ0)", label_sim=f"mean of {run['n_short']} paths ±2 SE")
+    ax.plot(t, np.exp(run["naive_rate"].mean() * t), "--", color=st.MUTED,
+            label=f"naive long-run rate {run['naive_rate'].mean():+.3f}/step")
+    ax.set(xlabel="step t", ylabel="E‖θ_t‖²", title=f"B = 1, η = 1.1 η*(1): the 2nd moment grows")
+    ax.legend(fontsize=7, loc="upper left")
+    big = ex.large_n_moments(budget)
+    hb = ex.large_problem()
+    tt = np.arange(big["mean"].shape[1])
+    s0b = np.outer(big["theta0"], big["theta0"])
+    for k, (b, e) in enumerate(zip(big["batch_sizes"], big["eta"])):
+        color = st.PALETTE[k]
+        bx.plot(tt, th.moment_trace(hb, int(b), float(e), s0b, tt[-1]), color=color, label=f"tr(M_B^t Σ0), B = {b}")
+        bx.plot(tt, th.moment_trace(hb, int(b), float(e), s0b, tt[-1], "with"), ":", color=color,
+                label=f"with replacement, B = {b}")
+        bx.errorbar(tt, big["mean"][k], yerr=2 * big["se"][k], fmt="o", color=color, mfc="none", capsize=2,
+                    label=f"paths, B = {b}")
+    bx.set(xlabel="step t", ylabel="E‖θ_t‖²", title="n = 64: batches without replacement")
+    bx.legend(fontsize=6.5, ncol=2, loc="upper left")
+    return st.save(fig, "sgd_stability_naive_trap", out,
+                   claims=[M + "naive_monte_carlo_trap", M + "second_moment_of_paths_large_n"])
+
+
+def delays(budget: Budget, out: Path) -> list[Path]:
+    """Delay thresholds over S, and the measured tightening under noise on x²/2 + x⁴/4."""
+    run = ex.delay_thresholds(budget)
+    s = run["delays"]
+    fine = np.linspace(0, s.max(), 200)
+    fig, (ax, bx) = st.figure(2, 1, width=4.3)
+    st.theory_vs_simulation(ax, fine, 2 * np.sin(np.pi / (2 * (2 * fine + 1))), s, run["crossing"],
+                            label_theory="2 sin(π/(2(2S+1)))", label_sim="located edge (simulated)", marker="s")
+    ax.plot(fine, 2 / (fine + 1), ":", color=st.ACCENT, label="2/(S+1) (rival)")
+    ax.set(xlabel="delay S (steps)", ylabel="largest stable ηa", title="x_{t+1} = x_t − ηa x_{t−S}")
+    ax.legend(fontsize=7, loc="upper right")
+    noise = ex.delay_noise(budget)
+    for k, d in enumerate(np.unique(noise["delays"])):
+        sel = noise["delays"] == d
+        bx.plot(noise["sigmas"][sel], noise["crossing"][sel] / th.delay_threshold(int(d)), "o-", color=st.PALETTE[k],
+                mfc="none", label=f"S = {d}")
+    bx.axhline(1.0, color=st.MUTED, ls="--", lw=1)
+    bx.annotate("linear threshold", (0, 1.0), xycoords=("axes fraction", "data"), xytext=(4, 2),
+                textcoords="offset points", color=st.MUTED, fontsize=8)
+    bx.set(xlabel="gradient noise σ", ylabel="escape step / linear threshold", ylim=(0, 1.15),
+           title=f"f = x²/2 + x⁴/4: half the paths escape in {noise['n_steps']} steps")
+    bx.legend(fontsize=7, loc="lower left")
+    return st.save(fig, "sgd_stability_delay", out, claims=[L + "delay_threshold", L + "noise_tightens_delay_threshold"])
+
+
+def momentum_region(budget: Budget, out: Path) -> list[Path]:
+    """Heavy-ball and Nesterov stability regions: simulated grid points over the closed-form edge."""
+    run = ex.momentum_region(budget)
+    hh, mm = np.meshgrid(run["h"], run["mu"], indexing="ij")
+    mu_fine = np.linspace(0, 0.95, 100)
+    fig, axes = st.figure(2, 1, width=4.0, sharey=True)
+    for k, (ax, name, label) in enumerate(zip(axes, ("heavy_ball", "nesterov"), ("heavy ball", "Nesterov"))):
+        stable = run[f"rate_{name}"] < 0
+        first = k == 0  # one legend, on the first panel
+        ax.plot(mm[stable], hh[stable], "o", ms=2.5, color=st.SIM, label="simulated: decays" if first else None)
+        ax.plot(mm[~stable], hh[~stable], "x", ms=2.5, color=st.MUTED, label="simulated: grows" if first else None)
+        ax.plot(mu_fine, [th.momentum_threshold(m, name) for m in mu_fine], color=st.THEORY, lw=1.6,
+                label="edge p(−1) = 0 (sympy)" if first else None)
+        sel = run["edge_nesterov"] == (name == "nesterov")
+        ax.plot(run["edge_mu"][sel], run["crossing"][sel], "s", color=st.ACCENT, mfc="none", ms=6,
+                label="located edge" if first else None)
+        st.threshold(ax, 2.0, "GD: ηλ = 2", vertical=False)
+        ax.set(xlabel="momentum μ", title=label)
+    axes[0].set_ylabel("ηλ")
+    axes[0].legend(fontsize=7, loc="upper left")
+    return st.save(fig, "sgd_stability_momentum_region", out, claims=[P + "momentum_stability_regions"])
+
+
+def momentum_variance(budget: Budget, out: Path) -> list[Path]:
+    """Stationary variance of noisy heavy ball: Monte Carlo against the closed form and its rival."""
+    run = ex.momentum_variance(budget)
+    eta, mu = run["eta"], run["mu"]
+    pred = np.array([th.momentum_stationary_variance(e, 1.0, m, 1.0) for e, m in zip(eta, mu)])
+    rival = eta / (2 * (1 + mu) - eta)
+    fig, ax = st.figure(1, 1, width=4.4)
+    k = np.arange(eta.size)
+    ax.plot(k, pred, "_", ms=18, mew=2, color=st.THEORY, label="ησ²(1+μ)/(λ(1−μ)(2(1+μ)−ηλ))")
+    ax.plot(k, rival, "_", ms=18, mew=1.2, color=st.ACCENT, label="without (1+μ)/(1−μ)")
+    ax.errorbar(k, run["mean"], yerr=2 * run["se"], fmt="o", color=st.SIM, mfc="none", capsize=2,
+                label="Monte Carlo ±2 SE")
+    ax.set_xticks(k, [f"η={e:g}\nμ={m:g}" for e, m in zip(eta, mu)])
+    ax.set(ylabel="stationary E[x²]  (λ = σ = 1)", yscale="log", title="heavy ball with additive gradient noise")
+    ax.legend(fontsize=7, loc="upper left")
+    return st.save(fig, "sgd_stability_momentum_variance", out, claims=[P + "heavy_ball_stationary_variance"])
+
+
+def diagonal_net(budget: Budget, out: Path) -> list[Path]:
+    """The trace bound at B = 1 over data spreads, and the stable minima along the balance curve per B."""
+    run = ex.dln_trace(budget)
+    fig, (ax, bx) = st.figure(2, 1, width=4.3)
+    order = np.argsort(run["spread"])
+    sp_, q1, qn = run["spread"][order], (run["eta_1"] * run["trace"])[order], (run["eta_n"] * run["trace"])[order]
+    ax.plot(sp_, q1, "o", color=st.SIM, mfc="none", label="η*(1)·tr H, simulated")
+    ax.plot(sp_, qn, "s", color=st.ACCENT, mfc="none", label="η*(n)·tr H (B = n), simulated")
+    st.threshold(ax, 2.0, "η tr H = 2", vertical=False)
+    ax.set(xscale="log", xlabel="sample spread ε", ylabel="η* · tr H", title="diagonal net: tr H ≤ 2/η holds at B = 1")
+    ax.legend(fontsize=7, loc="upper left")
+    ss = ex.dln_stable_set(budget)
+    stable = ss["rate"] < 0
+    for j, b in enumerate(ss["batch_sizes"]):
+        c = ss["scales"]
+        bx.plot(c[stable[:, j]], np.full(stable[:, j].sum(), b), "o", color=st.SIM, ms=3.5)
+        bx.plot(c[~stable[:, j]], np.full((~stable[:, j]).sum(), b), "x", color=st.MUTED, ms=3.5)
+    x, beta = ex.dln_data(0.8)
+    for j, b in enumerate(ss["batch_sizes"]):
+        inside = []
+        for c in ss["scales"]:
+            g = th.dln_gradients(*th.dln_minimum(beta, float(c)), x)
+            inside.append(ss["eta"] < th.ms_threshold(np.einsum("ni,nj->nij", g, g), int(b)))
+        inside = np.array(inside)
+        if inside.any():
+            bx.plot(ss["scales"][inside][[0, -1]], [b, b], "-", color=st.THEORY, lw=3, alpha=0.35,
+                    label="theory: η < η*(B)" if j == 0 else None)
+    bx.plot([], [], "o", color=st.SIM, ms=3.5, label="simulated: stable")
+    bx.plot([], [], "x", color=st.MUTED, ms=3.5, label="simulated: unstable")
+    bx.set(xscale="log", xlabel="balance c  (u = c√|β|, v = √|β|/c)", ylabel="batch size B",
+           yticks=list(ss["batch_sizes"]), ylim=(0.5, ss["batch_sizes"].max() + 1.2),
+           title=f"stable minima at η = {float(ss['eta']):.4f}")
+    bx.legend(fontsize=7, loc="upper right", ncol=3)
+    return st.save(fig, "sgd_stability_diagonal_net", out,
+                   claims=[W + "trace_bound_at_batch_one", M + "stable_minima_shrink_with_batch"])
+
+
+def make(results: dict, out: Path, budget: Budget) -> list[Path]:
+    """Draw every ``sgd_stability`` figure at ``budget`` from the ``sgd_stability.*`` experiments."""
+    out = Path(out)
+    paths: list[Path] = []
+    for draw in (threshold_batch, ms_vs_as, naive_trap, delays, momentum_region, momentum_variance, diagonal_net):
+        paths += draw(budget, out)
+    return paths
