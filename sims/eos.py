@@ -18,8 +18,8 @@ Simulators:
 * :func:`poly_flow` -- gradient flow, the central flow and the rod flow of the same losses, integrated
   by diffrax (Tsit5, adaptive): one compiled program serves the three flows.
 * :func:`catapult_gd` -- GD on the uv model :math:`f = u^\top v/\sqrt m` with one sample (label 0).
-* :func:`mlp_train` -- full-batch GD / heavy ball / Nesterov on a tanh MLP with HVP-Lanczos sharpness.
-* :func:`mlp_central_flow` -- the central flow (and gradient flow) of the same MLP by explicit Euler.
+* :func:`mlp_run` -- full-batch GD / heavy ball / Nesterov on a tiny tanh MLP with Lanczos sharpness, and the
+  central flow and gradient flow of the same network (explicit Euler): one compiled program for all five.
 """
 from __future__ import annotations
 
@@ -30,13 +30,12 @@ from jax import lax
 from jax.flatten_util import ravel_pytree
 
 import sims  # noqa: F401  (float64)
-from sims.hvp import lanczos
 from sims.sweep import run_grid
 from theory import _validate as V
 
 __all__ = [
     "DIVERGENCE_BOUND", "FLOWS", "poly_loss", "poly_grad", "poly_sharpness", "poly_gd", "poly_flow",
-    "central_flow_sigma2", "catapult_gd", "mlp_data", "mlp_init", "mlp_loss", "mlp_train", "mlp_central_flow",
+    "central_flow_sigma2", "catapult_gd", "mlp_data", "mlp_init", "mlp_loss", "mlp_run", "MLP_METHODS",
     "top_eigenpair",
 ]
 
@@ -45,6 +44,7 @@ FLOWS = ("gradient", "central", "rod")
 GD_CHUNK = 64     # runs per compiled GD sweep on the polynomial losses (sweeps are padded to a multiple)
 FLOW_CHUNK = 4    # runs per compiled flow integration
 N_SAVE = 401      # save times of the flows used throughout the topic (one compiled diffrax program)
+CATAPULT_CHUNK = 64  # runs per compiled catapult sweep
 
 
 # ----------------------------------------------------------------------------------------------
@@ -403,7 +403,9 @@ def catapult_gd(keys, eta_lambda0, *, width: int, n_steps: int, n_blocks: int) -
         raise ValueError(f"n_blocks: must divide n_steps = {n_steps}, got {n_blocks}")
     n_c, n_s = cs.size, ks.shape[0]
     grid = {"eta_lambda0": np.repeat(cs, n_s), "key": jnp.tile(ks, n_c)}
-    out = run_grid(_catapult_run, grid, static={"width": width, "n_steps": n_steps, "n_blocks": n_blocks})
+    # padded to CATAPULT_CHUNK runs: one compiled program per (width, n_steps, n_blocks) whatever the grid size
+    out = run_grid(_catapult_run, grid, static={"width": width, "n_steps": n_steps, "n_blocks": n_blocks},
+                   chunk_size=CATAPULT_CHUNK, pad_to_chunk=True)
     return {k: v.reshape((n_c, n_s) + v.shape[1:]) for k, v in out.items()}
 
 
@@ -482,36 +484,65 @@ def top_eigenpair(matvec, v0: jax.Array, num_iter: int) -> tuple[jax.Array, jax.
     return vals[-1], u / jnp.linalg.norm(u), vals[-2] if num_iter > 1 else -jnp.inf
 
 
-def _mlp_train_run(point, X, Y, *, widths, n_steps: int, every: int, lanczos_iter: int):
-    eta, mom, nest = point["eta"], point["momentum"], point["nesterov"]
-    k_init, k_lanczos = jax.random.split(point["key"])
+MLP_METHODS = ("gd", "heavy_ball", "nesterov", "central", "gradient")
+"""Dynamics of :func:`mlp_run`: three optimizers and two flows."""
+
+
+def _mlp_run(point, X, Y, every, *, widths, n_meas: int, substeps: int, lanczos_iter: int, relax: float):
+    r"""One run of :func:`mlp_run`: ``n_meas`` blocks of ``every`` units, ``substeps`` substeps per unit.
+
+    Every substep refreshes the top eigenpair (warm-started Lanczos), :math:`\nabla L` and :math:`\nabla S`;
+    a flow moves by Euler, an optimizer takes its step on the last substep of each unit (its iterate is
+    constant in between, so averages over substeps are averages over its iterates). ``every`` is data
+    (a traced loop bound), so runs of any length with the same number of measurements share one program.
+    """
+    eta, mom, code = point["eta"], point["momentum"], point["code"]
+    nest = (code == 2).astype(eta.dtype)
+    is_flow = code >= 3
+    central = (code == 3).astype(eta.dtype)
+    k_init, k_start = jax.random.split(point["key"])
     loss = lambda th: mlp_loss(th, X, Y, widths)  # noqa: E731
     grad = jax.grad(loss)
     theta0 = mlp_init(k_init, widths)
-    P = theta0.size
+    dt = 1.0 / substeps
 
-    def step(carry, _):
-        th, th_prev, div, div_step, t = carry
+    def substep(i, state):
+        (th, th_prev, u, div, div_step), (acc, first) = state
+        S, u, S2 = top_eigenpair(lambda v: jax.jvp(grad, (th,), (v,))[1], u, lanczos_iter)
+        g = grad(th)
+        # grad_theta of u^T H(theta) u at fixed u: the third derivative contracted twice with the top eigenvector
+        gS = jax.grad(lambda p: jnp.vdot(u, jax.jvp(grad, (p,), (u,))[1]))(th)
+        s2 = central * central_flow_sigma2(g, gS, S, eta, relax)
+        flow_new = th - dt * eta * (g + 0.5 * s2 * gS)
         z = th + nest * mom * (th - th_prev)
-        new = th + mom * (th - th_prev) - eta * grad(z)
+        opt_new = th + mom * (th - th_prev) - eta * grad(z)
+        step_now = (i % substeps) == substeps - 1
+        new = jnp.where(is_flow, flow_new, jnp.where(step_now, opt_new, th))
+        new_prev = jnp.where(is_flow | ~step_now, th_prev, th)
         bad = ~div & _bad(new)
-        div_step = jnp.where(bad, t + 1, div_step)
+        div_step = jnp.where(bad, i // substeps + 1, div_step)  # relative to the block start; shifted below
         div = div | bad
-        return (jnp.where(div, th, new), jnp.where(div, th_prev, th), div, div_step, t + 1), loss(th)
+        first = jnp.where(i == 0, jnp.stack([S, S2, s2, loss(th)]), first)
+        carry = (jnp.where(div, th, new), jnp.where(div, th_prev, new_prev), u, div, div_step)
+        return carry, (acc + loss(th) + 0.5 * s2 * S, first)
 
-    def run_block(carry, i):
-        th = carry[0]
-        S = lanczos(jax.random.fold_in(k_lanczos, i), lambda v: jax.jvp(grad, (th,), (v,))[1], P, lanczos_iter)[-1]
-        start_loss = loss(th)
-        carry, losses = lax.scan(step, carry, None, length=every)
-        return carry, (S, start_loss, jnp.mean(losses))
+    def block(carry, k):
+        was_div = carry[3]
+        carry, (acc, first) = lax.fori_loop(0, every * substeps, substep, (carry, (jnp.zeros(()), jnp.zeros(4))))
+        th, th_prev, u, div, div_step = carry
+        div_step = jnp.where(div & ~was_div, k * every + div_step, div_step)
+        return (th, th_prev, u, div, div_step), (acc / (every * substeps), *first)
 
-    init = (theta0, theta0, jnp.array(False), jnp.array(-1), jnp.array(0))
-    n_meas = n_steps // every
-    (_, _, div, div_step, _), (S, L, Lbar) = lax.scan(run_block, init, jnp.arange(n_meas))
-    dead = div & (jnp.arange(n_meas) >= div_step // every)
+    # a cold start needs more Krylov steps than the warm-started refreshes: restart Lanczos WARMUP times at theta0
+    hvp0 = lambda v: jax.jvp(grad, (theta0,), (v,))[1]  # noqa: E731
+    u0 = lax.fori_loop(0, WARMUP, lambda i, u: top_eigenpair(hvp0, u, lanczos_iter)[1],
+                       jax.random.normal(k_start, theta0.shape))
+    init = (theta0, theta0, u0, jnp.array(False), jnp.array(-1))
+    (_, _, _, div, div_step), (avg, S, S2, s2, L) = lax.scan(block, init, jnp.arange(n_meas))
+    dead = div & (jnp.arange(n_meas) >= (div_step - 1) // every)  # the diverging block and every later one
     nan = lambda a: jnp.where(dead, jnp.nan, a)  # noqa: E731
-    return {"sharpness": nan(S), "loss": nan(L), "mean_loss": nan(Lbar), "diverged": div, "diverged_step": div_step}
+    return {"sharpness": nan(S), "second": nan(S2), "sigma2": nan(s2), "loss": nan(L), "mean_loss": nan(avg),
+            "diverged": div, "diverged_step": div_step}
 
 
 def _mlp_args(X, Y, widths):
@@ -523,124 +554,68 @@ def _mlp_args(X, Y, widths):
     return Xa, Ya, ws
 
 
-def mlp_train(keys, eta, X, Y, *, widths, n_steps: int, every: int, lanczos_iter: int = 20, momentum=0.0,
-              nesterov=False) -> dict[str, np.ndarray]:
-    r"""Full-batch GD / heavy ball / Nesterov on :func:`mlp_loss`, sharpness by HVP-Lanczos every ``every`` steps.
+MLP_CHUNK = 6  # runs per compiled network program (grids are padded to it: one program for every sweep size)
+WARMUP = 8  # restarted Lanczos rounds for the initial eigenvector of a network run
 
-    One run per row of (``keys``, ``eta``, ``momentum``, ``nesterov``) (scalars broadcast). A run's
-    key is split into the initialization key (:func:`mlp_init`) and the Lanczos key (a fresh fold per
-    measurement). The update is the one of :func:`poly_gd`. Lanczos (:func:`sims.hvp.lanczos`,
-    ``lanczos_iter`` steps, full reorthogonalization) gives :math:`S = \lambda_{\max}(\nabla^2 L)` at
-    the start of each block of ``every`` steps.
 
-    Returns (leading axis = run, then measurement :math:`k`, at step :math:`k\cdot` ``every``):
-    ``sharpness``, ``loss`` (at the measurement), ``mean_loss`` (GD's loss averaged over the
-    ``every`` steps that follow), ``diverged``, ``diverged_step``.
+def mlp_run(keys, eta, X, Y, *, widths, methods="gd", momentum=0.0, n_steps: int, every: int, substeps: int = 2,
+            lanczos_iter: int = 6, relax: float = 1.0) -> dict[str, np.ndarray]:
+    r"""Full-batch GD, heavy ball, Nesterov, the central flow or gradient flow on :func:`mlp_loss`, with the sharpness.
+
+    One run per row of (``keys``, ``eta``, ``methods``, ``momentum``) (scalars and single values broadcast).
+    A run's key is split into the initialization key (:func:`mlp_init`, so runs with equal keys start
+    from the same parameters) and the Lanczos start. Time is counted in GD steps; each unit is cut into
+    ``substeps`` substeps, at each of which the top Hessian eigenpair is refreshed by
+    :func:`top_eigenpair` (``lanczos_iter`` steps, warm-started at the previous eigenvector).
+
+    * ``"gd"``, ``"heavy_ball"``, ``"nesterov"``: the update of :func:`poly_gd` (momentum :math:`\mu`,
+      Nesterov's gradient at the look-ahead), one step per unit;
+    * ``"central"``: :math:`\dot\theta = -\eta[\nabla L + \tfrac12\sigma^2\nabla S]`, :math:`\sigma^2` from
+      :func:`central_flow_sigma2` (``relax`` its :math:`\omega`), :math:`\nabla S = \nabla_\theta(u^\top H u)`
+      at the top eigenvector :math:`u`; explicit Euler with step ``1/substeps``;
+    * ``"gradient"``: the same with :math:`\sigma^2 = 0`.
+
+    Returns per run and measurement :math:`k` (at time :math:`k\cdot` ``every``): ``sharpness``, ``second``
+    (the second Ritz value), ``sigma2`` (0 but for the central flow), ``loss`` :math:`L(\theta)`,
+    ``mean_loss`` (the mean over the next ``every`` units of :math:`L + \tfrac12\sigma^2S`: GD's
+    time-averaged loss for the optimizers, the prediction of it for the flows), ``diverged``,
+    ``diverged_step``.
     """
     Xa, Ya, ws = _mlp_args(X, Y, widths)
     V.key("keys", keys)
     ks = jnp.atleast_1d(jnp.asarray(keys))
     if ks.ndim != 1:
         raise ValueError(f"keys: expected a 1-D array of typed keys, got shape {ks.shape}")
-    n_steps = V.integer("n_steps", n_steps, low=1)
-    every = V.integer("every", every, low=1, high=n_steps)
-    if n_steps % every:
-        raise ValueError(f"every: must divide n_steps = {n_steps}, got {every}")
-    P = sum(a * b for a, b in zip(ws[:-1], ws[1:]))
-    lanczos_iter = V.integer("lanczos_iter", lanczos_iter, low=2, high=P)
-    etas = _grid_vector("eta", eta, low=0.0, low_open=True)
-    n = max(ks.shape[0], etas.size)
-    if ks.shape[0] not in (1, n):
-        raise ValueError(f"keys: expected 1 or {n} keys, got {ks.shape[0]}")
-    etas = _grid_vector("eta", etas, n)
-    mom = _grid_vector("momentum", momentum, n, low=0.0)
-    if np.any(mom >= 1.0):
-        raise ValueError(f"momentum: every value must be in [0, 1), got max {mom.max():.6g}")
-    nest = np.atleast_1d(np.asarray(nesterov))
-    if nest.dtype != bool or nest.size not in (1, n):
-        raise TypeError(f"nesterov: expected a bool or {n} bools, got {nesterov!r}")
-    grid = {"eta": etas, "key": jnp.broadcast_to(ks, (n,)) if ks.shape[0] == 1 else ks, "momentum": mom,
-            "nesterov": np.broadcast_to(nest, (n,)).astype(float)}
-    return run_grid(_mlp_train_run, grid, jnp.asarray(Xa), jnp.asarray(Ya),
-                    static={"widths": ws, "n_steps": n_steps, "every": every, "lanczos_iter": lanczos_iter})
-
-
-def _mlp_flow_run(point, X, Y, *, widths, n_steps: int, substeps: int, every: int, lanczos_iter: int, relax: float):
-    eta, central = point["eta"], point["central"]
-    k_init, k_start = jax.random.split(point["key"])
-    loss = lambda th: mlp_loss(th, X, Y, widths)  # noqa: E731
-    grad = jax.grad(loss)
-    theta0 = mlp_init(k_init, widths)
-    dt = 1.0 / substeps
-
-    def field(th, u0):
-        hvp = lambda v: jax.jvp(grad, (th,), (v,))[1]  # noqa: E731
-        S, u, S2 = top_eigenpair(hvp, u0, lanczos_iter)
-        g = grad(th)
-        # grad_theta of u^T H(theta) u at fixed u: the third derivative contracted twice with u
-        gS = jax.grad(lambda t: jnp.vdot(u, jax.jvp(grad, (t,), (u,))[1]))(th)
-        s2 = central * central_flow_sigma2(g, gS, S, eta, relax)
-        return -eta * (g + 0.5 * s2 * gS), u, S, S2, s2
-
-    def substep(carry, _):
-        th, u, div, div_step, t = carry
-        d, u, S, S2, s2 = field(th, u)
-        new = th + dt * d
-        bad = ~div & _bad(new)
-        div_step = jnp.where(bad, t, div_step)
-        div = div | bad
-        return (jnp.where(div, th, new), u, div, div_step, t + dt), (loss(th), S, S2, s2)
-
-    def run_block(carry, _):
-        carry, (L, S, S2, s2) = lax.scan(substep, carry, None, length=every * substeps)
-        return carry, (L[0], S[0], S2[0], s2[0], jnp.mean(L + 0.5 * s2 * S))
-
-    u0 = jax.random.normal(k_start, theta0.shape)
-    init = (theta0, u0 / jnp.linalg.norm(u0), jnp.array(False), jnp.array(-1.0), jnp.array(0.0))
-    n_meas = n_steps // every
-    (_, _, div, div_step, _), (L, S, S2, s2, pred) = lax.scan(run_block, init, None, length=n_meas)
-    dead = div & (jnp.arange(n_meas) * every >= div_step)
-    nan = lambda a: jnp.where(dead, jnp.nan, a)  # noqa: E731
-    return {"loss": nan(L), "sharpness": nan(S), "second": nan(S2), "sigma2": nan(s2), "mean_predicted_loss": nan(pred),
-            "diverged": div, "diverged_step": jnp.where(div, jnp.floor(div_step).astype(int), -1)}
-
-
-def mlp_central_flow(keys, eta, X, Y, *, widths, n_steps: int, every: int, substeps: int = 2, lanczos_iter: int = 10,
-                     relax: float = 1.0, flow: str = "central") -> dict[str, np.ndarray]:
-    r"""The central flow (or gradient flow) of :func:`mlp_loss` from :func:`mlp_train`'s initialization.
-
-    :math:`\dot\theta = -\eta[\nabla L + \tfrac12\sigma^2\nabla S]` (time in GD steps) with
-    :math:`\sigma^2` from :func:`central_flow_sigma2` (one unstable direction; ``relax`` its
-    :math:`\omega`) and :math:`\nabla S = \nabla_\theta(u^\top H(\theta)u)` at the top eigenvector
-    :math:`u` (:func:`top_eigenpair`, warm-started, ``lanczos_iter`` steps); ``flow="gradient"`` sets
-    :math:`\sigma^2 = 0`. Explicit Euler with ``substeps`` steps per unit time (its error is
-    :math:`O(\eta\lambda/\text{substeps})` per unit time while :math:`\eta\lambda \le 2`). A run with
-    the same key as a :func:`mlp_train` run starts from the same parameters.
-
-    Returns per measurement (every ``every`` units of time): ``loss`` :math:`L(\theta_t)`,
-    ``sharpness``, ``second`` (second Ritz value: the one-direction model needs it below
-    :math:`2/\eta`), ``sigma2``, ``mean_predicted_loss`` (the flow's prediction of GD's loss averaged
-    over the next ``every`` steps, :math:`L + \tfrac12\sigma^2S` averaged over the substeps),
-    ``diverged``, ``diverged_step``.
-    """
-    Xa, Ya, ws = _mlp_args(X, Y, widths)
-    V.key("keys", keys)
-    ks = jnp.atleast_1d(jnp.asarray(keys))
-    V.choice("flow", flow, ("central", "gradient"))
-    n_steps = V.integer("n_steps", n_steps, low=1)
-    every = V.integer("every", every, low=1, high=n_steps)
+    every = V.integer("every", every, low=1)
+    n_steps = V.integer("n_steps", n_steps, low=every)
     if n_steps % every:
         raise ValueError(f"every: must divide n_steps = {n_steps}, got {every}")
     substeps = V.integer("substeps", substeps, low=1)
     P = sum(a * b for a, b in zip(ws[:-1], ws[1:]))
     lanczos_iter = V.integer("lanczos_iter", lanczos_iter, low=2, high=P)
     relax = V.real("relax", relax, low=0.0, low_open=True)
+    if isinstance(methods, (str, np.str_)):
+        names = [str(methods)]
+    elif isinstance(methods, (list, tuple, np.ndarray)):
+        names = [str(m) if isinstance(m, np.str_) else m for m in np.asarray(methods, dtype=object).ravel()]
+    else:
+        raise TypeError(f"methods: expected a method name or a sequence of them, got {type(methods).__name__}")
+    for m in names:
+        V.choice("methods", m, MLP_METHODS)
     etas = _grid_vector("eta", eta, low=0.0, low_open=True)
-    n = max(ks.shape[0], etas.size)
-    if ks.shape[0] not in (1, n):
-        raise ValueError(f"keys: expected 1 or {n} keys, got {ks.shape[0]}")
-    grid = {"eta": _grid_vector("eta", etas, n), "key": jnp.broadcast_to(ks, (n,)) if ks.shape[0] == 1 else ks,
-            "central": np.full(n, 1.0 if flow == "central" else 0.0)}
-    return run_grid(_mlp_flow_run, grid, jnp.asarray(Xa), jnp.asarray(Ya),
-                    static={"widths": ws, "n_steps": n_steps, "substeps": substeps, "every": every,
-                            "lanczos_iter": lanczos_iter, "relax": relax})
+    mom = _grid_vector("momentum", momentum, low=0.0)
+    if np.any(mom >= 1.0):
+        raise ValueError(f"momentum: every value must be in [0, 1), got max {mom.max():.6g}")
+    n = max(ks.shape[0], etas.size, len(names), mom.size)
+    for name, size in (("keys", ks.shape[0]), ("eta", etas.size), ("methods", len(names)), ("momentum", mom.size)):
+        if size not in (1, n):
+            raise ValueError(f"{name}: expected 1 or {n} values (one per run), got {size}")
+    codes = np.array([MLP_METHODS.index(m) for m in names])
+    grid = {"eta": np.broadcast_to(etas, (n,)).copy(), "key": jnp.broadcast_to(ks, (n,)) if ks.shape[0] == 1 else ks,
+            "momentum": np.broadcast_to(mom, (n,)).copy(), "code": np.broadcast_to(codes, (n,)).copy()}
+    # the number of measurements shapes the output (static); their spacing is data, so short runs (tests) and long
+    # ones with as many measurements share one compiled program
+    return run_grid(_mlp_run, grid, jnp.asarray(Xa), jnp.asarray(Ya), jnp.asarray(every),
+                    static={"widths": ws, "n_meas": n_steps // every, "substeps": substeps,
+                            "lanczos_iter": lanczos_iter, "relax": relax},
+                    chunk_size=MLP_CHUNK, pad_to_chunk=True)

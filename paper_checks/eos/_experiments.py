@@ -180,36 +180,32 @@ MLP_RUNS = ((0.0, False, 0.5), (0.0, False, 0.3), (0.5, False, 0.75), (0.5, True
 
 
 def mlp_setup(budget: Budget) -> dict:
-    """Data and architecture of the network experiments."""
+    """Data, architecture and integration settings of the network experiment."""
     n = budget.pick(quick=128, full=256)
     h = budget.pick(quick=16, full=32)
     X, Y = sim.mlp_data(jax.random.key(SEED), n, 4)
-    return {"X": X, "Y": Y, "widths": (4, h, h, 1), "n_steps": budget.pick(quick=800, full=3000), "every": 10}
+    return {"X": X, "Y": Y, "widths": (4, h, h, 1), "n_steps": budget.pick(quick=800, full=3000), "every": 10,
+            "substeps": budget.pick(quick=2, full=4), "lanczos_iter": budget.pick(quick=6, full=10)}
 
 
-@experiment("eos.mlp_gd")
-def mlp_gd(budget: Budget) -> dict:
-    """Full-batch GD, heavy ball and Nesterov on the tiny MLP, with Lanczos sharpness every 10 steps."""
+@experiment("eos.mlp")
+def mlp(budget: Budget) -> dict:
+    """GD (two step sizes), heavy ball and Nesterov on the tiny MLP, and the central flow from GD's starts at eta = 0.5.
+
+    One call of :func:`sims.eos.mlp_run` (one compiled program); the central-flow runs share their keys,
+    hence their initializations, with the GD runs at ``MLP_RUNS[0]``.
+    """
     s = mlp_setup(budget)
     n_seeds = budget.pick(quick=(2, 1, 1, 1), full=(4, 4, 4, 4))
-    rows = [(m, nest, eta, k) for (m, nest, eta), ns in zip(MLP_RUNS, n_seeds) for k in range(ns)]
+    n_flow = budget.pick(quick=1, full=4)
     keys = jax.random.split(jax.random.key(SEED + 2), max(n_seeds))
-    ks = jax.numpy.stack([keys[r[3]] for r in rows])
-    out = sim.mlp_train(ks, [r[2] for r in rows], s["X"], s["Y"], widths=s["widths"], n_steps=s["n_steps"],
-                        every=s["every"], lanczos_iter=budget.pick(quick=15, full=20),
-                        momentum=[r[0] for r in rows], nesterov=np.array([r[1] for r in rows]))
-    return {"momentum": np.array([r[0] for r in rows]), "nesterov": np.array([r[1] for r in rows]),
+    rows = [(m, nest, eta, k) for (m, nest, eta), ns in zip(MLP_RUNS, n_seeds) for k in range(ns)]
+    methods = ["gd" if m == 0 else ("nesterov" if nest else "heavy_ball") for m, nest, _, _ in rows]
+    methods += ["central"] * n_flow
+    rows += [(0.0, False, MLP_RUNS[0][2], k) for k in range(n_flow)]
+    out = sim.mlp_run(jax.numpy.stack([keys[r[3]] for r in rows]), [r[2] for r in rows], s["X"], s["Y"],
+                      widths=s["widths"], methods=methods, momentum=[r[0] for r in rows], n_steps=s["n_steps"],
+                      every=s["every"], substeps=s["substeps"], lanczos_iter=s["lanczos_iter"])
+    return {"method": np.array(methods), "momentum": np.array([r[0] for r in rows]),
             "eta": np.array([r[2] for r in rows]), "seed": np.array([r[3] for r in rows]),
             "t": s["every"] * np.arange(s["n_steps"] // s["every"]), **out}
-
-
-@experiment("eos.mlp_flows")
-def mlp_flows(budget: Budget) -> dict:
-    """The central flow of the tiny MLP at GD's step size, from the same initializations as :func:`mlp_gd`'s GD runs."""
-    s = mlp_setup(budget)
-    n_seeds = budget.pick(quick=1, full=4)
-    keys = jax.random.split(jax.random.key(SEED + 2), budget.pick(quick=2, full=4))[:n_seeds]
-    eta = MLP_RUNS[0][2]
-    out = sim.mlp_central_flow(keys, eta, s["X"], s["Y"], widths=s["widths"], n_steps=s["n_steps"], every=s["every"],
-                               substeps=budget.pick(quick=2, full=4), lanczos_iter=budget.pick(quick=6, full=10))
-    return {"eta": eta, "seed": np.arange(n_seeds), "t": s["every"] * np.arange(s["n_steps"] // s["every"]), **out}

@@ -106,19 +106,22 @@ def network_time_averaged_loss(budget) -> Result:
     were the central point's loss, :math:`L(w_{\mathrm{CF}})/\hat L_{\mathrm{CF}} - 1`. A bound checks the
     flow holds the sharpness at :math:`2/\eta` over that half.
     """
-    gd, cf = E.mlp_gd(budget), E.mlp_flows(budget)
-    eta = float(cf["eta"])
-    gd_rows = [int(np.flatnonzero((gd["eta"] == eta) & (gd["momentum"] == 0) & (gd["seed"] == s))[0]) for s in cf["seed"]]
-    n_meas = gd["sharpness"].shape[1]
+    ex = E.mlp(budget)
+    cf_rows = np.flatnonzero(ex["method"] == "central")
+    eta = float(ex["eta"][cf_rows[0]])
+    gd_rows = [int(np.flatnonzero((ex["method"] == "gd") & (ex["eta"] == eta) & (ex["seed"] == ex["seed"][c]))[0])
+               for c in cf_rows]
+    n_meas = ex["sharpness"].shape[1]
     half = slice(n_meas // 2, None)
-    if np.any(gd["diverged"][gd_rows]) or np.any(cf["diverged"]):
+    if np.any(ex["diverged"][gd_rows]) or np.any(ex["diverged"][cf_rows]):
         raise RuntimeError("a network run diverged")
-    ratios = [gd["mean_loss"][r, half] / cf["mean_predicted_loss"][i, half] - 1 for i, r in enumerate(gd_rows)]
-    rival = [cf["loss"][i, half] / cf["mean_predicted_loss"][i, half] - 1 for i in range(len(gd_rows))]
+    gd_loss, cf_pred, cf_loss = ex["mean_loss"][gd_rows], ex["mean_loss"][cf_rows], ex["loss"][cf_rows]
+    ratios = [gd_loss[i, half] / cf_pred[i, half] - 1 for i in range(len(gd_rows))]
+    rival = [cf_loss[i, half] / cf_pred[i, half] - 1 for i in range(len(gd_rows))]
     batches = np.concatenate([_batch_means(r, 5) for r in ratios])
     est, se = float(batches.mean()), float(batches.std(ddof=1) / np.sqrt(batches.size))
     rival_value = float(np.mean(np.concatenate(rival)))
-    S_half = cf["sharpness"][:, half]
+    S_half = ex["sharpness"][cf_rows][:, half]
     checks = [
         Statistical("mean of GD's block-averaged loss / central-flow prediction - 1 (second half)", estimate=est,
                     se=se, predicted=0.0, z=4.0,
@@ -130,9 +133,9 @@ def network_time_averaged_loss(budget) -> Result:
     ]
     detail = (f"eta = {eta}, {len(gd_rows)} seed(s), steps {half.start * 10}-{n_meas * 10}: GD / CF prediction - 1 = "
               f"{est:+.3f} +- {se:.3f}; the central point's loss alone would give {rival_value:+.3f}; the flow's second "
-              f"Ritz value reaches {np.nanmax(cf['second'][:, half]) * eta / 2:.3f} x 2/eta (the one-direction flow "
+              f"Ritz value reaches {np.nanmax(ex['second'][cf_rows][:, half]) * eta / 2:.3f} x 2/eta (the one-direction flow "
               "neglects it)")
     return Result(checks, detail=detail,
-                  arrays={"t": gd["t"], "gd_mean_loss": gd["mean_loss"][gd_rows], "cf_predicted": cf["mean_predicted_loss"],
-                          "cf_loss": cf["loss"], "cf_sharpness": cf["sharpness"], "gd_sharpness": gd["sharpness"][gd_rows]},
+                  arrays={"t": ex["t"], "gd_mean_loss": gd_loss, "cf_predicted": cf_pred, "cf_loss": cf_loss,
+                          "cf_sharpness": ex["sharpness"][cf_rows], "gd_sharpness": ex["sharpness"][gd_rows]},
                   seed=E.SEED)

@@ -43,8 +43,8 @@ def sharpness_at_two_over_eta(budget) -> Result:
     the 100 steps before the crossing, extrapolated to the middle of the phase) -- what gradient flow's
     sharpening would give. A count checks every run starts below 2/eta and reaches it.
     """
-    gd = E.mlp_gd(budget)
-    rows = np.flatnonzero(gd["momentum"] == 0)
+    gd = E.mlp(budget)
+    rows = np.flatnonzero(gd["method"] == "gd")
     t = gd["t"]
     means, thresholds, extrap, reached = [], [], [], []
     for r in rows:

@@ -73,11 +73,11 @@ def momentum_thresholds_network(budget) -> Result:
     :math:`\eta = 0.75`; Nesterov :math:`\mu = 0.5`, :math:`\eta = 0.375`), where :math:`2/\eta` is 2.67 and
     5.33: the rival "the edge stays at 2/eta" is evaluated on the same averages.
     """
-    gd = E.mlp_gd(budget)
-    rows = np.flatnonzero(gd["momentum"] > 0)
+    gd = E.mlp(budget)
+    rows = np.flatnonzero((gd["method"] == "heavy_ball") | (gd["method"] == "nesterov"))
     means, thr, naive, reached = [], [], [], []
     for r in rows:
-        c = th.critical_sharpness(gd["eta"][r], gd["momentum"][r], nesterov=bool(gd["nesterov"][r]))
+        c = th.critical_sharpness(gd["eta"][r], gd["momentum"][r], nesterov=bool(gd["method"][r] == "nesterov"))
         first, phase = eos_phase(gd["sharpness"][r], c)
         reached.append(bool(gd["sharpness"][r][0] < c and first > 0 and phase.size >= 10 and not gd["diverged"][r]))
         if reached[-1]:
@@ -91,10 +91,10 @@ def momentum_thresholds_network(budget) -> Result:
               rtol=SETTLE_RTOL, rivals={"the edge of stability stays at 2/eta with momentum": np.array(naive)},
               why="the claim is 'settles at the threshold' to 10 % (see the GD claim); 2/eta is 33 % away here"),
     ]
-    labels = [f"{'NAG' if gd['nesterov'][r] else 'HB'} eta={gd['eta'][r]}" for r in rows]
+    labels = [f"{'NAG' if gd['method'][r] == 'nesterov' else 'HB'} eta={gd['eta'][r]}" for r in rows]
     detail = (f"time-averaged sharpness / threshold (from {BURN * 10} steps after the first crossing): "
               + ", ".join(f"{lab}: {m / c:.3f}" for lab, m, c in zip(labels, means, thr))
               + f"; the 2/eta rival would need {np.round(np.array(naive) / np.array(thr), 2).tolist()}")
     return Result(checks, detail=detail, arrays={"t": gd["t"], "sharpness": gd["sharpness"][rows], "eta": gd["eta"][rows],
-                                                 "momentum": gd["momentum"][rows], "nesterov": gd["nesterov"][rows]},
+                                                 "momentum": gd["momentum"][rows], "method": gd["method"][rows]},
                   seed=E.SEED)

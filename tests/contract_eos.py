@@ -1,0 +1,93 @@
+"""Contract rows of the edge-of-stability simulators (see tests/test_contract.py).
+
+Compilation dominates the topic's test time, so the rows reuse the programs the quick claims compile
+where the eager (jit-equals-eager) run stays cheap: the flows use ``N_SAVE`` save times and the network
+its 80 measurements (data-dependent spacing). GD on the polynomials and the catapult get small
+configurations of their own (20 and 40 steps): their eager runs over the claims' 800 / 400 steps would
+cost more than the extra compilation.
+"""
+from __future__ import annotations
+
+import sys
+
+import jax
+import numpy as np
+
+import sims.eos as sim
+import theory.eos as th
+from paper_checks import Budget
+from paper_checks.eos._experiments import mlp_setup
+
+try:  # the row type in a module of its own (no import cycle with the test module that loads this table)
+    from tests._contract_table import Sim
+except ImportError:  # older layout: the row type lives in the test module itself
+    _contract = sys.modules.get("test_contract") or sys.modules.get("tests.test_contract")
+    if _contract is None:
+        from tests.test_contract import Sim
+    else:  # imported by tests/test_contract.py while it builds its table
+        Sim = _contract.Sim
+
+QUICK = Budget("quick")
+TOY = th.selfstab_coefficients(3.8, 0.1)  # eta*a = 1.9 at eta = 0.5: inside the window
+
+
+def _poly_gd(coef=TOY, eta=(0.5, 0.48), w0=(0.1, 0.0), n_steps=20, n_blocks=10, momentum=0.0, nesterov=False):
+    return sim.poly_gd(coef, eta, w0, n_steps=n_steps, n_blocks=n_blocks, momentum=momentum, nesterov=nesterov)
+
+
+def _poly_flow(coef=TOY, eta=(0.5, 0.48), w0=(0.1, 0.0), t1=4.0, flow="central", relax=1.0):
+    return sim.poly_flow(coef, eta, w0, np.linspace(0.0, t1, sim.N_SAVE), flow=flow, relax=relax)
+
+
+def _catapult(keys=None, eta_lambda0=(1.5, 3.0, 4.5), width=64):
+    keys = jax.random.split(jax.random.key(0), 2) if keys is None else keys
+    return sim.catapult_gd(keys, eta_lambda0, width=width, n_steps=40, n_blocks=4)
+
+
+_MLP = mlp_setup(QUICK)
+
+
+def _mlp(keys=None, eta=0.5, methods=("gd", "central"), every=1, X=None, Y=None, momentum=0.0):
+    keys = jax.random.split(jax.random.key(3), 1) if keys is None else keys
+    return sim.mlp_run(keys, eta, _MLP["X"] if X is None else X, _MLP["Y"] if Y is None else Y, widths=_MLP["widths"],
+                       methods=methods, momentum=momentum, n_steps=(_MLP["n_steps"] // _MLP["every"]) * every,
+                       every=every, substeps=_MLP["substeps"], lanczos_iter=_MLP["lanczos_iter"])
+
+
+_GD_OUT = lambda o: [o["block_mean"], o["final"], o["gap2"], o["diverged"], o["diverged_step"]]  # noqa: E731
+_FLOW_OUT = lambda o: [o["center"], o["r"], o["sharpness"], o["sigma2"], o["diverged"]]  # noqa: E731
+
+SIMULATORS = [
+    Sim("eos.poly_gd", _poly_gd, outputs=_GD_OUT, grid=("eta", np.array([0.5, 0.49, 0.47]), 0),
+        bad=[({"eta": -0.1}, "eta"), ({"eta": np.nan}, "eta"), ({"w0": (1.0,)}, "w0"), ({"n_blocks": 7}, "n_blocks"),
+             ({"momentum": 1.0}, "momentum"), ({"coef": np.zeros((2, 2))}, "coef"), ({"nesterov": "yes"}, "nesterov"),
+             ({"n_steps": 0}, "n_steps")],
+        # eta*a = 2.5 > 2: every point is unstable along x
+        diverging=({"eta": (0.5, 0.6), "coef": th.selfstab_coefficients(5.0, 0.1)}, lambda o: o["diverged"]),
+        vary={"w0": (0.2, 0.05), "eta": (0.45, 0.44)}),
+    Sim("eos.poly_flow", _poly_flow, outputs=_FLOW_OUT, grid=("eta", np.array([0.5, 0.45]), 0),
+        bad=[({"flow": "curl"}, "flow"), ({"relax": 0.0}, "relax"), ({"eta": 0.0}, "eta"), ({"t1": -1.0}, "ts"),
+             ({"coef": np.ones((3, 3, 3, 3))}, "coef")],
+        # gradient flow of -x^2 y^2 / 2 from (1, 1) blows up at t = 1/eta
+        diverging=({"coef": np.array([[0, 0, 0], [0, 0, 0], [0, 0, -0.5]]), "w0": (1.0, 1.0), "t1": 10.0,
+                    "flow": "gradient"}, lambda o: o["diverged"]),
+        vary={"w0": (0.12, 0.01)}, rtol=1e-9, atol=1e-11,  # adaptive steps: round-off in the error norm
+        skip={"jit": "eager diffrax runs its adaptive-step loop primitive by primitive (minutes for one short solve); "
+                     "the vector field's explicit derivatives are the ones poly_gd evaluates (eager-tested), and "
+                     "tests/test_eos.py checks every flow against SciPy's LSODA"}),
+    Sim("eos.catapult_gd", _catapult, outputs=lambda o: [o["final_eta_lambda"], o["max_loss_ratio"], o["diverged"]],
+        grid=("eta_lambda0", np.array([1.5, 3.0, 4.5]), 0),
+        bad=[({"keys": np.zeros(2, np.uint32)}, "keys"), ({"eta_lambda0": (-1.0,)}, "eta_lambda0"), ({"width": 0}, "width")],
+        diverging=({"eta_lambda0": (4.2, 5.0)}, lambda o: o["diverged"]),
+        vary={"keys": jax.random.split(jax.random.key(7), 2)}),
+    Sim("eos.mlp_run", _mlp, outputs=lambda o: [o["sharpness"], o["loss"], o["mean_loss"], o["diverged"]],
+        grid=("methods", np.array(["gd", "central"]), 0),
+        bad=[({"methods": ("gd", "adam")}, "methods"), ({"eta": (0.5, -1.0)}, "eta"), ({"every": 0}, "every"),
+             ({"methods": 3}, "methods"),
+             ({"keys": np.zeros(2, np.uint32)}, "keys"), ({"momentum": 1.5}, "momentum"),
+             ({"X": np.ones((128, 3))}, "widths")],
+        diverging=({"eta": (5.0, 8.0), "methods": ("gd", "heavy_ball"), "momentum": 0.5}, lambda o: o["diverged"]),
+        vary={"keys": jax.random.split(jax.random.key(11), 1)},
+        skip={"jit": "eager Lanczos refreshes at every substep take minutes; the per-substep rules are shared with "
+                     "poly_gd/poly_flow (eager-tested) and GD = Euler gradient flow is tested in tests/test_eos.py"}),
+]

@@ -1,0 +1,265 @@
+"""Unit tests of the edge-of-stability topic: sympy closed forms, simulators against references, bad input.
+
+Simulator calls reuse the static configurations of tests/contract_eos.py and the quick experiments, so
+this file compiles (almost) nothing of its own.
+"""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import sympy as sp
+
+import sims.eos as sim
+import theory.eos as th
+from sims.reference import eos as ref
+from tests.contract_eos import _MLP, _catapult, _mlp, _poly_gd
+
+a_, b_, e_, m_, ys_ = th.a_, th.beta_, th.eta_, th.mu_, th.ys_
+
+
+# ------------------------------------------------------------------------------------------- theory
+
+def test_cycle_equations_are_the_momentum_thresholds():
+    expected = {"gd": (2 / e_ - a_, b_ / ys_),
+                "heavy_ball": (2 * (1 + m_) / e_ - a_, b_ / ys_),
+                "nesterov": (2 * (1 + m_) / ((1 + 2 * m_) * e_) - a_, b_ / ((1 + 2 * m_) ** 2 * ys_))}
+    for method, (y2, r2) in expected.items():
+        got_y2, got_r2 = th.selfstab_cycle_equations(method)
+        assert sp.simplify(got_y2 - y2) == 0, method
+        assert sp.simplify(got_r2 - r2) == 0, method
+        # the sharpness along x on the cycle, a + y*^2, is the method's critical sharpness
+        z = sp.Symbol("z")
+        crit = sp.solve(th.momentum_characteristic_polynomial(method).subs(z, -1), sp.Symbol("lambda"))[0]
+        assert sp.simplify(a_ + got_y2 - crit) == 0, method
+
+
+def test_equilibrium_numbers_and_errors():
+    ys, s2 = th.selfstab_equilibrium(1.0, 0.1, 0.5)  # y* = sqrt(3), |r*| = sqrt(0.1/sqrt(3))
+    assert ys == pytest.approx(1.7320508075688772, rel=1e-15)
+    assert np.sqrt(s2) == pytest.approx(0.24028114141347542, rel=1e-14)
+    ys, s2 = th.selfstab_equilibrium(1.0, 0.1, 0.5, 0.5)
+    assert ys == pytest.approx(np.sqrt(6 - 1), rel=1e-14) and s2 == pytest.approx(0.1 / np.sqrt(5), rel=1e-14)
+    ys, s2 = th.selfstab_equilibrium(1.0, 0.1, 0.5, 0.5, nesterov=True)
+    assert ys == pytest.approx(np.sqrt(3 / 1 - 1), rel=1e-14) and s2 == pytest.approx(0.1 / np.sqrt(2) / 4, rel=1e-14)
+    with pytest.raises(ValueError, match="a: no equilibrium"):
+        th.selfstab_equilibrium(4.0, 0.1, 0.5)  # eta a = 2: S >= a = 2/eta everywhere
+    for kwargs, name in (({"eta": 0.0}, "eta"), ({"eta": np.nan}, "eta"), ({"beta": -1.0}, "beta"),
+                         ({"a": True}, "a"), ({"momentum": 1.0}, "momentum")):
+        args = {"a": 1.0, "beta": 0.1, "eta": 0.5, **kwargs}
+        with pytest.raises((ValueError, TypeError), match=name):
+            th.selfstab_equilibrium(args["a"], args["beta"], args["eta"], args.get("momentum", 0.0))
+    with pytest.raises(TypeError, match="nesterov"):
+        th.selfstab_equilibrium(1.0, 0.1, 0.5, 0.3, nesterov=1)
+
+
+def test_central_flow_loss_is_the_cycle_average():
+    ys = sp.sqrt(2 / e_ - a_)
+    sigma2 = b_ / ys
+    cycle = sp.Rational(1, 2) * (a_ + ys ** 2) * sigma2 - b_ * ys
+    assert sp.simplify(cycle - (-b_ * ys + sigma2 / e_)) == 0
+    for a in (3.5, 3.8, 3.95):
+        assert th.selfstab_cycle_loss(a, 0.1, 0.5) == pytest.approx(th.selfstab_central_flow_loss(a, 0.1, 0.5), rel=1e-13)
+
+
+def test_cycle_jacobian_matches_autodiff_and_modulus_formula():
+    for a, beta, eta in ((3.6, 0.1, 0.5), (1.85, 0.05, 1.0), (3.4, 0.2, 0.5)):
+        ys, s2 = th.selfstab_equilibrium(a, beta, eta)
+        C = jnp.asarray(th.selfstab_coefficients(a, beta))
+        step = lambda w: w - eta * sim.poly_grad(w, C)  # noqa: E731
+        J = jax.jacobian(lambda w: step(step(w)))(jnp.array([np.sqrt(s2), ys]))
+        np.testing.assert_allclose(th.selfstab_cycle_jacobian(a, beta, eta), J, rtol=1e-12, atol=1e-13)
+        mult = th.selfstab_cycle_multipliers(a, beta, eta)
+        assert np.all(mult.imag != 0)
+        np.testing.assert_allclose(np.abs(mult), 1 - eta * beta / ys + 4 * eta ** 2 * beta * ys, rtol=1e-12)
+
+
+def test_window_edges():
+    assert th._ns_edge_eta_a() == sp.Rational(7, 4)
+    win = th.selfstab_window(0.1, 0.5)
+    assert win["lower"] == pytest.approx(1.75, abs=1e-12) and win["lower_kind"] == "neimark_sacker"
+    assert win["upper_kind"] == "fold" and 1.9996 < win["upper"] < 1.9998 and win["diverge"] == 2.0
+    radius = lambda ea: np.max(np.abs(th.selfstab_cycle_multipliers(ea / 0.5, 0.1, 0.5)))  # noqa: E731
+    assert all(radius(ea) < 1 for ea in np.linspace(1.7501, win["upper"] - 1e-6, 40))
+    assert radius(1.7499) > 1 and radius(win["upper"] + 2e-6) > 1
+    # at the fold one multiplier is +1
+    assert np.min(np.abs(th.selfstab_cycle_multipliers(win["upper"] / 0.5, 0.1, 0.5) - 1)) < 1e-6
+    assert th.selfstab_window(1.0, 0.5)["upper"] == pytest.approx(1.9721359549995794, rel=1e-12)
+    with pytest.raises(ValueError, match="beta"):
+        th.selfstab_window(-0.1, 0.5)
+
+
+def test_rod_flow_fixed_point_is_the_gd_cycle():
+    for got, want in zip(th.rod_flow_fixed_point_equations(), th.selfstab_cycle_equations("gd")):
+        assert sp.simplify(got - want) == 0
+
+
+@pytest.mark.parametrize("momentum", [0.0, 0.3, 0.9])
+@pytest.mark.parametrize("nesterov", [False, True])
+def test_critical_sharpness_is_where_the_quadratic_loses_stability(momentum, nesterov):
+    eta = 0.37
+    crit = th.critical_sharpness(eta, momentum, nesterov=nesterov)
+    want = 2 * (1 + momentum) / ((1 + 2 * momentum) if nesterov else 1) / eta
+    assert crit == pytest.approx(want, rel=1e-14)
+    method = "gd" if momentum == 0 else ("nesterov" if nesterov else "heavy_ball")
+    z, lam = sp.symbols("z lambda")
+    poly = th.momentum_characteristic_polynomial(method).subs({th.eta_: eta, th.mu_: momentum})
+    radius = lambda value: max(abs(complex(r)) for r in sp.Poly(poly.subs(lam, value), z).nroots())  # noqa: E731
+    assert all(radius(f * crit) < 1 for f in (0.05, 0.5, 0.9, 0.999))  # z = -1 is the first root to leave
+    assert radius(1.001 * crit) > 1
+    with pytest.raises(ValueError, match="momentum"):
+        th.critical_sharpness(eta, 1.0)
+
+
+def test_catapult_map_matches_a_gd_step():
+    f_new, lam_new = th.catapult_map()
+    f, lam, m = sp.symbols("f lambda m", real=True)
+    fn = sp.lambdify((f, lam, th.eta_, m), [f_new, lam_new])
+    rng = np.random.default_rng(0)
+    for width in (3, 50):
+        u, v = rng.normal(size=width), rng.normal(size=width)
+        eta = 0.7
+        f0, lam0 = u @ v / np.sqrt(width), (u @ u + v @ v) / width
+        u1, v1 = u - eta * f0 * v / np.sqrt(width), v - eta * f0 * u / np.sqrt(width)
+        np.testing.assert_allclose(fn(f0, lam0, eta, width), [u1 @ v1 / np.sqrt(width), (u1 @ u1 + v1 @ v1) / width],
+                                   rtol=1e-12)
+    # the curvature moves by (eta f^2 / m)(eta lambda - 4): the 4 of the catapult's divergence edge
+    assert sp.simplify(lam_new - lam - th.eta_ * f ** 2 / m * (th.eta_ * lam - 4)) == 0
+    assert [th.catapult_phase(c) for c in (1.9, 2.0, 2.1, 3.9, 4.0, 4.1)] == \
+        ["lazy", "boundary", "catapult", "catapult", "boundary", "divergent"]
+    with pytest.raises(ValueError, match="eta_lambda0"):
+        th.catapult_phase(-1.0)
+
+
+def test_uv_closed_forms():
+    assert th.uv_conserved_quantity() == 0
+    for u, v in ((1.5, 0.0), (4.0, 0.05), (-0.3, 2.0)):
+        H = np.array([[v * v, 2 * u * v - 1], [2 * u * v - 1, u * u]])
+        assert th.uv_sharpness(u, v) == pytest.approx(np.linalg.eigvalsh(H)[-1], rel=1e-13)
+    assert th.uv_gradient_flow_limit_sharpness(1.5, 0.0) == pytest.approx(np.sqrt(2.25 ** 2 + 4), rel=1e-15)
+    with pytest.raises(ValueError, match="u0"):
+        th.uv_gradient_flow_limit_sharpness(1.0, -1.0)  # u0^2 = v0^2 and u0 v0 < 0: the saddle
+
+
+def test_coefficients_match_the_sympy_losses():
+    assert sp.simplify(th.poly_expr(th.selfstab_coefficients(3, 0.25)) - th.selfstab_loss_expr().subs(
+        {th.a_: 3, th.beta_: sp.Rational(1, 4)})) == 0
+    assert sp.simplify(th.poly_expr(th.uv_coefficients()) - sp.Rational(1, 2) * (th.x * th.y - 1) ** 2) == 0
+    with pytest.raises(ValueError, match="a"):
+        th.selfstab_coefficients(0.0, 0.1)
+
+
+# ------------------------------------------------------------------------------------------- simulators
+
+def test_poly_derivatives_match_autodiff_sympy_and_numpy():
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        C = rng.normal(size=(3, 3))
+        w = rng.normal(size=2)
+        Cj, wj = jnp.asarray(C), jnp.asarray(w)
+        expr = th.poly_expr(C)
+        assert float(sim.poly_loss(wj, Cj)) == pytest.approx(float(expr.subs({th.x: w[0], th.y: w[1]})), rel=1e-12)
+        np.testing.assert_allclose(sim.poly_grad(wj, Cj), jax.grad(sim.poly_loss)(wj, Cj), rtol=1e-13, atol=1e-14)
+        S_ad = lambda p: jnp.linalg.eigvalsh(jax.hessian(sim.poly_loss)(p, Cj))[-1]  # noqa: E731
+        g, S, gS = sim._sharpness_and_gradient(wj, Cj)
+        assert float(S) == pytest.approx(float(S_ad(wj)), rel=1e-12)
+        assert float(S) == pytest.approx(float(ref.poly_sharpness_numpy(w, C)), rel=1e-12)
+        np.testing.assert_allclose(gS, jax.grad(S_ad)(wj), rtol=1e-9, atol=1e-11)
+        np.testing.assert_allclose(ref.poly_grad_numpy(w, C), g, rtol=1e-13, atol=1e-14)
+
+
+@pytest.mark.parametrize("momentum, nesterov", [(0.0, False), (0.4, False), (0.4, True)])
+def test_poly_gd_matches_numpy_reference(momentum, nesterov):
+    coef = np.stack([th.selfstab_coefficients(a, 0.1) for a in (3.6, 3.8)])
+    kw = dict(n_steps=20, n_blocks=10, momentum=momentum, nesterov=nesterov)
+    jx = _poly_gd(coef=coef, eta=0.5, w0=(0.1, 0.05), **kw)
+    npy = ref.poly_gd_numpy(coef, 0.5, (0.1, 0.05), **kw)
+    for k in ("block_mean", "block_end", "final", "gap2"):
+        np.testing.assert_allclose(jx[k], npy[k], rtol=1e-12, atol=1e-14, err_msg=k)
+    # divergence: same step, statistics NaN from the diverging block on, the last finite iterate kept
+    bad = th.selfstab_coefficients(5.0, 0.1)
+    jx, npy = _poly_gd(coef=bad, eta=(0.5, 0.6), w0=(0.1, 0.0)), ref.poly_gd_numpy(bad, (0.5, 0.6), (0.1, 0.0), n_steps=20,
+                                                                                    n_blocks=10)
+    assert jx["diverged"].all()
+    np.testing.assert_array_equal(jx["diverged_step"], npy["diverged_step"])
+    assert np.all(np.isfinite(jx["final"]))
+    blk = jx["diverged_step"] // 2
+    assert all(np.isnan(jx["block_mean"][i, b:]).all() and np.isfinite(jx["block_mean"][i, :b]).all()
+               for i, b in enumerate(blk))
+
+
+def test_poly_gd_lands_on_the_exact_two_cycle():
+    a, beta, eta = 3.8, 0.1, 0.5
+    ys, s2 = th.selfstab_equilibrium(a, beta, eta)
+    out = sim.poly_gd(th.selfstab_coefficients(a, beta), eta, (0.1, 0.0), n_steps=800, n_blocks=400)
+    tail = out["block_mean"][0, -1]
+    np.testing.assert_allclose(tail[1:4], [ys, s2, th.selfstab_cycle_loss(a, beta, eta)], rtol=1e-9)
+    assert tail[4] > 2 / eta  # the iterates' sharpness exceeds the centre's 2/eta by O(r^2)
+    assert out["gap2"][0] < 1e-12 and np.linalg.norm(out["block_end"][0, -1] - out["block_end"][0, -2]) < 1e-12
+
+
+@pytest.mark.parametrize("flow", sim.FLOWS)
+def test_poly_flow_matches_scipy(flow):
+    C = th.selfstab_coefficients(3.8, 0.1)
+    out = sim.poly_flow(C, 0.5, (0.1, 0.0), np.linspace(0.0, 50.0, sim.N_SAVE), flow=flow)
+    want = ref.poly_flow_scipy(C, 0.5, (0.1, 0.0), 50.0, flow=flow)
+    # two adaptive integrators at rtol 1e-10; the reference's finite-difference grad S adds ~1e-10
+    np.testing.assert_allclose(out["center"][0, -1], want[:2], rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(out["r"][0, -1], want[2:], rtol=1e-6, atol=1e-8)
+    if flow == "central":  # locked at the edge: S = 2/eta, sigma^2 = beta/y*
+        ys, s2 = th.selfstab_equilibrium(3.8, 0.1, 0.5)
+        assert out["sharpness"][0, -1] == pytest.approx(4.0, rel=1e-8)
+        assert out["sigma2"][0, -1] == pytest.approx(s2, rel=1e-6)
+
+
+def test_catapult_gd_matches_numpy_reference():
+    keys = jax.random.split(jax.random.key(0), 2)
+    cs = np.array([1.5, 3.0, 4.5])
+    out = _catapult(keys=keys, eta_lambda0=cs)
+    U, Vv = [], []
+    for k in keys:
+        ku, kv = jax.random.split(k)
+        U.append(np.asarray(jax.random.normal(ku, (64,))))
+        Vv.append(np.asarray(jax.random.normal(kv, (64,))))
+    U, Vv = np.tile(np.array(U), (3, 1)), np.tile(np.array(Vv), (3, 1))
+    lam0 = (np.sum(U * U, 1) + np.sum(Vv * Vv, 1)) / 64
+    npy = ref.catapult_numpy(U, Vv, np.repeat(cs, 2) / lam0, 40)
+    np.testing.assert_array_equal(out["diverged"].ravel(), npy["diverged"])
+    np.testing.assert_allclose(out["final_eta_lambda"].ravel(), npy["final_eta_lambda"], rtol=1e-10)
+    np.testing.assert_allclose(out["eta"] * out["lambda0"], np.broadcast_to(cs[:, None], (3, 2)), rtol=1e-14)
+    assert out["diverged"][2].all() and not out["diverged"][:2].any()
+
+
+def test_top_eigenpair_matches_eigh():
+    rng = np.random.default_rng(2)
+    A = rng.normal(size=(30, 30))
+    A = A @ A.T
+    S, u, S2 = sim.top_eigenpair(lambda v: jnp.asarray(A) @ v, jnp.asarray(rng.normal(size=30)), 30)
+    vals, vecs = np.linalg.eigh(A)
+    assert float(S) == pytest.approx(vals[-1], rel=1e-10) and float(S2) == pytest.approx(vals[-2], rel=1e-8)
+    assert abs(abs(float(u @ vecs[:, -1])) - 1) < 1e-10
+
+
+def test_mlp_sharpness_at_init_matches_the_dense_hessian():
+    out = _mlp(methods=("gd",))
+    theta0 = sim.mlp_init(jax.random.split(jax.random.split(jax.random.key(3), 1)[0])[0], _MLP["widths"])
+    H = jax.hessian(lambda t: sim.mlp_loss(t, _MLP["X"], _MLP["Y"], _MLP["widths"]))(theta0)
+    vals = np.linalg.eigvalsh(np.asarray(H))
+    assert out["sharpness"][0, 0] == pytest.approx(vals[-1], rel=1e-8)
+    assert out["loss"][0, 0] == pytest.approx(float(sim.mlp_loss(theta0, _MLP["X"], _MLP["Y"], _MLP["widths"])), rel=1e-14)
+
+
+def test_mlp_gradient_flow_is_gd_with_the_euler_step():
+    """Metamorphic: Euler gradient flow with s substeps per unit at step eta is GD at eta/s, s steps per unit."""
+    s = _MLP["substeps"]
+    flow = _mlp(methods=("gradient",), eta=0.5, every=1)
+    gd = _mlp(methods=("gd",), eta=0.5 / s, every=s)
+    np.testing.assert_allclose(flow["loss"], gd["loss"], rtol=1e-12)
+    assert np.all(flow["sigma2"] == 0)
+
+
+def test_mlp_heavy_ball_with_zero_momentum_is_gd():
+    hb = _mlp(methods=("heavy_ball", "nesterov"), momentum=0.0)
+    gd = _mlp(methods=("gd",))
+    np.testing.assert_allclose(hb["loss"], np.repeat(gd["loss"], 2, axis=0), rtol=1e-13)
