@@ -274,6 +274,7 @@ def compress(key: jax.Array, kind: str, v: jax.Array, omega) -> jax.Array:
 def schedule_factor(schedule: str, k) -> jax.Array:
     r""":math:`\eta_k`: 1 (``constant``) or :math:`1/\sqrt{k+1}` (``inv_sqrt``) at step index ``k`` (from 0)."""
     choice("schedule", schedule, SCHEDULES)
+    _num("k", k, low=0.0)
     if schedule == "constant":
         return jnp.ones((), jnp.float64)
     return 1.0 / jnp.sqrt(k + 1.0)
@@ -653,6 +654,9 @@ def escape_point(pt: dict, *, gd_steps: int, ode_steps: int, dt_scale: float = 0
     """Per-run function for ``run_grid``: :func:`escape_paths` with the problem chosen by the traced index
     ``pt['problem']`` into ``("quadratic", "quartic", "cosh2")`` (one compilation for the three problems);
     ``pt`` also holds scalars ``x0``, ``eta`` and ``lam``."""
+    integer("gd_steps", gd_steps, low=1)
+    integer("ode_steps", ode_steps, low=1)
+    real("dt_scale", dt_scale, low=0.0, low_open=True)
     branches = [partial(_escape_branch, problem=p, gd_steps=gd_steps, ode_steps=ode_steps, dt_scale=dt_scale)
                 for p in ESCAPE_PROBLEMS]
     return lax.switch(pt["problem"], branches, pt["x0"], pt["eta"], pt["lam"])
@@ -665,6 +669,13 @@ def _escape_branch(x0, eta, lam, *, problem, gd_steps, ode_steps, dt_scale):
 def weak_point(pt: dict, *, problem: str, x0: float, T: float, max_steps: int, substeps: int,
                sigma0: float, n_agents: int = 1) -> dict[str, jax.Array]:
     """Per-run function for ``run_grid``: :func:`coupled_weak_paths` at ``pt['key']``, ``pt['eta']``."""
+    choice("problem", problem, PROBLEMS)
+    real("x0", x0)
+    real("T", T, low=0.0, low_open=True)
+    integer("max_steps", max_steps, low=1)
+    integer("substeps", substeps, low=1)
+    real("sigma0", sigma0, low=0.0)
+    integer("n_agents", n_agents, low=1)
     return _coupled(pt["key"], jnp.full((1,), x0), pt["eta"], problem, T, max_steps, substeps, 1.0, sigma0, n_agents)
 
 

@@ -69,8 +69,12 @@ def _mean_sign(key=KEY, grad=np.array([0.0, 0.5]), scale=1.0, noise="cauchy", n=
     return S.mean_sign_mc(key, grad, scale, noise, n)
 
 
-def _mean_sign_many(keys=KEYS, grad=np.array([0.0, 0.5]), scale=1.0, noises=("gaussian", "student_t", "cauchy"), n=500):
-    return S.mean_sign_mc_many(keys, grad, scale, noises, n)
+# The static configuration and shapes of the sde.mean_sign experiment at the quick budget: one compilation for both.
+U17 = np.linspace(-4, 4, 17)
+
+
+def _mean_sign_many(keys=KEYS, grad=U17, scale=1.0, noises=("gaussian", "student_t", "cauchy"), n=20_000):
+    return S.mean_sign_mc_many(keys, grad, scale, noises, n, 3.0)
 
 
 def _aggregate(key=KEY, cfg=CFG, grad=np.array([0.7]), n=50, omega=1.0, sigma1=0.5):
