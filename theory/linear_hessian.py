@@ -94,8 +94,8 @@ def _rot(k: int) -> sp.Matrix:
     return sp.Matrix([[sp.Rational(a, c), -sp.Rational(b, c)], [sp.Rational(b, c), sp.Rational(a, c)]])
 
 
-def balanced_identity_residuals(depth: int) -> list[sp.Matrix]:
-    r"""Residuals of the balanced-minimum identities for :math:`2\times2` layers (all should be zero).
+def balanced_identity_residuals(depth: int, rescale=1) -> list[sp.Matrix]:
+    r"""Residuals of the balanced-minimum identities for :math:`2\times2` layers (all zero when ``rescale == 1``).
 
     With :math:`W^*=R(\psi)\,\mathrm{diag}(s_1,s_2)\,R(\phi)^\top` and hidden rotations
     :math:`R(\theta_l)` (the orthogonal gauge; exact rational rotations from Pythagorean triples), the balanced factorization is
@@ -103,14 +103,25 @@ def balanced_identity_residuals(depth: int) -> list[sp.Matrix]:
     :math:`\theta_L=\psi`. It satisfies :math:`W_{l+1}^\top W_{l+1}=W_lW_l^\top`,
     :math:`A_lA_l^\top=(WW^\top)^{(L-l)/L}` and :math:`B_l^\top B_l=(W^\top W)^{(l-1)/L}`
     (the matrix powers taken through the SVD; :math:`s_i=t_i^L`). Returns every residual matrix, simplified.
+
+    ``rescale`` :math:`c\ne1` applies the function-preserving gauge :math:`W_1\to cW_1`,
+    :math:`W_2\to W_2/c` (depth :math:`\ge2`): the product is unchanged but the factorization is no
+    longer balanced, and the residuals are non-zero -- the identities are a property of balance.
     """
     depth = validate_depth(depth)
+    c = sp.nsimplify(rescale)
+    if not (c.is_number and c.is_positive):
+        raise ValueError(f"rescale: expected a positive number, got {rescale!r}")
+    if depth == 1 and c != 1:
+        raise ValueError("rescale: a depth-1 net has no gauge to rescale (need depth >= 2)")
     # write s_i = t_i^L so that S^{1/L} = diag(t) and every power is a monomial: the residuals are
     # rational functions and cancel exactly
     t1, t2 = sp.symbols("t1 t2", positive=True)
     th = list(range(depth + 1))  # rotation indices: theta_0 = phi (V), theta_L = psi (U)
     root = sp.diag(t1, t2)
     W = [_rot(th[l]) * root * _rot(th[l - 1]).T for l in range(1, depth + 1)]  # W[l-1] is W_l
+    if depth >= 2:
+        W[0], W[1] = c * W[0], W[1] / c
 
     def prod(ms: list[sp.Matrix]) -> sp.Matrix:
         out = sp.eye(2)
