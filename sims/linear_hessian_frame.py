@@ -76,8 +76,22 @@ def strip(matrix, widths) -> np.ndarray:
     return m[idx] if m.ndim == 1 else m[np.ix_(idx, idx)]
 
 
+def _frame_args(theta, fw, X=None) -> None:
+    """Shapes of frame arguments (values may be traced): ``fw`` ``(lmax+1,)``, ``theta`` ``(lmax*dmax^2,)``, ``X`` ``(dmax, n)``."""
+    if jnp.ndim(fw) != 1 or jnp.shape(fw)[0] < 2:
+        raise ValueError(f"fw: expected frame widths of shape (lmax + 1,), got shape {jnp.shape(fw)}")
+    lmax = jnp.shape(fw)[0] - 1
+    if X is not None and jnp.ndim(X) != 2:
+        raise ValueError(f"X: expected frame data of shape (dmax, n), got shape {jnp.shape(X)}")
+    dmax = jnp.shape(X)[0] if X is not None else None
+    size = jnp.shape(theta)
+    if len(size) != 1 or (dmax is not None and size[0] != lmax * dmax * dmax):
+        raise ValueError(f"theta: expected a frame vector of length lmax * dmax^2 = {lmax} * {dmax}^2, got shape {size}")
+
+
 def param_mask(fw: jax.Array, depth: jax.Array, dmax: int) -> jax.Array:
     """1 on the active entries of every block :math:`l\\le L` of the frame, 0 elsewhere; shape ``(lmax*dmax^2,)``."""
+    dmax = V.integer("dmax", dmax, low=1)
     lmax = fw.shape[0] - 1
     idx = jnp.arange(dmax)
     rows = idx[None, :, None] < fw[1:, None, None]
@@ -113,6 +127,7 @@ def frame_forward(theta, fw, depth, X, act=0) -> jax.Array:
     A ``lax.scan`` over the ``lmax`` blocks (small compiled graph): hidden layers :math:`l<L` apply
     the activation, layers :math:`l>L` are the identity.
     """
+    _frame_args(theta, fw, X)
     dmax = X.shape[0]
     mats = _stack(theta, fw, depth, dmax)
 
@@ -127,7 +142,9 @@ def frame_forward(theta, fw, depth, X, act=0) -> jax.Array:
 
 
 def frame_loss(theta, fw, depth, X, Y, act=0) -> jax.Array:
-    """Loss of the embedded net (equal to :func:`loss` of the small net)."""
+    """Loss of the embedded net (equal to :func:`sims.linear_hessian.loss` of the small net)."""
+    if jnp.shape(Y) != jnp.shape(X):
+        raise ValueError(f"Y: expected frame labels of the shape of X {jnp.shape(X)}, got {jnp.shape(Y)}")
     r = frame_forward(theta, fw, depth, X, act) - Y
     return 0.5 * jnp.sum(r * r) / X.shape[1]
 
@@ -142,7 +159,9 @@ def _masked_frames(g, d, dmax):
 
 
 def frame_whitened_data(key, d0, dL, rank, n: int, dmax: int, alpha=1.0):
-    """:func:`whitened_data` inside the frame (``d0``, ``dL``, ``rank``, ``alpha`` traceable)."""
+    """:func:`sims.linear_hessian.whitened_data` inside the frame (``d0``, ``dL``, ``rank``, ``alpha`` traceable)."""
+    V.key("key", key)
+    n, dmax = V.integer("n", n, low=1), V.integer("dmax", dmax, low=1, high=n)
     G, B, Z = _draw(key, (n, dmax), (dmax, dmax), (dmax, n))
     idx = jnp.arange(dmax)
     G = G * (idx[None, :] < d0)
@@ -154,7 +173,7 @@ def frame_whitened_data(key, d0, dL, rank, n: int, dmax: int, alpha=1.0):
 
 
 def frame_class_data(key, counts, d0, n: int, dmax: int, alpha=1.0, gaussian=False):
-    r""":func:`class_data` inside the frame; ``gaussian=True`` mixes the inputs with a Gaussian matrix (A1 shed).
+    r""":func:`sims.linear_hessian.class_data` inside the frame; ``gaussian=True`` mixes the inputs with a Gaussian matrix (A1 shed).
 
     Mixed inputs :math:`X'=GX` (:math:`G=I+N/(2\sqrt{d_0})`, :math:`N` Gaussian; invertible a.s.) keep the
     labels exactly fittable (:math:`W'^*=W^*G^{-1}`) but make :math:`\Sigma_{xx}=GG^\top\ne\alpha I`;
@@ -162,6 +181,10 @@ def frame_class_data(key, counts, d0, n: int, dmax: int, alpha=1.0, gaussian=Fal
 
     The :math:`K=` ``len(counts)`` label rows sit on top of ``dmax`` output rows.
     """
+    V.key("key", key)
+    n, dmax = V.integer("n", n, low=1), V.integer("dmax", dmax, low=1, high=n)
+    if jnp.ndim(counts) != 1 or not 1 <= jnp.shape(counts)[0] <= dmax:
+        raise ValueError(f"counts: expected one class size per class (at most dmax = {dmax}), got shape {jnp.shape(counts)}")
     K = counts.shape[0]
     G, R, M = _draw(key, (n, dmax - K), (dmax, dmax), (dmax, dmax))
     idx = jnp.arange(dmax)
@@ -181,7 +204,10 @@ def frame_class_data(key, counts, d0, n: int, dmax: int, alpha=1.0, gaussian=Fal
 
 
 def frame_balanced_minimum(key, fw, depth, X, Y) -> jax.Array:
-    r""":func:`balanced_minimum` inside the frame: :math:`W^*=\Sigma_{yx}\Sigma_{xx}^{-1}` (padding made invertible), orthogonal hidden gauges from ``key``."""
+    r""":func:`sims.linear_hessian.balanced_minimum` inside the frame: :math:`W^*=\Sigma_{yx}\Sigma_{xx}^{-1}` (padding made invertible), orthogonal hidden gauges from ``key``."""
+    V.key("key", key)
+    if jnp.ndim(X) != 2 or jnp.shape(Y) != jnp.shape(X):
+        raise ValueError(f"X/Y: expected frame data of one shape (dmax, n), got {jnp.shape(X)} and {jnp.shape(Y)}")
     dmax, n = X.shape
     lmax = fw.shape[0] - 1
     idx = jnp.arange(dmax)
@@ -198,7 +224,9 @@ def frame_balanced_minimum(key, fw, depth, X, Y) -> jax.Array:
 
 
 def frame_gauge(key, theta, fw, depth, scale) -> jax.Array:
-    r""":func:`random_gauge` inside the frame: :math:`W_l\to G_lW_lG_{l-1}^{-1}`, :math:`G_l` on hidden layers :math:`1\le l<L` (``scale`` traceable)."""
+    r""":func:`sims.linear_hessian.random_gauge` inside the frame: :math:`W_l\to G_lW_lG_{l-1}^{-1}`, :math:`G_l` on hidden layers :math:`1\le l<L` (``scale`` traceable)."""
+    V.key("key", key)
+    _frame_args(theta, fw)
     lmax = fw.shape[0] - 1
     dmax = int(round((theta.shape[0] / lmax) ** 0.5))
     idx = jnp.arange(dmax)
@@ -215,7 +243,9 @@ def frame_gauge(key, theta, fw, depth, scale) -> jax.Array:
 
 
 def frame_balancedness(theta, fw, depth, dmax: int) -> jax.Array:
-    """:func:`balancedness_error` of the embedded net."""
+    """:func:`sims.linear_hessian.balancedness_error` of the embedded net."""
+    dmax = V.integer("dmax", dmax, low=1)
+    _frame_args(theta, fw)
     mats = _stack(theta, fw, depth, dmax)
     lhs = jnp.swapaxes(mats[1:], -1, -2) @ mats[1:]
     rhs = mats[:-1] @ jnp.swapaxes(mats[:-1], -1, -2)
@@ -226,6 +256,10 @@ def frame_balancedness(theta, fw, depth, dmax: int) -> jax.Array:
 
 def frame_init(key, fw, depth, dmax: int, scale, xavier=False) -> jax.Array:
     """Small Gaussian init (std ``scale``) or Glorot-normal (``xavier``) of the embedded net."""
+    V.key("key", key)
+    dmax = V.integer("dmax", dmax, low=1)
+    if jnp.ndim(fw) != 1:
+        raise ValueError(f"fw: expected frame widths of shape (lmax + 1,), got shape {jnp.shape(fw)}")
     lmax = fw.shape[0] - 1
     z = jax.random.normal(key, (lmax, dmax, dmax))
     fan = (fw[:-1] + fw[1:]).astype(jnp.float64)[:, None, None]

@@ -59,6 +59,25 @@ __all__ = [
 L_SYM = sp.Symbol("L", positive=True, integer=True)
 
 
+def _sym(name: str, x, *, positive: bool = True) -> sp.Expr:
+    """A sympy expression for ``x`` (a number or an expression); numbers must be finite reals (> 0 if ``positive``)."""
+    if isinstance(x, (bool, np.bool_, str, bytes)) or x is None:
+        raise TypeError(f"{name}: expected a number or a sympy expression, got {type(x).__name__} {x!r}")
+    try:
+        e = sp.sympify(x, strict=True)
+    except (sp.SympifyError, TypeError):
+        raise TypeError(f"{name}: expected a number or a sympy expression, got {type(x).__name__} {x!r}") from None
+    if e.is_number and not (e.is_real and e.is_finite and (e.is_positive or not positive)):
+        raise ValueError(f"{name}: expected a finite real number{' > 0' if positive else ''}, got {e}")
+    return e
+
+
+def _sym_seq(name: str, xs) -> tuple:
+    if isinstance(xs, (str, bytes)) or not isinstance(xs, (tuple, list)) or not xs:
+        raise TypeError(f"{name}: expected a non-empty tuple of numbers or symbols, got {xs!r}")
+    return tuple(_sym(f"{name}[{k}]", x) for k, x in enumerate(xs))
+
+
 # ----------------------------------------------------------------------------------------------
 # sympy derivations
 # ----------------------------------------------------------------------------------------------
@@ -150,6 +169,8 @@ def kappa_sum(si: sp.Expr, sj: sp.Expr, depth: sp.Expr) -> sp.Expr:
     The Gauss--Newton operator :math:`M\mapsto\sum_l A_lA_l^\top M B_l^\top B_l` is diagonal in
     the basis :math:`u_iv_j^\top` by the balanced identities; this is its eigenvalue.
     """
+    si, sj = _sym("si", si), _sym("sj", sj)
+    depth = validate_depth(depth) if isinstance(depth, Integral) else _sym("depth", depth)
     l = sp.Symbol("l", positive=True, integer=True)
     term = si ** (2 * (depth - l) / depth) * sj ** (2 * (l - 1) / depth)
     if isinstance(depth, Integral) or (isinstance(depth, sp.Integer)):
@@ -159,6 +180,7 @@ def kappa_sum(si: sp.Expr, sj: sp.Expr, depth: sp.Expr) -> sp.Expr:
 
 def kappa_closed(si: sp.Expr, sj: sp.Expr, depth: sp.Expr) -> sp.Expr:
     r"""Closed form :math:`\kappa_{ij}=(s_i^2-s_j^2)/(s_i^{2/L}-s_j^{2/L})` for :math:`s_i\ne s_j`."""
+    si, sj, depth = _sym("si", si), _sym("sj", sj), _sym("depth", depth)
     return (si**2 - sj**2) / (si ** (2 / sp.sympify(depth)) - sj ** (2 / sp.sympify(depth)))
 
 
@@ -189,6 +211,11 @@ def spectrum_terms(s: tuple, d0: sp.Expr, dL: sp.Expr, depth: sp.Expr, alpha: sp
     and 0 (multiplicity :math:`P-r(d_0+d_L-r)`, added by the caller who knows :math:`P`).
     Valid for :math:`L\ge2`; see :func:`depth_one_terms` for :math:`L=1`.
     """
+    s = _sym_seq("s", s)
+    d0, dL, alpha = _sym("d0", d0), _sym("dL", dL), _sym("alpha", alpha)
+    depth = validate_depth(depth) if isinstance(depth, Integral) else _sym("depth", depth)
+    if isinstance(depth, int) and depth < 2:
+        raise ValueError("depth: spectrum_terms covers depth >= 2; use depth_one_terms for depth 1")
     r = len(s)
     terms = []
     for i in range(r):
@@ -204,11 +231,15 @@ def spectrum_terms(s: tuple, d0: sp.Expr, dL: sp.Expr, depth: sp.Expr, alpha: sp
 
 def rank_formula(r: sp.Expr, d0: sp.Expr, dL: sp.Expr) -> sp.Expr:
     r"""Rank of the Hessian at a global minimum for :math:`L\ge2`: :math:`r(d_0+d_L-r)`."""
+    r, d0, dL = _sym("r", r, positive=False), _sym("d0", d0), _sym("dL", dL)
     return r * (d0 + dL - r)
 
 
 def parameter_count(widths: tuple) -> sp.Expr:
     r""":math:`P=\sum_{l=1}^{L}d_ld_{l-1}`."""
+    widths = _sym_seq("widths", widths)
+    if len(widths) < 2:
+        raise ValueError(f"widths: need at least (d_0, d_L), got {widths}")
     return sp.Add(*[widths[l] * widths[l - 1] for l in range(1, len(widths))])
 
 
@@ -220,6 +251,8 @@ def trace_formula(s: tuple, d0: sp.Expr, dL: sp.Expr, depth: int, alpha: sp.Expr
     for :math:`l>1` and :math:`d_0` for :math:`l=1`. Integer ``depth`` (a finite sum of layers).
     """
     depth = validate_depth(depth)
+    s = _sym_seq("s", s)
+    d0, dL, alpha = _sym("d0", d0), _sym("dL", dL), _sym("alpha", alpha)
     total = 0
     for l in range(1, depth + 1):
         ta = dL if l == depth else sp.Add(*[x ** sp.Rational(2 * (depth - l), depth) for x in s])
@@ -230,7 +263,8 @@ def trace_formula(s: tuple, d0: sp.Expr, dL: sp.Expr, depth: int, alpha: sp.Expr
 
 def depth_one_terms(d0: sp.Expr, dL: sp.Expr, alpha: sp.Expr = 1) -> list[tuple[sp.Expr, sp.Expr]]:
     r""":math:`L=1`: :math:`H=\Sigma_{xx}\otimes I_{d_L}`, so every eigenvalue is :math:`\alpha` (multiplicity :math:`d_0d_L`), label-independent."""
-    return [(sp.sympify(alpha), d0 * dL)]
+    d0, dL, alpha = _sym("d0", d0), _sym("dL", dL), _sym("alpha", alpha)
+    return [(alpha, d0 * dL)]
 
 
 def class_spectrum_terms(K: int, d0: sp.Expr, depth: sp.Expr) -> dict[str, list[tuple[sp.Expr, sp.Expr]]]:
@@ -242,6 +276,8 @@ def class_spectrum_terms(K: int, d0: sp.Expr, depth: sp.Expr) -> dict[str, list[
     :math:`d_L-K=0`), each obtained by substituting :math:`s_k=\sqrt{\pi_k}` into
     :func:`spectrum_terms` and simplifying.
     """
+    K = V.integer("K", K, low=1)
+    d0 = _sym("d0", d0)
     pis = sp.symbols(f"pi1:{K + 1}", positive=True)
     s = tuple(sp.sqrt(p) for p in pis)
     terms = spectrum_terms(s, d0, K, depth)
@@ -265,7 +301,7 @@ def class_sharpness_symbolic(depth: sp.Expr = L_SYM, alpha: sp.Expr = 1) -> sp.E
     :math:`s_1=\sqrt{\alpha\pi_{\max}}/\alpha` the top singular value of :math:`W^*=\Sigma_{yx}/\alpha`.
     """
     p = sp.Symbol("pi_max", positive=True)
-    depth, alpha = sp.sympify(depth), sp.sympify(alpha)   # exact rational exponents for integer depth
+    depth, alpha = _sym("depth", depth), _sym("alpha", alpha)   # exact rational exponents for integer depth
     s1 = sp.sqrt(alpha * p) / alpha
     return sp.powsimp(sp.simplify(alpha * depth * s1 ** (2 * (depth - 1) / depth)), force=True)
 
