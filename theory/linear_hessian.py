@@ -1,7 +1,7 @@
 r"""Hessian spectrum of deep linear networks at a balanced global minimum, and the class-proportion law.
 
-Setting (paper note ``hessian_linear_nets.md``; the abstract is QUOTED, every formula here is
-DERIVED): :math:`f_\theta(x) = W_L\cdots W_1 x` with :math:`W_l\in\mathbb R^{d_l\times d_{l-1}}`,
+Setting (only the paper's abstract was available; every formula here was derived for steplab and
+checked against autodiff Hessians): :math:`f_\theta(x) = W_L\cdots W_1 x` with :math:`W_l\in\mathbb R^{d_l\times d_{l-1}}`,
 loss :math:`\mathcal L(\theta)=\tfrac1{2n}\lVert W_L\cdots W_1X-Y\rVert_F^2`,
 :math:`\Sigma_{xx}=XX^\top/n`, :math:`\Sigma_{yx}=YX^\top/n`, :math:`W=W_L\cdots W_1`,
 :math:`A_l=W_L\cdots W_{l+1}`, :math:`B_l=W_{l-1}\cdots W_1` (empty products are identities).
