@@ -13,6 +13,7 @@ from typing import Any, Callable
 class Sim:
     """One public simulator in the contract table.
 
+    ``name`` is ``"<topic>.<function>"`` (e.g. ``"logistic.gd"``).
     ``call(**overrides)`` runs the baseline call with keyword overrides and returns its output.
     ``outputs(out)`` picks the arrays to compare (default: ``out`` itself, or its dict values).
     ``grid``: (name of the grid-axis keyword, values, output axis) for vmap-equals-loop.
