@@ -7,18 +7,13 @@ bad inputs are in tests/test_sde.py.
 Step counts are tiny: the jit-equals-eager test runs every ``lax.scan`` step in Python under
 ``jax.disable_jit()``.
 """
-import sys
 
 import jax
 import numpy as np
 
 import sims.sde as S
 
-_contract = sys.modules.get("test_contract") or sys.modules.get("tests.test_contract")
-if _contract is None:  # imported on its own
-    from tests.test_contract import Sim
-else:
-    Sim = _contract.Sim
+from tests._contract_table import Sim
 
 KEYS = jax.random.split(jax.random.key(11), 3)
 KEY = jax.random.key(3)
