@@ -281,7 +281,7 @@ def _path_run(point, key, hessians, theta0, *, n_steps, bound):
     r"""One SGD path with batches drawn without replacement (a uniformly random :math:`B`-subset per step).
 
     :math:`H_{\mathcal B}\theta = \frac1B\sum_i m_i H_i\theta` with the subset's 0/1 mask :math:`m`
-    (:func:`_subset_masks`), so :math:`B` is grid data.
+    (``_subset_masks``), so :math:`B` is grid data.
     """
     n = hessians.shape[0]
     masks = _subset_masks(_path_key(key, point), n, point["batch_size"], n_steps) / point["batch_size"]
@@ -590,6 +590,8 @@ def refine_crossing(rate, lo, hi, *, n_points: int = 9, n_rounds: int = 5, geome
     Items whose initial bracket shows no sign change get NaN. Returns ``crossing``, ``lo``, ``hi``
     (final brackets) and ``found``.
     """
+    if not callable(rate):
+        raise TypeError(f"rate: expected a callable mapping trial values to rates, got {type(rate).__name__}")
     lo = val.array("lo", np.atleast_1d(lo), ndim=1, low=0.0 if geometric else None, low_open=geometric)
     hi = val.array("hi", np.atleast_1d(hi), ndim=1)
     if lo.shape != hi.shape or not np.all(hi > lo):

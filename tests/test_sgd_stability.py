@@ -8,7 +8,6 @@ simulator against its NumPy reference or a closed form.
 from __future__ import annotations
 
 import itertools
-import math
 
 import jax
 import numpy as np

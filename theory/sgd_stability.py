@@ -230,9 +230,7 @@ def moment_trace(hessians, batch_size, eta, sigma0, n_steps, sampling="without")
 
 def batch_means(hessians, batch_size) -> np.ndarray:
     r"""Every batch mean :math:`H_{\mathcal B}` over the :math:`\binom nB` subsets, in ``itertools.combinations`` order."""
-    h = np.asarray(hessians, dtype=float)
-    if h.ndim < 2:
-        raise ValueError(f"hessians: expected per-sample arrays with a leading sample axis, got shape {h.shape}")
+    h = val.array("hessians", hessians, ndim=(2, 3))  # (n, d) diagonals or (n, d, d) matrices
     b = _batch_size(batch_size, h.shape[0])
     if math.comb(h.shape[0], b) > 200_000:
         raise ValueError(f"batch_size: C({h.shape[0]}, {b}) batches are too many to enumerate (limit 200000)")

@@ -2,14 +2,14 @@ r"""Linear stability of SGD: batch size, delayed gradients, momentum (topic ``sg
 
 One module per source, each with its ``PAPER``:
 
-* :mod:`.mulayoff2024` -- the exact mean-square threshold :math:`\eta^*(B)` of linearized SGD
+* :mod:`paper_checks.sgd_stability.mulayoff2024` -- the exact mean-square threshold :math:`\eta^*(B)` of linearized SGD
   (batches without replacement), the mixture identity behind it, the larger almost-sure threshold,
   the naive Monte Carlo trap, and how the stable set of minima shrinks as the batch falls;
-* :mod:`.wusu2023` -- the trace bound :math:`\mathrm{tr}\,H \le 2/\eta` at :math:`B = 1` on a diagonal linear net;
-* :mod:`.levinmay1976` -- stability of :math:`x_{t+1} = x_t - \eta a\,x_{t-S}` (delayed gradients), and the
+* :mod:`paper_checks.sgd_stability.wusu2023` -- the trace bound :math:`\mathrm{tr}\,H \le 2/\eta` at :math:`B = 1` on a diagonal linear net;
+* :mod:`paper_checks.sgd_stability.levinmay1976` -- stability of :math:`x_{t+1} = x_t - \eta a\,x_{t-S}` (delayed gradients), and the
   tightening of the threshold under noise on a nonlinear toy;
-* :mod:`.polyak1964` -- heavy-ball and Nesterov stability regions and the heavy-ball stationary variance.
+* :mod:`paper_checks.sgd_stability.polyak1964` -- heavy-ball and Nesterov stability regions and the heavy-ball stationary variance.
 
-The simulations are the named, cached experiments of :mod:`._experiments`, shared with
+The simulations are the named, cached experiments of :mod:`paper_checks.sgd_stability._experiments`, shared with
 ``figures/sgd_stability.py``.
 """

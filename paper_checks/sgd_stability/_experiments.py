@@ -249,7 +249,7 @@ def dln_trace(budget: Budget) -> dict:
     r"""Measured :math:`\hat\eta^*(1)` and :math:`\hat\eta^*(n)` at balanced minima of diagonal linear nets, with :math:`\mathrm{tr}H`.
 
     Per-sample Hessians by autodiff (:func:`sims.sgd_stability.dln_hessians`), restricted to the range of
-    :math:`H` (:func:`_on_range`); thresholds located on the exact second moment. Sample spreads :math:`\epsilon` from alike to diverse.
+    :math:`H` (``_on_range``); thresholds located on the exact second moment. Sample spreads :math:`\epsilon` from alike to diverse.
     """
     spreads = np.array(budget.pick(quick=[0.05, 0.3, 1.0], full=list(np.geomspace(0.03, 1.5, 8))))
     seeds = list(range(budget.pick(quick=1, full=3)))
@@ -279,7 +279,7 @@ def dln_stable_set(budget: Budget) -> dict:
 
     Data spread :math:`\epsilon = 0.8`; :math:`\eta = 1/\lambda_{\max}` of the balanced minimum (half of
     GD's limit there); stability is the sign of the exact second moment's growth rate on the range of
-    :math:`H` (:func:`_on_range`).
+    :math:`H` (``_on_range``).
     """
     x, beta = dln_data(0.8)
     scales = np.geomspace(0.4, 2.5, budget.pick(quick=25, full=61))
