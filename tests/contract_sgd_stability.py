@@ -8,20 +8,11 @@ tests/test_sgd_stability.py (against the closed form, and on bad input).
 """
 from __future__ import annotations
 
-import sys
-
 import jax
 import numpy as np
 
 import sims.sgd_stability as sim
-
-# Sim comes from the contract module that is importing this file (importing it by name from here would
-# load tests/test_contract.py a second time while it is still collecting the rows).
-_contract = sys.modules.get("test_contract") or sys.modules.get("tests.test_contract")
-if _contract is None:  # imported on its own
-    from tests.test_contract import Sim
-else:
-    Sim = _contract.Sim
+from tests._contract_table import Sim
 
 
 def _ls(n: int, d: int, seed: int) -> np.ndarray:
@@ -83,34 +74,34 @@ def _momentum_noise(**kw):
 
 
 SIMULATORS = [
-    Sim("sims.sgd_stability.moment_growth", _moment, grid=("eta", np.array([0.1, 0.2, 0.3]), 0),
+    Sim("sgd_stability.moment_growth", _moment, grid=("eta", np.array([0.1, 0.2, 0.3]), 0),
         bad=[({"batch_size": 0}, "batch_size"), ({"batch_size": 6}, "batch_size"), ({"eta": [-0.1]}, "eta"),
              ({"eta": [float("nan")]}, "eta"), ({"hessians": ASYM}, "hessians"), ({"hessians": -H5}, "hessians"),
              ({"n_steps": 1}, "n_steps"), ({"sigma0": np.eye(3)}, "sigma0"), ({"eta": "fast"}, "eta")],
         diverging=({"eta": np.array([1e40])}, _flag), vary={"hessians": H5B, "eta": np.array([0.11, 0.21, 0.31])}),
-    Sim("sims.sgd_stability.kron_enumerated", _kron, grid=("batch_size", np.array([1, 2, 3]), 0),
+    Sim("sgd_stability.kron_enumerated", _kron, grid=("batch_size", np.array([1, 2, 3]), 0),
         bad=[({"batch_size": 0}, "batch_size"), ({"batch_size": 2.5}, "batch_size"), ({"hessians": ASYM}, "hessians")],
         skip={"diverge": "an exact expectation over batches: there is nothing to diverge"}, vary={"hessians": H5B}),
-    Sim("sims.sgd_stability.sgd_paths", _paths, grid=("eta", np.array([0.1, 0.2, 0.3]), 0),
+    Sim("sgd_stability.sgd_paths", _paths, grid=("eta", np.array([0.1, 0.2, 0.3]), 0),
         bad=[({"key": 0}, "key"), ({"batch_size": 6}, "batch_size"), ({"theta0": np.ones(3)}, "theta0"),
              ({"n_paths": 0}, "n_paths"), ({"eta": [0.0]}, "eta"), ({"bound": -1.0}, "bound")],
         diverging=({"eta": np.array([1e60])}, _flag), vary={"key": jax.random.key(9), "hessians": H5B}),
-    Sim("sims.sgd_stability.lyapunov_paths", _lyapunov, grid=("eta", np.array([0.1, 0.2, 0.3]), 0),
+    Sim("sgd_stability.lyapunov_paths", _lyapunov, grid=("eta", np.array([0.1, 0.2, 0.3]), 0),
         bad=[({"key": jax.random.PRNGKey(0)}, "key"), ({"batch_size": 0}, "batch_size"), ({"burn": 4}, "burn"),
              ({"theta0": np.zeros(2)}, "theta0"), ({"n_steps": 1}, "n_steps")],
         diverging=({"eta": np.array([1e50])}, _flag), vary={"key": jax.random.key(8), "eta": np.array([0.15, 0.25, 0.35])}),
-    Sim("sims.sgd_stability.delayed_growth", _delay, grid=("a", np.array([0.1, 0.5, 1.0]), 0),
+    Sim("sgd_stability.delayed_growth", _delay, grid=("a", np.array([0.1, 0.5, 1.0]), 0),
         bad=[({"delay": 9}, "delay"), ({"delay": -1}, "delay"), ({"a": [np.inf]}, "a"), ({"max_delay": 65}, "max_delay")],
         diverging=({"a": np.array([1e60])}, _flag), vary={"a": np.array([0.2, 0.4, 0.6])}),
-    Sim("sims.sgd_stability.delayed_noisy", _delay_noisy, grid=("eta", np.array([0.1, 0.5, 0.9]), 0),
+    Sim("sgd_stability.delayed_noisy", _delay_noisy, grid=("eta", np.array([0.1, 0.5, 0.9]), 0),
         bad=[({"sigma": -0.1}, "sigma"), ({"sigma": [0.1, 0.2]}, "sigma"), ({"kappa": -1.0}, "kappa"),
              ({"key": "k"}, "key"), ({"delay": 9}, "delay")],
         diverging=({"eta": np.array([1e4])}, _flag), vary={"key": jax.random.key(7), "eta": np.array([0.2, 0.4, 0.8])}),
-    Sim("sims.sgd_stability.momentum_growth", _momentum, grid=("eta", np.array([0.5, 1.0, 2.5]), 0),
+    Sim("sgd_stability.momentum_growth", _momentum, grid=("eta", np.array([0.5, 1.0, 2.5]), 0),
         bad=[({"mu": 1.0}, "mu"), ({"mu": -0.1}, "mu"), ({"method": "adam"}, "method"), ({"lam": 0.0}, "lam"),
              ({"mu": [0.1, 0.2]}, "mu")],
         diverging=({"eta": np.array([1e60])}, _flag), vary={"eta": np.array([0.4, 0.9, 2.0]), "mu": 0.3}),
-    Sim("sims.sgd_stability.momentum_noise", _momentum_noise, grid=("eta", np.array([0.5, 1.0]), 0),
+    Sim("sgd_stability.momentum_noise", _momentum_noise, grid=("eta", np.array([0.5, 1.0]), 0),
         bad=[({"sigma": float("nan")}, "sigma"), ({"burn": 4}, "burn"), ({"method": "HB"}, "method"),
              ({"key": None}, "key")],
         diverging=({"eta": np.array([1e30])}, _flag), vary={"key": jax.random.key(6), "eta": np.array([0.6, 0.9])}),
