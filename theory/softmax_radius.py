@@ -1,11 +1,11 @@
 r"""The Taylor radius of cross-entropy along a step: complex zeros ("ghosts") of the softmax
 partition function (Sao 2026, "Ghosts of Softmax").
 
-Setting. Logits :math:`z\in\mathbb R^n`, a step :math:`\theta(\tau)=\theta_0+\tau v`, directional
-logit derivatives :math:`a=J_z v`. Under logit linearization :math:`z_k(\tau)=z_k+a_k\tau` the
-line loss is :math:`\ell(\tau)=-z_y-a_y\tau+\log F(\tau)` with
+Setting. Logits :math:`z\in\mathbb R^n`, a step :math:`\theta(t)=\theta_0+t v`, directional
+logit derivatives :math:`a=J_z v`. Under logit linearization :math:`z_k(t)=z_k+a_kt` the
+line loss is :math:`\ell(t)=-z_y-a_yt+\log F(t)` with
 
-.. math:: F(\tau)=\sum_k e^{z_k+a_k\tau}.
+.. math:: F(t)=\sum_k e^{z_k+a_kt}.
 
 :math:`F>0` on the real line but vanishes at complex points; :math:`\log F` has logarithmic branch
 points there, so the Taylor radius of :math:`\ell` about 0 is
@@ -19,9 +19,13 @@ points there, so the Taylor radius of :math:`\ell` about 0 is
   is zero-free (half-plane lemma), so :math:`\rho^*\ge\rho_a=\pi/\Delta a`, and the bound is the
   infimum over the logits :math:`z`.
 
-Symbolic functions return sympy objects; numeric helpers (:func:`binary_radius`,
-:func:`lower_bound`, :func:`radius`, :func:`log_partition_taylor`, :func:`cauchy_hadamard_radius`,
-:func:`prony_radius`) use NumPy only. No JAX, no I/O.
+Vocabulary: :math:`t` (``t``) is the coordinate along the line :math:`\theta_0+tv` with
+:math:`\|v\|=1`, i.e. a distance in parameter space (real for steps, complex for ghosts); a
+learning rate :math:`\eta` enters only through :math:`t=\eta\|p\|` for an update :math:`p`. The
+paper's normalized step :math:`r=t/\rho_a` is called ``r``.
+
+Symbolic functions return sympy objects; numeric helpers use NumPy only. Every public function
+validates its arguments (:mod:`theory._validate`). No JAX, no I/O.
 """
 from __future__ import annotations
 
@@ -31,13 +35,17 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
+from theory import _validate as V
+
 __all__ = [
     "binary_zeros", "binary_radius_expr", "binary_radius_minimum", "binary_flip_point",
     "half_plane_lower_bound", "logistic_scales", "kl_identities", "kl_remainder_constants",
     "third_moment_extremum",
-    "binary_radius", "lower_bound", "radius", "radius_details", "strip_margin",
-    "log_partition_taylor", "cauchy_hadamard_radius", "prony_radius",
-    "third_central_moment", "kl_forward", "kl_reverse",
+    "binary_radius", "binary_ghost", "lower_bound", "radius", "radius_details", "strip_margin",
+    "log_partition_taylor", "cauchy_hadamard_radius", "prony_pair", "prony_radius", "prony_error_scale",
+    "logistic_radius", "logistic_inverse_curvature", "curvature_to_radius_ratio",
+    "linearized_line_loss", "increment_bound",
+    "third_central_moment", "third_moment_bound", "kl_forward", "kl_reverse", "kl_small_t_ratio",
 ]
 
 # ----------------------------------------------------------------------------- symbols
@@ -131,25 +139,29 @@ def logistic_scales() -> dict:
 
 
 # ----------------------------------------------------------------------------- KL remainder
-@lru_cache(maxsize=None)
 def kl_identities(n: int = 3) -> dict:
-    r"""For :math:`p_k(\tau)\propto p_k e^{a_k\tau}` and :math:`K(\tau)=\log\sum_k p_ke^{a_k\tau}`:
+    r"""For :math:`p_k(t)\propto p_k e^{a_kt}` and :math:`K(t)=\log\sum_k p_ke^{a_kt}`:
 
-    .. math:: \mathrm{KL}(p(0)\|p(\tau)) = K(\tau)-K(0)-\tau K'(0),\qquad
-              \mathrm{KL}(p(\tau)\|p(0)) = \tau K'(\tau)-K(\tau).
+    .. math:: \mathrm{KL}(p(0)\|p(t)) = K(t)-K(0)-t K'(0),\qquad
+              \mathrm{KL}(p(t)\|p(0)) = t K'(t)-K(t).
 
     Checked symbolically for ``n`` classes; returns both residuals (0) and the residual of the
-    *paper's* labelling (``K - tau K'(0)`` read as ``KL(p(tau)||p(0))``) evaluated at a witness
-    point (non-zero).
+    *paper's* labelling (``K - t K'(0)`` read as ``KL(p(t)||p(0))``) evaluated at a witness
+    point (non-zero). ``n``: number of classes, an integer in 2..8 (sympy's cost grows fast).
     """
+    return _kl_identities(V.integer("n", n, low=2, high=8))
+
+
+@lru_cache(maxsize=None)
+def _kl_identities(n: int) -> dict:
     ps = sp.symbols(f"p1:{n + 1}", positive=True)
     As = sp.symbols(f"alpha1:{n + 1}", real=True)
-    tau = sp.Symbol("tau", real=True)
+    tt = sp.Symbol("t", real=True)
     S = sum(ps)
-    M = sum(p * sp.exp(a * tau) for p, a in zip(ps, As))
+    M = sum(p * sp.exp(a * tt) for p, a in zip(ps, As))
     K = sp.log(M / S)
-    K0p = sp.diff(K, tau).subs(tau, 0)
-    pt = [p * sp.exp(a * tau) / M for p, a in zip(ps, As)]
+    K0p = sp.diff(K, tt).subs(tt, 0)
+    pt = [p * sp.exp(a * tt) / M for p, a in zip(ps, As)]
     p0 = [p / S for p in ps]
     kl_fwd = sum(q0 * sp.log(q0 / qt) for q0, qt in zip(p0, pt))
     kl_rev = sum(qt * sp.log(qt / q0) for q0, qt in zip(p0, pt))
@@ -157,30 +169,30 @@ def kl_identities(n: int = 3) -> dict:
     def zero(e):
         return sp.simplify(sp.expand_log(sp.expand(e), force=True))
 
-    fwd = zero(kl_fwd - (K - K.subs(tau, 0) - tau * K0p))
-    rev = zero(kl_rev - (tau * sp.diff(K, tau) - K))
-    # the paper's label: a numeric witness that KL(p(tau)||p(0)) != K - tau K'(0)
+    fwd = zero(kl_fwd - (K - K.subs(tt, 0) - tt * K0p))
+    rev = zero(kl_rev - (tt * sp.diff(K, tt) - K))
+    # the paper's label: a numeric witness that KL(p(t)||p(0)) != K - t K'(0)
     point = {**{p: sp.Rational(i + 1, n + 1) for i, p in enumerate(ps)},
-             **{a: sp.Integer(i) for i, a in enumerate(As)}, tau: sp.Integer(1)}
-    mislabel = sp.N((kl_rev - (K - K.subs(tau, 0) - tau * K0p)).subs(point), 30)
+             **{a: sp.Integer(i) for i, a in enumerate(As)}, tt: sp.Integer(1)}
+    mislabel = sp.N((kl_rev - (K - K.subs(tt, 0) - tt * K0p)).subs(point), 30)
     return {"forward_residual": fwd, "reverse_residual": rev, "paper_label_residual_at_witness": mislabel}
 
 
 @lru_cache(maxsize=None)
 def kl_remainder_constants() -> dict:
-    r"""Remainder constants :math:`C` in :math:`|\mathrm{KL}-\tfrac{\tau^2}{2}\mathrm{Var}_p(a)|\le
-    C|\tau|^3\Delta a^3`, from :math:`|K'''|\le\Delta a^3/(6\sqrt3)` and the integral forms
+    r"""Remainder constants :math:`C` in :math:`|\mathrm{KL}-\tfrac{t^2}{2}\mathrm{Var}_p(a)|\le
+    C|t|^3\Delta a^3`, from :math:`|K'''|\le\Delta a^3/(6\sqrt3)` and the integral forms
 
-    .. math:: K(\tau)-\tau K'(0)-\tfrac{\tau^2}{2}K''(0)=\int_0^\tau(\tau-s)(K''(s)-K''(0))ds,\quad
-              \tau K'(\tau)-K(\tau)-\tfrac{\tau^2}{2}K''(0)=\int_0^\tau s(K''(s)-K''(0))ds,
+    .. math:: K(t)-t K'(0)-\tfrac{t^2}{2}K''(0)=\int_0^t(t-s)(K''(s)-K''(0))ds,\quad
+              t K'(t)-K(t)-\tfrac{t^2}{2}K''(0)=\int_0^t s(K''(s)-K''(0))ds,
 
     with :math:`|K''(s)-K''(0)|\le|s|\max|K'''|`: forward :math:`1/(36\sqrt3)`, reverse
     :math:`1/(18\sqrt3)` (the paper's constant, valid for both; sharp only for the reverse one).
     """
-    s, tau = sp.symbols("s tau", positive=True)
+    s, tt = sp.symbols("s t", positive=True)
     k3 = 1 / (6 * sp.sqrt(3))
-    fwd = sp.simplify(sp.integrate((tau - s) * s, (s, 0, tau)) * k3 / tau**3)
-    rev = sp.simplify(sp.integrate(s * s, (s, 0, tau)) * k3 / tau**3)
+    fwd = sp.simplify(sp.integrate((tt - s) * s, (s, 0, tt)) * k3 / tt**3)
+    rev = sp.simplify(sp.integrate(s * s, (s, 0, tt)) * k3 / tt**3)
     return {"forward": fwd, "reverse": rev, "paper": 1 / (18 * sp.sqrt(3))}
 
 
@@ -199,40 +211,70 @@ def third_moment_extremum() -> dict:
 
 
 # ============================================================================= numerics
-def _as_float_array(x, name: str) -> np.ndarray:
+def _reals(name: str, x, **kw) -> np.ndarray:
+    """A finite float64 array (any shape, at least one value)."""
+    return V.array(name, x, **kw)
+
+
+def _pair(z, a) -> tuple[np.ndarray, np.ndarray]:
+    """Logits ``z`` and slopes ``a`` of one sample: two finite 1-d arrays of one length >= 1."""
+    zz = _reals("z", z, ndim=1)
+    aa = _reals("a", a, ndim=1)
+    if aa.shape != zz.shape:
+        raise ValueError(f"a: expected the shape of z {zz.shape}, got {aa.shape}")
+    return zz, aa
+
+
+def _broadcast(names: tuple[str, ...], *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
     try:
-        arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name}: expected real numbers, got {type(x).__name__}") from exc
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name}: expected finite values, got {arr[~np.isfinite(arr)][:3]} among them")
-    return arr
+        return np.broadcast_arrays(*arrays)
+    except ValueError:
+        shapes = ", ".join(f"{n} {x.shape}" for n, x in zip(names, arrays))
+        raise ValueError(f"{'/'.join(names)}: shapes do not broadcast ({shapes})") from None
+
+
+def _scalar_or_array(x: np.ndarray):
+    return float(x) if x.ndim == 0 else x
 
 
 def binary_radius(delta, delta_a):
     r"""Exact binary radius :math:`\rho^*=\sqrt{\delta^2+\pi^2}/|\Delta a|` (broadcasting).
 
     ``delta``: logit gap :math:`z_1-z_2`; ``delta_a``: :math:`a_1-a_2` (sign irrelevant).
-    :math:`\Delta a=0` means :math:`F` never vanishes: returns ``inf``.
+    :math:`\Delta a=0` means :math:`F` never vanishes: returns ``inf`` there.
     """
-    d = _as_float_array(delta, "delta")
-    da = np.abs(_as_float_array(delta_a, "delta_a"))
+    d, da = _broadcast(("delta", "delta_a"), _reals("delta", delta), np.abs(_reals("delta_a", delta_a)))
     with np.errstate(divide="ignore"):
         out = np.where(da > 0, np.sqrt(d**2 + np.pi**2) / np.where(da > 0, da, 1.0), np.inf)
-    return out if out.ndim else float(out)
+    return _scalar_or_array(out)
+
+
+def binary_ghost(delta, delta_a):
+    r"""The nearest binary ghost in the upper half-plane, :math:`t_0=-\delta/\Delta a+i\pi/|\Delta a|`.
+
+    From :math:`t_k=(-\delta+i\pi(2k+1))/\Delta a` (:func:`binary_zeros`): the branch with
+    :math:`|2k+1|=1` and positive imaginary part. Its real part is the decision-flip point
+    (where :math:`z_1+a_1t=z_2+a_2t`), its height :math:`\pi/|\Delta a|`. ``delta_a`` must be non-zero
+    (for :math:`\Delta a=0`, :math:`F` has no zero). Returns a complex number or array.
+    """
+    d, da = _broadcast(("delta", "delta_a"), _reals("delta", delta), _reals("delta_a", delta_a))
+    if not np.all(da != 0):
+        raise ValueError("delta_a: expected non-zero slope differences (F has no zero when delta_a = 0), got 0")
+    out = -d / da + 1j * np.pi / np.abs(da)
+    return complex(out) if out.ndim == 0 else out
 
 
 def lower_bound(a):
     r""":math:`\rho_a=\pi/(\max_k a_k-\min_k a_k)` along the last axis (classes), batched over
     leading axes (samples). ``inf`` where all :math:`a_k` coincide. The data-set radius is the
     minimum over samples (the bottleneck sample)."""
-    arr = _as_float_array(a, "a")
-    if arr.ndim == 0 or arr.shape[-1] < 1:
-        raise ValueError(f"a: expected shape (..., n_classes) with n_classes >= 1, got shape {arr.shape}")
+    arr = _reals("a", a)
+    if arr.ndim == 0:
+        raise ValueError(f"a: expected shape (..., n_classes), got a scalar {float(arr)}")
     spread = arr.max(axis=-1) - arr.min(axis=-1)
     with np.errstate(divide="ignore"):
         out = np.where(spread > 0, np.pi / np.where(spread > 0, spread, 1.0), np.inf)
-    return out if out.ndim else float(out)
+    return _scalar_or_array(out)
 
 
 # --- scaled partition function G(s)=sum_k exp(c_k + b_k s), b in [-1/2, 1/2] ---------------
@@ -289,33 +331,28 @@ def radius_details(z, a) -> dict:
     \tfrac12]` (multiplying :math:`F` by :math:`e^{-\bar a t}` moves no zero). Newton's method is
     seeded at every pairwise binary ghost :math:`s=(z_j-z_k+i\pi(2m+1))/(b_k-b_j)`; the nearest
     converged zero :math:`s^*` is certified by the argument principle: the number of zeros in
-    :math:`|s|<(1+\eta)|s^*|` must equal the number of converged zeros found there, and no zero
-    lies in :math:`|s|<(1-\eta)|s^*|`. If the certificate fails, bisection on the zero count
-    locates the true nearest modulus and Newton is re-seeded on that circle.
+    :math:`|s|<(1+\epsilon)|s^*|` must equal the number of converged zeros found there, and no zero
+    lies in :math:`|s|<(1-\epsilon)|s^*|` (:math:`\epsilon=10^{-3}`). If the certificate fails,
+    bisection on the zero count locates the true nearest modulus and Newton is re-seeded on that
+    circle. ``z``, ``a``: 1-d arrays of one length (logits and slopes of one sample).
     Returns ``{"radius", "zero" (t, Im>0), "residual", "certified", "count_inside", "count_outer"}``.
     """
-    zz = _as_float_array(z, "z")
-    aa = _as_float_array(a, "a")
-    if zz.ndim != 1 or aa.shape != zz.shape or zz.size < 1:
-        raise ValueError(f"z, a: expected two 1-d arrays of equal length >= 1, got shapes {zz.shape} and {aa.shape}")
+    zz, aa = _pair(z, a)
     spread = aa.max() - aa.min()
     if not spread > 0:
         return {"radius": math.inf, "zero": complex(math.nan, math.nan), "residual": 0.0,
                 "certified": True, "count_inside": 0, "count_outer": 0}
     c = zz - zz.max()
     b = (aa - 0.5 * (aa.max() + aa.min())) / spread
-    # binary ghost seeds for every pair with distinct slopes, the two lowest branches
+    # binary ghost seeds for every pair with distinct slopes, the three lowest branches
     jj, kk = np.triu_indices(c.size, 1)
     keep = np.abs(b[kk] - b[jj]) > 1e-14
     jj, kk = jj[keep], kk[keep]
-    seeds = []
-    for m in (0, 1, 2):
-        seeds.append((c[jj] - c[kk] + 1j * np.pi * (2 * m + 1)) / (b[kk] - b[jj]))
-    seeds = np.concatenate(seeds)
+    seeds = np.concatenate([(c[jj] - c[kk] + 1j * np.pi * (2 * m + 1)) / (b[kk] - b[jj]) for m in (0, 1, 2)])
     seeds = np.where(seeds.imag < 0, seeds.conj(), seeds)
     roots, res = _newton(c, b, seeds)
     good = (res < 1e-10) & (np.abs(roots.imag) > 1e-9)
-    eta = 1e-3
+    eps = 1e-3
     s_best = None
     if good.any():
         cand = roots[good]
@@ -327,13 +364,13 @@ def radius_details(z, a) -> dict:
         found = roots[good]
         found = np.concatenate([found, found.conj()])
         # distinct zeros (conjugates included) within the outer circle
-        inside = np.sort_complex(found[np.abs(found) < (1 + eta) * R])
+        inside = np.sort_complex(found[np.abs(found) < (1 + eps) * R])
         distinct = [] if inside.size == 0 else [inside[0]]
         for w in inside[1:]:
             if min(abs(w - d) for d in distinct) > 1e-7 * max(1.0, R):
                 distinct.append(w)
-        n_in, _ = _winding(c, b, (1 - eta) * R)
-        n_out, _ = _winding(c, b, (1 + eta) * R)
+        n_in, _ = _winding(c, b, (1 - eps) * R)
+        n_out, _ = _winding(c, b, (1 + eps) * R)
         if n_in == 0 and n_out == len(distinct):
             s_best = complex(s_best.real, abs(s_best.imag))
             _, r_fin = _newton(c, b, np.array([s_best]), iters=2)
@@ -341,15 +378,14 @@ def radius_details(z, a) -> dict:
                     "residual": float(r_fin[0]), "certified": True,
                     "count_inside": n_in, "count_outer": n_out}
         # certificate failed: bisect on the zero count between pi (zero-free) and R
-        lo, hi = np.pi, (1 - eta) * R if n_in > 0 else (1 + eta) * R
+        lo, hi = np.pi, (1 - eps) * R if n_in > 0 else (1 + eps) * R
         for _ in range(40):
             mid = 0.5 * (lo + hi)
             cnt, _ = _winding(c, b, mid)
             lo, hi = (lo, mid) if cnt > 0 else (mid, hi)
             if hi - lo < 1e-4 * hi:
                 break
-        theta = np.linspace(0, np.pi, 721)
-        ring = hi * np.exp(1j * theta)
+        ring = hi * np.exp(1j * np.linspace(0, np.pi, 721))
         r2, res2 = _newton(c, b, ring)
         ok = (res2 < 1e-10) & (np.abs(r2.imag) > 1e-9)
         if not ok.any():
@@ -369,25 +405,27 @@ def radius(z, a):
     returns a float or an ``(m,)`` array. ``inf`` where :math:`\Delta a=0`; ``nan`` only if the
     argument-principle certificate could not be established (never observed in tests).
     """
-    zz = _as_float_array(z, "z")
-    aa = _as_float_array(a, "a")
+    zz = _reals("z", z, ndim=(1, 2))
+    aa = _reals("a", a, ndim=(1, 2))
     if zz.shape != aa.shape:
-        raise ValueError(f"z, a: shapes must match, got {zz.shape} and {aa.shape}")
+        raise ValueError(f"a: expected the shape of z {zz.shape}, got {aa.shape}")
     if zz.ndim == 1:
         return radius_details(zz, aa)["radius"]
-    if zz.ndim != 2:
-        raise ValueError(f"z: expected shape (n,) or (m, n), got {zz.shape}")
     return np.array([radius_details(zi, ai)["radius"] for zi, ai in zip(zz, aa)])
 
 
 def strip_margin(z, a, t):
     r""":math:`|F(t)|/\sum_k|e^{z_k+a_kt}|` at complex points ``t`` (any shape). The half-plane
     lemma says this is at least :math:`\cos(\Delta a|\mathrm{Im}\,t|/2)`."""
-    zz = _as_float_array(z, "z")
-    aa = _as_float_array(a, "a")
-    if zz.ndim != 1 or zz.shape != aa.shape:
-        raise ValueError(f"z, a: expected two 1-d arrays of equal length, got {zz.shape} and {aa.shape}")
-    tt = np.asarray(t, dtype=complex)
+    zz, aa = _pair(z, a)
+    if isinstance(t, (str, bytes)) or t is None:
+        raise TypeError(f"t: expected complex numbers, got {type(t).__name__}")
+    try:
+        tt = np.asarray(t, dtype=complex)
+    except (TypeError, ValueError):
+        raise TypeError(f"t: expected complex numbers, got {type(t).__name__}") from None
+    if tt.size == 0 or not np.all(np.isfinite(tt)):
+        raise ValueError(f"t: expected at least one finite complex value, got shape {tt.shape}")
     flat = tt.reshape(-1)
     lt = zz[None, :] + aa[None, :] * flat[:, None]
     e = np.exp(lt - lt.real.max(axis=1, keepdims=True))
@@ -395,7 +433,7 @@ def strip_margin(z, a, t):
 
 
 # --- Taylor coefficients and singularity estimates ----------------------------------------
-def log_partition_taylor(z, a, order: int) -> np.ndarray:
+def log_partition_taylor(z, a, order) -> np.ndarray:
     r"""Taylor coefficients :math:`c_0..c_N` of :math:`\log F(t)` about 0 (``order`` = N).
 
     With :math:`p=\mathrm{softmax}(z)` and :math:`\mu_n=\sum_kp_ka_k^n/n!`,
@@ -403,12 +441,8 @@ def log_partition_taylor(z, a, order: int) -> np.ndarray:
     :math:`c_n=\mu_n-\frac1n\sum_{j=1}^{n-1}jc_j\mu_{n-j}`. Computed for centred, scaled slopes
     (so the recursion runs on :math:`O(1)` numbers) and rescaled at the end. Pure float64.
     """
-    zz = _as_float_array(z, "z")
-    aa = _as_float_array(a, "a")
-    if zz.ndim != 1 or zz.shape != aa.shape:
-        raise ValueError(f"z, a: expected two 1-d arrays of equal length, got {zz.shape} and {aa.shape}")
-    if not isinstance(order, (int, np.integer)) or isinstance(order, bool) or order < 1:
-        raise ValueError(f"order: expected a positive integer, got {order!r}")
+    zz, aa = _pair(z, a)
+    order = V.integer("order", order, low=1, high=5000)
     p = np.exp(zz - zz.max())
     logF0 = zz.max() + np.log(p.sum())
     p = p / p.sum()
@@ -434,22 +468,26 @@ def log_partition_taylor(z, a, order: int) -> np.ndarray:
     return out
 
 
-def cauchy_hadamard_radius(coeffs, n_min: int | None = None) -> float:
+def _coeffs(coeffs, least: int) -> np.ndarray:
+    c = _reals("coeffs", coeffs, ndim=1)
+    if c.size < least:
+        raise ValueError(f"coeffs: expected at least {least} Taylor coefficients, got {c.size}")
+    return c
+
+
+def cauchy_hadamard_radius(coeffs, n_min=None) -> float:
     r"""Cauchy–Hadamard estimate :math:`1/\limsup_n|c_n|^{1/n}` from finitely many coefficients,
     normalised for a conjugate pair of simple logarithmic branch points (the structure of
     :math:`\log F` at simple zeros, where :math:`c_n\approx-2\rho^{-n}\cos(n\theta)/n`):
 
     .. math:: \hat\rho=\min_{n_{\min}\le n\le N}\big(n|c_n|/2\big)^{-1/n}.
 
-    The finite-:math:`N` error is :math:`O(|\log\max_n|\cos n\theta||/N)` (≈1 % at N≈100-200).
+    The finite-:math:`N` error is :math:`O(|\log\max_n|\cos n\theta||/N)` (about 1 % at N = 100-200).
+    ``n_min`` defaults to N // 2.
     """
-    c = np.asarray(coeffs, dtype=float)
+    c = _coeffs(coeffs, 5)
     N = c.size - 1
-    if N < 4:
-        raise ValueError(f"coeffs: expected at least 5 Taylor coefficients, got {c.size}")
-    n_min = N // 2 if n_min is None else int(n_min)
-    if not 1 <= n_min <= N:
-        raise ValueError(f"n_min: expected 1 <= n_min <= {N}, got {n_min}")
+    n_min = N // 2 if n_min is None else V.integer("n_min", n_min, low=1, high=N)
     n = np.arange(n_min, N + 1)
     mag = n * np.abs(c[n_min:]) / 2
     with np.errstate(divide="ignore"):
@@ -457,68 +495,204 @@ def cauchy_hadamard_radius(coeffs, n_min: int | None = None) -> float:
     return float(est.min())
 
 
-def prony_radius(coeffs, n_min: int | None = None) -> float:
-    r"""Modulus of the nearest conjugate pair of singularities from a Prony fit.
+def prony_pair(coeffs, n_min=None) -> complex:
+    r"""The nearest conjugate pair of singularities :math:`t_0,\bar t_0` from a Prony fit; returns
+    :math:`t_0` with :math:`\mathrm{Im}\,t_0\ge0` (``nan`` if the fit finds no conjugate pair).
 
-    If :math:`u_n=nc_n\approx A\lambda^n+\bar A\bar\lambda^n` (:math:`\lambda=1/t_0`), then
-    :math:`u_{n+2}=2\mathrm{Re}(\lambda)u_{n+1}-|\lambda|^2u_n`; a least-squares fit of the two
-    recurrence coefficients over :math:`n\ge n_{\min}` gives :math:`\rho=|\lambda|^{-1}`. The error
-    decays like :math:`(\rho/\rho_2)^{n}` (next singularity), much faster than the root test.
+    Each simple zero :math:`t_j` of :math:`F` adds :math:`\log(1-t/t_j)` to :math:`\log F`, so
+    :math:`u_n=nc_n\approx-(\lambda^n+\bar\lambda^n)` with :math:`\lambda=1/t_0` once the nearest
+    pair dominates, and :math:`u_{n+2}=2\mathrm{Re}(\lambda)u_{n+1}-|\lambda|^2u_n`. A least-squares
+    fit of the two recurrence coefficients over :math:`n\ge n_{\min}` (default N // 2) gives
+    :math:`\mathrm{Re}\,t_0=\mathrm{Re}\lambda/|\lambda|^2` and :math:`|t_0|=1/|\lambda|`. The error
+    decays like :math:`(|t_0|/|t_1|)^{n_{\min}}` (:math:`t_1` the next pair), much faster than the
+    root test of :func:`cauchy_hadamard_radius`.
     """
-    c = np.asarray(coeffs, dtype=float)
+    c = _coeffs(coeffs, 7)
     N = c.size - 1
-    if N < 6:
-        raise ValueError(f"coeffs: expected at least 7 Taylor coefficients, got {c.size}")
-    n_min = N // 2 if n_min is None else int(n_min)
-    if not 1 <= n_min <= N - 3:
-        raise ValueError(f"n_min: expected 1 <= n_min <= {N - 3}, got {n_min}")
+    n_min = N // 2 if n_min is None else V.integer("n_min", n_min, low=1, high=N - 3)
     n = np.arange(n_min, N + 1)
-    un = n * c[n_min:]
     # rescale so the geometric decay does not underflow the least squares
     rough = cauchy_hadamard_radius(c, n_min)
-    un = un * rough ** n
+    if not math.isfinite(rough):
+        return complex(math.nan, math.nan)
+    un = n * c[n_min:] * rough ** n
     A = np.stack([un[1:-1], un[:-2]], axis=1)
-    rhs = un[2:]
-    (two_re, minus_mod2), *_ = np.linalg.lstsq(A, rhs, rcond=None)
-    mod2 = -minus_mod2
-    if not mod2 > 0:
-        return math.nan
-    return float(rough / math.sqrt(mod2))
+    (two_re, minus_mod2), *_ = np.linalg.lstsq(A, un[2:], rcond=None)
+    re_lam, mod2 = 0.5 * two_re / rough, -minus_mod2 / rough**2
+    if not (mod2 > 0 and mod2 >= re_lam**2):
+        return complex(math.nan, math.nan)
+    return complex(re_lam / mod2, math.sqrt(mod2 - re_lam**2) / mod2)
+
+
+def prony_radius(coeffs, n_min=None) -> float:
+    r"""Modulus :math:`|t_0|` of the nearest conjugate pair of singularities (:func:`prony_pair`)."""
+    return abs(prony_pair(coeffs, n_min))
+
+
+def prony_error_scale(delta, order):
+    r"""Asymptotic relative error scale of :func:`prony_pair` on a binary line loss:
+    :math:`(\rho_1/\rho_2)^{N/2}` with :math:`\rho_m=\sqrt{\delta^2+(2m-1)^2\pi^2}` (the first two
+    ghost pairs, in units of :math:`1/|\Delta a|`), N = ``order`` and the fit starting at N/2."""
+    d = _reals("delta", delta)
+    order = V.integer("order", order, low=6)
+    out = (np.sqrt(d**2 + np.pi**2) / np.sqrt(d**2 + 9 * np.pi**2)) ** (order / 2)
+    return _scalar_or_array(out)
+
+
+# --- scalar logistic ------------------------------------------------------------------------
+def logistic_radius(delta):
+    r"""Taylor radius of :math:`f(x)=\log(1+e^{-x})` about a real margin :math:`\delta`:
+    :math:`\sqrt{\delta^2+\pi^2}` (nearest singularities :math:`\pm i\pi`)."""
+    d = _reals("delta", delta)
+    return _scalar_or_array(np.sqrt(d**2 + np.pi**2))
+
+
+def logistic_inverse_curvature(delta):
+    r""":math:`1/f''(\delta)=e^\delta+2+e^{-\delta}` for :math:`f(x)=\log(1+e^{-x})`
+    (:math:`|\delta|\le700` so it stays finite in float64)."""
+    d = _reals("delta", delta, low=-700.0, high=700.0)
+    return _scalar_or_array(np.exp(d) + 2.0 + np.exp(-d))
+
+
+def curvature_to_radius_ratio(delta, curvature_factor=1.0):
+    r"""The curvature step scale over the Taylor radius, :math:`(c/f''(\delta))/\sqrt{\delta^2+\pi^2}`,
+    with ``curvature_factor`` :math:`c` (1 for :math:`1/f''`, 2 for the GD stability edge :math:`2/f''`)."""
+    c = V.real("curvature_factor", curvature_factor, low=0.0, low_open=True)
+    return _scalar_or_array(c * np.asarray(logistic_inverse_curvature(delta)) / np.asarray(logistic_radius(delta)))
+
+
+# --- the linearized line loss -------------------------------------------------------------
+def _logsumexp(x: np.ndarray, axis: int) -> np.ndarray:
+    m = x.max(axis=axis, keepdims=True)
+    return (m + np.log(np.exp(x - m).sum(axis=axis, keepdims=True))).squeeze(axis)
+
+
+def _logits_slopes_labels(z, a, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    zz = _reals("z", z, ndim=2)
+    aa = _reals("a", a, ndim=(2, 3))
+    if aa.shape[-2:] != zz.shape:
+        raise ValueError(f"a: expected shape (..., {zz.shape[0]}, {zz.shape[1]}) like z, got {aa.shape}")
+    yy = V.array("y", y, ndim=1, low=0, high=zz.shape[1] - 1, dtype=np.int64)
+    if yy.shape[0] != zz.shape[0]:
+        raise ValueError(f"y: expected {zz.shape[0]} labels (one per row of z), got {yy.shape[0]}")
+    if not np.array_equal(yy, np.asarray(y)):
+        raise ValueError("y: expected integer class labels")
+    return zz, aa, yy
+
+
+def linearized_line_loss(z, a, y, t) -> np.ndarray:
+    r"""Mean cross-entropy along the line under logit linearization,
+    :math:`\bar\ell(t)=\frac1N\sum_i\big(\log\sum_ke^{z_{ik}+a_{ik}t}-z_{iy_i}-a_{iy_i}t\big)`.
+
+    ``z``: logits ``(N, n)``; ``a``: slopes ``(N, n)`` or ``(D, N, n)`` (D directions); ``y``: labels
+    ``(N,)``; ``t``: distances ``(R,)``. Returns ``(R,)`` or ``(D, R)``. Exact for models whose
+    logits are linear in the parameters (softmax regression).
+    """
+    zz, aa, yy = _logits_slopes_labels(z, a, y)
+    tt = _reals("t", t, ndim=1)
+    rows = np.arange(zz.shape[0])
+    zt = zz[..., None] + aa[..., None] * tt  # (..., N, n, R)
+    ce = _logsumexp(zt, axis=-2) - zt[..., rows, yy, :]
+    return ce.mean(axis=-2)
+
+
+def increment_bound(a, y):
+    r"""Slope bound of the linearized mean loss: :math:`\bar\ell(t)-\bar\ell(0)\le Bt` for
+    :math:`t\ge0`, with
+
+    .. math:: B=\frac1N\sum_i\big(\max_ka_{ik}-a_{iy_i}\big)\ \le\ \max_i\Delta a_i=\pi/\rho_a,
+
+    because :math:`\ell_i'(t)=\mathbb E_{p_i(t)}[a_i]-a_{iy_i}\le\max_ka_{ik}-a_{iy_i}`. Hence a step
+    of normalized length :math:`r=t/\rho_a` raises the linearized loss by at most :math:`Bt\le\pi r`
+    nats. ``a``: ``(N, n)`` or ``(D, N, n)``; ``y``: ``(N,)``; returns a float or ``(D,)``.
+    """
+    aa = _reals("a", a, ndim=(2, 3))
+    _, aa, yy = _logits_slopes_labels(np.zeros(aa.shape[-2:]), aa, y)
+    rows = np.arange(aa.shape[-2])
+    return _scalar_or_array((aa.max(axis=-1) - aa[..., rows, yy]).mean(axis=-1))
 
 
 # --- KL and moments (numeric) --------------------------------------------------------------
 def third_central_moment(p, x) -> np.ndarray:
-    """:math:`E(X-EX)^3` for weights ``p`` (last axis, normalised here) on support ``x``."""
-    pp = _as_float_array(p, "p")
-    xx = _as_float_array(x, "x")
-    if np.any(pp < 0):
-        raise ValueError("p: expected non-negative weights")
-    pp = pp / pp.sum(axis=-1, keepdims=True)
+    """:math:`E(X-EX)^3` for non-negative weights ``p`` (last axis, normalised here) on support ``x``."""
+    pp = _reals("p", p, low=0.0)
+    xx = _reals("x", x)
+    if pp.ndim == 0:
+        raise ValueError("p: expected weights along a last axis, got a scalar")
+    pp, xx = _broadcast(("p", "x"), pp, xx)
+    total = pp.sum(axis=-1, keepdims=True)
+    if not np.all(total > 0):
+        raise ValueError("p: every set of weights needs a positive sum, got one that sums to 0")
+    pp = pp / total
     m = (pp * xx).sum(axis=-1, keepdims=True)
-    return (pp * (xx - m) ** 3).sum(axis=-1)
+    return _scalar_or_array((pp * (xx - m) ** 3).sum(axis=-1))
 
 
-def _tilt(p, a, tau):
-    lp = np.log(p) + a * tau
-    lp = lp - lp.max()
-    q = np.exp(lp)
-    return q / q.sum()
+def third_moment_bound(width):
+    r"""Sharp bound :math:`|E(X-EX)^3|\le\Delta^3/(6\sqrt3)` for a variable on an interval of
+    length :math:`\Delta` = ``width`` (see :func:`third_moment_extremum`)."""
+    w = _reals("width", width, low=0.0)
+    return _scalar_or_array(w**3 / (6.0 * math.sqrt(3.0)))
 
 
-def _tilted_pair(p, a, tau) -> tuple[np.ndarray, np.ndarray]:
-    r"""Validated, normalized :math:`p(0)` and its tilt :math:`p(\tau)`."""
-    p = _as_float_array(p, "p")
-    p = p / p.sum()
-    return p, _tilt(p, _as_float_array(a, "a"), float(tau))
+def _probabilities(p, a) -> tuple[np.ndarray, np.ndarray]:
+    pp = _reals("p", p, ndim=1, low=0.0)
+    if not abs(pp.sum() - 1.0) <= 1e-9 * pp.size:
+        raise ValueError(f"p: expected probabilities summing to 1, got sum {pp.sum():.12g}")
+    aa = _reals("a", a, ndim=1)
+    if aa.shape != pp.shape:
+        raise ValueError(f"a: expected the shape of p {pp.shape}, got {aa.shape}")
+    return pp, aa
 
 
-def kl_forward(p, a, tau) -> float:
-    r""":math:`\mathrm{KL}(p(0)\|p(\tau))` for the tilted family :math:`p_k(\tau)\propto p_ke^{a_k\tau}`."""
-    p, q = _tilted_pair(p, a, tau)
-    return float(np.sum(p * (np.log(p) - np.log(q))))
+def _tilted_pair(p, a, t) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""Validated :math:`p(0)`, its tilt :math:`p(t)\propto p e^{at}`, and the support mask.
+
+    Classes with :math:`p_k=0` stay at 0 under tilting; they are kept out of the logarithms.
+    """
+    pp, aa = _probabilities(p, a)
+    tt = V.real("t", t)
+    support = pp > 0
+    lq = np.log(pp[support]) + aa[support] * tt
+    lq = lq - lq.max()
+    q = np.zeros_like(pp)
+    q[support] = np.exp(lq) / np.exp(lq).sum()
+    return pp, q, support
 
 
-def kl_reverse(p, a, tau) -> float:
-    r""":math:`\mathrm{KL}(p(\tau)\|p(0))`."""
-    p, q = _tilted_pair(p, a, tau)
-    return float(np.sum(q * (np.log(q) - np.log(p))))
+def kl_forward(p, a, t) -> float:
+    r""":math:`\mathrm{KL}(p(0)\|p(t))` for the tilted family :math:`p_k(t)\propto p_ke^{a_kt}`.
+
+    ``p``: a probability vector (zeros allowed: a class with :math:`p_k=0` has :math:`p_k(t)=0`
+    and contributes its limit :math:`0\log0=0`); ``a``: slopes of the same length; ``t``: real.
+    """
+    pp, q, s = _tilted_pair(p, a, t)
+    return float(np.sum(pp[s] * (np.log(pp[s]) - np.log(q[s]))))
+
+
+def kl_reverse(p, a, t) -> float:
+    r""":math:`\mathrm{KL}(p(t)\|p(0))` (zero probabilities as in :func:`kl_forward`)."""
+    pp, q, s = _tilted_pair(p, a, t)
+    return float(np.sum(q[s] * (np.log(q[s]) - np.log(pp[s]))))
+
+
+def kl_small_t_ratio(p, a, direction: str) -> float:
+    r"""The limit :math:`\lim_{t\to0}|\mathrm{KL}-\tfrac{t^2}{2}\mathrm{Var}_p(a)|/(|t|^3\Delta a^3)`.
+
+    With :math:`K` the cumulant generating function of :math:`a` under :math:`p` and
+    :math:`\kappa_3=K'''(0)` the third central moment,
+    :math:`\mathrm{KL}(p(0)\|p(t))=K(t)-K(0)-tK'(0)=\tfrac{t^2}{2}\kappa_2+\tfrac{t^3}{6}\kappa_3+O(t^4)` and
+    :math:`\mathrm{KL}(p(t)\|p(0))=tK'(t)-K(t)+K(0)=\tfrac{t^2}{2}\kappa_2+\tfrac{t^3}{3}\kappa_3+O(t^4)`,
+    so the ratio tends to :math:`|\kappa_3|/(6\Delta a^3)` (``direction="forward"``) or
+    :math:`|\kappa_3|/(3\Delta a^3)` (``"reverse"``). With the sharp :math:`|\kappa_3|\le\Delta a^3/(6\sqrt3)`
+    these are the constants of :func:`kl_remainder_constants`. The next term is
+    :math:`\kappa_4t/24` (forward) or :math:`\kappa_4t/8` (reverse) over :math:`\Delta a^3`, with
+    :math:`|\kappa_4|\le\Delta a^4/8` on an interval.
+    """
+    pp, aa = _probabilities(p, a)
+    V.choice("direction", direction, ("forward", "reverse"))
+    spread = aa.max() - aa.min()
+    if not spread > 0:
+        raise ValueError("a: expected at least two distinct slopes (the ratio is 0/0 otherwise)")
+    k3 = abs(float(third_central_moment(pp, aa)))
+    return k3 / ((6.0 if direction == "forward" else 3.0) * spread**3)
