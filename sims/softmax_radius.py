@@ -1,56 +1,189 @@
 r"""JAX simulators for the cross-entropy Taylor radius (Sao 2026, "Ghosts of Softmax").
 
-* :func:`directional_derivatives` -- logits :math:`z` and :math:`a=J_zv` per sample by one
-  ``jax.jvp`` through any model ``apply(params, x)``;
-* :func:`rho_a` -- the data-set bound :math:`\rho_a(v)=\pi/\max_x\Delta a(x;v)`;
-* :func:`line_taylor` -- Taylor coefficients of the per-sample line loss
-  :math:`\ell_i(\tau)=\mathrm{CE}(f_{\theta+\tau v}(x_i),y_i)` by ``jax.experimental.jet``;
-* :func:`one_step_sweep` -- loss ratio and accuracy after one step :math:`\tau=r\rho_a(v)` for a
-  grid of :math:`r` and several directions (``run_grid`` over directions);
-* :func:`train` -- Adam (optax) with minibatches in ``lax.scan``, optionally an LR spike, gradient
-  clipping, or the controller :math:`s=\min(1,\rho_a(v)/\|p\|)` applied to the Adam update
-  :math:`p` (``run_grid`` over seeds / temperatures);
-* models in plain JAX (parameters are flat dicts of arrays): linear softmax, MLP (ReLU/GELU,
-  any depth), MLP+LayerNorm, a small CNN, a one-head attention model over the image rows;
+Vocabulary. A step moves the parameters along a unit direction :math:`v`,
+:math:`\theta(t)=\theta_0+tv`; :math:`t` is the distance travelled. The learning rate is ``eta``
+(:math:`\eta`): an update :math:`p=-\eta\,u` travels :math:`t=\|p\|`. The paper's *normalized
+step* is :math:`r=t/\rho_a(v)` with :math:`\rho_a(v)=\pi/\max_x\Delta a(x;v)`; ``r`` means that
+ratio and nothing else.
+
+* :func:`directional_derivatives` -- logits :math:`z` and :math:`a=J_zv` per sample by one ``jax.jvp``;
+* :func:`rho_a` -- the data-set bound :math:`\rho_a(v)=\pi T/\max_x\Delta a(x;v)`;
+* :func:`line_taylor` -- Taylor coefficients of every per-sample line loss by
+  ``jax.experimental.jet``, for any model (custom-derivative functions such as ``jax.nn.relu``
+  are inlined first; see :func:`line_taylor`); :func:`logit_line_taylor` -- the same for logits
+  that are exactly linear in :math:`t`;
+* :func:`one_step_sweep` -- loss ratio, accuracy and the logit derivatives after one step
+  :math:`t=r\rho_a(v)` for a grid of ``r`` and several directions (``run_grid`` over directions);
+* :func:`run_adam` / :func:`train` -- Adam (optax ``scale_by_adam``) over minibatches in ``lax.scan``
+  (given, or drawn from a key), optionally a
+  one-step learning-rate spike, gradient clipping, or the controller
+  :math:`s=\min(1,\rho_a(p/\|p\|)/\|p\|)` on the Adam update :math:`p`; :func:`spike_runs` and
+  :func:`temperature_runs` are its grids (``run_grid`` over modes x seeds, temperatures x seeds);
+* JAX evaluations used as independent measurements of closed forms: :func:`tilted_kl`,
+  :func:`cgf_increment`, :func:`logistic_loss_taylor`, :func:`logistic_inverse_curvature`;
+* models in plain JAX (parameters are flat dicts of arrays): linear softmax, MLP (ReLU/GELU/tanh),
+  MLP+LayerNorm, a small CNN, a one-head attention model over the image rows;
 * data: scikit-learn's 8x8 digits (shipped with the package, no download).
 
-Everything runs in float64 (``import sims`` enables x64). Diverged runs are data: losses are
-``inf``/``nan`` and accuracies are whatever the (finite or not) logits give; nothing raises.
+Everything runs in float64 (``import sims`` enables x64). **Divergence is data**: every training
+run returns ``diverged`` (the loss or the parameters became non-finite or exceeded
+:math:`10^{150}`) and ``diverged_step`` (the first such step, -1 if none); the run continues
+and nothing raises. Statistics over runs are taken over the finite runs, with the number of
+diverged runs reported beside them (:func:`finite_median`). NumPy references and benchmark
+cases live in :mod:`sims.reference.softmax_radius`.
 """
 from __future__ import annotations
 
+import functools
 import math
 from functools import lru_cache
-from typing import Callable, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import jax
+import jax.extend as jex
 import jax.numpy as jnp
 import numpy as np
 import optax
 from jax.experimental import jet
 
 import sims  # noqa: F401  (float64)
-from sims.bench import BenchCase
-from sims.cache import cached
-from sims.sweep import diverged, run_grid
+from sims.sweep import cartesian, run_grid
+from theory import _validate as V
 
 __all__ = [
-    "digits", "Model", "make_model", "MODEL_NAMES", "cross_entropy", "accuracy",
-    "directional_derivatives", "rho_a", "line_taylor", "tree_norm", "normalize",
-    "random_directions", "one_step_sweep", "onset", "train", "trained_model", "bench_cases",
+    "MODEL_NAMES", "MODES", "digits", "Model", "make_model", "evaluate", "normalize", "random_directions",
+    "gradient_direction", "directional_derivatives", "rho_a", "line_taylor", "logit_line_taylor",
+    "one_step_sweep", "onset", "mode_code", "run_adam", "train", "spike_runs", "temperature_runs", "finite_median",
+    "tilted_kl", "cgf_increment", "logistic_loss_taylor", "logistic_inverse_curvature",
 ]
 
 MODEL_NAMES = ("linear", "mlp", "mlp_ln", "cnn", "attention")
+MODES = ("plain", "clip", "controller")
+_ACTS = {"relu": jax.nn.relu, "gelu": jax.nn.gelu, "tanh": jnp.tanh}
+_BLOWUP = 1e150  # a finite value beyond this counts as diverged (squares would overflow float64)
+
+
+# ----------------------------------------------------------------------------- validation
+def _key(name: str, key: Any) -> Any:
+    key = V.key(name, key)
+    if key.shape != ():
+        raise ValueError(f"{name}: expected one key (shape ()), got a batch of shape {key.shape}")
+    return key
+
+
+def _apply_fn(apply: Any) -> Callable:
+    if not callable(apply):
+        raise TypeError(f"apply: expected a callable apply(params, x) -> logits, got {type(apply).__name__}")
+    return apply
+
+
+def _tree(name: str, tree: Any, like: Any = None) -> Any:
+    """A pytree of finite float arrays (same structure and shapes as ``like`` when given)."""
+    leaves, treedef = jax.tree_util.tree_flatten(tree)
+    if not leaves:
+        raise ValueError(f"{name}: expected a pytree of arrays, got an empty one")
+    out = []
+    for leaf in leaves:
+        arr = np.asarray(leaf)
+        if arr.dtype.kind not in "iuf" or arr.dtype == bool:
+            raise TypeError(f"{name}: expected arrays of real numbers, got dtype {arr.dtype}")
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name}: every value must be finite, got a non-finite entry")
+        out.append(jnp.asarray(arr, dtype=jnp.float64))
+    result = jax.tree_util.tree_unflatten(treedef, out)
+    if like is not None:
+        l_leaves, l_def = jax.tree_util.tree_flatten(like)
+        if l_def != treedef or any(np.shape(a) != np.shape(b) for a, b in zip(l_leaves, out)):
+            raise ValueError(f"{name}: expected the structure and shapes of params, got a different pytree")
+    return result
+
+
+def _inputs(x: Any) -> jax.Array:
+    return jnp.asarray(V.array("x", x, ndim=2))
+
+
+def _applied(apply: Callable, params: Any, x: jax.Array) -> tuple[int, int]:
+    """The logits shape ``(N, n_classes)`` of ``apply(params, x)`` (traced, not run); errors name ``x``."""
+    try:
+        shape = jax.eval_shape(apply, params, x).shape
+    except Exception as exc:  # noqa: BLE001 - any failure to apply the model is bad input here
+        raise ValueError(f"x: apply(params, x) fails for x of shape {tuple(x.shape)}: {exc}") from None
+    if len(shape) != 2 or shape[0] != x.shape[0]:
+        raise ValueError(f"x: apply(params, x) must give logits of shape ({x.shape[0]}, n_classes), got {shape}")
+    return shape
+
+
+def _model_inputs(apply: Callable, params: Any, x: Any, y: Any) -> tuple[jax.Array, jax.Array]:
+    """Validated inputs ``x`` and labels ``y`` (integers in 0..n_classes-1, one per row of x)."""
+    x = _inputs(x)
+    _, n_classes = _applied(apply, params, x)
+    return x, _labels(y, x.shape[0], n_classes)
+
+
+def _labels(y: Any, n: int, n_classes: int | None = None) -> jax.Array:
+    raw = np.asarray(y) if not isinstance(y, (str, bytes)) and y is not None else None
+    if raw is None or raw.dtype.kind not in "iu":
+        raise TypeError(f"y: expected an integer array of class labels, got {type(y).__name__}")
+    yy = V.array("y", raw, ndim=1, low=0, high=None if n_classes is None else n_classes - 1, dtype=np.int32)
+    if yy.shape[0] != n:
+        raise ValueError(f"y: expected {n} labels (one per row of x), got {yy.shape[0]}")
+    return jnp.asarray(yy)
+
+
+def _model(model: Any) -> "Model":
+    if not isinstance(model, Model):
+        raise TypeError(f"model: expected a Model from make_model(...), got {type(model).__name__}")
+    return model
+
+
+def _data(data: Any) -> dict:
+    if not isinstance(data, dict):
+        raise TypeError(f"data: expected a dict with x_train, y_train, x_test, y_test, got {type(data).__name__}")
+    missing = [k for k in ("x_train", "y_train", "x_test", "y_test") if k not in data]
+    if missing:
+        raise ValueError(f"data: missing keys {missing}")
+    xtr, xte = V.array("data['x_train']", data["x_train"], ndim=2), V.array("data['x_test']", data["x_test"], ndim=2)
+    return {"x_train": jnp.asarray(xtr), "y_train": _labels(data["y_train"], xtr.shape[0]),
+            "x_test": jnp.asarray(xte), "y_test": _labels(data["y_test"], xte.shape[0])}
+
+
+def _model_data(model: "Model", data: Any) -> dict:
+    """Validated training data that ``model`` can classify (labels within its classes)."""
+    model = _model(model)
+    data = _data(data)
+    params = jax.eval_shape(model.init, jax.random.key(0))
+    for split in ("train", "test"):
+        try:
+            shape = jax.eval_shape(model.apply, params, data[f"x_{split}"]).shape
+        except Exception as exc:  # noqa: BLE001 - any failure to apply the model is bad input here
+            raise ValueError(f"data: model {model.name!r} cannot classify data['x_{split}'] of shape "
+                             f"{tuple(data[f'x_{split}'].shape)}: {exc}") from None
+        if not int(jnp.max(data[f"y_{split}"])) < shape[1]:
+            raise ValueError(f"data: labels of data['y_{split}'] exceed the model's {shape[1]} classes")
+    return data
+
+
+def _seeds(seeds: Any) -> np.ndarray:
+    raw = np.asarray(seeds)
+    if raw.dtype.kind not in "iu":
+        raise TypeError(f"seeds: expected integer seeds, got dtype {raw.dtype}")
+    return V.array("seeds", raw, ndim=1, low=0, high=2**32 - 1, dtype=np.int64).astype(np.uint32)
 
 
 # ----------------------------------------------------------------------------- data
-@lru_cache(maxsize=4)
 def digits(seed: int = 0, test_fraction: float = 0.25) -> dict:
-    """The 8x8 digits (1797 images, 10 classes), pixels scaled to [0, 1], split once by ``seed``."""
+    """The 8x8 digits (1797 images, 10 classes), pixels scaled to [0, 1], split once by ``seed``.
+
+    Returns ``x_train, y_train, x_test, y_test`` (NumPy, float64 and int32).
+    """
+    return _digits(V.integer("seed", seed, low=0), V.real("test_fraction", test_fraction, low=0.0, high=1.0,
+                                                          low_open=True, high_open=True))
+
+
+@lru_cache(maxsize=4)
+def _digits(seed: int, test_fraction: float) -> dict:
     from sklearn.datasets import load_digits
 
-    if not 0 < test_fraction < 1:
-        raise ValueError(f"test_fraction: expected a number in (0, 1), got {test_fraction!r}")
     d = load_digits()
     x = np.asarray(d.data, dtype=np.float64) / 16.0
     y = np.asarray(d.target, dtype=np.int32)
@@ -62,13 +195,23 @@ def digits(seed: int = 0, test_fraction: float = 0.25) -> dict:
 
 # ----------------------------------------------------------------------------- models
 class Model(NamedTuple):
+    """A classifier: ``init(key) -> params`` (flat dict of arrays), ``apply(params, x[N, 64]) -> logits[N, 10]``.
+
+    Models from :func:`make_model` are canonical (one object per configuration), so they can be
+    static configuration of a sweep without recompiling.
+    """
+
     name: str
-    init: Callable  # key -> params (flat dict of arrays)
-    apply: Callable  # (params, x[N, 64]) -> logits[N, 10]
+    init: Callable
+    apply: Callable
 
 
-def _dense(key, n_in, n_out):
-    return jax.random.normal(key, (n_in, n_out)) * math.sqrt(1.0 / n_in), jnp.zeros(n_out)
+def _gaussians(key, shapes: list[tuple[int, ...]]) -> list[jax.Array]:
+    """Independent standard normal arrays of the given shapes from one draw (one random-bits program
+    to compile instead of one per array)."""
+    sizes = [int(np.prod(s)) for s in shapes]
+    flat = jax.random.normal(key, (sum(sizes),))
+    return [part.reshape(s) for part, s in zip(jnp.split(flat, np.cumsum(sizes)[:-1]), shapes)]
 
 
 def _layer_norm(h, gain, bias, eps=1e-5):
@@ -77,29 +220,30 @@ def _layer_norm(h, gain, bias, eps=1e-5):
     return (h - mu) / jnp.sqrt(var + eps) * gain + bias
 
 
-_ACTS = {"relu": jax.nn.relu, "gelu": jax.nn.gelu, "tanh": jnp.tanh}
-
-
-def make_model(name: str, *, hidden: tuple[int, ...] = (128,), act: str = "relu",
-               n_in: int = 64, n_out: int = 10) -> Model:
+def make_model(name: str, *, hidden=(128,), act: str = "relu") -> Model:
     """A small classifier for 8x8 images: ``linear``, ``mlp``, ``mlp_ln``, ``cnn``, ``attention``.
 
-    ``hidden`` (widths) and ``act`` apply to the MLPs. Parameters are flat dicts of arrays, so
-    they can be cached as ``.npz`` and used as JVP tangents directly.
+    ``hidden`` (widths, positive integers) and ``act`` (``relu``, ``gelu``, ``tanh``) apply to the
+    MLPs. Parameters are flat dicts of arrays, so they can be cached as ``.npz`` and used as JVP
+    tangents directly.
     """
-    if name not in MODEL_NAMES:
-        raise ValueError(f"name: expected one of {MODEL_NAMES}, got {name!r}")
-    if act not in _ACTS:
-        raise ValueError(f"act: expected one of {tuple(_ACTS)}, got {act!r}")
-    hidden = tuple(int(h) for h in hidden)
-    if not hidden or min(hidden) < 1:
-        raise ValueError(f"hidden: expected positive widths, got {hidden!r}")
-    f = _ACTS[act]
+    V.choice("name", name, MODEL_NAMES)
+    V.choice("act", act, tuple(_ACTS))
+    if isinstance(hidden, (str, bytes)) or not hasattr(hidden, "__iter__"):
+        raise TypeError(f"hidden: expected a tuple of positive widths, got {type(hidden).__name__}")
+    widths = tuple(V.integer("hidden", h, low=1, high=100_000) for h in hidden)
+    if not widths:
+        raise ValueError("hidden: expected at least one hidden width, got ()")
+    return _build_model(name, widths, act)
 
+
+@lru_cache(maxsize=None)
+def _build_model(name: str, hidden: tuple[int, ...], act: str, n_in: int = 64, n_out: int = 10) -> Model:
+    f = _ACTS[act]
     if name == "linear":
         def init(key):
-            w, b = _dense(key, n_in, n_out)
-            return {"W": w * 0.1, "b": b}
+            (w,) = _gaussians(key, [(n_in, n_out)])
+            return {"W": 0.1 * w / math.sqrt(n_in), "b": jnp.zeros(n_out)}
 
         def apply(p, x):
             return x @ p["W"] + p["b"]
@@ -109,10 +253,10 @@ def make_model(name: str, *, hidden: tuple[int, ...] = (128,), act: str = "relu"
         ln = name == "mlp_ln"
 
         def init(key):
-            keys = jax.random.split(key, len(widths) - 1)
+            ws = _gaussians(key, list(zip(widths[:-1], widths[1:])))
             p = {}
-            for i, k in enumerate(keys):
-                p[f"W{i}"], p[f"b{i}"] = _dense(k, widths[i], widths[i + 1])
+            for i, w in enumerate(ws):  # fan-in scaled weights, zero biases
+                p[f"W{i}"], p[f"b{i}"] = w / math.sqrt(widths[i]), jnp.zeros(widths[i + 1])
                 if ln and i < len(widths) - 2:
                     p[f"g{i}"], p[f"c{i}"] = jnp.ones(widths[i + 1]), jnp.zeros(widths[i + 1])
             return p
@@ -131,9 +275,8 @@ def make_model(name: str, *, hidden: tuple[int, ...] = (128,), act: str = "relu"
         ch = 8
 
         def init(key):
-            k1, k2 = jax.random.split(key)
-            w2, b2 = _dense(k2, 4 * 4 * ch, n_out)
-            return {"K": jax.random.normal(k1, (3, 3, 1, ch)) / 3.0, "c": jnp.zeros(ch), "W": w2, "b": b2}
+            kern, w = _gaussians(key, [(3, 3, 1, ch), (4 * 4 * ch, n_out)])
+            return {"K": kern / 3.0, "c": jnp.zeros(ch), "W": w / math.sqrt(4 * 4 * ch), "b": jnp.zeros(n_out)}
 
         def apply(p, x):
             img = x.reshape(-1, 8, 8, 1)
@@ -147,12 +290,9 @@ def make_model(name: str, *, hidden: tuple[int, ...] = (128,), act: str = "relu"
         d = 16
 
         def init(key):
-            ks = jax.random.split(key, 6)
-            p = {"E": jax.random.normal(ks[0], (8, d)) / math.sqrt(8), "pos": 0.1 * jax.random.normal(ks[1], (8, d))}
-            for name_, k in zip(("Q", "Kw", "V"), ks[2:5]):
-                p[name_] = jax.random.normal(k, (d, d)) / math.sqrt(d)
-            p["W"], p["b"] = _dense(ks[5], d, n_out)
-            return p
+            e, pos, q, k, v, w = _gaussians(key, [(8, d), (8, d), (d, d), (d, d), (d, d), (d, n_out)])
+            return {"E": e / math.sqrt(8), "pos": 0.1 * pos, "Q": q / math.sqrt(d), "Kw": k / math.sqrt(d),
+                    "V": v / math.sqrt(d), "W": w / math.sqrt(d), "b": jnp.zeros(n_out)}
 
         def apply(p, x):
             tok = x.reshape(-1, 8, 8) @ p["E"] + p["pos"]
@@ -164,314 +304,602 @@ def make_model(name: str, *, hidden: tuple[int, ...] = (128,), act: str = "relu"
     return Model(name, init, apply)
 
 
-def cross_entropy(logits, y, temperature=1.0):
+# ----------------------------------------------------------------------------- traceable cores
+def _cross_entropy(logits, y, temperature=1.0):
     """Mean cross-entropy of ``logits / temperature`` against integer labels ``y``."""
     z = logits / temperature
     return jnp.mean(jax.nn.logsumexp(z, axis=-1) - jnp.take_along_axis(z, y[:, None], axis=-1)[:, 0])
 
 
-def accuracy(logits, y):
+def _accuracy(logits, y):
     return jnp.mean(jnp.argmax(logits, axis=-1) == y)
 
 
-# ----------------------------------------------------------------------------- directions
-def tree_norm(t) -> jax.Array:
+def _tree_norm(t) -> jax.Array:
     return jnp.sqrt(sum(jnp.sum(x**2) for x in jax.tree_util.tree_leaves(t)))
 
 
-def normalize(t):
-    """``t / ||t||`` (global norm over the pytree); a zero tree stays zero."""
-    n = tree_norm(t)
+def _normalize(t):
+    n = _tree_norm(t)
     return jax.tree_util.tree_map(lambda x: x / jnp.where(n > 0, n, 1.0), t)
 
 
-def random_directions(key, params, n: int):
-    """``n`` independent uniformly random unit directions (Gaussian, normalized), stacked on axis 0."""
-    leaves, treedef = jax.tree_util.tree_flatten(params)
-    keys = jax.random.split(key, len(leaves))
-    raw = [jax.random.normal(k, (n,) + x.shape) for k, x in zip(keys, leaves)]
-    stacked = jax.tree_util.tree_unflatten(treedef, raw)
-    return jax.vmap(normalize)(stacked)
+def _along(params, v, t):
+    return jax.tree_util.tree_map(lambda w, d: w + t * d, params, v)
 
 
-def directional_derivatives(apply: Callable, params, v, x):
-    r"""Logits :math:`z=f_\theta(x)` and directional derivatives :math:`a=J_z v`, both ``(N, n)``,
-    by one forward-mode ``jax.jvp`` (the cost of about two forward passes)."""
+def _jvp(apply, params, v, x):
     return jax.jvp(lambda p: apply(p, x), (params,), (v,))
 
 
-def rho_a(apply: Callable, params, v, x, temperature=1.0) -> jax.Array:
-    r""":math:`\rho_a(v)=\pi T/\max_x(\max_ka_k-\min_ka_k)` over the samples ``x`` (``inf`` if
-    every spread is 0). ``temperature`` T rescales the logits to :math:`z/T`."""
-    _, a = directional_derivatives(apply, params, v, x)
+def _rho_from_slopes(a, temperature):
     spread = jnp.max(jnp.max(a, axis=-1) - jnp.min(a, axis=-1))
     return jnp.where(spread > 0, jnp.pi * temperature / jnp.where(spread > 0, spread, 1.0), jnp.inf)
 
 
-def line_taylor(apply: Callable, params, v, x, y, order: int) -> jax.Array:
-    r"""Taylor coefficients :math:`c_0..c_N` of every per-sample line loss
-    :math:`\ell_i(\tau)=\mathrm{CE}(f_{\theta+\tau v}(x_i),y_i)` about :math:`\tau=0`, shape ``(N_samples, order+1)``.
+def _rho_a(apply, params, v, x, temperature=1.0):
+    return _rho_from_slopes(_jvp(apply, params, v, x)[1], temperature)
 
-    ``jax.experimental.jet`` propagates the truncated series of :math:`\tau` through the model
-    and the loss; ``jet`` returns derivatives, divided here by :math:`n!`.
-    """
-    if not isinstance(order, int) or order < 1:
-        raise ValueError(f"order: expected a positive int, got {order!r}")
 
-    def per_sample(tau):
-        p = jax.tree_util.tree_map(lambda w, d: w + tau * d, params, v)
-        z = apply(p, x)
+def _blown(tree) -> jax.Array:
+    """True if any leaf is non-finite or beyond :data:`_BLOWUP`."""
+    return jnp.any(jnp.stack([jnp.any(~jnp.isfinite(x) | (jnp.abs(x) > _BLOWUP))
+                              for x in jax.tree_util.tree_leaves(tree)]))
+
+
+# ----------------------------------------------------------------------------- directions
+def evaluate(model: Model, params, x, y, temperature=1.0) -> tuple[float, float]:
+    """Mean cross-entropy of ``logits / temperature`` and accuracy of ``model`` on ``(x, y)``."""
+    model = _model(model)
+    params = _tree("params", params)
+    x, y = _model_inputs(model.apply, params, x, y)
+    T = V.real("temperature", temperature, low=0.0, low_open=True)
+    loss, acc = _evaluate_jit(model.apply, params, x, y, T)
+    return float(loss), float(acc)
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _evaluate_jit(apply, params, x, y, temperature):
+    z = apply(params, x)
+    return _cross_entropy(z, y, temperature), _accuracy(z, y)
+
+
+def normalize(tree):
+    """``tree / ||tree||`` (global Euclidean norm over the pytree); a zero tree stays zero."""
+    return _normalize(_tree("tree", tree))
+
+
+def random_directions(key, params, n: int):
+    """``n`` independent uniformly random unit directions (Gaussian, normalized), stacked on axis 0."""
+    key = _key("key", key)
+    params = _tree("params", params)
+    return _random_directions_jit(key, params, V.integer("n", n, low=1, high=100_000))
+
+
+@functools.partial(jax.jit, static_argnums=2)
+def _random_directions_jit(key, params, n):
+    # one Gaussian draw for all leaves, split afterwards: a single random-bits program to compile
+    leaves, treedef = jax.tree_util.tree_flatten(params)
+    sizes = [int(np.prod(x.shape)) for x in leaves]
+    flat = jax.random.normal(key, (n, sum(sizes)))
+    parts = jnp.split(flat, np.cumsum(sizes)[:-1], axis=1)
+    raw = [part.reshape((n,) + x.shape) for part, x in zip(parts, leaves)]
+    return jax.vmap(_normalize)(jax.tree_util.tree_unflatten(treedef, raw))
+
+
+def gradient_direction(model: Model, params, x, y, temperature=1.0):
+    r"""The unit descent direction :math:`v=-\nabla\ell/\|\nabla\ell\|` of the mean cross-entropy on ``(x, y)``."""
+    model = _model(model)
+    params = _tree("params", params)
+    x, y = _model_inputs(model.apply, params, x, y)
+    T = V.real("temperature", temperature, low=0.0, low_open=True)
+    return _descent_jit(model.apply, params, x, y, T)
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _descent_jit(apply, params, x, y, temperature):
+    g = jax.grad(lambda p: _cross_entropy(apply(p, x), y, temperature))(params)
+    return jax.tree_util.tree_map(lambda t: -t, _normalize(g))
+
+
+def directional_derivatives(apply: Callable, params, v, x):
+    r"""Logits :math:`z=f_\theta(x)` and directional derivatives :math:`a=J_zv`, both ``(N, n)``,
+    by one forward-mode ``jax.jvp`` (the cost of about two forward passes)."""
+    apply = _apply_fn(apply)
+    params = _tree("params", params)
+    v, x = _tree("v", v, like=params), _inputs(x)
+    _applied(apply, params, x)
+    return _jvp_jit(apply, params, v, x)
+
+
+_jvp_jit = jax.jit(_jvp, static_argnums=0)
+
+
+def rho_a(apply: Callable, params, v, x, temperature=1.0) -> jax.Array:
+    r""":math:`\rho_a(v)=\pi T/\max_x(\max_ka_k-\min_ka_k)` over the samples ``x`` (``inf`` if
+    every spread is 0). ``temperature`` :math:`T>0` rescales the logits to :math:`z/T`."""
+    apply = _apply_fn(apply)
+    params = _tree("params", params)
+    v = _tree("v", v, like=params)
+    T = V.real("temperature", temperature, low=0.0, low_open=True)
+    x = _inputs(x)
+    _applied(apply, params, x)
+    return _rho_jit(apply, params, v, x, T)
+
+
+_rho_jit = jax.jit(_rho_a, static_argnums=0)
+
+
+# ----------------------------------------------------------------------------- Taylor coefficients
+# ``jet`` ignores custom derivative rules anyway, but its handling of a custom_jvp call lets a
+# tracer escape (UnexpectedTracerError for jax.nn.relu and every model that uses it). The cure is to
+# trace the function to a jaxpr and evaluate it with custom_jvp / custom_vjp calls (and nested jit
+# calls, which may contain them) replaced by their primal bodies.
+_INLINE = {"custom_jvp_call": "call_jaxpr", "custom_vjp_call": "call_jaxpr", "pjit": "jaxpr", "jit": "jaxpr"}
+
+
+def _eval_inlined(jaxpr, consts, *args):
+    env = {}
+
+    def read(var):
+        return var.val if isinstance(var, jex.core.Literal) else env[var]
+
+    for var, val in zip(jaxpr.constvars, consts):
+        env[var] = val
+    for var, val in zip(jaxpr.invars, args):
+        env[var] = val
+    for eqn in jaxpr.eqns:
+        inputs = [read(v) for v in eqn.invars]
+        inner = _INLINE.get(eqn.primitive.name)
+        if inner is not None and inner in eqn.params:
+            closed = eqn.params[inner]
+            outputs = _eval_inlined(closed.jaxpr, closed.consts, *inputs)
+        else:
+            outputs = eqn.primitive.bind(*inputs, **eqn.params)
+            if not eqn.primitive.multiple_results:
+                outputs = [outputs]
+        for var, val in zip(eqn.outvars, outputs):
+            env[var] = val
+    return [read(v) for v in jaxpr.outvars]
+
+
+def _inline_custom_rules(fun: Callable) -> Callable:
+    """``fun`` with every custom-derivative call replaced by its primal computation (same values)."""
+    def inlined(*args):
+        closed, shape = jax.make_jaxpr(fun, return_shape=True)(*args)
+        flat = _eval_inlined(closed.jaxpr, closed.consts, *jax.tree_util.tree_leaves(args))
+        return jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(shape), flat)
+
+    return inlined
+
+
+def _line_taylor(apply, params, v, x, y, order):
+    def per_sample(t):
+        z = apply(_along(params, v, t), x)
         return jax.nn.logsumexp(z, axis=-1) - jnp.take_along_axis(z, y[:, None], axis=-1)[:, 0]
 
     series_in = [jnp.ones(())] + [jnp.zeros(())] * (order - 1)
-    primal, series = jet.jet(per_sample, (jnp.zeros(()),), (series_in,))
+    primal, series = jet.jet(_inline_custom_rules(per_sample), (jnp.zeros(()),), (series_in,))
     fact = jnp.asarray([math.factorial(n) for n in range(1, order + 1)], dtype=jnp.float64)
     return jnp.concatenate([primal[:, None], jnp.stack(series, axis=1) / fact], axis=1)
 
 
-# ----------------------------------------------------------------------------- one-step sweeps
-def one_step_sweep(apply: Callable, params, directions, x, y, r_grid, *, temperature=1.0,
-                   chunk_size: int = 64) -> dict:
-    r"""Loss ratio :math:`\ell(\theta+r\rho_a(v)v)/\ell(\theta)` and accuracy on ``(x, y)`` for every
-    stacked unit direction (leading axis of ``directions``) and every ``r`` in ``r_grid``.
+_line_taylor_jit = jax.jit(_line_taylor, static_argnums=(0, 5))
 
-    ``run_grid`` maps over directions; the ``r`` grid is vmapped inside. Returns NumPy arrays:
-    ``rho_a (D,)``, ``loss0``, ``acc0`` (scalars), ``ratio (D, R)``, ``acc (D, R)``,
-    ``diverged (D, R)`` (non-finite post-step loss).
+
+def line_taylor(apply: Callable, params, v, x, y, order: int) -> jax.Array:
+    r"""Taylor coefficients :math:`c_0..c_N` of every per-sample line loss
+    :math:`\ell_i(t)=\mathrm{CE}(f_{\theta+tv}(x_i),y_i)` about :math:`t=0`, shape ``(N_samples, order+1)``.
+
+    ``jax.experimental.jet`` propagates the truncated series of :math:`t` through the model and
+    the loss (its outputs are derivatives, divided here by :math:`n!`). Custom-derivative
+    functions (``jax.nn.relu``, ``jax.nn.softmax``, ...) are inlined to their primal computation
+    first, so every model works. For piecewise-linear models the coefficients are those of the
+    active linear piece; exactly at a kink (a ReLU input equal to 0 at :math:`t=0` with a
+    non-zero derivative) the line loss is not analytic and no series describes it. ``order``:
+    1..64 (jet's cost grows like ``order**2``).
     """
-    r_grid = jnp.asarray(r_grid, dtype=jnp.float64)
-    if r_grid.ndim != 1 or not bool(jnp.all(r_grid >= 0)):
-        raise ValueError(f"r_grid: expected a 1-d array of non-negative values, got shape {r_grid.shape}")
-    x, y = jnp.asarray(x), jnp.asarray(y)
-    loss0 = cross_entropy(apply(params, x), y, temperature)
-    acc0 = accuracy(apply(params, x), y)
+    apply = _apply_fn(apply)
+    params = _tree("params", params)
+    v = _tree("v", v, like=params)
+    x, y = _model_inputs(apply, params, x, y)
+    order = V.integer("order", order, low=1, high=64)
+    return _line_taylor_jit(apply, params, v, x, y, order)
 
-    def per_direction(point):
-        v, base = point["v"], point["params"]
-        rho = rho_a(apply, base, v, x, temperature)
 
-        def at(r):
-            p = jax.tree_util.tree_map(lambda w, d: w + r * rho * d, base, v)
-            z = apply(p, x)
-            return cross_entropy(z, y, temperature), accuracy(z, y)
+def _logit_linear_apply(p, zt):
+    """Logits ``z + t a`` for rows ``zt = [z | a]`` (a model whose only parameter is the distance ``t``)."""
+    n = zt.shape[1] // 2
+    return zt[:, :n] + p["t"] * zt[:, n:]
 
-        loss, acc = jax.vmap(at)(r_grid)
-        return {"rho_a": rho, "ratio": loss / loss0, "acc": acc}
 
-    n_dir = jax.tree_util.tree_leaves(directions)[0].shape[0]
+def logit_line_taylor(z, a, y, order: int) -> jax.Array:
+    r"""Taylor coefficients of :math:`\ell_i(t)=\log\sum_ke^{z_{ik}+a_{ik}t}-z_{iy_i}-a_{iy_i}t` (logits
+    exactly linear in :math:`t`) by ``jet`` through :func:`line_taylor`; ``z``, ``a``: ``(N, n)``,
+    ``y``: ``(N,)`` labels; returns ``(N, order+1)``."""
+    zz = V.array("z", z, ndim=2)
+    aa = V.array("a", a, shape=zz.shape)
+    y = _labels(y, zz.shape[0], zz.shape[1])
+    order = V.integer("order", order, low=1, high=64)
+    zt = jnp.asarray(np.concatenate([zz, aa], axis=1))
+    return _line_taylor_jit(_logit_linear_apply, {"t": jnp.zeros(())}, {"t": jnp.ones(())}, zt, y, order)
+
+
+# ----------------------------------------------------------------------------- one-step sweeps
+def _one_step_point(point, x, y, r, temperature, *, model):
+    """One direction: slopes, rho_a and the loss/accuracy after t = r rho_a for every r."""
+    v, base = point["v"], point["params"]
+    _, a = _jvp(model.apply, base, v, x)
+    rho = _rho_from_slopes(a, temperature)
+
+    def at(ri):
+        z = model.apply(_along(base, v, ri * rho), x)
+        return _cross_entropy(z, y, temperature), _accuracy(z, y)
+
+    loss, acc = jax.vmap(at)(r)
+    return {"rho_a": rho, "loss": loss, "acc": acc, "a": a / temperature}
+
+
+def _chunking(chunk_size: Any) -> dict:
+    """run_grid options: one chunk of the whole grid (None), or fixed chunks of ``chunk_size`` runs, small
+    grids padded to a full chunk so that sweeps of different sizes share one compiled program."""
+    if chunk_size is None:
+        return {}
+    return {"chunk_size": V.integer("chunk_size", chunk_size, low=1, high=1_000_000), "pad_to_chunk": True}
+
+
+def one_step_sweep(model: Model, params, directions, x, y, r, *, temperature=1.0, chunk_size: int | None = None) -> dict:
+    r"""One step :math:`\theta+r\rho_a(v)v` from ``params`` for every stacked unit direction
+    (leading axis of ``directions``) and every normalized step ``r`` (the paper's
+    :math:`r=t/\rho_a`, a 1-d array of values >= 0).
+
+    ``run_grid`` maps over directions (the model is static configuration); the ``r`` grid is
+    vmapped inside; ``chunk_size`` (None: one chunk) fixes the compiled grid size. Returns NumPy arrays: ``rho_a (D,)``; ``loss0``, ``acc0`` (scalars);
+    ``loss``, ``ratio`` (= loss / loss0), ``acc`` and ``diverged`` (non-finite or > 1e150 post-step
+    loss) of shape ``(D, R)``; the logits ``z (N, n)`` and slopes ``a (D, N, n)`` of the scaled
+    logits :math:`z/T` at the start, from which the linearized loss follows in closed form.
+    """
+    model = _model(model)
+    params = _tree("params", params)
+    x, y = _model_inputs(model.apply, params, x, y)
+    r = V.array("r", r, ndim=1, low=0.0)
+    T = V.real("temperature", temperature, low=0.0, low_open=True)
+    chunking = _chunking(chunk_size)
+    directions = _tree("directions", directions)
+    d_leaves, d_def = jax.tree_util.tree_flatten(directions)
+    p_leaves, p_def = jax.tree_util.tree_flatten(params)
+    n_dir = int(np.shape(d_leaves[0])[0]) if np.ndim(d_leaves[0]) else 0
+    if d_def != p_def or n_dir < 1 or any(np.shape(d) != (n_dir,) + np.shape(w) for d, w in zip(d_leaves, p_leaves)):
+        raise ValueError("directions: expected the pytree of params with one leading axis (one entry per direction)")
+    loss0, acc0 = _evaluate_jit(model.apply, params, x, y, T)
     # the parameters ride along the grid axis (one copy per direction) so XLA sees them as inputs,
     # not constants: constant-folding data @ weights at compile time is slow
     tiled = jax.tree_util.tree_map(lambda w: jnp.broadcast_to(w, (n_dir,) + w.shape), params)
-    out = run_grid(per_direction, {"v": directions, "params": tiled}, chunk_size=chunk_size)
-    out["diverged"] = np.asarray(diverged(jnp.asarray(out["ratio"]).reshape(-1))).reshape(out["ratio"].shape)
-    out["loss0"], out["acc0"] = float(loss0), float(acc0)
+    out = run_grid(_one_step_point, {"v": directions, "params": tiled}, x, y, jnp.asarray(r), jnp.asarray(T),
+                   static={"model": model}, **chunking)
+    loss0 = float(loss0)
+    out["loss0"], out["acc0"] = loss0, float(acc0)
+    out["ratio"] = out["loss"] / loss0
+    out["diverged"] = ~np.isfinite(out["loss"]) | (np.abs(out["loss"]) > _BLOWUP)
+    out["z"] = np.asarray(model.apply(params, x)) / T
     return out
 
 
-def onset(r_grid, ratio, threshold: float = 1.1) -> np.ndarray:
-    """First ``r`` where the loss ratio reaches ``threshold`` (non-finite counts); ``inf`` if never.
-    ``ratio`` has shape ``(..., len(r_grid))``."""
-    r_grid = np.asarray(r_grid)
-    ratio = np.asarray(ratio)
-    hit = ~np.isfinite(ratio) | (ratio >= threshold)
+def onset(r, ratio, threshold: float = 1.1) -> np.ndarray:
+    """First ``r`` where the loss ratio reaches ``threshold`` (> 1; a non-finite ratio counts); ``inf``
+    if never. ``ratio`` has shape ``(..., len(r))``; ``r`` is increasing."""
+    rr = V.array("r", r, ndim=1, low=0.0)
+    if not np.all(np.diff(rr) > 0):
+        raise ValueError("r: expected strictly increasing values")
+    raw = np.asarray(ratio, dtype=float) if not isinstance(ratio, (str, bytes)) and ratio is not None else None
+    if raw is None or raw.ndim < 1 or raw.shape[-1] != rr.size:
+        raise ValueError(f"ratio: expected shape (..., {rr.size}) matching r, got {None if raw is None else raw.shape}")
+    threshold = V.real("threshold", threshold, low=1.0, low_open=True)
+    hit = ~np.isfinite(raw) | (raw >= threshold)
     first = np.argmax(hit, axis=-1)
-    return np.where(hit.any(axis=-1), r_grid[first], np.inf)
+    return np.where(hit.any(axis=-1), rr[first], np.inf)
 
 
 # ----------------------------------------------------------------------------- training
-_MODES = ("plain", "clip", "controller")
-
-
-def mode_code(mode) -> int:
+def mode_code(mode: str) -> int:
     """Integer code of a training mode (0 plain, 1 clip, 2 controller), so modes can be a grid axis."""
-    if mode not in _MODES:
-        raise ValueError(f"mode: expected one of {_MODES}, got {mode!r}")
-    return _MODES.index(mode)
+    return MODES.index(V.choice("mode", mode, MODES))
 
 
-def train(key, model: Model, data: dict, *, steps: int, batch: int, lr: float, mode="plain",
-          spike_step: int = -1, spike_factor: float = 1.0, clip_norm: float = 1.0,
-          temperature=1.0, eval_every_step: bool = False, track_radius: bool = True):
-    r"""One Adam run (optax ``scale_by_adam``) with minibatches drawn from ``key``.
-
-    ``lr`` is multiplied by ``spike_factor`` at step ``spike_step`` only (a one-step spike).
-    ``mode``: ``"plain"``; ``"clip"`` (global-norm clipping of the gradient to ``clip_norm``
-    before Adam); ``"controller"`` (the Adam update :math:`p` is scaled by
-    :math:`s=\min(1,\rho_a(p/\|p\|)/\|p\|)`, :math:`\rho_a` from one JVP over the full training
-    set). ``mode`` may also be a (traced) integer code from :func:`mode_code`, so that one
-    compilation serves a grid over modes; ``temperature`` may be traced too.
-    Returns ``(params, trace)`` with per-step ``loss`` (minibatch), ``r`` (:math:`\|p\|/\rho_a`
-    of the proposed update), ``scale`` (the factor applied) and, if ``eval_every_step``,
-    ``test_acc`` after the step. ``track_radius=False`` skips the per-step JVP (then ``r`` is
-    ``nan``); it is refused for the controller, which needs :math:`\rho_a`.
-    """
-    code = mode_code(mode) if isinstance(mode, str) else mode
-    if not track_radius and not (isinstance(mode, str) and mode != "controller"):
-        raise ValueError(f"track_radius: the controller (mode={mode!r}) needs rho_a at every step; pass True")
-    if steps < 1 or batch < 1 or not lr > 0:
-        raise ValueError(f"steps, batch, lr: expected positive values, got {steps}, {batch}, {lr}")
-    k_init, k_batch = jax.random.split(key)
-    params = model.init(k_init)
-    xtr, ytr = jnp.asarray(data["x_train"]), jnp.asarray(data["y_train"])
-    xte, yte = jnp.asarray(data["x_test"]), jnp.asarray(data["y_test"])
-    n = xtr.shape[0]
-    idx = jax.random.randint(k_batch, (steps, batch), 0, n)
+def _adam_core(params, data, batches, eta, spike_factor, spike_step, clip_norm, temperature, mode, *, model,
+               eval_every_step, track_radius):
+    r"""Adam from ``params`` over the minibatch index rows ``batches`` (traceable; see :func:`run_adam`)."""
+    xtr, ytr = data["x_train"], data["y_train"]
+    xte, yte = data["x_test"], data["y_test"]
     adam = optax.scale_by_adam()
-    clipper = optax.clip_by_global_norm(clip_norm)
-    state = adam.init(params)
 
     def loss_fn(p, xb, yb):
-        return cross_entropy(model.apply(p, xb), yb, temperature)
+        return _cross_entropy(model.apply(p, xb), yb, temperature)
 
     def step(carry, inp):
-        p, s = carry
-        t, ib = inp
+        p, s, first_bad = carry
+        i, ib = inp
         loss, g = jax.value_and_grad(loss_fn)(p, xtr[ib], ytr[ib])
-        g_clip, _ = clipper.update(g, clipper.init(g))
-        g = jax.tree_util.tree_map(lambda a, b: jnp.where(code == 1, b, a), g, g_clip)
+        # global-norm clipping g <- g min(1, clip_norm/||g||), applied in the clip mode only
+        g_norm = _tree_norm(g)
+        shrink = jnp.where(mode == 1, jnp.minimum(1.0, clip_norm / jnp.where(g_norm > 0, g_norm, 1.0)), 1.0)
+        g = jax.tree_util.tree_map(lambda x: shrink * x, g)
         u, s = adam.update(g, s, p)
-        eta = lr * jnp.where(t == spike_step, spike_factor, 1.0)
-        upd = jax.tree_util.tree_map(lambda x: -eta * x, u)
-        norm = tree_norm(upd)
-        rho = rho_a(model.apply, p, normalize(upd), xtr, temperature) if track_radius else jnp.nan
+        eta_i = eta * jnp.where(i == spike_step, spike_factor, 1.0)
+        upd = jax.tree_util.tree_map(lambda x: -eta_i * x, u)
+        norm = _tree_norm(upd)
+        rho = _rho_a(model.apply, p, _normalize(upd), xtr, temperature) if track_radius else jnp.nan
         ctrl = jnp.minimum(1.0, rho / jnp.where(norm > 0, norm, 1.0))
-        scale = jnp.where(code == 2, ctrl, 1.0)
+        scale = jnp.where(mode == 2, ctrl, 1.0)
         p = jax.tree_util.tree_map(lambda w, d: w + scale * d, p, upd)
+        bad = ~jnp.isfinite(loss) | _blown(p)
+        first_bad = jnp.where((first_bad < 0) & bad, i, first_bad)
         out = {"loss": loss, "r": norm / rho, "scale": scale}
         if eval_every_step:
-            out["test_acc"] = accuracy(model.apply(p, xte), yte)
-        return (p, s), out
+            out["test_acc"] = _accuracy(model.apply(p, xte), yte)
+        return (p, s, first_bad), out
 
-    (params, _), trace = jax.lax.scan(step, (params, state), (jnp.arange(steps), idx))
-    return params, trace
+    init = (params, adam.init(params), jnp.asarray(-1, dtype=jnp.int32))
+    steps = jnp.arange(batches.shape[0], dtype=jnp.int32)
+    (params, _, first_bad), trace = jax.lax.scan(step, init, (steps, batches))
+    return {"params": params, **trace, "diverged": first_bad >= 0, "diverged_step": first_bad}
 
 
-def trained_model(name: str, *, seed: int = 0, steps: int = 400, batch: int = 128, lr: float = 3e-3,
-                  hidden: tuple[int, ...] = (64,), fresh: bool = False) -> dict:
-    """Train ``name`` once with plain Adam on digits and cache it (``sims.cache.cached``).
+def _train_core(key, data, eta, spike_factor, spike_step, clip_norm, temperature, mode, *, model, steps, batch,
+                eval_every_step, track_radius):
+    r"""Initialization and minibatches from ``key``, then :func:`_adam_core` (traceable; see :func:`train`)."""
+    k_init, k_batch = jax.random.split(key)
+    batches = jax.random.randint(k_batch, (steps, batch), 0, data["x_train"].shape[0])
+    return _adam_core(model.init(k_init), data, batches, eta, spike_factor, spike_step, clip_norm, temperature, mode,
+                      model=model, eval_every_step=eval_every_step, track_radius=track_radius)
 
-    Returns ``{"params": dict, "train_acc", "test_acc", "train_loss"}``; parameters come back
-    from the ``.npz`` so figures and claims reuse the same model.
+
+_train_jit = jax.jit(_train_core, static_argnames=("model", "steps", "batch", "eval_every_step", "track_radius"))
+_adam_jit = jax.jit(_adam_core, static_argnames=("model", "eval_every_step", "track_radius"))
+
+
+def _adam_options(mode, eval_every_step, track_radius, steps, eta, spike_step, spike_factor, clip_norm,
+                  temperature) -> tuple:
+    mode_i = mode_code(mode)
+    if not isinstance(track_radius, bool) or not isinstance(eval_every_step, bool):
+        raise TypeError("track_radius/eval_every_step: expected booleans")
+    if not track_radius and mode == "controller":
+        raise ValueError("track_radius: the controller (mode='controller') needs rho_a at every step; pass True")
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    spike_step = V.integer("spike_step", spike_step, low=-1, high=steps - 1)
+    spike_factor = V.real("spike_factor", spike_factor, low=0.0, low_open=True)
+    clip_norm = V.real("clip_norm", clip_norm, low=0.0, low_open=True)
+    temperature = V.real("temperature", temperature, low=0.0, low_open=True)
+    return (jnp.asarray(eta), jnp.asarray(spike_factor), jnp.asarray(spike_step, jnp.int32), jnp.asarray(clip_norm),
+            jnp.asarray(temperature), jnp.asarray(mode_i, jnp.int32))
+
+
+def run_adam(model: Model, params, data: dict, batches, *, eta: float, mode: str = "plain", spike_step: int = -1,
+             spike_factor: float = 1.0, clip_norm: float = 1.0, temperature: float = 1.0,
+             eval_every_step: bool = False, track_radius: bool = True) -> dict:
+    r"""Adam (optax ``scale_by_adam``, learning rate ``eta``) from ``params``, one step per row of
+    ``batches`` (integer indices into ``data["x_train"]``, shape ``(steps, batch)``): deterministic.
+
+    At step ``spike_step`` only (-1: never) the learning rate is ``eta * spike_factor`` (a one-step
+    spike). ``mode``: ``"plain"``; ``"clip"`` (global-norm clipping of the gradient to
+    ``clip_norm`` before Adam); ``"controller"`` (the Adam update :math:`p` is scaled by
+    :math:`s=\min(1,\rho_a(p/\|p\|)/\|p\|)`, :math:`\rho_a` from one JVP over the full training set,
+    so the step never travels further than :math:`\rho_a`). ``temperature`` T trains on logits z/T.
+
+    Returns a dict: ``params``; per step ``loss`` (minibatch, before the step), ``r``
+    (:math:`\|p\|/\rho_a` of the proposed update, the paper's normalized step; ``nan`` without
+    ``track_radius``), ``scale`` (the factor applied) and, with ``eval_every_step``, ``test_acc``
+    after the step; ``diverged`` (bool) and ``diverged_step`` (first step whose loss or updated
+    parameters are non-finite or beyond 1e150; -1 if none). Divergence is data: the run goes on
+    and nothing raises. ``track_radius=False`` skips the per-step JVP; the controller needs it.
     """
-    model = make_model(name, hidden=hidden)
-    config = {"model": name, "seed": seed, "steps": steps, "batch": batch, "lr": lr, "hidden": list(hidden)}
-
-    def compute():
-        data = digits()
-        run = jax.jit(lambda key, dd: train(key, model, dd, steps=steps, batch=batch, lr=lr, track_radius=False))
-        # data passed as an argument (not a closure constant) so XLA does not constant-fold it
-        params, _ = run(jax.random.key(seed), {k: jnp.asarray(v) for k, v in data.items()})
-        out = {f"param.{k}": np.asarray(v) for k, v in params.items()}
-        xtr, ytr = jnp.asarray(data["x_train"]), jnp.asarray(data["y_train"])
-        out["train_loss"] = float(cross_entropy(model.apply(params, xtr), ytr))
-        out["train_acc"] = float(accuracy(model.apply(params, xtr), ytr))
-        out["test_acc"] = float(accuracy(model.apply(params, jnp.asarray(data["x_test"])), jnp.asarray(data["y_test"])))
-        return out
-
-    v = cached(f"softmax_radius.model.{name}.s{seed}", config, compute, fresh=fresh)
-    params = {k[len("param."):]: jnp.asarray(v[k]) for k in v if k.startswith("param.")}
-    return {"model": model, "params": params, "train_loss": float(v["train_loss"]),
-            "train_acc": float(v["train_acc"]), "test_acc": float(v["test_acc"])}
+    data = _model_data(model, data)
+    params = _tree("params", params, like=jax.eval_shape(model.init, jax.random.key(0)))
+    raw = np.asarray(batches) if not isinstance(batches, (str, bytes)) and batches is not None else None
+    if raw is None or raw.dtype.kind not in "iu":
+        raise TypeError(f"batches: expected an integer array of sample indices, got {type(batches).__name__}")
+    n = int(data["x_train"].shape[0])
+    idx = V.array("batches", raw, ndim=2, low=0, high=n - 1, dtype=np.int32)
+    options = _adam_options(mode, eval_every_step, track_radius, idx.shape[0], eta, spike_step, spike_factor,
+                            clip_norm, temperature)
+    return _adam_jit(params, data, jnp.asarray(idx), *options, model=model, eval_every_step=eval_every_step,
+                     track_radius=track_radius)
 
 
-# ----------------------------------------------------------------------------- bench
-def _rho_a_fd_numpy(W, V, x, h=1e-6):
-    """NumPy reference for a one-hidden-layer ReLU MLP: central finite difference of the logits
-    along ``V``, then the data-set bound pi / max spread."""
-    def logits(W0, b0, W1, b1):
-        return np.maximum(x @ W0 + b0, 0.0) @ W1 + b1
-
-    plus = logits(*(w + h * d for w, d in zip(W, V)))
-    minus = logits(*(w - h * d for w, d in zip(W, V)))
-    a = (plus - minus) / (2 * h)
-    return np.pi / np.max(a.max(axis=1) - a.min(axis=1))
-
-
-def bench_cases(scale: str) -> list[BenchCase]:
-    """rho_a over a data set (per-sample JVP, max spread) vs a NumPy finite-difference reference."""
-    if scale not in ("small", "large"):
-        raise ValueError(f"scale: expected 'small' or 'large', got {scale!r}")
-    n, width = (1797, 128) if scale == "small" else (200_000, 512)
-    rng = np.random.default_rng(0)
-    x = rng.random((n, 64))
-    model = make_model("mlp", hidden=(width,))
-    params = model.init(jax.random.key(0))
-    v = normalize(jax.tree_util.tree_map(lambda w: jnp.asarray(rng.normal(size=w.shape)), params))
-    f = jax.jit(lambda p, d: rho_a(model.apply, p, d, jnp.asarray(x)))
-    order = ("W0", "b0", "W1", "b1")
-    Wn = [np.asarray(params[k]) for k in order]
-    Vn = [np.asarray(v[k]) for k in order]
-
-    def check(a, b):
-        # central differences are exact for a piecewise-linear net up to round-off ~eps/h ~ 1e-10,
-        # except where a ReLU flips inside [-h, h] (measure zero for random data)
-        np.testing.assert_allclose(float(a), float(b), rtol=1e-6)
-
-    return [BenchCase(name=f"softmax_radius.rho_a_jvp[{n}x{width}]", unit="sample JVPs", work=float(n),
-                      run_jax=lambda: f(params, v), run_numpy=lambda: _rho_a_fd_numpy(Wn, Vn, x), check=check)]
+def train(key, model: Model, data: dict, *, steps: int, batch: int, eta: float, mode: str = "plain",
+          spike_step: int = -1, spike_factor: float = 1.0, clip_norm: float = 1.0, temperature: float = 1.0,
+          eval_every_step: bool = False, track_radius: bool = True) -> dict:
+    r"""``model.init`` and ``steps`` minibatches of ``batch`` uniform indices drawn from ``key``, then
+    :func:`run_adam` (same options, same returned dict, including ``diverged``/``diverged_step``)."""
+    key = _key("key", key)
+    data = _model_data(model, data)
+    steps = V.integer("steps", steps, low=1, high=1_000_000)
+    batch = V.integer("batch", batch, low=1, high=1_000_000)
+    options = _adam_options(mode, eval_every_step, track_radius, steps, eta, spike_step, spike_factor, clip_norm,
+                            temperature)
+    return _train_jit(key, data, *options, model=model, steps=steps, batch=batch, eval_every_step=eval_every_step,
+                      track_radius=track_radius)
 
 
-# ----------------------------------------------------------------------------- experiments
-def spike_runs(model: Model, data: dict, *, modes=_MODES, seeds, base_lr: float, factor: float,
-               steps: int = 200, batch: int = 64, spike_step: int = 50) -> dict:
-    r"""Adam runs with a one-step LR spike (``base_lr * factor`` at ``spike_step``) for every
-    (mode, seed) pair, one compilation for the whole ``run_grid``. Returns ``mode (G,)`` (codes),
-    ``seed (G,)``, ``test_acc (G, steps)``, ``final_acc (G,)``, ``r (G, steps)``
-    (:math:`\|p\|/\rho_a` of the proposed update) and ``scale (G, steps)``."""
-    from sims.sweep import cartesian
+def _spike_run(point, data, eta, factor, spike_step, *, model, steps, batch):
+    """One (mode, seed) run of the spike study; every mode of a seed shares its key (a paired design)."""
+    out = _train_core(jax.random.key(point["seed"]), data, eta, factor, spike_step, jnp.asarray(1.0), jnp.asarray(1.0),
+                      point["mode"], model=model, steps=steps, batch=batch, eval_every_step=True, track_radius=True)
+    return {k: out[k] for k in ("test_acc", "r", "scale", "loss", "diverged", "diverged_step")}
 
-    seeds = np.asarray(seeds, dtype=np.uint32)
-    if seeds.ndim != 1 or seeds.size < 1:
-        raise ValueError(f"seeds: expected a non-empty 1-d list of seeds, got shape {seeds.shape}")
+
+def spike_runs(model: Model, data: dict, *, modes=MODES, seeds, eta: float, factor: float, steps: int = 200,
+               batch: int = 64, spike_step: int = 50, chunk_size: int | None = None) -> dict:
+    r"""Adam runs with a one-step learning-rate spike (``eta * factor`` at ``spike_step``) for every
+    (mode, seed) pair (mode-major order), one compilation for the whole ``run_grid``.
+
+    All modes of one seed share the initialization and the minibatches (a paired comparison).
+    ``chunk_size`` (None: one chunk) fixes the compiled grid size (see :func:`one_step_sweep`).
+    Returns ``mode (G,)`` (codes, see :func:`mode_code`), ``seed (G,)``, ``test_acc (G, steps)``,
+    ``final_acc (G,)``, ``r``, ``scale``, ``loss (G, steps)``, ``diverged (G,)``, ``diverged_step (G,)``.
+    """
+    data = _model_data(model, data)
+    if isinstance(modes, str) or not hasattr(modes, "__iter__"):
+        raise TypeError(f"modes: expected a sequence of mode names, got {type(modes).__name__}")
     codes = np.asarray([mode_code(m) for m in modes], dtype=np.int32)
-    grid, _ = cartesian(mode=jnp.asarray(codes), seed=jnp.asarray(seeds))
-
-    def one(point):
-        _, trace = train(jax.random.key(point["seed"]), model, data, steps=steps, batch=batch, lr=base_lr,
-                         mode=point["mode"], spike_step=spike_step, spike_factor=factor, eval_every_step=True)
-        return {"test_acc": trace["test_acc"], "r": trace["r"], "scale": trace["scale"], "loss": trace["loss"]}
-
-    out = run_grid(one, grid)
+    if codes.size == 0:
+        raise ValueError("modes: expected at least one mode, got none")
+    seeds = _seeds(seeds)
+    steps = V.integer("steps", steps, low=1, high=1_000_000)
+    batch = V.integer("batch", batch, low=1, high=1_000_000)
+    spike_step = V.integer("spike_step", spike_step, low=-1, high=steps - 1)
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    factor = V.real("factor", factor, low=0.0, low_open=True)
+    grid, _ = cartesian(mode=codes, seed=seeds)
+    out = run_grid(_spike_run, grid, data, jnp.asarray(eta), jnp.asarray(factor), jnp.asarray(spike_step, jnp.int32),
+                   static={"model": model, "steps": steps, "batch": batch}, **_chunking(chunk_size))
     out["final_acc"] = out["test_acc"][:, -1]
-    out["mode"] = np.asarray(grid["mode"])
-    out["seed"] = np.asarray(grid["seed"])
+    out["mode"], out["seed"] = np.asarray(grid["mode"]), np.asarray(grid["seed"])
     return out
 
 
-def temperature_runs(data: dict, *, temperatures, seeds, r_grid, steps: int = 120, batch: int = 256,
-                     lr: float = 1e-2, hidden: tuple[int, ...] = (128, 128), threshold: float = 1.1) -> dict:
-    r"""Temperature study: an MLP (GELU) trained with logits :math:`z/T` for every (T, seed) pair
-    (``run_grid`` over the Cartesian grid), then one step along the normalized descent direction
-    at :math:`\tau=r\rho_a(T)` for every ``r``; the collapse onset is the first step whose loss
-    ratio reaches ``threshold``. Returns ``temperature, seed (G,)``, ``rho_a (G,)``,
-    ``ratio (G, R)``, ``onset_r``, ``onset_tau (G,)``."""
-    from sims.sweep import cartesian
+def _temperature_run(point, data, r, eta, *, model, steps, batch):
+    """Train at temperature T, then one step along the descent direction at t = r rho_a(T) for every r."""
+    T = point["temperature"]
+    out = _train_core(jax.random.key(point["seed"]), data, eta, jnp.asarray(1.0), jnp.asarray(-1, jnp.int32),
+                      jnp.asarray(1.0), T, jnp.asarray(0, jnp.int32), model=model, steps=steps, batch=batch,
+                      eval_every_step=False, track_radius=False)
+    params, xtr, ytr = out["params"], data["x_train"], data["y_train"]
 
+    def loss_fn(p):
+        return _cross_entropy(model.apply(p, xtr), ytr, T)
+
+    loss0, g = jax.value_and_grad(loss_fn)(params)
+    v = jax.tree_util.tree_map(lambda t: -t, _normalize(g))
+    rho = _rho_a(model.apply, params, v, xtr, T)
+    ratio = jax.vmap(lambda ri: loss_fn(_along(params, v, ri * rho)))(r) / loss0
+    return {"rho_a": rho, "ratio": ratio, "loss0": loss0, "diverged": out["diverged"],
+            "diverged_step": out["diverged_step"]}
+
+
+def temperature_runs(data: dict, *, temperatures, seeds, r, steps: int = 120, batch: int = 256, eta: float = 1e-2,
+                     hidden=(128, 128), threshold: float = 1.1, chunk_size: int | None = None) -> dict:
+    r"""Temperature study: an MLP (GELU) trained by Adam on logits :math:`z/T` for every (T, seed) pair
+    (``run_grid`` over the Cartesian grid, T-major), then one step along the normalized descent
+    direction at distance :math:`t=r\rho_a(T)` for every normalized step ``r``; the collapse onset
+    is the first ``r`` whose loss ratio reaches ``threshold``.
+
+    Returns ``temperature, seed (G,)``, ``rho_a (G,)``, ``ratio (G, R)``, ``onset_r`` and
+    ``onset_distance`` (:math:`r_{\rm onset}\rho_a`, the raw distance) ``(G,)``, and the training's
+    ``diverged``/``diverged_step (G,)`` (a diverged run's onsets are ``nan``). ``chunk_size`` as in
+    :func:`spike_runs`.
+    """
+    temps = V.array("temperatures", temperatures, ndim=1, low=0.0, low_open=True)
+    seeds = _seeds(seeds)
+    rr = V.array("r", r, ndim=1, low=0.0)
+    if not np.all(np.diff(rr) > 0):
+        raise ValueError("r: expected strictly increasing values (the onset is the first r that fails)")
+    threshold = V.real("threshold", threshold, low=1.0, low_open=True)
+    steps = V.integer("steps", steps, low=1, high=1_000_000)
+    batch = V.integer("batch", batch, low=1, high=1_000_000)
+    eta = V.real("eta", eta, low=0.0, low_open=True)
     model = make_model("mlp", hidden=hidden, act="gelu")
-    temps = jnp.asarray(temperatures, dtype=jnp.float64)
-    seeds = np.asarray(seeds, dtype=np.uint32)
-    grid, shape = cartesian(temperature=temps, seed=jnp.asarray(seeds))
-    r_grid = jnp.asarray(r_grid, dtype=jnp.float64)
-    xtr, ytr = jnp.asarray(data["x_train"]), jnp.asarray(data["y_train"])
-
-    def one(point):
-        T = point["temperature"]
-        params, _ = train(jax.random.key(point["seed"]), model, data, steps=steps, batch=batch, lr=lr,
-                          temperature=T, track_radius=False)
-        loss_fn = lambda p: cross_entropy(model.apply(p, xtr), ytr, T)  # noqa: E731
-        loss0, g = jax.value_and_grad(loss_fn)(params)
-        v = jax.tree_util.tree_map(lambda x: -x, normalize(g))
-        rho = rho_a(model.apply, params, v, xtr, T)
-
-        def at(r):
-            return loss_fn(jax.tree_util.tree_map(lambda w, d: w + r * rho * d, params, v))
-
-        return {"rho_a": rho, "ratio": jax.vmap(at)(r_grid) / loss0, "loss0": loss0}
-
-    out = run_grid(one, grid)
-    out["temperature"] = np.asarray(grid["temperature"])
-    out["seed"] = np.asarray(grid["seed"])
-    out["onset_r"] = onset(np.asarray(r_grid), out["ratio"], threshold)
-    out["onset_tau"] = out["onset_r"] * out["rho_a"]
-    out["shape"] = np.asarray(shape)
+    data = _model_data(model, data)
+    grid, _ = cartesian(temperature=temps, seed=seeds)
+    out = run_grid(_temperature_run, grid, data, jnp.asarray(rr), jnp.asarray(eta),
+                   static={"model": model, "steps": steps, "batch": batch}, **_chunking(chunk_size))
+    out["temperature"], out["seed"] = np.asarray(grid["temperature"]), np.asarray(grid["seed"])
+    on = onset(rr, out["ratio"], threshold)
+    out["onset_r"] = np.where(out["diverged"], np.nan, on)
+    out["onset_distance"] = out["onset_r"] * out["rho_a"]
     return out
+
+
+def finite_median(values, diverged) -> tuple[float, int]:
+    """Median of ``values`` over the runs not flagged ``diverged``, and the number of diverged runs.
+
+    ``(nan, n)`` when every run diverged. A run flagged finite must have finite values.
+    """
+    vals = np.asarray(values, dtype=float)
+    flag = np.asarray(diverged)
+    if flag.dtype != bool or flag.shape != vals.shape[:1]:
+        raise ValueError(f"diverged: expected one boolean per run (shape {vals.shape[:1]}), got {flag.shape}")
+    keep = vals[~flag]
+    if keep.size and not np.all(np.isfinite(keep)):
+        raise ValueError("values: a run not flagged diverged has a non-finite value")
+    return (float(np.median(keep)) if keep.size else math.nan), int(flag.sum())
+
+
+# ----------------------------------------------------------------------------- closed-form measurements
+def _kl_pair(logp, a, t):
+    lq = jax.nn.log_softmax(logp + a * t)
+    q = jnp.exp(lq)
+    p = jnp.exp(logp)
+    # classes with p = 0 have q = 0 and contribute their limit 0 (kept out of the logarithms)
+    fwd = jnp.sum(jnp.where(p > 0, p * (logp - jnp.where(p > 0, lq, 0.0)), 0.0))
+    rev = jnp.sum(jnp.where(p > 0, q * (lq - jnp.where(p > 0, logp, 0.0)), 0.0))
+    return fwd, rev
+
+
+_kl_jit = jax.jit(jax.vmap(_kl_pair, in_axes=(None, None, 0)))
+
+
+def _prob_slopes_t(p, a, t):
+    pp = V.array("p", p, ndim=1, low=0.0)
+    if not abs(pp.sum() - 1.0) <= 1e-9 * pp.size:
+        raise ValueError(f"p: expected probabilities summing to 1, got sum {pp.sum():.12g}")
+    aa = V.array("a", a, shape=pp.shape)
+    tt = V.array("t", t, ndim=1)
+    with np.errstate(divide="ignore"):
+        return jnp.asarray(np.log(pp)), jnp.asarray(aa), jnp.asarray(tt)
+
+
+def tilted_kl(p, a, t) -> dict:
+    r"""Both KL divergences of the tilted family :math:`p_k(t)\propto p_ke^{a_kt}` evaluated in JAX
+    (``log_softmax``), for every ``t`` of a 1-d array: ``{"forward": KL(p(0)||p(t)), "reverse":
+    KL(p(t)||p(0))}``. Zero probabilities stay zero and contribute nothing."""
+    logp, aa, tt = _prob_slopes_t(p, a, t)
+    fwd, rev = _kl_jit(logp, aa, tt)
+    return {"forward": np.asarray(fwd), "reverse": np.asarray(rev)}
+
+
+def _cgf_increment(logp, a, t):
+    def K(s):
+        return jax.nn.logsumexp(logp + a * s)
+
+    return K(t) - K(0.0) - t * jax.grad(K)(0.0)
+
+
+_cgf_jit = jax.jit(jax.vmap(_cgf_increment, in_axes=(None, None, 0)))
+
+
+def cgf_increment(p, a, t) -> np.ndarray:
+    r""":math:`K(t)-K(0)-tK'(0)` with :math:`K(t)=\log\sum_kp_ke^{a_kt}`, :math:`K'` by ``jax.grad``,
+    for every ``t`` of a 1-d array (the expression the paper's eq. (26) writes for a KL)."""
+    logp, aa, tt = _prob_slopes_t(p, a, t)
+    return np.asarray(_cgf_jit(logp, aa, tt))
+
+
+def _logistic(x):
+    return jnp.log1p(jnp.exp(-x))
+
+
+@functools.partial(jax.jit, static_argnums=1)
+def _logistic_taylor(delta, order):
+    series_in = [jnp.ones(())] + [jnp.zeros(())] * (order - 1)
+    primal, series = jet.jet(_logistic, (delta,), (series_in,))
+    fact = jnp.asarray([math.factorial(n) for n in range(1, order + 1)], dtype=jnp.float64)
+    return jnp.concatenate([primal[None], jnp.stack(series) / fact])
+
+
+def logistic_loss_taylor(delta: float, order: int) -> np.ndarray:
+    r"""Taylor coefficients :math:`c_0..c_N` of :math:`f(\delta+t)=\log(1+e^{-\delta-t})` about
+    :math:`t=0` by ``jet`` (``order`` N in 1..64, :math:`|\delta|\le 30`)."""
+    d = V.real("delta", delta, low=-30.0, high=30.0)
+    order = V.integer("order", order, low=1, high=64)
+    return np.asarray(_logistic_taylor(jnp.asarray(d), order))
+
+
+_logistic_curvature = jax.jit(jax.grad(jax.grad(_logistic)))
+
+
+def logistic_inverse_curvature(delta: float) -> float:
+    r""":math:`1/f''(\delta)` for :math:`f(x)=\log(1+e^{-x})`, :math:`f''` by ``jax.grad`` twice
+    (:math:`|\delta|\le 700`)."""
+    d = V.real("delta", delta, low=-700.0, high=700.0)
+    return 1.0 / float(_logistic_curvature(jnp.asarray(d)))
