@@ -1,14 +1,19 @@
 r"""Claims of Sao (2026), "Ghosts of Softmax: complex singularities that limit safe step sizes in
-cross-entropy" (arXiv 2603.13552). Paper note: ``shared/papers/softmax_taylor_radius.md``.
+cross-entropy" (arXiv 2603.13552).
 
-Each check pairs a closed form from :mod:`theory.softmax_radius` (sympy, or NumPy root finding
-certified by the argument principle) with an independent number: JAX Taylor coefficients from
-``jet``, JAX JVPs through trained models on the 8x8 digits, or a direct simulation.
+Each check compares a closed form of :mod:`theory.softmax_radius` (sympy, or NumPy root finding
+certified by the argument principle) with an independent measurement: Taylor coefficients of the
+line loss from ``jax.experimental.jet``, JVPs through trained models on the 8x8 digits, or a
+simulation. Every check names the most plausible wrong statement (a rival) and evaluates it on the
+same measurement. The simulations are the cached experiments below (``softmax_radius.*``); the
+figures read them too.
+
+Vocabulary: ``t`` is a distance along a unit direction, ``eta`` a learning rate, and ``r`` the
+paper's normalized step :math:`r=t/\rho_a`.
 """
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import jax
 import jax.numpy as jnp
@@ -16,9 +21,10 @@ import numpy as np
 import sympy as sp
 
 import sims  # noqa: F401  (float64)
-from paper_checks._registry import Paper, Result, claim
+from paper_checks._checks import Bound, Categorical, Count, Exact, Rate, fit_slope
+from paper_checks._experiment import experiment
+from paper_checks._registry import Budget, Paper, Result, claim
 from sims import softmax_radius as S
-from sims.cache import cached
 from theory import softmax_radius as T
 
 PAPER = Paper(
@@ -30,349 +36,401 @@ PAPER = Paper(
 )
 
 ARCHS = S.MODEL_NAMES  # linear, mlp, mlp_ln, cnn, attention
-SPIKE_MODES = ("plain", "clip", "controller")
-# Table 1 of the paper: median final test accuracy (%) at a 10,000x LR spike (plain / clip / controller)
-PAPER_TABLE1 = {"attention": (31.8, 38.7, 95.3), "mlp_ln": (44.6, 51.5, 93.9), "cnn_bn": (13.4, 10.3, 71.6)}
+JET_ORDER = 16  # jet's tracing cost grows like the order squared; 16 keeps the Prony error scale below 4e-3 for |δ| ≤ 4
+N_BINARY = {"quick": 16, "full": 64}  # one row count for every binary jet call: they share one compiled program
+ROOT_RTOL = 1e-8  # certified Newton zeros: |F|/sum|terms| < 1e-10 at a simple zero
+CH_RTOL = 0.02  # root test at orders N/2..N = 80..160: bias O(log(1/max|cos n theta|)/N) <~ 2 %
 
 
-JET_ORDER = 16  # jet's cost grows fast with the order (O(N^2) series ops per primitive)
+def _binary_instances(rng: np.random.Generator, n: int, delta_range: tuple[float, float]) -> dict:
+    """Random binary instances: logit gap delta with |delta| in ``delta_range`` (random sign) and slope
+    difference delta_a with |delta_a| in [0.3, 3] (random sign), on random base logits and slopes."""
+    lo, hi = delta_range
+    delta = rng.uniform(lo, hi, n) * rng.choice([-1.0, 1.0], n)
+    delta_a = rng.uniform(0.3, 3.0, n) * rng.choice([-1.0, 1.0], n)
+    z0, a0 = rng.normal(size=n), rng.normal(size=n)
+    return {"delta": delta, "delta_a": delta_a, "z": np.stack([z0 + delta, z0], axis=1),
+            "a": np.stack([a0 + delta_a, a0], axis=1)}
 
 
-def _prony_order(delta, delta_a, order):
-    """Asymptotic error scale of the Prony radius for binary instances: (rho_1/rho_2)^(N/2) with
-    rho_m = sqrt(delta^2 + (2m-1)^2 pi^2)/|delta_a| (the first two ghost pairs)."""
-    d = np.asarray(delta, float)
-    return (np.sqrt(d**2 + np.pi**2) / np.sqrt(d**2 + 9 * np.pi**2)) ** (order / 2)
-
-
-def _jet_coeffs_per_sample(apply, params, v, x, y, order):
-    return np.asarray(jax.jit(lambda p, d: S.line_taylor(apply, p, d, x, y, order))(params, v))
+def _jet_prony(z: np.ndarray, a: np.ndarray, order: int) -> np.ndarray:
+    """Nearest ghost t0 (Im > 0) of every row's line loss from a Prony fit of its JAX jet series."""
+    coeffs = np.asarray(S.logit_line_taylor(z, a, np.zeros(z.shape[0], dtype=np.int32), order))
+    return np.array([T.prony_pair(c) for c in coeffs])
 
 
 # ============================================================================= exact theory
 @claim(
-    "sao2026.binary_radius_exact", paper=PAPER, provenance="quoted", kind="exact",
-    statement="Binary case (Thm 4.3): the zeros of F(t) = w1 + w2 exp(Δa t) are t_k = (−δ + iπ(2k+1))/Δa, "
-              "so the exact Taylor radius is ρ* = sqrt(δ² + π²)/Δa, minimal (π/Δa) at δ = 0.",
-    latex=r"\rho^*=\sqrt{\delta^2+\pi^2}/\Delta a",
+    "sao2026.binary_radius_exact", paper=PAPER, provenance="quoted", kind="exact", source="Theorem 4.3",
+    statement="Binary case: the zeros of F(t) = w1 + w2 exp(Δa t) are t_k = (−δ + iπ(2k+1))/Δa, so the exact "
+              "Taylor radius of the line loss is ρ* = sqrt(δ² + π²)/|Δa|.",
+    latex=r"\rho^*=\sqrt{\delta^2+\pi^2}/|\Delta a|",
 )
-def binary_radius_exact(budget: str) -> Result:
+def binary_radius_exact(budget: Budget) -> Result:
+    r"""Closed form :math:`\sqrt{\delta^2+\pi^2}/|\Delta a|` (the sympy expression evaluated) against
+    (1) the radius of the line loss's Taylor series, from ``jet`` coefficients (order 24) through a
+    Prony fit of the nearest conjugate pair, and (2) the certified nearest zero of :math:`F`
+    (Newton plus argument principle). Rivals: the margin-free bound :math:`\pi/|\Delta a|`, the
+    formula without its square root, and :math:`(|\delta|+\pi)/|\Delta a|`."""
     seed = 11
-    rng = np.random.default_rng(seed)
-    n = 12 if budget == "quick" else 60
-    deltas = rng.uniform(-6, 6, n)
-    das = rng.uniform(0.2, 5.0, n) * rng.choice([-1, 1], n)
-    z0 = rng.normal(size=n)
-    a0 = rng.normal(size=n)
-    rho_expr = T.binary_radius_expr()
-    sym = np.array([float(rho_expr.subs({T.delta: d, T.Dpos: abs(da)})) for d, da in zip(deltas, das)])
-    roots = np.array([T.radius([z + d, z], [a + da, a]) for z, a, d, da in zip(z0, a0, deltas, das)])
-    # independent route: Taylor coefficients of the binary line loss by JAX jet (a 2-class
-    # model whose only parameter is the scalar step), radius from a Prony fit of the coefficients
-    order = JET_ORDER
-    zz = jnp.stack([jnp.asarray(z0 + deltas), jnp.asarray(z0)], axis=1)
-    aa = jnp.stack([jnp.asarray(a0 + das), jnp.asarray(a0)], axis=1)
-    coeffs = _jet_coeffs_per_sample(lambda p, x: x[:, :2] + p["s"] * x[:, 2:], {"s": jnp.zeros(())},
-                                    {"s": jnp.ones(())}, jnp.concatenate([zz, aa], axis=1),
-                                    jnp.zeros(n, dtype=jnp.int32), order)
-    pr = np.array([T.prony_radius(c) for c in coeffs])
-    err_roots = float(np.max(np.abs(roots / sym - 1)))
-    err_pr = float(np.max(np.abs(pr / sym - 1)))
-    minimum = T.binary_radius_minimum()
-    min_ok = sp.simplify(minimum["minimum"] - sp.pi / T.Dpos) == 0 and minimum["argmin"] == [0]
-    zero_ok = T.binary_zeros()["residual"] == 0
-    # roots: Newton to |F|/sum|terms| < 1e-10 at a simple zero -> relative error ~1e-10.
-    # Prony from orders N/2..N: error of order (rho_1/rho_2)^(N/2), rho_2 the next ghost pair
-    tol_roots = 1e-8
-    tol_pr = float(np.max(_prony_order(deltas, das, order)))
-    passed = err_roots < tol_roots and err_pr < tol_pr and min_ok and zero_ok
+    inst = _binary_instances(np.random.default_rng(seed), budget.pick(**N_BINARY), (0.0, 4.0))
+    d, da = inst["delta"], inst["delta_a"]
+    expr = T.binary_radius_expr()
+    closed = np.array([float(expr.subs({T.delta: di, T.Dpos: abs(dai)})) for di, dai in zip(d, da)])
+    taylor = np.abs(_jet_prony(inst["z"], inst["a"], JET_ORDER))
+    roots = np.asarray(T.radius(inst["z"], inst["a"]))
+    # Prony's error is of order (rho_1/rho_2)^(N/2) (the next ghost pair); allow 4x that asymptotic scale
+    rtol = 4.0 * float(np.max(T.prony_error_scale(d, JET_ORDER)))
+    rivals = {"ρ* = π/|Δa| (the margin-free lower bound)": np.pi / np.abs(da),
+              "ρ* = (δ² + π²)/|Δa| (no square root)": (d**2 + np.pi**2) / np.abs(da),
+              "ρ* = (|δ| + π)/|Δa|": (np.abs(d) + np.pi) / np.abs(da)}
     return Result(
-        predicted=float(sym[0]), measured=float(roots[0]), tolerance=tol_roots, passed=passed,
-        detail=(f"{n} random (δ, Δa): sympy zeros satisfy F(t_k)=0 ({zero_ok}), min at δ=0 is π/Δa ({min_ok}); "
-                f"certified root finding matches sqrt(δ²+π²)/|Δa| to {err_roots:.1e}; Prony fit of JAX-jet Taylor "
-                f"coefficients (order {order}) gives it to {err_pr:.1e} (tol (ρ1/ρ2)^(N/2) = {tol_pr:.1e})"),
-        arrays={"delta": deltas, "delta_a": das, "rho_sympy": sym, "rho_roots": roots, "rho_taylor": pr},
+        checks=[
+            Exact("ρ* from the jet Taylor series (Prony fit), per instance", predicted=closed, measured=taylor,
+                  rtol=rtol, rivals=rivals,
+                  why=f"Prony error scale (ρ1/ρ2)^(N/2) at N = {JET_ORDER}, worst instance, times 4"),
+            Exact("ρ* = |nearest zero of F| (certified root finding), per instance", predicted=closed,
+                  measured=roots, rtol=ROOT_RTOL, rivals=rivals,
+                  why="Newton to |F|/Σ|terms| < 1e-10 at a simple zero: relative error ~1e-10"),
+        ],
+        detail=(f"{d.size} random (δ, Δa) with |δ| ≤ 4: jet series radius within "
+                f"{np.max(np.abs(taylor / closed - 1)):.1e}, certified zeros within {np.max(np.abs(roots / closed - 1)):.1e} "
+                "of sqrt(δ²+π²)/|Δa|"),
+        arrays={"delta": d, "delta_a": da, "rho_closed": closed, "rho_roots": roots, "rho_taylor": taylor},
         seed=seed,
     )
 
 
 @claim(
-    "sao2026.ghost_above_flip_point", paper=PAPER, provenance="quoted", kind="exact",
+    "sao2026.ghost_above_flip_point", paper=PAPER, provenance="quoted", kind="exact", source="Theorem 4.3",
     statement="The nearest binary ghost sits directly above the real point where the decision flips "
-              "(Re t0 = flip point), at height π/Δa.",
-    latex=r"t_0=t_{\rm flip}+i\pi/\Delta a",
+              "(Re t0 = the flip point), at height π/|Δa|.",
+    latex=r"t_0=t_{\rm flip}+i\pi/|\Delta a|",
 )
-def ghost_above_flip_point(budget: str) -> Result:
+def ghost_above_flip_point(budget: Budget) -> Result:
+    r"""The nearest ghost located *without* the closed form: a Prony fit of the ``jet`` Taylor series
+    of the binary line loss gives the nearest conjugate pair :math:`t_0,\bar t_0` (real part and
+    height). Predictions: the flip point where the two linear logits cross (solved by sympy,
+    evaluated per instance) and the height :math:`\pi/|\Delta a|`. Rivals: the ghost stands above
+    the current point (:math:`\mathrm{Re}\,t_0=0`) or above the mirrored flip point; its height is
+    the radius :math:`\sqrt{\delta^2+\pi^2}/|\Delta a|`, half or twice :math:`\pi/|\Delta a|`."""
     seed = 12
-    rng = np.random.default_rng(seed)
-    n = 10 if budget == "quick" else 50
-    fp = T.binary_flip_point()
-    sym_ok = fp["re_t0_minus_flip"] == 0 and sp.simplify(fp["im_t0"] - sp.pi / (T.a1 - T.a2)) == 0
-    errs = []
-    for _ in range(n):
-        z = rng.normal(size=2) * 2
-        a = rng.normal(size=2)
-        det = T.radius_details(z, a)
-        flip = (z[1] - z[0]) / (a[0] - a[1])  # numeric crossing of the two linear logits
-        errs.append(max(abs(det["zero"].real - flip), abs(det["zero"].imag - math.pi / abs(a[0] - a[1]))))
-    err = float(max(errs))
-    tol = 1e-8  # Newton-polished simple zeros; absolute error ~1e-12 * |t|
+    inst = _binary_instances(np.random.default_rng(seed), budget.pick(**N_BINARY), (1.0, 4.0))
+    d, da = inst["delta"], inst["delta_a"]
+    flip_expr = T.binary_flip_point()["flip"]
+    z, a = inst["z"], inst["a"]
+    flip = np.array([float(flip_expr.subs({T.z1: zi[0], T.z2: zi[1], T.a1: ai[0], T.a2: ai[1]})) for zi, ai in zip(z, a)])
+    t0 = _jet_prony(z, a, JET_ORDER)
+    scale = T.prony_error_scale(d, JET_ORDER)
+    # absolute error of the located zero ~ (Prony error scale) x |t0|; allow 4x the worst instance
+    atol_re = 4.0 * float(np.max(scale * np.abs(t0)))
+    height = np.pi / np.abs(da)
     return Result(
-        predicted=0.0, measured=err, tolerance=tol, passed=sym_ok and err < tol,
-        detail=(f"sympy: Re t0 − flip = 0 and Im t0 = π/(a1−a2) ({sym_ok}); over {n} random binary instances the "
-                f"numerically located nearest zero is at the flip point and height π/|Δa| to {err:.1e}"),
+        checks=[
+            Exact("Re t0 of the ghost located from the Taylor series", predicted=flip, measured=t0.real, atol=atol_re,
+                  rivals={"the ghost sits above the current point (Re t0 = 0)": np.zeros_like(flip),
+                          "it sits above the mirrored point (Re t0 = −t_flip)": -flip},
+                  why=f"Prony error scale (ρ1/ρ2)^(N/2)·|t0| at N = {JET_ORDER}, worst instance, times 4"),
+            Exact("Im t0 of the ghost located from the Taylor series", predicted=height, measured=t0.imag,
+                  rtol=4.0 * float(np.max(scale * np.abs(t0) / height)),
+                  rivals={"height = ρ* = sqrt(δ²+π²)/|Δa| (the ghost straight above t = 0)": np.hypot(d, np.pi) / np.abs(da),
+                          "height π/(2|Δa|)": height / 2, "height 2π/|Δa|": 2 * height},
+                  why="as for Re t0, relative to the height"),
+        ],
+        detail=(f"{d.size} random binary instances with 1 ≤ |δ| ≤ 4: the Prony-located ghost is at the flip point to "
+                f"{np.max(np.abs(t0.real - flip)):.1e} and at height π/|Δa| to {np.max(np.abs(t0.imag / height - 1)):.1e} (relative)"),
+        arrays={"flip": flip, "re_t0": t0.real, "im_t0": t0.imag, "height": height},
         seed=seed,
     )
 
 
-def _random_multiclass(rng, n_inst):
+def _random_multiclass(rng: np.random.Generator, n_inst: int) -> list[tuple[np.ndarray, np.ndarray]]:
     out = []
     for _ in range(n_inst):
         n = int(rng.integers(3, 11))
-        z = rng.normal(size=n) * rng.uniform(0.2, 4.0)
-        a = rng.normal(size=n) * rng.uniform(0.2, 3.0)
-        out.append((z, a))
+        out.append((rng.normal(size=n) * rng.uniform(0.2, 4.0), rng.normal(size=n) * rng.uniform(0.2, 3.0)))
     return out
 
 
 @claim(
-    "sao2026.multiclass_lower_bound", paper=PAPER, provenance="quoted", kind="bound",
-    statement="Multiclass (Thm 4.6): the exact linearized radius is at least ρ_a = π/Δa with "
-              "Δa = max_k a_k − min_k a_k; the exact ρ* (nearest complex zero of F) agrees with the "
-              "Taylor-coefficient (Cauchy–Hadamard) estimate.",
+    "sao2026.multiclass_lower_bound", paper=PAPER, provenance="quoted", kind="bound", source="Theorem 4.6",
+    statement="Multiclass: the exact linearized radius is at least ρ_a = π/Δa with Δa = max_k a_k − min_k a_k.",
     latex=r"\rho^*\ge\rho_a=\pi/(\max_k a_k-\min_k a_k)",
 )
-def multiclass_lower_bound(budget: str) -> Result:
+def multiclass_lower_bound(budget: Budget) -> Result:
+    r"""Random instances with 3-10 classes: the certified nearest zero :math:`\rho^*` over the closed-form
+    :math:`\rho_a` must be >= 1. Rivals (tighter bounds a reader might hold): :math:`2\rho_a` (a strip
+    of half-width :math:`2\pi/\Delta a`) and :math:`1.11\rho_a` (the smallest ratio the paper saw on 40
+    instances). A second, independent measurement of :math:`\rho^*`: the root test on 160 Taylor
+    coefficients of :math:`\log F` must match the certified zero; rival: :math:`\rho^*=\rho_a`."""
     seed = 13
-    rng = np.random.default_rng(seed)
-    inst = _random_multiclass(rng, 40 if budget == "quick" else 300)
+    inst = _random_multiclass(np.random.default_rng(seed), budget.pick(quick=40, full=300))
     rho = np.array([T.radius(z, a) for z, a in inst])
     rho_a = np.array([T.lower_bound(a) for _, a in inst])
     ratio = rho / rho_a
-    order = 160
-    ch = np.array([T.cauchy_hadamard_radius(T.log_partition_taylor(z, a, order)) for z, a in inst])
-    err_ch = float(np.max(np.abs(ch / rho - 1)))
-    # root test at orders 80..160: bias O(log(1/max|cos nθ|)/N) <~ 2 % (see theory docstring)
-    tol_ch = 0.02
-    # the bound is exact: ratio >= 1 up to the root finder's relative accuracy (1e-10)
-    passed = bool(ratio.min() >= 1 - 1e-10) and err_ch < tol_ch
+    ch = np.array([T.cauchy_hadamard_radius(T.log_partition_taylor(z, a, 160)) for z, a in inst])
     return Result(
-        predicted=1.0, measured=float(ratio.min()), tolerance=1e-10, passed=passed,
+        checks=[
+            Bound("min over instances of ρ*/ρ_a", measured=ratio, bound=1.0, side=">=", slack=1e-10,
+                  rivals={"ρ* ≥ 2ρ_a (strip half-width 2π/Δa)": 2.0,
+                          "ρ* ≥ 1.11ρ_a (the smallest ratio in the paper's 40 instances)": 1.11},
+                  why="the bound is exact; slack = relative accuracy of the certified zeros"),
+            Exact("ρ* from the root test on 160 Taylor coefficients of log F", predicted=rho, measured=ch, rtol=CH_RTOL,
+                  rivals={"ρ* = ρ_a (the bound is the radius)": rho_a},
+                  why="root test at orders 80..160: bias O(log(1/max|cos nθ|)/N), about 1-2 %"),
+        ],
         detail=(f"{len(inst)} random instances with 3–10 classes: ρ*/ρ_a ∈ [{ratio.min():.4f}, {ratio.max():.3f}] "
-                f"(note: 40 instances gave [1.11, 3.52]); Cauchy–Hadamard estimate at order {order} within "
-                f"{err_ch:.1e} of the certified root (tol {tol_ch})"),
+                f"(the paper saw [1.11, 3.52] on 40); root test within {np.max(np.abs(ch / rho - 1)):.1e} of the zeros"),
         arrays={"ratio": ratio, "rho": rho, "rho_a": rho_a, "rho_taylor": ch}, seed=seed,
     )
 
 
 @claim(
-    "sao2026.lower_bound_infimum_attained", paper=PAPER, provenance="derived", kind="existence",
+    "sao2026.lower_bound_infimum_attained", paper=PAPER, provenance="derived", kind="existence", source="derived here",
     statement="π/Δa is the infimum of ρ* over the logits: equal weight on the arg-max and arg-min classes "
-              "and vanishing weight elsewhere gives ρ* → π/Δa, so the weight-free bound is sharp.",
+              "and weight ε → 0 elsewhere gives ρ* → π/Δa, so the weight-free bound is sharp.",
     latex=r"\inf_z\rho^*(z,a)=\pi/\Delta a",
 )
-def lower_bound_infimum_attained(budget: str) -> Result:
+def lower_bound_infimum_attained(budget: Budget) -> Result:
+    r"""A witness family: six classes, weights 1 on the arg-max and arg-min slope classes and ε on the
+    others. :math:`\rho^*/\rho_a` (certified zeros) must reach 1 at the smallest ε, and approach it
+    linearly (a simple zero moves by :math:`O(\epsilon)` under an :math:`O(\epsilon)` perturbation).
+    Rivals: the infimum is the 1.11 the paper saw on random instances; the approach is
+    :math:`\sqrt\epsilon` (as for a double zero)."""
     seed = 14
     rng = np.random.default_rng(seed)
     n = 6
     a = rng.normal(size=n)
     kmax, kmin = int(np.argmax(a)), int(np.argmin(a))
-    eps = np.logspace(-1, -8, 8 if budget == "quick" else 15)
+    eps = np.logspace(-1, -8, budget.pick(quick=8, full=15))
     ratios = []
     for e in eps:
         z = np.full(n, math.log(e))
         z[kmax] = z[kmin] = 0.0
         ratios.append(T.radius(z, a) / T.lower_bound(a))
     ratios = np.array(ratios)
-    # leading perturbation of the binary zero at δ=0 by the other classes is O(eps)
-    slope = np.polyfit(np.log(eps[-4:]), np.log(ratios[-4:] - 1), 1)[0]
-    gap = float(ratios[-1] - 1)
-    tol = 1e-6  # ratio - 1 = O(eps) with eps = 1e-8 at the last witness; root finder accurate to 1e-10
+    tail = eps < 1e-4
+    slope, se = fit_slope(eps[tail], ratios[tail] - 1)
     return Result(
-        predicted=1.0, measured=float(ratios[-1]), tolerance=tol, passed=gap < tol and gap >= -1e-10,
-        detail=(f"witness with weight ε on the {n - 2} middle classes: ρ*/ρ_a − 1 = {gap:.1e} at ε = {eps[-1]:.0e}, "
-                f"decaying like ε^{slope:.2f}"),
+        checks=[
+            Exact("ρ*/ρ_a at the smallest ε", predicted=1.0, measured=float(ratios[-1]), atol=100 * float(eps[-1]),
+                  rivals={"inf ρ*/ρ_a = 1.11 (the smallest ratio on the paper's random instances)": 1.11},
+                  why="ratio − 1 = O(nε) with n = 6 classes; 100ε covers the constant (measured slope)"),
+            Exact("log-log slope of ρ*/ρ_a − 1 in ε (ε < 1e-4)", predicted=1.0, measured=slope, atol=0.05,
+                  rivals={"ρ*/ρ_a − 1 ∝ sqrt(ε) (a double zero splitting)": 0.5},
+                  why=f"next-order term O(ε) ≤ 1e-4 relative; root accuracy 1e-10 vs ratio − 1 ≥ 1e-8 (fit SE {se:.1e})"),
+        ],
+        detail=(f"witness with weight ε on the {n - 2} middle classes: ρ*/ρ_a − 1 = {ratios[-1] - 1:.1e} at ε = "
+                f"{eps[-1]:.0e}, decaying like ε^{slope:.3f}"),
         arrays={"eps": eps, "ratio": ratios}, seed=seed,
     )
 
 
 @claim(
-    "sao2026.zero_free_strip", paper=PAPER, provenance="quoted", kind="bound",
-    statement="Half-plane lemma (Lemma 4.5): for |Im t| < π/Δa all terms of F have phases in an open half-plane, "
-              "so F has no zero in the strip |Im t| < π/Δa.",
+    "sao2026.zero_free_strip", paper=PAPER, provenance="quoted", kind="bound", source="Lemma 4.5",
+    statement="Half-plane lemma: for |Im t| < π/Δa all terms of F have phases in an open half-plane, so F has no "
+              "zero in the strip |Im t| < π/Δa; quantitatively |F| ≥ cos(Δa|Im t|/2) Σ_k |e^{z_k + a_k t}|.",
     latex=r"|F(u+iy)|\ge\cos(\Delta a|y|/2)\sum_k|e^{z_k+a_k(u+iy)}|>0\quad(|y|<\pi/\Delta a)",
 )
-def zero_free_strip(budget: str) -> Result:
+def zero_free_strip(budget: Budget) -> Result:
+    r"""(1) The height :math:`|\mathrm{Im}\,t_0|\Delta a/\pi` of the located nearest zero of every random
+    instance must be >= 1; rival: the zero-free strip is twice as wide (:math:`|\mathrm{Im}\,t|<2\pi/\Delta a`,
+    reading the phase condition as :math:`|a_k-\bar a||y|<\pi`). (2) On a grid inside the strip
+    :math:`|F|/\sum|\text{terms}|-\cos(\Delta a|y|/2)\ge0` (the lemma's inequality)."""
     seed = 15
-    rng = np.random.default_rng(seed)
-    hp = T.half_plane_lower_bound()
-    sym_ok = hp["term_residual"] == 0 and sp.simplify(hp["strip_half_width"] - sp.pi / T.Dpos) == 0
-    inst = _random_multiclass(rng, 10 if budget == "quick" else 60)
-    worst = np.inf
-    nearest_excess = []
+    inst = _random_multiclass(np.random.default_rng(seed), budget.pick(quick=12, full=60))
+    worst, heights = np.inf, []
     for z, a in inst:
         da = a.max() - a.min()
-        h = math.pi / da
-        u = np.linspace(-30, 30, 401) / da
-        yy = np.linspace(-0.999, 0.999, 81) * h
-        t = u[None, :] + 1j * yy[:, None]
-        margin = T.strip_margin(z, a, t)
-        bound = np.cos(da * np.abs(yy) / 2)[:, None]
-        worst = min(worst, float((margin - bound).min()))
-        zero = T.radius_details(z, a)["zero"]
-        nearest_excess.append(abs(zero.imag) / h)
-    nearest_excess = np.array(nearest_excess)
-    # the lemma's inequality is exact; evaluation of |F|/sum|terms| is accurate to ~1e-15 relative
-    tol = 1e-12
-    passed = sym_ok and worst >= -tol and nearest_excess.min() >= 1 - 1e-10
+        u = np.linspace(-30, 30, 201) / da
+        yy = np.linspace(-0.999, 0.999, 41) * math.pi / da
+        margin = T.strip_margin(z, a, u[None, :] + 1j * yy[:, None])
+        worst = min(worst, float((margin - np.cos(da * np.abs(yy) / 2)[:, None]).min()))
+        heights.append(abs(T.radius_details(z, a)["zero"].imag) * da / math.pi)
+    heights = np.array(heights)
     return Result(
-        predicted=0.0, measured=worst, tolerance=tol, passed=passed,
-        detail=(f"sympy term identity and half-width π/Δa ({sym_ok}); on a 81×401 grid inside the strip for "
-                f"{len(inst)} instances, min(|F|/Σ|terms| − cos(Δa|y|/2)) = {worst:.2e} ≥ 0; every located nearest "
-                f"zero has |Im t|·Δa/π ≥ {nearest_excess.min():.4f}"),
-        arrays={"im_over_halfwidth": nearest_excess}, seed=seed,
+        checks=[
+            Bound("|Im t0|·Δa/π of the nearest zero, min over instances", measured=heights, bound=1.0, side=">=",
+                  slack=1e-10, rivals={"the zero-free strip is |Im t| < 2π/Δa": 2.0},
+                  why="exact lemma; slack = relative accuracy of the certified zeros"),
+            Bound("min over a 41×201 grid in the strip of |F|/Σ|terms| − cos(Δa|y|/2)", measured=worst, bound=0.0,
+                  side=">=", slack=1e-12, why="exact inequality; float64 evaluation of |F|/Σ|terms| to ~1e-15"),
+        ],
+        detail=(f"{len(inst)} instances: nearest-zero heights |Im t0|Δa/π ∈ [{heights.min():.4f}, {heights.max():.3f}]; "
+                f"min(|F|/Σ|terms| − cos) on the strip grid = {worst:.2e}"),
+        arrays={"im_over_halfwidth": heights}, seed=seed,
     )
 
 
 @claim(
     "sao2026.logistic_regression_exact_radius", paper=PAPER, provenance="quoted", kind="exact",
+    source="Section 4 (logit linearization is exact when only the output layer moves)",
     statement="When only the output layer moves (logistic / softmax regression) the linearization is exact: the "
               "per-sample Taylor radius of the line loss is sqrt(m_i² + π²)/|x_i·v| (binary) and the nearest "
               "zero of F (multiclass), and the data-set bound is ρ_a = π/max_i Δa_i.",
     latex=r"\rho_i=\sqrt{m_i^2+\pi^2}/|x_i\cdot v|",
 )
-def logistic_regression_exact_radius(budget: str) -> Result:
+def logistic_regression_exact_radius(budget: Budget) -> Result:
+    r"""Binary logistic regression on digits 3 vs 8 along a random unit direction: the radius of every
+    sample's line-loss Taylor series (``jet`` through the model, Prony fit) against
+    :math:`\sqrt{m_i^2+\pi^2}/|x_i\cdot v|` (rivals: :math:`\pi/|x_i\cdot v|` and the flip distance
+    :math:`|m_i|/|x_i\cdot v|`). Softmax regression (10 classes): the ``jet`` series of every sample
+    equals the :math:`\log F` series built from the slopes (exact linearization), the certified zero
+    matches the root test on that series (rival :math:`\rho_a`), and the data-set :math:`\rho_a` from
+    the JAX JVP equals :math:`\pi/\max_i\Delta a_i` with the slopes computed by hand
+    (:math:`a_{ik}=x_i\cdot v_{W,k}+v_{b,k}`)."""
     seed = 16
+    rng = np.random.default_rng(seed)  # instances only; the measurements are deterministic
     data = S.digits()
-    n = 16 if budget == "quick" else 64
-    order = JET_ORDER
-    key = jax.random.key(seed)
-    k_w, k_v, k_dir = jax.random.split(key, 3)
-    # binary logistic regression on digits 3 vs 8: two logits (0, x·w + b)
+    n = budget.pick(**N_BINARY)
     mask = np.isin(data["y_train"], (3, 8))
-    x = jnp.asarray(data["x_train"][mask][:n])
-    y = jnp.asarray((data["y_train"][mask][:n] == 8).astype(np.int32))
-    w = {"w": 0.5 * jax.random.normal(k_w, (64,)), "b": jnp.zeros(())}
-    v = S.normalize({"w": jax.random.normal(k_v, (64,)), "b": jnp.ones(())})
-
-    def apply_bin(p, xx):
-        s = xx @ p["w"] + p["b"]
-        return jnp.stack([jnp.zeros_like(s), s], axis=-1)
-
-    coeffs = _jet_coeffs_per_sample(apply_bin, w, v, x, y, order)
-    pr = np.array([T.prony_radius(c) for c in coeffs])
-    margin = np.asarray(x @ w["w"] + w["b"])
-    slope = np.asarray(x @ v["w"] + v["b"])
-    closed = T.binary_radius(margin, slope)
-    err_bin = float(np.max(np.abs(pr / closed - 1)))
-    tol_bin = float(np.max(_prony_order(margin, slope, order)))  # Prony error scale (rho1/rho2)^(N/2)
-    # multiclass: linear softmax regression along a random direction. JAX jet coefficients of each
-    # per-sample line loss must equal the series of log F built from the JVP slopes (exact, the model
-    # is linear in the step), and the certified nearest zero must match the high-order root test
+    x = data["x_train"][mask][:n]
+    y = (data["y_train"][mask][:n] == 8).astype(np.int32)
+    w, b = 0.5 * rng.normal(size=64), 0.0
+    vraw = rng.normal(size=65)
+    vw, vb = vraw[:64] / np.linalg.norm(vraw), vraw[64] / np.linalg.norm(vraw)
+    margin, slope = x @ w + b, x @ vw + vb
+    # the binary model as two logits (0, x·w + b): its line loss has logits (0, m + t x·v)
+    t0 = _jet_prony(np.stack([np.zeros(n), margin], 1), np.stack([np.zeros(n), slope], 1), JET_ORDER)
+    taylor = np.abs(t0)
+    closed = np.asarray(T.binary_radius(margin, slope))
+    rtol_bin = 4.0 * float(np.max(T.prony_error_scale(margin, JET_ORDER)))
+    # softmax regression along a random unit direction
     lin = S.make_model("linear")
-    p = jax.tree_util.tree_map(lambda t: 5 * t, lin.init(k_dir))
-    vd = S.normalize(jax.tree_util.tree_map(lambda t: jax.random.normal(k_dir, t.shape), p))
-    xm, ym = jnp.asarray(data["x_train"][:n]), jnp.asarray(data["y_train"][:n])
+    p = {"W": 0.5 * rng.normal(size=(64, 10)), "b": rng.normal(size=10)}
+    vd = {"W": rng.normal(size=(64, 10)), "b": rng.normal(size=10)}
+    norm = math.sqrt(sum(float(np.sum(v**2)) for v in vd.values()))
+    vd = {k: v / norm for k, v in vd.items()}
+    xm, ym = data["x_train"][:n], data["y_train"][:n]
     z, a = (np.asarray(t) for t in S.directional_derivatives(lin.apply, p, vd, xm))
-    order_m = 8  # an identity check: any order works, and jet's cost grows like N^2
-    jet_c = _jet_coeffs_per_sample(lin.apply, p, vd, xm, ym, order_m)
+    order_m = 8  # an identity check: any order works, and jet's cost grows like the order squared
+    jet_c = np.asarray(S.line_taylor(lin.apply, p, vd, xm, ym, order_m))
     th_c = np.array([T.log_partition_taylor(zi, ai, order_m) for zi, ai in zip(z, a)])
-    th_c[:, 0] -= z[np.arange(n), np.asarray(ym)]
-    th_c[:, 1] -= a[np.arange(n), np.asarray(ym)]
-    scale = np.abs(th_c).max(axis=1, keepdims=True)
-    err_series = float(np.max(np.abs(jet_c - th_c) / scale))
-    exact = T.radius(z, a)
-    ch_m = np.array([T.cauchy_hadamard_radius(T.log_partition_taylor(zi, ai, 160)) for zi, ai in zip(z, a)])
-    err_multi = float(np.max(np.abs(ch_m / exact - 1)))
+    th_c[:, 0] -= z[np.arange(n), ym]
+    th_c[:, 1] -= a[np.arange(n), ym]
+    exact = np.asarray(T.radius(z, a))
+    ch = np.array([T.cauchy_hadamard_radius(T.log_partition_taylor(zi, ai, 160)) for zi, ai in zip(z, a)])
+    a_hand = xm @ vd["W"] + vd["b"]
     rho_set = float(S.rho_a(lin.apply, p, vd, xm))
-    err_set = abs(rho_set / float(np.min(T.lower_bound(a))) - 1)
-    # series: float64 recursions to order 16, ~1e-12 relative; root test at order 80..160: ≲ 2 %
-    passed = (err_bin < tol_bin and err_series < 1e-9 and err_multi < 0.02 and err_set < 1e-12
-              and bool(np.all(exact >= T.lower_bound(a) * (1 - 1e-10))))
-    ch = pr
-    tol = tol_bin
     return Result(
-        predicted=float(closed[0]), measured=float(ch[0]), tolerance=tol, passed=passed,
-        detail=(f"binary logistic (digits 3 vs 8, {n} samples): Prony radius of the jet series vs sqrt(m²+π²)/|x·v| "
-                f"max rel err {err_bin:.1e} (tol {tol_bin:.1e}); linear softmax (10 classes): jet series = log-F series "
-                f"to {err_series:.0e}, certified nearest zero vs order-160 root test {err_multi:.1e}; data-set ρ_a "
-                f"from the JAX JVP equals π/max Δa ({err_set:.0e})"),
-        arrays={"margin": margin, "closed": closed, "taylor": ch, "multi_exact": exact, "multi_taylor": ch_m},
+        checks=[
+            Exact("binary: per-sample radius of the jet series (Prony)", predicted=closed, measured=taylor, rtol=rtol_bin,
+                  rivals={"π/|x_i·v| (the margin-free bound)": np.pi / np.abs(slope),
+                          "|m_i|/|x_i·v| (the distance to the decision flip)": np.abs(margin / slope)},
+                  why=f"Prony error scale (ρ1/ρ2)^(N/2) at N = {JET_ORDER}, worst sample, times 4"),
+            Exact("softmax regression: jet series of the line loss vs the log-F series (orders 0-8)",
+                  predicted=th_c, measured=jet_c, rtol=1e-9, atol=1e-12,
+                  why="two float64 recursions to order 8 on O(1) numbers: agreement ~1e-12"),
+            Exact("softmax regression: ρ* from the root test on 160 coefficients", predicted=exact, measured=ch,
+                  rtol=CH_RTOL, rivals={"ρ* = ρ_a,i (the bound is the radius)": np.asarray(T.lower_bound(a))},
+                  why="root test at orders 80..160: bias about 1-2 %"),
+            Exact("softmax regression: data-set ρ_a (JAX JVP) vs π/max Δa from hand-computed slopes",
+                  predicted=float(np.min(T.lower_bound(a_hand))), measured=rho_set, rtol=1e-12,
+                  why="float64 round-off of a matrix product"),
+        ],
+        detail=(f"binary logistic (digits 3 vs 8, {n} samples): jet radius within {np.max(np.abs(taylor / closed - 1)):.1e} "
+                f"of sqrt(m²+π²)/|x·v|; softmax regression: jet = log-F series to {np.max(np.abs(jet_c - th_c)):.0e}, "
+                f"root test within {np.max(np.abs(ch / exact - 1)):.1e} of the certified zeros"),
+        arrays={"margin": margin, "closed": closed, "taylor": taylor, "multi_exact": exact, "multi_taylor": ch},
         seed=seed,
     )
 
 
 # ============================================================================= scalar logistic
+LOGISTIC_JET_ORDER = 12  # jet checks the series recursion; tracing jet's exp rule costs ~order² ops
+LOGISTIC_ORDER = 120  # Prony on the recursion's series: at δ = 10, (ρ1/ρ2)^(N/2) = 0.76^60 ≈ 1e-7
+
+
+def _logistic_series(d0: float) -> tuple[np.ndarray, np.ndarray]:
+    """Taylor coefficients of f(d0 + t) = log(1 + e^{-d0-t}): (jet, order 12) and (NumPy log-F recursion, order 120).
+
+    f(d0 + t) = log F(t) with F = e^0 + e^{-d0-t}: logits (0, -d0), slopes (0, -1)."""
+    return (S.logistic_loss_taylor(d0, LOGISTIC_JET_ORDER),
+            T.log_partition_taylor([0.0, -d0], [0.0, -1.0], LOGISTIC_ORDER))
+
+
 @claim(
-    "sao2026.scalar_logistic_vs_curvature", paper=PAPER, provenance="quoted", kind="exact",
-    statement="App. 5: log(1+e^{−x}) has singularities at x = iπ(2k+1); about a margin δ its Taylor radius is "
-              "sqrt(δ²+π²), while 1/f''(δ) grows like e^δ. At δ = 10: 1/f'' ≈ 22,028 and radius ≈ 10.5.",
+    "sao2026.scalar_logistic_vs_curvature", paper=PAPER, provenance="quoted", kind="exact", source="Appendix 5",
+    statement="log(1+e^{−x}) has singularities at x = iπ(2k+1); about a margin δ its Taylor radius is sqrt(δ²+π²), "
+              "while 1/f''(δ) grows like e^δ. At δ = 10: 1/f'' ≈ 22,028 and radius ≈ 10.5.",
     latex=r"\rho(\delta)=\sqrt{\delta^2+\pi^2},\ 1/f''(\delta)=e^\delta+2+e^{-\delta}",
 )
-def scalar_logistic_vs_curvature(budget: str) -> Result:
-    sc = T.logistic_scales()
+def scalar_logistic_vs_curvature(budget: Budget) -> Result:
+    r"""At δ = 10: :math:`1/f''` by ``jax.grad`` twice against the sympy closed form
+    :math:`e^\delta+2+e^{-\delta}` (rival: the stability edge :math:`2/f''`); the radius of the Taylor
+    series of :math:`f(\delta+t)` (Prony fit of 120 coefficients from the :math:`\log F` recursion,
+    whose first 12 are checked against ``jet``) against :math:`\sqrt{\delta^2+\pi^2}` (rivals: π, the
+    radius at the decision boundary; :math:`|\delta|`; the curvature scale :math:`1/f''`). The
+    paper's two numbers, 22,028 and 10.5, are compared at the precision it quotes them."""
+    del budget  # one point; nothing to scale
     d0 = 10.0
+    sc = T.logistic_scales()
     inv_sym = float(sc["inv_curvature"].subs(T.delta, d0))
     rad_sym = float(sc["radius"].subs(T.delta, d0))
-    f = lambda x: jnp.log1p(jnp.exp(-x))  # noqa: E731  (plain primitives, so jet can expand it)
-    inv_jax = 1.0 / float(jax.grad(jax.grad(f))(d0))
-    # jet Taylor coefficients of f(δ + t) must equal the log-F series of F = 1 + e^{-δ-t} (theory),
-    # and the radius of that series (certified nearest zero, root test) must be sqrt(δ²+π²)
-    order = 20
-    _, series = jax.experimental.jet.jet(f, (jnp.asarray(d0),), ([jnp.ones(())] + [jnp.zeros(())] * (order - 1),))
-    c_jet = np.asarray(series) / np.array([math.factorial(n) for n in range(1, order + 1)], float)
-    c_th = T.log_partition_taylor([0.0, -d0], [0.0, -1.0], order)[1:]
-    err_series = float(np.max(np.abs(c_jet - c_th)) / np.max(np.abs(c_th)))
-    rad_root = T.radius([0.0, -d0], [0.0, -1.0])
-    rad_jet = T.cauchy_hadamard_radius(T.log_partition_taylor([0.0, -d0], [0.0, -1.0], 160))
+    inv_jax = S.logistic_inverse_curvature(d0)
+    jet_c, rec_c = _logistic_series(d0)
+    ghost = T.prony_pair(rec_c)
+    rtol = 4.0 * float(T.prony_error_scale(d0, LOGISTIC_ORDER)) + 1e-9
     deltas = np.linspace(0, 12, 25)
-    inv_curve = np.array([float(sc["inv_curvature"].subs(T.delta, d)) for d in deltas])
-    rad_curve = np.sqrt(deltas**2 + np.pi**2)
-    err_inv = abs(inv_jax / inv_sym - 1)
-    err_rad = abs(rad_jet / rad_sym - 1)
-    err_root = abs(rad_root / rad_sym - 1)
-    paper_ok = abs(inv_sym - 22028) < 1 and abs(rad_sym - 10.5) < 0.05
-    tol_rad = 0.02  # root-test bias O(log(1/max|cos nθ|)/N) at N = 80..160
-    passed = (sc["singularity_residual"] == 0 and err_inv < 1e-10 and err_rad < tol_rad and err_root < 1e-10
-              and err_series < 1e-10 and paper_ok)
     return Result(
-        predicted=inv_sym, measured=inv_jax, tolerance=1e-10, passed=passed,
-        detail=(f"δ=10: 1/f'' = {inv_sym:.2f} (sympy) vs {inv_jax:.2f} (jax.grad², rel {err_inv:.0e}); radius "
-                f"{rad_sym:.3f} (sympy) vs {rad_root:.3f} (nearest zero) vs {rad_jet:.3f} (order-160 root test, rel "
-                f"{err_rad:.1e}); jet series of f(δ+t) = log-F series to {err_series:.0e}; paper's 22,028 and 10.5 reproduced"),
-        arrays={"delta": deltas, "inv_curvature": inv_curve, "radius": rad_curve},
+        checks=[
+            Exact("1/f''(10) by jax.grad twice", predicted=inv_sym, measured=inv_jax, rtol=1e-10,
+                  rivals={"2/f''(10) (the GD stability edge)": 2 * inv_sym},
+                  why="float64 autodiff of a smooth function: ~1e-14 relative"),
+            Exact("Taylor radius of f(10 + t) from its series (Prony, 120 coefficients)", predicted=rad_sym,
+                  measured=abs(ghost), rtol=rtol,
+                  rivals={"π (the radius at the decision boundary)": math.pi, "|δ| = 10": d0,
+                          "1/f''(10) (the curvature scale)": inv_sym},
+                  why=f"Prony error scale (ρ1/ρ2)^(N/2) at N = {LOGISTIC_ORDER}, times 4, plus round-off"),
+            Exact("series of f(10 + t): jet (JAX) vs the log-F recursion, orders 0-12", predicted=rec_c[:13],
+                  measured=jet_c, rtol=1e-9, atol=1e-20, why="two float64 recursions on numbers ~e^-10: ~1e-13 relative"),
+            Exact("1/f''(10) at the paper's precision (22,028)", predicted=22028.0, measured=inv_jax, atol=0.5,
+                  why="the paper quotes an integer: ±0.5"),
+            Exact("radius at the paper's precision (10.5)", predicted=10.5, measured=abs(ghost), atol=0.05,
+                  why="the paper quotes one decimal: ±0.05"),
+        ],
+        detail=(f"δ = 10: 1/f'' = {inv_jax:.2f} (jax) vs {inv_sym:.2f} (sympy); series radius {abs(ghost):.6f} vs "
+                f"sqrt(δ²+π²) = {rad_sym:.6f}; located singularity {ghost:.6f} (theory: −10 + πi)"),
+        arrays={"delta": deltas, "inv_curvature": np.asarray(T.logistic_inverse_curvature(deltas)),
+                "radius": np.asarray(T.logistic_radius(deltas))},
     )
 
 
 @claim(
     "sao2026.hessian_ratio_4000x", paper=PAPER, provenance="derived", kind="exact", refutes_paper=True,
+    source="Appendix 5",
     statement="The paper quotes 1/f''(10) ≈ 22,000 and says the curvature scale exceeds the radius ≈ 10.5 by "
               "'4000×'. With 1/f'' the ratio is ≈ 2,100; '4000×' is (2/f'')/ρ, so the two numbers mix the 1/f'' "
               "and 2/f'' scales.",
     latex=r"\frac{1/f''(10)}{\rho(10)}\approx 2101,\quad\frac{2/f''(10)}{\rho(10)}\approx 4203",
 )
-def hessian_ratio_4000x(budget: str) -> Result:
-    f = lambda x: jnp.log1p(jnp.exp(-x))  # noqa: E731
-    inv = 1.0 / float(jax.grad(jax.grad(f))(10.0))
-    rho = T.binary_radius(10.0, 1.0)
-    r1, r2 = inv / rho, 2 * inv / rho
-    paper = 4000.0
-    # "≈ 4000×" read as a 1-significant-figure number: 3500..4500 matches, 2101 does not
-    passed = abs(r1 / paper - 1) > 0.125 and abs(r2 / paper - 1) <= 0.125
+def hessian_ratio_4000x(budget: Budget) -> Result:
+    r"""The ratio of the curvature scale :math:`1/f''(10)` (``jax.grad`` twice) to the radius of the
+    Taylor series (Prony) against the closed form :math:`(e^{10}+2+e^{-10})/\sqrt{100+\pi^2}\approx2101`;
+    the paper's 4000 is rejected; rival: the ratio built on :math:`2/f''` (≈ 4203, which is what
+    "4000×" matches)."""
+    del budget
+    d0 = 10.0
+    measured = S.logistic_inverse_curvature(d0) / abs(T.prony_pair(_logistic_series(d0)[1]))
+    predicted = float(T.curvature_to_radius_ratio(d0))
+    rtol = 4.0 * float(T.prony_error_scale(d0, LOGISTIC_ORDER)) + 1e-9
     return Result(
-        predicted=paper, measured=r1, tolerance=0.125, passed=passed,
-        detail=(f"(1/f'')/ρ = {r1:.0f} (not 4000); (2/f'')/ρ = {r2:.0f} ≈ 4000: the paper's '4000×' uses 2/f'' "
-                f"while its '22,000' is 1/f'' = {inv:.0f}"),
+        checks=[Exact("(1/f''(10)) / ρ(10)", predicted=predicted, measured=measured, rtol=rtol, paper=4000.0,
+                      rivals={"(2/f'')/ρ ≈ 4203 (the ratio '4000×' matches)": float(T.curvature_to_radius_ratio(d0, 2.0))},
+                      why=f"the radius's Prony error scale at N = {LOGISTIC_ORDER}, times 4 (the curvature is exact to 1e-14)")],
+        detail=(f"(1/f'')/ρ = {measured:.1f} (closed form {predicted:.1f}), not 4000; (2/f'')/ρ = "
+                f"{T.curvature_to_radius_ratio(d0, 2.0):.0f} ≈ 4000: the paper's '4000×' uses 2/f'' while its '22,000' is 1/f''"),
     )
 
 
 # ============================================================================= KL remainder
-def _kl_instances(rng, n_inst):
+def _kl_instances(rng: np.random.Generator, n_inst: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Every third instance is the extremal two-point law (plus a zero-probability class); the rest random."""
     out = []
     for i in range(n_inst):
-        if i % 3 == 0:  # the extremal two-point law, other classes negligible
-            p = np.array([(3 + math.sqrt(3)) / 6, (3 - math.sqrt(3)) / 6])
-            a = np.array([0.0, 1.0]) * rng.uniform(0.5, 3)
+        if i % 3 == 0:
+            p = np.array([(3 + math.sqrt(3)) / 6, (3 - math.sqrt(3)) / 6, 0.0])
+            a = np.array([0.0, 1.0, 0.5]) * rng.uniform(0.5, 3)
         else:
             n = int(rng.integers(2, 8))
             p = rng.dirichlet(np.ones(n))
@@ -382,308 +440,390 @@ def _kl_instances(rng, n_inst):
 
 
 @claim(
-    "sao2026.kl_remainder_bound", paper=PAPER, provenance="quoted", kind="bound",
-    statement="App. 4: |KL − (τ²/2)Var_p(a)| ≤ |τ|³Δa³/(18√3) for the tilted family p(τ) ∝ p e^{aτ}; steplab "
-              "checks both KL directions (the constant is sharp for KL(p(τ)‖p(0)); KL(p(0)‖p(τ)) obeys 1/(36√3)).",
-    latex=r"\big|\mathrm{KL}-\tfrac{\tau^2}{2}\mathrm{Var}_p(a)\big|\le\frac{|\tau|^3\Delta a^3}{18\sqrt3}",
+    "sao2026.kl_remainder_bound", paper=PAPER, provenance="quoted", kind="bound", source="Appendix 4",
+    statement="|KL − (t²/2)Var_p(a)| ≤ |t|³Δa³/(18√3) for the tilted family p(t) ∝ p e^{at}; steplab checks both KL "
+              "directions: the constant is sharp for KL(p(t)‖p(0)), while KL(p(0)‖p(t)) obeys the sharp 1/(36√3).",
+    latex=r"\big|\mathrm{KL}-\tfrac{t^2}{2}\mathrm{Var}_p(a)\big|\le\frac{|t|^3\Delta a^3}{18\sqrt3}",
 )
-def kl_remainder_bound(budget: str) -> Result:
+def kl_remainder_bound(budget: Budget) -> Result:
+    r"""Both KL directions evaluated in JAX (``log_softmax``) on random laws and the extremal two-point law.
+    (1) The normalized remainder :math:`|\mathrm{KL}-t^2\mathrm{Var}/2|/(|t|^3\Delta a^3)` over
+    :math:`|t|\Delta a\in[10^{-2},10]` stays below the sympy constants :math:`1/(18\sqrt3)` (reverse;
+    rival: the forward constant :math:`1/(36\sqrt3)`) and :math:`1/(36\sqrt3)` (forward). (2) At
+    :math:`t\Delta a=10^{-3}` it equals the per-law limit :math:`|\kappa_3|/(3\Delta a^3)` (reverse) or
+    :math:`|\kappa_3|/(6\Delta a^3)` (forward); each rival is the other direction's limit."""
     seed = 17
-    rng = np.random.default_rng(seed)
+    inst = _kl_instances(np.random.default_rng(seed), budget.pick(quick=24, full=150))
     consts = T.kl_remainder_constants()
-    c_paper = float(consts["paper"])
     c_fwd, c_rev = float(consts["forward"]), float(consts["reverse"])
-    inst = _kl_instances(rng, 30 if budget == "quick" else 200)
-    taus = np.concatenate([-np.logspace(-2.5, 0.5, 12), np.logspace(-2.5, 0.5, 12)])
-
-    def kl_pair(p, a, tau):
-        # JAX evaluation of both KL directions (independent of the NumPy/sympy theory)
-        lp = jnp.log(p)
-        lq = jax.nn.log_softmax(lp + a * tau)
-        return jnp.sum(p * (lp - lq)), jnp.sum(jnp.exp(lq) * (lq - lp))
-
-    kl = jax.jit(jax.vmap(kl_pair, in_axes=(None, None, 0)))
-    worst = {"forward": 0.0, "reverse": 0.0}
-    small_tau = {"forward": 0.0, "reverse": 0.0}
+    unit = np.concatenate([-np.logspace(-2, 1, 13), np.logspace(-2, 1, 13)])  # t·Δa
+    small = 1e-3
+    sup = {"forward": 0.0, "reverse": 0.0}
+    lim_meas = {"forward": [], "reverse": []}
+    lim_pred = {"forward": [], "reverse": []}
     for p, a in inst:
-        fwd, rev = (np.asarray(v) for v in kl(jnp.asarray(p), jnp.asarray(a), jnp.asarray(taus)))
-        var = float(np.sum(p * a**2) - np.sum(p * a) ** 2)
         da = a.max() - a.min()
-        bound = np.abs(taus) ** 3 * da**3 * c_paper
-        for name, val in (("forward", fwd), ("reverse", rev)):
-            ratio = np.abs(val - taus**2 / 2 * var) / bound
-            worst[name] = max(worst[name], float(ratio.max()))
-            small_tau[name] = max(small_tau[name], float(ratio[np.abs(taus) < 0.01].max()))
-    # sharpness as τ→0 predicted by the integral forms: ratio → c_direction / c_paper
-    # (1/2 forward, 1 reverse) for the extremal law, approached from below with an O(τ) correction.
-    # The bound itself is rigorous; the tolerance covers float64 cancellation in KL − τ²Var/2,
-    # whose absolute error ~1e-16 is ~1e-7 of the remainder (~1e-9) at the smallest |τ| = 10^-2.5
-    tol = 1e-3
-    sharp_fwd = abs(small_tau["forward"] - c_fwd / c_paper) < 0.02
-    sharp_rev = abs(small_tau["reverse"] - c_rev / c_paper) < 0.02
-    passed = worst["forward"] <= 1 + tol and worst["reverse"] <= 1 + tol and sharp_fwd and sharp_rev
+        t = np.append(unit, small) / da
+        kl = S.tilted_kl(p, a, t)
+        var = float(np.sum(p * a**2) - np.sum(p * a) ** 2)
+        for name in ("forward", "reverse"):
+            ratio = np.abs(kl[name] - t**2 / 2 * var) / (np.abs(t) ** 3 * da**3)
+            sup[name] = max(sup[name], float(ratio[:-1].max()))
+            lim_meas[name].append(float(ratio[-1]))
+            lim_pred[name].append(T.kl_small_t_ratio(p, a, name))
+    lm = {k: np.array(v) for k, v in lim_meas.items()}
+    lp = {k: np.array(v) for k, v in lim_pred.items()}
+    # next term kappa_4 t/8 (reverse) or /24 (forward) over Δa^3 with |kappa_4| <= Δa^4/8: at tΔa = 1e-3 at most
+    # 1.6e-5; float64 cancellation in KL − t²Var/2 (a remainder ~3e-4 of KL ~ 1e-7) adds ~1e-7
+    atol = small / 64 + 1e-6
     return Result(
-        predicted=1.0, measured=max(worst.values()), tolerance=tol, passed=passed,
-        detail=(f"{len(inst)} instances × {taus.size} τ: max remainder/bound = {worst['reverse']:.3f} for KL(p(τ)‖p(0)) "
-                f"and {worst['forward']:.3f} for KL(p(0)‖p(τ)); at small τ the extremal law reaches "
-                f"{small_tau['reverse']:.3f} and {small_tau['forward']:.3f} (theory: 1 and 1/2)"),
+        checks=[
+            Bound("sup |KL(p(t)‖p(0)) − t²Var/2| / (|t|³Δa³)", measured=sup["reverse"], bound=c_rev, side="<=",
+                  slack=1e-9, rivals={"the forward constant 1/(36√3) bounds this direction too": c_fwd},
+                  why="rigorous bound; slack covers float64 cancellation"),
+            Bound("sup |KL(p(0)‖p(t)) − t²Var/2| / (|t|³Δa³)", measured=sup["forward"], bound=c_fwd, side="<=",
+                  slack=1e-9, why="rigorous bound; slack covers float64 cancellation"),
+            Exact("reverse remainder ratio at tΔa = 1e-3, per law", predicted=lp["reverse"], measured=lm["reverse"],
+                  atol=atol, rivals={"the forward limit |κ3|/(6Δa³)": lp["forward"]},
+                  why="next-order term κ4 t/8 with |κ4| ≤ Δa⁴/8, plus float64 cancellation"),
+            Exact("forward remainder ratio at tΔa = 1e-3, per law", predicted=lp["forward"], measured=lm["forward"],
+                  atol=atol, rivals={"the reverse limit |κ3|/(3Δa³) (the paper's constant sharp for both)": lp["reverse"]},
+                  why="next-order term κ4 t/24 with |κ4| ≤ Δa⁴/8, plus float64 cancellation"),
+        ],
+        detail=(f"{len(inst)} laws × {unit.size} t: sup remainder ratio {sup['reverse']:.5f} (reverse; 1/(18√3) = "
+                f"{c_rev:.5f}) and {sup['forward']:.5f} (forward; 1/(36√3) = {c_fwd:.5f}); small-t limits match "
+                f"|κ3|/(3Δa³) and |κ3|/(6Δa³) to {max(np.max(np.abs(lm[k] - lp[k])) for k in lm):.1e}"),
         seed=seed,
     )
 
 
 @claim(
     "sao2026.kl_direction_label", paper=PAPER, provenance="derived", kind="exact", refutes_paper=True,
-    statement="The paper's eq. (26) labels K(τ) − K(0) − τK'(0) as KL(p(τ)‖p(0)); that expression is "
-              "KL(p(0)‖p(τ)) (the other direction is τK'(τ) − K(τ)).",
-    latex=r"K(\tau)-K(0)-\tau K'(0)=\mathrm{KL}(p(0)\|p(\tau))\ne\mathrm{KL}(p(\tau)\|p(0))",
+    source="Appendix 4, eq. (26)",
+    statement="The paper's eq. (26) labels K(t) − K(0) − tK'(0) as KL(p(t)‖p(0)); that expression is "
+              "KL(p(0)‖p(t)) (the other direction is tK'(t) − K(t) + K(0)).",
+    latex=r"K(t)-K(0)-tK'(0)=\mathrm{KL}(p(0)\|p(t))\ne\mathrm{KL}(p(t)\|p(0))",
 )
-def kl_direction_label(budget: str) -> Result:
+def kl_direction_label(budget: Budget) -> Result:
+    r"""The expression :math:`K(t)-K(0)-tK'(0)` evaluated in JAX (:math:`K'` by ``jax.grad``) on random
+    laws (some with a zero-probability class) against :math:`\mathrm{KL}(p(0)\|p(t))` from
+    :mod:`theory` (NumPy); the paper's label :math:`\mathrm{KL}(p(t)\|p(0))` is rejected; rival: the
+    quadratic approximation :math:`t^2\mathrm{Var}_p(a)/2`."""
     seed = 18
     rng = np.random.default_rng(seed)
-    ident = T.kl_identities(3)
-    sym_ok = ident["forward_residual"] == 0 and ident["reverse_residual"] == 0
-    errs_fwd, gaps = [], []
-    n = 5
-
-    @jax.jit
-    def expr(p, a, tau):
-        K = lambda t: jnp.log(jnp.sum(p * jnp.exp(a * t)))  # noqa: E731
-        return K(tau) - K(0.0) - tau * jax.grad(K)(0.0)
-
-    for _ in range(10 if budget == "quick" else 50):
-        p = rng.dirichlet(np.ones(n))
-        a = rng.normal(size=n)
-        tau = rng.uniform(0.5, 2.0)
-        e = float(expr(jnp.asarray(p), jnp.asarray(a), tau))
-        errs_fwd.append(abs(e - T.kl_forward(p, a, tau)))
-        gaps.append(abs(e - T.kl_reverse(p, a, tau)))
-    err = float(max(errs_fwd))
-    gap = float(min(gaps))
-    tol = 1e-12  # float64 evaluation of O(1) logs
+    expr, fwd, rev, quad = [], [], [], []
+    for i in range(budget.pick(quick=10, full=50)):
+        p = rng.dirichlet(np.ones(5))
+        if i % 2:
+            p = np.append(p, 0.0)  # a class with zero probability: its terms take their limit 0
+        a = rng.normal(size=p.size)
+        t = rng.uniform(0.5, 2.0)
+        expr.append(float(S.cgf_increment(p, a, [t])[0]))
+        fwd.append(T.kl_forward(p, a, t))
+        rev.append(T.kl_reverse(p, a, t))
+        quad.append(t**2 / 2 * float(np.sum(p * a**2) - np.sum(p * a) ** 2))
+    expr, fwd, rev = np.array(expr), np.array(fwd), np.array(rev)
     return Result(
-        predicted=0.0, measured=err, tolerance=tol, passed=sym_ok and err < tol and gap > 1e-6,
-        detail=(f"sympy identities hold ({sym_ok}); JAX K(τ)−τK'(0) equals KL(p(0)‖p(τ)) to {err:.0e} but differs "
-                f"from the paper's label KL(p(τ)‖p(0)) by at least {gap:.2e} over the instances "
-                f"(sympy witness: {float(ident['paper_label_residual_at_witness']):.4f})"),
+        checks=[Exact("K(t) − K(0) − tK'(0) (JAX), per instance", predicted=fwd, measured=expr, rtol=1e-10, atol=1e-14,
+                      paper=rev, rivals={"t²Var_p(a)/2 (the quadratic approximation)": np.array(quad)},
+                      why="float64 evaluation of O(1) logarithms: ~1e-15 relative")],
+        detail=(f"JAX K(t)−K(0)−tK'(0) equals KL(p(0)‖p(t)) to {np.max(np.abs(expr - fwd)):.0e}; it differs from the "
+                f"paper's label KL(p(t)‖p(0)) by {np.min(np.abs(expr - rev)):.2e} to {np.max(np.abs(expr - rev)):.2e}"),
         seed=seed,
     )
 
 
 @claim(
-    "sao2026.third_moment_sharp", paper=PAPER, provenance="quoted", kind="exact",
+    "sao2026.third_moment_sharp", paper=PAPER, provenance="quoted", kind="exact", source="Appendix 4 (lemma)",
     statement="Sharp third-moment lemma: a variable supported on an interval of length Δ has "
               "|E(X−EX)³| ≤ Δ³/(6√3), attained by a two-point law with p = (3 ± √3)/6.",
     latex=r"|E(X-EX)^3|\le\Delta^3/(6\sqrt3)",
 )
-def third_moment_sharp(budget: str) -> Result:
+def third_moment_sharp(budget: Budget) -> Result:
+    r"""BFGS over all laws on 21 points of [0, 1] (softmax-parametrized weights) maximizes the third
+    central moment; the maximum must equal sympy's :math:`1/(6\sqrt3)` (rivals: twice that; the
+    naive :math:`\Delta\cdot\Delta^2/4`) and the maximizer must put mass :math:`(3-\sqrt3)/6` on the
+    right end (rivals: 1/2, 1/3). 20,000 random laws never exceed the bound."""
     from scipy.optimize import minimize
 
     seed = 19
     rng = np.random.default_rng(seed)
     ext = T.third_moment_extremum()
-    value = float(ext["max"].subs(sp.Symbol("Delta", positive=True), 1))
-    # numerical maximization over general laws on 21 support points of [0, 1] (softmax weights)
+    Dsym = sp.Symbol("Delta", positive=True)
+    value = float(ext["max"].subs(Dsym, 1))
+    p_star = float(min(ext["argmax"], key=lambda e: float(e)))  # positive skew: small mass on the right end
     x = np.linspace(0, 1, 21)
-    best = 0.0
-    argp = None
-    for _ in range(6 if budget == "quick" else 30):
-        th0 = rng.normal(size=x.size) * 2
 
-        def negk3(th):
-            w = np.exp(th - th.max())
-            return -float(T.third_central_moment(w, x))
+    def negk3(th):
+        w = np.exp(th - th.max())
+        return -float(T.third_central_moment(w, x))
 
-        res = minimize(negk3, th0, method="BFGS", options={"gtol": 1e-12, "maxiter": 2000})
+    best, argp = -np.inf, math.nan
+    for _ in range(budget.pick(quick=6, full=30)):
+        res = minimize(negk3, rng.normal(size=x.size) * 2, method="BFGS", options={"gtol": 1e-12, "maxiter": 2000})
         if -res.fun > best:
-            best = -res.fun
             w = np.exp(res.x - res.x.max())
-            argp = (w / w.sum())[-1]
-    # random laws never exceed the bound
+            best, argp = -res.fun, float((w / w.sum())[-1])
     sample = rng.dirichlet(np.ones(x.size) * 0.3, size=20000)
-    emp_max = float(np.abs(T.third_central_moment(sample, x)).max())
-    tol = 1e-7  # BFGS on a smooth objective converged to gtol 1e-12; the optimum is a vertex
-    p_star = float(min(ext["argmax"], key=lambda e: abs(float(e) - argp)))
-    passed = abs(best / value - 1) < tol and emp_max <= value * (1 + 1e-12) and abs(argp - p_star) < 1e-3
+    emp = float(np.abs(T.third_central_moment(sample, x)).max())
     return Result(
-        predicted=value, measured=best, tolerance=tol, passed=passed,
-        detail=(f"sympy max Δ³/(6√3) = {value:.10f} (Δ=1); BFGS over laws on 21 points finds {best:.10f} with mass "
-                f"{argp:.4f} at the right end (theory {p_star:.4f}); 20,000 random laws reach at most {emp_max:.4f}"),
+        checks=[
+            Exact("max third central moment over laws on [0, 1] (BFGS)", predicted=value, measured=best, rtol=1e-7,
+                  rivals={"1/(3√3) (twice the bound)": 2 * value, "1/4 (range × maximal variance)": 0.25},
+                  why="BFGS to gtol 1e-12 on a smooth objective whose optimum is a two-point law"),
+            Exact("mass on the right end at the maximizer", predicted=p_star, measured=argp, atol=1e-3,
+                  rivals={"1/2 (the symmetric law)": 0.5, "1/3": 1 / 3},
+                  why="the objective is flat to second order at the optimum: sqrt(1e-12) ~ 1e-6, ample room"),
+            Bound("max |third central moment| over 20,000 random laws", measured=emp, bound=value, side="<=",
+                  slack=1e-12, why="rigorous bound; float64 round-off"),
+        ],
+        detail=(f"sympy max 1/(6√3) = {value:.10f}; BFGS finds {best:.10f} with mass {argp:.4f} at the right end "
+                f"(theory {p_star:.4f}); random laws reach at most {emp:.4f}"),
         seed=seed,
     )
 
 
-# ============================================================================= trained models
-def _sweep_config(budget: str) -> dict:
-    if budget == "quick":
-        return {"archs": ["mlp"], "n_random": 2, "r_lo": 0.05, "r_hi": 50.0, "n_r": 25, "seed": 21,
-                "steps": 200}
-    return {"archs": list(ARCHS), "n_random": 4, "r_lo": 0.01, "r_hi": 100.0, "n_r": 41, "seed": 21, "steps": 400}
+# ============================================================================= experiments
+def _params_of(values: dict) -> dict:
+    return {k[len("param."):]: jnp.asarray(v) for k, v in values.items() if k.startswith("param.")}
 
 
-@lru_cache(maxsize=2)
-def arch_sweeps(budget: str) -> dict:
-    """One-step r-sweeps from trained models along the descent direction and random directions."""
-    cfg = _sweep_config(budget)
+@experiment("softmax_radius.trained")
+def trained(budget: Budget, *, arch: str, seed: int = 0) -> dict:
+    """A model trained by plain Adam on the digits (the starting point of the r-sweeps).
 
-    def compute():
-        data = S.digits()
-        x, y = jnp.asarray(data["x_train"]), jnp.asarray(data["y_train"])
-        r = np.geomspace(cfg["r_lo"], cfg["r_hi"], cfg["n_r"])
-        out = {"r": r}
-        for i, name in enumerate(cfg["archs"]):
-            m = S.trained_model(name, steps=cfg["steps"])
-            model, params = m["model"], m["params"]
-            g = jax.jit(jax.grad(lambda p: S.cross_entropy(model.apply(p, x), y)))(params)
-            vg = jax.tree_util.tree_map(lambda t: -t, S.normalize(g))
-            k_dir = jax.random.fold_in(jax.random.key(cfg["seed"]), i)
-            dirs = jax.jit(S.random_directions, static_argnums=2)(k_dir, params, cfg["n_random"])
-            allv = jax.tree_util.tree_map(lambda a, b: jnp.concatenate([a[None], b]), vg, dirs)
-            sw = S.one_step_sweep(model.apply, params, allv, x, y, r)
-            out[f"{name}.ratio"] = sw["ratio"]
-            out[f"{name}.acc"] = sw["acc"]
-            out[f"{name}.rho_a"] = sw["rho_a"]
-            out[f"{name}.acc0"] = sw["acc0"]
-            out[f"{name}.train_acc"] = m["train_acc"]
-        return out
+    Returns ``param.<name>`` arrays, ``train_loss``, ``train_acc``, ``test_acc``, ``diverged``.
+    """
+    steps = budget.pick(quick=200, full=400)
+    model = S.make_model(arch, hidden=(64,))
+    data = S.digits()
+    out = S.train(jax.random.key(seed), model, data, steps=steps, batch=128, eta=3e-3, track_radius=False)
+    params = out["params"]
+    train_loss, train_acc = S.evaluate(model, params, data["x_train"], data["y_train"])
+    _, test_acc = S.evaluate(model, params, data["x_test"], data["y_test"])
+    return {**{f"param.{k}": np.asarray(v) for k, v in params.items()}, "train_loss": train_loss,
+            "train_acc": train_acc, "test_acc": test_acc, "diverged": bool(out["diverged"])}
 
-    return cached(f"softmax_radius.sweeps.{budget}", cfg, compute)
+
+@experiment("softmax_radius.rsweeps")
+def rsweeps(budget: Budget, *, seed: int = 21) -> dict:
+    """One step from each trained model along the descent direction and random unit directions, at every
+    normalized step r (the paper's r = t/ρ_a).
+
+    Per architecture ``<arch>.``: ``loss``, ``ratio``, ``acc`` (D, R), ``rho_a`` (D,), ``loss0``,
+    ``acc0``, the logits ``z`` (N, 10) and slopes ``a`` (D, N, 10) at the start; and ``r``, ``y``.
+    """
+    archs = budget.pick(quick=("mlp",), full=ARCHS)
+    n_random = budget.pick(quick=2, full=4)
+    r = np.geomspace(*budget.pick(quick=(0.05, 50.0), full=(0.01, 100.0)), budget.pick(quick=25, full=41))
+    data = S.digits()
+    x, y = data["x_train"], data["y_train"]
+    out = {"r": r, "y": y}
+    for i, arch in enumerate(archs):
+        model = S.make_model(arch, hidden=(64,))
+        params = _params_of(trained(budget, arch=arch))
+        vg = S.gradient_direction(model, params, x, y)
+        dirs = S.random_directions(jax.random.fold_in(jax.random.key(seed), i), params, n_random)
+        allv = jax.tree_util.tree_map(lambda g, d: jnp.concatenate([g[None], d]), vg, dirs)
+        sw = S.one_step_sweep(model, params, allv, x, y, r)
+        for k in ("loss", "ratio", "acc", "rho_a", "loss0", "acc0", "z", "a", "diverged"):
+            out[f"{arch}.{k}"] = sw[k]
+    out["archs"] = np.array(archs)
+    return out
+
+
+def _arch_list(sw: dict) -> list[str]:
+    return [str(a) for a in np.asarray(sw["archs"])]
 
 
 @claim(
-    "sao2026.no_blowup_below_r1", paper=PAPER, provenance="quoted", kind="bound",
-    statement="One step from a trained model at normalized step r = τ/ρ_a < 1 never blows the loss up, for every "
-              "architecture and direction (gradient and random); steplab counts a blow-up as the loss doubling "
-              "(the paper's ≥ 2 onset rule) and records the ≥ 1.1 rule too.",
-    latex=r"r<1\Rightarrow \ell(\theta+\tau v)/\ell(\theta)<2",
+    "sao2026.no_blowup_below_r1", paper=PAPER, provenance="quoted", kind="bound", source="Section 6 (r-sweeps)",
+    statement="One step from a trained model at normalized step r = t/ρ_a < 1 does not fail, for every architecture "
+              "and direction (gradient and random): with the paper's onset rule, the loss never reaches 1.1× its "
+              "value below r = 1. steplab's guarantee is on the loss increment: under logit linearization a step "
+              "of length t raises the mean loss by at most B t ≤ π r nats.",
+    latex=r"\ell(\theta+tv)-\ell(\theta)\le Bt\le\pi r,\quad B=\tfrac1N\textstyle\sum_i(\max_ka_{ik}-a_{iy_i})",
 )
-def no_blowup_below_r1(budget: str) -> Result:
-    sw = arch_sweeps(budget)
-    cfg = _sweep_config(budget)
-    r = sw["r"]
+def no_blowup_below_r1(budget: Budget) -> Result:
+    r"""From the r-sweeps of trained models (every direction, every grid ``r`` < 1):
+    (1) the measured loss increment over steplab's linearized guarantee :math:`Bt` (:math:`B` from the
+    JVP slopes, :func:`theory.softmax_radius.increment_bound`) is at most 1; rival: a step with
+    :math:`r<1` never raises the loss (bound 0). (2) The largest loss ratio below r = 1 against the
+    same guarantee expressed as a ratio, :math:`1+\max_j B_j t_j/\ell(0)`; the paper's rule (ratio
+    below 1.1) is its value and is not reproduced."""
+    sw = rsweeps(budget)
+    r, y = sw["r"], sw["y"]
     below = r < 1
-    worst, n11, n_dir = 0.0, 0, 0
-    per_arch = []
-    for name in cfg["archs"]:
-        ratio = sw[f"{name}.ratio"]
-        w = float(np.nanmax(np.where(np.isfinite(ratio[:, below]), ratio[:, below], np.inf)))
-        worst = max(worst, w)
-        on11 = S.onset(r, ratio, 1.1)
-        n11 += int(np.sum(on11 < 1))
-        n_dir += ratio.shape[0]
-        per_arch.append(f"{name} {w:.2f}")
-    threshold = 2.0  # a doubling of the training loss (the paper's coarser onset rule)
+    inc_ratio, ratios, guarantee, rows, n_fail, n_dir = [], [], [], [], 0, 0
+    for arch in _arch_list(sw):
+        B = np.atleast_1d(T.increment_bound(sw[f"{arch}.a"], y))
+        t = r[below][None, :] * sw[f"{arch}.rho_a"][:, None]
+        inc = sw[f"{arch}.loss"][:, below] - sw[f"{arch}.loss0"]
+        inc_ratio.append((inc / (B[:, None] * t)).ravel())
+        ratio = sw[f"{arch}.ratio"][:, below]
+        ratios.append(ratio.ravel())
+        guarantee.append(float(np.max(1 + B * t.max(axis=1) / sw[f"{arch}.loss0"])))
+        fails = np.any(ratio >= 1.1, axis=1)
+        n_fail, n_dir = n_fail + int(fails.sum()), n_dir + fails.size
+        rows.append(f"{arch}: max ratio {ratio.max():.3f}, max increment/(Bt) {np.max(inc_ratio[-1]):.3f}")
+    inc_ratio, ratios = np.concatenate(inc_ratio), np.concatenate(ratios)
     return Result(
-        predicted=threshold, measured=worst, tolerance=0.0, passed=worst < threshold,
-        detail=(f"max loss ratio over r<1 per architecture: {', '.join(per_arch)} (all < 2); with the 1.1 rule "
-                f"{n11}/{n_dir} direction onsets fall below r=1 (random directions on low-loss models)"),
-        arrays={"r": r, **{f"{n}_ratio": sw[f"{n}.ratio"] for n in cfg["archs"]},
-                **{f"{n}_acc": sw[f"{n}.acc"] for n in cfg["archs"]}},
-        seed=cfg["seed"],
+        checks=[
+            Bound("max over directions and r < 1 of the loss increment / (B t)", measured=inc_ratio, bound=1.0,
+                  side="<=", rivals={"a step with r < 1 never raises the loss (increment ≤ 0)": 0.0},
+                  why="exact under logit linearization (ℓ_i' ≤ max_k a_ik − a_iy); the nonlinear models test it"),
+            Bound("max loss ratio ℓ(θ + tv)/ℓ(θ) over directions and r < 1", measured=ratios, bound=max(guarantee),
+                  side="<=", paper=1.1,
+                  why="the same linearized guarantee as a ratio, 1 + max_j B_j t_j/ℓ(0); the paper's 1.1 onset rule"),
+        ],
+        detail=("; ".join(rows) + f". With the paper's 1.1 rule {n_fail}/{n_dir} directions fail below r = 1 "
+                f"(random directions on low-loss models); with its 2× rule {int(np.sum(ratios >= 2))} grid points do"),
+        arrays={"r": r, **{f"{a}_ratio": sw[f"{a}.ratio"] for a in _arch_list(sw)},
+                **{f"{a}_acc": sw[f"{a}.acc"] for a in _arch_list(sw)}},
+        seed=21,
     )
+
+
+def _decade(onsets: np.ndarray) -> np.ndarray:
+    return np.where(onsets < 1, "r < 1", np.where(onsets <= 10, "1 ≤ r ≤ 10", "r > 10"))
 
 
 @claim(
     "sao2026.onsets_between_1_and_10", paper=PAPER, provenance="quoted", kind="qualitative",
+    source="Section 6 (r-sweeps)",
     statement="Transitions cluster between r = 1 and r = 10 for every architecture, along the gradient and random "
-              "directions; the linear model transitions near r ≈ 1.",
+              "directions (steplab uses the paper's 2× onset rule: the first r where the loss doubles).",
     latex=r"r_{\rm onset}\in[1,10]",
 )
-def onsets_between_1_and_10(budget: str) -> Result:
-    sw = arch_sweeps(budget)
-    cfg = _sweep_config(budget)
+def onsets_between_1_and_10(budget: Budget) -> Result:
+    r"""The 2× onset of every direction of every trained model falls in the decade [1, 10]. Rivals: the
+    loss doubles inside the disk (r < 1); the radius is irrelevant and transitions come only beyond
+    r = 10."""
+    sw = rsweeps(budget)
     r = sw["r"]
-    rows, onsets2, onsets11 = [], [], []
-    for name in cfg["archs"]:
-        o2 = S.onset(r, sw[f"{name}.ratio"], 2.0)
-        o11 = S.onset(r, sw[f"{name}.ratio"], 1.1)
-        onsets2.append(o2)
-        onsets11.append(o11)
-        rows.append(f"{name}: grad {o11[0]:.2g}/{o2[0]:.2g}, random {np.median(o11[1:]):.2g}/{np.median(o2[1:]):.2g}")
-    o2 = np.concatenate(onsets2)
-    inside = float(np.mean((o2 >= 1) & (o2 <= 10)))
+    on2 = np.concatenate([S.onset(r, sw[f"{a}.ratio"], 2.0) for a in _arch_list(sw)])
+    on11 = np.concatenate([S.onset(r, sw[f"{a}.ratio"], 1.1) for a in _arch_list(sw)])
+    rows = [f"{a}: grad {S.onset(r, sw[f'{a}.ratio'], 2.0)[0]:.2g}, random median "
+            f"{np.median(S.onset(r, sw[f'{a}.ratio'], 2.0)[1:]):.2g}" for a in _arch_list(sw)]
     return Result(
-        predicted=1.0, measured=inside, tolerance=0.0, passed=inside == 1.0,
-        detail=("onsets (ratio ≥1.1 / ≥2; grad, median random): " + "; ".join(rows)
-                + f"; fraction of ≥2 onsets in [1, 10]: {inside:.2f}"),
-        arrays={"onset2": np.stack(onsets2), "onset11": np.stack(onsets11)},
-        seed=cfg["seed"],
+        checks=[Categorical("decade of the 2× onset, per direction", measured=_decade(on2), predicted="1 ≤ r ≤ 10",
+                            rivals={"the loss doubles inside the disk": "r < 1",
+                                    "transitions only beyond r = 10": "r > 10"},
+                            why="onsets located on the sweep's geometric r grid")],
+        detail="2× onsets: " + "; ".join(rows) + f"; 1.1 onsets range {on11.min():.2g}–{on11.max():.2g}",
+        arrays={"onset2": on2, "onset11": on11}, seed=21,
     )
 
 
 # ============================================================================= temperature
+@experiment("softmax_radius.temperature")
+def temperature(budget: Budget, *, seed: int = 31) -> dict:
+    """The temperature study: an MLP (GELU) trained on logits z/T per (T, seed), then one step along the
+    descent direction at t = r ρ_a(T); the collapse onset is where the loss first doubles (the paper's 2× rule:
+    on these low-loss models the 1.1 rule's onset scatters by 4× between seeds at one temperature)."""
+    temps = budget.pick(quick=[0.125, 0.5, 2.0, 8.0], full=[0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0])
+    seeds = [seed + i for i in range(budget.pick(quick=3, full=5))]
+    out = S.temperature_runs(S.digits(), temperatures=temps, seeds=seeds, r=np.geomspace(0.05, 50, budget.pick(quick=31, full=61)),
+                             steps=budget.pick(quick=60, full=120), threshold=2.0)
+    return {k: out[k] for k in ("temperature", "seed", "rho_a", "onset_r", "onset_distance", "diverged",
+                                "diverged_step", "ratio")}
+
+
 @claim(
-    "sao2026.temperature_onset_spread", paper=PAPER, provenance="quoted", kind="qualitative",
-    statement="Temperature scaling z/T moves ρ_a(T) = πT/Δa; the spread of collapse onsets across T is much "
-              "smaller in r = τ/ρ_a than in raw τ (paper: standard deviation 0.992 → 0.164).",
-    latex=r"\mathrm{sd}\,\log_{10}r_{\rm onset}\ll\mathrm{sd}\,\log_{10}\tau_{\rm onset}",
+    "sao2026.temperature_onset_spread", paper=PAPER, provenance="quoted", kind="rate", source="Section 6 (temperature)",
+    statement="Temperature scaling z/T moves ρ_a(T) = πT/Δa and the collapse onset moves with it: the spread of "
+              "onsets across T is much smaller in r = t/ρ_a than in the raw distance t (paper: 0.992 → 0.164, 6×). "
+              "steplab's onset is the first r where the loss doubles (the paper's 2× rule).",
+    latex=r"t_{\rm onset}\propto\rho_a(T)",
 )
-def temperature_onset_spread(budget: str) -> Result:
-    seed = 31
-    if budget == "quick":
-        temps, seeds, steps = [0.25, 1.0, 4.0], [seed, seed + 1], 60
-    else:
-        temps, seeds, steps = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0], [seed + i for i in range(5)], 120
-    r = np.geomspace(0.05, 50, 31)
-    out = S.temperature_runs(S.digits(), temperatures=temps, seeds=seeds, r_grid=r, steps=steps)
-    ot, orr = out["onset_tau"], out["onset_r"]
-    ok = np.isfinite(ot) & np.isfinite(orr)
-    sd_tau = float(np.std(np.log10(ot[ok])))
-    sd_r = float(np.std(np.log10(orr[ok])))
-    # steplab's spread: standard deviation of log10(onset) over all (T, seed) runs (unit-free, so τ and r
-    # compare fairly); the paper's exact spread statistic is not specified in the note
+def temperature_onset_spread(budget: Budget) -> Result:
+    r"""Over (T, seed) runs that did not diverge: the log-log slope of the onset distance against
+    :math:`\rho_a(T)` is 1 (the onset follows the radius; rival: 0, the raw distance is the scale), and
+    the spread of :math:`\log_{10}` onsets shrinks from raw distance to r (factor >= 1); the paper's 6×
+    reduction is its value for that factor."""
+    out = temperature(budget)
+    ok = ~out["diverged"] & np.isfinite(out["onset_r"])
+    od, orr, rho = out["onset_distance"][ok], out["onset_r"][ok], out["rho_a"][ok]
+    sd_d, sd_r = float(np.std(np.log10(od))), float(np.std(np.log10(orr)))
+    # the onset is located on a geometric grid of ratio g = 10^(3/30) or 10^(3/60): a quantization of ±(log g)/2 in each
+    # log onset, noise rather than bias, so the slope band is z·SE alone
     return Result(
-        predicted=0.164 / 0.992, measured=sd_r / sd_tau, tolerance="sd_r < sd_tau", passed=sd_r < sd_tau,
-        detail=(f"sd log10 onset over {int(ok.sum())} runs: τ {sd_tau:.3f} → r {sd_r:.3f} "
-                f"(×{sd_tau / max(sd_r, 1e-12):.1f} smaller); paper 0.992 → 0.164 (×6.0); ρ_a ranges "
-                f"{out['rho_a'].min():.3f}–{out['rho_a'].max():.3f} over T ∈ {temps}"),
-        arrays={"temperature": out["temperature"], "onset_tau": ot, "onset_r": orr, "rho_a": out["rho_a"]},
-        seed=seed,
+        checks=[
+            Rate("slope of log onset distance vs log ρ_a(T)", x=rho, y=od, predicted=1.0,
+                 rivals={"0: the onset distance does not follow ρ_a (raw distance is the scale)": 0.0},
+                 why="z·SE over finite runs; grid quantization is noise, not bias"),
+            Bound("spread reduction sd log10 t_onset / sd log10 r_onset", measured=sd_d / sd_r, bound=1.0, side=">=",
+                  paper=6.0, why="onset distance = r_onset·ρ_a: a spread in ρ_a adds to the raw spread"),
+        ],
+        detail=(f"{int(ok.sum())} finite runs ({int(out['diverged'].sum())} diverged); sd log10 onset: distance {sd_d:.3f} "
+                f"→ r {sd_r:.3f} (×{sd_d / sd_r:.2f}; paper 0.992 → 0.164, ×6.0); ρ_a spans {rho.min():.3f}–{rho.max():.3f} "
+                f"over T ∈ {sorted(set(out['temperature'].tolist()))}: training compensates most of the 1/T"),
+        arrays={"temperature": out["temperature"][ok], "onset_distance": od, "onset_r": orr, "rho_a": rho},
+        seed=31,
     )
 
 
 # ============================================================================= LR spike
-def _spike_config(budget: str) -> dict:
-    if budget == "quick":
-        return {"runs": [["mlp", 1e-3]], "seeds": [0, 1], "steps": 100, "spike_step": 30, "factor": 1e4}
-    # base LRs: the paper's 1e-3 and 1e-2 for the MLP; the attention model needs 1e-2 to have learned
-    # anything by the spike (at 3e-3 it sits at ~30 % test accuracy at step 50, so "keeping" accuracy
-    # is not a test)
-    return {"runs": [["mlp", 1e-3], ["mlp", 1e-2], ["mlp_ln", 3e-3], ["attention", 1e-2]],
-            "seeds": [0, 1, 2], "steps": 200, "spike_step": 50, "factor": 1e4}
+@experiment("softmax_radius.lr_spike")
+def lr_spike(budget: Budget) -> dict:
+    """Adam with a one-step learning-rate spike (×10,000) for plain Adam, clipping and the controller,
+    per (model, base eta) and seed. Keys ``<model>_<eta>.<field>``; ``runs`` lists the tags."""
+    runs = budget.pick(quick=[("mlp", 1e-3)],
+                       # the attention model needs eta = 1e-2 to have learned anything by the spike (at 3e-3 it
+                       # sits near 30 % test accuracy at step 50, so "keeping" accuracy would test nothing)
+                       full=[("mlp", 1e-3), ("mlp", 1e-2), ("mlp_ln", 3e-3), ("attention", 1e-2)])
+    seeds = list(range(budget.pick(quick=2, full=3)))
+    steps, spike_step = budget.pick(quick=(60, 20), full=(200, 50))
+    data = S.digits()
+    out = {"spike_step": spike_step, "factor": 1e4}
+    tags = []
+    for name, eta in runs:
+        res = S.spike_runs(S.make_model(name, hidden=(128,)), data, seeds=seeds, eta=eta, factor=1e4, steps=steps,
+                           spike_step=spike_step)
+        tag = f"{name}_{eta:g}"
+        tags.append(tag)
+        for k in ("test_acc", "final_acc", "mode", "seed", "r", "diverged", "diverged_step"):
+            out[f"{tag}.{k}"] = res[k]
+    out["runs"] = np.array(tags)
+    return out
 
 
 @claim(
-    "sao2026.lr_spike_controller", paper=PAPER, provenance="quoted", kind="qualitative",
-    statement="Under a 10,000× one-step learning-rate spike, Adam with the controller τ ≤ ρ_a keeps its accuracy "
-              "while plain Adam and Adam with gradient clipping (‖g‖ ≤ 1) collapse (Table 1).",
+    "sao2026.lr_spike_controller", paper=PAPER, provenance="quoted", kind="qualitative", source="Table 1",
+    statement="Under a 10,000× one-step learning-rate spike, Adam with the controller t ≤ ρ_a keeps its accuracy "
+              "while plain Adam and Adam with gradient clipping (‖g‖ ≤ 1) collapse.",
     latex=r"\mathrm{acc}_{\rm ctrl}\approx\mathrm{acc}_{\rm pre}\gg\mathrm{acc}_{\rm plain},\mathrm{acc}_{\rm clip}",
 )
-def lr_spike_controller(budget: str) -> Result:
-    cfg = _spike_config(budget)
-    data = S.digits()
-    rows, ok, arrays = [], True, {}
-    for name, lr in cfg["runs"]:
-        model = S.make_model(name, hidden=(128,))
-        out = S.spike_runs(model, data, seeds=cfg["seeds"], base_lr=lr, factor=cfg["factor"],
-                           steps=cfg["steps"], spike_step=cfg["spike_step"])
-        med = {}
-        pre = float(np.median(out["test_acc"][:, cfg["spike_step"] - 1]))
-        for code, mode in enumerate(SPIKE_MODES):
-            med[mode] = float(np.median(out["final_acc"][out["mode"] == code]))
-        # survive: within 5 points of the pre-spike accuracy (or better); collapse: >20 points below
-        survive = med["controller"] >= pre - 0.05
-        collapse = med["plain"] < pre - 0.2 and med["clip"] < pre - 0.2
-        ok &= survive and collapse
-        paper = PAPER_TABLE1.get(name)
-        ptxt = f" [paper {paper[0]}/{paper[1]}/{paper[2]}]" if paper else ""
-        rows.append(f"{name}@{lr:g}: pre {100 * pre:.1f}, plain/clip/ctrl {100 * med['plain']:.1f}/"
-                    f"{100 * med['clip']:.1f}/{100 * med['controller']:.1f}%{ptxt}")
-        tag = f"{name}_{lr:g}"
-        arrays[f"{tag}_test_acc"] = out["test_acc"]
-        arrays[f"{tag}_mode"] = out["mode"]
-        arrays[f"{tag}_r"] = out["r"]
+def lr_spike_controller(budget: Budget) -> Result:
+    r"""Per run: survived = not diverged and final test accuracy within 5 points of the accuracy just
+    before the spike. Prediction: exactly the controller runs survive. Rivals: clipping protects as
+    well; nothing survives the spike; plain Adam recovers by itself."""
+    out = lr_spike(budget)
+    s = int(out["spike_step"])
+    survived, mode, rows = [], [], []
+    for tag in [str(t) for t in np.asarray(out["runs"])]:
+        acc, m, div = out[f"{tag}.test_acc"], out[f"{tag}.mode"], out[f"{tag}.diverged"]
+        pre = acc[:, s - 1]
+        ok = ~div & (acc[:, -1] >= pre - 0.05)
+        survived.append(ok)
+        mode.append(m)
+        meds = []
+        for code, name in enumerate(S.MODES):
+            sel = m == code
+            med, n_div = S.finite_median(acc[sel, -1], div[sel])
+            meds.append(f"{name} {100 * med:.1f}%" + (f" ({n_div} diverged)" if n_div else ""))
+        rows.append(f"{tag}: pre {100 * np.median(pre):.1f}%, final " + ", ".join(meds))
+    survived, mode = np.concatenate(survived), np.concatenate(mode)
+    ctrl, clip = S.mode_code("controller"), S.mode_code("clip")
     return Result(
-        predicted="ctrl survives, plain+clip collapse", measured="yes" if ok else "no", tolerance="5 / 20 points",
-        passed=ok, detail="median final test accuracy: " + "; ".join(rows) + " (paper's CNN+BN not built)",
-        arrays=arrays, seed=int(cfg["seeds"][0]),
+        checks=[Count("run keeps its pre-spike accuracy (within 5 points, not diverged)", measured=survived,
+                      predicted=mode == ctrl,
+                      rivals={"clipping ‖g‖ ≤ 1 protects as well": (mode == ctrl) | (mode == clip),
+                              "no method survives a 10,000× spike": np.zeros_like(survived),
+                              "plain Adam recovers by itself": np.ones_like(survived)},
+                      why="5 points ≈ the seed-to-seed spread of test accuracy on 450 test images")],
+        detail="median final test accuracy over finite runs: " + "; ".join(rows)
+               + " (paper Table 1 at 10,000×: plain/clip/controller 31.8/38.7/95.3 % transformer, 44.6/51.5/93.9 % MLP+LN)",
+        arrays={k.replace(".", "_"): np.asarray(v) for k, v in out.items() if isinstance(v, np.ndarray) and v.dtype != object},
+        seed=0,
     )

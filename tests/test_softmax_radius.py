@@ -1,4 +1,6 @@
-"""Unit tests for theory/sims softmax_radius (the claims themselves run in tests/test_claims.py)."""
+"""Unit tests for theory/sims softmax_radius (the claims run in tests/test_power.py, the simulator
+contract in tests/test_contract.py). The small JAX setups mirror tests/contract_softmax_radius.py
+(same models, shapes and static configuration), so one process compiles each program once."""
 import math
 
 import jax
@@ -9,25 +11,46 @@ import sympy as sp
 
 import sims  # noqa: F401
 from sims import softmax_radius as S
+from sims.reference import softmax_radius as R
 from theory import softmax_radius as T
+
+NAN = float("nan")
+_D = S.digits()
+_DATA = {"x_train": _D["x_train"][:32], "y_train": _D["y_train"][:32], "x_test": _D["x_test"][:16],
+         "y_test": _D["y_test"][:16]}
+_X, _Y = _DATA["x_train"], _DATA["y_train"]
+_MLP = S.make_model("mlp", hidden=(8,))
+
+
+def _away_from_kinks(params):
+    """Shift every parameter a little so no ReLU input sits exactly at 0 (zero biases on blank pixels would)."""
+    return {k: np.asarray(v) + 0.05 * np.cos(np.arange(np.size(v)).reshape(np.shape(v)) * 0.37)
+            for k, v in params.items()}
+
+
+def _unit(tree, phase=0.2):
+    v = {k: np.sin(np.arange(np.size(w)).reshape(np.shape(w)) * 1.3 + phase) for k, w in tree.items()}
+    n = math.sqrt(sum(float(np.sum(w**2)) for w in v.values()))
+    return {k: w / n for k, w in v.items()}
+
+
+_P = _away_from_kinks(_MLP.init(jax.random.key(0)))
+_V = _unit(_P)
 
 
 # ----------------------------------------------------------------------------- sympy, exact
-def test_binary_zeros_and_radius_exact():
+def test_binary_zeros_radius_flip_point_exact():
     assert T.binary_zeros()["residual"] == 0
-    rho = T.binary_radius_expr()
-    assert sp.simplify(rho - sp.sqrt(T.delta**2 + sp.pi**2) / T.Dpos) == 0
+    assert sp.simplify(T.binary_radius_expr() - sp.sqrt(T.delta**2 + sp.pi**2) / T.Dpos) == 0
     m = T.binary_radius_minimum()
     assert m["argmin"] == [0] and sp.simplify(m["minimum"] - sp.pi / T.Dpos) == 0
     fp = T.binary_flip_point()
-    assert fp["re_t0_minus_flip"] == 0
-    assert sp.simplify(fp["im_t0"] - sp.pi / (T.a1 - T.a2)) == 0
+    assert fp["re_t0_minus_flip"] == 0 and sp.simplify(fp["im_t0"] - sp.pi / (T.a1 - T.a2)) == 0
 
 
-def test_half_plane_and_constants_exact():
+def test_half_plane_constants_and_third_moment_exact():
     hp = T.half_plane_lower_bound()
-    assert hp["term_residual"] == 0
-    assert sp.simplify(hp["strip_half_width"] - sp.pi / T.Dpos) == 0
+    assert hp["term_residual"] == 0 and sp.simplify(hp["strip_half_width"] - sp.pi / T.Dpos) == 0
     c = T.kl_remainder_constants()
     assert sp.simplify(c["forward"] - 1 / (36 * sp.sqrt(3))) == 0
     assert sp.simplify(c["reverse"] - c["paper"]) == 0
@@ -36,29 +59,30 @@ def test_half_plane_and_constants_exact():
     assert sp.simplify(ext["argmax"][0] - (3 - sp.sqrt(3)) / 6) == 0
 
 
-def test_kl_identities_two_classes():
+def test_kl_identities_and_the_paper_label():
     ident = T.kl_identities(2)
     assert ident["forward_residual"] == 0 and ident["reverse_residual"] == 0
     assert abs(float(ident["paper_label_residual_at_witness"])) > 1e-3
 
 
-def test_logistic_curvature_sympy_vs_jax_grad():
+def test_logistic_curvature_sympy_vs_jax_and_numeric_closed_forms():
     sc = T.logistic_scales()
     assert sc["singularity_residual"] == 0
-    f = lambda x: jnp.log1p(jnp.exp(-x))  # noqa: E731
-    fpp = jax.grad(jax.grad(f))
-    for d in np.random.default_rng(0).uniform(-8, 12, 5):
-        assert float(sc["fpp"].subs(sp.Symbol("x"), d)) == pytest.approx(float(fpp(d)), rel=1e-12)
-        assert float(sc["inv_curvature"].subs(T.delta, d)) == pytest.approx(1 / float(fpp(d)), rel=1e-12)
+    for d in (-3.0, 0.0, 2.5, 10.0):
+        assert S.logistic_inverse_curvature(d) == pytest.approx(float(sc["inv_curvature"].subs(T.delta, d)), rel=1e-12)
+        assert T.logistic_inverse_curvature(d) == pytest.approx(float(sc["inv_curvature"].subs(T.delta, d)), rel=1e-14)
+    assert T.curvature_to_radius_ratio(10.0, 2.0) == pytest.approx(2 * T.curvature_to_radius_ratio(10.0), rel=1e-15)
 
 
 # ----------------------------------------------------------------------------- numerics
-def test_radius_matches_binary_closed_form_and_bounds():
+def test_radius_matches_binary_closed_form_and_bound():
     rng = np.random.default_rng(1)
-    for _ in range(10):
+    for _ in range(8):
         z, a = rng.normal(size=2) * 3, rng.normal(size=2)
         assert T.radius(z, a) == pytest.approx(T.binary_radius(z[0] - z[1], a[0] - a[1]), rel=1e-10)
-    for _ in range(10):
+        det = T.radius_details(z, a)
+        assert det["zero"] == pytest.approx(T.binary_ghost(z[0] - z[1], a[0] - a[1]), rel=1e-10)
+    for _ in range(8):
         n = int(rng.integers(3, 9))
         z, a = rng.normal(size=n) * 2, rng.normal(size=n)
         det = T.radius_details(z, a)
@@ -67,33 +91,33 @@ def test_radius_matches_binary_closed_form_and_bounds():
         assert abs(det["zero"]) == pytest.approx(det["radius"], rel=1e-12)
 
 
+def test_binary_ghost_is_a_zero_above_the_flip_point():
+    d, da = 1.3, -0.7
+    t0 = T.binary_ghost(d, da)
+    z, a = np.array([d, 0.0]), np.array([da, 0.0])
+    assert abs(np.exp(z[0] + a[0] * t0) + np.exp(z[1] + a[1] * t0)) < 1e-12
+    assert t0.real == pytest.approx(-d / da) and t0.imag == pytest.approx(math.pi / abs(da))
+
+
 def test_radius_batched_equals_loop_and_degenerate_inf():
     rng = np.random.default_rng(2)
     z, a = rng.normal(size=(4, 5)), rng.normal(size=(4, 5))
-    batched = T.radius(z, a)
-    assert np.allclose(batched, [T.radius(zi, ai) for zi, ai in zip(z, a)], rtol=0)
+    assert np.allclose(T.radius(z, a), [T.radius(zi, ai) for zi, ai in zip(z, a)], rtol=0)
     assert T.radius([0.3, 1.0, -2.0], [1.0, 1.0, 1.0]) == math.inf
     assert T.binary_radius(0.5, 0.0) == math.inf
     lb = T.lower_bound(np.array([[1.0, 1.0], [0.0, 2.0]]))
     assert lb[0] == math.inf and lb[1] == pytest.approx(math.pi / 2)
 
 
-def test_log_partition_taylor_vs_jax_derivatives():
-    rng = np.random.default_rng(3)
-    z, a = rng.normal(size=4), rng.normal(size=4)
-    c = T.log_partition_taylor(z, a, 5)
-    g = lambda t: jax.nn.logsumexp(jnp.asarray(z) + jnp.asarray(a) * t)  # noqa: E731
-    d = g
-    for n in range(6):
-        assert c[n] == pytest.approx(float(d(0.0)) / math.factorial(n), rel=1e-10, abs=1e-14)
-        d = jax.grad(d)
-
-
-def test_taylor_estimates_recover_binary_radius():
+def test_series_estimates_recover_the_binary_ghost():
     c = T.log_partition_taylor([1.5, 0.0], [2.0, 0.0], 200)
     exact = T.binary_radius(1.5, 2.0)
     assert T.cauchy_hadamard_radius(c) == pytest.approx(exact, rel=1e-2)
     assert T.prony_radius(c[:25]) == pytest.approx(exact, rel=1e-4)
+    assert T.prony_pair(c[:41]) == pytest.approx(T.binary_ghost(1.5, 2.0), rel=1e-6)
+    # the Prony error scale bounds the actual error at this order
+    err = abs(T.prony_radius(c[:17]) / exact - 1)
+    assert err < T.prony_error_scale(1.5, 16)
 
 
 def test_strip_margin_obeys_half_plane_bound():
@@ -102,121 +126,243 @@ def test_strip_margin_obeys_half_plane_bound():
     da = a.max() - a.min()
     y = np.linspace(-0.99, 0.99, 21) * math.pi / da
     t = np.linspace(-5, 5, 31)[None, :] + 1j * y[:, None]
-    assert np.all(T.strip_margin(z, a, t) >= np.cos(da * np.abs(y) / 2)[:, None] - 1e-14)
+    m = T.strip_margin(z, a, t)
+    assert np.all(m >= np.cos(da * np.abs(y) / 2)[:, None] - 1e-14)
+    # and the bound is attained for two classes on the line Re t = flip point
+    m2 = T.strip_margin([0.0, 0.0], [1.0, -1.0], 1j * y[:, None] * 0.0 + 1j * np.array([0.5]))
+    assert m2[0, 0] == pytest.approx(math.cos(1.0 * 0.5), rel=1e-12)
+
+
+def test_linearized_line_loss_and_increment_bound():
+    rng = np.random.default_rng(5)
+    z, a, y = rng.normal(size=(6, 4)), rng.normal(size=(2, 6, 4)), rng.integers(0, 4, 6)
+    t = np.linspace(0.0, 3.0, 13)
+    loss = T.linearized_line_loss(z, a, y, t)
+    direct = [[np.mean([np.log(np.sum(np.exp(z[i] + a[j, i] * tt))) - z[i, y[i]] - a[j, i, y[i]] * tt
+                        for i in range(6)]) for tt in t] for j in range(2)]
+    np.testing.assert_allclose(loss, direct, rtol=1e-13)
+    B = T.increment_bound(a, y)
+    assert np.all(loss - loss[:, :1] <= B[:, None] * t + 1e-13)  # the slope bound holds ...
+    assert np.all(B <= np.pi / np.min(T.lower_bound(a), axis=-1) + 1e-13)  # ... and B <= pi / rho_a
+    # ... and is the slope for a single sample far along the line (p(t) concentrates on the arg-max class)
+    far = T.linearized_line_loss(z[:1], a[0, :1], y[:1], [1e3, 1e3 + 1])
+    assert far[1] - far[0] == pytest.approx(T.increment_bound(a[0, :1], y[:1]), rel=1e-9)
+
+
+def test_kl_zero_probability_limit_and_small_t_ratio():
+    a = np.array([0.3, -1.0, 2.0])
+    for fn in (T.kl_forward, T.kl_reverse):
+        with_zero = fn([0.6, 0.4, 0.0], a, 0.7)
+        assert math.isfinite(with_zero)
+        near = fn([0.6 - 5e-13, 0.4 - 5e-13, 1e-12], a, 0.7)  # the limit p_3 -> 0 is continuous
+        assert with_zero == pytest.approx(near, abs=1e-10)
+    p = np.array([(3 - math.sqrt(3)) / 6, (3 + math.sqrt(3)) / 6])
+    assert T.kl_small_t_ratio(p, [1.0, 0.0], "reverse") == pytest.approx(1 / (18 * math.sqrt(3)), rel=1e-12)
+    assert T.kl_small_t_ratio(p, [1.0, 0.0], "forward") == pytest.approx(1 / (36 * math.sqrt(3)), rel=1e-12)
+    assert T.third_moment_bound(2.0) == pytest.approx(8 / (6 * math.sqrt(3)))
 
 
 @pytest.mark.parametrize("call, match", [
-    (lambda: T.binary_radius(np.nan, 1.0), "delta"),
+    (lambda: T.binary_radius(NAN, 1.0), "delta"),
     (lambda: T.binary_radius(1.0, "x"), "delta_a"),
+    (lambda: T.binary_radius(np.ones(2), np.ones(3)), "delta"),
+    (lambda: T.binary_ghost(1.0, 0.0), "delta_a"),
     (lambda: T.lower_bound(1.0), "a"),
-    (lambda: T.radius([0.0, 1.0], [1.0]), "z, a"),
+    (lambda: T.radius([0.0, 1.0], [1.0]), "a"),
     (lambda: T.radius(np.zeros((2, 2, 2)), np.zeros((2, 2, 2))), "z"),
+    (lambda: T.radius_details([0.0, NAN], [1.0, 0.0]), "z"),
+    (lambda: T.strip_margin([0.0, 1.0], [1.0, 0.0], "t"), "t"),
+    (lambda: T.strip_margin([0.0, 1.0], [1.0, 0.0], [complex(NAN, 0)]), "t"),
     (lambda: T.log_partition_taylor([0.0], [1.0], 0), "order"),
+    (lambda: T.log_partition_taylor([0.0], [1.0], 2.5), "order"),
     (lambda: T.cauchy_hadamard_radius([1.0, 2.0]), "coeffs"),
+    (lambda: T.cauchy_hadamard_radius(np.ones(10), n_min=0), "n_min"),
     (lambda: T.prony_radius(np.ones(10), n_min=9), "n_min"),
+    (lambda: T.prony_error_scale(1.0, 3), "order"),
+    (lambda: T.logistic_inverse_curvature(800.0), "delta"),
+    (lambda: T.curvature_to_radius_ratio(1.0, 0.0), "curvature_factor"),
+    (lambda: T.linearized_line_loss(np.zeros((3, 2)), np.zeros((3, 3)), [0, 1, 0], [0.0]), "a"),
+    (lambda: T.linearized_line_loss(np.zeros((3, 2)), np.zeros((3, 2)), [0, 2, 0], [0.0]), "y"),
+    (lambda: T.linearized_line_loss(np.zeros((3, 2)), np.zeros((3, 2)), [0.5, 1, 0], [0.0]), "y"),
+    (lambda: T.increment_bound(np.zeros((3, 2)), [0, 1]), "y"),
     (lambda: T.third_central_moment([-1.0, 2.0], [0.0, 1.0]), "p"),
+    (lambda: T.third_central_moment([0.0, 0.0], [0.0, 1.0]), "p"),
+    (lambda: T.third_moment_bound(-1.0), "width"),
+    (lambda: T.kl_forward([0.5, 0.6], [0.0, 1.0], 1.0), "p"),
+    (lambda: T.kl_forward([0.5, -0.5, 1.0], [0.0, 1.0, 2.0], 1.0), "p"),
+    (lambda: T.kl_reverse([0.5, 0.5], [0.0, 1.0, 2.0], 1.0), "a"),
+    (lambda: T.kl_reverse([0.5, 0.5], [0.0, 1.0], NAN), "t"),
+    (lambda: T.kl_small_t_ratio([0.5, 0.5], [1.0, 1.0], "reverse"), "a"),
+    (lambda: T.kl_small_t_ratio([0.5, 0.5], [1.0, 0.0], "both"), "direction"),
+    (lambda: T.kl_identities(1), "n"),
     (lambda: S.make_model("resnet"), "name"),
     (lambda: S.make_model("mlp", act="swish"), "act"),
     (lambda: S.make_model("mlp", hidden=(0,)), "hidden"),
+    (lambda: S.make_model("mlp", hidden=()), "hidden"),
+    (lambda: S.make_model("mlp", hidden=8), "hidden"),
     (lambda: S.mode_code("adamw"), "mode"),
     (lambda: S.digits(test_fraction=1.5), "test_fraction"),
-    (lambda: S.bench_cases("huge"), "scale"),
+    (lambda: S.digits(seed=-1), "seed"),
+    (lambda: S.onset([1.0, 0.5], [[1.0, 2.0]]), "r"),
+    (lambda: S.onset([0.5, 1.0], [[1.0, 2.0, 3.0]]), "ratio"),
+    (lambda: S.onset([0.5, 1.0], [[1.0, 2.0]], threshold=1.0), "threshold"),
+    (lambda: S.finite_median([1.0, 2.0], [True]), "diverged"),
+    (lambda: S.finite_median([1.0, NAN], [False, False]), "values"),
+    (lambda: S.random_directions(jax.random.key(0), _P, 0), "n"),
+    (lambda: S.random_directions(0, _P, 2), "key"),
+    (lambda: S.normalize({"w": np.array([NAN])}), "tree"),
+    (lambda: S.evaluate(_MLP, _P, _X, _Y + 10), "y"),
+    (lambda: S.gradient_direction(_MLP, _P, _X[:, :5], _Y), "x"),
+    (lambda: S.logistic_loss_taylor(50.0, 4), "delta"),
+    (lambda: S.logistic_loss_taylor(1.0, 0), "order"),
+    (lambda: S.logistic_inverse_curvature(NAN), "delta"),
+    (lambda: R.bench_cases("huge"), "scale"),
+    (lambda: R.rho_a_numpy({"W0": np.zeros((2, 2))}, {}, np.zeros((1, 2))), "params"),
 ])
-def test_bad_inputs_raise(call, match):
+def test_bad_inputs_raise_naming_the_parameter(call, match):
     with pytest.raises((ValueError, TypeError), match=match):
         call()
 
 
 # ----------------------------------------------------------------------------- JAX sims
-@pytest.fixture(scope="module")
-def small():
-    d = S.digits()
-    x, y = jnp.asarray(d["x_train"][:64]), jnp.asarray(d["y_train"][:64])
-    model = S.make_model("mlp", hidden=(16,))
-    params = model.init(jax.random.key(0))
-    v = S.normalize(jax.tree_util.tree_map(lambda w: jnp.cos(jnp.arange(w.size).reshape(w.shape) * 1.3), params))
-    return model, params, v, x, y
-
-
-def test_jvp_matches_finite_difference(small):
-    model, params, v, x, y = small
-    z, a = S.directional_derivatives(model.apply, params, v, x)
+def test_jvp_and_rho_a_match_the_numpy_reference():
+    z, a = S.directional_derivatives(_MLP.apply, _P, _V, _X)
+    np.testing.assert_allclose(np.asarray(z), R.mlp_logits(_P, _X), rtol=1e-12)
     h = 1e-6
-    plus = model.apply(jax.tree_util.tree_map(lambda w, d: w + h * d, params, v), x)
-    minus = model.apply(jax.tree_util.tree_map(lambda w, d: w - h * d, params, v), x)
-    np.testing.assert_allclose(np.asarray(a), np.asarray((plus - minus) / (2 * h)), rtol=1e-6, atol=1e-8)
-    np.testing.assert_allclose(np.asarray(z), np.asarray(model.apply(params, x)))
-    # rho_a: jit equals eager, and equals the theory lower bound's bottleneck sample
-    eager = float(S.rho_a(model.apply, params, v, x))
-    jitted = float(jax.jit(lambda p, d: S.rho_a(model.apply, p, d, x))(params, v))
-    assert jitted == pytest.approx(eager, rel=1e-13)
-    assert eager == pytest.approx(float(np.min(T.lower_bound(np.asarray(a)))), rel=1e-13)
+    fd = (R.mlp_logits({k: _P[k] + h * _V[k] for k in _P}, _X) - R.mlp_logits({k: _P[k] - h * _V[k] for k in _P}, _X))
+    np.testing.assert_allclose(np.asarray(a), fd / (2 * h), rtol=1e-6, atol=1e-8)
+    rho = float(S.rho_a(_MLP.apply, _P, _V, _X))
+    assert rho == pytest.approx(R.rho_a_numpy(_P, _V, _X), rel=1e-6)
+    assert rho == pytest.approx(float(np.min(T.lower_bound(np.asarray(a)))), rel=1e-13)
+    assert float(S.rho_a(_MLP.apply, _P, _V, _X, temperature=2.0)) == pytest.approx(2 * rho, rel=1e-13)
 
 
-def test_sweep_run_grid_equals_loop(small):
-    model, params, v, x, y = small
-    dirs = S.random_directions(jax.random.key(5), params, 2)
-    assert float(S.tree_norm(jax.tree_util.tree_map(lambda t: t[1], dirs))) == pytest.approx(1.0)
-    r = np.array([0.0, 0.5, 2.0])
-    out = S.one_step_sweep(model.apply, params, dirs, x, y, r)
-    assert np.allclose(out["ratio"][:, 0], 1.0)
-    @jax.jit
-    def loss_after(vi, rr):
-        rho = S.rho_a(model.apply, params, vi, x)
-        p = jax.tree_util.tree_map(lambda w, d: w + rr * rho * d, params, vi)
-        return S.cross_entropy(model.apply(p, x), y)
+def _nested_jvp_coefficients(model, params, v, x, y, order):
+    """c_n = l^(n)(0)/n! of every per-sample line loss by n nested jax.jvp calls (no jet). The
+    parameters are moved away from ReLU kinks: at a kink the line loss has no Taylor series."""
+    def ell(t):
+        z = model.apply({k: params[k] + t * v[k] for k in params}, x)
+        return jax.nn.logsumexp(z, axis=-1) - z[jnp.arange(z.shape[0]), y]
 
-    for i in range(2):  # a plain Python loop over directions and r
-        vi = jax.tree_util.tree_map(lambda t: t[i], dirs)
-        for j, rr in enumerate(r):
-            assert out["ratio"][i, j] == pytest.approx(float(loss_after(vi, rr)) / out["loss0"], rel=1e-10)
-    assert S.onset(r, np.array([[1.0, 1.05, 3.0], [1.0, np.nan, 1.0], [1.0, 1.0, 1.0]])).tolist() == [2.0, 0.5, math.inf]
-    with pytest.raises(ValueError, match="r_grid"):
-        S.one_step_sweep(model.apply, params, dirs, x, y, np.array([-1.0]))
+    out, f = [ell(0.0)], ell
+    for n in range(1, order + 1):
+        f = (lambda g: lambda t: jax.jvp(g, (t,), (1.0,))[1])(f)
+        out.append(jax.jit(f)(0.0) / math.factorial(n))
+    return np.stack([np.asarray(c) for c in out], axis=1)
 
 
-def test_line_taylor_linear_model_equals_log_partition_series():
-    d = S.digits()
-    x, y = jnp.asarray(d["x_train"][:5]), jnp.asarray(d["y_train"][:5])
-    model = S.make_model("linear")
-    params = jax.tree_util.tree_map(lambda w: 3 * w, model.init(jax.random.key(1)))
-    v = S.normalize(jax.tree_util.tree_map(lambda w: jnp.sin(jnp.arange(w.size).reshape(w.shape)), params))
-    c = np.asarray(jax.jit(lambda p, d: S.line_taylor(model.apply, p, d, x, y, 6))(params, v))
-    z, a = (np.asarray(t) for t in S.directional_derivatives(model.apply, params, v, x))
-    for i in range(5):
+@pytest.mark.parametrize("arch", ["mlp", "mlp_ln", "cnn", "attention", "linear"])
+def test_line_taylor_every_architecture_matches_nested_jvp(arch):
+    model = S.make_model(arch, hidden=(8,))
+    params = _away_from_kinks(model.init(jax.random.key(0))) if arch != "mlp" else _P
+    v = _unit(params, phase=0.7) if arch != "mlp" else _V
+    x, y = _X[:8], _Y[:8]  # the contract row's shapes (order 2 too): the MLP's program is shared
+    jet_c = np.asarray(S.line_taylor(model.apply, params, v, x, y, 2))
+    ref = _nested_jvp_coefficients(model, params, v, jnp.asarray(x), jnp.asarray(y), 2)
+    np.testing.assert_allclose(jet_c, ref, rtol=1e-9, atol=1e-12)
+    assert np.all(np.abs(ref[:, 2]) > 1e-8)  # the second-order coefficients are not trivially zero
+
+
+def test_logit_line_taylor_equals_the_log_partition_series():
+    rng = np.random.default_rng(6)
+    z, a, y = rng.normal(size=(4, 3)), rng.normal(size=(4, 3)), np.array([0, 2, 1, 0])
+    c = np.asarray(S.logit_line_taylor(z, a, y, 6))
+    for i in range(4):
         ref = T.log_partition_taylor(z[i], a[i], 6)
-        ref[0] -= z[i, int(y[i])]
-        ref[1] -= a[i, int(y[i])]
-        np.testing.assert_allclose(c[i], ref, rtol=1e-9, atol=1e-12)
-    with pytest.raises(ValueError, match="order"):
-        S.line_taylor(model.apply, params, v, x, y, 0)
+        ref[0] -= z[i, y[i]]
+        ref[1] -= a[i, y[i]]
+        np.testing.assert_allclose(c[i], ref, rtol=1e-10, atol=1e-14)
 
 
-def test_train_jit_equals_eager_and_controller_caps_step():
-    d = S.digits()
-    data = {k: v[:80] for k, v in d.items()}
-    model = S.make_model("linear")
-    kw = dict(steps=3, batch=8, lr=0.5, spike_step=2, spike_factor=100.0)
-    p_eager, tr_eager = S.train(jax.random.key(3), model, data, mode="controller", **kw)
-    p_jit, tr_jit = jax.jit(lambda k: S.train(k, model, data, mode="controller", **kw))(jax.random.key(3))
-    for name in p_eager:
-        np.testing.assert_allclose(np.asarray(p_eager[name]), np.asarray(p_jit[name]), rtol=1e-12, atol=1e-14)
-    scale, r = np.asarray(tr_jit["scale"]), np.asarray(tr_jit["r"])
+def test_one_step_sweep_matches_the_numpy_reference():
+    dirs = {k: np.stack([np.roll(v, i) for i in range(3)]) for k, v in _V.items()}
+    r = np.array([0.0, 0.5, 2.0])
+    out = S.one_step_sweep(_MLP, _P, dirs, _X, _Y, r, chunk_size=4)
+    assert np.allclose(out["ratio"][:, 0], 1.0)
+    for j in range(3):
+        vj = {k: v[j] for k, v in dirs.items()}
+        t = r * R.rho_a_numpy(_P, vj, _X)
+        np.testing.assert_allclose(out["loss"][j], R.one_step_loss_numpy(_P, vj, _X, _Y, t), rtol=1e-6)
+    # the slopes come back for the linearized loss: at r -> 0 its slope is the measured one
+    lin = T.linearized_line_loss(out["z"], out["a"], _Y, [0.0, 1e-7])
+    assert np.allclose(lin[:, 0], out["loss0"], rtol=1e-12)
+
+
+def test_onset_and_finite_median():
+    r = np.array([0.5, 1.0, 2.0])
+    ratio = np.array([[1.0, 1.05, 3.0], [1.0, NAN, 1.0], [1.0, 1.0, 1.0]])
+    assert S.onset(r, ratio).tolist() == [2.0, 1.0, math.inf]
+    assert S.onset(r, ratio, 2.0).tolist() == [2.0, 1.0, math.inf]
+    assert S.finite_median([1.0, 2.0, NAN, 4.0], [False, False, True, False]) == (2.0, 1)
+    med, n = S.finite_median([NAN], [True])
+    assert math.isnan(med) and n == 1
+
+
+def test_train_is_init_draws_then_run_adam_and_the_controller_caps_the_step():
+    kw = dict(steps=3, batch=8, eta=0.05, mode="controller", spike_step=1, spike_factor=100.0, eval_every_step=True)
+    out = S.train(jax.random.key(0), _MLP, _DATA, **kw)
+    # the same split and draw as train, compiled (eager threefry compiles op by op)
+    k_init, batches = jax.jit(lambda k: (jax.random.split(k)[0],
+                                         jax.random.randint(jax.random.split(k)[1], (3, 8), 0, 32)))(jax.random.key(0))
+    again = S.run_adam(_MLP, _MLP.init(k_init), _DATA, batches,
+                       **{k: v for k, v in kw.items() if k not in ("steps", "batch")})
+    for k in _MLP.init(k_init):
+        np.testing.assert_allclose(np.asarray(out["params"][k]), np.asarray(again["params"][k]), rtol=1e-12)
+    scale, r = np.asarray(out["scale"]), np.asarray(out["r"])
     assert np.all(scale <= 1) and np.all(scale * r <= 1 + 1e-12)  # the taken step never exceeds rho_a
-    assert scale[2] < 1  # the spike is the step the controller cuts
-    with pytest.raises(ValueError, match="track_radius"):
-        S.train(jax.random.key(0), model, data, mode="controller", track_radius=False, **kw)
-    with pytest.raises(ValueError, match="mode"):
-        S.train(jax.random.key(0), model, data, mode="sgd", **kw)
+    assert r[1] > 1 and scale[1] < 1  # the spike is the step the controller cuts
+    assert not bool(out["diverged"]) and int(out["diverged_step"]) == -1
 
 
-def test_models_shapes():
-    x = jnp.asarray(S.digits()["x_train"][:3])
+def test_clip_mode_with_a_loose_norm_is_plain_adam_and_divergence_is_flagged():
+    batches = np.arange(24).reshape(3, 8) * 3 % 32  # the contract row's batches
+    common = dict(eta=0.05, spike_step=1, spike_factor=100.0, eval_every_step=True)
+    plain = S.run_adam(_MLP, _P, _DATA, batches, mode="plain", **common)
+    loose = S.run_adam(_MLP, _P, _DATA, batches, mode="clip", clip_norm=1e12, **common)
+    tight = S.run_adam(_MLP, _P, _DATA, batches, mode="clip", clip_norm=1e-3, **common)
+    np.testing.assert_allclose(np.asarray(plain["loss"]), np.asarray(loose["loss"]), rtol=1e-14)
+    # Adam is scale-invariant in the gradient up to eps: clipping every step changes the steps only a little
+    assert not np.allclose(np.asarray(plain["params"]["W0"]), np.asarray(tight["params"]["W0"]), rtol=1e-12)
+    bad = S.run_adam(_MLP, _P, _DATA, batches, mode="plain", **(common | {"eta": 1e200}))
+    assert bool(bad["diverged"]) and int(bad["diverged_step"]) == 0
+
+
+def test_spike_runs_pair_modes_on_one_seed():
+    out = S.spike_runs(_MLP, _DATA, modes=("plain", "controller"), seeds=[0], eta=0.05, factor=100.0, steps=3,
+                       batch=8, spike_step=1, chunk_size=4)
+    assert out["mode"].tolist() == [0, 2] and out["seed"].tolist() == [0, 0]
+    # the same initialization and minibatches: identical until the spike
+    assert out["loss"][0, 0] == out["loss"][1, 0] and out["loss"][0, 1] == out["loss"][1, 1]
+
+
+def test_kl_and_cgf_in_jax_match_theory():
+    p, a = np.array([0.5, 0.3, 0.2, 0.0]), np.array([1.0, -0.5, 0.3, 2.0])
+    t = np.array([-0.5, 0.01, 0.3, 2.0])
+    kl = S.tilted_kl(p, a, t)
+    # KL ~ 1e-5 at t = 0.01 is a sum of O(1e-3) log differences: absolute round-off ~1e-16
+    np.testing.assert_allclose(kl["forward"], [T.kl_forward(p, a, ti) for ti in t], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(kl["reverse"], [T.kl_reverse(p, a, ti) for ti in t], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(S.cgf_increment(p, a, t), kl["forward"], rtol=1e-12, atol=1e-15)
+
+
+def test_logistic_series_jet_equals_the_log_partition_recursion():
+    c = S.logistic_loss_taylor(2.0, 12)
+    np.testing.assert_allclose(c, T.log_partition_taylor([0.0, -2.0], [0.0, -1.0], 12), rtol=1e-10, atol=1e-16)
+
+
+def test_models_shapes_and_random_directions():
+    x = jnp.asarray(_X[:3])
     for name in S.MODEL_NAMES:
         m = S.make_model(name, hidden=(8,))
+        assert m is S.make_model(name, hidden=[8])  # canonical objects: static sweep configuration
         assert jax.eval_shape(lambda k: m.apply(m.init(k), x), jax.random.key(0)).shape == (3, 10)
+    dirs = S.random_directions(jax.random.key(5), _P, 3)
+    norms = np.sqrt(sum(np.sum(np.asarray(d) ** 2, axis=tuple(range(1, np.ndim(d)))) for d in dirs.values()))
+    np.testing.assert_allclose(norms, 1.0, rtol=1e-12)
+    cos = sum(np.sum(np.asarray(dirs[k][0]) * np.asarray(dirs[k][1])) for k in dirs)
+    assert abs(cos) < 0.5  # independent directions in ~600 dimensions are nearly orthogonal
 
 
 def test_bench_case_numpy_reference_agrees():
-    (case,) = S.bench_cases("small")
+    (case,) = R.bench_cases("small")
     case.check(np.asarray(case.run_jax()), case.run_numpy())
