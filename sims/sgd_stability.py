@@ -115,20 +115,14 @@ def _tail_slope(ells):
 
 
 def _sweep(fn, grid: dict, *args, static: dict, chunk: int) -> dict:
-    """:func:`sims.sweep.run_grid` on a NumPy grid padded here to a whole number of chunks, trimmed after.
+    """:func:`sims.sweep.run_grid` with every chunk padded to full size (``pad_to_chunk``).
 
-    Padding on the host (copies of the last point) keeps every device-side shape fixed at one chunk,
-    so a simulator compiles once per problem shape, not once per grid size (sweeps of at most
-    ``SMALL_CHUNK`` points use that smaller chunk instead).
+    A fixed device-side shape means a simulator compiles once per problem shape, not once per grid
+    size; sweeps of at most ``SMALL_CHUNK`` points (tests, single points) share that smaller shape.
     """
     n = len(next(iter(grid.values())))
-    if n <= SMALL_CHUNK:  # tiny sweeps (tests, single points) share one small shape across simulators
-        chunk = SMALL_CHUNK
-    missing = -n % chunk
-    if missing:
-        grid = {k: np.concatenate([v, np.repeat(v[-1:], missing, axis=0)]) for k, v in grid.items()}
-    out = run_grid(fn, grid, *args, static=static, chunk_size=chunk)
-    return {k: np.asarray(v)[:n] for k, v in out.items()}
+    return run_grid(fn, grid, *args, static=static, chunk_size=SMALL_CHUNK if n <= SMALL_CHUNK else chunk,
+                    pad_to_chunk=True)
 
 
 def _paths_grid(m: int, n_paths: int) -> tuple[np.ndarray, tuple[int, int], dict]:
