@@ -1,13 +1,21 @@
 """Figures for the cross-entropy Taylor radius (Sao 2026): ghosts and the zero-free strip, radius vs
-margin, one-step r-sweeps per architecture, the temperature study and the LR spike."""
+margin, one-step r-sweeps per architecture, the temperature study and the learning-rate spike.
+
+Figures draw the claims' ``Result.arrays`` and the topic's cached experiments
+(:mod:`paper_checks.softmax_radius`); they never simulate. The ghost panels evaluate closed forms
+of :mod:`theory.softmax_radius` only.
+"""
 from __future__ import annotations
 
 import math
 from pathlib import Path
 
 import numpy as np
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
 
 from figures._style import ACCENT, MUTED, PALETTE, SIM, THEORY, figure, save, threshold
+from paper_checks import Budget, Result
+from paper_checks import softmax_radius as P
 from theory import softmax_radius as T
 
 MODES = ("plain", "clip", "controller")
@@ -29,12 +37,11 @@ def _ghosts(ax, z, a, title):
     ax.plot(rho * np.cos(th), rho * np.sin(th), color=SIM, lw=1.2, label=r"$|t|=\rho^*$ (nearest ghost)")
     ax.plot(h * np.cos(th), h * np.sin(th), color=THEORY, ls="--", lw=1.2, label=r"$|t|=\rho_a=\pi/\Delta a$")
     ax.plot([det["zero"].real, det["zero"].real], [det["zero"].imag, -det["zero"].imag], "o", color=SIM, ms=5)
-    if z.size == 2:  # closed-form binary ghosts t_k = (-δ + iπ(2k+1))/Δa
+    if z.size == 2:  # closed-form binary ghosts t_k = (-δ + iπ(2k+1))/Δa above the flip point
         d, s = z[0] - z[1], a[0] - a[1]
-        ks = np.arange(-3, 3)
-        tk = (-d + 1j * np.pi * (2 * ks + 1)) / s
+        tk = (-d + 1j * np.pi * (2 * np.arange(-3, 3) + 1)) / s
         ax.plot(tk.real, tk.imag, "x", color=THEORY, ms=7, label=r"theory $t_k$")
-        ax.axvline(-d / s, color=MUTED, ls=":", lw=1)
+        ax.axvline(-d / s, color=MUTED, ls=":", lw=1, label=r"decision flip $-\delta/\Delta a$")
     ax.set_xlim(-lim, lim)
     ax.set_ylim(-lim, lim)
     ax.set_aspect("equal")
@@ -51,10 +58,10 @@ def _fig_ghosts(out: Path) -> list[Path]:
     return save(fig, "softmax_radius_ghosts", out)
 
 
-def _fig_radius_vs_margin(results: dict, out: Path) -> list[Path]:
+def _fig_radius_vs_margin(results: dict[str, Result], out: Path) -> list[Path]:
     fig, axes = figure(2, 1, width=4.2, height=3.2)
     ax = axes[0]
-    d = np.linspace(-8, 8, 400)
+    d = np.linspace(-5, 5, 400)
     ax.plot(d, np.sqrt(d**2 + np.pi**2), color=THEORY, label=r"theory $\sqrt{\delta^2+\pi^2}$")
     threshold(ax, math.pi, r"$\pi$ (min, $\delta=0$)", vertical=False)
     r = results.get("sao2026.binary_radius_exact")
@@ -63,17 +70,20 @@ def _fig_radius_vs_margin(results: dict, out: Path) -> list[Path]:
         ax.plot(r.arrays["delta"], r.arrays["rho_roots"] * scale, "o", color=SIM, mfc="none", label="nearest zero (root finding)")
         ax.plot(r.arrays["delta"], r.arrays["rho_taylor"] * scale, ".", color=ACCENT, label="JAX jet series (Prony)")
     ax.set_xlabel(r"logit gap $\delta$")
-    ax.set_ylabel(r"$\rho^*\,\Delta a$")
+    ax.set_ylabel(r"$\rho^*\,|\Delta a|$")
     ax.set_title("binary radius vs margin")
     ax.legend()
     ax = axes[1]
     s = results.get("sao2026.scalar_logistic_vs_curvature")
     dd = np.linspace(0, 12, 200)
-    ax.semilogy(dd, np.sqrt(dd**2 + np.pi**2), color=THEORY, label=r"Taylor radius $\sqrt{\delta^2+\pi^2}$")
-    ax.semilogy(dd, np.exp(dd) + 2 + np.exp(-dd), color=PALETTE[2], label=r"$1/f''(\delta)$")
-    ax.semilogy(dd, 2 * (np.exp(dd) + 2 + np.exp(-dd)), color=PALETTE[2], ls="--", label=r"$2/f''(\delta)$")
-    if s is not None and "delta" in s.arrays:
-        ax.semilogy(s.arrays["delta"], s.arrays["inv_curvature"], "o", color=SIM, mfc="none", ms=3, label="sympy 1/f''")
+    ax.semilogy(dd, T.logistic_radius(dd), color=THEORY, label=r"Taylor radius $\sqrt{\delta^2+\pi^2}$")
+    ax.semilogy(dd, T.logistic_inverse_curvature(dd), color=PALETTE[2], label=r"$1/f''(\delta)$")
+    ax.semilogy(dd, 2 * T.logistic_inverse_curvature(dd), color=PALETTE[2], ls="--", label=r"$2/f''(\delta)$")
+    if s is not None and "delta0" in s.arrays:
+        ax.semilogy(s.arrays["delta0"], s.arrays["inv_curvature_jax"], "o", color=SIM, mfc="none",
+                    label="1/f'' by jax.grad twice")
+        ax.semilogy(s.arrays["delta0"], s.arrays["radius_series"], "s", color=SIM, mfc="none",
+                    label="radius of the Taylor series")
     threshold(ax, 10.0, r"$\delta=10$")
     ax.set_xlabel(r"margin $\delta$")
     ax.set_title("scalar logistic: radius vs curvature scale")
@@ -81,26 +91,25 @@ def _fig_radius_vs_margin(results: dict, out: Path) -> list[Path]:
     return save(fig, "softmax_radius_radius_vs_margin", out)
 
 
-def _fig_rsweeps(results: dict, out: Path) -> list[Path]:
-    r = results.get("sao2026.no_blowup_below_r1")
-    if r is None or "r" not in r.arrays:
-        return []
-    grid = r.arrays["r"]
-    archs = [k[: -len("_ratio")] for k in r.arrays if k.endswith("_ratio")]
+def _fig_rsweeps(budget: Budget, out: Path) -> list[Path]:
+    sw = P.rsweeps(budget)
+    grid = sw["r"]
+    archs = [str(a) for a in np.asarray(sw["archs"])]
     fig, axes = figure(2, 1, width=4.4, height=3.3)
     for i, name in enumerate(archs):
-        ratio, acc = r.arrays[f"{name}_ratio"], r.arrays[f"{name}_acc"]
+        ratio, acc = sw[f"{name}.ratio"], sw[f"{name}.acc"]
         c = PALETTE[i % len(PALETTE)]
-        axes[0].loglog(grid, np.where(np.isfinite(ratio[0]), ratio[0], np.nan), "-o", color=c, ms=2.5, label=f"{name} (gradient)")
+        axes[0].loglog(grid, np.where(np.isfinite(ratio[0]), ratio[0], np.nan), "-o", color=c, ms=2.5,
+                       label=f"{name} (gradient)")
         axes[1].semilogx(grid, acc[0], "-o", color=c, ms=2.5, label=f"{name} (gradient)")
         for j in range(1, ratio.shape[0]):
             axes[0].loglog(grid, np.where(np.isfinite(ratio[j]), ratio[j], np.nan), color=c, lw=0.6, alpha=0.6)
             axes[1].semilogx(grid, acc[j], color=c, lw=0.6, alpha=0.6)
     for ax in axes:
         threshold(ax, 1.0, "r = 1")
-        ax.set_xlabel(r"normalized step $r=\tau/\rho_a$")
-    axes[0].axhline(2.0, color=MUTED, ls=":", lw=1)
-    axes[0].axhline(1.1, color=MUTED, ls=":", lw=0.8)
+        ax.set_xlabel(r"normalized step $r=t/\rho_a$")
+    threshold(axes[0], 2.0, "2× onset rule", vertical=False)
+    threshold(axes[0], 1.1, "1.1 onset rule (paper)", vertical=False)
     axes[0].set_ylabel("loss after / before one step")
     axes[1].set_ylabel("training accuracy after the step")
     axes[0].set_title("one step from a trained model (thin: random directions)")
@@ -108,43 +117,52 @@ def _fig_rsweeps(results: dict, out: Path) -> list[Path]:
     return save(fig, "softmax_radius_rsweeps", out)
 
 
-def _fig_temperature(results: dict, out: Path) -> list[Path]:
+def _log_ticks(ax, values, axis: str) -> None:
+    """Major ticks at the given values only, plain labels, no minor labels (no overlapping tick text)."""
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    target.set_major_locator(FixedLocator(values))
+    target.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    target.set_minor_locator(NullLocator())
+    target.set_minor_formatter(NullFormatter())
+
+
+def _fig_temperature(results: dict[str, Result], out: Path) -> list[Path]:
     r = results.get("sao2026.temperature_onset_spread")
     if r is None or "temperature" not in r.arrays:
         return []
-    Tm, ot, orr = r.arrays["temperature"], r.arrays["onset_tau"], r.arrays["onset_r"]
+    Tm, od, orr = r.arrays["temperature"], r.arrays["onset_distance"], r.arrays["onset_r"]
+    temps = np.unique(Tm)
     fig, axes = figure(2, 1, width=3.8, height=3.1)
-    for ax, vals, lab in ((axes[0], ot, r"onset step distance $\tau$"), (axes[1], orr, r"onset $r=\tau/\rho_a$")):
-        ax.loglog(Tm, vals, "o", color=SIM, mfc="none")
-        uniq = np.unique(Tm)
-        ax.loglog(uniq, [np.median(vals[Tm == t]) for t in uniq], "-", color=THEORY, label="median over seeds")
-        sd = np.std(np.log10(vals[np.isfinite(vals)]))
-        ax.set_title(f"{lab.split('$')[0].strip() or 'onset'}: sd log10 = {sd:.3f}")
+    for ax, vals, lab in ((axes[0], od, r"onset distance $t$"), (axes[1], orr, r"onset $r=t/\rho_a$")):
+        ax.loglog(Tm, vals, "o", color=SIM, mfc="none", label="runs (seeds)")
+        ax.loglog(temps, [np.median(vals[Tm == t]) for t in temps], "-", color=THEORY, label="median over seeds")
+        sd = np.std(np.log10(vals))
+        ax.set_title(f"{lab}: sd log10 = {sd:.3f}")
         ax.set_xlabel("temperature T")
         ax.set_ylabel(lab)
+        _log_ticks(ax, temps, "x")
+        lo, hi = float(vals.min()), float(vals.max())
+        _log_ticks(ax, [v for v in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10) if lo / 1.5 <= v <= hi * 1.5], "y")
         ax.legend(fontsize=7)
     threshold(axes[1], 1.0, "r = 1", vertical=False)
     return save(fig, "softmax_radius_temperature", out)
 
 
-def _fig_spike(results: dict, out: Path) -> list[Path]:
-    r = results.get("sao2026.lr_spike_controller")
-    if r is None:
-        return []
-    tags = sorted({k[: -len("_test_acc")] for k in r.arrays if k.endswith("_test_acc")})
-    if not tags:
-        return []
+def _fig_spike(budget: Budget, out: Path) -> list[Path]:
+    res = P.lr_spike(budget)
+    tags = [str(t) for t in np.asarray(res["runs"])]
     fig, axes = figure(len(tags), 1, width=3.4, height=3.0)
     axes = np.atleast_1d(axes)
     for ax, tag in zip(axes, tags):
-        acc, mode = r.arrays[f"{tag}_test_acc"], r.arrays[f"{tag}_mode"]
+        acc, mode = res[f"{tag}.test_acc"], res[f"{tag}.mode"]
         steps = np.arange(acc.shape[1])
         for code, (name, c) in enumerate(zip(MODES, (SIM, ACCENT, THEORY))):
             sel = acc[mode == code]
             ax.plot(steps, np.median(sel, axis=0), color=c, label=name)
             ax.fill_between(steps, sel.min(axis=0), sel.max(axis=0), color=c, alpha=0.15, lw=0)
-        name, lr = tag.rsplit("_", 1)
-        ax.set_title(f"{name}, base lr {lr}, 10,000× spike")
+        threshold(ax, int(res["spike_step"]), "spike")
+        name, eta = tag.rsplit("_", 1)
+        ax.set_title(rf"{name}, base $\eta$ = {eta}, 10,000× spike")
         ax.set_xlabel("step")
         ax.set_ylabel("test accuracy")
         ax.set_ylim(0, 1)
@@ -152,13 +170,13 @@ def _fig_spike(results: dict, out: Path) -> list[Path]:
     return save(fig, "softmax_radius_lr_spike", out)
 
 
-def make(results: dict, out: Path, *, budget: str, fresh: bool) -> list[Path]:
-    """All softmax_radius figures; each draws from the claims' cached ``Result.arrays``."""
+def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
+    """All softmax_radius figures from the claims' arrays and the cached experiments at ``budget``."""
     out = Path(out)
     paths = []
     paths += _fig_ghosts(out)
     paths += _fig_radius_vs_margin(results, out)
-    paths += _fig_rsweeps(results, out)
+    paths += _fig_rsweeps(budget, out)
     paths += _fig_temperature(results, out)
-    paths += _fig_spike(results, out)
+    paths += _fig_spike(budget, out)
     return paths
