@@ -37,7 +37,7 @@ def spectra(r: Result, out: Path) -> list[Path]:
         ax.set_xlabel("eigenvalue index")
         ax.set_ylim(-0.05, 1.1)
     axes[0].set_ylabel(r"eigenvalue / $\lambda_{\max}$")
-    axes[0].legend(loc="upper right")
+    axes[0].legend(loc="lower left")  # the spectra sit at the top; the lower left is empty in every panel
     worst = float(np.max(np.abs(meas - pred)))
     fig.suptitle(f"every Hessian eigenvalue at a balanced global minimum (max error {worst:.0e} of $\\lambda_{{\\max}}$)")
     return plot.save(fig, "linear_hessian_spectrum", out)
