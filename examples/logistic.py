@@ -18,7 +18,7 @@ Count of converged runs against the prediction "converged iff :math:`\eta\lambda
 and the threshold moved to :math:`\eta\lambda = 2.05`. A rival is rejected only if one of your step
 sizes lies between its threshold and 2.
 
-Run: ``python examples/logistic.py --z 1,-1 --weights 0.75,0.25 --c 0.5,1.6,1.9,2.03,2.1``
+Run: ``python examples/logistic.py --z "1;-1" --weights 0.75,0.25 --c 0.5,1.6,1.9,2.03,2.1``
 """
 from __future__ import annotations
 
