@@ -32,11 +32,11 @@ def outcome(claim_id: str, checks: Sequence[Check], **extra: Any) -> dict:
 
 def _show(x: Any) -> str:
     a = np.asarray(x)
-    if a.dtype.kind in "fc" and a.size > 1:
-        return np.array2string(a, precision=6, max_line_width=100)
-    if a.dtype.kind == "f":
-        return f"{float(a):.6g}"
-    return str(x)
+    if a.dtype.kind not in "fc":
+        return str(x)
+    if a.size == 1:
+        return f"{a.reshape(()).item():.6g}"
+    return np.array2string(a, precision=6, max_line_width=100)
 
 
 def report(out: dict) -> str:
