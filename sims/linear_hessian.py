@@ -176,6 +176,14 @@ def class_data(key: jax.Array, counts, d0: int, *, alpha: float = 1.0) -> tuple[
     n, K = int(c.sum()), c.size
     d0 = V.integer("d0", d0, low=K, high=n)
     alpha = V.real("alpha", alpha, low=0.0, low_open=True)
+    return _class_data(key, alpha, counts=tuple(int(x) for x in c), d0=d0)
+
+
+@functools.partial(jax.jit, static_argnames=("counts", "d0"))
+def _class_data(key, alpha, *, counts: tuple, d0: int):
+    # compiled once per (counts, d0): run op by op, this builder costs seconds of dispatch
+    c = np.array(counts)
+    n, K = int(c.sum()), c.size
     k_basis, k_rot = jax.random.split(key)
     labels = np.repeat(np.arange(K), c)
     Y = jax.nn.one_hot(labels, K, dtype=jnp.float64).T                     # (K, n)
@@ -203,6 +211,11 @@ def whitened_data(key: jax.Array, d0: int, dL: int, n: int, *, alpha: float = 1.
     dL = V.integer("dL", dL, low=1)
     rank = min(d0, dL) if rank is None else V.integer("rank", rank, low=1, high=min(d0, dL))
     alpha = V.real("alpha", alpha, low=0.0, low_open=True)
+    return _whitened_data(key, alpha, n=n, d0=d0, dL=dL, rank=rank)
+
+
+@functools.partial(jax.jit, static_argnames=("n", "d0", "dL", "rank"))
+def _whitened_data(key, alpha, *, n: int, d0: int, dL: int, rank: int):
     k_x, k_b, k_z = jax.random.split(key, 3)
     X = jnp.sqrt(n * alpha) * _orthonormal_columns(k_x, n, d0).T
     Y = jax.random.normal(k_b, (dL, rank)) @ jax.random.normal(k_z, (rank, n))
@@ -225,12 +238,20 @@ def balanced_minimum(key: jax.Array | None, X, Y, widths) -> jax.Array:
     Xa = V.array("X", X, ndim=2)
     Ya = V.array("Y", Y, ndim=2)
     X, Y = _data(Xa, Ya, w)
-    L, k = len(w) - 1, min(w)
     n = X.shape[1]
-    Sxx, Syx = X @ X.T / n, Y @ X.T / n
-    if not np.linalg.matrix_rank(np.asarray(Sxx)) == w[0]:
+    Sxx = np.asarray(X @ X.T) / n
+    if not np.linalg.matrix_rank(Sxx) == w[0]:
         raise ValueError(f"X: Sigma_xx = X X^T / n must be invertible (rank d_0 = {w[0]}) for a unique W*, "
-                         f"got rank {np.linalg.matrix_rank(np.asarray(Sxx))}")
+                         f"got rank {np.linalg.matrix_rank(Sxx)}")
+    haar = key is not None
+    return _balanced_minimum(key if haar else jax.random.key(0), X, Y, widths=w, haar=haar)
+
+
+@functools.partial(jax.jit, static_argnames=("widths", "haar"))
+def _balanced_minimum(key, X, Y, *, widths: tuple, haar: bool):
+    w, n = widths, X.shape[1]
+    L, k = len(w) - 1, min(w)
+    Sxx, Syx = X @ X.T / n, Y @ X.T / n
     Wstar = jnp.linalg.solve(Sxx.T, Syx.T).T
     if L == 1:
         return Wstar.ravel()
@@ -239,10 +260,10 @@ def balanced_minimum(key: jax.Array | None, X, Y, widths) -> jax.Array:
     # (wrong) mode of the factorization
     s = jnp.where(s > 1e-12 * s[0], s, 0.0)
     root = s[:k] ** (1.0 / L)
-    keys = jax.random.split(key, L - 1) if key is not None else [None] * (L - 1)
+    keys = jax.random.split(key, L - 1)
     frames = [Vt[:k].T]
     for l in range(1, L):
-        frames.append(jnp.eye(w[l])[:, :k] if keys[l - 1] is None else _orthonormal_columns(keys[l - 1], w[l], k))
+        frames.append(_orthonormal_columns(keys[l - 1], w[l], k) if haar else jnp.eye(w[l])[:, :k])
     frames.append(U[:, :k])
     return flatten([frames[l] @ (root[:, None] * frames[l - 1].T) for l in range(1, L + 1)])
 
@@ -255,7 +276,12 @@ def random_gauge(key: jax.Array, theta, widths, scale: float) -> jax.Array:
     """
     V.key("key", key)
     scale = V.real("scale", scale)
-    mats = unflatten(_theta(theta, widths), widths)
+    return _random_gauge(key, _theta(theta, widths), scale, widths=validate_widths(widths))
+
+
+@functools.partial(jax.jit, static_argnames=("widths",))
+def _random_gauge(key, theta, scale, *, widths: tuple):
+    mats = unflatten(theta, widths)
     keys = jax.random.split(key, max(len(mats) - 1, 1))
     for l in range(len(mats) - 1):
         d = mats[l].shape[0]
@@ -363,7 +389,8 @@ def _train(key, theta0, X, Y, eta, *, widths, activation, steps, record_every, l
     grad = jax.grad(lambda t: f(t))
 
     def record(theta, k, t, div):
-        lam = H.top_eigenvalues(f, theta, k, k=1, num_iter=lanczos_iter)[0]
+        # lanczos_iter = 0: no tracking (a much smaller program when only the trajectory is wanted)
+        lam = H.top_eigenvalues(f, theta, k, k=1, num_iter=lanczos_iter)[0] if lanczos_iter else jnp.nan
         dead = (div >= 0) & (t >= div)
         nan = jnp.nan
         return (jnp.where(dead, nan, f(theta)), jnp.where(dead, nan, lam),
@@ -391,7 +418,8 @@ def train_gd(key: jax.Array, theta0, X, Y, widths, eta, *, steps: int, record_ev
 
     Every ``record_every`` steps (and at :math:`t=0`) records the loss, the per-class losses
     (one-hot ``Y``), the top Hessian eigenvalue by HVP-Lanczos (``lanczos_iter`` steps, capped at
-    :math:`P`; a fresh subkey per record) and the iterate. Steps run in ``lax`` loops.
+    :math:`P`; a fresh subkey per record; ``lanczos_iter=0`` skips it and records NaN) and the
+    iterate. Steps run in ``lax`` loops.
 
     ``eta`` > 0 is one step size or a 1-D array of them (one run per entry, batched with ``vmap``;
     outputs gain a leading axis). Divergence is data (see the module docstring): ``diverged``,
@@ -411,7 +439,7 @@ def train_gd(key: jax.Array, theta0, X, Y, widths, eta, *, steps: int, record_ev
     if steps % record_every:
         raise ValueError(f"steps: must be a multiple of record_every = {record_every}, got {steps}")
     activation = _activation(activation)
-    m = min(V.integer("lanczos_iter", lanczos_iter, low=1), n_params(w))
+    m = min(V.integer("lanczos_iter", lanczos_iter, low=0), n_params(w))
     run = functools.partial(_train, widths=w, activation=activation, steps=steps, record_every=record_every,
                             lanczos_iter=m)
     if eta_arr.ndim == 0:
