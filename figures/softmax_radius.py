@@ -99,8 +99,8 @@ def _fig_rsweeps(budget: Budget, out: Path) -> list[Path]:
     for i, name in enumerate(archs):
         ratio, acc = sw[f"{name}.ratio"], sw[f"{name}.acc"]
         c = PALETTE[i % len(PALETTE)]
-        axes[0].loglog(grid, np.where(np.isfinite(ratio[0]), ratio[0], np.nan), "-o", color=c, ms=2.5,
-                       label=f"{name} (gradient)")
+        # the legend of the right panel names the colours of both panels
+        axes[0].loglog(grid, np.where(np.isfinite(ratio[0]), ratio[0], np.nan), "-o", color=c, ms=2.5)
         axes[1].semilogx(grid, acc[0], "-o", color=c, ms=2.5, label=f"{name} (gradient)")
         for j in range(1, ratio.shape[0]):
             axes[0].loglog(grid, np.where(np.isfinite(ratio[j]), ratio[j], np.nan), color=c, lw=0.6, alpha=0.6)
@@ -112,6 +112,7 @@ def _fig_rsweeps(budget: Budget, out: Path) -> list[Path]:
     threshold(axes[0], 1.1, "1.1 onset rule (paper)", vertical=False)
     axes[0].set_ylabel("loss after / before one step")
     axes[1].set_ylabel("training accuracy after the step")
+    axes[1].set_ylim(top=1.1)  # room for the r = 1 label above the curves
     axes[0].set_title("one step from a trained model (thin: random directions)")
     axes[1].legend(fontsize=6.5)
     return save(fig, "softmax_radius_rsweeps", out)
@@ -153,12 +154,13 @@ def _fig_spike(budget: Budget, out: Path) -> list[Path]:
     tags = [str(t) for t in np.asarray(res["runs"])]
     fig, axes = figure(len(tags), 1, width=3.4, height=3.0)
     axes = np.atleast_1d(axes)
-    for ax, tag in zip(axes, tags):
+    for k, (ax, tag) in enumerate(zip(axes, tags)):
         acc, mode = res[f"{tag}.test_acc"], res[f"{tag}.mode"]
         steps = np.arange(acc.shape[1])
         for code, (name, c) in enumerate(zip(MODES, (SIM, ACCENT, THEORY))):
             sel = acc[mode == code]
-            ax.plot(steps, np.median(sel, axis=0), color=c, label=name)
+            # one legend (first panel) serves every panel: the same three modes in the same colours
+            ax.plot(steps, np.median(sel, axis=0), color=c, label=name if k == 0 else None)
             ax.fill_between(steps, sel.min(axis=0), sel.max(axis=0), color=c, alpha=0.15, lw=0)
         threshold(ax, int(res["spike_step"]), "spike")
         name, eta = tag.rsplit("_", 1)

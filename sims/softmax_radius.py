@@ -813,12 +813,13 @@ def temperature_runs(data: dict, *, temperatures, seeds, r, steps: int = 120, ba
 def finite_median(values, diverged) -> tuple[float, int]:
     """Median of ``values`` over the runs not flagged ``diverged``, and the number of diverged runs.
 
-    ``(nan, n)`` when every run diverged. A run flagged finite must have finite values.
+    ``values``: one number per run (a diverged run's value may be anything, NaN included);
+    ``diverged``: one boolean per run. ``(nan, n)`` when every run diverged.
     """
-    vals = np.asarray(values, dtype=float)
+    vals = V.array("values", values, ndim=1, finite=False)
     flag = np.asarray(diverged)
-    if flag.dtype != bool or flag.shape != vals.shape[:1]:
-        raise ValueError(f"diverged: expected one boolean per run (shape {vals.shape[:1]}), got {flag.shape}")
+    if flag.dtype != bool or flag.shape != vals.shape:
+        raise ValueError(f"diverged: expected one boolean per run (shape {vals.shape}), got {flag.dtype} {flag.shape}")
     keep = vals[~flag]
     if keep.size and not np.all(np.isfinite(keep)):
         raise ValueError("values: a run not flagged diverged has a non-finite value")
