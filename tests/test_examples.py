@@ -1,0 +1,137 @@
+"""The example scripts (examples/<topic>.py): each reruns its claim on user parameters.
+
+Each script is imported (not run in a subprocess, except one CLI smoke test) and its ``run`` called
+on small, fast parameters: the verdict must be ``passed`` -- every prediction accepted, every rival
+rejected -- and bad parameters must raise an error that names the parameter.
+"""
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+TOPICS = ("logistic", "sde", "sign_floor", "sgd_stability", "linear_hessian", "softmax_radius", "eos")
+
+
+def _load(name: str):
+    """Import examples/<name>.py under a private module name (the scripts import ``_common`` by name)."""
+    key = "_common" if name == "_common" else f"steplab_example_{name}"
+    if key in sys.modules:
+        return sys.modules[key]
+    if name != "_common":
+        _load("_common")
+    spec = importlib.util.spec_from_file_location(key, EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[key] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _assert_passed(out: dict) -> None:
+    for check in out["checks"]:
+        assert check.prediction().accepted, (check.quantity, check.prediction().text)
+        for rival in check.rival_assessments():
+            assert not rival.accepted, (check.quantity, rival.label, rival.text)
+    assert out["status"] == "passed"
+    assert out["claim"] and out["statement"]
+
+
+def test_every_topic_has_a_documented_example():
+    readme = (EXAMPLES / "README.md").read_text()
+    for topic in TOPICS:
+        module = _load(topic)
+        assert module.__doc__ and module.CLAIM in module.__doc__, topic
+        assert f"examples/{topic}.py" in readme, topic
+        assert len((EXAMPLES / f"{topic}.py").read_text().splitlines()) <= 125, topic
+
+
+def test_logistic():
+    ex = _load("logistic")
+    out = ex.run([1.0, -1.0], [0.75, 0.25], n_inits=2)
+    _assert_passed(out)
+    assert np.all((out["distance"].max(axis=1) < 1e-11) == (out["c"] < 2))
+    with pytest.raises(ValueError, match="weights"):
+        ex.run([1.0, -1.0, 2.0], [0.5, 0.5])
+    with pytest.raises(ValueError, match="eta"):
+        ex.run([1.0, -1.0], [0.75, 0.25], eta=[20.0, 30.0])
+
+
+def test_sde():
+    ex = _load("sde")
+    out = ex.run(a=2.0, omega=(0.0, 1.0, 3.0, 0.5), sigma1=0.7, n_paths=128)
+    _assert_passed(out)
+    assert out["n_dropped"] == 0
+    with pytest.raises(ValueError, match="omega"):
+        ex.run(omega=(1.0, -1.0))
+    with pytest.raises(ValueError, match="omega, sigma1"):
+        ex.run(omega=0.0, sigma1=0.0)
+
+
+def test_sign_floor():
+    ex = _load("sign_floor")
+    out = ex.run(a=1.0, eta=(0.1, 0.5, 2.0), sigma=1.0, n_chains=128)
+    _assert_passed(out)
+    with pytest.raises(ValueError, match="burn"):
+        ex.run(eta=0.01)
+    with pytest.raises(ValueError, match="a, eta, sigma"):
+        ex.run(a=(1.0, 2.0), eta=(0.1, 0.2, 0.3))
+
+
+def test_sgd_stability():
+    ex = _load("sgd_stability")
+    X = [[1.0, 0.2], [0.3, 1.0], [-0.5, 0.8], [1.2, -0.4], [0.1, 0.9]]
+    out = ex.run(X=X, batch_sizes=[1, 2, 5], n_rounds=5)
+    _assert_passed(out)
+    assert np.all(np.diff(out["measured"]) > 0)
+    with pytest.raises(ValueError, match="batch_sizes"):
+        ex.run(X=X, batch_sizes=[0, 2])
+    with pytest.raises(ValueError, match="hessians"):
+        ex.run(np.array([[[1.0, 2.0], [0.0, 1.0]]]))
+
+
+def test_linear_hessian():
+    ex = _load("linear_hessian")
+    out = ex.run(counts=(50, 30, 20), depth=2, ratios=(0.98, 1.02))
+    _assert_passed(out)
+    with pytest.raises(ValueError, match="counts"):
+        ex.run(counts=(1.5, 2.0))
+    with pytest.raises(ValueError, match="ratios"):
+        ex.run(ratios=(-1.0,))
+
+
+def test_softmax_radius():
+    ex = _load("softmax_radius")
+    out = ex.run(delta=(0.5, -2.0, 3.5), delta_a=(1.0, -0.4, 2.5))
+    _assert_passed(out)
+    np.testing.assert_allclose(np.abs(out["ghost"]), out["radius"], rtol=1e-2)
+    with pytest.raises(ValueError, match="delta_a"):
+        ex.run(delta=(1.0, 2.0), delta_a=(0.0, 1.0))
+
+
+def test_eos():
+    ex = _load("eos")
+    out = ex.run(eta_a=(1.8, 1.9), beta=0.1, eta=0.5)
+    _assert_passed(out)
+    with pytest.raises(ValueError, match="eta_a"):
+        ex.run(eta_a=1.7)
+
+
+def test_cli_bad_parameter_exits_with_usage_error(capsys):
+    ex = _load("softmax_radius")
+    with pytest.raises(SystemExit) as exc:
+        ex.main(["--delta", "1,2", "--delta-a", "0,1"])
+    assert exc.value.code == 2
+    assert "delta_a" in capsys.readouterr().err
+
+
+def test_cli_smoke():
+    """One script end to end as a user runs it: exit 0, the verdict printed."""
+    proc = subprocess.run([sys.executable, str(EXAMPLES / "logistic.py"), "--n-inits", "1"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "status on your parameters: passed" in proc.stdout
