@@ -21,9 +21,7 @@ import numpy as np
 import sympy as sp
 
 import sims  # noqa: F401  (float64)
-from paper_checks._checks import Bound, Categorical, Count, Exact, Rate, fit_slope
-from paper_checks._experiment import experiment
-from paper_checks._registry import Budget, Paper, Result, claim
+from paper_checks import Bound, Budget, Categorical, Count, Exact, Paper, Rate, Result, claim, experiment, fit_slope
 from sims import softmax_radius as S
 from theory import softmax_radius as T
 

@@ -413,6 +413,7 @@ def directional_derivatives(apply: Callable, params, v, x):
 
 
 _jvp_jit = jax.jit(_jvp, static_argnums=0)
+_logits_jit = jax.jit(lambda apply, params, x: apply(params, x), static_argnums=0)
 
 
 def rho_a(apply: Callable, params, v, x, temperature=1.0) -> jax.Array:
@@ -581,7 +582,7 @@ def one_step_sweep(model: Model, params, directions, x, y, r, *, temperature=1.0
     out["loss0"], out["acc0"] = loss0, float(acc0)
     out["ratio"] = out["loss"] / loss0
     out["diverged"] = ~np.isfinite(out["loss"]) | (np.abs(out["loss"]) > _BLOWUP)
-    out["z"] = np.asarray(model.apply(params, x)) / T
+    out["z"] = np.asarray(_logits_jit(model.apply, params, x)) / T
     return out
 
 
