@@ -9,7 +9,6 @@ Their per-run functions branch only through ``jnp.where``/``lax`` (no Python con
 values), the vmap-equals-loop test runs the same compiled code per point and in a batch, and the
 plain-net row (``train_gd``, the same GD loop ``gd_steps``) does run jit against eager.
 """
-import sys
 
 import jax
 import jax.numpy as jnp
@@ -20,11 +19,7 @@ from sims import linear_hessian as S
 from sims.linear_hessian_spectrum import constructed_minima, hessian_spectra
 from sims.linear_hessian_train import aligned_path, train_sweep
 
-_contract = sys.modules.get("test_contract") or sys.modules.get("tests.test_contract")
-if _contract is None:  # imported on its own
-    from tests.test_contract import Sim
-else:
-    Sim = _contract.Sim
+from tests._contract_table import Sim
 
 WIDTHS = (3, 2, 2)
 _rng = np.random.default_rng(0)
@@ -51,7 +46,7 @@ def _train_outputs(out):
 
 
 TRAIN_GD = Sim(
-    "sims.linear_hessian.train_gd", _train_gd, outputs=_train_outputs,
+    "linear_hessian.train_gd", _train_gd, outputs=_train_outputs,
     grid=("eta", np.array([0.1, 0.2, 0.3]), 0),
     bad=[({"eta": -0.1}, "eta"), ({"eta": 0.0}, "eta"), ({"eta": "fast"}, "eta"), ({"eta": np.nan}, "eta"),
          ({"steps": 3, "record_every": 2}, "steps"), ({"theta0": np.zeros(5)}, "theta0"), ({"X": np.ones((4, 6))}, "X"),
@@ -78,7 +73,7 @@ def _sweep_outputs(out):
 
 
 TRAIN_SWEEP = Sim(
-    "sims.linear_hessian_train.train_sweep", _train_sweep, outputs=_sweep_outputs,
+    "linear_hessian.train_sweep", _train_sweep, outputs=_sweep_outputs,
     grid=("eta", np.array([0.2, 0.5, 0.8]), 0),
     bad=[({"eta": np.array([0.1, -0.1])}, "eta"), ({"eta": "fast"}, "eta"), ({"eta": np.inf}, "eta"),
          ({"counts": (50, 30, 21)}, "counts"), ({"act": 3}, "act"), ({"steps": 810, "record_every": 100}, "steps"),
@@ -100,7 +95,7 @@ def _minima_outputs(out):
 
 
 MINIMA = Sim(
-    "sims.linear_hessian_spectrum.constructed_minima", _minima, outputs=_minima_outputs,
+    "linear_hessian.constructed_minima", _minima, outputs=_minima_outputs,
     grid=("gauge", np.array([0.0, 0.3, -0.2]), 0),
     bad=[({"gauge": np.inf}, "gauge"), ({"gauge": "big"}, "gauge"), ({"alpha": -1.0}, "alpha"),
          ({"key": np.zeros(2, np.uint32)}, "key")],
@@ -128,7 +123,7 @@ def _spectra(scale=None, act=0):
 
 
 SPECTRA = Sim(
-    "sims.linear_hessian_spectrum.hessian_spectra", _spectra, outputs=lambda out: [out["eigenvalues"], out["n_params"]],
+    "linear_hessian.hessian_spectra", _spectra, outputs=lambda out: [out["eigenvalues"], out["n_params"]],
     grid=("scale", np.array([1.0, 0.5, 0.0]), 0),
     bad=[({"scale": np.array([np.nan])}, "theta"), ({"act": 7}, "act")],
     vary={"scale": np.array([0.7])},
@@ -146,7 +141,7 @@ def _aligned(singular_values=np.array([0.7, 0.5, 0.3]), scale=0.1, eta=0.4, step
 
 
 ALIGNED = Sim(
-    "sims.linear_hessian_train.aligned_path", _aligned,
+    "linear_hessian.aligned_path", _aligned,
     grid=("singular_values", np.array([0.7, 0.5, 0.3]), 1),     # modes evolve independently: one column each
     bad=[({"eta": -0.4}, "eta"), ({"scale": 0.0}, "scale"), ({"steps": 0}, "steps"),
          ({"singular_values": [[0.5]]}, "singular_values")],
@@ -191,7 +186,7 @@ def _trace(params=PARAMS, key=KEY, num_samples=4):
 
 
 TOP = Sim(
-    "sims.hvp.top_eigenvalues", _top,
+    "hvp.top_eigenvalues", _top,
     bad=[({"k": 0}, "k"), ({"k": 6}, "k"), ({"key": np.zeros(2, np.uint32)}, "key")],
     vary={"params": {"W1": 0.5 * _rng.normal(size=(3, 4)), "W2": 0.5 * _rng.normal(size=(4, 2))}},
     skip={"vmap": "one operator per call; batch by vmapping the caller's own function",
@@ -200,7 +195,7 @@ TOP = Sim(
 )
 
 TRACE = Sim(
-    "sims.hvp.hutchinson_trace", _trace, outputs=lambda out: [out.estimate, out.se, out.samples],
+    "hvp.hutchinson_trace", _trace, outputs=lambda out: [out.estimate, out.se, out.samples],
     bad=[({"num_samples": 1}, "num_samples"), ({"key": np.zeros(2, np.uint32)}, "key")],
     vary={"key": jax.random.key(8)},
     skip={"vmap": "the probes are the batch axis (vmapped inside)",
