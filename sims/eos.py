@@ -27,7 +27,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
-from jax.flatten_util import ravel_pytree
 
 import sims  # noqa: F401  (float64)
 from sims.sweep import run_grid
@@ -507,37 +506,40 @@ def _mlp_run(point, X, Y, every, *, widths, n_meas: int, substeps: int, lanczos_
     dt = 1.0 / substeps
 
     def substep(i, state):
+        # i < 0: warm-up of the eigenvector at theta0 (a cold start needs more Krylov steps than a refresh);
+        # nothing moves and nothing is recorded. One loop body serves both, so the program holds one Lanczos.
         (th, th_prev, u, div, div_step), (acc, first) = state
+        live = i >= 0
         S, u, S2 = top_eigenpair(lambda v: jax.jvp(grad, (th,), (v,))[1], u, lanczos_iter)
-        g = grad(th)
+        # one gradient: at Nesterov's look-ahead z, which is th itself for every other method and for the flows
+        z = th + nest * mom * (th - th_prev)
+        g = grad(z)
         # grad_theta of u^T H(theta) u at fixed u: the third derivative contracted twice with the top eigenvector
         gS = jax.grad(lambda p: jnp.vdot(u, jax.jvp(grad, (p,), (u,))[1]))(th)
         s2 = central * central_flow_sigma2(g, gS, S, eta, relax)
         flow_new = th - dt * eta * (g + 0.5 * s2 * gS)
-        z = th + nest * mom * (th - th_prev)
-        opt_new = th + mom * (th - th_prev) - eta * grad(z)
-        step_now = (i % substeps) == substeps - 1
-        new = jnp.where(is_flow, flow_new, jnp.where(step_now, opt_new, th))
-        new_prev = jnp.where(is_flow | ~step_now, th_prev, th)
+        opt_new = th + mom * (th - th_prev) - eta * g
+        step_now = live & ((i % substeps) == substeps - 1)
+        new = jnp.where(live & is_flow, flow_new, jnp.where(step_now, opt_new, th))
+        new_prev = jnp.where(step_now & ~is_flow, th, th_prev)
         bad = ~div & _bad(new)
         div_step = jnp.where(bad, i // substeps + 1, div_step)  # relative to the block start; shifted below
         div = div | bad
-        first = jnp.where(i == 0, jnp.stack([S, S2, s2, loss(th)]), first)
+        L = loss(th)
+        first = jnp.where(i == 0, jnp.stack([S, S2, s2, L]), first)
         carry = (jnp.where(div, th, new), jnp.where(div, th_prev, new_prev), u, div, div_step)
-        return carry, (acc + loss(th) + 0.5 * s2 * S, first)
+        return carry, (acc + jnp.where(live, L + 0.5 * s2 * S, 0.0), first)
 
     def block(carry, k):
         was_div = carry[3]
-        carry, (acc, first) = lax.fori_loop(0, every * substeps, substep, (carry, (jnp.zeros(()), jnp.zeros(4))))
+        start = jnp.where(k == 0, -WARMUP * lanczos_iter, 0)
+        carry, (acc, first) = lax.fori_loop(start, every * substeps, substep, (carry, (jnp.zeros(()), jnp.zeros(4))))
         th, th_prev, u, div, div_step = carry
         div_step = jnp.where(div & ~was_div, k * every + div_step, div_step)
         return (th, th_prev, u, div, div_step), (acc / (every * substeps), *first)
 
-    # a cold start needs more Krylov steps than the warm-started refreshes: restart Lanczos WARMUP times at theta0
-    hvp0 = lambda v: jax.jvp(grad, (theta0,), (v,))[1]  # noqa: E731
-    u0 = lax.fori_loop(0, WARMUP, lambda i, u: top_eigenpair(hvp0, u, lanczos_iter)[1],
-                       jax.random.normal(k_start, theta0.shape))
-    init = (theta0, theta0, u0, jnp.array(False), jnp.array(-1))
+    u0 = jax.random.normal(k_start, theta0.shape)
+    init = (theta0, theta0, u0 / jnp.linalg.norm(u0), jnp.array(False), jnp.array(-1))
     (_, _, _, div, div_step), (avg, S, S2, s2, L) = lax.scan(block, init, jnp.arange(n_meas))
     dead = div & (jnp.arange(n_meas) >= (div_step - 1) // every)  # the diverging block and every later one
     nan = lambda a: jnp.where(dead, jnp.nan, a)  # noqa: E731
@@ -555,7 +557,7 @@ def _mlp_args(X, Y, widths):
 
 
 MLP_CHUNK = 6  # runs per compiled network program (grids are padded to it: one program for every sweep size)
-WARMUP = 8  # restarted Lanczos rounds for the initial eigenvector of a network run
+WARMUP = 8  # restarted Lanczos rounds (x lanczos_iter loop iterations) for a network run's initial eigenvector
 
 
 def mlp_run(keys, eta, X, Y, *, widths, methods="gd", momentum=0.0, n_steps: int, every: int, substeps: int = 2,

@@ -152,20 +152,29 @@ def test_coefficients_match_the_sympy_losses():
 
 # ------------------------------------------------------------------------------------------- simulators
 
+def _autodiff_sharpness(p, C):
+    return jnp.linalg.eigvalsh(jax.hessian(sim.poly_loss)(p, C))[-1]
+
+
+@jax.jit
+def _explicit_and_autodiff(w, C):
+    """(explicit gradient, S, grad S) of sims.eos and the same three by autodiff through eigvalsh, one program."""
+    g, S, gS = sim._sharpness_and_gradient(w, C)
+    return (sim.poly_loss(w, C), g, S, gS, jax.grad(sim.poly_loss)(w, C), _autodiff_sharpness(w, C),
+            jax.grad(_autodiff_sharpness)(w, C))
+
+
 def test_poly_derivatives_match_autodiff_sympy_and_numpy():
     rng = np.random.default_rng(1)
     for _ in range(3):
         C = rng.normal(size=(3, 3))
         w = rng.normal(size=2)
-        Cj, wj = jnp.asarray(C), jnp.asarray(w)
-        expr = th.poly_expr(C)
-        assert float(sim.poly_loss(wj, Cj)) == pytest.approx(float(expr.subs({th.x: w[0], th.y: w[1]})), rel=1e-12)
-        np.testing.assert_allclose(sim.poly_grad(wj, Cj), jax.grad(sim.poly_loss)(wj, Cj), rtol=1e-13, atol=1e-14)
-        S_ad = lambda p: jnp.linalg.eigvalsh(jax.hessian(sim.poly_loss)(p, Cj))[-1]  # noqa: E731
-        g, S, gS = sim._sharpness_and_gradient(wj, Cj)
-        assert float(S) == pytest.approx(float(S_ad(wj)), rel=1e-12)
+        L, g, S, gS, g_ad, S_ad, gS_ad = _explicit_and_autodiff(jnp.asarray(w), jnp.asarray(C))
+        assert float(L) == pytest.approx(float(th.poly_expr(C).subs({th.x: w[0], th.y: w[1]})), rel=1e-12)
+        np.testing.assert_allclose(g, g_ad, rtol=1e-13, atol=1e-14)
+        assert float(S) == pytest.approx(float(S_ad), rel=1e-12)
         assert float(S) == pytest.approx(float(ref.poly_sharpness_numpy(w, C)), rel=1e-12)
-        np.testing.assert_allclose(gS, jax.grad(S_ad)(wj), rtol=1e-9, atol=1e-11)
+        np.testing.assert_allclose(gS, gS_ad, rtol=1e-9, atol=1e-11)
         np.testing.assert_allclose(ref.poly_grad_numpy(w, C), g, rtol=1e-13, atol=1e-14)
 
 
@@ -235,7 +244,8 @@ def test_top_eigenpair_matches_eigh():
     rng = np.random.default_rng(2)
     A = rng.normal(size=(30, 30))
     A = A @ A.T
-    S, u, S2 = sim.top_eigenpair(lambda v: jnp.asarray(A) @ v, jnp.asarray(rng.normal(size=30)), 30)
+    pair = jax.jit(lambda M, v0: sim.top_eigenpair(lambda v: M @ v, v0, 30))
+    S, u, S2 = pair(jnp.asarray(A), jnp.asarray(rng.normal(size=30)))
     vals, vecs = np.linalg.eigh(A)
     assert float(S) == pytest.approx(vals[-1], rel=1e-10) and float(S2) == pytest.approx(vals[-2], rel=1e-8)
     assert abs(abs(float(u @ vecs[:, -1])) - 1) < 1e-10

@@ -144,12 +144,17 @@ def uv_compare(budget: Budget) -> dict:
     gd_short = sim.poly_gd(coef, etas, w0, n_steps=s_steps, n_blocks=s_blocks)
     ts = np.linspace(0.0, 4000.0, sim.N_SAVE)
     flows = {k: sim.poly_flow(coef, etas, w0, ts, flow=k) for k in sim.FLOWS}
+    # the first 100 steps again, finely sampled, for the figure (same compiled program: same number of save times)
+    ts_short = np.linspace(0.0, 100.0, sim.N_SAVE)
+    short = {k: sim.poly_flow(coef, etas, w0, ts_short, flow=k)["sharpness"] for k in sim.FLOWS}
     out = {"eta": etas, "w0": w0, "ts": ts, "gd_final_sharpness": gd["block_mean"][:, -1, 4],
            "gd_diverged": gd["diverged"], "gd_short_sharpness": gd_short["block_mean"][:, :, 4],
            "gd_short_t": (s_steps // s_blocks) * np.arange(s_blocks) + 0.5,
            "gf_limit": np.array([th.uv_gradient_flow_limit_sharpness(*w) for w in w0])}
+    out["ts_short"] = ts_short
     for k, f in flows.items():
         out[f"{k}_sharpness"] = f["sharpness"]
+        out[f"{k}_sharpness_short"] = short[k]
         out[f"{k}_final_sharpness"] = f["sharpness"][:, -1]
         out[f"{k}_diverged"] = f["diverged"]
     return out
@@ -159,7 +164,7 @@ def uv_compare(budget: Budget) -> dict:
 def catapult(budget: Budget) -> dict:
     """The uv model with one sample over eta*lambda0 (a coarse grid and a fine one around 4) at several widths."""
     n_steps, n_blocks = 400, 40
-    widths = budget.pick(quick=(64, 1024), full=(16, 64, 256, 1024, 4096))
+    widths = budget.pick(quick=(64, 256), full=(16, 64, 256, 1024, 4096))
     n_seeds = budget.pick(quick=4, full=16)
     keys = jax.random.split(jax.random.key(SEED), n_seeds)
     coarse = np.array([0.5, 1.0, 1.5, 1.8, 2.2, 2.5, 3.0, 3.5, 3.8, 3.95, 4.05, 4.2, 4.5])

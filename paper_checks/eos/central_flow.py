@@ -34,7 +34,7 @@ SETTLE_RTOL = 1e-6
              r"\overline{L}_{\mathrm{GD}}(t) \to L(w_{\mathrm{CF}}) + \sigma^2/\eta\ \text{ after } "
              r"t_{\mathrm{peak}} + 2\log(\delta_{\mathrm{peak}}/\epsilon)/\log(1/\rho)")
 def selfstab_transient(budget) -> Result:
-    """GD's 2-step averages against the central flow integrated by diffrax from the same start (0.1, 0).
+    r"""GD's 2-step averages against the central flow integrated by diffrax from the same start (0.1, 0).
 
     The comparison window starts once the relaxation predicted by the closed-form multiplier
     :math:`\rho` (spectral radius of the two-step Jacobian, :func:`theory.eos.selfstab_cycle_multipliers`)
@@ -98,7 +98,7 @@ def _batch_means(x: np.ndarray, size: int) -> np.ndarray:
                  "the central point L(w_CF).",
        latex=r"\overline{L(w_t)} \approx L(w_{\mathrm{CF}}(t)) + \tfrac12\sigma^2(t)S = L + \sigma^2/\eta")
 def network_time_averaged_loss(budget) -> Result:
-    """GD's loss averaged over 10-step blocks against the central flow's prediction, second half of the run.
+    r"""GD's loss averaged over 10-step blocks against the central flow's prediction, second half of the run.
 
     Estimate: the mean of :math:`\overline{L}_{\mathrm{GD}}/\hat L_{\mathrm{CF}} - 1` over the second half
     of the run, pooled over seeds, with a batch-means standard error (batches of 50 steps: the loss

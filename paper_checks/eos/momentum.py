@@ -26,7 +26,7 @@ PAPER = Paper(key="cohen2022", title="Adaptive Gradient Methods at the Edge of S
                  "y* = sqrt(2(1+mu)/((1+2mu) eta) - a) (Nesterov), with <x^2> = beta/y* and beta/((1+2mu)^2 y*).",
        latex=r"a + \langle y\rangle^2 = \frac{2(1+\mu)}{\eta}\ \text{(HB)},\ \frac{2(1+\mu)}{(1+2\mu)\eta}\ \text{(NAG)}")
 def momentum_thresholds_toy(budget) -> Result:
-    """Tail averages of heavy ball and Nesterov on the toy (two momenta each) against the sympy cycle.
+    r"""Tail averages of heavy ball and Nesterov on the toy (two momenta each) against the sympy cycle.
 
     Measured: :math:`a + \langle y\rangle^2` (the curvature along the oscillation at the average point) and
     :math:`\langle x^2\rangle`. Rivals: momentum leaves the threshold at :math:`2/\eta`; Nesterov's iterates
@@ -67,7 +67,7 @@ def momentum_thresholds_toy(budget) -> Result:
        latex=r"\overline{\lambda_{\max}}\big|_{\text{EoS}} = \frac{2+2\mu}{\eta}\ \text{(HB)},\ "
              r"\frac{2+2\mu}{(1+2\mu)\eta}\ \text{(NAG)}")
 def momentum_thresholds_network(budget) -> Result:
-    """Time-averaged Lanczos sharpness after the first crossing of the method's threshold, heavy ball and Nesterov.
+    r"""Time-averaged Lanczos sharpness after the first crossing of the method's threshold, heavy ball and Nesterov.
 
     The runs use step sizes giving both methods the critical sharpness 4 (heavy ball :math:`\mu = 0.5`,
     :math:`\eta = 0.75`; Nesterov :math:`\mu = 0.5`, :math:`\eta = 0.375`), where :math:`2/\eta` is 2.67 and

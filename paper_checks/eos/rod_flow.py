@@ -25,7 +25,7 @@ PAPER = Paper(key="regis2026", title="Rod Flow: A Continuous-Time Model for Grad
                  "at the centre, the rod being GD's exact 2-cycle.",
        latex=r"\dot c = \dot r = 0 \iff c = (0, y^\star),\ r = (\pm\sqrt{\beta/y^\star}, 0),\ a + y^{\star2} = 2/\eta")
 def rod_flow_self_stabilizes(budget) -> Result:
-    """Rod flow (diffrax) on the toy at eta*a in {1.8, 1.9, 1.95}: the rod at t = 3000 against the sympy fixed point.
+    r"""Rod flow (diffrax) on the toy at eta*a in {1.8, 1.9, 1.95}: the rod at t = 3000 against the sympy fixed point.
 
     Rivals: the rod collapses like gradient flow (:math:`r \to 0`, no oscillation) and its centre keeps
     sharpening (:math:`y = y_0 + \eta\beta t`).

@@ -57,7 +57,7 @@ def _contraction_left(eta_a: np.ndarray, beta: float, eta: float, n_steps: int) 
        latex=r"\langle y\rangle = \sqrt{2/\eta - a},\quad \langle x^2\rangle = \sigma^2 = \beta/y^\star,\quad "
              r"\langle L\rangle = L(0, y^\star) + \sigma^2/\eta")
 def selfstab_equilibrium(budget) -> Result:
-    """GD from jittered starts at four (eta*a, beta) inside the window: 1000-step tail averages against the closed forms.
+    r"""GD from jittered starts at four (eta*a, beta) inside the window: 1000-step tail averages against the closed forms.
 
     Measured: :func:`sims.eos.poly_gd` tail averages of :math:`y`, :math:`x^2` and :math:`L` (statistics over
     finite runs only; the count of diverged or non-periodic runs is a separate check). Predicted: the sympy
@@ -133,8 +133,7 @@ def validity_window(budget) -> Result:
     last = len(f_holds) - 1 - int(np.argmax(f_holds[::-1])) if f_holds.any() else -1
     upper_sim = 0.5 * (f_ea[last] + f_ea[last + 1]) if 0 <= last < len(f_ea) - 1 else np.nan
     div = run["diverged"]
-    below = g_ea < lower
-    div_low = g_ea[grid][below & div[grid]]
+    div_low = g_ea[(g_ea < lower) & div[grid]]
     checks = [
         Exact("lower edge of the window in eta*a (uniform grid)", predicted=lower, measured=lower_sim, atol=h / 2,
               rivals={"the window extends down to eta*a = 1.5": 1.5,

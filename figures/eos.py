@@ -1,0 +1,194 @@
+"""Figures for the edge-of-stability topic (central flow, self-stabilization, momentum, catapult, rod flow).
+
+Everything drawn comes from the claims' results or the topic's experiments (``paper_checks.eos._experiments``,
+cached); closed forms from :mod:`theory.eos`. Nothing here simulates.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+import theory.eos as th
+from figures._style import ACCENT, MUTED, PALETTE, SIM, THEORY, figure, save, threshold
+from paper_checks import Budget, Result
+from paper_checks.eos import _experiments as E
+
+
+def _edge(ax, x: float, label: str, color: str = MUTED) -> None:
+    """A dashed vertical guide labelled at the bottom of the axes (the top holds the data's markers)."""
+    ax.axvline(x, color=color, ls="--", lw=1)
+    ax.annotate(label, (x, 0), xycoords=("data", "axes fraction"), xytext=(2, 4), textcoords="offset points",
+                color=color, fontsize=8)
+
+
+def _sharpness(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
+    """Sharpness vs steps of the network runs, each with its method's threshold (and 2/eta for momentum)."""
+    ex = E.mlp(budget)
+    fig, axes = figure(2, width=4.3, height=3.3)
+    ax = axes[0]
+    for color, r in zip(PALETTE[1:], np.flatnonzero(ex["method"] == "gd")):
+        eta = ex["eta"][r]
+        ax.plot(ex["t"], ex["sharpness"][r], color=color, lw=1, label=f"GD, η = {eta:g} (seed {ex['seed'][r]})")
+        ax.axhline(2 / eta, color=color, ls="--", lw=0.8)
+    cf = np.flatnonzero(ex["method"] == "central")
+    if cf.size:
+        ax.plot(ex["t"], ex["sharpness"][cf[0]], color=THEORY, lw=1.6, label="central flow, η = 0.5")
+    ax.set(xlabel="step", ylabel="sharpness λmax(∇²L)", title="GD (dashed: 2/η for each η)")
+    ax.legend(loc="lower right", fontsize=7)
+    ax = axes[1]
+    for color, r in zip(PALETTE[2:], np.flatnonzero(ex["method"] != "gd")):
+        m = ex["method"][r]
+        if m == "central":
+            continue
+        eta, mu = ex["eta"][r], ex["momentum"][r]
+        crit = th.critical_sharpness(eta, mu, nesterov=bool(m == "nesterov"))
+        name = "Nesterov" if m == "nesterov" else "heavy ball"
+        ax.plot(ex["t"], ex["sharpness"][r], color=color, lw=1, label=f"{name}, μ = {mu:g}, η = {eta:g}")
+        ax.axhline(2 / eta, color=color, ls=":", lw=0.8)
+        ax.axhline(crit, color=color, ls="--", lw=0.8)
+    ax.set(xlabel="step", ylabel="sharpness", title="momentum (dashed: critical, dotted: 2/η)")
+    ax.legend(loc="lower right", fontsize=7)
+    return save(fig, "eos_sharpness", out, claims=["cohen2021.sharpness_at_two_over_eta",
+                                                    "cohen2022.momentum_thresholds_network"])
+
+
+def _central_flow(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
+    """Toy: GD's 2-step averages vs the central flow and rod flow; network: GD's averaged loss vs the flow's prediction."""
+    tr = E.selfstab_transient(budget)
+    fig, axes = figure(2, width=4.3, height=3.3)
+    ax = axes[0]
+    t, ts = tr["t_gd"], tr["ts"]
+    ys, _ = th.selfstab_equilibrium(float(tr["a"]), E.TOY_BETA, E.TOY_ETA)
+    ax.plot(t, tr["y_gd"], ".", ms=2, color=SIM, label="GD, 2-step average")
+    ax.plot(ts, tr["y_cf"], color=THEORY, lw=1.6, label="central flow (diffrax)")
+    ax.plot(ts, tr["y_rod"], color=ACCENT, lw=1, ls="--", label="rod flow, centre")
+    ax.plot(ts[ts <= 40], E.TOY_INIT[1] + E.TOY_ETA * E.TOY_BETA * ts[ts <= 40], color=MUTED, lw=1, ls=":",
+            label="gradient flow (ẏ = ηβ)")
+    threshold(ax, ys, "y* = √(2/η − a)", vertical=False)
+    ax.set(xlabel="step", ylabel="y", xscale="symlog", xlim=(0, t[-1]), ylim=(0, 1.1 * np.nanmax(tr["y_gd"])),
+           title=f"toy, ηa = {E.TRANSIENT_ETA_A:g}: self-stabilization onto the flow")
+    ax.legend(loc="upper left", fontsize=7)
+    ax = axes[1]
+    ex = E.mlp(budget)
+    cf = np.flatnonzero(ex["method"] == "central")
+    if cf.size:
+        c = cf[0]
+        g = int(np.flatnonzero((ex["method"] == "gd") & (ex["eta"] == ex["eta"][c]) & (ex["seed"] == ex["seed"][c]))[0])
+        ax.plot(ex["t"], ex["mean_loss"][g], color=SIM, lw=1, label="GD, loss averaged over 10 steps")
+        ax.plot(ex["t"], ex["mean_loss"][c], color=THEORY, lw=1.6, label="central flow: L + σ²S/2")
+        ax.plot(ex["t"], ex["loss"][c], color=MUTED, lw=1, ls="--", label="central flow: L(w) alone")
+        ax.axvline(ex["t"][len(ex["t"]) // 2], color=MUTED, lw=0.8, ls=":")
+    ax.set(xlabel="step", ylabel="training loss", yscale="log",
+           title=f"tiny MLP, η = {MLP_ETA}: the time-averaged loss")
+    ax.legend(loc="upper right", fontsize=7)
+    return save(fig, "eos_central_flow", out, claims=["cohen2025.selfstab_transient",
+                                                      "cohen2025.network_time_averaged_loss"])
+
+
+MLP_ETA = E.MLP_RUNS[0][2]
+
+
+def _window(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
+    """Relative error of GD's time averages against the equilibrium over eta*a, with the closed-form edges."""
+    ex = E.selfstab_window(budget)
+    win = th.selfstab_window(E.TOY_BETA, E.TOY_ETA)
+    ea, n = ex["eta_a"], int(ex["n_grid"])
+    ys = np.array([th.selfstab_equilibrium(e / E.TOY_ETA, E.TOY_BETA, E.TOY_ETA)[0] if e < 2 else np.nan for e in ea])
+    s2 = np.where(np.isfinite(ys), E.TOY_BETA / ys, np.nan)
+    err_y = np.abs(ex["mean_y"] / ys - 1)
+    err_x = np.abs(ex["mean_x2"] / s2 - 1)
+    floor = 1e-16
+    fig, axes = figure(2, width=4.3, height=3.3, gridspec_kw={"width_ratios": [2.2, 1]})
+    for ax, sl, title in ((axes[0], slice(0, n), "uniform grid"), (axes[1], slice(n, None), "near ηa = 2 (fine grid)")):
+        x = ea[sl]
+        div = ex["diverged"][sl]
+        first = sl.start == 0  # labels once, in the left panel's legend
+        ax.semilogy(x[~div], np.maximum(err_y[sl][~div], floor), "o", ms=3, mfc="none", color=SIM,
+                    label="|⟨y⟩/y* − 1|" if first else None)
+        ax.semilogy(x[~div], np.maximum(err_x[sl][~div], floor), "s", ms=3, mfc="none", color=PALETTE[2],
+                    label="|⟨x²⟩/σ² − 1|" if first else None)
+        if div.any():
+            ax.plot(x[div], np.full(div.sum(), 1.0), "x", ms=4, color="k", label="GD diverged" if first else None)
+        ax.axhline(1e-6, color=MUTED, lw=0.8, ls=":")
+        ax.set(xlabel="ηa", title=title, ylim=(1e-17, 10))
+    axes[0].axvspan(win["lower"], win["upper"], color=THEORY, alpha=0.08, lw=0)
+    _edge(axes[0], win["lower"], "7/4")
+    _edge(axes[1], win["upper"], "fold")
+    _edge(axes[1], 2.0, "2")
+    axes[1].set_xticks([1.9992, 1.9996, 2.0000, 2.0004], labels=["1.9992", "1.9996", "2.0000", "2.0004"], fontsize=7)
+    axes[0].set_ylabel("relative error of GD's time averages")
+    axes[0].legend(loc="center left", fontsize=7)
+    return save(fig, "eos_validity_window", out, claims=["damian2023.validity_window"])
+
+
+def _catapult(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
+    """Phase diagram over (eta*lambda0, width) and the final curvature against the initial one."""
+    ex = E.catapult(budget)
+    nc = int(ex["n_coarse"])
+    cs = ex["c"]
+    order = np.argsort(cs)
+    fig, axes = figure(2, width=4.3, height=3.3)
+    ax = axes[0]
+    codes = {"lazy": 0, "catapult": 1, "divergent": 2}
+    colors = [THEORY, ACCENT, SIM]
+    for i, m in enumerate(ex["widths"]):
+        ratio = ex["max_loss_ratio"][i]
+        phase = np.where(ex["diverged"][i], "divergent", np.where(ratio > 1 + 1e-12, "catapult", "lazy"))
+        frac = {p: np.mean(phase == p, axis=1) for p in codes}
+        for p, col in zip(codes, colors):
+            sel = frac[p][order] > 0
+            ax.scatter(cs[order][sel], np.full(sel.sum(), i), s=30 * frac[p][order][sel] + 2, color=col,
+                       label=p if i == 0 else None, alpha=0.8)
+    for c in th.CATAPULT_EDGES:
+        _edge(ax, c, f"ηλ₀ = {c:g}")
+    ax.set_yticks(range(len(ex["widths"])), labels=[str(int(m)) for m in ex["widths"]])
+    ax.set(xlabel="ηλ₀", ylabel="width m", title="phases (marker size: fraction of seeds)")
+    ax.legend(loc="upper left", fontsize=7)
+    ax = axes[1]
+    w = int(np.argmax(ex["widths"]))
+    final = ex["final_eta_lambda"][w, :nc]
+    for k in range(final.shape[1]):
+        ax.plot(cs[:nc], final[:, k], "o", ms=3, mfc="none", color=SIM, label="GD (per seed)" if k == 0 else None)
+    grid = np.linspace(0.3, 2.0, 20)
+    ax.plot(grid, grid, color=THEORY, label="lazy: ηλ = ηλ₀")
+    threshold(ax, 2.0, "ηλ = 2", vertical=False)
+    threshold(ax, 4.0, "divergence")
+    ax.set(xlabel="ηλ₀", ylabel="final ηλ", xlim=(0, 4.6), ylim=(0, 2.5),
+           title=f"final curvature, m = {int(ex['widths'][w])}")
+    ax.legend(loc="upper left", fontsize=7)
+    return save(fig, "eos_catapult", out, claims=["lewkowycz2020.catapult_phases", "lewkowycz2020.divergence_edge_at_four"])
+
+
+def _rod_flow(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
+    """(uv - 1)^2: sharpness of GD and the three flows at eta = 0.8, and the final sharpness of every setting."""
+    ex = E.uv_compare(budget)
+    fig, axes = figure(2, width=4.3, height=3.3)
+    ax = axes[0]
+    i = int(np.argmin(np.abs(ex["eta"] - 0.8) + 10 * (ex["w0"][:, 0] != 1.5)))
+    ts = ex["ts_short"]
+    keep = ex["gd_short_t"] <= ts[-1]
+    ax.plot(ex["gd_short_t"][keep], ex["gd_short_sharpness"][i][keep], ".", ms=3, color=SIM, label="GD (2-step average)")
+    for k, col, ls in (("rod", ACCENT, "-"), ("central", THEORY, "-"), ("gradient", MUTED, "--")):
+        ax.plot(ts, ex[f"{k}_sharpness_short"][i], color=col, ls=ls, label=f"{k} flow")
+    threshold(ax, 2 / ex["eta"][i], "2/η", vertical=False)
+    ax.set(xlabel="step", ylabel="sharpness", xlim=(0, ts[-1]), title=f"(uv − 1)²/2, η = {ex['eta'][i]:g}, w₀ = (1.5, 0)")
+    ax.legend(loc="lower right", fontsize=7)
+    ax = axes[1]
+    x = np.arange(ex["eta"].size)
+    gd = ex["gd_final_sharpness"]
+    for k, col, mk in (("rod", ACCENT, "o"), ("central", THEORY, "s"), ("gradient", MUTED, "^")):
+        ax.plot(x, ex[f"{k}_final_sharpness"] / gd - 1, mk, color=col, mfc="none", label=f"{k} flow")
+    ax.axhline(0, color=SIM, lw=1, label="GD")
+    ax.set_xticks(x, labels=[f"{e:g}\n({w[0]:g},{w[1]:g})" for e, w in zip(ex["eta"], ex["w0"])], fontsize=6)
+    ax.set(xlabel="η, w₀", ylabel="final sharpness / GD's − 1", title="final sharpness against GD's")
+    ax.legend(loc="upper left", fontsize=7)
+    return save(fig, "eos_rod_flow", out, claims=["regis2026.rod_flow_beats_central_flow_on_uv"])
+
+
+def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
+    """Every figure of the topic (claim results in ``results``; other data from the topic's experiments)."""
+    paths: list[Path] = []
+    for draw in (_sharpness, _central_flow, _window, _catapult, _rod_flow):
+        paths += draw(results, out, budget)
+    return paths
