@@ -140,7 +140,7 @@ def _catapult(results: dict[str, Result], out: Path, budget: Budget) -> list[Pat
             sel = frac[p][order] > 0
             ax.scatter(cs[order][sel], np.full(sel.sum(), i), s=30 * frac[p][order][sel] + 2, color=col,
                        label=p if i == 0 else None, alpha=0.8)
-    for c in th.CATAPULT_EDGES:
+    for c in th.catapult_edges():
         _edge(ax, c, f"ηλ₀ = {c:g}")
     ax.set_yticks(range(len(ex["widths"])), labels=[str(int(m)) for m in ex["widths"]])
     ax.set(xlabel="ηλ₀", ylabel="width m", title="phases (marker size: fraction of seeds)")

@@ -44,7 +44,7 @@ __all__ = [
     "selfstab_cycle_equations", "selfstab_equilibrium", "selfstab_cycle_loss", "selfstab_central_flow_loss",
     "selfstab_cycle_jacobian", "selfstab_cycle_multipliers", "selfstab_window", "selfstab_edge_polynomials",
     "rod_flow_fixed_point_equations", "critical_sharpness", "momentum_characteristic_polynomial",
-    "catapult_map", "catapult_phase", "CATAPULT_EDGES", "uv_sharpness", "uv_gradient_flow_limit_sharpness",
+    "catapult_map", "catapult_edges", "catapult_phase", "uv_sharpness", "uv_gradient_flow_limit_sharpness",
     "uv_conserved_quantity",
 ]
 
@@ -53,8 +53,6 @@ a_, beta_, eta_ = sp.symbols("a beta eta", positive=True)
 mu_ = sp.symbols("mu", nonnegative=True)  # momentum coefficient
 r_, ys_ = sp.symbols("r y_star", positive=True)
 
-CATAPULT_EDGES = (2.0, 4.0)
-"""The catapult phase boundaries in :math:`\\eta\\lambda_0` (lazy | catapult | divergent)."""
 
 
 # ----------------------------------------------------------------------------------------------
@@ -402,6 +400,26 @@ def catapult_map() -> tuple[sp.Expr, sp.Expr]:
     return sp.expand(f_new), sp.expand(lam_new)
 
 
+@functools.lru_cache(maxsize=None)
+def catapult_edges() -> tuple[float, float]:
+    r"""The catapult phase boundaries in :math:`\eta\lambda_0`, read off :func:`catapult_map` by sympy.
+
+    Lazy edge: the output multiplier near :math:`f = 0`, :math:`\partial f^+/\partial f|_{f=0} = 1 - \eta\lambda`,
+    reaches :math:`-1` (:math:`\eta\lambda = 2`). Divergent edge: the curvature increment
+    :math:`\lambda^+ - \lambda` changes sign (:math:`\eta\lambda = 4`).
+    """
+    f_new, lam_new = catapult_map()
+    f, lam, m = sp.symbols("f lambda m", real=True)
+    c = sp.symbols("c", positive=True)  # c = eta * lambda
+    mult = sp.diff(f_new, f).subs(f, 0).subs(lam, c / eta_)
+    lazy = sp.solve(sp.Eq(sp.simplify(mult), -1), c)
+    incr = sp.factor(sp.simplify((lam_new - lam) / (eta_ * f ** 2 / m))).subs(lam, c / eta_)
+    div = sp.solve(sp.Eq(sp.simplify(incr), 0), c)
+    if len(lazy) != 1 or len(div) != 1:  # pragma: no cover - the derivation is fixed
+        raise RuntimeError(f"unexpected catapult edges {lazy}, {div}")
+    return float(lazy[0]), float(div[0])
+
+
 def catapult_phase(eta_lambda0: float) -> str:
     r"""``"lazy"`` (:math:`\eta\lambda_0 < 2`), ``"catapult"`` (:math:`2 < \eta\lambda_0 < 4`), ``"divergent"`` (:math:`> 4`).
 
@@ -414,7 +432,7 @@ def catapult_phase(eta_lambda0: float) -> str:
     (the spike's relative size shrinks as :math:`m` grows).
     """
     c = V.real("eta_lambda0", eta_lambda0, low=0.0, low_open=True)
-    lo, hi = CATAPULT_EDGES
+    lo, hi = catapult_edges()
     if c == lo or c == hi:
         return "boundary"
     return "lazy" if c < lo else ("catapult" if c < hi else "divergent")

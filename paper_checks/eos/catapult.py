@@ -46,7 +46,7 @@ def catapult_phases(budget) -> Result:
     cs = ex["c"][:nc]
     phase = measured_phase(ex["diverged"][w, :nc], ex["max_loss_ratio"][w, :nc])
     predicted = np.array([[th.catapult_phase(c)] * phase.shape[1] for c in cs])
-    quadratic = np.where(cs[:, None] < 2.0, "lazy", "divergent") * np.ones_like(phase, dtype=object)
+    quadratic = np.where(cs[:, None] < th.catapult_edges()[0], "lazy", "divergent") * np.ones_like(phase, dtype=object)
     final = ex["final_eta_lambda"][w, :nc]
     cat = predicted == "catapult"
     lazy = predicted == "lazy"
@@ -88,9 +88,10 @@ def divergence_edge_at_four(budget) -> Result:
         k = int(np.argmax(row)) if row.any() else len(row)
         edges.append(0.5 * (cs[k - 1] + cs[k]) if 0 < k < len(cs) else np.nan)
     edges = np.array(edges)
-    pred = np.broadcast_to(cs[None, :, None] > 4.0, div.shape)
+    edge = th.catapult_edges()[1]
+    pred = np.broadcast_to(cs[None, :, None] > edge, div.shape)
     checks = [
-        Exact("located divergence edge in eta*lambda0, per width", predicted=np.full(edges.size, 4.0), measured=edges,
+        Exact("located divergence edge in eta*lambda0, per width", predicted=np.full(edges.size, edge), measured=edges,
               atol=h / 2, rivals={"the quadratic model's edge eta*lambda0 = 2": np.full(edges.size, 2.0)},
               why=f"located between two grid points {h} apart: half a step is the resolution"),
         Count("runs diverging exactly when eta*lambda0 > 4 (all widths and seeds)", measured=div.ravel(),
