@@ -174,8 +174,10 @@ def _runs(coef, eta, w0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _grid_vector(name: str, x, n: int | None = None, *, low=None, low_open=False, high=None) -> np.ndarray:
-    a = V.array(name, np.atleast_1d(np.asarray(x, dtype=float)) if not isinstance(x, (str, bytes)) and x is not None
-                else x, ndim=1, low=low, low_open=low_open, high=high)
+    """A 1-D float vector (a scalar becomes one entry), validated; broadcast to ``n`` entries when given."""
+    if x is not None and not isinstance(x, (str, bytes)) and np.ndim(x) == 0:
+        x = [x]
+    a = V.array(name, x, ndim=1, low=low, low_open=low_open, high=high)
     if n is not None and a.size not in (1, n):
         raise ValueError(f"{name}: expected 1 or {n} values (one per run), got {a.size}")
     return a if n is None or a.size == n else np.full(n, a[0])
