@@ -5,7 +5,8 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 FRESH_FLAG := $(if $(FRESH),--fresh,)
 # Test workers (pytest-xdist): most of the fast tier is single-threaded XLA compilation, so two
-# processes use both cores of the CI machine.
+# processes use both cores of the CI machine; --dist loadgroup keeps each topic on one worker, where its
+# unit tests, contract rows and claims share compiled programs (tests/conftest.py).
 WORKERS ?= 2
 
 .PHONY: figures test test-all check bench docs clean
@@ -20,10 +21,10 @@ figures: $(STAMP)   ## regenerate every figure and figures/out/report.{md,html}
 	$(PY) -m figures $(FRESH_FLAG)
 
 test: $(STAMP)      ## fast tier: unit tests and every claim at the quick budget
-	$(PY) -m pytest -m "not slow" -q -n $(WORKERS)
+	$(PY) -m pytest -m "not slow" -q -n $(WORKERS) --dist loadgroup
 
 test-all: $(STAMP)  ## adds the slow tier (every claim at the full budget)
-	$(PY) -m pytest -q -n $(WORKERS)
+	$(PY) -m pytest -q -n $(WORKERS) --dist loadgroup
 
 check: $(STAMP)     ## claims table at the full budget; non-zero exit if any claim fails
 	$(PY) -m paper_checks --budget full $(FRESH_FLAG)
