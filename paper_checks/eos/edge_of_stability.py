@@ -52,13 +52,15 @@ def sharpness_at_two_over_eta(budget) -> Result:
         S = gd["sharpness"][r]
         first, phase = eos_phase(S, thr)
         reached.append(bool(S[0] < thr and first > 0 and phase.size >= 10 and not gd["diverged"][r]))
-        if not reached[-1]:
+        thresholds.append(thr)
+        if not reached[-1]:  # no edge-of-stability phase to average: NaN fails the check (never silently dropped)
+            means.append(np.nan)
+            extrap.append(np.nan)
             continue
         lo = max(0, first - 10)
         slope, _ = fit_slope(t[lo:first + 1], S[lo:first + 1], log=False) if first - lo >= 2 else (np.nan, 0)
         mid = 0.5 * (t[first + BURN] + t[-1])
         means.append(float(np.mean(phase)))
-        thresholds.append(thr)
         extrap.append(float(S[first] + slope * (mid - t[first])))
     reached = np.array(reached)
     checks = [
