@@ -100,6 +100,28 @@ def _widths_list(widths) -> list[tuple[int, ...]]:
     return [validate_widths(w) for w in widths]
 
 
+def _case_widths(widths, per_case: tuple, counts, key, name: str) -> tuple[int, list[tuple[int, ...]]]:
+    """The number of cases n implied by every per-case field, and the widths list broadcast to n.
+
+    A field with a leading axis (or a list of several width tuples, a 2-D ``counts``, a batch of
+    keys) fixes n; fields given once apply to every case. Disagreeing lengths raise ``ValueError``
+    under the parameter ``name``.
+    """
+    wl = _widths_list(widths)
+    sizes = {len(wl)} if len(wl) > 1 else set()
+    for value in per_case:
+        if np.ndim(value) >= 1:
+            sizes.add(int(np.shape(value)[0]))
+    if np.ndim(counts) == 2:
+        sizes.add(int(np.shape(counts)[0]))
+    if getattr(key, "ndim", 0) >= 1:
+        sizes.add(int(key.shape[0]))
+    if len(sizes) > 1:
+        raise ValueError(f"{name}: per-case fields have different numbers of cases {sorted(sizes)}; they must agree")
+    n = sizes.pop() if sizes else 1
+    return n, (wl * n if len(wl) == 1 else wl)
+
+
 def _keys(key, n: int):
     V.key("key", key)
     if key.ndim == 0:
@@ -120,20 +142,7 @@ def case_grid(key, widths, *, counts=(34, 33, 33), alpha=1.0, rank=1, classes=Tr
     ``gauge``: scale of the random gauge (0: balanced). ``origin``: :math:`\theta=0`.
     ``key``: one typed key for all cases or one per case.
     """
-    wl = _widths_list(widths)
-    sizes = {len(wl)} if len(wl) > 1 else set()
-    for value in (alpha, rank, classes, gaussian, gauge, origin):
-        if np.ndim(value) >= 1:
-            sizes.add(int(np.shape(value)[0]))
-    if np.ndim(counts) == 2:
-        sizes.add(int(np.shape(counts)[0]))
-    if getattr(key, "ndim", 0) >= 1:
-        sizes.add(int(key.shape[0]))
-    if len(sizes) > 1:
-        raise ValueError(f"widths: per-case fields have different numbers of cases {sorted(sizes)}; they must agree")
-    n = sizes.pop() if sizes else 1
-    if len(wl) == 1:
-        wl = wl * n
+    n, wl = _case_widths(widths, (alpha, rank, classes, gaussian, gauge, origin), counts, key, "widths")
     c = np.asarray(counts)
     c = np.tile(c, (n, 1)) if c.ndim == 1 else c
     if c.shape != (n, 3) or c.dtype.kind not in "iu" or np.any(c < 1) or np.any(c.sum(axis=1) != F.N_SAMPLES):

@@ -26,7 +26,7 @@ from jax import lax
 import sims  # noqa: F401  (float64)
 from sims import linear_hessian_frame as F
 from sims.linear_hessian import gd_steps
-from sims.linear_hessian_spectrum import CHUNK, _keys, _per_case, _widths_list
+from sims.linear_hessian_spectrum import CHUNK, _case_widths, _keys, _per_case
 from sims.sweep import run_grid
 from theory import _validate as V
 
@@ -90,19 +90,7 @@ def train_sweep(key, counts, widths, eta, *, init_scale=0.05, xavier=False, act=
     steps = V.integer("steps", steps, low=record_every)
     if steps % record_every:
         raise ValueError(f"steps: must be a multiple of record_every = {record_every}, got {steps}")
-    wl = _widths_list(widths)
-    sizes = {len(wl)} if len(wl) > 1 else set()
-    for value in (eta, init_scale, xavier, act, gaussian):
-        if np.ndim(value) >= 1:
-            sizes.add(int(np.shape(value)[0]))
-    if np.ndim(counts) == 2:
-        sizes.add(int(np.shape(counts)[0]))
-    if getattr(key, "ndim", 0) >= 1:
-        sizes.add(int(key.shape[0]))
-    if len(sizes) > 1:
-        raise ValueError(f"eta: per-case fields have different numbers of cases {sorted(sizes)}; they must agree")
-    n = sizes.pop() if sizes else 1
-    wl = wl * n if len(wl) == 1 else wl
+    n, wl = _case_widths(widths, (eta, init_scale, xavier, act, gaussian), counts, key, "eta")
     for i, w in enumerate(wl):
         if w[-1] != 3 or w[0] < 3:
             raise ValueError(f"widths: class data needs d_L = 3 classes and d_0 >= 3, got {w} (case {i})")
