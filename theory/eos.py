@@ -38,6 +38,7 @@ import numpy as np
 import sympy as sp
 
 from theory import _validate as V
+from theory import nqm
 
 __all__ = [
     "selfstab_loss_expr", "selfstab_coefficients", "uv_coefficients", "poly_expr",
@@ -49,8 +50,8 @@ __all__ = [
 ]
 
 x, y = sp.symbols("x y", real=True)
-a_, beta_, eta_ = sp.symbols("a beta eta", positive=True)
-mu_ = sp.symbols("mu", nonnegative=True)  # momentum coefficient
+a_, beta_ = sp.symbols("a beta", positive=True)
+eta_, mu_ = nqm.eta_, nqm.mu_  # step size and momentum: the shared symbols of theory.nqm
 r_, ys_ = sp.symbols("r y_star", positive=True)
 
 
@@ -328,24 +329,14 @@ def rod_flow_fixed_point_equations() -> tuple[sp.Expr, sp.Expr]:
 # momentum thresholds on a quadratic
 # ----------------------------------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=None)
 def momentum_characteristic_polynomial(method: str) -> sp.Expr:
     r"""Characteristic polynomial in :math:`z` of ``method`` on :math:`\tfrac12\lambda x^2`.
 
     GD :math:`z - (1-\eta\lambda)`; heavy ball :math:`z^2 - (1 + \mu - \eta\lambda)z + \mu`;
-    Nesterov :math:`z^2 - (1+\mu)(1-\eta\lambda)z + \mu(1-\eta\lambda)` -- derived from the update rules.
+    Nesterov :math:`z^2 - (1+\mu)(1-\eta\lambda)z + \mu(1-\eta\lambda)` -- the shared derivation
+    :func:`theory.nqm.momentum_characteristic_polynomial` (symbols ``z``, ``lambda``, :data:`eta_`, :data:`mu_`).
     """
-    V.choice("method", method, ("gd", "heavy_ball", "nesterov"))
-    z, lam, xs = sp.symbols("z lambda x_s")
-    mu = 0 if method == "gd" else mu_
-    nu = 1 if method == "nesterov" else 0
-    # x_{t+1} = x_t + mu (x_t - x_{t-1}) - eta*lam*(x_t + nu mu (x_t - x_{t-1})); seek x_t = z^t
-    rec = z ** 2 - (z + mu * (z - 1) - eta_ * lam * (z + nu * mu * (z - 1)))
-    poly = sp.expand(rec)
-    if method == "gd":
-        poly = sp.factor(poly)  # z (z - (1 - eta lam)): drop the spurious root z = 0
-        poly = sp.simplify(poly / z)
-    return sp.expand(poly)
+    return nqm.momentum_characteristic_polynomial(method)
 
 
 def critical_sharpness(eta: float, momentum: float = 0.0, *, nesterov: bool = False) -> float:
@@ -353,26 +344,12 @@ def critical_sharpness(eta: float, momentum: float = 0.0, *, nesterov: bool = Fa
 
     Derived: the characteristic polynomial (:func:`momentum_characteristic_polynomial`) has a root
     at :math:`z = -1` exactly there (a flip), and for :math:`0 \le \mu < 1` that is the first root
-    to leave the unit disc as :math:`\lambda` grows (tested).
+    to leave the unit disc as :math:`\lambda` grows (tested). One derivation shared with the other
+    topics: :func:`theory.nqm.critical_curvature`.
     """
     eta = V.real("eta", eta, low=0.0, low_open=True)
     momentum = V.real("momentum", momentum, low=0.0, high=1.0, high_open=True)
-    return float(_critical_fn(_method(momentum, nesterov))(eta, momentum))
-
-
-@functools.lru_cache(maxsize=None)
-def _critical_expr(method: str) -> sp.Expr:
-    z, lam = sp.symbols("z lambda")
-    poly = momentum_characteristic_polynomial(method)
-    sols = sp.solve(poly.subs(z, -1), lam)
-    if len(sols) != 1:  # pragma: no cover
-        raise RuntimeError(f"expected one flip curvature, got {sols}")
-    return sp.simplify(sols[0])
-
-
-@functools.lru_cache(maxsize=None)
-def _critical_fn(method: str):
-    return sp.lambdify((eta_, mu_), _critical_expr(method), "math")
+    return nqm.critical_curvature(eta, momentum, _method(momentum, nesterov))
 
 
 # ----------------------------------------------------------------------------------------------

@@ -59,7 +59,8 @@ Nesterov: :math:`x_{t+1} = (1-h)\big((1+\mu)x_t - \mu x_{t-1}\big)`, characteris
 :math:`z^2 - (1-h)(1+\mu)z + (1-h)\mu`. For :math:`0 \le \mu < 1` the Schur--Cohn conditions reduce to
 :math:`p(1) = h > 0` and the flip condition :math:`p(-1) > 0`: :math:`h < 2(1+\mu)` (heavy ball),
 :math:`h < 2(1+\mu)/(1+2\mu)` (Nesterov). With additive gradient noise of variance :math:`\sigma^2`,
-the heavy-ball stationary variance (discrete Lyapunov equation, :func:`momentum_variance_sympy`) is
+the heavy-ball stationary variance (discrete Lyapunov equation, :func:`momentum_variance_sympy`; the
+momentum closed forms live once in :mod:`theory.nqm`) is
 
 .. math:: \mathrm{Var}\,x = \frac{\eta\sigma^2(1+\mu)}{\lambda(1-\mu)\big(2(1+\mu) - \eta\lambda\big)} .
 
@@ -76,6 +77,7 @@ import sympy as sp
 from scipy import linalg, optimize
 
 from theory import _validate as val
+from theory import nqm
 
 __all__ = [
     "METHODS", "SAMPLINGS", "check_hessians", "least_squares_hessians", "batch_weight", "mixture_identity_sympy",
@@ -369,15 +371,15 @@ def _method(method) -> str:
 
 
 def momentum_char_poly_sympy(method):
-    r"""Characteristic polynomial in :math:`z` of heavy ball or Nesterov on :math:`\lambda x^2/2`, :math:`h = \eta\lambda` (sympy, from the companion matrix)."""
+    r"""Characteristic polynomial in :math:`z` of heavy ball or Nesterov on :math:`\lambda x^2/2`, :math:`h = \eta\lambda`.
+
+    The shared form :func:`theory.nqm.momentum_characteristic_polynomial` with :math:`\lambda = h/\eta`.
+    Returns ``(poly, z, h, mu)``.
+    """
     m_ = _method(method)
-    z, h, mu = sp.symbols("z h mu")
-    if m_ == "heavy_ball":
-        a11, a12 = 1 + mu - h, -mu
-    else:
-        a11, a12 = (1 - h) * (1 + mu), -(1 - h) * mu
-    comp = sp.Matrix([[a11, a12], [1, 0]])
-    return sp.expand(comp.charpoly(z).as_expr()), z, h, mu
+    z, h, lam = sp.Symbol("z"), sp.Symbol("h"), sp.Symbol("lambda")
+    poly = sp.expand(nqm.momentum_characteristic_polynomial(m_).subs(lam, h / nqm.eta_))
+    return poly, z, h, nqm.mu_
 
 
 def momentum_flip_sympy(method):
@@ -388,9 +390,12 @@ def momentum_flip_sympy(method):
 
 
 def momentum_threshold(mu, method) -> float:
-    r"""Largest stable :math:`h = \eta\lambda` for momentum :math:`0 \le \mu < 1`: :math:`2(1+\mu)` (heavy ball), :math:`2(1+\mu)/(1+2\mu)` (Nesterov)."""
+    r"""Largest stable :math:`h = \eta\lambda` for momentum :math:`0 \le \mu < 1`: :math:`2(1+\mu)` (heavy ball), :math:`2(1+\mu)/(1+2\mu)` (Nesterov).
+
+    The shared :func:`theory.nqm.momentum_threshold` (one derivation for every topic).
+    """
     mu = val.real("mu", mu, low=0.0, high=1.0, high_open=True)
-    return 2 * (1 + mu) if _method(method) == "heavy_ball" else 2 * (1 + mu) / (1 + 2 * mu)
+    return nqm.momentum_threshold(mu, _method(method))
 
 
 def momentum_spectral_radius(h, mu, method) -> float:
@@ -405,27 +410,16 @@ def momentum_spectral_radius(h, mu, method) -> float:
 
 
 def momentum_variance_sympy():
-    r"""Stationary :math:`\mathrm{Var}\,x` of heavy ball with additive noise, from the discrete Lyapunov equation (sympy).
+    r"""Stationary :math:`\mathrm{Var}\,x` of heavy ball with additive noise (the shared :func:`theory.nqm.momentum_variance_sympy`).
 
-    :math:`x_{t+1} = (1+\mu-h)x_t - \mu x_{t-1} - \eta\sigma\xi_t`; with :math:`c_0 = \mathrm{Var}\,x`,
-    :math:`c_1 = \mathrm{Cov}(x_t, x_{t-1})`: :math:`c_1 = (1+\mu-h)c_0 - \mu c_1` and
-    :math:`c_0 = (1+\mu-h)^2c_0 - 2\mu(1+\mu-h)c_1 + \mu^2c_0 + \eta^2\sigma^2`. Returns
-    ``(variance, symbols)`` with :math:`h = \eta\lambda` substituted.
+    Returns ``(variance, (eta, lambda, mu, sigma))``.
     """
-    eta, lam, mu, sigma = sp.symbols("eta lambda mu sigma", positive=True)
-    c0, c1 = sp.symbols("c0 c1")
-    a = 1 + mu - eta * lam
-    sol = sp.solve([sp.Eq(c1, a * c0 - mu * c1),
-                    sp.Eq(c0, a**2 * c0 - 2 * mu * a * c1 + mu**2 * c0 + eta**2 * sigma**2)], [c0, c1], dict=True)[0]
-    return sp.factor(sp.simplify(sol[c0])), (eta, lam, mu, sigma)
+    return nqm.momentum_variance_sympy("heavy_ball")
 
 
 def momentum_stationary_variance(eta, lam, mu, sigma) -> float:
-    r""":math:`\mathrm{Var}\,x = \eta\sigma^2(1+\mu)/\big(\lambda(1-\mu)(2(1+\mu) - \eta\lambda)\big)` (heavy ball, stable region only)."""
-    eta = val.real("eta", eta, low=0.0, low_open=True)
-    lam = val.real("lam", lam, low=0.0, low_open=True)
-    mu = val.real("mu", mu, low=0.0, high=1.0, high_open=True)
-    sigma = val.real("sigma", sigma, low=0.0)
-    if not eta * lam < 2 * (1 + mu):
-        raise ValueError(f"eta: expected eta * lam < 2(1 + mu) = {2 * (1 + mu):.6g} (stable), got eta * lam = {eta * lam:.6g}")
-    return eta * sigma**2 * (1 + mu) / (lam * (1 - mu) * (2 * (1 + mu) - eta * lam))
+    r""":math:`\mathrm{Var}\,x = \eta\sigma^2(1+\mu)/\big(\lambda(1-\mu)(2(1+\mu) - \eta\lambda)\big)` (heavy ball, stable region only).
+
+    The shared :func:`theory.nqm.momentum_stationary_variance` (also used by the noisy-quadratic topic).
+    """
+    return nqm.momentum_stationary_variance(eta, lam, mu, sigma, "heavy_ball")

@@ -1,0 +1,306 @@
+r"""Simulator of the noisy quadratic model (NQM), shared by every topic that needs one.
+
+Objective :math:`L(x) = \tfrac12 x^\top H x`, :math:`H = \mathrm{diag}(\lambda)` or a full matrix. At
+batch size :math:`B` the stochastic gradient is
+
+.. math:: g = Hx\odot\Big(1 + \frac{\sigma_m}{\sqrt B}\xi_1\Big) + \frac{\sigma_a}{\sqrt B}\odot\xi_2,
+
+:math:`\xi_{1,2}` i.i.d. per coordinate from the noise ``law``: ``"gaussian"``, ``"student"`` (integer
+``df``, unit scale) or ``"rademacher"`` (:math:`\pm1`). Any optimizer of :mod:`sims.optimizers` takes
+the step, along any step-size schedule :math:`\eta_t` (arrays: WSD, cosine, decay to zero, ...).
+:func:`theory.nqm.moment_recursion` is the exact law of SGD's second moments on this model.
+
+Per run (:func:`nqm_run`, mapped over a grid by :func:`sims.sweep.run_grid`): ``lax.scan`` over
+``n_rec`` recording blocks, each a scan over its steps, with the block's noise drawn in one call.
+The method, the noise law, which noises are present and the horizon select code and are static;
+everything else (curvatures, noise levels, batch size, momentum, decay, EMA rate, schedule, start,
+key) is data, so one compiled kernel serves a whole sweep.
+
+**Divergence is data.** A run whose state becomes non-finite or exceeds :data:`BOUND` is flagged
+``diverged``; ``diverged_step`` is the first bad step :math:`k \ge 1` (-1 for finite runs).
+Statistics over runs use :func:`summarize` (finite runs only, with the number diverged beside them).
+
+Importing :mod:`sims` enables float64.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+import sims  # noqa: F401  (float64)
+from sims import optimizers as opt
+from sims.sweep import run_grid
+from theory import _validate as V
+
+__all__ = ["LAWS", "BOUND", "CHUNK", "noise", "nqm_run", "simulate", "Summary", "summarize"]
+
+LAWS = ("gaussian", "student", "rademacher")
+BOUND = 1e150  # |x| beyond this counts as diverged (squares would overflow float64)
+CHUNK = 4096
+_MEMORY = 2**30  # bytes of noise one recording block may hold
+
+
+def noise(key: jax.Array, shape, law: str = "gaussian", df: int = 0) -> jax.Array:
+    r"""Unit-variance-scale noise of ``shape``: standard Gaussian, Student-t with integer ``df`` (unit scale), or Rademacher.
+
+    Student-t: :math:`\nu \le 2` by the exact inverse CDF of a uniform, otherwise
+    :math:`z/\sqrt{\chi^2_\nu/\nu}` with :math:`\chi^2_\nu` a sum of squared normals (no rejection
+    sampler). Drawn flat and reshaped (XLA compiles a flat draw faster than a trailing axis).
+    """
+    size = int(np.prod(shape))
+    if law == "gaussian":
+        return jax.random.normal(key, (size,)).reshape(shape)
+    if law == "rademacher":
+        return jax.random.rademacher(key, (size,), dtype=jnp.float64).reshape(shape)
+    if df in (1, 2):
+        u = jax.random.uniform(key, (size,), minval=jnp.finfo(jnp.float64).tiny)
+        t = jnp.tan(jnp.pi * (u - 0.5)) if df == 1 else (2 * u - 1) / jnp.sqrt(2 * u * (1 - u))
+        return t.reshape(shape)
+    k_z, k_chi = jax.random.split(key)
+    chi2 = jnp.sum(jax.random.normal(k_chi, (df * size,)).reshape(df, size) ** 2, axis=0)
+    return (jax.random.normal(k_z, (size,)) / jnp.sqrt(chi2 / df)).reshape(shape)
+
+
+def _law(law, df) -> int:
+    V.choice("law", law, LAWS)
+    return V.integer("df", df, low=1, high=64) if law == "student" else 0
+
+
+def _run_key(point: dict, impl: str) -> jax.Array:
+    """``fold_in(base key, run index)``; the base key travels as raw data so the grid holds only NumPy arrays."""
+    return jax.random.fold_in(jax.random.wrap_key_data(point["key_data"], impl=impl), point["key_index"])
+
+
+def nqm_run(point: dict, etas: jax.Array, *, T: int, n_rec: int, method: str, full: bool, additive: bool,
+            multiplicative: bool, law: str = "gaussian", df: int = 0, impl: str = "threefry2x32") -> dict:
+    r"""One run of :math:`T` steps on the NQM (pure; mapped over a grid by :func:`simulate`).
+
+    ``point`` keys: ``key_data``, ``key_index``; ``x0`` (d,); ``lam`` (d,) or, when ``full``, ``H`` (d, d);
+    ``sigma_a`` (d,); scalars ``sigma_m``, ``inv_sqrt_b`` (:math:`1/\sqrt B`), ``momentum``, ``b2``, ``wd``,
+    ``coupled_wd``, ``ema`` (EMA rate :math:`\alpha` of :math:`z^+ = (1-\alpha)z + \alpha x`, :math:`z_0 = x_0`),
+    ``sched`` (row of ``etas``, the shared ``(S, T)`` schedules) and ``burn``.
+
+    Returns ``curve`` (:math:`L` at the end of each of the ``n_rec`` blocks), ``mean_loss``
+    (:math:`\frac{1}{T-b}\sum_{b<k\le T} L(x_k)`), per coordinate over the same steps the time averages
+    ``mode_m2`` of :math:`x_k^2`, ``mode_m2_step`` of :math:`(x_{k-1} - \eta_{k-1} g_{k-1})^2` (the plain
+    gradient step from the parameters: Nesterov's iterate) and ``mode_m2_ema`` of :math:`z_k^2`;
+    ``final_x``, ``final_ema``, ``max_abs`` (:math:`\max_{k\ge1}\|x_k\|_\infty`), ``diverged``, ``diverged_step``.
+    """
+    hyper = opt.Hyper(point["momentum"], point["b2"], point["wd"], point["coupled_wd"])
+    x0, sa, sm, isb = point["x0"], point["sigma_a"], point["sigma_m"], point["inv_sqrt_b"]
+    alpha, burn = point["ema"], point["burn"]
+    eta_row = etas[point["sched"]]
+    block = T // n_rec
+    if full:
+        H = point["H"]
+        hx = lambda x: H @ x  # noqa: E731
+        loss = lambda x: 0.5 * x @ (H @ x)  # noqa: E731
+    else:
+        lam = point["lam"]
+        hx = lambda x: lam * x  # noqa: E731
+        loss = lambda x: 0.5 * jnp.sum(lam * x * x)  # noqa: E731
+
+    def one(carry, inputs):
+        x, state, z, acc, bad = carry
+        k, xi = inputs
+        eta = eta_row[k]
+        g = hx(x)
+        if multiplicative:
+            g = g * (1 + sm * isb * xi[0])
+        if additive:
+            g = g + sa * isb * xi[1]
+        plain = x - eta * g
+        x, state = opt.step(method, g, state, x, eta, hyper)
+        z = (1 - alpha) * z + alpha * x
+        keep = k + 1 > burn
+        s_loss, s_m2, s_step, s_ema, s_max = acc
+        acc = (s_loss + jnp.where(keep, loss(x), 0.0), s_m2 + jnp.where(keep, x * x, 0.0),
+               s_step + jnp.where(keep, plain * plain, 0.0), s_ema + jnp.where(keep, z * z, 0.0),
+               jnp.maximum(s_max, jnp.max(jnp.abs(x))))
+        broke = ~jnp.all(jnp.isfinite(x)) | (jnp.max(jnp.abs(x)) > BOUND)
+        bad = jnp.where((bad < 0) & broke, k + 1, bad)
+        return (x, state, z, acc, bad), None
+
+    def outer(carry, j):
+        x, state, z, key, acc, bad = carry
+        key, sub = jax.random.split(key)
+        xi = noise(sub, (block, 2) + x.shape, law, df) if (additive or multiplicative) else jnp.zeros((block, 2, 1))
+        (x, state, z, acc, bad), _ = lax.scan(one, (x, state, z, acc, bad), (j * block + jnp.arange(block), xi))
+        return (x, state, z, key, acc, bad), loss(x)
+
+    zero = jnp.zeros((), x0.dtype)
+    acc0 = (zero, jnp.zeros_like(x0), jnp.zeros_like(x0), jnp.zeros_like(x0), zero)
+    init = (x0, opt.init(method, x0, hyper), x0, _run_key(point, impl), acc0, jnp.array(-1, jnp.int64))
+    (x, _, z, _, acc, bad), curve = lax.scan(outer, init, jnp.arange(n_rec))
+    n = T - burn
+    return {"curve": curve, "mean_loss": acc[0] / n, "mode_m2": acc[1] / n, "mode_m2_step": acc[2] / n,
+            "mode_m2_ema": acc[3] / n, "max_abs": acc[4], "final_x": x, "final_ema": z,
+            "diverged": bad >= 0, "diverged_step": bad}
+
+
+def _per_config(name: str, value, low=None, high=None, high_open=False) -> np.ndarray:
+    return V.array(name, value, ndim=(0, 1), low=low, high=high, high_open=high_open).reshape(-1)
+
+
+def _schedules(eta, T: int) -> np.ndarray:
+    """``eta`` as a ``(S, T)`` array: a scalar (constant), one schedule (T,) or one per configuration (G, T)."""
+    e = V.array("eta", eta, ndim=(0, 1, 2), low=0.0)
+    if e.ndim == 0:
+        return np.full((1, T), float(e))
+    e = e.reshape(-1, e.shape[-1])
+    if e.shape[1] != T:
+        raise ValueError(f"eta: a schedule needs one step size per step (T = {T}), got length {e.shape[1]}")
+    return e
+
+
+def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, method="sgd", momentum=0.0, b2=0.99, wd=0.0,
+             coupled_wd=0.0, sigma_a=0.0, sigma_m=0.0, batch_size=1, ema=0.0, burn: int = 0, n_chains: int = 1,
+             n_rec: int = 1, law: str = "gaussian", df: int = 0, paired: bool = False,
+             chunk_size: int = CHUNK) -> dict:
+    r"""Run ``n_chains`` independent runs of every configuration in a list of :math:`G` configurations.
+
+    Problem: ``lam`` (curvatures, ``(d,)`` or ``(G, d)``) or ``H`` (one ``(d, d)`` symmetric matrix).
+    ``x0``: ``(d,)``, ``(G, d)`` or ``(G, n_chains, d)``. ``eta``: a scalar, one schedule ``(T,)`` or one per
+    configuration ``(G, T)``. ``sigma_a``: a scalar, ``(d,)`` or ``(G, d)``. Scalars ``momentum, b2, wd,
+    coupled_wd, sigma_m, batch_size, ema`` may each be a 1-D sequence of length :math:`G`; ``method`` one
+    name of :data:`sims.optimizers.METHODS` or one per configuration (runs are grouped by method, one
+    compiled kernel each). Run :math:`j` of configuration :math:`g` uses ``fold_in(key, g n + j)``, or
+    ``fold_in(key, j)`` with ``paired=True`` (common random numbers across configurations).
+
+    Returns arrays with leading shape ``(G, n_chains)``: see :func:`nqm_run`.
+    """
+    V.key("key", key)
+    T = V.integer("T", T, low=1)
+    n_rec = V.integer("n_rec", n_rec, low=1)
+    if T % n_rec:
+        raise ValueError(f"n_rec: expected a divisor of T = {T}, got {n_rec}")
+    burn = V.integer("burn", burn, low=0, high=T - 1)
+    n_chains = V.integer("n_chains", n_chains, low=1)
+    chunk_size = V.integer("chunk_size", chunk_size, low=1)
+    df = _law(law, df)
+    if not isinstance(paired, bool):
+        raise TypeError(f"paired: expected a bool, got {type(paired).__name__}")
+    if (lam is None) == (H is None):
+        raise ValueError("lam, H: give exactly one of lam (diagonal curvatures) or H (a full matrix)")
+    methods = [method] if isinstance(method, str) else list(method) if isinstance(method, (list, tuple)) else None
+    if not methods:
+        raise TypeError(f"method: expected one of {opt.METHODS} or a non-empty list of them, got {method!r}")
+    for m in methods:
+        V.choice("method", m, opt.METHODS)
+    etas = _schedules(eta, T)
+    params = {"momentum": _per_config("momentum", momentum, 0.0, 1.0, True), "b2": _per_config("b2", b2, 0.0, 1.0),
+              "wd": _per_config("wd", wd, 0.0), "coupled_wd": _per_config("coupled_wd", coupled_wd, 0.0),
+              "sigma_m": _per_config("sigma_m", sigma_m, 0.0), "batch_size": _per_config("batch_size", batch_size, 1.0),
+              "ema": _per_config("ema", ema, 0.0, 1.0)}
+    if not np.all(params["batch_size"] == np.round(params["batch_size"])):
+        raise ValueError(f"batch_size: expected integers >= 1, got {batch_size!r}")
+    lengths = {k: len(v) for k, v in params.items()} | {"method": len(methods), "eta": etas.shape[0]}
+    if lam is not None:
+        lam_a = V.array("lam", lam, ndim=(1, 2), low=0.0)
+        if lam_a.ndim == 2:
+            lengths["lam"] = lam_a.shape[0]
+        d = lam_a.shape[-1]
+    else:
+        H_a = V.array("H", H, ndim=2)
+        d = H_a.shape[0]
+        if H_a.shape != (d, d) or not np.allclose(H_a, H_a.T, rtol=1e-12, atol=1e-14):
+            raise ValueError(f"H: expected a symmetric square matrix, got shape {H_a.shape}")
+    sa = V.array("sigma_a", sigma_a, ndim=(0, 1, 2), low=0.0)
+    if sa.ndim == 2:
+        lengths["sigma_a"] = sa.shape[0]
+    x0_a = V.array("x0", x0, ndim=(1, 2, 3))
+    if x0_a.ndim >= 2:
+        lengths["x0"] = x0_a.shape[0]
+    G = max(lengths.values())
+    longest = max(lengths, key=lengths.get)
+    for name, n in lengths.items():
+        if n not in (1, G):
+            raise ValueError(f"{name}: expected a scalar or one value per configuration (length {G}, as {longest}), "
+                             f"got length {n}")
+    params = {k: np.broadcast_to(v, (G,)) for k, v in params.items()}
+    methods = methods * G if len(methods) == 1 else methods
+    sched = np.arange(G) if etas.shape[0] == G and G > 1 else np.zeros(G, np.int64)
+    if x0_a.ndim == 1:
+        x0_a = np.broadcast_to(x0_a, (G, n_chains, d))
+    elif x0_a.ndim == 2:
+        x0_a = np.broadcast_to(x0_a[:, None, :], (G, n_chains, x0_a.shape[-1])) if x0_a.shape[0] in (1, G) else x0_a
+        x0_a = np.broadcast_to(x0_a, (G, n_chains, x0_a.shape[-1]))
+    if x0_a.shape != (G, n_chains, d):
+        raise ValueError(f"x0: expected starts of shape ({d},), ({G}, {d}) or ({G}, {n_chains}, {d}), got {x0_a.shape}")
+    if sa.ndim == 1 and sa.shape[0] != d:
+        raise ValueError(f"sigma_a: expected a scalar, ({d},) or ({G}, {d}), got shape {sa.shape}")
+    sa = np.broadcast_to(sa if sa.ndim else np.full(d, float(sa)), (G, d))
+    additive = bool(np.any(sa > 0))
+    multiplicative = bool(np.any(params["sigma_m"] > 0))
+    block_bytes = min(chunk_size, G * n_chains) * (T // n_rec) * 2 * d * 8 * (df + 1 if df > 2 else 1)
+    if block_bytes > _MEMORY:
+        raise ValueError(f"n_rec: noise is drawn per recording block and needs {block_bytes / 2**30:.1f} GiB here; "
+                         "use a larger n_rec or a smaller chunk_size")
+
+    index = np.arange(G * n_chains).reshape(G, n_chains) % (n_chains if paired else G * n_chains)
+    data = np.asarray(jax.random.key_data(key))
+    impl = str(jax.random.key_impl(key))
+    out: dict[str, np.ndarray] = {}
+    groups: dict[str, list[int]] = {}
+    for g in range(G):
+        groups.setdefault(methods[g], []).append(g)
+    for m, idx in groups.items():
+        idx = np.array(idx)
+        n = len(idx) * n_chains
+        rep = lambda v: np.repeat(v[idx], n_chains, axis=0)  # noqa: E731
+        grid = {"key_data": np.broadcast_to(data, (n,) + data.shape), "key_index": index[idx].reshape(-1),
+                "x0": x0_a[idx].reshape(-1, d), "sigma_a": rep(sa), "sigma_m": rep(params["sigma_m"]),
+                "inv_sqrt_b": rep(1.0 / np.sqrt(params["batch_size"])), "momentum": rep(params["momentum"]),
+                "b2": rep(params["b2"]), "wd": rep(params["wd"]), "coupled_wd": rep(params["coupled_wd"]),
+                "ema": rep(params["ema"]), "sched": rep(sched).astype(np.int64),
+                "burn": np.full(n, burn, np.int64)}
+        if lam is not None:
+            grid["lam"] = rep(np.broadcast_to(lam_a, (G, d)))
+        else:
+            grid["H"] = np.broadcast_to(H_a, (n, d, d))
+        static = dict(T=T, n_rec=n_rec, method=m, full=H is not None, additive=additive,
+                      multiplicative=multiplicative, law=law, df=df, impl=impl)
+        res = run_grid(nqm_run, grid, etas, static=static, chunk_size=chunk_size, desc=f"nqm {m}")
+        for name, v in res.items():
+            if name not in out:
+                out[name] = np.empty((G, n_chains) + v.shape[1:], dtype=v.dtype)
+            out[name][idx] = v.reshape((len(idx), n_chains) + v.shape[1:])
+    return out
+
+
+class Summary(NamedTuple):
+    """Mean and standard error over the finite runs, with the counts beside them."""
+
+    mean: np.ndarray
+    se: np.ndarray
+    n: np.ndarray
+    n_diverged: np.ndarray
+
+
+def summarize(samples, diverged=None, axis: int = -1) -> Summary:
+    r"""Mean and standard error :math:`s/\sqrt n` over independent runs (``axis``), finite runs only.
+
+    A run counts as diverged where ``diverged`` is True or its sample is not finite; it is left out
+    and counted in ``n_diverged``. Fewer than two finite runs give a NaN standard error.
+    """
+    x = V.array("samples", samples, finite=False)
+    if x.ndim == 0:
+        raise ValueError(f"samples: expected an array with a runs axis, got a scalar {float(x)!r}")
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"axis: expected an axis of an array with {x.ndim} dimension(s), got {axis!r}")
+    ok = np.isfinite(x)
+    if diverged is not None:
+        flag = np.asarray(diverged)
+        if flag.dtype != bool:
+            raise TypeError(f"diverged: expected a boolean array, got dtype {flag.dtype}")
+        ok &= ~np.broadcast_to(flag, x.shape)
+    n = ok.sum(axis=axis)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(ok, x, 0.0).sum(axis=axis) / np.where(n > 0, n, np.nan)
+        dev = np.where(ok, x - np.expand_dims(mean, axis), 0.0)
+        se = np.sqrt((dev**2).sum(axis=axis) / np.where(n > 1, n - 1, np.nan) / n)
+    return Summary(mean, se, n, x.shape[axis] - n)

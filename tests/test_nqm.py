@@ -1,0 +1,181 @@
+"""The shared noisy-quadratic substrate: theory.nqm, sims.nqm and sims.optimizers."""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+import pytest
+import sympy as sp
+
+import sims.nqm as sn
+import theory.nqm as tn
+from sims import optimizers as opt
+
+pytestmark = pytest.mark.xdist_group("noisy_quadratic")
+
+
+# ----------------------------------------------------------------------------- theory
+def test_moment_recursion_reaches_the_stationary_moment():
+    lam = np.array([0.1, 1.0, 3.0])
+    m = tn.moment_recursion(lam, np.full(3000, 0.5), 1.0, sigma_a=2.0, sigma_m=0.3, batch_size=4)
+    np.testing.assert_allclose(m[-1], tn.stationary_second_moment(lam, 0.5, 2.0, 0.3, 4), rtol=1e-12)
+    excess = tn.stationary_excess(lam, 0.5, 1.0)
+    np.testing.assert_allclose(excess, 0.5 / (2 * (2 - 0.5 * lam)), rtol=1e-15)
+
+
+def test_full_recursion_equals_diagonal_and_is_rotation_invariant():
+    rng = np.random.default_rng(0)
+    lam = np.array([0.2, 0.7, 1.5, 2.5])
+    eta = np.linspace(0.6, 0.05, 200)
+    m = tn.moment_recursion(lam, eta, 1.0, sigma_a=0.5)
+    diag_loss, _ = tn.full_moment_recursion(np.diag(lam), eta, np.eye(4), sigma_a=0.5)
+    np.testing.assert_allclose(diag_loss, tn.expected_loss(lam, m), rtol=1e-12)
+    q, _ = np.linalg.qr(rng.normal(size=(4, 4)))
+    rot_loss, _ = tn.full_moment_recursion(q @ np.diag(lam) @ q.T, eta, np.eye(4), sigma_a=0.5)
+    np.testing.assert_allclose(rot_loss, diag_loss, rtol=1e-10)
+    # several schedules at once equal one at a time
+    both = tn.moment_recursion(lam, np.stack([eta, eta[::-1]]), 1.0, sigma_a=0.5)
+    np.testing.assert_allclose(both[1], tn.moment_recursion(lam, eta[::-1], 1.0, sigma_a=0.5), rtol=1e-14)
+
+
+def test_momentum_closed_forms():
+    var, (eta, lam, mu, sigma) = tn.momentum_variance_sympy("heavy_ball")
+    assert sp.simplify(var - eta * sigma**2 * (1 + mu) / (lam * (1 - mu) * (2 * (1 + mu) - eta * lam))) == 0
+    excess, closed, _ = tn.nesterov_variance_excess_sympy()
+    assert sp.simplify(excess - closed) == 0
+    assert tn.momentum_threshold(0.5, "heavy_ball") == pytest.approx(3.0, rel=1e-15)
+    assert tn.momentum_threshold(0.5, "nesterov") == pytest.approx(1.5, rel=1e-15)
+    assert tn.momentum_threshold(0.3, "gd") == pytest.approx(2.0, rel=1e-15)
+    assert tn.critical_curvature(0.5, 0.0, "gd") == pytest.approx(4.0, rel=1e-15)
+    # mu = 0: both reduce to SGD's eta sigma^2 / (lam (2 - eta lam))
+    for method in ("heavy_ball", "nesterov"):
+        assert tn.momentum_stationary_variance(0.3, 2.0, 0.0, 1.5, method) == pytest.approx(
+            0.3 * 1.5**2 / (2.0 * (2 - 0.6)), rel=1e-14)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: tn.stationary_second_moment(1.0, 2.5), "eta"),
+    (lambda: tn.stationary_second_moment(-1.0, 0.1), "lam"),
+    (lambda: tn.moment_recursion([1.0, 2.0], [0.1, np.nan], 1.0), "eta"),
+    (lambda: tn.moment_recursion([1.0, 2.0], [0.1], [1.0, 1.0, 1.0]), "m0"),
+    (lambda: tn.full_moment_recursion([[1.0, 2.0], [0.0, 1.0]], [0.1], np.eye(2)), "H"),
+    (lambda: tn.momentum_threshold(1.0, "heavy_ball"), "mu"),
+    (lambda: tn.momentum_threshold(0.5, "adam"), "method"),
+    (lambda: tn.momentum_stationary_variance(1.0, 2.0, 0.5, 1.0, "nesterov"), "eta"),
+])
+def test_theory_bad_input(call, name):
+    with pytest.raises((ValueError, TypeError)) as exc:
+        call()
+    assert name in str(exc.value)
+
+
+# ----------------------------------------------------------------------------- optimizers against optax
+def _optax(method, eta, hyper):
+    mu, b2, wd = hyper.momentum, hyper.b2, hyper.wd
+    chain = {
+        "sgd": optax.sgd(eta),
+        "heavy_ball": optax.sgd(eta, momentum=mu),
+        "nesterov": optax.sgd(eta, momentum=mu, nesterov=True),
+        "sign": optax.sign_sgd(eta),
+        "signum": optax.signum(eta, beta=mu),
+        "lion": optax.lion(eta, b1=mu, b2=b2, weight_decay=wd),
+        "normalized": optax.chain(optax.ema(mu, debias=False), optax.normalize_by_update_norm(eps=0.0),
+                                  optax.scale_by_learning_rate(eta)),
+    }[method]
+    if method != "lion" and wd:
+        chain = optax.chain(*chain_parts(method, mu), optax.add_decayed_weights(wd), optax.scale_by_learning_rate(eta))
+    return chain
+
+
+def chain_parts(method, mu):
+    """The direction part of each optax optimizer (for checking decoupled decay on top of it)."""
+    return {"sgd": (optax.identity(),), "heavy_ball": (optax.trace(mu),), "nesterov": (optax.trace(mu, nesterov=True),),
+            "sign": (optax.scale_by_sign(),), "signum": (optax.ema(mu, debias=False), optax.scale_by_sign()),
+            "normalized": (optax.ema(mu, debias=False), optax.normalize_by_update_norm(eps=0.0))}[method]
+
+
+@pytest.mark.parametrize("method", opt.METHODS)
+@pytest.mark.parametrize("wd", [0.0, 0.05])
+def test_update_rules_match_optax(method, wd):
+    rng = np.random.default_rng(1)
+    hyper = opt.Hyper(momentum=0.7, b2=0.95, wd=wd)
+    eta = 0.1
+    ref = _optax(method, eta, hyper)
+    x = x_ref = jnp.asarray(rng.normal(size=5))
+    state, ref_state = opt.init(method, x, hyper), ref.init(x_ref)
+    for _ in range(6):
+        g = jnp.asarray(rng.normal(size=5))
+        x, state = opt.step(method, g, state, x, eta, hyper)
+        upd, ref_state = ref.update(g, ref_state, x_ref)
+        x_ref = optax.apply_updates(x_ref, upd)
+        np.testing.assert_allclose(np.asarray(x), np.asarray(x_ref), rtol=1e-13, atol=1e-15)
+
+
+def test_coupled_decay_is_an_l2_term():
+    hyper = opt.Hyper(momentum=0.5, coupled_wd=0.2)
+    x, g = jnp.array([1.0, -2.0]), jnp.array([0.3, 0.1])
+    s = opt.init("heavy_ball", x, hyper)
+    got, _ = opt.step("heavy_ball", g, s, x, 0.1, hyper)
+    want, _ = opt.step("heavy_ball", g + 0.2 * x, s, x, 0.1, opt.Hyper(momentum=0.5))
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-15)
+
+
+def test_heavy_ball_is_polyak_and_nesterov_iterate_is_the_gradient_step():
+    """With a constant step, optax's trace is Polyak's recursion; Nesterov's iterate is y - eta g(y)."""
+    lam, eta, mu = 0.8, 0.3, 0.6
+    x = jnp.array([1.0])
+    s = opt.init("heavy_ball", x, opt.Hyper(mu))
+    xs = [x]
+    for _ in range(5):
+        x, s = opt.step("heavy_ball", lam * x, s, x, eta, opt.Hyper(mu))
+        xs.append(x)
+    xs = np.array(xs).ravel()
+    np.testing.assert_allclose(xs[2:], (1 + mu - eta * lam) * xs[1:-1] - mu * xs[:-2], rtol=1e-13)
+    y = jnp.array([1.0])
+    s = opt.init("nesterov", y, opt.Hyper(mu))
+    iterates = []
+    for _ in range(6):
+        iterates.append(float((y - eta * lam * y)[0]))
+        y, s = opt.step("nesterov", lam * y, s, y, eta, opt.Hyper(mu))
+    it = np.array(iterates)
+    a, b = (1 + mu) * (1 - eta * lam), -mu * (1 - eta * lam)
+    np.testing.assert_allclose(it[2:], a * it[1:-1] + b * it[:-2], rtol=1e-12)
+
+
+# ----------------------------------------------------------------------------- simulator
+def test_simulator_matches_the_exact_recursion_along_a_schedule():
+    lam = np.array([0.3, 1.0, 2.0])
+    T = 400
+    eta = np.concatenate([np.full(300, 0.6), np.linspace(0.6, 0.0, 100, endpoint=False)])
+    out = sn.simulate(jax.random.key(5), T=T, eta=eta, x0=np.ones(3), lam=lam, sigma_a=0.7, sigma_m=0.4,
+                      batch_size=2, n_chains=2000, n_rec=4)
+    m = tn.moment_recursion(lam, eta, 1.0, sigma_a=0.7, sigma_m=0.4, batch_size=2)
+    pred = tn.expected_loss(lam, m[T // 4::T // 4])
+    s = sn.summarize(out["curve"][0].T)
+    assert np.all(np.abs(s.mean - pred) < 5 * s.se), (s.mean, pred, s.se)
+
+
+def test_full_matrix_equals_the_rotated_diagonal_problem():
+    rng = np.random.default_rng(2)
+    q, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+    lam = np.array([0.5, 1.0, 1.7])
+    x0 = np.array([1.0, -0.5, 0.3])
+    kw = dict(T=50, eta=0.4, n_rec=5, method="heavy_ball", momentum=0.5)
+    diag = sn.simulate(jax.random.key(0), x0=x0, lam=lam, **kw)
+    full = sn.simulate(jax.random.key(0), x0=q @ x0, H=q @ np.diag(lam) @ q.T, **kw)
+    np.testing.assert_allclose(full["curve"], diag["curve"], rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(full["final_x"][0, 0], q @ diag["final_x"][0, 0], rtol=1e-9, atol=1e-13)
+
+
+def test_batch_size_divides_the_noise_variance():
+    """Metamorphic: B = 4 with sigma equals B = 1 with sigma/2 (same draws)."""
+    kw = dict(T=40, eta=0.3, x0=np.ones(2), lam=np.array([1.0, 2.0]), n_chains=3, n_rec=2, sigma_m=0.4)
+    a = sn.simulate(jax.random.key(9), sigma_a=1.0, batch_size=4, **{**kw, "sigma_m": 0.4})
+    b = sn.simulate(jax.random.key(9), sigma_a=0.5, batch_size=1, **{**kw, "sigma_m": 0.2})
+    np.testing.assert_allclose(a["curve"], b["curve"], rtol=1e-12)
+
+
+def test_summarize_counts_diverged_runs():
+    s = sn.summarize(np.array([[1.0, 3.0, np.inf, 2.0]]), diverged=np.array([[False, False, False, True]]))
+    assert s.mean[0] == 2.0 and s.n[0] == 2 and s.n_diverged[0] == 2
