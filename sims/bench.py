@@ -3,28 +3,60 @@ r"""``python -m sims.bench``: throughput of each JAX simulator against a NumPy r
 Every module ``sims/reference/<topic>.py`` defines ``bench_cases(scale) -> list[BenchCase]``. Each case
 runs the *same* computation twice: through the JIT-compiled JAX path and through a vectorized
 NumPy reference. Work units (e.g. GD updates x data points) are counted by the case; the table
-reports units/s for both and the ratio. JAX is warmed up first so compile time is excluded (and
-printed separately); each side reports the best of ``repeats`` runs. Absolute numbers depend on
-the machine: quote ratios from a CPU, absolute throughput only from a GPU.
+reports units/s for both sides, their ratio, the compile seconds of the first JAX call (XLA's own
+compile events, not a wall-clock difference) and the *fraction of this machine's limit*.
+
+The limit is measured once per process (:class:`Limits`): the throughput of jitted streams of
+elementwise float64 arithmetic (fused multiply-adds, transcendentals, Gaussian draws, all
+compute-bound because each element loaded is reused many times) and the float64 matmul FLOP rate.
+A case that states its arithmetic per work unit (``cost={"flop": 8, "exp": 1}``) gets
+:math:`\text{fraction} = \text{units/s}\times\sum_k \text{cost}_k/\text{limit}_k`: the share of
+the machine's peak that a stream of the same arithmetic would reach, so 1 is the roofline and
+0.01 means 99 % of the time goes to something other than arithmetic (control flow, memory
+traffic, dispatch). Cases without ``cost`` print ``-``.
+
+A case that can be rebuilt at any grid size (``at_size=``) feeds the *scaling table*: throughput
+against the number of runs from :math:`10^2` to :math:`10^6`. It should grow linearly while the
+device is under-used and then flatten; memory stays bounded by the sweep's chunk size (the
+table prints it), never by the grid.
+
+``--scale large`` runs GPU-sized problems; on a CPU add ``--max-seconds`` (the default there) so
+a side that would take too long is stopped and reported as a lower bound, not waited for.
+``--profile figures|check|test ARGS`` runs that command under :class:`TimeProfile` and prints
+where the wall time went (XLA compilation, tracing, running, sympy, NumPy, plotting) per topic.
+
+Absolute numbers depend on the machine: quote ratios from a CPU, absolute throughput from a GPU.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
+import os
 import pkgutil
+import platform
+import signal
 import sys
+import threading
 import time
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 import sims
 
-__all__ = ["BenchCase", "time_best", "run_cases", "main"]
+__all__ = ["BenchCase", "Limits", "TimeProfile", "time_best", "run_cases", "discover", "main"]
+
+SCALES = ("small", "large")
+COST_KINDS = ("flop", "exp", "normal", "uniform", "matmul_flop")
+SCALING_SIZES = (100, 1_000, 10_000, 100_000, 1_000_000)
+SCHEMA = 2
 
 
 @dataclass(frozen=True)
@@ -32,6 +64,11 @@ class BenchCase:
     """``run_jax()`` and ``run_numpy()`` do the same ``work`` units of ``unit`` and return arrays.
 
     ``check(a, b)`` (optional) asserts the two outputs agree, so the comparison is like for like.
+    ``cost`` (optional): arithmetic per work unit by kind (keys of :data:`COST_KINDS`: ``flop``
+    elementwise float64 operations, ``exp`` transcendentals (exp, log, tanh, sqrt, division by a
+    variable), ``normal`` Gaussian and ``uniform`` uniform draws (``jax.random``), ``matmul_flop`` operations inside matrix products); it
+    sets the fraction of the machine's limit. ``at_size(n)`` (optional) rebuilds the case with
+    ``n`` independent runs (for the scaling table; its NumPy side is never run).
     """
 
     name: str
@@ -40,27 +77,209 @@ class BenchCase:
     run_jax: Callable[[], Any]
     run_numpy: Callable[[], Any]
     check: Callable[[Any, Any], None] | None = None
+    cost: dict[str, float] | None = None
+    at_size: Callable[[int], "BenchCase"] | None = None
+    runs: int | None = None
+
+    def __post_init__(self) -> None:
+        for kind in self.cost or {}:
+            if kind not in COST_KINDS:
+                raise ValueError(f"cost: unknown kind {kind!r} in case {self.name!r}; expected one of {COST_KINDS}")
 
 
 def _block(x: Any) -> Any:
     return jax.block_until_ready(x)
 
 
-def time_best(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
-    """Best wall time of ``repeats`` calls (results blocked until ready) and the last output."""
-    best, out = float("inf"), None
+class _Timeout(BaseException):
+    """Raised by the alarm of :func:`_deadline` (a BaseException, so library ``except Exception`` cannot eat it)."""
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float | None) -> Iterator[None]:
+    """Interrupt the block with :class:`_Timeout` after ``seconds`` of wall time (main thread, POSIX only).
+
+    The alarm fires between Python bytecodes, so a NumPy reference (a Python loop over steps) or a
+    chunked sweep stops within one step or chunk; a single long XLA call finishes first.
+    """
+    if not seconds or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def alarm(signum, frame):
+        raise _Timeout()
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, float(seconds))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0.0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _time_both(fn: Callable[[], Any], repeats: int, max_seconds: float | None = None) -> tuple[float, float, Any]:
+    """Best wall time and best process CPU time (all threads) over ``repeats`` calls, and the last output.
+
+    On a machine shared with other work the wall time of a long call includes the time it waited
+    for a core; CPU time does not (it measures the work, not the waiting), so both are kept.
+    With ``max_seconds``, no new call starts once that much wall time has been spent (one always runs).
+    """
+    wall, cpu, out, spent = float("inf"), float("inf"), None, 0.0
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         out = _block(fn())
-        best = min(best, time.perf_counter() - start)
-    return best, out
+        elapsed = time.perf_counter() - start
+        wall, cpu, spent = min(wall, elapsed), min(cpu, time.process_time() - start_cpu), spent + elapsed
+        if max_seconds is not None and spent >= max_seconds:
+            break
+    return wall, cpu, out
 
 
-SCALES = ("small", "large")
+def time_best(fn: Callable[[], Any], repeats: int, max_seconds: float | None = None) -> tuple[float, Any]:
+    """Best wall time of ``repeats`` calls (results blocked until ready) and the last output.
 
+    With ``max_seconds``, no new call starts once that much time has been spent (at least one runs).
+    """
+    wall, _, out = _time_both(fn, repeats, max_seconds)
+    return wall, out
+
+
+class _CompileClock:
+    """Seconds JAX spent tracing, lowering and compiling (its monitoring events) while active."""
+
+    EVENTS = {"/jax/core/compile/backend_compile_duration": "compile_s",
+              "/jax/core/compile/jaxpr_trace_duration": "trace_s",
+              "/jax/core/compile/jaxpr_to_mlir_module_duration": "lower_s",
+              "/jax/compilation_cache/cache_retrieval_time_sec": "cache_read_s"}
+    COUNTS = {"/jax/compilation_cache/cache_hits": "cache_hits",
+              "/jax/compilation_cache/cache_misses": "cache_misses"}
+
+    def __init__(self) -> None:
+        self.totals = dict.fromkeys([*self.EVENTS.values(), *self.COUNTS.values(), "compiles"], 0.0)
+
+    def _duration(self, event: str, duration: float, **kwargs: Any) -> None:
+        name = self.EVENTS.get(event)
+        if name is not None:
+            self.totals[name] += duration
+            if name == "compile_s":
+                self.totals["compiles"] += 1
+
+    def _event(self, event: str, **kwargs: Any) -> None:
+        name = self.COUNTS.get(event)
+        if name is not None:
+            self.totals[name] += 1
+
+    def __enter__(self) -> "_CompileClock":
+        jax.monitoring.register_event_duration_secs_listener(self._duration)
+        jax.monitoring.register_event_listener(self._event)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        jax.monitoring.unregister_event_duration_listener(self._duration)
+        jax.monitoring.unregister_event_listener(self._event)
+
+
+# --- the machine's limit -------------------------------------------------------------------------
+# Each stream is one fused elementwise kernel that reuses every loaded element many times (bound by
+# arithmetic, not memory) and runs several independent chains per element (bound by throughput, not
+# by the latency of one dependent chain); the operands are arguments, so XLA cannot fold them away.
+_CHAINS, _DEPTH = 8, 8
+
+
+def _fma_stream(x, a, b):
+    ys = [x + 1e-3 * k for k in range(_CHAINS)]
+    for _ in range(_DEPTH):
+        ys = [y * a + b for y in ys]
+    return sum(ys)
+
+
+def _exp_stream(x, a):
+    return sum(jnp.exp(x * (a + 1e-3 * k)) for k in range(2 * _CHAINS))
+
+
+def _normal_stream(key, n):
+    return jax.random.normal(key, (n,))
+
+
+def _uniform_stream(key, n):
+    return jax.random.uniform(key, (n,))
+
+
+def _copy_stream(x, a):
+    return x * a
+
+
+_JIT_FMA, _JIT_EXP, _JIT_COPY = jax.jit(_fma_stream), jax.jit(_exp_stream), jax.jit(_copy_stream)
+_JIT_NORMAL, _JIT_UNIFORM = jax.jit(_normal_stream, static_argnums=1), jax.jit(_uniform_stream, static_argnums=1)
+_JIT_MATMUL = jax.jit(jnp.matmul)
+
+
+@dataclass
+class Limits:
+    """This machine's float64 limits, measured once per process (best of a few timed runs).
+
+    ``rates`` maps each cost kind to operations per second: ``flop`` (a fused multiply-add stream,
+    counted as 2 flops), ``exp`` (an exp stream), ``normal`` and ``uniform`` (``jax.random`` draws),
+    ``matmul_flop`` (a square float64 matmul, :math:`2n^3` flops); ``memory_bytes_per_s`` is the
+    bandwidth of a scale-and-copy over an array far larger than the caches.
+    """
+
+    rates: dict[str, float]
+    memory_bytes_per_s: float
+    device_kind: str
+    seconds: float = 0.0
+
+    @classmethod
+    def measure(cls, repeats: int = 3) -> "Limits":
+        """Measure the limits (about a second on a CPU); cached for the process after the first call."""
+        global _LIMITS
+        if _LIMITS is not None:
+            return _LIMITS
+        start = time.perf_counter()
+        n = 1 << 18  # 2 MiB of float64: fits in cache, and the streams never touch memory twice
+        x, a, b = jnp.linspace(0.1, 0.9, n), jnp.float64(0.999), jnp.float64(1e-4)
+        key = jax.random.key(0)
+        big = jnp.ones(1 << 24)  # 128 MiB, far beyond any cache
+        side = 768
+
+        def best(fn: Callable[[], Any]) -> float:
+            _block(fn())
+            return time_best(fn, repeats)[0]
+
+        m = jnp.ones((side, side)) / side
+        rates = {"flop": 2 * _CHAINS * _DEPTH * n / best(lambda: _JIT_FMA(x, a, b)),
+                 "exp": 2 * _CHAINS * n / best(lambda: _JIT_EXP(x, jnp.float64(-0.5))),
+                 "normal": (4 * n) / best(lambda: _JIT_NORMAL(key, 4 * n)),
+                 "uniform": (4 * n) / best(lambda: _JIT_UNIFORM(key, 4 * n)),
+                 "matmul_flop": 2 * side ** 3 / best(lambda: _JIT_MATMUL(m, m))}
+        memory = 2 * 8 * big.size / best(lambda: _JIT_COPY(big, jnp.float64(1.5)))
+        _LIMITS = cls(rates=rates, memory_bytes_per_s=memory, device_kind=jax.devices()[0].device_kind,
+                      seconds=time.perf_counter() - start)
+        return _LIMITS
+
+    def fraction(self, units_per_s: float, cost: dict[str, float] | None) -> float | None:
+        r""":math:`\text{units/s}\times\sum_k\text{cost}_k/\text{rate}_k` (None without a cost)."""
+        if not cost:
+            return None
+        return units_per_s * sum(c / self.rates[k] for k, c in cost.items())
+
+    def as_dict(self) -> dict:
+        return {"rates_per_s": self.rates, "memory_bytes_per_s": self.memory_bytes_per_s,
+                "device_kind": self.device_kind, "measure_s": self.seconds}
+
+
+_LIMITS: Limits | None = None
+
+
+# --- running cases -------------------------------------------------------------------------------
 
 def discover(scale: str) -> list[BenchCase]:
-    """Every topic's bench cases at ``scale`` (``small``: seconds on a laptop; ``large``: GPU-sized)."""
+    """Every topic's bench cases at ``scale`` (``small``: seconds on a laptop; ``large``: GPU-sized).
+
+    A topic whose ``bench_cases`` raises is reported on stderr and skipped, so one broken module
+    does not hide the others (the run then exits non-zero).
+    """
     if scale not in SCALES:
         raise ValueError(f"scale: expected one of {SCALES}, got {scale!r}")
     import sims.reference
@@ -69,67 +288,456 @@ def discover(scale: str) -> list[BenchCase]:
     for info in pkgutil.iter_modules(sims.reference.__path__):
         if info.name.startswith("_"):
             continue
-        module = importlib.import_module(f"sims.reference.{info.name}")
-        cases.extend(module.bench_cases(scale))
+        try:
+            module = importlib.import_module(f"sims.reference.{info.name}")
+            cases.extend(module.bench_cases(scale))
+        except Exception:  # noqa: BLE001 - report and go on with the other topics
+            print(f"sims/reference/{info.name}.py: bench_cases({scale!r}) raised:\n{traceback.format_exc()}",
+                  file=sys.stderr)
+            cases.append(BenchCase(f"{info.name}: bench_cases raised", "-", 0.0, _raise_import, _raise_import))
     return cases
 
 
-def run_cases(cases: list[BenchCase], repeats: int = 3) -> list[dict]:
+def _raise_import() -> None:
+    raise RuntimeError("this topic's bench_cases raised (see stderr)")
+
+
+def _to_host(x: Any) -> Any:
+    return jax.tree_util.tree_map(np.asarray, x)
+
+
+def _run_case(case: BenchCase, repeats: int = 3, max_seconds: float | None = None,
+             limits: Limits | None = None) -> dict:
+    """Time one case (JAX first call, best of ``repeats`` on each side), check it, return its row.
+
+    With ``max_seconds``, each side stops at that much wall time: a NumPy side that did not finish
+    leaves ``numpy_per_s`` empty and ``ratio_at_least`` = (its time so far) / (JAX time), a lower
+    bound; a JAX side that did not finish makes the row an error. An exception is recorded in the
+    row (``error``), never raised.
+    """
+    row: dict[str, Any] = {"name": case.name, "unit": case.unit, "work": case.work, "cost": case.cost,
+                           "jax_s": None, "numpy_s": None, "jax_per_s": None, "numpy_per_s": None, "ratio": None,
+                           "jax_cpu_s": None, "numpy_cpu_s": None, "cpu_ratio": None,
+                           "ratio_at_least": None, "fraction_of_limit": None, "compile_s": None,
+                           "trace_lower_s": None, "first_call_s": None, "check": "not run", "error": None}
+    try:
+        with _CompileClock() as clock, _deadline(max_seconds):
+            start = time.perf_counter()
+            _block(case.run_jax())  # compile + first run
+            row["first_call_s"] = time.perf_counter() - start
+        row["compile_s"] = clock.totals["compile_s"]
+        row["trace_lower_s"] = clock.totals["trace_s"] + clock.totals["lower_s"]
+        with _deadline(max_seconds):
+            t_jax, row["jax_cpu_s"], out_jax = _time_both(case.run_jax, repeats, max_seconds)
+        row["jax_s"], row["jax_per_s"] = t_jax, case.work / t_jax
+        if limits is not None:
+            row["fraction_of_limit"] = limits.fraction(row["jax_per_s"], case.cost)
+    except _Timeout:
+        row["error"] = f"JAX side did not finish within --max-seconds {max_seconds}"
+        return row
+    except Exception as exc:  # noqa: BLE001 - one failing case must not hide the others
+        row["error"] = f"JAX side raised {type(exc).__name__}: {exc}"
+        traceback.print_exc()
+        return row
+    start = time.perf_counter()
+    try:
+        with _deadline(max_seconds):
+            t_np, row["numpy_cpu_s"], out_np = _time_both(case.run_numpy, max(1, repeats - 1), max_seconds)
+    except _Timeout:
+        row["ratio_at_least"] = (time.perf_counter() - start) / t_jax
+        row["check"] = "skipped (NumPy side stopped by --max-seconds)"
+        return row
+    except Exception as exc:  # noqa: BLE001
+        row["error"] = f"NumPy side raised {type(exc).__name__}: {exc}"
+        traceback.print_exc()
+        return row
+    row["numpy_s"], row["numpy_per_s"], row["ratio"] = t_np, case.work / t_np, t_np / t_jax
+    row["cpu_ratio"] = row["numpy_cpu_s"] / row["jax_cpu_s"] if row["jax_cpu_s"] > 0 else None
+    if case.check is None:
+        row["check"] = "none"
+        return row
+    try:
+        case.check(_to_host(out_jax), out_np)
+        row["check"] = "passed"
+    except AssertionError as exc:
+        row["check"] = "failed"
+        row["error"] = f"JAX and NumPy outputs disagree: {str(exc).strip()[:300]}"
+    return row
+
+
+def run_cases(cases: list[BenchCase], repeats: int = 3, max_seconds: float | None = None,
+              limits: Limits | None = None, echo: bool = False) -> list[dict]:
+    """:func:`_run_case` for every case, in order (``echo``: print each row as it completes)."""
     rows = []
     for case in cases:
-        start = time.perf_counter()
-        _block(case.run_jax())  # compile + first run
-        first = time.perf_counter() - start
-        t_jax, out_jax = time_best(case.run_jax, repeats)
-        t_np, out_np = time_best(case.run_numpy, max(1, repeats - 1))
-        if case.check is not None:
-            case.check(np.asarray(out_jax) if not isinstance(out_jax, tuple) else out_jax, out_np)
-        rows.append({
-            "name": case.name, "unit": case.unit, "work": case.work,
-            "jax_s": t_jax, "numpy_s": t_np, "jax_first_call_s": first,
-            "jax_per_s": case.work / t_jax, "numpy_per_s": case.work / t_np, "speedup": t_np / t_jax,
-        })
+        rows.append(_run_case(case, repeats, max_seconds, limits))
+        if echo:
+            print(_format_row(rows[-1]), flush=True)
     return rows
 
 
+class _PeakMemory:
+    """Peak memory while active, in MiB: the device's own peak counter where it has one (GPU), else the
+    process's resident set sampled every 10 ms from ``/proc/self/statm`` (Linux); None elsewhere."""
+
+    def __init__(self) -> None:
+        self.peak_mb: float | None = None
+        self.source = "none"
+
+    @staticmethod
+    def _rss_mb() -> float | None:
+        try:
+            with open("/proc/self/statm") as f:
+                return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.01):
+            now = self._rss_mb()
+            if now is not None:
+                self.peak_mb = max(self.peak_mb or 0.0, now)
+
+    def __enter__(self) -> "_PeakMemory":
+        stats = jax.devices()[0].memory_stats() if jax.devices()[0].platform != "cpu" else None
+        if stats and "peak_bytes_in_use" in stats:
+            self.source, self._device = "device peak bytes in use", True
+            if hasattr(jax.devices()[0], "reset_memory_stats"):  # not every backend can reset its peak
+                with contextlib.suppress(Exception):
+                    jax.devices()[0].reset_memory_stats()
+            return self
+        self._device, self.source = False, "process resident set (sampled)"
+        self.peak_mb = self._rss_mb()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._device:
+            self.peak_mb = jax.devices()[0].memory_stats()["peak_bytes_in_use"] / 2**20
+            return
+        self._stop.set()
+        self._thread.join()
+
+
+def _scaling_table(case: BenchCase, sizes=SCALING_SIZES, repeats: int = 2,
+                  max_seconds: float | None = None) -> list[dict]:
+    """Throughput of ``case.at_size(n)`` for each ``n`` in ``sizes`` (JAX only; compile time apart).
+
+    Each size is called until one call compiled nothing (or ``repeats`` calls), and the best such
+    call is reported. Sizes stop at the first one that exceeds ``max_seconds``.
+    """
+    rows = []
+    for n in sizes:
+        sized = case.at_size(n)
+        row: dict[str, Any] = {"case": case.name, "runs": int(sized.runs or n), "unit": sized.unit,
+                               "work": sized.work, "seconds": None, "runs_per_s": None, "units_per_s": None,
+                               "cpu_s": None, "units_per_cpu_s": None, "compile_s": 0.0, "peak_memory_mb": None, "memory_source": None, "error": None}
+        best = float("inf")
+        try:
+            with _deadline(max_seconds):
+                for _ in range(max(1, repeats)):
+                    with _CompileClock() as clock, _PeakMemory() as memory:
+                        start, start_cpu = time.perf_counter(), time.process_time()
+                        _block(sized.run_jax())
+                        elapsed, cpu = time.perf_counter() - start, time.process_time() - start_cpu
+                    row["peak_memory_mb"], row["memory_source"] = memory.peak_mb, memory.source
+                    row["compile_s"] += clock.totals["compile_s"] + clock.totals["trace_s"] + clock.totals["lower_s"]
+                    if clock.totals["compile_s"] + clock.totals["trace_s"] == 0:
+                        best, row["cpu_s"] = elapsed, cpu
+                        break
+            if best == float("inf"):
+                raise RuntimeError(f"each of {repeats} calls compiled something; nothing left to time")
+        except _Timeout:
+            row["error"] = f"stopped by --max-seconds {max_seconds}"
+        except Exception as exc:  # noqa: BLE001
+            row["error"] = f"{type(exc).__name__}: {exc}"
+        if row["error"] is None:
+            row["seconds"], row["runs_per_s"], row["units_per_s"] = best, row["runs"] / best, sized.work / best
+            row["units_per_cpu_s"] = sized.work / row["cpu_s"] if row["cpu_s"] else None
+        rows.append(row)
+        if row["error"] is not None:
+            break
+    return rows
+
+
+# --- printing ------------------------------------------------------------------------------------
+
+def _num(x: float | None, fmt: str = "11.3e") -> str:
+    width = int(fmt.split(".")[0])
+    return " " * (width - 1) + "-" if x is None else format(x, fmt)
+
+
+_HEADER = (f"{'case':52s} {'unit':26s} {'JAX /s':>11s} {'NumPy /s':>11s} {'ratio':>8s} {'cpu ratio':>9s} "
+           f"{'of limit':>9s} {'compile s':>9s}")
+
+
+def _format_row(r: dict) -> str:
+    if r["ratio"] is not None:
+        ratio = f"{r['ratio']:7.1f}x"
+    elif r["ratio_at_least"] is not None:
+        ratio = f">{r['ratio_at_least']:6.1f}x"
+    else:
+        ratio = " " * 7 + "-"
+    frac = " " * 8 + "-" if r["fraction_of_limit"] is None else f"{r['fraction_of_limit']:9.3f}"
+    cpu = " " * 8 + "-" if r.get("cpu_ratio") is None else f"{r['cpu_ratio']:8.1f}x"
+    line = (f"{r['name'][:52]:52s} {r['unit'][:26]:26s} {_num(r['jax_per_s'])} {_num(r['numpy_per_s'])} {ratio} "
+            f"{cpu} {frac} {_num(r['compile_s'], '9.2f')}")
+    if r["error"]:
+        line += f"\n    ERROR: {r['error']}"
+    return line
+
+
 def format_rows(rows: list[dict]) -> str:
-    header = f"{'case':44s} {'unit':28s} {'JAX /s':>11s} {'NumPy /s':>11s} {'ratio':>8s} {'compile+1st s':>13s}"
-    lines = [header, "-" * len(header)]
+    """The bench table: one line per case (errors on a second line)."""
+    return "\n".join([_HEADER, "-" * len(_HEADER), *(_format_row(r) for r in rows)])
+
+
+def _format_scaling(rows: list[dict], chunk: str = "") -> str:
+    """The scaling table: runs, seconds, runs/s, units/s (per wall and per CPU second), compile s, peak memory."""
+    lines = [f"scaling: {rows[0]['case']} ({rows[0]['unit']}){chunk}" if rows else "scaling: no case",
+             f"{'runs':>10s} {'seconds':>9s} {'runs /s':>11s} {'units /s':>11s} {'units/cpu-s':>11s} {'compile s':>9s} "
+             f"{'peak MiB':>9s}"]
     for r in rows:
-        lines.append(f"{r['name']:44s} {r['unit']:28s} {r['jax_per_s']:11.3e} {r['numpy_per_s']:11.3e} "
-                     f"{r['speedup']:7.1f}x {r['jax_first_call_s']:13.2f}")
+        if r["error"]:
+            lines.append(f"{r['runs']:10d}   {r['error']}")
+        else:
+            lines.append(f"{r['runs']:10d} {r['seconds']:9.3f} {r['runs_per_s']:11.3e} {r['units_per_s']:11.3e} "
+                         f"{_num(r['units_per_cpu_s'])} {r['compile_s']:9.2f} {_num(r['peak_memory_mb'], '9.0f')}")
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m sims.bench")
-    parser.add_argument("--scale", choices=("small", "large"), default="small",
-                        help="problem sizes: small (CPU, seconds) or large (GPU)")
-    parser.add_argument("--repeats", type=int, default=3,
-                        help="timed runs per side; the best is reported (default 3)")
+def _format_limits(limits: Limits) -> str:
+    r = limits.rates
+    return (f"machine limit (float64, {limits.device_kind}): FMA stream {r['flop']:.3e} flop/s, exp {r['exp']:.3e}/s, "
+            f"normal draws {r['normal']:.3e}/s, uniform {r['uniform']:.3e}/s, matmul {r['matmul_flop']:.3e} flop/s, "
+            f"memory {limits.memory_bytes_per_s / 1e9:.1f} GB/s (measured in {limits.seconds:.1f} s)")
+
+
+# --- where the time goes -------------------------------------------------------------------------
+
+_ROOT = Path(sims.__file__).resolve().parent.parent
+_LAYERS = ("theory", "sims", "paper_checks", "figures", "tests", "examples")
+CATEGORIES = ("xla compile", "trace+lower", "jax run", "sympy", "numpy/scipy", "plotting", "python")
+
+
+class TimeProfile:
+    """Where wall time goes, by topic and category: a sampling profiler of the main thread.
+
+    Every ``interval`` seconds a background thread reads the main thread's stack and charges the
+    time since its previous sample to one category -- ``xla compile`` (inside XLA's compiler or
+    the persistent cache), ``trace+lower`` (JAX tracing a function or lowering it to MLIR),
+    ``sympy``, ``jax run`` (executing or dispatching compiled programs, moving arrays),
+    ``numpy/scipy``, ``plotting`` (matplotlib) or ``python`` (everything else) -- and to the topic
+    of the innermost frame in a topic's file (``theory/``, ``sims/``, ``paper_checks/``,
+    ``figures/``, ``tests/``; shared files belong to no topic). JAX's own compile events are
+    counted beside it as an exact cross-check of the sampled compile time.
+    """
+
+    def __init__(self, interval: float = 0.005) -> None:
+        self.interval = interval
+        self.table: dict[str, dict[str, float]] = {}
+        self.wall = 0.0
+        self._stop = threading.Event()
+        self._clock = _CompileClock()
+        self._owners: dict[str, str | None] = {}
+
+    def _owner(self, filename: str) -> str | None:
+        cached = self._owners.get(filename, "?")
+        if cached != "?":
+            return cached
+        from sims.cache import topic_names
+
+        owner = None
+        try:
+            rel = Path(filename).resolve().relative_to(_ROOT)
+        except ValueError:
+            rel = None
+        if rel is not None and rel.parts and rel.parts[0] in _LAYERS:
+            parts = [*rel.parts[1:-1], Path(rel.parts[-1]).stem]
+            for topic in topic_names():
+                if any(p == topic or p.startswith(topic + "_") or p in (f"test_{topic}", f"contract_{topic}")
+                       for p in parts):
+                    owner = topic
+                    break
+        self._owners[filename] = owner
+        return owner
+
+    @staticmethod
+    def _category(files: list[tuple[str, str]]) -> str:
+        """``files``: (filename, function) from the innermost frame outwards."""
+        paths = [f for f, _ in files]
+        if any("jax/_src/compiler.py" in f or "jax/_src/compilation_cache.py" in f for f in paths):
+            return "xla compile"
+        if any(("jax/_src/interpreters/partial_eval.py" in f or "jax/_src/interpreters/mlir.py" in f) for f in paths):
+            return "trace+lower"
+        if any("/sympy/" in f or "/mpmath/" in f for f in paths):
+            return "sympy"
+        inner = paths[0]
+        if "/jax/" in inner or "/jaxlib/" in inner:
+            return "jax run"
+        if "/matplotlib/" in inner or "/PIL/" in inner:
+            return "plotting"
+        if "/numpy/" in inner or "/scipy/" in inner:
+            return "numpy/scipy"
+        if any("/matplotlib/" in f for f in paths[:8]):
+            return "plotting"
+        return "python"
+
+    def _sample(self, main_id: int) -> None:
+        last = time.perf_counter()
+        while not self._stop.wait(self.interval):
+            frame = sys._current_frames().get(main_id)
+            now = time.perf_counter()
+            dt, last = now - last, now
+            if frame is None:
+                continue
+            files, topic = [], None
+            while frame is not None:
+                code = frame.f_code
+                files.append((code.co_filename, code.co_name))
+                if topic is None and code.co_filename.startswith(str(_ROOT)):
+                    topic = self._owner(code.co_filename)
+                frame = frame.f_back
+            cat = self._category(files)
+            per = self.table.setdefault(topic or "shared", dict.fromkeys(CATEGORIES, 0.0))
+            per[cat] += dt
+
+    def __enter__(self) -> "TimeProfile":
+        self._start = time.perf_counter()
+        self._clock.__enter__()
+        self._thread = threading.Thread(target=self._sample, args=(threading.main_thread().ident,), daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._clock.__exit__(*exc)
+        self.wall = time.perf_counter() - self._start
+
+    def as_dict(self) -> dict:
+        return {"wall_s": self.wall, "by_topic": self.table, "jax_events": self._clock.totals}
+
+    def format(self) -> str:
+        head = f"{'topic':16s} {'total s':>8s} " + " ".join(f"{c:>12s}" for c in CATEGORIES)
+        lines = [head, "-" * len(head)]
+        totals = dict.fromkeys(CATEGORIES, 0.0)
+        for topic, per in sorted(self.table.items(), key=lambda kv: -sum(kv[1].values())):
+            lines.append(f"{topic:16s} {sum(per.values()):8.1f} " + " ".join(f"{per[c]:12.1f}" for c in CATEGORIES))
+            for c in CATEGORIES:
+                totals[c] += per[c]
+        lines.append(f"{'all':16s} {sum(totals.values()):8.1f} " + " ".join(f"{totals[c]:12.1f}" for c in CATEGORIES))
+        ev = self._clock.totals
+        lines.append(f"wall {self.wall:.1f} s; JAX events: {int(ev['compiles'])} XLA compiles, {ev['compile_s']:.1f} s "
+                     f"compiling, {ev['trace_s']:.1f} s tracing, {ev['lower_s']:.1f} s lowering; persistent cache "
+                     f"{int(ev['cache_hits'])} hits / {int(ev['cache_misses'])} misses ({ev['cache_read_s']:.1f} s reading)")
+        return "\n".join(lines)
+
+
+def _profile(argv: list[str], out: Path | None) -> int:
+    """Run ``figures ARGS``, ``check ARGS`` or ``test ARGS`` (pytest, in this process) under :class:`TimeProfile`."""
+    if not argv or argv[0] not in ("figures", "check", "test"):
+        print("--profile: expected 'figures ARGS', 'check ARGS' or 'test ARGS' (pytest arguments)", file=sys.stderr)
+        return 2
+    what, rest = argv[0], argv[1:]
+    with TimeProfile() as prof:
+        try:
+            if what == "figures":
+                from figures.__main__ import main as run
+                code = run(rest)
+            elif what == "check":
+                from paper_checks.__main__ import main as run
+                code = run(rest)
+            else:
+                import pytest
+                code = int(pytest.main(["-p", "no:xdist", "-p", "no:cacheprovider", *rest]))
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+    print(f"\ntime profile of `{' '.join(argv)}` (sampled every {prof.interval * 1e3:.0f} ms; seconds):")
+    print(prof.format())
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps({"command": argv, **prof.as_dict()}, indent=2))
+        print(f"wrote {out}")
+    return int(code or 0)
+
+
+# --- command line --------------------------------------------------------------------------------
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m sims.bench", description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scale", choices=SCALES, default="small",
+                        help="problem sizes: small (CPU, seconds) or large (GPU-sized)")
+    parser.add_argument("--repeats", type=int, default=None,
+                        help="timed runs per side; the best is reported (default 3 small, 1 large)")
+    parser.add_argument("--max-seconds", type=float, default=None,
+                        help="stop a side after this many seconds and report a bound (default: none small, "
+                             "120 large)")
     parser.add_argument("--only", help="substring filter on case names")
+    parser.add_argument("--scaling", choices=("on", "off"), default="on",
+                        help="the throughput-against-grid-size table (default on)")
+    parser.add_argument("--scaling-max", type=int, default=SCALING_SIZES[-1],
+                        help=f"largest grid of the scaling table (default {SCALING_SIZES[-1]})")
     parser.add_argument("--json", type=Path, default=None,
-                        help="where to write the rows as JSON (default: bench.json in the results folder)")
+                        help="where to write the results (default: bench.json in the results folder)")
+    parser.add_argument("--profile", nargs=argparse.REMAINDER, metavar="CMD",
+                        help="instead of benchmarking, run `figures ARGS`, `check ARGS` or `test ARGS` (pytest, "
+                             "single process) and print where the time went; JSON to profile.json")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _build_parser()
     args = parser.parse_args(argv)
-    if args.repeats < 1:
-        parser.error(f"--repeats: expected a positive integer, got {args.repeats}")
     if args.json is None:
         from sims.cache import results_dir
 
-        args.json = results_dir() / "bench.json"
+        args.json = results_dir() / ("profile.json" if args.profile is not None else "bench.json")
+    if args.profile is not None:
+        return _profile(args.profile, args.json)
+    repeats = args.repeats if args.repeats is not None else (3 if args.scale == "small" else 1)
+    if repeats < 1:
+        parser.error(f"--repeats: expected a positive integer, got {repeats}")
+    max_seconds = args.max_seconds if args.max_seconds is not None else (None if args.scale == "small" else 120.0)
+    if max_seconds is not None and not max_seconds > 0:
+        parser.error(f"--max-seconds: expected a positive number, got {max_seconds}")
+    if args.scaling_max < SCALING_SIZES[0]:
+        parser.error(f"--scaling-max: expected at least {SCALING_SIZES[0]}, got {args.scaling_max}")
     cases = [c for c in discover(args.scale) if not args.only or args.only in c.name]
     if not cases:
         print("no bench cases matched", file=sys.stderr)
         return 1
     devices = jax.devices()
-    print(f"devices: {len(devices)} x {devices[0].device_kind} ({devices[0].platform}); scale={args.scale}")
-    rows = run_cases(cases, args.repeats)
-    print(format_rows(rows))
+    print(f"devices: {len(devices)} x {devices[0].device_kind} ({devices[0].platform}); scale={args.scale}; "
+          f"repeats={repeats}; max seconds per side={max_seconds}", flush=True)
+    limits = Limits.measure()
+    print(_format_limits(limits), flush=True)
+    print(_HEADER + "\n" + "-" * len(_HEADER), flush=True)
+    rows = run_cases(cases, repeats, max_seconds, limits, echo=True)
+    scaling: list[dict] = []
+    if args.scaling == "on":
+        for case in cases:
+            if case.at_size is None:
+                continue
+            sizes = [n for n in SCALING_SIZES if n <= args.scaling_max]
+            scaling = _scaling_table(case, sizes, max_seconds=max_seconds)
+            print(_format_scaling(scaling), flush=True)
+            break
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps({"device_kind": devices[0].device_kind, "device_count": len(devices),
-                                     "platform": devices[0].platform, "scale": args.scale, "rows": rows}, indent=2))
+    report = {"schema": SCHEMA, "device_kind": devices[0].device_kind, "device_count": len(devices),
+              "platform": devices[0].platform, "jax_version": jax.__version__, "host": platform.node(),
+              "cpu_count": os.cpu_count(), "scale": args.scale, "repeats": repeats, "max_seconds": max_seconds,
+              "limits": limits.as_dict(), "rows": rows, "scaling": scaling}
+    args.json.write_text(json.dumps(report, indent=2))
     print(f"wrote {args.json}")
-    return 0
+    errors = [r["name"] for r in rows if r["error"]] + [f"scaling {r['runs']}" for r in scaling
+                                                         if r["error"] and "max-seconds" not in r["error"]]
+    if errors:
+        print(f"{len(errors)} case(s) with errors: {', '.join(errors)}", file=sys.stderr)
+    return int(bool(errors))
 
 
 if __name__ == "__main__":

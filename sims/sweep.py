@@ -206,12 +206,17 @@ def run_grid(
         starts = tqdm(starts, total=n_chunks, desc=desc, unit="chunk", file=None if tty else _Lines(sys.stderr),
                       mininterval=0.1 if tty else 15.0)
 
-    pieces = []
+    # Dispatch is asynchronous: chunk k+1 is launched before chunk k is copied back, so the host's
+    # slicing, padding and copying overlap the device's work; at most two chunks are alive at once.
+    pieces, pending = [], None
     for start in starts:
         stop = min(start + chunk, n)
         piece = jax.tree_util.tree_map(lambda x: _chunk(x, start, stop, chunk), grid)
         out = batched(jax.device_put(piece, sharded), *shared)
-        pieces.append(jax.tree_util.tree_map(lambda y: _host(y, stop - start), out))
+        if pending is not None:
+            pieces.append(jax.tree_util.tree_map(lambda y: _host(y, pending[1]), pending[0]))
+        pending = (out, stop - start)
+    pieces.append(jax.tree_util.tree_map(lambda y: _host(y, pending[1]), pending[0]))
     if len(pieces) == 1:
         return pieces[0]
     return jax.tree_util.tree_map(lambda *ys: np.concatenate(ys, axis=0), *pieces)

@@ -189,7 +189,10 @@ def bench_cases(scale: str = "small") -> list[BenchCase]:
 
     cases = [BenchCase(
         name=f"eos.selfstab_sweep[{n}x{steps}]", unit="GD updates", work=float(n * steps),
-        run_jax=lambda: toy(poly_gd), run_numpy=lambda: toy(poly_gd_numpy), check=check_toy)]
+        run_jax=lambda: toy(poly_gd), run_numpy=lambda: toy(poly_gd_numpy), check=check_toy,
+        # per update, counted from the step: six 3x3 bilinear forms (loss, gradient, Hessian), the 2x2
+        # eigenvalue (one square root), momentum terms, divergence tests and selects
+        cost={"flop": 150, "exp": 1})]
 
     import jax
 
@@ -219,5 +222,7 @@ def bench_cases(scale: str = "small") -> list[BenchCase]:
     cases.append(BenchCase(
         name=f"eos.catapult_sweep[{n_c}x{n_seeds}, m={width}]", unit="GD updates x width",
         work=float(n_c * n_seeds * c_steps * width),
-        run_jax=jax_catapult, run_numpy=numpy_catapult, check=check_catapult))
+        run_jax=jax_catapult, run_numpy=numpy_catapult, check=check_catapult,
+        # per update x width: u.v, two axpy updates, two divergence tests, two selects
+        cost={"flop": 14}))
     return cases

@@ -65,18 +65,31 @@ def _run_jax(z, weights, eta, inits, n_steps):
     return gd(z, weights, eta, inits, n_steps, keep_last=1)
 
 
+# Arithmetic per GD update x data point (d = 1): the margin z*w, the sigmoid (one exp and a division),
+# the weighted gradient term and its sum, the separation and finiteness tests.
+_COST = {"flop": 9, "exp": 1}
+_INITS = 4  # inits per step size in every case: the grid is (step sizes) x 4
+
+
+def _case(m: int, n_steps: int, scaling_steps: int) -> BenchCase:
+    """The bifurcation sweep with ``m`` step sizes x 4 inits and ``n_steps`` GD steps per run."""
+    z, weights, curvature = _bench_data()
+    eta = np.linspace(0.5, 3.0, m) / curvature
+    inits = np.linspace(-2, 2, _INITS)
+    return BenchCase(
+        name=f"logistic.bifurcation_sweep[{m}x{_INITS}x{n_steps}]", unit="GD updates x data points",
+        work=float(m * _INITS * n_steps * z.size),
+        run_jax=lambda: _run_jax(z, weights, eta, inits, n_steps),
+        run_numpy=lambda: gd_numpy(z, weights, eta, inits, n_steps, keep_last=1), check=_check, cost=_COST,
+        at_size=lambda n: _case(max(1, n // _INITS), scaling_steps, scaling_steps), runs=m * _INITS)
+
+
 def bench_cases(scale: str = "small") -> list[BenchCase]:
     """Bifurcation sweep: step sizes x inits on a 64-point 1-D dataset; unit = GD updates x data points.
 
-    ``scale``: "small" (seconds on a laptop) or "large" (GPU-sized).
+    ``scale``: "small" (seconds on a laptop) or "large" (GPU-sized). The case also feeds the
+    scaling table (runs from 1e2 to 1e6, with 20 steps per run at small scale and 200 at large).
     """
     V.choice("scale", scale, ("small", "large"))
-    z, weights, curvature = _bench_data()
-    m, k, n_steps = (512, 4, 1000) if scale == "small" else (16384, 16, 2000)
-    eta = np.linspace(0.5, 3.0, m) / curvature
-    inits = np.linspace(-2, 2, k)
-    work = float(m * k * n_steps * z.size)
-    return [BenchCase(
-        name=f"logistic.bifurcation_sweep[{m}x{k}x{n_steps}]", unit="GD updates x data points", work=work,
-        run_jax=lambda: _run_jax(z, weights, eta, inits, n_steps),
-        run_numpy=lambda: gd_numpy(z, weights, eta, inits, n_steps, keep_last=1), check=_check)]
+    m, n_steps, scaling_steps = (512, 1000, 20) if scale == "small" else (16384, 2000, 200)
+    return [_case(m, n_steps, scaling_steps)]

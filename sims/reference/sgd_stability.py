@@ -146,16 +146,20 @@ def bench_cases(scale: str) -> list[BenchCase]:
         BenchCase("sgd_stability.moment_growth (exact, n=8, d=3, B=4)", "second-moment steps x 70 batches",
                   etas.size * t_moment * 70,
                   lambda: sim.moment_growth(h, 4, etas, n_steps=t_moment)["rate"],
-                  lambda: moment_growth_numpy(h, 4, etas, t_moment)["rate"], _close(1e-9)),
+                  lambda: moment_growth_numpy(h, 4, etas, t_moment)["rate"], _close(1e-9),
+                  cost={"flop": 110}),  # per batch: A S A with 3x3 matrices (two 27-FMA products)
         BenchCase("sgd_stability.delayed_growth (S=4)", "delayed steps", a.size * t_delay,
                   lambda: sim.delayed_growth(a, 4, n_steps=t_delay)["rate"],
-                  lambda: delayed_growth_numpy(a, 4, t_delay)["rate"], _close(1e-8)),
+                  lambda: delayed_growth_numpy(a, 4, t_delay)["rate"], _close(1e-8),
+                  cost={"flop": 30, "exp": 2}),  # shift of 9, one FMA, max-norm of 9, a log, a division
         BenchCase("sgd_stability.momentum_growth (heavy ball, mu=0.5)", "momentum steps", eta_m.size * 2000,
                   lambda: sim.momentum_growth(eta_m, 0.5, n_steps=2000)["rate"],
-                  lambda: momentum_growth_numpy(eta_m, 0.5, False, 2000)["rate"], _close(1e-8)),
+                  lambda: momentum_growth_numpy(eta_m, 0.5, False, 2000)["rate"], _close(1e-8),
+                  cost={"flop": 12, "exp": 3}),  # the update, a max-norm, a log, two divisions
         BenchCase("sgd_stability.lyapunov_paths (n=8, d=3, B=1)", "path steps", n_paths * t_lyap,
                   lambda: sim.lyapunov_paths(jax_key(), h, 1, [0.3], n_steps=t_lyap, n_paths=n_paths, burn=60)["gamma"],
-                  lambda: lyapunov_numpy(h, 1, 0.3, t_lyap, n_paths, 60, 0), lyap_check),
+                  lambda: lyapunov_numpy(h, 1, 0.3, t_lyap, n_paths, 60, 0), lyap_check,
+                  cost={"flop": 28, "exp": 3, "uniform": 1}),  # a batch draw, 3x3 mat-vec, norm, log, division
     ]
 
 

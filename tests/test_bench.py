@@ -1,0 +1,97 @@
+"""The benchmark runner: JSON schema, guards and the time profile (never a timed assertion)."""
+import json
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from sims import bench
+from sims.reference.logistic import _case as logistic_case
+
+ROW_FIELDS = {"name", "unit", "work", "cost", "jax_s", "numpy_s", "jax_per_s", "numpy_per_s", "ratio", "ratio_at_least",
+              "jax_cpu_s", "numpy_cpu_s", "cpu_ratio", "fraction_of_limit", "compile_s", "trace_lower_s",
+              "first_call_s", "check", "error"}
+SCALING_FIELDS = {"case", "runs", "unit", "work", "seconds", "runs_per_s", "units_per_s", "cpu_s", "units_per_cpu_s",
+                  "compile_s", "peak_memory_mb", "memory_source", "error"}
+
+
+def _tiny_cases(scale):
+    return [logistic_case(8, 20, 5)]
+
+
+def test_tiny_run_writes_the_schema(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(bench, "discover", _tiny_cases)
+    out = tmp_path / "bench.json"
+    code = bench.main(["--repeats", "1", "--scaling-max", "1000", "--json", str(out)])
+    assert code == 0, capsys.readouterr()
+    report = json.loads(out.read_text())
+    assert report["schema"] == bench.SCHEMA
+    assert {"device_kind", "device_count", "platform", "jax_version", "scale", "limits", "rows", "scaling"} <= set(report)
+    assert set(report["limits"]["rates_per_s"]) == set(bench.COST_KINDS)
+    assert all(v > 0 for v in report["limits"]["rates_per_s"].values())
+    (row,) = report["rows"]
+    assert set(row) == ROW_FIELDS
+    assert row["error"] is None and row["check"] == "passed"
+    assert row["jax_per_s"] > 0 and row["numpy_per_s"] > 0 and row["fraction_of_limit"] > 0
+    assert row["compile_s"] >= 0
+    assert [r["runs"] for r in report["scaling"]] == [100, 1000]
+    assert all(set(r) == SCALING_FIELDS and r["error"] is None and r["units_per_s"] > 0 for r in report["scaling"])
+    printed = capsys.readouterr().out
+    assert "JAX /s" in printed and "of limit" in printed and "units/cpu-s" in printed
+
+
+def _fails():
+    raise FloatingPointError("boom")
+
+
+def _slow_numpy():
+    deadline = time.perf_counter() + 30
+    while time.perf_counter() < deadline:  # a Python loop, as the NumPy references are
+        np.sum(np.ones(10))
+    return np.ones(1)
+
+
+@jax.jit
+def _ones():
+    return jnp.ones(1)
+
+
+def test_errors_and_timeouts_are_rows_not_crashes():
+    broken = bench.BenchCase("broken", "u", 1.0, _fails, _fails)
+    slow = bench.BenchCase("slow numpy", "u", 1.0, _ones, _slow_numpy)
+    wrong = bench.BenchCase("disagree", "u", 1.0, _ones, lambda: np.zeros(1),
+                            check=lambda a, b: np.testing.assert_allclose(a, b))
+    rows = bench.run_cases([broken, slow, wrong], repeats=1, max_seconds=0.5)
+    assert "FloatingPointError" in rows[0]["error"]
+    assert rows[1]["error"] is None and rows[1]["numpy_per_s"] is None and rows[1]["ratio_at_least"] > 0
+    assert rows[1]["check"].startswith("skipped")
+    assert rows[2]["check"] == "failed" and "disagree" in rows[2]["error"]
+
+
+def test_bad_options_and_costs():
+    with pytest.raises(SystemExit):
+        bench.main(["--repeats", "0"])
+    with pytest.raises(ValueError, match="cost"):
+        bench.BenchCase("x", "u", 1.0, _ones, _ones, cost={"flops": 1})
+    with pytest.raises(ValueError, match="scale"):
+        bench.discover("huge")
+
+
+def _sympy_then_compile():
+    import sympy
+
+    x = sympy.Symbol("x")
+    sympy.series(sympy.exp(sympy.sin(x)) / (1 - x), x, 0, 12)
+    jax.jit(lambda v: jnp.cumsum(jnp.sin(v)) @ jnp.ones(64))(jnp.arange(64.0)).block_until_ready()
+
+
+def test_time_profile_sees_sympy_and_compilation():
+    with bench.TimeProfile(interval=0.002) as prof:
+        _sympy_then_compile()
+    total = {c: sum(per[c] for per in prof.table.values()) for c in bench.CATEGORIES}
+    assert total["sympy"] > 0
+    assert prof.as_dict()["jax_events"]["trace_s"] > 0
+    assert abs(sum(total.values()) - prof.wall) < 0.5 * prof.wall + 0.05  # samples cover the wall time
+    assert "XLA compiles" in prof.format()
