@@ -80,6 +80,25 @@ def _drift(x=X, eta=0.2, kind="corrected", problem="quartic"):
     return S.drift(problem, kind, x, eta)
 
 
+def _dcsgd_sde(key=KEY, x0=np.array([1.2, -0.8]), eta=0.1, dt=0.01, n_steps=4, kind="corrected", omega=1.0,
+               sigma0=0.2, sigma1=0.5, n_agents=3):
+    return S.dcsgd_sde(key, x0, eta, problem="quartic", kind=kind, dt=dt, n_steps=n_steps, n_record=2, omega=omega,
+                       sigma0=sigma0, sigma1=sigma1, n_agents=n_agents)
+
+
+def _dsignsgd_sde(key=KEY, x0=np.array([1.2, -0.8]), eta=0.1, dt=0.01, n_steps=4, noise="student_t", nu=2.5,
+                  sigma0=1.0, sigma1=0.0, n_agents=3):
+    return S.dsignsgd_sde(key, x0, eta, problem="quartic", noise=noise, nu=nu, dt=dt, n_steps=n_steps, n_record=2,
+                          sigma0=sigma0, sigma1=sigma1, n_agents=n_agents)
+
+
+def _sde_sweep(keys=KEYS, x0=1.2, eta=0.1, dt=0.01, kind=np.array([2, 2, 2]), method="dcsgd", n_steps=4):
+    n = keys.shape[0]
+    grid = {"key": keys, "x0": np.full((n, 1), x0), "eta": np.full(n, eta), "dt": np.full(n, dt),
+            "sigma1": np.full(n, 0.5), "n_agents": np.full(n, 3.0), "kind": kind[:n]}
+    return S.sde_sweep(method, grid, problem="quartic", kind=None, n_steps=n_steps, n_record=2)
+
+
 _NO_GRID = "one path (or one point) per call; the grid form is sde.paths"
 # Eager runs compile every primitive separately (seconds each row): building blocks whose code already runs
 # eagerly inside another row are compared there.
@@ -154,6 +173,31 @@ SIMULATORS = [
         vary={"key": jax.random.key(9), "grad": np.array([-0.4])},
         skip={"vmap": "n independent draws at one gradient; the draws are the batch", "diverge": _BOUNDED,
               "jit": "direction() " + _EAGER_IN_PATHS}),
+    Sim("sde.dcsgd_sde", _dcsgd_sde, outputs=lambda o: [o["x"], o["loss"], o["diverged"], o["diverged_at"]],
+        bad=[({"dt": 0.0}, "dt"), ({"dt": np.nan}, "dt"), ({"eta": -0.1}, "eta"), ({"x0": np.array([np.nan])}, "x0"),
+             ({"kind": "third_order"}, "kind"), ({"omega": -1.0}, "omega"), ({"omega": np.ones(2)}, "omega"),
+             ({"n_agents": 0}, "n_agents"), ({"sigma1": np.inf}, "sigma1"), ({"n_steps": 3}, "n_record"),
+             ({"key": RAW_KEY}, "key")],
+        # s = eta x0^2 = 0.9 > 2/3 in the first coordinate: the corrected drift blows up in finite time
+        diverging=({"x0": np.array([3.0, 0.1]), "sigma0": 0.0, "sigma1": 0.0, "n_steps": 60},
+                   lambda o: o["diverged"] & (o["diverged_at"] >= 1)),
+        vary={"key": jax.random.key(13), "x0": np.array([0.7, 0.4]), "eta": 0.05, "dt": 0.02, "sigma1": 0.3},
+        skip={"vmap": "one path per call; the grid form is sde.sde_sweep"}),
+    Sim("sde.dsignsgd_sde", _dsignsgd_sde, outputs=lambda o: [o["x"], o["loss"], o["diverged"], o["diverged_at"]],
+        bad=[({"noise": "laplace"}, "noise"), ({"nu": None}, "nu"), ({"nu": -1.0}, "nu"), ({"noise": "cauchy"}, "nu"),
+             ({"dt": -1.0}, "dt"), ({"n_agents": 1.5}, "n_agents"), ({"sigma0": np.nan}, "sigma0"),
+             ({"key": RAW_KEY}, "key")],
+        vary={"key": jax.random.key(14), "x0": np.array([0.5, 2.0]), "eta": 0.2, "nu": 2.5, "sigma0": 0.7},
+        skip={"vmap": "one path per call; the grid form is sde.sde_sweep",
+              "diverge": "the sign SDE's drift and diffusion are bounded by 1 and sqrt(eta/N): a path moves at most "
+                         "|dt| + sqrt(eta dt/N)|dW| per step and cannot blow up"}),
+    Sim("sde.sde_sweep", _sde_sweep, outputs=lambda o: [o["x"], o["loss"], o["diverged"], o["diverged_at"]],
+        grid=("keys", KEYS, 0),
+        bad=[({"method": "adam"}, "method"), ({"dt": 0.0}, "dt"), ({"eta": np.nan}, "eta"), ({"x0": np.inf}, "x0"),
+             ({"kind": np.array([0, 1, 5])}, "kind"), ({"keys": np.zeros((3, 2), np.uint32)}, "key")],
+        diverging=({"x0": 3.0, "n_steps": 60, "kind": np.array([2, 2, 2])},
+                   lambda o: o["diverged"] & (o["diverged_at"] >= 1)),
+        vary={"keys": jax.random.split(jax.random.key(15), 3), "eta": 0.05, "x0": 0.9, "dt": 0.02}),
     Sim("sde.drift", _drift, bad=[({"kind": "fourth"}, "kind"), ({"eta": -1.0}, "eta"), ({"x": np.array([np.nan])}, "x"),
                                   ({"problem": "sphere"}, "problem")],
         vary={"x": X * 1.1, "eta": 0.3},

@@ -278,6 +278,134 @@ def test_bench_cases_name_their_scale():
     assert case.unit == "path-steps" and case.work == 2000 * 500
 
 
+# ----------------------------------------------------------------------------- thresholds per model, SDE simulators
+
+A_, E_ = sp.symbols("a E", positive=True)
+
+
+def test_ms_thresholds_symbolic_closed_forms_and_infinities():
+    want = {"discrete": 2 / (A_ * (1 + E_)), "corrected": 2 / (A_ * (1 + E_)), "first_order": 2 / (A_ * E_),
+            "second_order": 2 / (A_ * (E_ - 1))}
+    for model, expr in want.items():
+        root, (a, e) = T.ms_threshold_symbolic(model)
+        assert sp.simplify(root.subs({a: A_, e: E_}) - expr) == 0, model
+    # numeric: agrees with the older exact DCSGD threshold; no threshold where a model is always stable
+    om = np.array([0.0, 1.0, 3.0, 0.5])
+    assert math.isclose(T.ms_threshold("discrete", 2.0, 4, om, 0.7), T.dcsgd_threshold(2.0, 4, om, 0.7), rel_tol=1e-14)
+    assert T.ms_threshold("second_order", 2.0, 4, om, 0.7) == math.inf          # E = 0.54 <= 1
+    assert T.ms_threshold("first_order", 1.0, 3, 0.0, 0.0) == math.inf          # E = 0: the first-order SDE is a flow
+    assert math.isclose(T.ms_threshold("second_order", 0.5, 1, 1.0, 1.0), 2.0)  # E = 3
+    assert math.isclose(T.ms_threshold("first_order", 0.5, 1, 1.0, 1.0), 4 / 3)
+    # rates: the discrete per-time log-factor and the SDE rates change sign at their thresholds
+    assert math.isclose(T.ms_rate("discrete", 0.3, 2.0, 4, om, 0.7),
+                        math.log(T.dcsgd_ms_factor(0.3, 2.0, 4, om, 0.7)) / 0.3, rel_tol=1e-13)
+    for model in T.DRIFT_KINDS:
+        th = T.ms_threshold(model, 0.5, 1, 1.0, 1.0)
+        assert abs(T.ms_rate(model, th, 0.5, 1, 1.0, 1.0)) < 1e-12
+        assert T.ms_rate(model, 0.9 * th, 0.5, 1, 1.0, 1.0) < 0 < T.ms_rate(model, 1.1 * th, 0.5, 1, 1.0, 1.0)
+
+
+def test_dcsgd_direction_moments_and_noise_variance():
+    """Moments of the 1-D direction: the second is g^2 (1 + E); the variance formula is the d-dim, sigma0 version."""
+    m = T.dcsgd_direction_moments(1.5, 4, [0.0, 1.0, 3.0, 0.5], 0.7)
+    assert m[0] == 1 and math.isclose(m[1], 1.5)
+    assert math.isclose(m[2], 1.5**2 * (1 + T.ms_excess(4, [0.0, 1.0, 3.0, 0.5], 0.7)), rel_tol=1e-13)
+    # one agent, no compression: D = g (1 + s xi), E D^4 = g^4 (1 + 6 s^2 + 3 s^4)
+    assert math.isclose(T.dcsgd_direction_moments(2.0, 1, 0.0, 0.5)[4], 16 * (1 + 6 * 0.25 + 3 * 0.0625), rel_tol=1e-13)
+    v = T.dcsgd_noise_variance([1.0, -2.0], 2, [1.0, 3.0], 0.5, 0.0)
+    np.testing.assert_allclose(v, (2.0 * np.array([1.0, 4.0]) + 3.0 * 0.25) / 2, rtol=1e-14)
+    # exact one-step quotient of x^4/4 against its Taylor expansion by sympy with the moments as symbols
+    x, eta, d = sp.symbols("x eta D", real=True)
+    ms = sp.symbols("m0:5")
+    poly = sp.expand(((x - eta * d) ** 4 / 4 - x**4 / 4) / eta)
+    exact = sum(poly.coeff(d, k) * ms[k] for k in range(5))
+    mm = T.dcsgd_direction_moments(1.2**3, 4, 1.0, 0.5)
+    val = float(exact.subs({x: 1.2, eta: 0.05, **{ms[k]: mm[k] for k in range(5)}}))
+    assert math.isclose(T.dcsgd_one_step_quotient(1.2, 0.05, 4, 1.0, 0.5), val, rel_tol=1e-12)
+
+
+def test_dcsgd_sde_variance_matches_the_discrete_direction():
+    """The SDE's diffusion (JAX) equals the closed form, and the covariance of simulated DCSGD directions
+    (Bernoulli compressors, affine noise, agent-specific omega) matches it within 5 standard errors."""
+    g = np.array([0.7, -1.1])
+    x = np.cbrt(g)                       # x^4/4: gradient x^3
+    om, s0, s1 = np.array([0.0, 1.0, 3.0]), 0.4, 0.5
+    c = S.sde_coefficients(x, 0.2, method="dcsgd", problem="quartic", kind="first_order", omega=om, sigma0=s0,
+                           sigma1=s1, n_agents=3)
+    want = T.dcsgd_noise_variance(g, 3, om, s0, s1)
+    np.testing.assert_allclose(np.asarray(c["variance"]), want, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(c["drift"]), -g, rtol=1e-12)
+    cfg = S.Config(problem="quartic", algo="dcsgd", n_agents=3, compressor="bernoulli", noise="gaussian", n_steps=4,
+                   n_record=2)           # the contract row's configuration
+    D = np.asarray(S.aggregate_samples(jax.random.key(21), cfg, g, 100_000, omega=om, sigma0=s0, sigma1=s1))
+    cov = np.cov(D.T)
+    se = np.sqrt(np.mean((D - D.mean(0)) ** 4, axis=0) / D.shape[0])  # SE of a variance (4th central moment)
+    assert np.all(np.abs(np.diag(cov) - want) < 5 * se), (np.diag(cov), want, se)
+    assert abs(cov[0, 1]) < 5 * math.sqrt(want[0] * want[1] / D.shape[0])
+
+
+@pytest.mark.parametrize("noise,nu", [("gaussian", None), ("student_t", 2.5), ("cauchy", None)])
+def test_dsignsgd_sde_coefficients_are_the_mean_sign_laws(noise, nu):
+    """Drift -m with m the closed-form mean sign (scipy, non-integer nu), variance (1 - m^2)/N; the corrected
+    drift adds (eta/2) m' f'' m/s (chain rule by hand, sigma1 = 0)."""
+    x = np.array([0.6, -0.3])
+    s0, eta, N = 0.8, 0.3, 4
+    g = x**3
+    m = T.mean_sign(g, s0, noise, nu=nu)
+    c = S.sde_coefficients(x, eta, method="dsignsgd", problem="quartic", kind="first_order", noise=noise, nu=nu,
+                           sigma0=s0, n_agents=N)
+    np.testing.assert_allclose(np.asarray(c["drift"]), -m, rtol=1e-10)
+    np.testing.assert_allclose(np.asarray(c["variance"]), (1 - m**2) / N, rtol=1e-10)
+    h = 1e-6
+    dm = (T.mean_sign(g + h, s0, noise, nu=nu) - T.mean_sign(g - h, s0, noise, nu=nu)) / (2 * h)
+    cc = S.sde_coefficients(x, eta, method="dsignsgd", problem="quartic", kind="corrected", noise=noise, nu=nu,
+                            sigma0=s0, n_agents=N)
+    np.testing.assert_allclose(np.asarray(cc["drift"]), -m + eta / 2 * dm * 3 * x**2 * m, rtol=1e-7)
+
+
+def test_dcsgd_sde_euler_maruyama_equals_diffrax_on_the_same_brownian_path():
+    """diffrax's Euler scheme driven by the simulator's own increments (rebuilt from the documented key schedule:
+    one key per record, one per block, time-major normals) reproduces the path to round-off, in d = 2."""
+    import diffrax
+
+    key, x0, eta, dt, n = jax.random.key(4), np.array([0.9, -0.6]), 0.2, 0.02, 20
+    om, s0, s1, N = 1.0, 0.3, 0.5, 2
+    r = S.dcsgd_sde(key, x0, eta, problem="quartic", kind="corrected", dt=dt, n_steps=n, omega=om, sigma0=s0,
+                    sigma1=s1, n_agents=N)
+    (k_rec,) = jax.random.split(key, 1)
+    (k_blk,) = jax.random.split(k_rec, 1)
+    w = np.concatenate([np.zeros((1, 2)), np.cumsum(np.asarray(jax.random.normal(k_blk, (n, 2))) * math.sqrt(dt), 0)])
+    ts = jnp.arange(n + 1) * dt
+
+    def drift(t, y, args):                       # corrected drift of x^4/4 by hand: -x^3 + (eta/2) 3x^2 x^3
+        return -y**3 + 1.5 * eta * y**5
+
+    def diffusion(t, y, args):
+        g = y**3
+        var = (om * g**2 + (1 + om) * (s0**2 + s1**2 * jnp.sum(g**2))) / N
+        return jnp.diag(jnp.sqrt(eta * var))
+
+    terms = diffrax.MultiTerm(diffrax.ODETerm(drift),
+                              diffrax.ControlTerm(diffusion, diffrax.LinearInterpolation(ts=ts, ys=jnp.asarray(w))))
+    sol = diffrax.diffeqsolve(terms, diffrax.Euler(), t0=0.0, t1=float(n * dt), dt0=dt, y0=jnp.asarray(x0),
+                              stepsize_controller=diffrax.ConstantStepSize())
+    np.testing.assert_allclose(np.asarray(r["x"]), np.asarray(sol.ys[-1]), rtol=1e-9)
+
+
+def test_sde_sweep_kind_as_data_equals_static_kind_and_paths_freeze_on_divergence():
+    keys = jax.random.split(jax.random.key(8), 3)
+    grid = {"key": keys, "x0": np.full((3, 1), 1.2), "eta": np.full(3, 0.1), "dt": np.full(3, 0.01),
+            "sigma1": np.full(3, 0.5), "n_agents": np.full(3, 3.0)}
+    by_kind = S.sde_sweep("dcsgd", {**grid, "kind": np.arange(3)}, problem="quartic", kind=None, n_steps=4, n_record=2)
+    for i, kind in enumerate(S.DRIFT_KINDS):
+        one = S.dcsgd_sde(keys[i], np.array([1.2]), 0.1, problem="quartic", kind=kind, dt=0.01, n_steps=4, n_record=2,
+                          sigma1=0.5, n_agents=3)
+        np.testing.assert_allclose(by_kind["x"][i], np.asarray(one["x"]), rtol=1e-13)
+    # s = eta x0^2 = 0.9 > 2/3: the corrected drift blows up; the path freezes at its last finite state
+    r = S.dcsgd_sde(keys[0], np.array([3.0]), 0.1, problem="quartic", kind="corrected", dt=0.01, n_steps=60)
+    assert bool(r["diverged"]) and 1 <= int(r["diverged_at"]) <= 60 and np.all(np.isfinite(np.asarray(r["x"])))
+
+
 # ----------------------------------------------------------------------------- bad inputs
 
 @pytest.mark.parametrize("call,exc,word", [
@@ -345,6 +473,33 @@ def test_bench_cases_name_their_scale():
     (lambda: S.compress(jax.random.key(0), "rand_k", jnp.ones((2, 3)), -1.0), ValueError, "omega"),
     (lambda: S.mlp_init(np.zeros(2, np.uint32)), TypeError, "key"),
     (lambda: S.direction(jax.random.key(0), "cfg", jnp.ones(1), 0.0, 0.0, 0.0), TypeError, "cfg"),
+    (lambda: T.ms_threshold("third_order", 1.0, 2, 0.0, 0.0), ValueError, "model"),
+    (lambda: T.ms_threshold("discrete", 0.0, 2, 0.0, 0.0), ValueError, "a"),
+    (lambda: T.ms_threshold("discrete", -1.0, 2, 0.0, 0.0), ValueError, "a"),
+    (lambda: T.ms_threshold("corrected", 1.0, 0, 0.0, 0.0), ValueError, "n_agents"),
+    (lambda: T.ms_threshold("corrected", 1.0, 2, [1.0, 2.0, 3.0], 0.0), ValueError, "omega"),
+    (lambda: T.ms_threshold("corrected", 1.0, 2, 0.0, float("nan")), ValueError, "sigma1"),
+    (lambda: T.ms_rate("corrected", 0.0, 1.0, 2, 0.0, 0.0), ValueError, "eta"),
+    (lambda: T.ms_growth_symbolic("sde"), ValueError, "model"),
+    (lambda: T.dcsgd_noise_variance([1.0], 2, -1.0, 0.0, 0.0), ValueError, "omega"),
+    (lambda: T.dcsgd_one_step_quotient(1.0, 0.0, 2, 0.0, 0.0), ValueError, "eta"),
+    (lambda: T.dcsgd_direction_moments(1.0, 2, 0.0, 0.0, order=0), ValueError, "order"),
+    (lambda: S.mean_sign_law(0.5, "laplace"), ValueError, "noise"),
+    (lambda: S.mean_sign_law(0.5, "student_t"), ValueError, "nu"),
+    (lambda: S.mean_sign_law(0.5, "cauchy", nu=2.0), ValueError, "nu"),
+    (lambda: S.sde_coefficients(np.ones(1), 0.1, method="adam"), ValueError, "method"),
+    (lambda: S.sde_coefficients(np.ones(1), 0.1, method="dcsgd", kind="third"), ValueError, "kind"),
+    (lambda: S.sde_coefficients(np.ones(1), -0.1, method="dcsgd"), ValueError, "eta"),
+    (lambda: S.sde_sweep("dcsgd", {"key": jax.random.split(jax.random.key(0), 2), "x0": np.ones((2, 1)),
+                                   "eta": np.ones(2)}, n_steps=2), ValueError, "dt"),
+    (lambda: S.sde_sweep("dsignsgd", {"key": jax.random.split(jax.random.key(0), 2), "x0": np.ones((2, 1)),
+                                      "eta": np.ones(2), "dt": np.ones(2), "omega": np.ones(2)}, n_steps=2),
+     ValueError, "omega"),
+    (lambda: S.sde_sweep("dcsgd", {"key": jax.random.split(jax.random.key(0), 2), "x0": np.ones((2, 1)),
+                                   "eta": np.ones(2), "dt": np.ones(2)}, kind=None, n_steps=2), ValueError, "kind"),
+    (lambda: S.sde_sweep("dcsgd", {"key": jax.random.split(jax.random.key(0), 2), "x0": np.ones((2, 1)),
+                                   "eta": np.ones(2), "dt": np.ones(2), "kind": np.array([0, 3])}, kind=None,
+                         n_steps=2), ValueError, "kind"),
 ])
 def test_bad_inputs_raise_naming_parameter(call, exc, word):
     with pytest.raises(exc, match=word):

@@ -40,6 +40,8 @@ __all__ = [
     "dcsgd_lyapunov",
     "noise_density_at_zero", "mean_sign", "sign_variance", "mean_sign_symbolic", "mean_sign_slope_at_zero",
     "sign_contraction", "sign_linear_variance",
+    "MS_MODELS", "ms_growth_symbolic", "ms_threshold_symbolic", "ms_threshold", "ms_rate", "ms_excess",
+    "dcsgd_noise_variance", "dcsgd_one_step_quotient", "dcsgd_direction_moments",
 ]
 
 DRIFT_KINDS = ("first_order", "second_order", "corrected")
@@ -607,3 +609,177 @@ def sign_linear_variance(etas, kappa, n_agents: int = 1) -> np.ndarray:
     a = np.maximum((1.0 - etas * kappa) ** 2, 1e-300)  # a step with eta*kappa = 1 erases the past (a = 0)
     C = np.cumsum(np.log(a))
     return np.exp(C + np.logaddexp.accumulate(2 * np.log(etas) - math.log(n) - C))
+
+
+
+# ----------------------------------------------------------------------------- mean-square thresholds per model
+
+MS_MODELS = ("discrete",) + DRIFT_KINDS
+
+
+@functools.lru_cache(maxsize=8)
+def _ms_growth(model: str):
+    eta, a, e, x = sp.symbols("eta a E x", positive=True)
+    if model == "discrete":
+        # One DCSGD step x -> x - eta*D with E D = a x and Var D = a^2 x^2 E: E x+^2 / x^2 - 1.
+        mean, var = a * x, a**2 * x**2 * e
+        growth = sp.expand(((x - eta * mean) ** 2 + eta**2 * var) / x**2 - 1)
+    else:
+        # Ito generator of phi = x^2 for dX = b(X)dt + sigma(X)dW: L phi = b phi' + sigma^2 phi''/2, with the
+        # modified drift of GD on a x^2/2 and the diffusion sqrt(eta Sigma), Sigma = a^2 x^2 E (the variance of D).
+        b = drift(a * x**2 / 2, [x], model, eta)[0]
+        sigma2 = eta * a**2 * x**2 * e
+        phi = x**2
+        growth = sp.expand((b * sp.diff(phi, x) + sigma2 / 2 * sp.diff(phi, x, 2)) / phi)
+    return growth, (eta, a, e)
+
+
+def ms_growth_symbolic(model: str) -> tuple[sp.Expr, tuple[sp.Symbol, ...]]:
+    r"""Sign-defining growth of the second moment on :math:`f = a x^2/2`, symbolic in :math:`(\eta, a, E)`.
+
+    :math:`E = \overline V/N` is the relative variance of the agent-averaged compressed gradient
+    (:math:`\mathrm{Var}\,D = a^2x^2E`, see :func:`ms_excess`). ``discrete``: the one-step factor minus one,
+    :math:`(1-\eta a)^2 + \eta^2a^2E - 1`. An SDE :math:`dX = b\,dt + \sqrt{\eta a^2 E}\,|X|\,dW` (Itô) has
+    :math:`\tfrac{d}{dt}E X^2 = r\,E X^2` with :math:`r = 2b/x + \eta a^2E` (generator on :math:`x^2`):
+    first order :math:`-2a + \eta a^2E`, second order :math:`-2a - \eta a^2 + \eta a^2E`, corrected
+    :math:`-2a + \eta a^2 + \eta a^2E`. Mean-square stable iff the growth is negative.
+    Returns ``(growth, (eta, a, E))``.
+    """
+    choice("model", model, MS_MODELS)
+    return _ms_growth(model)
+
+
+@functools.lru_cache(maxsize=8)
+def _ms_threshold_sym(model: str):
+    growth, (eta, a, e) = _ms_growth(model)
+    roots = [r for r in sp.solve(sp.Eq(growth, 0), eta) if r != 0]
+    return (sp.simplify(roots[0]) if roots else None), (a, e)
+
+
+def ms_threshold_symbolic(model: str):
+    r"""Positive root in :math:`\eta` of :func:`ms_growth_symbolic` (sympy ``solve``), symbolic in :math:`(a, E)`:
+    discrete and corrected :math:`2/(a(1+E))`, first order :math:`2/(aE)`, second order :math:`2/(a(E-1))`
+    (a threshold only where it is positive, i.e. :math:`E > 1`). Returns ``(root, (a, E))``."""
+    choice("model", model, MS_MODELS)
+    return _ms_threshold_sym(model)
+
+
+def ms_excess(n_agents, omega, sigma1) -> float:
+    r""":math:`E = \overline V/N`, :math:`\overline V = \frac1N\sum_i[\omega_i + \sigma_1^2(1+\omega_i)]`: the
+    variance of the agent-averaged compressed gradient relative to :math:`\|\nabla f\|^2` under multiplicative
+    noise :math:`g_i = \nabla f(1 + \sigma_1\xi_i)` (``omega`` a scalar or one value per agent)."""
+    return _excess(n_agents, omega, sigma1)
+
+
+def ms_threshold(model: str, a, n_agents, omega, sigma1) -> float:
+    r"""Mean-square stability threshold of the step size for DCSGD on :math:`f = a x^2/2` (``model="discrete"``)
+    or for its modified equation ``model`` (``first_order``, ``second_order``, ``corrected``; Itô SDEs with
+    the diffusion :math:`\sqrt{\eta\Sigma}` of the compressed multiplicative noise).
+
+    Multiplicative noise :math:`g_i = a x(1+\sigma_1\xi_i)`, unbiased compressors of variances ``omega``
+    (a scalar or one per agent), N agents; with :math:`E` = :func:`ms_excess`:
+
+    .. math:: \eta^\ast_{\rm discrete} = \eta^\ast_{\rm corrected} = \frac{2}{a(1+E)},\quad
+       \eta^\ast_{\rm first} = \frac{2}{aE},\quad \eta^\ast_{\rm second} = \frac{2}{a(E-1)}\ (E>1).
+
+    ``math.inf`` where the model is mean-square stable at every step size (first order with :math:`E = 0`,
+    second order with :math:`E \le 1`). Evaluated from :func:`ms_threshold_symbolic`.
+    """
+    choice("model", model, MS_MODELS)
+    a = real("a", a, low=0.0, low_open=True)
+    e = _excess(n_agents, omega, sigma1)
+    root, (sa, se) = _ms_threshold_sym(model)
+    growth, (seta, sa2, se2) = _ms_growth(model)
+    if root is None:
+        return math.inf
+    value = float(root.subs({sa: a, se: e})) if e > 0 or model != "first_order" else math.inf
+    if not value > 0 or not math.isfinite(value):
+        return math.inf
+    # The root is a threshold only if the growth is negative below it (small steps are stable for every model).
+    slope = float(sp.diff(growth, seta).subs({seta: value, sa2: a, se2: e}))
+    return value if slope > 0 else math.inf
+
+
+def ms_rate(model: str, eta, a, n_agents, omega, sigma1) -> float:
+    r"""Second-moment growth of ``model`` at step ``eta``: for an SDE the per-time rate :math:`r` with
+    :math:`E X_t^2 = X_0^2 e^{rt}`; for ``discrete`` the per-time log-factor :math:`\log\rho/\eta`
+    (:math:`\rho = E x_{k+1}^2/x_k^2`, time :math:`k\eta`). From :func:`ms_growth_symbolic`."""
+    choice("model", model, MS_MODELS)
+    eta, a = real("eta", eta, low=0.0, low_open=True), real("a", a, low=0.0, low_open=True)
+    e = _excess(n_agents, omega, sigma1)
+    growth, (se_, sa, sx) = _ms_growth(model)
+    g = float(growth.subs({se_: eta, sa: a, sx: e}))
+    return math.log1p(g) / eta if model == "discrete" else g
+
+
+def dcsgd_noise_variance(grad, n_agents, omega, sigma0, sigma1):
+    r"""Per-coordinate variance of DCSGD's agent-averaged direction at true gradient ``grad`` (Bernoulli
+    compressors of variances :math:`\omega_i`, noise of per-coordinate scale
+    :math:`s^2 = \sigma_0^2 + \sigma_1^2\|\nabla f\|^2`, independent across coordinates and agents):
+
+    .. math:: \Sigma_{jj} = \frac1N\Bigl[\bar\omega\,g_j^2 + (1+\bar\omega)\,s^2\Bigr]
+
+    (agent i's message has variance :math:`\omega_i E(g_j+Z_{ij})^2 + s^2 = \omega_i g_j^2 + (1+\omega_i)s^2`;
+    the mean of N independent messages divides their average variance by N). Off-diagonal entries are 0.
+    """
+    g = array("grad", grad, ndim=(0, 1))
+    n = integer("n_agents", n_agents, low=1)
+    om = float(np.mean(_omegas(omega, n)))
+    s0, s1 = _pos("sigma0", sigma0, zero=True), _pos("sigma1", sigma1, zero=True)
+    s2 = s0**2 + s1**2 * float(np.sum(g**2))
+    return (om * g**2 + (1 + om) * s2) / n
+
+
+def dcsgd_direction_moments(a_grad, n_agents, omega, sigma1, order: int = 4) -> np.ndarray:
+    r"""Raw moments :math:`E D^k`, :math:`k = 0..\mathrm{order}`, of DCSGD's 1-D agent-averaged direction
+    :math:`D = \frac{g}{N}\sum_i B_i(1+\sigma_1\xi_i)/q_i` (Bernoulli keep probability :math:`q_i = 1/(1+\omega_i)`,
+    Gaussian :math:`\xi_i`, multiplicative noise, true gradient ``a_grad`` = g).
+
+    Per agent :math:`E Y_i^k = E(1+\sigma_1\xi)^k / q_i^{k-1}` (:math:`k \ge 1`); the moments of the sum follow
+    from the agents' cumulants, which add (moment/cumulant recursions, exact in rational arithmetic)."""
+    g = real("a_grad", a_grad)
+    n = integer("n_agents", n_agents, low=1)
+    om = _omegas(omega, n)
+    s1 = _pos("sigma1", sigma1, zero=True)
+    order = integer("order", order, low=1, high=8)
+    # E(1 + s xi)^k for standard Gaussian xi: sum_j C(k, j) s^j E xi^j, E xi^j = (j-1)!! for even j.
+    gauss = [1.0 if j % 2 == 0 and j == 0 else (0.0 if j % 2 else float(np.prod(np.arange(j - 1, 0, -2))))
+             for j in range(order + 1)]
+    base = [sum(math.comb(k, j) * s1**j * gauss[j] for j in range(k + 1)) for k in range(order + 1)]
+    total_cum = np.zeros(order + 1)
+    for w in om:
+        q = 1.0 / (1.0 + w)
+        mom = [1.0] + [base[k] / q ** (k - 1) for k in range(1, order + 1)]
+        total_cum += _cumulants(mom)
+    moms = _moments(total_cum)
+    return np.array([moms[k] * (g / n) ** k for k in range(order + 1)])
+
+
+def _cumulants(m: list[float]) -> np.ndarray:
+    r"""Cumulants :math:`\kappa_1..\kappa_K` from raw moments :math:`m_0 = 1, m_1..m_K` (index 0 unused)."""
+    K = len(m) - 1
+    k = np.zeros(K + 1)
+    for n in range(1, K + 1):
+        k[n] = m[n] - sum(math.comb(n - 1, j - 1) * k[j] * m[n - j] for j in range(1, n))
+    return k
+
+
+def _moments(k: np.ndarray) -> list[float]:
+    """Raw moments from cumulants (inverse of :func:`_cumulants`)."""
+    K = len(k) - 1
+    m = [1.0] + [0.0] * K
+    for n in range(1, K + 1):
+        m[n] = k[n] + sum(math.comb(n - 1, j - 1) * k[j] * m[n - j] for j in range(1, n))
+    return m
+
+
+def dcsgd_one_step_quotient(x, eta, n_agents, omega, sigma1) -> float:
+    r"""Exact :math:`E[f(x^+) - f(x)]/\eta` of one DCSGD step on :math:`f = x^4/4` (1-D, multiplicative noise,
+    Bernoulli compressors): :math:`x^+ = x - \eta D`, :math:`D` with the moments of
+    :func:`dcsgd_direction_moments` at :math:`g = x^3`, expanded exactly (f is a polynomial):
+
+    .. math:: \frac{E f(x-\eta D) - f(x)}{\eta} = -x^3 m_1 + \tfrac32\eta x^2 m_2 - \eta^2 x m_3 + \tfrac{\eta^3}{4}m_4 .
+    """
+    x, eta = real("x", x), real("eta", eta, low=0.0, low_open=True)
+    m = dcsgd_direction_moments(x**3, n_agents, omega, sigma1, 4)
+    return -x**3 * m[1] + 1.5 * eta * x**2 * m[2] - eta**2 * x * m[3] + eta**3 / 4 * m[4]
