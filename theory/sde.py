@@ -41,7 +41,8 @@ __all__ = [
     "noise_density_at_zero", "mean_sign", "sign_variance", "mean_sign_symbolic", "mean_sign_slope_at_zero",
     "sign_contraction", "sign_linear_variance",
     "MS_MODELS", "ms_growth_symbolic", "ms_threshold_symbolic", "ms_threshold", "ms_rate", "ms_excess",
-    "dcsgd_noise_variance", "dcsgd_one_step_quotient", "dcsgd_direction_moments",
+    "dcsgd_noise_variance", "dcsgd_one_step_quotient", "dcsgd_direction_moments", "ONE_STEP_FUNCTIONS",
+    "one_step_generator",
 ]
 
 DRIFT_KINDS = ("first_order", "second_order", "corrected")
@@ -773,13 +774,60 @@ def _moments(k: np.ndarray) -> list[float]:
     return m
 
 
-def dcsgd_one_step_quotient(x, eta, n_agents, omega, sigma1) -> float:
-    r"""Exact :math:`E[f(x^+) - f(x)]/\eta` of one DCSGD step on :math:`f = x^4/4` (1-D, multiplicative noise,
-    Bernoulli compressors): :math:`x^+ = x - \eta D`, :math:`D` with the moments of
-    :func:`dcsgd_direction_moments` at :math:`g = x^3`, expanded exactly (f is a polynomial):
+def _kept_sets(n_agents, omega, sigma1):
+    r"""Kept-agent patterns K of Bernoulli compressors with :math:`P(K)`, :math:`\mu_K = \sum_{i\in K}1/(Nq_i)` and
+    :math:`s_K^2 = \sigma_1^2\sum_{i\in K}1/(Nq_i)^2`: given K, :math:`S = \frac1N\sum_i B_i(1+\sigma_1\xi_i)/q_i
+    \sim\mathcal N(\mu_K, s_K^2)`."""
+    q = 1.0 / (1.0 + omega)
+    for kept in itertools.product((False, True), repeat=n_agents):
+        k = np.asarray(kept)
+        prob = float(np.prod(np.where(k, q, 1 - q)))
+        if prob > 0.0:
+            w = 1.0 / (n_agents * q[k])
+            yield prob, float(w.sum()), sigma1**2 * float(np.sum(w**2))
 
-    .. math:: \frac{E f(x-\eta D) - f(x)}{\eta} = -x^3 m_1 + \tfrac32\eta x^2 m_2 - \eta^2 x m_3 + \tfrac{\eta^3}{4}m_4 .
+
+ONE_STEP_FUNCTIONS = ("quartic", "cosh2")
+
+
+def dcsgd_one_step_quotient(x, eta, n_agents, omega, sigma1, name: str = "quartic") -> float:
+    r"""Exact :math:`E[f(x^+) - f(x)]/\eta` of one DCSGD step :math:`x^+ = x - \eta D` in 1-D (multiplicative noise,
+    Bernoulli compressors, N agents), :math:`D = f'(x)\,S`.
+
+    ``quartic`` (:math:`x^4/4`, a polynomial): with the moments :math:`m_k` of :func:`dcsgd_direction_moments`,
+    :math:`-x^3 m_1 + \tfrac32\eta x^2 m_2 - \eta^2 x m_3 + \tfrac{\eta^3}{4}m_4`. ``cosh2``
+    (:math:`2\cosh x`): given the kept set K, S is Gaussian and
+    :math:`E\,2\cosh(x - \eta f' S) = 2\cosh(x - \eta f'\mu_K)\,e^{\eta^2 f'^2 s_K^2/2}`, summed over
+    the :math:`2^N` kept sets (see :func:`_kept_sets`).
     """
+    choice("name", name, ONE_STEP_FUNCTIONS)
     x, eta = real("x", x), real("eta", eta, low=0.0, low_open=True)
-    m = dcsgd_direction_moments(x**3, n_agents, omega, sigma1, 4)
-    return -x**3 * m[1] + 1.5 * eta * x**2 * m[2] - eta**2 * x * m[3] + eta**3 / 4 * m[4]
+    n = integer("n_agents", n_agents, low=1, high=12)
+    om = _omegas(omega, n)
+    s1 = _pos("sigma1", sigma1, zero=True)
+    if name == "quartic":
+        m = dcsgd_direction_moments(x**3, n, om, s1, 4)
+        return -x**3 * m[1] + 1.5 * eta * x**2 * m[2] - eta**2 * x * m[3] + eta**3 / 4 * m[4]
+    g = 2 * math.sinh(x)
+    total = 0.0
+    for prob, mu, s2 in _kept_sets(n, om, s1):
+        total += prob * (2 * math.cosh(x - eta * g * mu) * math.exp(eta**2 * g**2 * s2 / 2) - 2 * math.cosh(x))
+    return total / eta
+
+
+def one_step_generator(model: str, x, eta, n_agents, omega, sigma1, name: str = "quartic") -> float:
+    r"""What the SDE ``model`` predicts for the one-step decrease: its generator on f at x,
+    :math:`\mathcal L f = f' b + \tfrac\eta2\Sigma f''` with :math:`\Sigma = f'^2 E` (the variance of D,
+    :math:`E` = :func:`ms_excess`) and the drift of ``model`` (sympy, :func:`drift`):
+    corrected :math:`-f'^2 + \tfrac\eta2(f'^2f'' + \Sigma f'')`, first order :math:`-f'^2 + \tfrac\eta2\Sigma f''`,
+    second order :math:`-f'^2 - \tfrac\eta2 f'^2f'' + \tfrac\eta2\Sigma f''`. It matches
+    :func:`dcsgd_one_step_quotient` up to :math:`O(\eta^2)` only for the corrected drift."""
+    choice("model", model, DRIFT_KINDS)
+    choice("name", name, ONE_STEP_FUNCTIONS)
+    x, eta = real("x", x), real("eta", eta, low=0.0, low_open=True)
+    e = _excess(n_agents, omega, sigma1)
+    f = toy_function(name)
+    fp, fpp = sp.diff(f, _X), sp.diff(f, _X, 2)
+    b = drift(f, [_X], model, ETA)[0]
+    value = fp * b + ETA / 2 * fp**2 * e * fpp
+    return float(value.subs({_X: x, ETA: eta}))
