@@ -1,9 +1,10 @@
 r"""Simulator of the noisy quadratic model (NQM), shared by every topic that needs one.
 
-Objective :math:`L(x) = \tfrac12 x^\top H x`, :math:`H = \mathrm{diag}(\lambda)` or a full matrix. At
+Objective :math:`L(x) = \tfrac12 (x-c)^\top H (x-c)`, :math:`H = \mathrm{diag}(\lambda)` or a full matrix, minimizer
+:math:`c` (``center``, 0 by default). At
 batch size :math:`B` the stochastic gradient is
 
-.. math:: g = Hx\odot\Big(1 + \frac{\sigma_m}{\sqrt B}\xi_1\Big) + \frac{\sigma_a}{\sqrt B}\odot\xi_2,
+.. math:: g = H(x-c)\odot\Big(1 + \frac{\sigma_m}{\sqrt B}\xi_1\Big) + \frac{\sigma_a}{\sqrt B}\odot\xi_2,
 
 :math:`\xi_{1,2}` i.i.d. per coordinate from the noise ``law``: ``"gaussian"``, ``"student"`` (integer
 ``df``, unit scale) or ``"rademacher"`` (:math:`\pm1`). Any optimizer of :mod:`sims.optimizers` takes
@@ -79,12 +80,13 @@ def nqm_run(point: dict, etas: jax.Array, *, T: int, n_rec: int, method: str, fu
             multiplicative: bool, law: str = "gaussian", df: int = 0, impl: str = "threefry2x32") -> dict:
     r"""One run of :math:`T` steps on the NQM (pure; mapped over a grid by :func:`simulate`).
 
-    ``point`` keys: ``key_data``, ``key_index``; ``x0`` (d,); ``lam`` (d,) or, when ``full``, ``H`` (d, d);
+    ``point`` keys: ``key_data``, ``key_index``; ``x0`` and ``center`` (d,); ``lam`` (d,) or, when ``full``, ``H`` (d, d);
     ``sigma_a`` (d,); scalars ``sigma_m``, ``inv_sqrt_b`` (:math:`1/\sqrt B`), ``momentum``, ``b2``, ``wd``,
     ``coupled_wd``, ``ema`` (EMA rate :math:`\alpha` of :math:`z^+ = (1-\alpha)z + \alpha x`, :math:`z_0 = x_0`),
     ``sched`` (row of ``etas``, the shared ``(S, T)`` schedules) and ``burn``.
 
-    Returns ``curve`` (:math:`L` at the end of each of the ``n_rec`` blocks), ``mean_loss``
+    Returns ``curve``, ``path`` and ``path_ema`` (:math:`L`, :math:`x` and :math:`z` at the end of each of the ``n_rec``
+    blocks), ``mean_loss``
     (:math:`\frac{1}{T-b}\sum_{b<k\le T} L(x_k)`), per coordinate over the same steps the time averages
     ``mode_m2`` of :math:`x_k^2`, ``mode_m2_step`` of :math:`(x_{k-1} - \eta_{k-1} g_{k-1})^2` (the plain
     gradient step from the parameters: Nesterov's iterate) and ``mode_m2_ema`` of :math:`z_k^2`;
@@ -94,15 +96,16 @@ def nqm_run(point: dict, etas: jax.Array, *, T: int, n_rec: int, method: str, fu
     x0, sa, sm, isb = point["x0"], point["sigma_a"], point["sigma_m"], point["inv_sqrt_b"]
     alpha, burn = point["ema"], point["burn"]
     eta_row = etas[point["sched"]]
+    c = point["center"]
     block = T // n_rec
     if full:
         H = point["H"]
-        hx = lambda x: H @ x  # noqa: E731
-        loss = lambda x: 0.5 * x @ (H @ x)  # noqa: E731
+        hx = lambda x: H @ (x - c)  # noqa: E731
+        loss = lambda x: 0.5 * (x - c) @ (H @ (x - c))  # noqa: E731
     else:
         lam = point["lam"]
-        hx = lambda x: lam * x  # noqa: E731
-        loss = lambda x: 0.5 * jnp.sum(lam * x * x)  # noqa: E731
+        hx = lambda x: lam * (x - c)  # noqa: E731
+        loss = lambda x: 0.5 * jnp.sum(lam * (x - c) ** 2)  # noqa: E731
 
     def one(carry, inputs):
         x, state, z, acc, bad = carry
@@ -130,14 +133,14 @@ def nqm_run(point: dict, etas: jax.Array, *, T: int, n_rec: int, method: str, fu
         key, sub = jax.random.split(key)
         xi = noise(sub, (block, 2) + x.shape, law, df) if (additive or multiplicative) else jnp.zeros((block, 2, 1))
         (x, state, z, acc, bad), _ = lax.scan(one, (x, state, z, acc, bad), (j * block + jnp.arange(block), xi))
-        return (x, state, z, key, acc, bad), loss(x)
+        return (x, state, z, key, acc, bad), (loss(x), x, z)
 
     zero = jnp.zeros((), x0.dtype)
     acc0 = (zero, jnp.zeros_like(x0), jnp.zeros_like(x0), jnp.zeros_like(x0), zero)
     init = (x0, opt.init(method, x0, hyper), x0, _run_key(point, impl), acc0, jnp.array(-1, jnp.int64))
-    (x, _, z, _, acc, bad), curve = lax.scan(outer, init, jnp.arange(n_rec))
+    (x, _, z, _, acc, bad), (curve, path, path_ema) = lax.scan(outer, init, jnp.arange(n_rec))
     n = T - burn
-    return {"curve": curve, "mean_loss": acc[0] / n, "mode_m2": acc[1] / n, "mode_m2_step": acc[2] / n,
+    return {"curve": curve, "path": path, "path_ema": path_ema, "mean_loss": acc[0] / n, "mode_m2": acc[1] / n, "mode_m2_step": acc[2] / n,
             "mode_m2_ema": acc[3] / n, "max_abs": acc[4], "final_x": x, "final_ema": z,
             "diverged": bad >= 0, "diverged_step": bad}
 
@@ -157,13 +160,14 @@ def _schedules(eta, T: int) -> np.ndarray:
     return e
 
 
-def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, method="sgd", momentum=0.0, b2=0.99, wd=0.0,
+def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, method="sgd", momentum=0.0, b2=0.99, wd=0.0,
              coupled_wd=0.0, sigma_a=0.0, sigma_m=0.0, batch_size=1, ema=0.0, burn: int = 0, n_chains: int = 1,
              n_rec: int = 1, law: str = "gaussian", df: int = 0, paired: bool = False,
              chunk_size: int = CHUNK) -> dict:
     r"""Run ``n_chains`` independent runs of every configuration in a list of :math:`G` configurations.
 
     Problem: ``lam`` (curvatures, ``(d,)`` or ``(G, d)``) or ``H`` (one ``(d, d)`` symmetric matrix).
+    ``center`` (the minimizer, default 0): ``(d,)`` or ``(G, d)``.
     ``x0``: ``(d,)``, ``(G, d)`` or ``(G, n_chains, d)``. ``eta``: a scalar, one schedule ``(T,)`` or one per
     configuration ``(G, T)``. ``sigma_a``: a scalar, ``(d,)`` or ``(G, d)``. Scalars ``momentum, b2, wd,
     coupled_wd, sigma_m, batch_size, ema`` may each be a 1-D sequence of length :math:`G`; ``method`` one
@@ -209,6 +213,11 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, method="sgd",
         d = H_a.shape[0]
         if H_a.shape != (d, d) or not np.allclose(H_a, H_a.T, rtol=1e-12, atol=1e-14):
             raise ValueError(f"H: expected a symmetric square matrix, got shape {H_a.shape}")
+    ctr = V.array("center", np.zeros(d) if center is None else center, ndim=(1, 2))
+    if ctr.ndim == 2:
+        lengths["center"] = ctr.shape[0]
+    if ctr.shape[-1] != d:
+        raise ValueError(f"center: expected {d} coordinates (as the problem), got shape {ctr.shape}")
     sa = V.array("sigma_a", sigma_a, ndim=(0, 1, 2), low=0.0)
     if sa.ndim == 2:
         lengths["sigma_a"] = sa.shape[0]
@@ -253,7 +262,7 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, method="sgd",
         n = len(idx) * n_chains
         rep = lambda v: np.repeat(v[idx], n_chains, axis=0)  # noqa: E731
         grid = {"key_data": np.broadcast_to(data, (n,) + data.shape), "key_index": index[idx].reshape(-1),
-                "x0": x0_a[idx].reshape(-1, d), "sigma_a": rep(sa), "sigma_m": rep(params["sigma_m"]),
+                "x0": x0_a[idx].reshape(-1, d), "center": rep(np.broadcast_to(ctr, (G, d))), "sigma_a": rep(sa), "sigma_m": rep(params["sigma_m"]),
                 "inv_sqrt_b": rep(1.0 / np.sqrt(params["batch_size"])), "momentum": rep(params["momentum"]),
                 "b2": rep(params["b2"]), "wd": rep(params["wd"]), "coupled_wd": rep(params["coupled_wd"]),
                 "ema": rep(params["ema"]), "sched": rep(sched).astype(np.int64),
@@ -264,7 +273,9 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, method="sgd",
             grid["H"] = np.broadcast_to(H_a, (n, d, d))
         static = dict(T=T, n_rec=n_rec, method=m, full=H is not None, additive=additive,
                       multiplicative=multiplicative, law=law, df=df, impl=impl)
-        res = run_grid(nqm_run, grid, etas, static=static, chunk_size=chunk_size, desc=f"nqm {m}")
+        # pad each group to a power of two: sweeps of nearby sizes then share one compiled shape
+        chunk = min(chunk_size, 1 << (n - 1).bit_length())
+        res = run_grid(nqm_run, grid, etas, static=static, chunk_size=chunk, pad_to_chunk=True, desc=f"nqm {m}")
         for name, v in res.items():
             if name not in out:
                 out[name] = np.empty((G, n_chains) + v.shape[1:], dtype=v.dtype)

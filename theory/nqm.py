@@ -50,7 +50,7 @@ from theory import _validate as V
 
 __all__ = [
     "MOMENTUM_METHODS", "eta_", "mu_", "lam_", "stationary_second_moment", "stationary_excess", "moment_recursion",
-    "expected_loss", "full_moment_recursion", "momentum_characteristic_polynomial", "momentum_threshold",
+    "expected_loss", "final_second_moment", "full_moment_recursion", "momentum_characteristic_polynomial", "momentum_threshold",
     "critical_curvature", "momentum_variance_sympy", "momentum_stationary_variance", "nesterov_variance_excess_sympy",
 ]
 
@@ -122,6 +122,27 @@ def moment_recursion(lam, eta, m0, sigma_a=0.0, sigma_m=0.0, batch_size=1) -> np
             cur = ((1 - et * lam_a) ** 2 + (et * lam_a * sm) ** 2 / b) * cur + et**2 * sa**2 / b
             out[:, t + 1] = cur
     return out[0] if flat else out
+
+
+def final_second_moment(lam, eta, m0, sigma_a=0.0, sigma_m=0.0, batch_size=1) -> np.ndarray:
+    r"""The last row of :func:`moment_recursion` without the loop: :math:`m_T = P_0 m_0 + \sum_t \frac{\eta_t^2\sigma_a^2}{B} P_{t+1}`.
+
+    :math:`P_t = \prod_{s \ge t} a_s` with :math:`a_s = (1-\eta_s\lambda)^2 + \eta_s^2\lambda^2\sigma_m^2/B`
+    (suffix products, no logarithms: a factor that is exactly 0 at :math:`\eta\lambda = 1` is fine).
+    ``eta`` is one schedule ``(T,)``; returns shape ``(d,)``. Used to tune peak step sizes quickly.
+    """
+    lam_a = V.array("lam", lam, ndim=1, low=0.0)
+    d = lam_a.size
+    e = V.array("eta", eta, ndim=1, low=0.0)
+    m = _levels("m0", m0, d)
+    sa = _levels("sigma_a", sigma_a, d)
+    sm = V.real("sigma_m", sigma_m, low=0.0)
+    b = V.integer("batch_size", batch_size, low=1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        a = (1 - e[:, None] * lam_a) ** 2 + (e[:, None] * lam_a * sm) ** 2 / b      # (T, d)
+        suffix = np.cumprod(a[::-1], axis=0)[::-1]                                     # P_t, t = 0..T-1
+        after = np.vstack([suffix[1:], np.ones((1, d))])                               # P_{t+1}
+        return suffix[0] * m + np.sum(e[:, None] ** 2 * sa**2 / b * after, axis=0)
 
 
 def expected_loss(lam, m) -> np.ndarray:

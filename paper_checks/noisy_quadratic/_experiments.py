@@ -1,0 +1,241 @@
+r"""The simulations of the noisy-quadratic topic: named, cached, budgeted experiments.
+
+Claims and ``figures/noisy_quadratic.py`` both call these; figures never simulate. The quadratic
+experiments run on the shared simulator :mod:`sims.nqm`; each groups its configurations into one
+call (one compiled kernel: the method, the horizon and the recording grid are the static parts).
+"""
+from __future__ import annotations
+
+import jax
+import numpy as np
+
+import sims.noisy_quadratic as sq
+import sims.nqm as sn
+import theory.noisy_quadratic as th
+from paper_checks import Budget, experiment
+
+SEED = 20251130
+
+# ----------------------------------------------------------------------------- schedules
+D_MODES = 64
+SCHED_T = 3000
+SCHED_REC = 30
+PLATEAU_ETA = 1.2  # the WSD/constant peak: eta*lambda up to 1.2, where 2 - eta*lambda differs from 2
+HORIZONS = (300, 1000, 3000, 10000)
+
+
+def spectrum() -> tuple[np.ndarray, np.ndarray]:
+    r"""The NQM of the schedule claims: :math:`\lambda_i` log-spaced on :math:`[10^{-3}, 1]`, noise :math:`\sigma_i^2 = \lambda_i`."""
+    lam = np.logspace(0.0, -3.0, D_MODES)
+    return lam, np.sqrt(lam)
+
+
+@experiment("noisy_quadratic.schedules")
+def schedules(budget: Budget) -> dict:
+    """Constant and WSD at eta = 1.2, and D2Z and cosine-to-10 % at their tuned peaks; SGD on the 64-mode NQM from x0 = 1."""
+    lam, sa = spectrum()
+    n = budget.pick(quick=256, full=2048)
+    _, p_d2z = th.tuned_final_loss(lam, sa, "d2z", SCHED_T)
+    _, p_cos = th.tuned_final_loss(lam, sa, "cosine", SCHED_T)
+    etas = np.stack([th.schedule("constant", SCHED_T, PLATEAU_ETA), th.schedule("wsd", SCHED_T, PLATEAU_ETA),
+                     th.schedule("d2z", SCHED_T, p_d2z), th.schedule("cosine", SCHED_T, p_cos)])
+    burn = SCHED_T // 2
+    out = sn.simulate(jax.random.key(SEED), T=SCHED_T, eta=etas, x0=np.ones(D_MODES), lam=lam, sigma_a=sa,
+                      n_chains=n, n_rec=SCHED_REC, burn=burn, paired=True)
+    return {"lam": lam, "sigma_a": sa, "etas": etas, "names": np.array(["constant", "wsd", "d2z", "cosine"]),
+            "peaks": np.array([PLATEAU_ETA, PLATEAU_ETA, p_d2z, p_cos]), "burn": burn, "T": SCHED_T,
+            "curve": out["curve"], "mode_m2": out["mode_m2"], "diverged": out["diverged"],
+            "t_rec": (SCHED_T // SCHED_REC) * np.arange(1, SCHED_REC + 1)}
+
+
+@experiment("noisy_quadratic.horizons")
+def horizons(budget: Budget) -> dict:
+    """Tuned final losses (exact recursion) of D2Z and cosine-to-10 % over horizons T."""
+    lam, sa = spectrum()
+    Ts = HORIZONS if budget.name == "full" else HORIZONS[:3]
+    rows = [(th.tuned_final_loss(lam, sa, "d2z", T), th.tuned_final_loss(lam, sa, "cosine", T)) for T in Ts]
+    return {"T": np.array(Ts), "d2z": np.array([r[0][0] for r in rows]), "cosine": np.array([r[1][0] for r in rows]),
+            "d2z_peak": np.array([r[0][1] for r in rows]), "cosine_peak": np.array([r[1][1] for r in rows])}
+
+
+# ----------------------------------------------------------------------------- last-iterate bound
+ABS_SIGMA = 2.0
+ABS_SCHEDULES = ("constant", "wsd", "d2z", "cosine")
+
+
+def abs_schedules(T: int) -> np.ndarray:
+    r"""The four schedules of the bound claim at peak :math:`1/\sqrt T` (cosine decays to 0)."""
+    peak = 1 / np.sqrt(T)
+    return np.stack([th.schedule(k, T, peak, floor=0.0) for k in ABS_SCHEDULES])
+
+
+@experiment("noisy_quadratic.last_iterate")
+def last_iterate(budget: Budget) -> dict:
+    """SGD on |x| from x = 1 with subgradient noise +-2 along four schedules; |x_T| per run."""
+    T = budget.pick(quick=400, full=1600)
+    etas = abs_schedules(T)
+    out = sq.abs_sgd(jax.random.key(SEED + 1), etas, x0=1.0, sigma=ABS_SIGMA,
+                     n_chains=budget.pick(quick=4096, full=16384))
+    return {"T": T, "etas": etas, "final": out["final"], "diverged": out["diverged"]}
+
+
+# ----------------------------------------------------------------------------- checkpoint merging, AdamW as EMA
+MERGE_T = 200
+MERGE_WINDOW = 40
+MERGE_ETA = 0.1
+MERGE_LAM = np.concatenate([[0.0], np.geomspace(0.005, 0.16, 6)])  # eta*lambda*W from 0.02 to 0.64
+MERGE_WD = 0.5
+
+
+@experiment("noisy_quadratic.merging")
+def merging(budget: Budget) -> dict:
+    """Constant-step SGD recorded every step, the merged-equivalent decayed run and an AdamW-style run, paired noise.
+
+    Mode 0 is flat (the gradients are the noise itself: a fixed gradient sequence), the others have
+    curvature. Uniform weights on the last ``MERGE_WINDOW`` checkpoints emulate a linear decay.
+    """
+    n = budget.pick(quick=256, full=2048)
+    ck = np.arange(MERGE_T - MERGE_WINDOW + 1, MERGE_T + 1)
+    w = np.full(ck.size, 1.0 / ck.size)
+    eff = th.merge_effective_schedule(MERGE_ETA, ck, w, MERGE_T)
+    wsd = th.schedule("wsd", MERGE_T, MERGE_ETA, cooldown=0.5)
+    etas = np.stack([np.full(MERGE_T, MERGE_ETA), eff, wsd])
+    x0 = np.zeros(MERGE_LAM.size)
+    x0[0] = 1.0
+    out = sn.simulate(jax.random.key(SEED + 2), T=MERGE_T, eta=etas, x0=x0, lam=MERGE_LAM, sigma_a=1.0,
+                      wd=[0.0, 0.0, MERGE_WD], n_chains=n, n_rec=MERGE_T, paired=True)
+    path = out["path"][0]                                    # (n, T, d): x_1..x_T of the constant run
+    merged = np.einsum("k,nkd->nd", w, path[:, ck - 1])
+    steps = np.concatenate([np.broadcast_to(x0, (n, 1, x0.size)), path], axis=1)  # x_0..x_T
+    updates = -(steps[:, 1:] - steps[:, :-1]) / MERGE_ETA  # the gradients u_t the constant run saw
+    return {"lam": MERGE_LAM, "checkpoints": ck, "weights": w, "eta_eff": eff, "wsd": wsd, "merged": merged,
+            "decayed": out["final_x"][1], "last": path[:, -1], "adamw": out["final_x"][2], "updates": updates,
+            "x0": x0, "diverged": out["diverged"]}
+
+
+# ----------------------------------------------------------------------------- averaging and momentum
+AVG_T = 8000
+AVG_REC = 100
+AVG_LAM = 1.0
+EMA_ETA = 0.2
+EMA_ALPHAS = (0.05, 0.1, 0.3)
+MOMENTUM_POINTS = ((0.05, 0.9), (0.2, 0.5))  # (eta, mu) of the heavy-ball runs
+NESTEROV_POINTS = ((0.1, 0.5), (0.3, 0.7))
+
+
+@experiment("noisy_quadratic.averaging")
+def averaging(budget: Budget) -> dict:
+    """One mode (lambda = 1) with additive noise: SGD with EMAs, SGD baselines, heavy ball, Nesterov; and noise-free EMA runs."""
+    n = budget.pick(quick=64, full=512)
+    burn = 2000
+    key = jax.random.key(SEED + 3)
+    lam = np.array([AVG_LAM])
+    # SGD: EMA configurations (noisy), SGD baselines at the Nesterov step sizes, noise-free EMA configurations
+    ema = list(EMA_ALPHAS) + [0.0] * len(NESTEROV_POINTS) + list(EMA_ALPHAS)
+    etas = [EMA_ETA] * len(EMA_ALPHAS) + [e for e, _ in NESTEROV_POINTS] + [EMA_ETA] * len(EMA_ALPHAS)
+    sig = np.array([1.0] * (len(EMA_ALPHAS) + len(NESTEROV_POINTS)) + [0.0] * len(EMA_ALPHAS))[:, None]
+    x0 = np.array([0.0] * (len(EMA_ALPHAS) + len(NESTEROV_POINTS)) + [1.0] * len(EMA_ALPHAS))[:, None]
+    sgd = sn.simulate(key, T=AVG_T, eta=np.stack([np.full(AVG_T, e) for e in etas]), x0=x0, lam=lam, sigma_a=sig,
+                      ema=ema, n_chains=n, n_rec=AVG_REC, burn=burn)
+    mom = sn.simulate(key, T=AVG_T, eta=np.stack([np.full(AVG_T, e) for e, _ in MOMENTUM_POINTS]), x0=np.zeros(1),
+                      lam=lam, sigma_a=1.0, method="heavy_ball", momentum=[m for _, m in MOMENTUM_POINTS],
+                      n_chains=n, n_rec=AVG_REC, burn=burn)
+    nag = sn.simulate(key, T=AVG_T, eta=np.stack([np.full(AVG_T, e) for e, _ in NESTEROV_POINTS]), x0=np.zeros(1),
+                      lam=lam, sigma_a=1.0, method="nesterov", momentum=[m for _, m in NESTEROV_POINTS],
+                      n_chains=n, n_rec=AVG_REC, burn=burn)
+    k, m = len(EMA_ALPHAS), len(NESTEROV_POINTS)
+    return {"alphas": np.array(EMA_ALPHAS), "ema_m2_x": sgd["mode_m2"][:k, :, 0], "ema_m2_z": sgd["mode_m2_ema"][:k, :, 0],
+            "sgd_m2": sgd["mode_m2"][k:k + m, :, 0], "clean_path_ema": sgd["path_ema"][k + m:, 0, :, 0],
+            "clean_path": sgd["path"][k + m:, 0, :, 0], "t_rec": (AVG_T // AVG_REC) * np.arange(1, AVG_REC + 1),
+            "hb_points": np.array(MOMENTUM_POINTS), "hb_m2": mom["mode_m2"][:, :, 0],
+            "nag_points": np.array(NESTEROV_POINTS), "nag_m2_iterate": nag["mode_m2_step"][:, :, 0],
+            "nag_m2_lookahead": nag["mode_m2"][:, :, 0],
+            "diverged": np.concatenate([sgd["diverged"].ravel(), mom["diverged"].ravel(), nag["diverged"].ravel()])}
+
+
+# ----------------------------------------------------------------------------- weight-decay equilibria
+WD_POINTS = ((0.1, 0.005, 0.0), (0.1, 0.005, 0.9))  # (eta, wd, momentum) of heavy ball with coupled decay
+SIGN_POINT = (0.01, 0.1)                            # (eta, wd) of sign updates with decoupled decay
+
+
+@experiment("noisy_quadratic.sphere")
+def sphere(budget: Budget) -> dict:
+    """The random-walk model of scale-invariant weights: heavy ball (two momenta) with coupled decay, sign with decoupled."""
+    d = budget.pick(quick=128, full=512)
+    T = budget.pick(quick=6000, full=20000)
+    n_rec = 60
+    n = budget.pick(quick=16, full=32)
+    hb = sq.sphere_walk(jax.random.key(SEED + 4), eta=[p[0] for p in WD_POINTS], wd=[p[1] for p in WD_POINTS],
+                        momentum=[p[2] for p in WD_POINTS], d=d, T=T, n_rec=n_rec, n_chains=n,
+                        w0_norm=[1.2 * th.sgd_wd_exact(*p[:2], 1.0)[1] for p in WD_POINTS])
+    sg = sq.sphere_walk(jax.random.key(SEED + 5), eta=SIGN_POINT[0], wd=SIGN_POINT[1], method="sign", d=d, T=T,
+                        n_rec=n_rec, n_chains=n, w0_norm=1.0)
+    return {"d": d, "T": T, "t_rec": (T // n_rec) * np.arange(1, n_rec + 1), "hb_angle": hb["angle"],
+            "hb_norm": hb["norm"], "sign_angle": sg["angle"][0], "sign_norm": sg["norm"][0],
+            "diverged": np.concatenate([hb["diverged"].ravel(), sg["diverged"].ravel()])}
+
+
+LOGISTIC_ETA, LOGISTIC_WD = 0.5, 0.002
+
+
+def logistic_data() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """256 Gaussian points in 32 dimensions with noisy linear labels (not separable), and a start."""
+    rng = np.random.default_rng(SEED)
+    X = rng.normal(size=(256, 32))
+    y = np.sign(X @ rng.normal(size=32) + 2.0 * rng.normal(size=256))
+    return X, y, rng.normal(size=32)
+
+
+@experiment("noisy_quadratic.logistic")
+def logistic(budget: Budget) -> dict:
+    """Full-batch logistic regression on w/|w|: no decay (the identity), decay without and with momentum 0.9."""
+    X, y, w0 = logistic_data()
+    T = budget.pick(quick=8000, full=32000)
+    out = sq.logistic_sphere(X, y, w0, eta=LOGISTIC_ETA, wd=[0.0, LOGISTIC_WD, LOGISTIC_WD], momentum=[0.0, 0.0, 0.9],
+                             T=T, n_rec=80)
+    return {"T": T, "t_rec": (T // 80) * np.arange(1, 81), **out}
+
+
+# ----------------------------------------------------------------------------- Lion's box
+LION_T = 2000
+LION_WD = 1.0
+LION_ETAS = (0.008, 0.016, 0.032, 0.064)
+
+
+def lion_problem() -> tuple[np.ndarray, np.ndarray]:
+    r"""Least squares in d = 6 as :math:`\tfrac12(x-c)^\top H(x-c)`, :math:`H = A^\top A/12`; five coordinates of :math:`c` lie outside the unit box."""
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(12, 6))
+    return A.T @ A / 12, rng.normal(size=6) * 2.0
+
+
+@experiment("noisy_quadratic.lion")
+def lion(budget: Budget) -> dict:
+    """Lion (b1 = 0.9, b2 = 0.99) with decoupled decay 1 on the least-squares problem, recorded every step.
+
+    Rows: constant eta in ``LION_ETAS`` from 0; a decaying eta_t = 0.05/sqrt(1 + t/10) from 0; then random
+    centers and starts with gradient noise at eta*wd = 0.5 and 1 (inside the box), and a start outside the box.
+    """
+    H, c = lion_problem()
+    n_rand = budget.pick(quick=8, full=32)
+    rng = np.random.default_rng(SEED + 6)
+    t = np.arange(LION_T)
+    rows = [np.full(LION_T, e) for e in LION_ETAS] + [0.05 / np.sqrt(1 + t / 10.0)]
+    centers = [c] * len(rows)
+    starts = [np.zeros(6)] * len(rows)
+    noise = [0.0] * len(rows)
+    for i in range(n_rand):
+        rows.append(np.full(LION_T, (0.5, 1.0)[i % 2] / LION_WD))
+        centers.append(rng.normal(size=6) * 3.0)
+        starts.append(rng.uniform(-1, 1, size=6) / LION_WD)
+        noise.append(1.0)
+    rows.append(np.full(LION_T, 0.05))          # from outside the box, with the minimizer outside on the same side
+    centers.append(np.full(6, 5.0))
+    starts.append(np.full(6, 3.0) / LION_WD)
+    noise.append(0.0)
+    out = sn.simulate(jax.random.key(SEED + 6), T=LION_T, eta=np.stack(rows), x0=np.stack(starts), H=H,
+                      center=np.stack(centers), sigma_a=np.outer(noise, np.ones(6)), method="lion", momentum=0.9,
+                      b2=0.99, wd=LION_WD, n_rec=LION_T)
+    return {"H": H, "c": c, "etas": np.stack(rows), "centers": np.stack(centers), "starts": np.stack(starts),
+            "noise": np.array(noise), "path": out["path"][:, 0], "max_abs": out["max_abs"][:, 0],
+            "n_const": len(LION_ETAS), "diverged": out["diverged"][:, 0]}

@@ -1,0 +1,238 @@
+r"""Simulators of the noisy-quadratic topic that are not quadratics: :math:`|x|` and scale-invariant weights.
+
+The quadratic experiments (schedules, merging, averaging, Lion's box) run on the shared
+:mod:`sims.nqm`. Here:
+
+* :func:`abs_sgd` -- SGD on the convex 1-Lipschitz :math:`f(x) = |x|` with noisy subgradients
+  :math:`g = \mathrm{sign}(x) + \sigma\xi`, :math:`\xi = \pm1` (so :math:`E g^2 \le 1 + \sigma^2 = G^2`),
+  along any schedule; the quantity of the last-iterate bound is :math:`E|x_T|`.
+* :func:`sphere_walk` -- scale-invariant weights :math:`w \in \mathbb R^d` whose gradient is orthogonal
+  to :math:`w` with norm :math:`\tilde G/\|w\|` and a uniformly random direction (the random-walk
+  model of weight-decay equilibria), trained by heavy ball with coupled decay or by sign updates
+  with decoupled decay (:mod:`sims.optimizers`).
+* :func:`logistic_sphere` -- a real scale-invariant loss, logistic regression on :math:`w/\|w\|`,
+  full batch: gradients are orthogonal to :math:`w` (scale invariance) but strongly correlated in time.
+
+Each per-run function is pure, mapped over a grid by :func:`sims.sweep.run_grid`, with ``lax.scan``
+over steps. Divergence is data (``diverged``, ``diverged_step``).
+"""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+import sims  # noqa: F401  (float64)
+from sims import optimizers as opt
+from sims.nqm import BOUND, noise
+from sims.sweep import run_grid
+from theory import _validate as V
+
+__all__ = ["abs_run", "abs_sgd", "sphere_run", "sphere_walk", "logistic_run", "logistic_sphere", "SPHERE_METHODS"]
+
+SPHERE_METHODS = ("heavy_ball", "sign")
+
+
+def _keys(key, n: int) -> dict:
+    data = np.asarray(jax.random.key_data(key))
+    return {"key_data": np.broadcast_to(data, (n,) + data.shape), "key_index": np.arange(n, dtype=np.int64)}
+
+
+def _key(point, impl):
+    return jax.random.fold_in(jax.random.wrap_key_data(point["key_data"], impl=impl), point["key_index"])
+
+
+def _pow2(n: int) -> int:
+    return 1 << (n - 1).bit_length()
+
+
+# ----------------------------------------------------------------------------- |x| with noisy subgradients
+def abs_run(point: dict, etas: jax.Array, *, T: int, impl: str = "threefry2x32") -> dict:
+    r"""SGD on :math:`|x|` for :math:`T - 1` updates with steps ``etas[sched, :T-1]`` (pure).
+
+    :math:`x^+ = x - \eta_t(\mathrm{sign}(x) + \sigma\xi_t)`, :math:`\xi_t = \pm 1`. Returns ``final``
+    :math:`|x_T|` (the iterate the bound speaks of), ``diverged`` and ``diverged_step``.
+    """
+    xi = noise(_key(point, impl), (T - 1,), "rademacher")
+    eta = etas[point["sched"], : T - 1]
+
+    def step(carry, inp):
+        x, bad, k = carry
+        e, z = inp
+        x = x - e * (jnp.sign(x) + point["sigma"] * z)
+        bad = jnp.where((bad < 0) & ~(jnp.abs(x) < BOUND), k + 1, bad)
+        return (x, bad, k + 1), None
+
+    (x, bad, _), _ = lax.scan(step, (point["x0"], jnp.array(-1, jnp.int64), jnp.array(0, jnp.int64)), (eta, xi))
+    return {"final": jnp.abs(x), "diverged": bad >= 0, "diverged_step": bad}
+
+
+def abs_sgd(key, eta, *, x0: float, sigma: float, n_chains: int) -> dict:
+    r"""``n_chains`` runs of :func:`abs_run` per schedule; ``eta`` is ``(S, T)`` (the bound's :math:`\eta_1..\eta_T`).
+
+    Returns ``final`` and ``diverged`` of shape ``(S, n_chains)``; run :math:`j` uses the same noise
+    under every schedule (common random numbers).
+    """
+    V.key("key", key)
+    e = V.array("eta", eta, ndim=(1, 2), low=0.0)
+    e = e.reshape(-1, e.shape[-1])
+    S, T = e.shape
+    if T < 2:
+        raise ValueError(f"eta: expected at least 2 step sizes per schedule, got {T}")
+    x0 = V.real("x0", x0)
+    sigma = V.real("sigma", sigma, low=0.0)
+    n_chains = V.integer("n_chains", n_chains, low=1)
+    n = S * n_chains
+    grid = {**_keys(key, n), "sched": np.repeat(np.arange(S), n_chains), "x0": np.full(n, x0),
+            "sigma": np.full(n, sigma)}
+    grid["key_index"] = np.tile(np.arange(n_chains, dtype=np.int64), S)
+    out = run_grid(abs_run, grid, e, static=dict(T=T, impl=str(jax.random.key_impl(key))),
+                   chunk_size=_pow2(n), pad_to_chunk=True)
+    return {k: v.reshape(S, n_chains) for k, v in out.items()}
+
+
+# ----------------------------------------------------------------------------- scale-invariant weights
+def _angle(w, w_new):
+    """Angle between two vectors, accurate for tiny angles (atan2 of the orthogonal and parallel parts)."""
+    nw = jnp.sqrt(jnp.sum(w * w))
+    par = jnp.sum(w * w_new) / nw
+    orth = jnp.sqrt(jnp.maximum(jnp.sum(w_new * w_new) - par**2, 0.0))
+    return jnp.arctan2(orth, par)
+
+
+def sphere_run(point: dict, *, T: int, n_rec: int, d: int, method: str, impl: str = "threefry2x32") -> dict:
+    r"""The random-walk model of scale-invariant weights, one run (pure).
+
+    Gradient :math:`g = (\tilde G/\|w\|)\,u`, :math:`u` uniform on the unit sphere of :math:`w^\perp`.
+    ``heavy_ball``: coupled decay :math:`\lambda` (``wd``) added to the gradient, momentum :math:`\alpha`;
+    ``sign``: :math:`w^+ = w - \eta(\mathrm{sign}(g) + \lambda w)` (decoupled). Returns per recording
+    block the mean angle per step (``angle``) and :math:`\|w\|` at the block end (``norm``).
+    """
+    eta, wd, G = point["eta"], point["wd"], point["grad_scale"]
+    hyper = opt.Hyper(momentum=point["momentum"], wd=0.0 if method == "heavy_ball" else wd,
+                      coupled_wd=wd if method == "heavy_ball" else 0.0)
+    block = T // n_rec
+
+    def one(carry, xi):
+        w, state, acc = carry
+        nw2 = jnp.sum(w * w)
+        u = xi - jnp.sum(xi * w) / nw2 * w
+        g = G / jnp.sqrt(nw2) * u / jnp.sqrt(jnp.sum(u * u))
+        w_new, state = opt.step(method, g, state, w, eta, hyper)
+        return (w_new, state, acc + _angle(w, w_new)), None
+
+    def outer(carry, _):
+        w, state, key = carry
+        key, sub = jax.random.split(key)
+        xi = noise(sub, (block, d))
+        (w, state, acc), _ = lax.scan(one, (w, state, jnp.zeros(())), xi)
+        return (w, state, key), (acc / block, jnp.sqrt(jnp.sum(w * w)))
+
+    key = _key(point, impl)
+    key, sub = jax.random.split(key)
+    w0 = noise(sub, (d,))
+    w0 = point["w0_norm"] * w0 / jnp.sqrt(jnp.sum(w0 * w0))
+    _, (angle, norm) = lax.scan(outer, (w0, opt.init(method, w0, hyper), key), None, length=n_rec)
+    return {"angle": angle, "norm": norm, "diverged": ~jnp.all(jnp.isfinite(norm))}
+
+
+def sphere_walk(key, *, eta, wd, momentum=0.0, method: str = "heavy_ball", d: int, grad_scale=1.0, w0_norm=1.0,
+                T: int, n_rec: int, n_chains: int = 1) -> dict:
+    r"""Runs of :func:`sphere_run` for configurations ``eta, wd, momentum, grad_scale, w0_norm`` (scalars or length-:math:`G` sequences).
+
+    Returns ``angle`` and ``norm`` of shape ``(G, n_chains, n_rec)`` and ``diverged`` ``(G, n_chains)``.
+    """
+    V.key("key", key)
+    V.choice("method", method, SPHERE_METHODS)
+    d = V.integer("d", d, low=2)
+    T = V.integer("T", T, low=1)
+    n_rec = V.integer("n_rec", n_rec, low=1)
+    if T % n_rec:
+        raise ValueError(f"n_rec: expected a divisor of T = {T}, got {n_rec}")
+    n_chains = V.integer("n_chains", n_chains, low=1)
+    cols = {"eta": V.array("eta", eta, ndim=(0, 1), low=0.0, low_open=True).reshape(-1),
+            "wd": V.array("wd", wd, ndim=(0, 1), low=0.0).reshape(-1),
+            "momentum": V.array("momentum", momentum, ndim=(0, 1), low=0.0, high=1.0, high_open=True).reshape(-1),
+            "grad_scale": V.array("grad_scale", grad_scale, ndim=(0, 1), low=0.0, low_open=True).reshape(-1),
+            "w0_norm": V.array("w0_norm", w0_norm, ndim=(0, 1), low=0.0, low_open=True).reshape(-1)}
+    G = max(len(v) for v in cols.values())
+    for name, v in cols.items():
+        if len(v) not in (1, G):
+            raise ValueError(f"{name}: expected a scalar or {G} values (one per configuration), got {len(v)}")
+    n = G * n_chains
+    grid = {**_keys(key, n), **{k: np.repeat(np.broadcast_to(v, (G,)), n_chains) for k, v in cols.items()}}
+    out = run_grid(sphere_run, grid, static=dict(T=T, n_rec=n_rec, d=d, method=method,
+                                                 impl=str(jax.random.key_impl(key))),
+                   chunk_size=_pow2(n), pad_to_chunk=True)
+    return {k: v.reshape((G, n_chains) + v.shape[1:]) for k, v in out.items()}
+
+
+# ----------------------------------------------------------------------------- a real scale-invariant loss
+def _logistic_loss(w, X, y, scale):
+    """Mean logistic loss of the margins :math:`s\\,y_i x_i\\cdot w/\\|w\\|` (scale invariant in :math:`w`)."""
+    m = scale * y * (X @ w) / jnp.sqrt(jnp.sum(w * w))
+    return jnp.mean(jnp.logaddexp(0.0, -m))
+
+
+def logistic_run(point: dict, X: jax.Array, y: jax.Array, *, T: int, n_rec: int) -> dict:
+    r"""Full-batch heavy ball with coupled decay on logistic regression over :math:`w/\|w\|` (pure).
+
+    Returns per recording block: the mean angle per step (``angle``), :math:`\|w\|` at the block end
+    (``norm``), the mean of :math:`\tilde G = \|g\|\|w\|` (``grad_scale``), and over all steps the
+    largest relative defect of :math:`\|w^+\|^2 = \|w\|^2 + \eta^2\|g\|^2` (``identity_defect``; exact when
+    the decay and the momentum are 0).
+    """
+    eta, wd = point["eta"], point["wd"]
+    hyper = opt.Hyper(momentum=point["momentum"], coupled_wd=wd)
+    grad = jax.grad(_logistic_loss)
+    block = T // n_rec
+
+    def one(carry, _):
+        w, state, acc_a, acc_g, ident = carry
+        g = grad(w, X, y, point["scale"])
+        w_new, state = opt.step("heavy_ball", g, state, w, eta, hyper)
+        nw2, ng2 = jnp.sum(w * w), jnp.sum(g * g)
+        ident = jnp.maximum(ident, jnp.abs(jnp.sum(w_new * w_new) - nw2 - eta**2 * ng2) / nw2)
+        return (w_new, state, acc_a + _angle(w, w_new), acc_g + jnp.sqrt(ng2 * nw2), ident), None
+
+    def outer(carry, _):
+        w, state, ident = carry
+        z = jnp.zeros(())
+        (w, state, a, gs, ident), _ = lax.scan(one, (w, state, z, z, ident), None, length=block)
+        return (w, state, ident), (a / block, jnp.sqrt(jnp.sum(w * w)), gs / block)
+
+    w0 = point["w0"]
+    z = jnp.zeros(())
+    (_, _, ident), (angle, norm, gsc) = lax.scan(outer, (w0, opt.init("heavy_ball", w0, hyper), z), None, length=n_rec)
+    return {"angle": angle, "norm": norm, "grad_scale": gsc, "identity_defect": ident,
+            "diverged": ~jnp.all(jnp.isfinite(norm))}
+
+
+def logistic_sphere(X, y, w0, *, eta, wd, momentum=0.0, scale: float = 4.0, T: int, n_rec: int) -> dict:
+    r"""Runs of :func:`logistic_run` for configurations ``eta, wd, momentum`` (scalars or length-:math:`G` sequences).
+
+    ``X`` (n, d) data, ``y`` (n,) labels :math:`\pm1`, ``w0`` (d,) the common start, ``scale`` the logit
+    temperature. Returns arrays with leading axis :math:`G`.
+    """
+    Xa = V.array("X", X, ndim=2)
+    ya = V.array("y", y, shape=(Xa.shape[0],))
+    w0 = V.array("w0", w0, shape=(Xa.shape[1],))
+    if not np.all(np.abs(ya) == 1):
+        raise ValueError("y: expected labels +1 or -1")
+    T = V.integer("T", T, low=1)
+    n_rec = V.integer("n_rec", n_rec, low=1)
+    if T % n_rec:
+        raise ValueError(f"n_rec: expected a divisor of T = {T}, got {n_rec}")
+    scale = V.real("scale", scale, low=0.0, low_open=True)
+    cols = {"eta": V.array("eta", eta, ndim=(0, 1), low=0.0, low_open=True).reshape(-1),
+            "wd": V.array("wd", wd, ndim=(0, 1), low=0.0).reshape(-1),
+            "momentum": V.array("momentum", momentum, ndim=(0, 1), low=0.0, high=1.0, high_open=True).reshape(-1)}
+    G = max(len(v) for v in cols.values())
+    for name, v in cols.items():
+        if len(v) not in (1, G):
+            raise ValueError(f"{name}: expected a scalar or {G} values (one per configuration), got {len(v)}")
+    grid = {k: np.broadcast_to(v, (G,)).copy() for k, v in cols.items()}
+    grid.update(w0=np.broadcast_to(w0, (G, w0.size)).copy(), scale=np.full(G, scale))
+    return run_grid(logistic_run, grid, Xa, ya, static=dict(T=T, n_rec=n_rec), chunk_size=_pow2(G),
+                    pad_to_chunk=True)

@@ -1,0 +1,371 @@
+r"""Closed forms for step-size practice on noisy quadratics: schedules, merging, averaging, weight decay, Lion.
+
+Everything here is derived in steplab (sympy where a closed form exists) on the noisy quadratic
+model of :mod:`theory.nqm`, whose exact SGD moment recursion it reuses.
+
+* **Schedules** (:func:`schedule`): constant, WSD (warmup-free: constant, then a linear cooldown over the
+  last fraction :math:`\phi`), linear decay to zero (``d2z``), cosine to a floor. The plateau excess of a
+  mode is :func:`theory.nqm.stationary_excess`; the final loss at a tuned peak step
+  (:func:`tuned_final_loss`) comes from :func:`theory.nqm.final_second_moment`.
+* **Last-iterate bound** for convex :math:`G`-Lipschitz SGD with any schedule (:func:`last_iterate_bound`):
+
+  .. math:: E f(x_T) - f^\star \le \frac{D^2 + \sum_{t=1}^T\eta_t^2G^2}{2\sum_{t=1}^T\eta_t}
+            + \frac12\sum_{k=1}^{T-1}\frac{\eta_k}{\sum_{t=k+1}^T\eta_t}\,\frac{\sum_{t=k}^T\eta_t^2G^2}{\sum_{t=k}^T\eta_t},
+
+  where :math:`x_T` is the iterate after the updates with :math:`\eta_1..\eta_{T-1}` and :math:`D = \|x_1 - x^\star\|`.
+* **Checkpoint merging** (:func:`merge_effective_schedule`): averaging checkpoints :math:`x_{t_k}` of a
+  constant-step run with weights :math:`w_k` (:math:`\sum w_k = 1`) equals, for the same gradient
+  sequence, one run with :math:`\eta_{\rm eff}(s) = \eta\,(1 - C_s)`, :math:`C_s = \sum_{t_k \le s} w_k`.
+* **Averaging** on one mode with :math:`\rho = 1 - \eta\lambda` and additive noise: the EMA
+  :math:`z^+ = (1-\alpha)z + \alpha x` has stationary :math:`\mathrm{Var}\,z/\mathrm{Var}\,x =
+  \alpha(1+\rho(1-\alpha))/((2-\alpha)(1-\rho(1-\alpha)))` (:func:`ema_variance_ratio`); without noise its
+  bias is :func:`ema_bias` (geometric at :math:`\max(1-\alpha, |\rho|)`) and the uniform average's is
+  :func:`uniform_average_bias` (:math:`\sim 1/(\eta\lambda t)`).
+* **Weight-decay equilibria** of scale-invariant weights (:math:`w\cdot g = 0`,
+  :math:`\|g\| = \tilde G/\|w\|`): angular update :math:`\sqrt{2\eta\lambda/(1+\alpha)}`
+  (:func:`wd_angular_update`), :math:`\|w\|^4 = \eta\tilde G^2/(2\lambda(1-\alpha))` (:func:`wd_equilibrium_norm`);
+  sign updates with decoupled decay: :math:`\sqrt{2\eta\lambda}` and :math:`\|w\| = \sqrt{\eta d/(2\lambda)}`.
+  For plain SGD the map is deterministic and exact: :math:`\cos\theta = 1 - \eta\lambda` and
+  :math:`\|w\|^4 = \eta\tilde G^2/(\lambda(2-\eta\lambda))` (:func:`sgd_wd_exact`).
+* **Lion's box** (:func:`lion_box_radius`): with decoupled decay :math:`\lambda` and :math:`\eta\lambda \le 1`,
+  :math:`\|x\|_\infty \le 1/\lambda` is invariant; outside it the excess contracts by at most
+  :math:`1 - \eta\lambda` per step; the limit points solve :math:`\min f` on the box (:func:`box_minimizer`).
+
+No JAX and no I/O here. Every public function validates its arguments (:mod:`theory._validate`).
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+import sympy as sp
+from scipy import optimize
+
+from theory import _validate as V
+from theory import nqm
+
+__all__ = [
+    "SCHEDULES", "schedule", "tuned_final_loss", "d2z_cosine_ratio", "wsd_plateau_excess", "last_iterate_bound",
+    "merge_effective_schedule", "merge_error_variance", "merge_weights_for_schedule", "adamw_ema_weights", "ema_variance_sympy",
+    "ema_variance_ratio", "ema_bias", "uniform_average_bias", "wd_angular_update", "wd_equilibrium_norm",
+    "sign_wd_angular_update", "sign_wd_equilibrium_norm", "sgd_wd_exact", "wd_norm_relaxation",
+    "lion_box_radius", "box_minimizer", "l2_minimizer",
+]
+
+SCHEDULES = ("constant", "wsd", "d2z", "cosine")
+
+
+# ----------------------------------------------------------------------------- schedules
+def schedule(kind: str, T: int, peak: float, *, cooldown: float = 0.2, floor: float = 0.1) -> np.ndarray:
+    r"""Step sizes :math:`\eta_0..\eta_{T-1}` of a schedule with peak ``peak``.
+
+    ``constant``: :math:`\eta`; ``wsd``: :math:`\eta` then a linear decay to 0 over the last ``cooldown``
+    fraction, :math:`\eta_t = \eta\min\{1, (T-t)/(\phi T)\}`; ``d2z``: :math:`\eta(1 - t/T)`; ``cosine``:
+    :math:`\eta(f + (1-f)\tfrac12(1 + \cos(\pi t/T)))` with ``floor`` :math:`f` (0.1: "cosine to 10 %").
+    """
+    kind = V.choice("kind", kind, SCHEDULES)
+    T = V.integer("T", T, low=1)
+    peak = V.real("peak", peak, low=0.0, low_open=True)
+    cooldown = V.real("cooldown", cooldown, low=0.0, high=1.0, low_open=True)
+    floor = V.real("floor", floor, low=0.0, high=1.0)
+    t = np.arange(T, dtype=float)
+    if kind == "constant":
+        return np.full(T, peak)
+    if kind == "wsd":
+        return peak * np.minimum(1.0, (T - t) / (cooldown * T))
+    if kind == "d2z":
+        return peak * (1 - t / T)
+    return peak * (floor + (1 - floor) * 0.5 * (1 + np.cos(np.pi * t / T)))
+
+
+def tuned_final_loss(lam, sigma_a, kind: str, T: int, *, m0=1.0, floor: float = 0.1, cooldown: float = 0.2,
+                     peak_range=(1e-3, 1.99)) -> tuple[float, float]:
+    r"""``(loss, peak)``: SGD's exact expected final loss on a diagonal NQM at the peak step that minimizes it.
+
+    The loss is :math:`\tfrac12\sum_i\lambda_i m_{i,T}` from :func:`theory.nqm.final_second_moment`; the
+    peak is found by a bounded scalar search in :math:`\log\eta` over ``peak_range`` (the upper end
+    divided by :math:`\max\lambda` stays below the stability edge 2).
+    """
+    lam_a = V.array("lam", lam, ndim=1, low=0.0, low_open=True)
+    lo, hi = (V.real("peak_range", p, low=0.0, low_open=True) for p in peak_range)
+    hi = min(hi, 1.99) / float(lam_a.max())
+
+    def loss(log_peak: float) -> float:
+        eta = schedule(kind, T, math.exp(log_peak), floor=floor, cooldown=cooldown)
+        return float(nqm.expected_loss(lam_a, nqm.final_second_moment(lam_a, eta, m0, sigma_a)))
+
+    res = optimize.minimize_scalar(loss, bounds=(math.log(lo), math.log(hi)), method="bounded",
+                                   options={"xatol": 1e-7})
+    return float(res.fun), float(math.exp(res.x))
+
+
+def d2z_cosine_ratio(lam, sigma_a, T: int, *, floor: float = 0.1, m0=1.0) -> float:
+    r"""Tuned final loss of cosine-to-``floor`` over that of linear decay to zero (each at its own best peak)."""
+    cos, _ = tuned_final_loss(lam, sigma_a, "cosine", T, m0=m0, floor=floor)
+    d2z, _ = tuned_final_loss(lam, sigma_a, "d2z", T, m0=m0)
+    return cos / d2z
+
+
+def wsd_plateau_excess(lam, eta, sigma_a=1.0) -> np.ndarray:
+    r"""Per-mode excess loss on the WSD plateau, :math:`\eta\sigma^2/(2(2-\eta\lambda))` (:func:`theory.nqm.stationary_excess`)."""
+    return nqm.stationary_excess(lam, eta, sigma_a)
+
+
+# ----------------------------------------------------------------------------- last-iterate bound
+def last_iterate_bound(eta, D: float, G) -> float:
+    r"""The last-iterate bound for convex :math:`G`-Lipschitz SGD with schedule :math:`\eta_1..\eta_T` (see the module docstring).
+
+    ``eta``: the :math:`T` step sizes (all > 0 except possibly none: :math:`\eta_T > 0` is needed for the
+    :math:`k = T-1` term); ``G``: a bound on :math:`\sqrt{E\|g_t\|^2}`, a scalar or one per step.
+    """
+    e = V.array("eta", eta, ndim=1, low=0.0)
+    D = V.real("D", D, low=0.0)
+    g = V.array("G", G, ndim=(0, 1), low=0.0)
+    T = e.size
+    if T < 2:
+        raise ValueError(f"eta: the bound needs at least 2 step sizes, got {T}")
+    if not e[-1] > 0:
+        raise ValueError(f"eta: the last step size eta_T must be > 0 (it divides the k = T-1 term), got {e[-1]}")
+    g2 = np.broadcast_to(g, (T,)) ** 2
+    q = e**2 * g2
+    tail_eta = np.cumsum(e[::-1])[::-1]          # sum_{t >= k} eta_t
+    tail_q = np.cumsum(q[::-1])[::-1]            # sum_{t >= k} eta_t^2 G_t^2
+    main = (D**2 + q.sum()) / (2 * e.sum())
+    k = np.arange(T - 1)
+    extra = 0.5 * np.sum(e[k] / tail_eta[k + 1] * tail_q[k] / tail_eta[k])
+    return float(main + extra)
+
+
+# ----------------------------------------------------------------------------- checkpoint merging, AdamW as EMA
+def merge_effective_schedule(eta: float, checkpoints, weights, T: int) -> np.ndarray:
+    r""":math:`\eta_{\rm eff}(s) = \eta(1 - C_s)`, :math:`C_s = \sum_{t_k \le s} w_k`, for :math:`s = 0..T-1`.
+
+    ``checkpoints``: step counts :math:`t_k` (the iterate after :math:`t_k` updates), increasing, the
+    last equal to ``T``; ``weights``: :math:`w_k \ge 0` summing to 1. Then
+    :math:`\sum_k w_k x_{t_k} = x_0 - \sum_s \eta_{\rm eff}(s)\,g_s` for a constant-step run
+    :math:`x_{t+1} = x_t - \eta g_t` on any fixed gradient sequence (exchange the two sums).
+    """
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    T = V.integer("T", T, low=1)
+    tk = V.array("checkpoints", checkpoints, ndim=1, low=0.0, high=float(T))
+    w = V.array("weights", weights, shape=(tk.size,), low=0.0)
+    if np.any(np.diff(tk) <= 0) or tk[-1] != T or np.any(tk != np.round(tk)):
+        raise ValueError(f"checkpoints: expected increasing integer steps ending at T = {T}, got {tk.tolist()}")
+    if not abs(w.sum() - 1) < 1e-12:
+        raise ValueError(f"weights: expected weights summing to 1, got sum {w.sum():.15g}")
+    s = np.arange(T)
+    C = np.array([w[tk <= si].sum() for si in s])
+    return eta * (1 - C)
+
+
+def merge_error_variance(lam, eta: float, checkpoints, weights, T: int, sigma: float = 1.0) -> np.ndarray:
+    r""":math:`E(\bar x - y_T)^2` on one mode :math:`\lambda x^2/2` with additive noise :math:`\sigma` and :math:`x_0 = 0`, per ``lam``.
+
+    :math:`\bar x = \sum_k w_k x_{t_k}` merges a constant-step run; :math:`y_T` is the run with
+    :math:`\eta_{\rm eff}` (:func:`merge_effective_schedule`) on the same noise. Both are linear in the noise
+    :math:`\xi_s`, with coefficients :math:`-\eta\sum_{t_k > s} w_k\rho^{t_k-1-s}` (:math:`\rho = 1-\eta\lambda`) and
+    :math:`-\eta_{\rm eff}(s)\prod_{j>s}(1-\eta_{\rm eff}(j)\lambda)`, so the variance is :math:`\sigma^2\sum_s(\Delta_s)^2`
+    exactly. Zero at :math:`\lambda = 0` (the identity); to leading order it grows like :math:`(\eta\lambda W)^2`.
+    """
+    lam_a = V.array("lam", lam, ndim=(0, 1), low=0.0).reshape(-1)
+    eff = merge_effective_schedule(eta, checkpoints, weights, T)
+    tk = np.asarray(checkpoints, dtype=int)
+    w = np.asarray(weights, dtype=float)
+    sigma = V.real("sigma", sigma, low=0.0)
+    s = np.arange(T)
+    out = np.empty(lam_a.size)
+    for i, lm in enumerate(lam_a):
+        rho = 1 - eta * lm
+        expo = tk[None, :] - 1 - s[:, None]
+        merged = -eta * np.sum(np.where(expo >= 0, w * rho ** np.maximum(expo, 0), 0.0), axis=1)
+        keep = 1 - eff * lm
+        after = np.append(np.cumprod(keep[::-1])[::-1][1:], 1.0)
+        out[i] = sigma**2 * np.sum((merged + eff * after) ** 2)
+    return out
+
+
+def merge_weights_for_schedule(eta_eff, eta: float) -> np.ndarray:
+    r"""The inverse map: weights on checkpoints after every step :math:`1..T` that emulate a non-increasing ``eta_eff``.
+
+    :math:`w_s = (\eta_{\rm eff}(s-1) - \eta_{\rm eff}(s))/\eta` for :math:`s = 1..T-1` and
+    :math:`w_T = \eta_{\rm eff}(T-1)/\eta` (with :math:`\eta_{\rm eff}(0) = \eta`).
+    """
+    e = V.array("eta_eff", eta_eff, ndim=1, low=0.0)
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    if not (abs(e[0] - eta) <= 1e-12 * eta) or np.any(np.diff(e) > 0) or np.any(e > eta * (1 + 1e-12)):
+        raise ValueError("eta_eff: expected a non-increasing schedule starting at eta")
+    return np.append(-np.diff(e), e[-1]) / eta
+
+
+def adamw_ema_weights(eta, wd: float) -> np.ndarray:
+    r"""Weights :math:`c_t = \eta_t\lambda\prod_{k>t}(1-\eta_k\lambda)` of AdamW's weights as a moving average of its updates.
+
+    With decoupled decay, :math:`x_T = \prod_t(1-\eta_t\lambda)\,x_0 - \frac1\lambda\sum_t c_t u_t` exactly, for any
+    update directions :math:`u_t`: the weights are an exponential moving average of :math:`-u_t/\lambda`.
+    """
+    e = V.array("eta", eta, ndim=1, low=0.0)
+    wd = V.real("wd", wd, low=0.0, low_open=True)
+    keep = 1 - e * wd
+    after = np.append(np.cumprod(keep[::-1])[::-1][1:], 1.0)
+    return e * wd * after
+
+
+# ----------------------------------------------------------------------------- averaging
+@functools.lru_cache(maxsize=None)
+def ema_variance_sympy():
+    r"""Stationary :math:`\mathrm{Var}\,z/\mathrm{Var}\,x` of the EMA :math:`z^+ = (1-\alpha)z + \alpha x^+` of :math:`x^+ = \rho x + \epsilon` (sympy).
+
+    With :math:`v_x = s/(1-\rho^2)`, :math:`c = \mathrm{Cov}(z, x)`: :math:`c = (1-\alpha)\rho c + \alpha v_x` and
+    :math:`v_z = (1-\alpha)^2v_z + 2\alpha(1-\alpha)\rho c + \alpha^2 v_x`. Returns ``(ratio, (alpha, rho))``.
+    """
+    a, r, s = sp.symbols("alpha rho s", positive=True)
+    c, v = sp.symbols("c v")
+    vx = s / (1 - r**2)
+    sol = sp.solve([sp.Eq(c, (1 - a) * r * c + a * vx), sp.Eq(v, (1 - a) ** 2 * v + 2 * (1 - a) * a * r * c + a**2 * vx)],
+                   [c, v], dict=True)[0]
+    return sp.factor(sp.simplify(sol[v] / vx)), (a, r)
+
+
+def ema_variance_ratio(alpha, eta, lam) -> float:
+    r""":math:`\mathrm{Var}(\mathrm{EMA})/\mathrm{Var}(x) = \alpha(1+\rho(1-\alpha))/((2-\alpha)(1-\rho(1-\alpha)))`, :math:`\rho = 1-\eta\lambda`.
+
+    Stationary, for SGD with additive noise on one mode :math:`\lambda x^2/2`; needs :math:`0 < \alpha \le 1`
+    and a stable step :math:`0 < \eta\lambda < 2`. Below 1 for :math:`\alpha < 1`; the i.i.d. value
+    :math:`\alpha/(2-\alpha)` is the case :math:`\rho = 0`.
+    """
+    alpha = V.real("alpha", alpha, low=0.0, high=1.0, low_open=True)
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    lam = V.real("lam", lam, low=0.0, low_open=True)
+    if not eta * lam < 2:
+        raise ValueError(f"eta: expected a stable step eta * lam < 2, got {eta * lam:.6g}")
+    rho = 1 - eta * lam
+    return alpha * (1 + rho * (1 - alpha)) / ((2 - alpha) * (1 - rho * (1 - alpha)))
+
+
+def ema_bias(alpha, eta, lam, t, x0: float = 1.0) -> np.ndarray:
+    r"""Noise-free :math:`E z_t` of the EMA (:math:`z_0 = x_0`, :math:`z^+ = (1-\alpha)z + \alpha x^+`, :math:`x_t = \rho^t x_0`).
+
+    :math:`z_t = x_0\big[(1-\alpha)^t + \alpha\rho\,\frac{\rho^t - (1-\alpha)^t}{\rho - (1-\alpha)}\big]`
+    (the limit :math:`t\alpha\rho^t` when :math:`\rho = 1-\alpha`): geometric at :math:`\max(1-\alpha, |\rho|)`.
+    """
+    alpha = V.real("alpha", alpha, low=0.0, high=1.0, low_open=True)
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    lam = V.real("lam", lam, low=0.0, low_open=True)
+    tt = V.array("t", t, ndim=(0, 1), low=0.0)
+    x0 = V.real("x0", x0)
+    rho, q = 1 - eta * lam, 1 - alpha
+    if abs(rho - q) < 1e-12:
+        return x0 * (q**tt + alpha * tt * rho**tt)
+    return x0 * (q**tt + alpha * rho * (rho**tt - q**tt) / (rho - q))
+
+
+def uniform_average_bias(eta, lam, t, x0: float = 1.0) -> np.ndarray:
+    r"""Noise-free uniform average :math:`\frac1t\sum_{s=1}^t x_s = x_0\,\rho(1-\rho^t)/(t\,\eta\lambda)` (:math:`\rho = 1-\eta\lambda`): :math:`\sim 1/(\eta\lambda t)`."""
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    lam = V.real("lam", lam, low=0.0, low_open=True)
+    tt = V.array("t", t, ndim=(0, 1), low=1.0)
+    x0 = V.real("x0", x0)
+    rho = 1 - eta * lam
+    return x0 * rho * (1 - rho**tt) / (tt * eta * lam)
+
+
+# ----------------------------------------------------------------------------- weight-decay equilibria
+def wd_angular_update(eta, wd, momentum=0.0) -> float:
+    r"""Equilibrium angle per step of scale-invariant weights under SGD with momentum :math:`\alpha` and coupled decay :math:`\lambda`: :math:`\sqrt{2\eta\lambda/(1+\alpha)}`.
+
+    Leading order in :math:`\eta\lambda` for uncorrelated gradients (a random walk on the sphere).
+    """
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    wd = V.real("wd", wd, low=0.0, low_open=True)
+    momentum = V.real("momentum", momentum, low=0.0, high=1.0, high_open=True)
+    return math.sqrt(2 * eta * wd / (1 + momentum))
+
+
+def wd_equilibrium_norm(eta, wd, grad_scale, momentum=0.0) -> float:
+    r""":math:`\|w\| = \big(\eta\tilde G^2/(2\lambda(1-\alpha))\big)^{1/4}` with :math:`\tilde G = \|g\|\,\|w\|` (``grad_scale``), leading order."""
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    wd = V.real("wd", wd, low=0.0, low_open=True)
+    G = V.real("grad_scale", grad_scale, low=0.0, low_open=True)
+    momentum = V.real("momentum", momentum, low=0.0, high=1.0, high_open=True)
+    return (eta * G**2 / (2 * wd * (1 - momentum))) ** 0.25
+
+
+def sign_wd_angular_update(eta, wd) -> float:
+    r"""Sign-type updates (:math:`\|u\|^2 = d`) with decoupled decay :math:`w^+ = w - \eta(u + \lambda w)`: angle :math:`\sqrt{2\eta\lambda}`."""
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    wd = V.real("wd", wd, low=0.0, low_open=True)
+    return math.sqrt(2 * eta * wd)
+
+
+def sign_wd_equilibrium_norm(eta, wd, d) -> float:
+    r"""Sign-type updates with decoupled decay: :math:`\|w\| = \sqrt{\eta d/(2\lambda)}` (leading order, updates orthogonal to :math:`w` on average)."""
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    wd = V.real("wd", wd, low=0.0, low_open=True)
+    d = V.integer("d", d, low=1)
+    return math.sqrt(eta * d / (2 * wd))
+
+
+def sgd_wd_exact(eta, wd, grad_scale) -> tuple[float, float]:
+    r"""Exact equilibrium of plain SGD with coupled decay when :math:`g \perp w`, :math:`\|g\| = \tilde G/\|w\|`: ``(angle, norm)``.
+
+    :math:`v = \|w\|^2` obeys :math:`v^+ = (1-\eta\lambda)^2 v + \eta^2\tilde G^2/v` (Pythagoras), so
+    :math:`v^{\star2} = \eta\tilde G^2/(\lambda(2-\eta\lambda))` and at the fixed point
+    :math:`\cos\theta = (1-\eta\lambda)\|w\|/\|w^+\| = 1-\eta\lambda`: angle :math:`\arccos(1-\eta\lambda) = \sqrt{2\eta\lambda}\,(1 + O(\eta\lambda))`.
+    """
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    wd = V.real("wd", wd, low=0.0, low_open=True)
+    G = V.real("grad_scale", grad_scale, low=0.0, low_open=True)
+    if not eta * wd < 1:
+        raise ValueError(f"wd: expected eta * wd < 1, got {eta * wd:.6g}")
+    return math.acos(1 - eta * wd), (eta * G**2 / (wd * (2 - eta * wd))) ** 0.25
+
+
+def wd_norm_relaxation(eta, wd) -> float:
+    r"""Per-step multiplier of the distance of :math:`\|w\|^2` to its fixed point (plain SGD, :func:`sgd_wd_exact`'s map).
+
+    The derivative of :math:`v \mapsto (1-\eta\lambda)^2v + \eta^2\tilde G^2/v` at :math:`v^\star` is
+    :math:`2(1-\eta\lambda)^2 - 1 \approx 1 - 4\eta\lambda`: the transient lasts about :math:`1/(4\eta\lambda)` steps.
+    """
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    wd = V.real("wd", wd, low=0.0, low_open=True)
+    return 2 * (1 - eta * wd) ** 2 - 1
+
+
+# ----------------------------------------------------------------------------- Lion's box
+def lion_box_radius(eta, wd) -> float:
+    r"""The invariant box of Lion (any sign update) with decoupled decay: :math:`\|x\|_\infty \le 1/\lambda`, for :math:`\eta\lambda \le 1`.
+
+    :math:`|x^+| \le (1-\eta\lambda)|x| + \eta \le (1-\eta\lambda)/\lambda + \eta = 1/\lambda`; outside,
+    :math:`\lambda|x^+| - 1 \le (1-\eta\lambda)(\lambda|x| - 1)`, with equality when the update points outwards.
+    """
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    wd = V.real("wd", wd, low=0.0, low_open=True)
+    if not eta * wd <= 1:
+        raise ValueError(f"eta: the box is invariant only for eta * wd <= 1, got {eta * wd:.6g}")
+    return 1.0 / wd
+
+
+def _quadratic(H, center) -> tuple[np.ndarray, np.ndarray]:
+    h = V.array("H", H, ndim=2)
+    c = V.array("center", center, shape=(h.shape[0],))
+    if h.shape[0] != h.shape[1] or not np.allclose(h, h.T, rtol=1e-12, atol=1e-14):
+        raise ValueError(f"H: expected a symmetric square matrix, got shape {h.shape}")
+    return h, c
+
+
+def box_minimizer(H, center, radius) -> np.ndarray:
+    r""":math:`\arg\min_{\|x\|_\infty \le r} \tfrac12(x-c)^\top H(x-c)` by SciPy's L-BFGS-B (gradient supplied, tolerances at round-off)."""
+    h, c = _quadratic(H, center)
+    r = V.real("radius", radius, low=0.0, low_open=True)
+    res = optimize.minimize(lambda x: 0.5 * (x - c) @ h @ (x - c), np.clip(c, -r, r), jac=lambda x: h @ (x - c),
+                            method="L-BFGS-B", bounds=[(-r, r)] * c.size,
+                            options={"ftol": 1e-15, "gtol": 1e-13, "maxiter": 10_000})
+    return np.asarray(res.x)
+
+
+def l2_minimizer(H, center, wd) -> np.ndarray:
+    r""":math:`\arg\min \tfrac12(x-c)^\top H(x-c) + \tfrac\lambda2\|x\|^2 = (H + \lambda I)^{-1}Hc` (what an L2 penalty would give)."""
+    h, c = _quadratic(H, center)
+    wd = V.real("wd", wd, low=0.0, low_open=True)
+    return np.linalg.solve(h + wd * np.eye(c.size), h @ c)
