@@ -174,6 +174,15 @@ def _validate_grid(z, weights, eta, inits, n_steps, chunk_size):
     return z2, a, steps, w0, n_steps, chunk_size
 
 
+def _bucket(n: int, chunk_size: int) -> int:
+    """Compiled grid length for ``n`` runs: the next power of two (at least 8), capped at ``chunk_size``.
+
+    Grids are padded to it (:func:`sims.sweep.run_grid` with ``pad_to_chunk``), so sweeps of nearby
+    sizes share one compiled program: on this topic compilation costs far more than the runs.
+    """
+    return min(chunk_size, max(8, 1 << (n - 1).bit_length()))
+
+
 def _flags(out: dict, shape: tuple) -> dict[str, np.ndarray]:
     bad, esc = out["nonfinite_step"].reshape(shape), out["escape_step"].reshape(shape)
     first = np.where(bad < 0, esc, np.where(esc < 0, bad, np.minimum(bad, esc)))
@@ -202,7 +211,7 @@ def gd(z, weights, eta, inits, n_steps: int, *, keep_last: int | None = None,
     grid, shape = cartesian(eta=steps, w0=w0)
     out = run_grid(_gd_point, grid, jnp.asarray(z2), jnp.asarray(a), jnp.asarray(n_steps - keep),
                    static={"keep": keep},
-                   chunk_size=chunk_size, desc="logistic gd")
+                   chunk_size=_bucket(int(np.prod(shape)), chunk_size), pad_to_chunk=True, desc="logistic gd")
     return {"w": out["w"].reshape(shape + out["w"].shape[1:]), **_flags(out, shape)}
 
 
@@ -230,7 +239,8 @@ def attractors(z, weights, eta, inits, *, n_steps: int = 20_000, max_period: int
     grid, shape = cartesian(eta=steps, w0=w0)
     out = run_grid(_attractor_point, grid, jnp.asarray(z2), jnp.asarray(a), jnp.asarray(n_steps - keep),
                    static={"keep": keep, "max_period": max_period, "tol": tol},
-                   chunk_size=chunk_size, desc="logistic attractors")
+                   chunk_size=_bucket(int(np.prod(shape)), chunk_size), pad_to_chunk=True,
+                   desc="logistic attractors")
     return {"period": out["period"].reshape(shape), "points": out["points"].reshape(shape + out["points"].shape[1:]),
             "last": out["last"].reshape(shape + out["last"].shape[1:]), **_flags(out, shape)}
 

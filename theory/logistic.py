@@ -29,7 +29,8 @@ __all__ = [
     "normal_form_amplitude", "normal_form_coefficients", "piecewise_linear_cycle",
     "validate_dataset", "minimizer", "loss", "grad", "hessian", "gd_step", "smoothness", "orbit_bound_1d",
     "cycle_dataset", "solve_two_cycle", "two_cycle_1d", "period_doubling_step", "construct_witness_2d",
-    "witness_2d",
+    "witness_2d", "balanced_cycle_amplitude", "balanced_cycle_multiplier", "doubling_points",
+    "feigenbaum_ratios", "cycles_1d", "two_point_dataset", "FEIGENBAUM_DELTA",
 ]
 
 # ---------------------------------------------------------------------------------------------
@@ -565,3 +566,190 @@ def witness_2d() -> dict:
     """
     raw = json.loads(resources.files("theory").joinpath("data", _WITNESS_FILE).read_text())
     return {k: (np.asarray(v, dtype=np.float64) if isinstance(v, list) else v) for k, v in raw.items()}
+
+
+# ---------------------------------------------------------------------------------------------
+# Balanced data, the period-doubling cascade, and exhaustive 1-D 2-cycle search
+# ---------------------------------------------------------------------------------------------
+FEIGENBAUM_DELTA = 4.669201609102990  # universal ratio of successive doubling intervals (quadratic maxima)
+
+
+def balanced_cycle_amplitude(c: float) -> float:
+    r"""Half-width :math:`a` of the 2-cycle :math:`\pm a` of GD on balanced data :math:`z = \pm 1`, weights :math:`\tfrac12`.
+
+    Here :math:`L'(w) = \tfrac12\tanh(w/2)` is odd, :math:`w^\star = 0`, :math:`\lambda = \tfrac14`, so a
+    symmetric 2-cycle solves :math:`T(a) = -a`, i.e. :math:`2a = \tfrac{\eta}{2}\tanh(a/2)`:
+
+    .. math:: \frac{a}{\tanh(a/2)} = \eta\lambda = c .
+
+    The left side increases from 2 (at :math:`a \to 0`) to :math:`\infty`, so a unique :math:`a > 0`
+    exists for every :math:`c > 2` (near 2, :math:`a \approx \sqrt{6(c-2)}`, the flip normal form).
+    Data :math:`z = \pm s` has the same orbit scaled by :math:`1/s` (only :math:`c` matters).
+    ``c`` > 2 (``ValueError`` otherwise: below 2 the only attractor is :math:`w^\star`).
+    """
+    c = V.real("c", c, low=2.0, low_open=True)
+    lo = 0.5 * np.sqrt(12.0 * (c - 2.0) / c)   # a(1 - c/2) + c a^3/24 < 0 below sqrt(12 (c - 2)/c)
+    return float(optimize.brentq(lambda t: t - c * np.tanh(t / 2), lo, c, xtol=1e-15, rtol=1e-15))
+
+
+def balanced_cycle_multiplier(c: float) -> float:
+    r"""Multiplier of the balanced 2-cycle: :math:`(1 - \eta L''(a))^2 = (1 - 2a/\sinh a)^2 \in (0, 1)`.
+
+    :math:`\eta L''(a) = c\,\mathrm{sech}^2(a/2)/1` with :math:`c = a/\tanh(a/2)` gives
+    :math:`2a/\sinh a < 1`: the cycle is stable for every :math:`c > 2` and the multiplier never
+    reaches :math:`-1` (it is a square) -- balanced data has no period-doubling cascade.
+    """
+    a = balanced_cycle_amplitude(c)
+    return float((1.0 - 2.0 * a / np.sinh(a)) ** 2)
+
+
+def _map_1d(u: np.ndarray, step: float, zz: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""Vectorized 1-D GD map :math:`T(u)` and its derivative :math:`T'(u) = 1 - \eta L''(u)` (any shape of ``u``)."""
+    m = np.multiply.outer(u, zz)
+    g = -(special.expit(-m) * a) @ zz
+    h = (special.expit(m) * special.expit(-m) * a) @ (zz * zz)
+    return u - step * g, 1.0 - step * h
+
+
+def _orbit_1d(u, step, zz, a, period: int) -> tuple[np.ndarray, np.ndarray]:
+    """:math:`T^p(u)` and :math:`(T^p)'(u)` (chain rule along the orbit)."""
+    d = np.ones_like(np.asarray(u, dtype=float))
+    for _ in range(period):
+        u, du = _map_1d(u, step, zz, a)
+        d = d * du
+    return u, d
+
+
+def doubling_points(z, weights=None, count: int = 4, *, guess_c2: float | None = None) -> np.ndarray:
+    r"""The period-doubling points :math:`c_1 = 2 < c_2 < \dots < c_{count}` of a 1-D dataset.
+
+    :math:`c_k` is where the :math:`2^{k-1}`-cycle born at :math:`c_{k-1}` loses stability: with
+    :math:`p = 2^{k-1}`, the pair :math:`(u, c)` solves
+
+    .. math:: T_c^{p}(u) = u,\qquad (T_c^{p})'(u) = -1,
+
+    by scipy's hybrid Newton from a guess: :math:`c` extrapolated with Feigenbaum's ratio from the
+    two previous points (:math:`c_2` from :func:`period_doubling_step`), :math:`u` a point of the
+    :math:`p`-cycle there, found by bracketing :math:`T^p(u) - u` next to the (now unstable)
+    :math:`p/2`-cycle. Requires a cascade (e.g. ``z = [1, -1]``, weights 3/4, 1/4:
+    :math:`c_2..c_4 = 2.6351716, 2.8143853, 2.853017`); ``ValueError`` if a step fails.
+    ``count`` in 1..8.
+    """
+    z2, a = validate_dataset(z, weights)
+    if z2.shape[1] != 1:
+        raise ValueError(f"z: doubling_points needs 1-D data, got d = {z2.shape[1]}")
+    count = V.integer("count", count, low=1, high=8)
+    w_star, lam_ = minimizer(z2, a)
+    zz = z2[:, 0]
+    cs = [2.0]
+    if count == 1:
+        return np.array(cs)
+    c2 = period_doubling_step(z2, a) if guess_c2 is None else V.real("guess_c2", guess_c2, low=2.0, low_open=True)
+    cs.append(c2)
+    cycle_point = two_cycle_1d(z2, a, c2 / lam_, w_star=w_star[0])[0][0]   # a point of the 2-cycle at c_2
+    for k in range(3, count + 1):
+        p = 2 ** (k - 1)
+        c_guess = cs[-1] + (cs[-1] - cs[-2]) / FEIGENBAUM_DELTA / 2   # half-way to the next doubling
+        step = c_guess / lam_
+        # the p/2-cycle, continued to c_guess, is unstable there; the p-cycle straddles it
+        half = optimize.root(lambda x: _orbit_1d(x, step, zz, a, p // 2)[0] - x, cycle_point, tol=1e-15).x[0]
+        width = 1e-3 + abs(half - w_star[0])
+        grid = half + np.linspace(1e-9, width, 4001)
+        G = _orbit_1d(grid, step, zz, a, p)[0] - grid
+        sign = np.flatnonzero(np.diff(np.sign(G)) != 0)
+        if sign.size == 0:
+            raise ValueError(f"z, weights: no {p}-cycle found next to the {p // 2}-cycle at c = {c_guess:.6g}")
+        i = sign[0]
+        u0 = optimize.brentq(lambda x: _orbit_1d(x, step, zz, a, p)[0] - x, grid[i], grid[i + 1], xtol=1e-15)
+
+        def residual(x):
+            val, der = _orbit_1d(x[0], x[1] / lam_, zz, a, p)
+            return [val - x[0], der + 1.0]
+
+        sol = optimize.root(residual, [u0, c_guess], method="hybr", tol=1e-15)
+        res = np.max(np.abs(residual(sol.x)))
+        if not res < 1e-10 or not sol.x[1] > cs[-1]:
+            raise ValueError(f"z, weights: the period-{p} doubling did not converge (residual {res:.2e})")
+        cs.append(float(sol.x[1]))
+        cycle_point = float(sol.x[0])
+    return np.array(cs)
+
+
+def feigenbaum_ratios(points) -> np.ndarray:
+    r"""Ratios :math:`\delta_k = (c_{k} - c_{k-1})/(c_{k+1} - c_k)` of successive doubling intervals.
+
+    For a cascade governed by a quadratic extremum they converge to :data:`FEIGENBAUM_DELTA`.
+    ``points``: increasing, at least three.
+    """
+    c = V.array("points", points, ndim=1)
+    if c.size < 3 or not np.all(np.diff(c) > 0):
+        raise ValueError(f"points: expected at least three increasing doubling points, got {c.tolist()!r:.60}")
+    d = np.diff(c)
+    return d[:-1] / d[1:]
+
+
+def cycles_1d(z, weights, eta, period: int = 2, *, n_grid: int = 20_001) -> np.ndarray:
+    r"""Every cycle of exact period ``period`` of 1-D GD (stable or not): a sign scan of :math:`F(u) = T^p(u) - u` plus Brent.
+
+    All orbits stay in the invariant interval of :func:`orbit_bound_1d` (started anywhere in it), so
+    every cycle lies in :math:`[w^\star - R, w^\star + R]`; ``n_grid`` points per side, refined
+    geometrically towards :math:`w^\star` (where :math:`F` vanishes to first order), are scanned for
+    sign changes. Each cycle is returned once, by its smallest point: an array (k, period + 1) of
+    the cycle's points in orbit order followed by its multiplier :math:`(T^p)'`. Roots of lower
+    period (:math:`w^\star`, cycles whose period divides ``period``) are dropped; a cycle closer than
+    :math:`10^{-9}(1 + |w^\star|)` to :math:`w^\star` is not resolved. ``period`` in 2..16.
+    """
+    z2, a = validate_dataset(z, weights)
+    if z2.shape[1] != 1:
+        raise ValueError(f"z: cycles_1d needs 1-D data, got d = {z2.shape[1]}")
+    step = V.real("eta", eta, low=0.0, low_open=True)
+    period = V.integer("period", period, low=2, high=16)
+    n_grid = V.integer("n_grid", n_grid, low=100)
+    w_star, _ = minimizer(z2, a)
+    ws = float(w_star[0])
+    zz = z2[:, 0]
+    R = orbit_bound_1d(z2, a, step, ws) + abs(ws)
+    gap = 1e-9 * (1 + abs(ws))
+    offsets = np.geomspace(R, gap, n_grid)
+    u = np.concatenate([ws - offsets, ws + offsets[::-1]])
+
+    def F(x):
+        return _orbit_1d(x, step, zz, a, period)[0] - x
+
+    Fu = F(u)
+    scale = 1e-7 * (1 + R)
+    out = []
+    for i in np.flatnonzero(np.sign(Fu[:-1]) * np.sign(Fu[1:]) < 0):
+        root = optimize.brentq(F, u[i], u[i + 1], xtol=1e-15, rtol=1e-15)
+        orbit = [root]
+        for _ in range(period - 1):
+            orbit.append(float(_map_1d(np.asarray(orbit[-1]), step, zz, a)[0]))
+        orbit = np.array(orbit)
+        # exact period: no shorter shift closes the orbit (drops w* and cycles of a dividing period)
+        if any(abs(orbit[q] - orbit[0]) <= scale for q in range(1, period)):
+            continue
+        start = int(np.argmin(orbit))
+        orbit = np.roll(orbit, -start)
+        if any(np.max(np.abs(orbit - c[:period])) <= scale for c in out):
+            continue
+        out.append(np.append(orbit, float(_orbit_1d(np.asarray(orbit[0]), step, zz, a, period)[1])))
+    return np.array(out).reshape(-1, period + 1)
+
+
+def two_point_dataset(s: float, margin: float) -> tuple[np.ndarray, np.ndarray]:
+    r"""The two-point 1-D dataset :math:`z = (s, -1)` whose minimizer gives the point :math:`s` the margin ``margin``.
+
+    :math:`w^\star = \text{margin}/s`; the weight :math:`q` on :math:`s` solves :math:`L'(w^\star) = 0`,
+    :math:`q\,s\,\sigma(-s w^\star) = (1-q)\,\sigma(w^\star)`. With :math:`s \gg 1` and margin
+    :math:`\ll -1` this is the bump-plus-spike geometry made of two points only: the point :math:`-1`
+    is a wide bump, the point :math:`s` a near-step of the gradient across :math:`w = 0`.
+    Every two-point dataset is one of these up to scaling and reflection. ``s`` >= 1, ``margin`` finite.
+    Returns ``(z, weights)``.
+    """
+    s = V.real("s", s, low=1.0)
+    margin = V.real("margin", margin)
+    ws = margin / s
+    A = s * _sigmoid(-margin)
+    B = _sigmoid(ws)
+    q = B / (A + B)
+    return np.array([s, -1.0]), np.array([q, 1.0 - q])
