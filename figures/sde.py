@@ -172,10 +172,100 @@ def mean_sign(budget: Budget, out: Path) -> list[Path]:
     return st.save(fig, "sde_mean_sign", out, claims=[P + "mean_sign_laws"])
 
 
+def _result(results: dict, name: str, budget: Budget):
+    """The claim's Result from ``results`` when the caller has it, else the claim run on the cached experiments."""
+    if P + name in results and results[P + name] is not None:
+        return results[P + name]
+    check = {"one_step_drift": "one_step_drift_check", "normalization_degree": "normalization_degree_check"}
+    return getattr(pc, check.get(name, name))(budget)
+
+
+MODEL_LABEL = {"discrete": "DCSGD (discrete)", **{k: LABEL[k] + " SDE" for k in th.DRIFT_KINDS}}
+MODEL_COLOR = {"discrete": COLOR["gd"], **{k: COLOR[k] for k in th.DRIFT_KINDS}}
+
+
+def ms_table(results: dict, budget: Budget, out: Path) -> list[Path]:
+    """Threshold table per model: the discrete algorithm (measured, theory) and the three SDEs (theory, and the
+    root of each simulated SDE's second-moment rate), per cell; models without a threshold drawn at the top."""
+    r = _result(results, "ms_threshold_per_model", budget).arrays
+    cells = pc.MS_CELLS
+    fig, ax = st.figure(1, 1, width=5.2, height=3.4)
+    top = 1.6 * max(float(np.max(v[np.isfinite(v)])) for k, v in r.items() if k.startswith("eta_") and k != "eta_measured_se")
+    x = np.arange(len(cells))
+    for j, model in enumerate(th.MS_MODELS):
+        theory = np.asarray(r[f"eta_{model}"], float)
+        off = (j - 1.5) * 0.16
+        shown = np.where(np.isfinite(theory), theory, top)
+        ax.plot(x + off, shown, "_", ms=14, mew=2, color=MODEL_COLOR[model], label=f"{MODEL_LABEL[model]} (theory)")
+        if model == "discrete":
+            ax.errorbar(x + off, r["eta_measured"], yerr=4 * r["eta_measured_se"], fmt="o", mfc="none",
+                        color=MODEL_COLOR[model], label="DCSGD one-step factor (simulated)")
+        else:
+            root = np.asarray(r["sde_root"])[:, j - 1]
+            ax.plot(x + off, np.where(np.isfinite(root), root, top), "x", color=MODEL_COLOR[model])
+    ax.plot([], [], "x", color=st.MUTED, label="SDE simulated (root of its rate)")
+    ax.axhline(top, color=st.MUTED, lw=0.8, ls=":")
+    ax.annotate("no threshold", (x[-1] + 0.45, top), ha="right", va="bottom", fontsize=7, color=st.MUTED)
+    ax.set(yscale="log", ylabel="mean-square threshold η*", xticks=x, ylim=(0.3, 8 * top),
+           xticklabels=[f"a={a:g}, N={n}\nω̄={np.mean(om):g}, σ₁={s1:g}" for a, n, om, s1 in cells],
+           title="f = a x²/2, compressed multiplicative noise")
+    ax.tick_params(axis="x", labelsize=7)
+    ax.legend(fontsize=6, loc="upper left", ncol=2)
+    return st.save(fig, "sde_ms_thresholds", out, claims=[P + "ms_threshold_per_model"])
+
+
+def weak_new_sdes(results: dict, budget: Budget, out: Path) -> list[Path]:
+    """Weak error of each new SDE against its discrete algorithm, with a slope-1 guide."""
+    res = _result(results, "weak_order_new_sdes", budget)
+    r = res.arrays
+    eta = r["eta"]
+    fig, ax = st.figure(1, 1, width=4.6)
+    for j, (method, kind) in enumerate(pc._WEAK_NEW_CASES):
+        err, se = r[f"{method}_{kind}_err"], r[f"{method}_{kind}_se"]
+        slope = res.checks[j].slope
+        color = st.PALETTE[j]
+        ax.errorbar(eta, err, yerr=2 * se, fmt="o", color=color,
+                    label=f"{'DCSGD' if method == 'dcsgd' else 'DSignSGD'} vs its {LABEL[kind]} SDE (slope {slope:.2f})")
+        ax.plot(eta, err[0] * eta / eta[0], "-", color=color, alpha=0.5)
+    ax.set(xscale="log", yscale="log", xlabel="η", ylabel="|E f(x_K) − E f(X_T)|",
+           title="weak error of the new SDEs on x⁴/4 (lines: slope 1)")
+    _eta_ticks(ax, eta)
+    ax.legend(fontsize=7)
+    return st.save(fig, "sde_weak_new", out, claims=[P + "weak_order_new_sdes"])
+
+
+def normalization(results: dict, budget: Budget, out: Path) -> list[Path]:
+    """The degree of normalization: the mean-square edge in c of the prescribed rule (= 2 at every omega) against
+    the rule without its factor (2F), and the affine-noise floor against c/(2 - c)."""
+    r = _result(results, "normalization_degree", budget).arrays
+    fig, (ax, bx) = st.figure(2, 1, width=4.4)
+    om = r["omega"]
+    xs = np.arange(om.size)
+    ax.errorbar(xs, r["edge"], yerr=4 * r["edge_se"], fmt="o", color=st.SIM, label="prescribed rule (simulated)")
+    ax.plot(xs, 2 * r["factor"], "s", mfc="none", color=st.MUTED, label="rule without its factor: 2F")
+    ax.axhline(2.0, color=st.THEORY, lw=1, label="c* = 2 (theory)")
+    ax.set(yscale="log", xticks=xs, xticklabels=[f"{v:g}" for v in om], xlabel="ω (N = 4, σ₁ = 0.5)",
+           ylabel="mean-square edge c*", title="edge of c/(aF): 2 at every ω")
+    ax.legend(fontsize=7)
+    cc = np.linspace(0.05, 1.9, 200)
+    for i, w in enumerate(pc.FLOOR_OMEGAS):
+        F = pc._norm_factor(w)
+        bx.plot(cc, [pc._floor(c, w, F) for c in cc], color=st.PALETTE[i], label=f"theory, ω = {w:g}")
+        bx.errorbar(pc.FLOOR_C, r["floor"][i], yerr=4 * r["floor_se"][i], fmt="o", mfc="none", color=st.PALETTE[i])
+    st.threshold(bx, 2.0, "c = 2")
+    bx.set(yscale="log", xlabel="c", ylabel="late-time E f", title="affine-noise floor (markers simulated)")
+    bx.legend(fontsize=7)
+    return st.save(fig, "sde_normalization_degree", out, claims=[P + "normalization_degree"])
+
+
 def make(results: dict, out: Path, budget: Budget) -> list[Path]:
-    """Draw every ``sde`` figure at ``budget`` from the ``sde.*`` experiments (``results`` is not needed)."""
+    """Draw every ``sde`` figure at ``budget`` from the ``sde.*`` experiments; the figures of the newer claims read
+    their Result from ``results`` when given (else they run the claim on the cached experiments)."""
     out = Path(out)
+    results = results or {}
     paths: list[Path] = []
     for draw in (thresholds, weak_error, dcsgd_stability, divergence, cauchy, mean_sign):
         paths += draw(budget, out)
+    for draw in (ms_table, weak_new_sdes, normalization):
+        paths += draw(results, budget, out)
     return paths
