@@ -56,18 +56,33 @@ def _powers(t: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
     return jnp.stack([one, t, t * t]), jnp.stack([zero, one, 2.0 * t]), jnp.stack([zero, zero, 2.0 * one])
 
 
-def poly_loss(w: jax.Array, coef: jax.Array) -> jax.Array:
+def _poly_loss(w: jax.Array, coef: jax.Array) -> jax.Array:
     r""":math:`L(x, y) = p(x)^\top C\, p(y)` with :math:`p(t) = (1, t, t^2)`."""
     px, _, _ = _powers(w[0])
     py, _, _ = _powers(w[1])
     return px @ coef @ py
 
 
-def poly_grad(w: jax.Array, coef: jax.Array) -> jax.Array:
+def _point(w, coef):
+    """A point (2,) and a coefficient matrix (3, 3), validated (values only when concrete: these also run under jit)."""
+    return V.traceable("w", w, shape=(2,)), V.traceable("coef", coef, shape=(3, 3))
+
+
+def poly_loss(w: jax.Array, coef: jax.Array) -> jax.Array:
+    r""":math:`L(x, y) = p(x)^\top C\, p(y)` with :math:`p(t) = (1, t, t^2)`; ``w`` (2,), ``coef`` (3, 3)."""
+    return _poly_loss(*_point(w, coef))
+
+
+def _poly_grad(w: jax.Array, coef: jax.Array) -> jax.Array:
     r""":math:`\nabla L = (p'(x)^\top C p(y),\ p(x)^\top C p'(y))` (explicit; tested against autodiff)."""
     px, dpx, _ = _powers(w[0])
     py, dpy, _ = _powers(w[1])
     return jnp.stack([dpx @ coef @ py, px @ coef @ dpy])
+
+
+def poly_grad(w: jax.Array, coef: jax.Array) -> jax.Array:
+    r""":math:`\nabla L = (p'(x)^\top C p(y),\ p(x)^\top C p'(y))` (explicit; tested against autodiff)."""
+    return _poly_grad(*_point(w, coef))
 
 
 def _derivatives(w: jax.Array, coef: jax.Array):
@@ -99,10 +114,15 @@ def _top_eig_2x2(H: jax.Array) -> tuple[jax.Array, jax.Array]:
     return lam, u / jnp.maximum(jnp.linalg.norm(u), 1e-300)
 
 
-def poly_sharpness(w: jax.Array, coef: jax.Array) -> jax.Array:
+def _poly_sharpness(w: jax.Array, coef: jax.Array) -> jax.Array:
     r"""Largest Hessian eigenvalue :math:`S(w)` of :func:`poly_loss` (closed form for 2x2)."""
     _, H, _, _ = _derivatives(w, coef)
     return _top_eig_2x2(H)[0]
+
+
+def poly_sharpness(w: jax.Array, coef: jax.Array) -> jax.Array:
+    r"""Largest Hessian eigenvalue :math:`S(w)` of :func:`poly_loss` (closed form for 2x2)."""
+    return _poly_sharpness(*_point(w, coef))
 
 
 def _sharpness_and_gradient(w: jax.Array, coef: jax.Array):
@@ -123,9 +143,9 @@ def _poly_gd_run(point, *, n_steps: int, n_blocks: int):
 
     def step(carry, _):
         w, w_prev, w_prev2, div, div_step, t = carry
-        stats = jnp.stack([w[0], w[1], w[0] * w[0], poly_loss(w, coef), poly_sharpness(w, coef)])
+        stats = jnp.stack([w[0], w[1], w[0] * w[0], _poly_loss(w, coef), _poly_sharpness(w, coef)])
         z = w + nest * mom * (w - w_prev)  # Nesterov's look-ahead; w itself for GD and heavy ball
-        new = w + mom * (w - w_prev) - eta * poly_grad(z, coef)
+        new = w + mom * (w - w_prev) - eta * _poly_grad(z, coef)
         bad = ~div & _bad(new)
         div_step = jnp.where(bad, t + 1, div_step)
         div = div | bad
@@ -229,7 +249,7 @@ def poly_gd(coef, eta, w0, *, n_steps: int, n_blocks: int, momentum=0.0, nestero
 # flows of the polynomial losses (diffrax)
 # ----------------------------------------------------------------------------------------------
 
-def central_flow_sigma2(grad_L: jax.Array, grad_S: jax.Array, S: jax.Array, eta, relax=1.0) -> jax.Array:
+def _sigma2(grad_L: jax.Array, grad_S: jax.Array, S: jax.Array, eta, relax=1.0) -> jax.Array:
     r"""The central flow's oscillation variance :math:`\sigma^2` (one unstable direction).
 
     :math:`\sigma^2 = \max\{0,\ [2\langle-\nabla L, \nabla S\rangle + \kappa(S - 2/\eta)]/\|\nabla S\|^2\}`,
@@ -246,6 +266,21 @@ def central_flow_sigma2(grad_L: jax.Array, grad_S: jax.Array, S: jax.Array, eta,
     return jnp.maximum(0.0, num / jnp.maximum(jnp.vdot(grad_S, grad_S), 1e-300))
 
 
+def central_flow_sigma2(grad_L: jax.Array, grad_S: jax.Array, S: jax.Array, eta, relax=1.0) -> jax.Array:
+    r"""The central flow's oscillation variance :math:`\sigma^2` (one unstable direction).
+
+    :math:`\sigma^2 = \max\{0,\ [2\langle-\nabla L, \nabla S\rangle + \kappa(S - 2/\eta)]/\|\nabla S\|^2\}`,
+    :math:`\kappa = 2\omega/\eta` (:math:`\omega` = ``relax`` > 0, :math:`\eta` > 0); ``grad_L`` and
+    ``grad_S`` are vectors of one length, ``S`` a scalar. See the module's flows for its role.
+    """
+    grad_L = V.traceable("grad_L", grad_L, ndim=1)
+    grad_S = V.traceable("grad_S", grad_S, shape=grad_L.shape)
+    S = V.traceable_real("S", S)
+    eta = V.traceable_real("eta", eta, low=0.0, low_open=True)
+    relax = V.traceable_real("relax", relax, low=0.0, low_open=True)
+    return _sigma2(grad_L, grad_S, S, eta, relax)
+
+
 def _flow_field(t, state, args):
     r"""Vector field of the three flows on the state (c, r) (time unit: one GD step).
 
@@ -256,8 +291,8 @@ def _flow_field(t, state, args):
     coef, eta, code, relax = args
     c, r = state[:2], state[2:]
     g, S, gS = _sharpness_and_gradient(c, coef)
-    s2 = central_flow_sigma2(g, gS, S, eta, relax)
-    gp, gm = poly_grad(c + r, coef), poly_grad(c - r, coef)
+    s2 = _sigma2(g, gS, S, eta, relax)
+    gp, gm = _poly_grad(c + r, coef), _poly_grad(c - r, coef)
     dc = jnp.where(code == 0, -eta * g, jnp.where(code == 1, -eta * (g + 0.5 * s2 * gS), -0.5 * eta * (gp + gm)))
     dr = jnp.where(code == 2, 0.5 * eta * (gp - gm) - 2.0 * r, jnp.zeros_like(r))
     return jnp.concatenate([dc, dr])
@@ -268,7 +303,7 @@ def _poly_flow_run(point, ts, *, rtol: float, atol: float, max_steps: int):
 
     coef, eta, w0, code, relax = point["coef"], point["eta"], point["w0"], point["code"], point["relax"]
     # the rod starts as GD's first two iterates: c = (w0 + w1)/2, r = (w0 - w1)/2 with w1 = w0 - eta grad L(w0)
-    w1 = w0 - eta * poly_grad(w0, coef)
+    w1 = w0 - eta * _poly_grad(w0, coef)
     rod = code == 2
     state0 = jnp.concatenate([jnp.where(rod, 0.5 * (w0 + w1), w0), jnp.where(rod, 0.5 * (w0 - w1), 0.0 * w0)])
     sol = diffrax.diffeqsolve(
@@ -450,7 +485,7 @@ def mlp_init(key, widths) -> jax.Array:
                             for k, a, b in zip(keys, ws[:-1], ws[1:])])
 
 
-def mlp_loss(theta: jax.Array, X: jax.Array, Y: jax.Array, widths) -> jax.Array:
+def _mlp_loss(theta: jax.Array, X: jax.Array, Y: jax.Array, widths) -> jax.Array:
     r""":math:`\frac1{2n}\sum_i (f(x_i) - y_i)^2` for :math:`f(x) = W_L^\top\tanh(\cdots\tanh(W_1^\top x))`."""
     mats = _unflatten(theta, tuple(widths))
     h = X
@@ -459,7 +494,19 @@ def mlp_loss(theta: jax.Array, X: jax.Array, Y: jax.Array, widths) -> jax.Array:
     return 0.5 * jnp.mean(((h @ mats[-1])[:, 0] - Y) ** 2)
 
 
-def top_eigenpair(matvec, v0: jax.Array, num_iter: int) -> tuple[jax.Array, jax.Array, jax.Array]:
+def mlp_loss(theta: jax.Array, X: jax.Array, Y: jax.Array, widths) -> jax.Array:
+    r""":math:`\frac1{2n}\sum_i (f(x_i) - y_i)^2` for :math:`f(x) = W_L^\top\tanh(\cdots\tanh(W_1^\top x))`.
+
+    ``theta``: the flat parameters (:func:`mlp_init`); ``X`` (n, widths[0]); ``Y`` (n,).
+    """
+    ws = _widths(widths)
+    theta = V.traceable("theta", theta, shape=(sum(a * b for a, b in zip(ws[:-1], ws[1:])),))
+    X = V.traceable("X", X, shape=(None, ws[0]))
+    Y = V.traceable("Y", Y, shape=(X.shape[0],))
+    return _mlp_loss(theta, X, Y, ws)
+
+
+def _top_eigenpair(matvec, v0: jax.Array, num_iter: int) -> tuple[jax.Array, jax.Array, jax.Array]:
     r"""Largest eigenvalue, its unit Ritz vector and the second Ritz value after ``num_iter`` Lanczos steps from ``v0``.
 
     Full reorthogonalization (Gram-Schmidt twice); the Ritz vector is :math:`V^\top s` for the top
@@ -485,6 +532,22 @@ def top_eigenpair(matvec, v0: jax.Array, num_iter: int) -> tuple[jax.Array, jax.
     return vals[-1], u / jnp.linalg.norm(u), vals[-2] if num_iter > 1 else -jnp.inf
 
 
+def top_eigenpair(matvec, v0: jax.Array, num_iter: int) -> tuple[jax.Array, jax.Array, jax.Array]:
+    r"""Largest eigenvalue, its unit Ritz vector and the second Ritz value after ``num_iter`` Lanczos steps from ``v0``.
+
+    ``matvec``: :math:`v \mapsto Hv` for a symmetric :math:`H`; ``v0`` a nonzero vector; ``1 <= num_iter <= len(v0)``.
+    Full reorthogonalization (Gram-Schmidt twice); warm-starting ``v0`` at the previous eigenvector makes a
+    few steps enough along a slowly moving trajectory.
+    """
+    if not callable(matvec):
+        raise TypeError(f"matvec: expected a callable v -> H v, got {type(matvec).__name__}")
+    v0 = V.traceable("v0", v0, ndim=1)
+    num_iter = V.integer("num_iter", num_iter, low=1, high=v0.shape[0])
+    if not V.is_tracer(v0) and not float(jnp.linalg.norm(v0)) > 0:
+        raise ValueError("v0: expected a nonzero start vector, got zeros")
+    return _top_eigenpair(matvec, v0, num_iter)
+
+
 MLP_METHODS = ("gd", "heavy_ball", "nesterov", "central", "gradient")
 """Dynamics of :func:`mlp_run`: three optimizers and two flows."""
 
@@ -502,7 +565,7 @@ def _mlp_run(point, X, Y, every, *, widths, n_meas: int, substeps: int, lanczos_
     is_flow = code >= 3
     central = (code == 3).astype(eta.dtype)
     k_init, k_start = jax.random.split(point["key"])
-    loss = lambda th: mlp_loss(th, X, Y, widths)  # noqa: E731
+    loss = lambda th: _mlp_loss(th, X, Y, widths)  # noqa: E731
     grad = jax.grad(loss)
     theta0 = mlp_init(k_init, widths)
     dt = 1.0 / substeps
@@ -512,13 +575,13 @@ def _mlp_run(point, X, Y, every, *, widths, n_meas: int, substeps: int, lanczos_
         # nothing moves and nothing is recorded. One loop body serves both, so the program holds one Lanczos.
         (th, th_prev, u, div, div_step), (acc, first) = state
         live = i >= 0
-        S, u, S2 = top_eigenpair(lambda v: jax.jvp(grad, (th,), (v,))[1], u, lanczos_iter)
+        S, u, S2 = _top_eigenpair(lambda v: jax.jvp(grad, (th,), (v,))[1], u, lanczos_iter)
         # one gradient: at Nesterov's look-ahead z, which is th itself for every other method and for the flows
         z = th + nest * mom * (th - th_prev)
         g = grad(z)
         # grad_theta of u^T H(theta) u at fixed u: the third derivative contracted twice with the top eigenvector
         gS = jax.grad(lambda p: jnp.vdot(u, jax.jvp(grad, (p,), (u,))[1]))(th)
-        s2 = central * central_flow_sigma2(g, gS, S, eta, relax)
+        s2 = central * _sigma2(g, gS, S, eta, relax)
         flow_new = th - dt * eta * (g + 0.5 * s2 * gS)
         opt_new = th + mom * (th - th_prev) - eta * g
         step_now = live & ((i % substeps) == substeps - 1)

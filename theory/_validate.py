@@ -13,7 +13,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-__all__ = ["real", "integer", "array", "choice", "probability", "key"]
+__all__ = ["real", "integer", "array", "choice", "probability", "key", "traceable", "traceable_real", "is_tracer"]
 
 
 def _show(x: Any) -> str:
@@ -104,3 +104,41 @@ def key(name: str, x: Any) -> Any:
     if not (hasattr(x, "dtype") and jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key)):
         raise TypeError(f"{name}: expected a typed PRNG key from jax.random.key(seed), got {_show(x)}")
     return x
+
+
+def is_tracer(x: Any) -> bool:
+    """Whether ``x`` is a JAX tracer (an abstract value inside ``jit``/``vmap``/``grad``)."""
+    import jax
+
+    return isinstance(x, jax.core.Tracer)
+
+
+def traceable(name: str, x: Any, *, ndim: int | Iterable[int] | None = None, shape: tuple | None = None,
+              low: float | None = None, low_open: bool = False, finite: bool = True, nonempty: bool = True) -> Any:
+    """An array argument of a function that is also called inside ``jit``/``vmap``/``grad``.
+
+    Type and shape are checked in every case (they are static under tracing); values (finiteness,
+    ``low``) only when ``x`` is concrete, since a tracer has none. A concrete value is returned as a
+    float64 ``jax.Array`` (so the function computes in JAX), a tracer unchanged.
+    """
+    import jax.numpy as jnp
+
+    if is_tracer(x):
+        if x.dtype == bool or jnp.dtype(x.dtype).kind not in "iuf":
+            raise TypeError(f"{name}: expected an array of real numbers, got dtype {x.dtype}")
+        array(name, np.zeros(x.shape), ndim=ndim, shape=shape, nonempty=nonempty)  # shape checks on a stand-in
+        return x
+    if hasattr(x, "dtype") and hasattr(x, "shape") and not isinstance(x, np.ndarray):  # a concrete jax.Array
+        x = np.asarray(x)
+    return jnp.asarray(array(name, x, ndim=ndim, shape=shape, low=low, low_open=low_open, finite=finite,
+                             nonempty=nonempty))
+
+
+def traceable_real(name: str, x: Any, *, low: float | None = None, low_open: bool = False) -> Any:
+    """A real scalar that may be a tracer (see :func:`traceable`); returned as given when traced."""
+    if is_tracer(x):
+        traceable(name, x, ndim=0)
+        return x
+    if hasattr(x, "dtype") and not isinstance(x, (np.ndarray, np.generic)):  # a concrete jax.Array
+        x = np.asarray(x)
+    return real(name, x, low=low, low_open=low_open)

@@ -1,0 +1,84 @@
+"""Bad-input rows of the edge-of-stability topic (see tests/_bad_input_table.py)."""
+from __future__ import annotations
+
+import jax
+import numpy as np
+
+from tests._bad_input_table import Row
+
+TOY = np.array([[0.0, 0.0, 0.05], [0.0, 0.0, 0.0], [1.9, 0.0, 0.0]])  # selfstab_coefficients(3.8, 0.1)
+W = np.array([0.1, 0.02])
+K2 = lambda: jax.random.split(jax.random.key(0), 2)  # noqa: E731
+X8 = np.random.default_rng(0).standard_normal((8, 3))
+Y8 = np.sin(X8[:, 0])
+WID = (3, 4, 1)
+THETA = np.random.default_rng(1).standard_normal(3 * 4 + 4) / 2
+POS = {"a": "pos", "beta": "pos", "eta": "pos"}
+MOM = {"momentum": "unit"}
+
+_S = "sims.eos."
+_R = "sims.reference.eos."
+_T = "theory.eos."
+
+ROWS = [
+    # theory
+    Row(_T + "poly_expr", {"coef": TOY}),
+    Row(_T + "selfstab_coefficients", {"a": 3.8, "beta": 0.1}, kinds=POS),
+    Row(_T + "uv_coefficients", {"target": 1.0}),
+    Row(_T + "selfstab_cycle_equations", {"method": "gd"}),
+    Row(_T + "selfstab_equilibrium", {"a": 3.8, "beta": 0.1, "eta": 0.5, "momentum": 0.0, "nesterov": False},
+        kinds={**POS, **MOM}),
+    Row(_T + "selfstab_cycle_loss", {"a": 3.8, "beta": 0.1, "eta": 0.5, "momentum": 0.0, "nesterov": False},
+        kinds={**POS, **MOM}),
+    Row(_T + "selfstab_central_flow_loss", {"a": 3.8, "beta": 0.1, "eta": 0.5}, kinds=POS),
+    Row(_T + "selfstab_cycle_jacobian", {"a": 3.8, "beta": 0.1, "eta": 0.5}, kinds=POS),
+    Row(_T + "selfstab_cycle_multipliers", {"a": 3.8, "beta": 0.1, "eta": 0.5}, kinds=POS),
+    Row(_T + "selfstab_window", {"beta": 0.1, "eta": 0.5}, kinds=POS),
+    Row(_T + "momentum_characteristic_polynomial", {"method": "heavy_ball"}),
+    Row(_T + "critical_sharpness", {"eta": 0.5, "momentum": 0.5, "nesterov": True}, kinds={"eta": "pos", **MOM},
+        ),
+    Row(_T + "catapult_phase", {"eta_lambda0": 3.0}, kinds={"eta_lambda0": "pos+huge"},
+        ok={("eta_lambda0", "huge"): "a huge step is a valid input: its phase is divergence"}),
+    Row(_T + "uv_sharpness", {"u": 1.0, "v": 0.5}),
+    Row(_T + "uv_gradient_flow_limit_sharpness", {"u0": 1.0, "v0": 0.5}),
+    # simulators
+    Row(_S + "poly_loss", {"w": W, "coef": TOY}),
+    Row(_S + "poly_grad", {"w": W, "coef": TOY}),
+    Row(_S + "poly_sharpness", {"w": W, "coef": TOY}),
+    Row(_S + "poly_gd", {"coef": TOY, "eta": np.array([0.5, 0.48]), "w0": W, "n_steps": 20, "n_blocks": 10,
+                         "momentum": 0.0, "nesterov": False},
+        kinds={"eta": "posarr", "n_steps": "posint", "n_blocks": "posint", **MOM}),
+    Row(_S + "central_flow_sigma2", {"grad_L": np.array([0.1, 0.2]), "grad_S": np.array([1.0, 0.5]), "S": 3.0,
+                                     "eta": 0.5, "relax": 1.0},
+        kinds={"eta": "pos", "relax": "pos"}),
+    Row(_S + "poly_flow", {"coef": TOY, "eta": np.array([0.5]), "w0": W, "ts": np.linspace(0.0, 4.0, 401),
+                           "flow": "central", "relax": 1.0, "rtol": 1e-10, "atol": 1e-12, "max_steps": 200_000},
+        kinds={"eta": "posarr", "relax": "pos", "rtol": "pos", "atol": "pos", "max_steps": "posint"}, slow=True),
+    Row(_S + "catapult_gd", lambda: {"keys": K2(), "eta_lambda0": np.array([1.5, 4.5]), "width": 16, "n_steps": 8,
+                                     "n_blocks": 2},
+        kinds={"eta_lambda0": "posarr", "width": "posint", "n_steps": "posint", "n_blocks": "posint"}),
+    Row(_S + "mlp_data", lambda: {"key": jax.random.key(0), "n": 8, "d": 3}, kinds={"n": "posint", "d": "posint"}),
+    Row(_S + "mlp_init", lambda: {"key": jax.random.key(0), "widths": WID}),
+    Row(_S + "mlp_loss", {"theta": THETA, "X": X8, "Y": Y8, "widths": WID}),
+    Row(_S + "top_eigenpair", {"matvec": lambda v: np.diag([3.0, 2.0, 1.0]) @ v, "v0": np.ones(3), "num_iter": 2},
+        kinds={"num_iter": "posint"}),
+    Row(_S + "mlp_run", lambda: {"keys": jax.random.split(jax.random.key(3), 1), "eta": 0.5, "X": X8, "Y": Y8,
+                                 "widths": WID, "methods": ("gd", "central"), "momentum": 0.0, "n_steps": 4,
+                                 "every": 2, "substeps": 2, "lanczos_iter": 4, "relax": 1.0},
+        kinds={"eta": "pos", "n_steps": "posint", "every": "posint", "substeps": "posint", "lanczos_iter": "posint",
+               "relax": "pos", **MOM}, ok={("eta", "vector"): "one step size per run (two methods: two runs)"}, slow=True),
+    # NumPy references
+    Row(_R + "poly_loss_numpy", {"W": W[None], "C": TOY}),
+    Row(_R + "poly_grad_numpy", {"W": W[None], "C": TOY}),
+    Row(_R + "poly_sharpness_numpy", {"W": W[None], "C": TOY}),
+    Row(_R + "poly_gd_numpy", {"coef": TOY, "eta": np.array([0.5, 0.48]), "w0": W, "n_steps": 20, "n_blocks": 10,
+                               "momentum": 0.0, "nesterov": False},
+        kinds={"eta": "posarr", "n_steps": "posint", "n_blocks": "posint", **MOM}),
+    Row(_R + "poly_flow_scipy", {"coef": TOY, "eta": 0.5, "w0": W, "t1": 4.0, "flow": "central", "relax": 1.0,
+                                 "rtol": 1e-8, "atol": 1e-10},
+        kinds={"eta": "pos", "t1": "pos", "relax": "pos", "rtol": "pos", "atol": "pos"}),
+    Row(_R + "catapult_numpy", {"u0": np.ones((2, 4)), "v0": np.full((2, 4), 0.5), "eta": np.array([0.3, 0.6]),
+                                "n_steps": 5},
+        kinds={"eta": "posarr", "n_steps": "posint"}),
+    Row(_R + "bench_cases", {"scale": "small"}),
+]
