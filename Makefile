@@ -8,8 +8,13 @@ FRESH_FLAG := $(if $(FRESH),--fresh,)
 # processes use both cores of the CI machine; --dist loadgroup keeps each topic on one worker, where its
 # unit tests, contract rows and claims share compiled programs (tests/conftest.py).
 WORKERS ?= 2
+# One on-disk XLA compilation cache for every target (tests, figures, check, bench): a program compiled
+# once is read back by later runs and by the other test worker instead of being compiled again
+# (tests/conftest.py uses the same folder for a bare `pytest`). `make clean` removes it.
+export JAX_COMPILATION_CACHE_DIR ?= $(CURDIR)/build/xla-cache
+export JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS ?= 0.1
 
-.PHONY: figures test test-all check bench docs clean
+.PHONY: figures test test-all check bench bench-gpu docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +37,15 @@ check: $(STAMP)     ## claims table at the full budget; non-zero exit if any cla
 bench: $(STAMP)     ## throughput of the JAX simulators against NumPy references, same process
 	$(PY) -m sims.bench
 
+GPU_STAMP := $(VENV)/.gpu-stamp
+$(GPU_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e '.[dev,gpu]'
+	touch $(GPU_STAMP)
+
+# JAX_PLATFORMS=cuda: fail loudly on a machine without a usable GPU instead of timing the CPU.
+bench-gpu: $(GPU_STAMP) ## on a CUDA 12 GPU: GPU-sized cases, device kind and absolute throughput in results/bench.json
+	JAX_PLATFORMS=cuda $(PY) -m sims.bench --scale large --json results/bench.json
+
 DOCS_STAMP := $(VENV)/.docs-stamp
 $(DOCS_STAMP): $(STAMP)
 	$(PY) -m pip install --quiet -e '.[dev,docs]'
@@ -41,7 +55,7 @@ docs: $(DOCS_STAMP) ## the documentation site (docstrings + docs/) into docs/_bu
 	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
 	@echo "open docs/_build/html/index.html"
 
-clean:              ## remove the results cache, figures/out, docs/_build and build outputs
+clean:              ## remove the results cache, figures/out, docs/_build, build outputs and the XLA cache (build/)
 	-@if [ -x $(PY) ]; then $(PY) -m figures._cli cache --clear; fi
 	rm -rf results figures/out docs/_build .pytest_cache build *.egg-info
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

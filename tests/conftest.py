@@ -12,9 +12,14 @@ import jax  # noqa: E402
 import sims  # noqa: E402,F401  (enables float64 before any test touches JAX)
 
 # The fast tier is dominated by XLA compilation. A compilation cache on disk lets the two xdist
-# workers (and a rerun) reuse each other's programs instead of compiling them twice.
-jax.config.update("jax_compilation_cache_dir", os.path.join(_ROOT, ".pytest_cache", "jax"))
-jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.2)
+# workers (and every later run) reuse each other's programs instead of compiling them again. The
+# Makefile points JAX_COMPILATION_CACHE_DIR at one folder for tests, figures, check and bench
+# (`make clean` removes it); a bare `pytest` uses the same default. Programs that compile in under
+# 0.1 s are not worth a file read and a cache entry each.
+jax.config.update("jax_compilation_cache_dir",
+                  os.environ.get("JAX_COMPILATION_CACHE_DIR") or os.path.join(_ROOT, "build", "xla-cache"))
+jax.config.update("jax_persistent_cache_min_compile_time_secs",
+                  float(os.environ.get("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0.1")))
 
 _TOPIC_FILE = re.compile(r"test_([a-z_]+)\.py$")
 
@@ -30,6 +35,11 @@ def _topic(item: pytest.Item, topics: set[str]) -> str | None:
         if head in topics:
             return head
     return None
+
+
+def pytest_configure(config):
+    # registered here too, so `-p no:xdist` (one process) runs under --strict-markers
+    config.addinivalue_line("markers", "xdist_group(name): tests that share one xdist worker (--dist loadgroup)")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -10,10 +10,10 @@ import pytest
 from sims import bench
 from sims.reference.logistic import _case as logistic_case
 
-ROW_FIELDS = {"name", "unit", "work", "cost", "jax_s", "numpy_s", "jax_per_s", "numpy_per_s", "ratio", "ratio_at_least",
+ROW_FIELDS = {"status", "jax_per_s_at_most", "name", "unit", "work", "cost", "jax_s", "numpy_s", "jax_per_s", "numpy_per_s", "ratio", "ratio_at_least",
               "jax_cpu_s", "numpy_cpu_s", "cpu_ratio", "fraction_of_limit", "compile_s", "trace_lower_s",
               "first_call_s", "check", "error"}
-SCALING_FIELDS = {"case", "runs", "unit", "work", "seconds", "runs_per_s", "units_per_s", "cpu_s", "units_per_cpu_s",
+SCALING_FIELDS = {"status", "case", "runs", "unit", "work", "seconds", "runs_per_s", "units_per_s", "cpu_s", "units_per_cpu_s",
                   "compile_s", "peak_memory_mb", "memory_source", "error"}
 
 
@@ -33,7 +33,7 @@ def test_tiny_run_writes_the_schema(tmp_path, monkeypatch, capsys):
     assert all(v > 0 for v in report["limits"]["rates_per_s"].values())
     (row,) = report["rows"]
     assert set(row) == ROW_FIELDS
-    assert row["error"] is None and row["check"] == "passed"
+    assert row["status"] == "ok" and row["error"] is None and row["check"] == "passed"
     assert row["jax_per_s"] > 0 and row["numpy_per_s"] > 0 and row["fraction_of_limit"] > 0
     assert row["compile_s"] >= 0
     assert [r["runs"] for r in report["scaling"]] == [100, 1000]
@@ -64,10 +64,13 @@ def test_errors_and_timeouts_are_rows_not_crashes():
     wrong = bench.BenchCase("disagree", "u", 1.0, _ones, lambda: np.zeros(1),
                             check=lambda a, b: np.testing.assert_allclose(a, b))
     rows = bench.run_cases([broken, slow, wrong], repeats=1, max_seconds=0.5)
-    assert "FloatingPointError" in rows[0]["error"]
-    assert rows[1]["error"] is None and rows[1]["numpy_per_s"] is None and rows[1]["ratio_at_least"] > 0
-    assert rows[1]["check"].startswith("skipped")
-    assert rows[2]["check"] == "failed" and "disagree" in rows[2]["error"]
+    assert rows[0]["status"] == "error" and "FloatingPointError" in rows[0]["error"]
+    assert rows[1]["status"] == "stopped" and rows[1]["error"] is None
+    assert rows[1]["numpy_per_s"] is None and rows[1]["ratio_at_least"] > 0 and rows[1]["check"].startswith("skipped")
+    assert rows[2]["status"] == "error" and rows[2]["check"] == "failed" and "disagree" in rows[2]["error"]
+    slow_jax = bench.BenchCase("slow jax", "u", 1.0, _slow_numpy, _ones)
+    (row,) = bench.run_cases([slow_jax], repeats=1, max_seconds=0.3)
+    assert row["status"] == "stopped" and row["jax_per_s_at_most"] > 0 and row["jax_per_s"] is None
 
 
 def test_bad_options_and_costs():
