@@ -61,10 +61,16 @@ def results_dir() -> Path:
     return Path(base) / "steplab"
 
 
-@contextlib.contextmanager
-def recompute(enabled: bool = True) -> Iterator[None]:
+def recompute(enabled: bool = True) -> contextlib.AbstractContextManager[None]:
     """Within this block every :func:`cached` call recomputes and overwrites (``--fresh``)."""
-    token = _FRESH.set(bool(enabled))
+    if not isinstance(enabled, bool):  # checked at the call, not when the block is entered
+        raise TypeError(f"enabled: expected a bool, got {type(enabled).__name__} {enabled!r}")
+    return _recompute(enabled)
+
+
+@contextlib.contextmanager
+def _recompute(enabled: bool) -> Iterator[None]:
+    token = _FRESH.set(enabled)
     try:
         yield
     finally:
@@ -124,8 +130,24 @@ def _canonical(x: Any) -> Any:
     raise TypeError(f"config: cannot hash a {type(x).__name__} by content; use numbers, strings, arrays, lists, dicts")
 
 
+def _config(config: Any) -> dict:
+    if not isinstance(config, dict):
+        raise TypeError(f"config: expected a dict of named settings, got {type(config).__name__} {config!r:.60}")
+    return config
+
+
+def _name(name: Any) -> str:
+    """An entry name: a plain file stem (letters, digits, ``_ . -``), never a path."""
+    if not isinstance(name, str):
+        raise TypeError(f"name: expected a string, got {type(name).__name__} {name!r:.60}")
+    if not _NAME.match(name):
+        raise ValueError(f"name: expected letters, digits, '_', '.', '-' (no path), got {name!r}")
+    return name
+
+
 def config_digest(config: dict, topic: str | None = None) -> str:
     """The cache key of ``config`` under the code version of ``topic``."""
+    _config(config)
     blob = json.dumps(_canonical(config), sort_keys=True) + code_version(topic)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
@@ -145,6 +167,11 @@ def _git_revision() -> str:
 def provenance(config: dict, wall_s: float, topic: str | None = None) -> dict:
     """Provenance record stored next to every cached result."""
     import jax
+
+    from theory import _validate as V
+
+    _config(config)
+    wall_s = V.real("wall_s", wall_s, low=0.0)
 
     versions = {}
     for dist in ("jax", "jaxlib", "numpy", "scipy", "sympy", "optax", "diffrax", "steplab"):
@@ -200,11 +227,13 @@ def cached(name: str, config: dict, compute: Callable[[], dict[str, Any]], *, to
     either way. ``topic`` scopes the code version in the key (None: all sources). ``fresh=True``
     (or an enclosing :func:`recompute` block) recomputes and overwrites.
     """
-    if not isinstance(name, str) or not _NAME.match(name):
-        raise ValueError(f"name: expected letters, digits, '.', '_' or '-', got {name!r}")
-    if not isinstance(config, dict):
-        raise TypeError(f"config: expected a dict, got {type(config).__name__}")
-    fresh = _FRESH.get() if fresh is None else bool(fresh)
+    _name(name)
+    _config(config)
+    if not callable(compute):
+        raise TypeError(f"compute: expected a callable returning a dict, got {type(compute).__name__}")
+    if fresh is not None and not isinstance(fresh, bool):
+        raise TypeError(f"fresh: expected True, False or None, got {type(fresh).__name__} {fresh!r}")
+    fresh = _FRESH.get() if fresh is None else fresh
     directory = results_dir()
     npz_path, json_path = directory / f"{name}.npz", directory / f"{name}.json"
     key = config_digest(config, topic)
@@ -241,6 +270,7 @@ def cached(name: str, config: dict, compute: Callable[[], dict[str, Any]], *, to
 
 def read_meta(name: str) -> dict | None:
     """The provenance JSON of a cached entry (None if absent or unreadable)."""
+    _name(name)
     try:
         return json.loads((results_dir() / f"{name}.json").read_text())
     except (OSError, ValueError):

@@ -22,6 +22,7 @@ from typing import Any, Callable, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 from jax.flatten_util import ravel_pytree
 
@@ -37,14 +38,38 @@ def _callable(name: str, fn: Any) -> Callable:
     return fn
 
 
+def _leaves(name: str, tree: Any) -> list:
+    """The leaves of a parameter pytree: floating-point arrays, finite where concrete (NaN-proof)."""
+    leaves = jax.tree_util.tree_leaves(tree)
+    if not leaves:
+        raise ValueError(f"{name}: expected a pytree with at least one array, got an empty pytree")
+    for leaf in leaves:
+        dtype = getattr(leaf, "dtype", None)
+        if dtype is None:
+            dtype = np.asarray(leaf).dtype
+        if not jnp.issubdtype(dtype, jnp.floating):
+            raise TypeError(f"{name}: expected floating-point arrays, got a leaf of dtype {dtype} ({leaf!r:.60})")
+        if not V.is_tracer(leaf) and not np.all(np.isfinite(np.asarray(leaf))):
+            raise ValueError(f"{name}: every value must be finite, got a leaf with NaN or infinity")
+    return leaves
+
+
+def _scalar_loss(loss_fn: Callable, params: Any) -> None:
+    """``loss_fn(params)`` must trace to a real scalar (checked abstractly: nothing is computed)."""
+    try:
+        out = jax.eval_shape(loss_fn, params)
+    except Exception as exc:  # noqa: BLE001  (re-raised naming both arguments)
+        raise TypeError(f"params: loss_fn(params) fails on these params ({type(exc).__name__}: "
+                        f"{str(exc).splitlines()[0][:120]})") from exc
+    if getattr(out, "shape", None) != () or not jnp.issubdtype(out.dtype, jnp.floating):
+        raise TypeError(f"loss_fn: expected a real scalar loss, got {out}")
+
+
 def _flat(loss_fn: Callable, params: Any) -> tuple[jax.Array, Callable[[jax.Array], jax.Array]]:
     """``params`` as one vector and the loss as a function of that vector."""
-    leaves = jax.tree_util.tree_leaves(params)
-    if not leaves:
-        raise ValueError("params: expected a pytree with at least one array, got an empty pytree")
+    _leaves("params", params)
+    _scalar_loss(loss_fn, params)
     flat, unravel = ravel_pytree(params)
-    if not jnp.issubdtype(flat.dtype, jnp.floating):
-        raise TypeError(f"params: expected floating-point arrays, got dtype {flat.dtype}")
     return flat, lambda x: loss_fn(unravel(x))
 
 
@@ -61,12 +86,15 @@ def hvp(loss_fn: Callable[[Any], jax.Array], params: Any, v: Any) -> Any:
         v: the direction.
     """
     _callable("loss_fn", loss_fn)
+    _leaves("params", params)
+    _leaves("v", v)
     if jax.tree_util.tree_structure(v) != jax.tree_util.tree_structure(params):
         raise ValueError("v: expected the same pytree structure as params, got "
                          f"{jax.tree_util.tree_structure(v)} vs {jax.tree_util.tree_structure(params)}")
     for a, b in zip(jax.tree_util.tree_leaves(v), jax.tree_util.tree_leaves(params)):
         if jnp.shape(a) != jnp.shape(b):
             raise ValueError(f"v: leaf of shape {jnp.shape(a)} where params has shape {jnp.shape(b)}")
+    _scalar_loss(loss_fn, params)
     return jax.jvp(jax.grad(loss_fn), (params,), (v,))[1]
 
 

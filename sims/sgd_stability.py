@@ -148,13 +148,22 @@ def enumerate_batches(hessians, batch_sizes) -> tuple[np.ndarray, np.ndarray]:
     Returns ``mats`` of shape :math:`(m, K, d, d)` (:math:`K = \max_B \binom nB`; table :math:`j` holds
     the :math:`\binom n{B_j}` means of batch size :math:`B_j`, zero-padded) and ``counts`` :math:`(m,)`.
     """
+    return _enumerate(hessians, batch_sizes, "batch_sizes")
+
+
+def _enumerate(hessians, batch_sizes, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`enumerate_batches`, with errors naming the caller's parameter ``name``."""
     h = check_hessians(hessians)
     n = h.shape[0]
+    if isinstance(batch_sizes, (bool, np.bool_, str, bytes)) or batch_sizes is None:
+        raise TypeError(f"{name}: expected an integer or an array of integers, got {batch_sizes!r}")
     sizes = np.atleast_1d(np.asarray(batch_sizes))
-    sizes = _aligned_ints("batch_size", sizes, sizes.size, 1, n)
+    if sizes.ndim != 1 or sizes.size == 0:
+        raise ValueError(f"{name}: expected one batch size or a non-empty 1-D array of them, got shape {sizes.shape}")
+    sizes = _aligned_ints(name, sizes, sizes.size, 1, n)
     counts = np.array([math.comb(n, int(b)) for b in sizes])
     if counts.max() > MAX_BATCHES:
-        raise ValueError(f"batch_size: C({n}, B) = {int(counts.max())} batches exceed the enumeration limit {MAX_BATCHES}")
+        raise ValueError(f"{name}: C({n}, B) = {int(counts.max())} batches exceed the enumeration limit {MAX_BATCHES}")
     mats = np.zeros((sizes.size, int(counts.max())) + h.shape[1:])
     for j, b in enumerate(sizes):
         idx = np.array(list(itertools.combinations(range(n), int(b))))
@@ -173,7 +182,7 @@ def kron_enumerated(hessians, batch_size) -> np.ndarray:
 
     ``batch_size``: an int or an array of ints; returns shape :math:`(m, d^2, d^2)` (row-major ``vec``).
     """
-    mats, counts = enumerate_batches(hessians, batch_size)
+    mats, counts = _enumerate(hessians, batch_size, "batch_size")
     weights = (np.arange(mats.shape[1])[None, :] < counts[:, None]) / counts[:, None]
     return np.asarray(_kron_sum(jnp.asarray(mats), jnp.asarray(weights)))
 
@@ -476,6 +485,8 @@ def _momentum_run(point, *, n_steps):
 
 
 def _method_flags(method, m: int) -> np.ndarray:
+    if not isinstance(method, (str, list, tuple, np.ndarray)):
+        raise TypeError(f"method: expected a method name or a sequence of them, got {type(method).__name__} {method!r}")
     names = [method] * m if isinstance(method, str) else list(method)
     if len(names) != m:
         raise ValueError(f"method: expected one name or {m} (one per grid point), got {len(names)}")
@@ -586,6 +597,8 @@ def refine_crossing(rate, lo, hi, *, n_points: int = 9, n_rounds: int = 5, geome
     """
     if not callable(rate):
         raise TypeError(f"rate: expected a callable mapping trial values to rates, got {type(rate).__name__}")
+    if not isinstance(geometric, (bool, np.bool_)):
+        raise TypeError(f"geometric: expected a bool, got {type(geometric).__name__} {geometric!r}")
     lo = val.array("lo", np.atleast_1d(lo), ndim=1, low=0.0 if geometric else None, low_open=geometric)
     hi = val.array("hi", np.atleast_1d(hi), ndim=1)
     if lo.shape != hi.shape or not np.all(hi > lo):

@@ -1,0 +1,75 @@
+"""Bad-input rows of the shared engine: Hessian-vector products, the sweep engine, the results cache, the bench.
+
+``sims.bench.run_cases``/``discover`` run benchmarks; their baselines use an empty case list / the
+small scale's discovery only (cheap), and ``sims.cache`` rows write under the test's own results folder.
+"""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from tests._bad_input_table import Row
+
+_H = np.diag([3.0, 2.0, 1.0])
+_P = np.array([1.0, -0.5, 0.25])
+
+
+def quadratic(p):
+    """0.5 p^T H p (a module-level loss: no closures in the table)."""
+    return 0.5 * jnp.dot(p, jnp.asarray(_H) @ p)
+
+
+def matvec(v):
+    return jnp.asarray(_H) @ v
+
+
+def _compute():
+    return {"x": np.arange(3.0)}
+
+
+def _point(point):
+    return point["a"] * 2.0
+
+
+def _noop():
+    return 1.0
+
+
+_E = "sims.hvp."
+ROWS = [
+    Row(_E + "hvp", {"loss_fn": quadratic, "params": _P, "v": np.ones(3)}),
+    Row(_E + "dense_hessian", {"loss_fn": quadratic, "params": _P}),
+    Row(_E + "lanczos", lambda: {"key": jax.random.key(0), "matvec": matvec, "dim": 3, "num_iter": 3},
+        kinds={"dim": "posint", "num_iter": "posint"}),
+    Row(_E + "top_eigenvalues", lambda: {"loss_fn": quadratic, "params": _P, "key": jax.random.key(0), "k": 1,
+                                         "num_iter": 3},
+        kinds={"k": "posint", "num_iter": "posint"}),
+    Row(_E + "hutchinson_trace", lambda: {"loss_fn": quadratic, "params": _P, "key": jax.random.key(0),
+                                          "num_samples": 4},
+        kinds={"num_samples": "posint"}),
+    Row("sims.sweep.grid_size", {"grid": {"a": np.arange(3.0)}}),
+    Row("sims.sweep.cartesian", {"a": np.arange(2.0), "b": np.arange(3.0)}),
+    Row("sims.sweep.diverged", {"x": np.array([1.0, np.inf]), "bound": 1e150},
+        kinds={"x": "any", "bound": "pos"}, skip={"x": "any real array is valid: non-finite entries are what it flags"}),
+    Row("sims.sweep.run_grid", {"fn": _point, "grid": {"a": np.arange(3.0)}, "chunk_size": 8, "pad_to_chunk": False,
+                                "devices": None, "progress": False, "desc": "sweep"},
+        kinds={"chunk_size": "posint", "desc": "text"}, ok={("devices", "None"): "the default: every device"}),
+    Row("sims.cache.recompute", {"enabled": True}),
+    Row("sims.cache.code_version", {"topic": "eos"}, ok={("topic", "None"): "the default: every source"}),
+    Row("sims.cache.config_digest", {"config": {"a": 1}, "topic": "eos"},
+        ok={("topic", "None"): "shared sources only", ("config", "emptydict"): "an empty configuration is valid"}),
+    Row("sims.cache.provenance", {"config": {"a": 1}, "wall_s": 0.5, "topic": "eos"},
+        kinds={"wall_s": "nonneg"},
+        ok={("topic", "None"): "shared sources only", ("config", "emptydict"): "an empty configuration is valid"}),
+    Row("sims.cache.cached", {"name": "bad_input.probe", "config": {"a": 1}, "compute": _compute, "topic": "eos",
+                              "fresh": False},
+        kinds={"name": "text"}, ok={("topic", "None"): "shared sources only", ("config", "emptydict"): "an empty configuration is valid",
+            ("fresh", "None"): "the default: follow recompute()"}),
+    Row("sims.cache.read_meta", {"name": "bad_input.probe"}, kinds={"name": "text"}),
+    Row("sims.bench.time_best", {"fn": _noop, "repeats": 2, "max_seconds": 1.0},
+        kinds={"repeats": "posint", "max_seconds": "pos"}, ok={("max_seconds", "None"): "the default: no limit"}),
+    Row("sims.bench.discover", {"scale": "small"}, slow=True),
+    Row("sims.bench.run_cases", {"cases": [], "repeats": 1}, kinds={"cases": "obj", "repeats": "posint"}),
+    Row("sims.bench.format_rows", {"rows": []}, kinds={"rows": "obj"}),
+]

@@ -1,0 +1,73 @@
+"""Bad-input rows of the logistic-regression topic (see tests/_bad_input_table.py)."""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from tests._bad_input_table import Row
+
+Z1 = np.array([[1.0], [-1.0], [2.0]])          # 1-D, non-separable
+A1 = np.array([0.5, 0.3, 0.2])
+Z2 = np.array([[1.0, 0.2], [-1.0, 0.1], [0.3, -1.0], [-0.2, 1.0]])  # 2-D, non-separable
+A2 = np.full(4, 0.25)
+W1 = np.array([0.3])
+W2 = np.array([0.3, -0.1])
+_w = sp.Symbol("w")
+G = sp.Rational(1, 2) * sp.log(1 + sp.exp(-_w)) + sp.Rational(1, 2) * sp.log(1 + sp.exp(_w))  # a 1-D loss
+DATA = {"z": "arr", "weights": "nonnegarr"}
+
+_T = "theory.logistic."
+_S = "sims.logistic."
+_R = "sims.reference.logistic."
+
+ROWS = [
+    Row(_T + "per_point_derivatives", {"order": 3}, kinds={"order": "posint"}),
+    Row(_T + "loss_expr", {"z": Z1, "weights": A1}, kinds=DATA, ok={("weights", "None"): "the default: uniform"}),
+    Row(_T + "gd_map_expr", lambda: {"loss": G, "ws": (_w,), "eta": sp.Rational(1, 2)},
+        ok={("eta", "None"): "the default: the symbol eta"}),
+    Row(_T + "two_cycle_equations", {"g": G, "var": _w}),
+    Row(_T + "two_cycle_multiplier", {"g": G, "var": _w}),
+    Row(_T + "normal_form_coefficients", {"z": Z1, "weights": A1, "eta": 2.0}, kinds={**DATA, "eta": "pos"},
+        ok={("weights", "None"): "the default: uniform", ("eta", "None"): "the default: 2 / lambda"}),
+    Row(_T + "validate_dataset", {"z": Z2, "weights": A2}, kinds=DATA, ok={("weights", "None"): "the default: uniform"}),
+    Row(_T + "loss", {"w": W2, "z": Z2, "weights": A2}, kinds=DATA, ok={("weights", "None"): "the default: uniform"}),
+    Row(_T + "grad", {"w": W2, "z": Z2, "weights": A2}, kinds=DATA, ok={("weights", "None"): "the default: uniform"}),
+    Row(_T + "hessian", {"w": W2, "z": Z2, "weights": A2}, kinds=DATA, ok={("weights", "None"): "the default: uniform"}),
+    Row(_T + "gd_step", {"w": W2, "eta": 0.5, "z": Z2, "weights": A2}, kinds={**DATA, "eta": "pos"},
+        ok={("weights", "None"): "the default: uniform"}),
+    Row(_T + "smoothness", {"z": Z2, "weights": A2}, kinds=DATA, ok={("weights", "None"): "the default: uniform"}),
+    Row(_T + "orbit_bound_1d", {"z": Z1, "weights": A1, "eta": 2.0, "w0": 0.3}, kinds={**DATA, "eta": "pos"}),
+    Row(_T + "minimizer", {"z": Z2, "weights": A2, "tol": 1e-12, "max_iter": 50},
+        kinds={**DATA, "tol": "pos", "max_iter": "posint"}, ok={("weights", "None"): "the default: uniform"}),
+    Row(_T + "cycle_dataset", {"c": 1.5, "K": 1e5, "J": 0.01}, kinds={"c": "pos", "K": "pos", "J": "pos"}),
+    Row(_T + "solve_two_cycle", {"z": Z1, "weights": A1, "eta": 12.0, "guess": np.array([-1.0, 1.5])},
+        kinds={**DATA, "eta": "pos"}),
+    Row(_T + "two_cycle_1d", {"z": Z1, "weights": A1, "eta": 12.0}, kinds={**DATA, "eta": "pos"}),
+    Row(_T + "period_doubling_step", {"z": Z1, "weights": A1, "c_range": (2.0001, 3.5), "n_scan": 30},
+        kinds={**DATA, "c_range": "arr", "n_scan": "posint"}, slow=True),
+    Row(_T + "construct_witness_2d", {"c": 0.75, "theta_deg": 70.0, "J": 0.02, "K": 2000.0, "offset": 0.05},
+        kinds={"c": "pos", "J": "pos", "K": "pos"}, slow=True),
+    Row(_T + "balanced_cycle_amplitude", {"c": 2.5}, kinds={"c": "pos"}),
+    Row(_T + "balanced_cycle_multiplier", {"c": 2.5}, kinds={"c": "pos"}),
+    Row(_T + "doubling_points", {"z": Z1, "weights": A1, "count": 2}, kinds={**DATA, "count": "posint"}, slow=True),
+    Row(_T + "feigenbaum_ratios", {"points": np.array([2.0, 3.0, 3.2, 3.24])}),
+    Row(_T + "two_cycles_1d", {"z": Z1, "weights": A1, "eta": 12.0, "n_grid": 201},
+        kinds={**DATA, "eta": "pos", "n_grid": "posint"}),
+    Row(_S + "gd", {"z": Z2, "weights": A2, "eta": np.array([0.5, 1.0]), "inits": np.zeros((1, 2)), "n_steps": 5,
+                    "keep_last": 2, "chunk_size": 16},
+        kinds={**DATA, "eta": "posarr", "n_steps": "posint", "keep_last": "posint", "chunk_size": "posint"},
+        ok={("keep_last", "None"): "the default: the last iterate only"}),
+    Row(_S + "attractors", {"z": Z1, "weights": A1, "eta": np.array([1.0, 12.0]), "inits": np.zeros((1, 1)),
+                            "n_steps": 200, "max_period": 4, "tol": 1e-9, "chunk_size": 16},
+        kinds={**DATA, "eta": "posarr", "n_steps": "posint", "max_period": "posint", "tol": "pos",
+               "chunk_size": "posint"}),
+    Row(_S + "cycle_jacobian", {"z": Z1, "weights": A1, "eta": 1.0, "point": np.array([0.3]), "period": 2},
+        kinds={**DATA, "eta": "pos", "period": "posint"}),
+    Row(_S + "loss", {"w": W2, "z": Z2, "weights": A2}, kinds=DATA, ok={("weights", "None"): "the default: uniform"}),
+    Row(_S + "grad", {"w": W2, "z": Z2, "weights": A2}, kinds=DATA, ok={("weights", "None"): "the default: uniform"}),
+    Row(_S + "hessian", {"w": W2, "z": Z2, "weights": A2}, kinds=DATA, ok={("weights", "None"): "the default: uniform"}),
+    Row(_R + "gd_numpy", {"z": Z2, "weights": A2, "eta": np.array([0.5, 1.0]), "inits": np.zeros((1, 2)), "n_steps": 5,
+                          "keep_last": 2},
+        kinds={**DATA, "eta": "posarr", "n_steps": "posint", "keep_last": "posint"}),
+    Row(_R + "bench_cases", {"scale": "small"}),
+]

@@ -1,0 +1,119 @@
+"""Bad-input rows of the SGD-stability topic (see tests/_bad_input_table.py)."""
+from __future__ import annotations
+
+import jax
+import numpy as np
+
+from tests._bad_input_table import Row
+
+_X = np.random.default_rng(1).standard_normal((5, 2))
+H5 = np.einsum("ni,nj->nij", _X, _X)
+DIAG = np.abs(np.random.default_rng(2).standard_normal((4, 2))) + 0.1
+ETA3 = np.array([0.1, 0.2, 0.3])
+U, V_ = np.array([1.0, 0.5]), np.array([0.5, 1.0])
+HB = {"hessians": "posarr"}  # zero/negative per-sample Hessians: a zero Hessian is PSD, so only "neg" is bad
+HB_OK = {("hessians", "zeros"): "zero Hessians are symmetric PSD (SGD does not move: a valid, if dull, problem)"}
+METH = "heavy_ball"
+
+_T = "theory.sgd_stability."
+_S = "sims.sgd_stability."
+_R = "sims.reference.sgd_stability."
+
+
+def _key(seed=0):
+    return lambda: {"key": jax.random.key(seed)}
+
+
+def _rate(values):
+    return values - 1.0
+
+
+ROWS = [
+    # theory
+    Row(_T + "check_hessians", {"hessians": H5}, kinds=HB, ok=HB_OK),
+    Row(_T + "least_squares_hessians", {"X": _X}),
+    Row(_T + "batch_weight", {"n": 5, "batch_size": 2, "sampling": "without"},
+        kinds={"n": "posint", "batch_size": "posint"}),
+    Row(_T + "kron_second_moment", {"hessians": H5, "batch_size": 2, "sampling": "without"},
+        kinds={**HB, "batch_size": "posint"}, ok=HB_OK),
+    Row(_T + "second_moment_operator", {"hessians": H5, "batch_size": 2, "eta": 0.1, "sampling": "without"},
+        kinds={**HB, "batch_size": "posint", "eta": "pos"}, ok=HB_OK),
+    Row(_T + "spectral_radius", {"hessians": H5, "batch_size": 2, "eta": 0.1, "sampling": "with"},
+        kinds={**HB, "batch_size": "posint", "eta": "pos"}, ok=HB_OK),
+    Row(_T + "ms_threshold", {"hessians": H5, "batch_size": 2, "sampling": "without"},
+        kinds={**HB, "batch_size": "posint"}),
+    Row(_T + "moment_trace", {"hessians": H5, "batch_size": 2, "eta": 0.1, "sigma0": np.eye(2), "n_steps": 3,
+                              "sampling": "without"},
+        kinds={**HB, "batch_size": "posint", "eta": "pos", "sigma0": "nonnegarr", "n_steps": "nonnegint"}, ok=HB_OK),
+    Row(_T + "batch_means", {"hessians": H5, "batch_size": 2}, kinds={**HB, "batch_size": "posint"}, ok=HB_OK),
+    Row(_T + "lyapunov_commuting", {"curvatures": DIAG, "batch_size": 2, "eta": 0.5},
+        kinds={"curvatures": "nonnegarr", "batch_size": "posint", "eta": "pos"}),
+    Row(_T + "as_threshold_commuting", {"curvatures": DIAG, "batch_size": 2, "eta_max": 20.0},
+        kinds={"curvatures": "nonnegarr", "batch_size": "posint", "eta_max": "pos"},
+        ok={("eta_max", "None"): "the default: 4 / (smallest positive mean curvature)"}),
+    Row(_T + "trace_bound", {"hessians": H5}, kinds=HB),
+    Row(_T + "dln_gradients", {"u": U, "v": V_, "X": _X}),
+    Row(_T + "dln_minimum", {"beta": np.array([1.0, -0.5]), "scale": 1.0}, kinds={"scale": "pos"}),
+    Row(_T + "delay_threshold", {"delay": 2}, kinds={"delay": "nonnegint"}),
+    Row(_T + "delay_char_poly_sympy", {"delay": 2}, kinds={"delay": "nonnegint"}),
+    Row(_T + "delay_boundary_residual_sympy", {"delay": 1}, kinds={"delay": "nonnegint"}),
+    Row(_T + "delay_spectral_radius", {"a": 0.3, "delay": 2}, kinds={"delay": "nonnegint"}),
+    Row(_T + "momentum_char_poly_sympy", {"method": METH}),
+    Row(_T + "momentum_flip_sympy", {"method": METH}),
+    Row(_T + "momentum_threshold", {"mu": 0.5, "method": METH}, kinds={"mu": "unit"}),
+    Row(_T + "momentum_spectral_radius", {"h": 1.0, "mu": 0.5, "method": METH}, kinds={"mu": "unit"}),
+    Row(_T + "momentum_stationary_variance", {"eta": 0.5, "lam": 1.0, "mu": 0.5, "sigma": 1.0},
+        kinds={"eta": "pos", "lam": "pos", "mu": "unit", "sigma": "nonneg"}),
+    # simulators
+    Row(_S + "enumerate_batches", {"hessians": H5, "batch_sizes": np.array([1, 2])},
+        kinds={**HB, "batch_sizes": "posiarr"}, ok=HB_OK),
+    Row(_S + "kron_enumerated", {"hessians": H5, "batch_size": np.array([1, 2])},
+        kinds={**HB, "batch_size": "posiarr"}, ok=HB_OK),
+    Row(_S + "moment_growth", {"hessians": H5, "batch_size": 2, "eta": ETA3, "n_steps": 4, "sigma0": np.eye(2)},
+        kinds={**HB, "batch_size": "posint", "eta": "posarr", "n_steps": "posint", "sigma0": "nonnegarr"},
+        ok={**HB_OK, ("sigma0", "None"): "the default: the identity"}),
+    Row(_S + "sgd_paths", lambda: {"key": jax.random.key(0), "hessians": H5, "batch_size": 2, "eta": ETA3,
+                                   "theta0": np.array([1.0, 0.0]), "n_steps": 3, "n_paths": 4, "bound": 1e100},
+        kinds={**HB, "batch_size": "posint", "eta": "posarr", "n_steps": "posint", "n_paths": "posint",
+               "bound": "pos"}, ok=HB_OK),
+    Row(_S + "lyapunov_paths", lambda: {"key": jax.random.key(1), "hessians": H5, "batch_size": 2, "eta": ETA3,
+                                        "n_steps": 4, "n_paths": 4, "burn": 1, "theta0": np.array([1.0, 0.0])},
+        kinds={**HB, "batch_size": "posint", "eta": "posarr", "n_steps": "posint", "n_paths": "posint",
+               "burn": "nonnegint"}, ok={**HB_OK, ("theta0", "None"): "the default: a unit vector"}),
+    Row(_S + "delayed_growth", {"a": np.array([0.1, 0.5, 1.0]), "delay": 2, "n_steps": 8, "max_delay": 8},
+        kinds={"delay": "nonnegint", "n_steps": "posint", "max_delay": "nonnegint"}),
+    Row(_S + "delayed_noisy", lambda: {"key": jax.random.key(2), "eta": np.array([0.1, 0.5, 0.9]), "delay": 1,
+                                       "sigma": 0.1, "lam": 1.0, "kappa": 1.0, "n_steps": 4, "n_paths": 3,
+                                       "max_delay": 8, "bound": 1000.0},
+        kinds={"eta": "posarr", "delay": "nonnegint", "sigma": "nonneg", "lam": "pos", "kappa": "nonneg",
+               "n_steps": "posint", "n_paths": "posint", "max_delay": "nonnegint", "bound": "pos"}),
+    Row(_S + "momentum_growth", {"eta": np.array([0.5, 1.0, 2.5]), "mu": 0.5, "method": METH, "lam": 1.0, "n_steps": 8},
+        kinds={"eta": "posarr", "mu": "unit", "lam": "pos", "n_steps": "posint"}),
+    Row(_S + "momentum_noise", lambda: {"key": jax.random.key(3), "eta": np.array([0.5, 1.0]), "mu": 0.5,
+                                        "sigma": 1.0, "method": METH, "lam": 1.0, "n_steps": 4, "burn": 1,
+                                        "n_paths": 3, "bound": 1e100},
+        kinds={"eta": "posarr", "mu": "unit", "sigma": "nonneg", "lam": "pos", "n_steps": "posint",
+               "burn": "nonnegint", "n_paths": "posint", "bound": "pos"}),
+    Row(_S + "dln_hessians", {"u": U, "v": V_, "X": _X, "y": _X @ (U * V_)},
+        ok={("y", "None"): "the default: the labels the net fits exactly"}),
+    Row(_S + "refine_crossing", {"rate": _rate, "lo": np.array([0.5]), "hi": np.array([2.0]), "n_points": 5,
+                                 "n_rounds": 2, "geometric": True},
+        kinds={"lo": "posarr", "n_points": "posint", "n_rounds": "posint"}),
+    # NumPy references
+    Row(_R + "batch_means_numpy", {"hessians": H5, "batch_size": 2}, kinds={**HB, "batch_size": "posint"}, ok=HB_OK),
+    Row(_R + "kron_enumerated_numpy", {"hessians": H5, "batch_size": 2}, kinds={**HB, "batch_size": "posint"},
+        ok=HB_OK),
+    Row(_R + "tail_slope_numpy", {"ells": np.arange(8.0)}),
+    Row(_R + "moment_growth_numpy", {"hessians": H5, "batch_size": 2, "eta": ETA3, "n_steps": 4, "sigma0": np.eye(2)},
+        kinds={**HB, "batch_size": "posint", "eta": "posarr", "n_steps": "posint", "sigma0": "nonnegarr"}, ok=HB_OK),
+    Row(_R + "delayed_growth_numpy", {"a": np.array([0.1, 0.5]), "delay": 2, "n_steps": 8, "max_delay": 8},
+        kinds={"delay": "nonnegint", "n_steps": "posint", "max_delay": "nonnegint"}),
+    Row(_R + "momentum_growth_numpy", {"eta": np.array([0.5, 1.0]), "mu": np.array([0.5, 0.5]), "nesterov": False,
+                                       "n_steps": 8, "lam": 1.0},
+        kinds={"eta": "posarr", "n_steps": "posint", "lam": "pos"}),
+    Row(_R + "lyapunov_numpy", {"hessians": H5, "batch_size": 2, "eta": 0.3, "n_steps": 4, "n_paths": 3, "burn": 1,
+                                "seed": 0},
+        kinds={**HB, "batch_size": "posint", "eta": "pos", "n_steps": "posint", "n_paths": "posint",
+               "burn": "nonnegint", "seed": "nonnegint"}, ok=HB_OK),
+    Row(_R + "bench_cases", {"scale": "small"}),
+]

@@ -1,0 +1,267 @@
+r"""A small AST mutation tester: do the topic's fast-tier tests kill deliberate bugs in its sources?
+
+Usage (from the repository root; not collected by pytest)::
+
+    python -m tests.mutation --topic eos --tree /tmp/steplab-mut [--make-tree] [--n 12] [--seed 0]
+
+It NEVER edits the working tree it is started from: every mutant is written into ``--tree``, a
+private copy of the repository (``--make-tree`` creates it with ``git worktree add --detach TREE
+HEAD``; any copy works, e.g. ``cp -r``). Each mutant is one small change to ``theory/<topic>.py`` or
+``sims/<topic>*.py`` (the topic's theory and simulators):
+
+* arithmetic operator swapped (``+``/``-``, ``*``/``/``, ``**`` -> ``*``);
+* comparison flipped (``<``/``<=``, ``>``/``>=``, ``<``/``>``, ``==``/``!=``), ``and``/``or`` swapped;
+* numeric constant changed (an integer off by one, a float doubled, 0 -> 1);
+* a term dropped (``a + b`` -> ``a``, ``a - b`` -> ``a``), a unary minus removed.
+
+Sites are sampled with ``--seed`` (docstrings, string constants and the argument-validation calls
+are left alone: the bad-input battery covers validation). For each mutant the topic's fast-tier
+tests run in the copy with ``-x`` (stop at the first failure): ``tests/test_<topic>*.py``, the
+topic's contract rows, its claims in ``tests/test_power.py`` and its bad-input rows, in a
+subprocess with its own ``STEPLAB_RESULTS``. A failing run (or one past ``--timeout``) kills the
+mutant; a passing one means it survived. The unmutated copy (re-printed by ``ast.unparse``) must pass
+first. The report lists the score and every survivor (file, line, the change).
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import copy
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+_SWAP_BIN = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult, ast.Pow: ast.Mult,
+             ast.FloorDiv: ast.Div, ast.Mod: ast.FloorDiv}
+_SWAP_CMP = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq}
+_FLIP_CMP = {ast.Lt: ast.Gt, ast.Gt: ast.Lt, ast.LtE: ast.GtE, ast.GtE: ast.LtE}
+_VALIDATION = {"V", "val", "_validate"}  # names under which theory._validate is imported
+
+
+@dataclass(frozen=True)
+class Mutant:
+    file: str       # path relative to the tree
+    index: int      # which candidate site of the file (in ast.walk order)
+    kind: str
+    line: int
+    text: str       # human-readable change
+
+    def describe(self) -> str:
+        return f"{self.file}:{self.line} {self.kind}: {self.text}"
+
+
+def _is_validation_call(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name) and node.func.value.id in _VALIDATION)
+
+
+def _skipped_nodes(tree: ast.AST) -> set[int]:
+    """ids of nodes inside docstrings, validation calls, raise statements and f-strings (not mutated)."""
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        if _is_validation_call(node) or isinstance(node, (ast.Raise, ast.JoinedStr, ast.Assert)):
+            skip.update(id(n) for n in ast.walk(node))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                skip.update(id(n) for n in ast.walk(first))
+        if isinstance(node, ast.If):  # `if not (...): raise` guards are validation too
+            if node.body and all(isinstance(s, ast.Raise) for s in node.body):
+                skip.update(id(n) for n in ast.walk(node.test))
+    return skip
+
+
+def _candidates(tree: ast.AST) -> list[tuple[ast.AST, str, str, object]]:
+    """(node, kind, description, payload) for every mutable site, in ast.walk order."""
+    skip = _skipped_nodes(tree)
+    out = []
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.BinOp) and type(node.op) in _SWAP_BIN:
+            new = _SWAP_BIN[type(node.op)]
+            out.append((node, "operator", f"{type(node.op).__name__} -> {new.__name__}", new))
+            if isinstance(node.op, (ast.Add, ast.Sub)):
+                out.append((node, "drop-term", f"`{ast.unparse(node)[:60]}` -> `{ast.unparse(node.left)[:60]}`", None))
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1:
+            op = type(node.ops[0])
+            if op in _SWAP_CMP:
+                out.append((node, "comparison", f"{op.__name__} -> {_SWAP_CMP[op].__name__}", _SWAP_CMP[op]))
+            if op in _FLIP_CMP:
+                out.append((node, "comparison-flip", f"{op.__name__} -> {_FLIP_CMP[op].__name__}", _FLIP_CMP[op]))
+        elif isinstance(node, ast.BoolOp):
+            new = ast.Or if isinstance(node.op, ast.And) else ast.And
+            out.append((node, "boolean", f"{type(node.op).__name__} -> {new.__name__}", new))
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            out.append((node, "unary", f"`{ast.unparse(node)[:60]}` -> `{ast.unparse(node.operand)[:60]}`", None))
+        elif (isinstance(node, ast.Constant) and type(node.value) in (int, float)
+              and not isinstance(node.value, bool)):
+            v = node.value
+            new = (v + 1) if isinstance(v, int) else (1.0 if v == 0 else 2.0 * v)
+            out.append((node, "constant", f"{v!r} -> {new!r}", new))
+    return out
+
+
+class _Apply(ast.NodeTransformer):
+    def __init__(self, target: ast.AST, kind: str, payload: object):
+        self.target, self.kind, self.payload = target, kind, payload
+
+    def visit(self, node):
+        if node is not self.target:
+            return self.generic_visit(node)
+        if self.kind == "operator":
+            node.op = self.payload()
+        elif self.kind == "drop-term":
+            return node.left
+        elif self.kind in ("comparison", "comparison-flip"):
+            node.ops = [self.payload()]
+        elif self.kind == "boolean":
+            node.op = self.payload()
+        elif self.kind == "unary":
+            return node.operand
+        elif self.kind == "constant":
+            node.value = self.payload
+        return node
+
+
+def topic_files(tree: Path, topic: str) -> list[str]:
+    """theory/<topic>.py and sims/<topic>.py, sims/<topic>_*.py (relative paths that exist)."""
+    files = [f"theory/{topic}.py", f"sims/{topic}.py"] + sorted(
+        str(p.relative_to(tree)) for p in (tree / "sims").glob(f"{topic}_*.py"))
+    return [f for f in files if (tree / f).exists()]
+
+
+def enumerate_mutants(tree: Path, topic: str) -> list[Mutant]:
+    mutants = []
+    for rel in topic_files(tree, topic):
+        src = (tree / rel).read_text()
+        for i, (node, kind, text, _) in enumerate(_candidates(ast.parse(src))):
+            mutants.append(Mutant(rel, i, kind, getattr(node, "lineno", 0), text))
+    return mutants
+
+
+def mutate_source(src: str, index: int) -> str:
+    tree = ast.parse(src)
+    node, kind, _, payload = _candidates(tree)[index]
+    new = _Apply(node, kind, payload).visit(tree)
+    return ast.unparse(ast.fix_missing_locations(new))
+
+
+def test_command(tree: Path, topic: str) -> list[str]:
+    """The topic's fast-tier tests, cheapest first, stopping at the first failure."""
+    files = sorted(str(p.relative_to(tree)) for p in (tree / "tests").glob(f"test_{topic}*.py"))
+    # -n 0: one process (xdist stays loaded: conftest.py marks tests with its xdist_group)
+    cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-n", "0", "-p", "no:cacheprovider", "-m", "not slow",
+           *files]
+    shared = [f for f in ("tests/test_contract.py", "tests/test_bad_input.py", "tests/test_power.py")
+              if (tree / f).exists()]
+    # -k picks the topic's rows and claims out of the shared files (their ids start with the topic)
+    return cmd + shared + ["-k", f"{topic} or {' or '.join(Path(f).stem for f in files) or topic}"]
+
+
+def run_tests(tree: Path, topic: str, timeout: float, results: Path) -> tuple[str, float, str]:
+    """('passed' | 'failed' | 'timeout' | 'error', seconds, last lines of output).
+
+    'error' is pytest's own failure (usage, collection, internal error, nothing collected: exit codes 2-5):
+    such a run says nothing about the mutant and is never counted as a kill.
+    """
+    env = {**os.environ, "STEPLAB_RESULTS": str(results), "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1"}
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run(test_command(tree, topic), cwd=tree, env=env, capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "timeout", time.perf_counter() - t0, ""
+    tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-3:])
+    status = {0: "passed", 1: "failed"}.get(proc.returncode, "error")
+    return status, time.perf_counter() - t0, tail
+
+
+def _pristine(tree: Path, rel: str, originals: dict[str, str]) -> None:
+    (tree / rel).write_text(originals[rel])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--topic", required=True)
+    ap.add_argument("--tree", required=True, type=Path, help="private copy of the repository to mutate")
+    ap.add_argument("--make-tree", action="store_true", help="create --tree with `git worktree add --detach TREE HEAD`")
+    ap.add_argument("--n", type=int, default=12, help="mutants sampled (0: all)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--timeout", type=float, default=0, help="per-mutant limit in s (default: 3x the clean run + 30)")
+    ap.add_argument("--list", action="store_true", help="only list the sampled mutants")
+    ap.add_argument("--allow-checkout", action="store_true", help="allow a --tree with a .git folder (a cp -r copy)")
+    ap.add_argument("--no-clean", action="store_true",
+                    help="skip the clean run (only when these tests just passed on this commit: saves one full run)")
+    ap.add_argument("--json", type=Path, help="write the outcomes here")
+    args = ap.parse_args(argv)
+
+    here = Path(__file__).resolve().parents[1]
+    tree = args.tree.resolve()
+    if args.make_tree and not tree.exists():
+        subprocess.run(["git", "worktree", "add", "--detach", str(tree), "HEAD"], cwd=here, check=True)
+    # a main checkout has a .git folder (a worktree has a .git file): never mutate one, others may be testing in it
+    if (tree / ".git").is_dir() and not args.allow_checkout:
+        sys.exit(f"{tree} is a main git checkout; mutate a private copy (--make-tree) or pass --allow-checkout")
+    if not (tree / "theory").is_dir():
+        sys.exit(f"{tree} is not a steplab tree (no theory/)")
+
+    mutants = enumerate_mutants(tree, args.topic)
+    rng = random.Random(args.seed)
+    sample = mutants if args.n <= 0 or args.n >= len(mutants) else sorted(
+        rng.sample(mutants, args.n), key=lambda m: (m.file, m.line))
+    print(f"{args.topic}: {len(mutants)} mutation sites in {topic_files(tree, args.topic)}; running {len(sample)}")
+    if args.list:
+        for m in sample:
+            print("  " + m.describe())
+        return 0
+
+    files = topic_files(tree, args.topic)
+    originals = {rel: (tree / rel).read_text() for rel in files}
+    results = Path(f"/tmp/steplab-mut-results-{args.topic}")
+    try:
+        for rel in files:  # the clean run uses the same ast.unparse printing as the mutants
+            (tree / rel).write_text(ast.unparse(ast.parse(originals[rel])))
+        if args.no_clean:
+            secs = args.timeout / 3 if args.timeout else 600
+        else:
+            status, secs, tail = run_tests(tree, args.topic, 3600, results)
+            print(f"clean run: {status} in {secs:.0f} s", flush=True)
+            if status != "passed":
+                print(tail)
+                return 2
+        limit = args.timeout or 3 * secs + 30
+        outcomes = []
+        for k, m in enumerate(sample, 1):
+            for rel in files:
+                _pristine(tree, rel, originals)
+            (tree / m.file).write_text(mutate_source(originals[m.file], m.index))
+            status, secs, tail = run_tests(tree, args.topic, limit, results)
+            if status == "error":
+                print(f"[{k}/{len(sample)}] ERROR (not counted) {m.describe()}\n{tail}", flush=True)
+                continue
+            verdict = "survived" if status == "passed" else "killed"
+            outcomes.append({"mutant": m.describe(), "verdict": verdict, "seconds": round(secs, 1),
+                             "by": tail.splitlines()[-1] if tail and verdict == "killed" else status})
+            print(f"[{k}/{len(sample)}] {verdict:8s} ({secs:4.0f} s) {m.describe()}", flush=True)
+    finally:
+        for rel in files:
+            _pristine(tree, rel, originals)
+    killed = sum(o["verdict"] == "killed" for o in outcomes)
+    print(f"\n{args.topic}: {killed}/{len(outcomes)} killed ({100 * killed / max(len(outcomes), 1):.0f} %)")
+    for o in outcomes:
+        if o["verdict"] == "survived":
+            print("  survived: " + o["mutant"])
+    if args.json:
+        args.json.write_text(json.dumps({"topic": args.topic, "seed": args.seed, "sites": len(mutants),
+                                         "outcomes": outcomes}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
