@@ -10,9 +10,11 @@ from pathlib import Path
 import numpy as np
 
 import theory.eos as th
+import theory.linear_hessian as tlh
 from figures._style import ACCENT, MUTED, PALETTE, SIM, THEORY, figure, save, threshold
 from paper_checks import Budget, Result
 from paper_checks.eos import _experiments as E
+from paper_checks.eos import crosslinks as X
 
 
 def _edge(ax, x: float, label: str, color: str = MUTED) -> None:
@@ -180,15 +182,49 @@ def _rod_flow(results: dict[str, Result], out: Path, budget: Budget) -> list[Pat
     for k, col, mk in (("rod", ACCENT, "o"), ("central", THEORY, "s"), ("gradient", MUTED, "^")):
         ax.plot(x, ex[f"{k}_final_sharpness"] / gd - 1, mk, color=col, mfc="none", label=f"{k} flow")
     ax.axhline(0, color=SIM, lw=1, label="GD")
-    ax.set_xticks(x, labels=[f"{e:g}\n({w[0]:g},{w[1]:g})" for e, w in zip(ex["eta"], ex["w0"])], fontsize=6)
-    ax.set(xlabel="η, w₀", ylabel="final sharpness / GD's − 1", title="final sharpness against GD's")
+    # one line per setting, turned upright: the full budget has 16 settings, whose two-line labels overlapped
+    ax.set_xticks(x, labels=[f"{e:g} ({w[0]:g}, {w[1]:g})" for e, w in zip(ex["eta"], ex["w0"])], fontsize=6,
+                  rotation=90)
+    ax.set(xlabel="η (w₀)", ylabel="final sharpness / GD's − 1", title="final sharpness against GD's")
     ax.legend(loc="upper left", fontsize=7)
     return save(fig, "eos_rod_flow", out, claims=["regis2026.rod_flow_beats_central_flow_on_uv"])
+
+
+def _crosslinks(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
+    """Cross-links: the rod flow on logistic data closing on GD's 2-cycle; the linear net's sharpness reaching 2/eta."""
+    rod = X.rod_logistic(budget)
+    lin = X.linear_crossing(budget)
+    fig, axes = figure(2, width=4.3, height=3.3)
+    ax = axes[0]
+    ts = X.ROD_SAVES
+    for k, (case, color) in enumerate(zip(X._rod_cases(budget), PALETTE)):
+        cyc = case["cycle"]
+        ax.plot(ts[1:], rod["half"][k, 1:], color=color, label=f"ηλ = {case['c']:g}")
+        ax.axhline((cyc[1] - cyc[0]) / 2, color=color, ls=":", lw=1)
+    ax.set(xscale="log", yscale="log", xlabel="rod-flow time (GD steps)", ylabel="rod half-length |r|",
+           title="rod flow on logistic data → GD's 2-cycle (dotted)")
+    ax.legend(loc="lower right", fontsize=7)
+    ax = axes[1]
+    pi = X.CROSS_COUNTS / X.CROSS_COUNTS.sum()
+    shown = 16     # the aligned path ends at the crossing: afterwards GD oscillates at the edge of stability
+    steps = np.arange(shown + 1)
+    for eta, S, theory_S, color in zip(lin["eta"], lin["sharpness"], lin["theory_sharpness"], PALETTE):
+        hit = np.flatnonzero(theory_S >= 2 / eta)
+        stop = hit[0] + 1 if hit.size else shown + 1
+        ax.plot(steps[:stop], theory_S[:stop], color=color, lw=1)
+        ax.plot(steps, S[:shown + 1], "o", ms=2.5, mfc="none", color=color, label=f"2/η = {2 / eta:.2f}")
+        ax.axhline(2 / eta, color=color, ls="--", lw=0.8)
+    threshold(ax, tlh.class_sharpness(pi, 2), "class law", vertical=False, color=MUTED)
+    ax.set(xlabel="GD step", ylabel="sharpness", xlim=(0, shown), ylim=(0.5, 3.3),
+           title="linear net: Lanczos (o) vs aligned-path theory (—)")
+    ax.legend(loc="upper left", fontsize=7)
+    return save(fig, "eos_crosslinks", out, claims=["regis2026.rod_flow_fixed_point_is_logistic_two_cycle",
+                                                     "cohen2021.linear_net_reaches_2_over_eta_when_law_predicts"])
 
 
 def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     """Every figure of the topic (claim results in ``results``; other data from the topic's experiments)."""
     paths: list[Path] = []
-    for draw in (_sharpness, _central_flow, _window, _catapult, _rod_flow):
+    for draw in (_sharpness, _central_flow, _window, _catapult, _rod_flow, _crosslinks):
         paths += draw(results, out, budget)
     return paths

@@ -35,7 +35,7 @@ from sims.sweep import cartesian, run_grid
 from theory import _validate as V
 from theory.logistic import validate_dataset
 
-__all__ = ["loss", "grad", "hessian", "gd", "attractors", "cycle_jacobian",
+__all__ = ["loss", "grad", "hessian", "gd", "attractors", "cycle_jacobian", "rod_flow",
            "PERIOD_NONE", "PERIOD_NONFINITE", "PERIOD_ESCAPED"]
 
 PERIOD_NONE = 0         # bounded, no period <= max_period found
@@ -281,3 +281,70 @@ def grad(w, z, weights=None) -> np.ndarray:
 def hessian(w, z, weights=None) -> np.ndarray:
     r""":math:`\nabla^2 L(w)` by autodiff of the JAX loss (independent of the closed form in :mod:`theory.logistic`)."""
     return np.asarray(_hessian_jit(*_at(w, z, weights)))
+
+
+# ---------------------------------------------------------------------------------------------
+# The rod flow on the logistic loss (diffrax)
+# ---------------------------------------------------------------------------------------------
+def _rod_field(t, state, args):
+    r"""Rod-flow vector field on (c, r) (time unit: one GD step):
+    :math:`\dot c = -\tfrac\eta2[\nabla L(c+r) + \nabla L(c-r)]`, :math:`\dot r = \tfrac\eta2[\nabla L(c+r) - \nabla L(c-r)] - 2r`."""
+    z, a, eta = args
+    d = state.shape[0] // 2
+    c, r = state[:d], state[d:]
+    gp, gm = _grad(c + r, z, a), _grad(c - r, z, a)
+    return jnp.concatenate([-0.5 * eta * (gp + gm), 0.5 * eta * (gp - gm) - 2.0 * r])
+
+
+def _rod_point(point, z, a, ts, *, rtol: float, atol: float, max_steps: int):
+    """Per-run function of :func:`rod_flow`: start from GD's first two iterates, integrate, save at ``ts``."""
+    import diffrax
+
+    eta, w0 = point["eta"], point["w0"]
+    w1 = w0 - eta * _grad(w0, z, a)
+    state0 = jnp.concatenate([0.5 * (w0 + w1), 0.5 * (w0 - w1)])
+    sol = diffrax.diffeqsolve(
+        diffrax.ODETerm(_rod_field), diffrax.Tsit5(), t0=0.0, t1=ts[-1], dt0=0.05, y0=state0, args=(z, a, eta),
+        saveat=diffrax.SaveAt(ts=ts), stepsize_controller=diffrax.PIDController(rtol=rtol, atol=atol),
+        max_steps=max_steps, throw=False)
+    ys = sol.ys
+    d = w0.shape[0]
+    bad = ~jnp.all(jnp.isfinite(ys), axis=1)
+    failed = (sol.result != diffrax.RESULTS.successful) | jnp.any(bad)
+    return {"center": ys[:, :d], "r": ys[:, d:], "diverged": failed,
+            "diverged_step": jnp.where(jnp.any(bad), jnp.argmax(bad), -1)}
+
+
+def rod_flow(z, weights, eta, inits, ts, *, rtol: float = 1e-10, atol: float = 1e-12,
+             max_steps: int = 100_000) -> dict[str, np.ndarray]:
+    r"""The rod flow of the logistic loss on the grid ``eta x inits``, saved at times ``ts`` (in GD steps).
+
+    The rod has centre :math:`c` and half-rod :math:`r`, started from GD's first two iterates
+    (:math:`c = (w_0 + w_1)/2`, :math:`r = (w_0 - w_1)/2`) and moved by
+
+    .. math:: \dot c = -\tfrac\eta2[\nabla L(c+r) + \nabla L(c-r)],\qquad
+              \dot r = \tfrac\eta2[\nabla L(c+r) - \nabla L(c-r)] - 2r .
+
+    Its stationary rods are exactly GD's 2-cycles :math:`\{c + r, c - r\}` (the right-hand sides
+    vanish iff :math:`\nabla L(c+r) = -\nabla L(c-r)` and :math:`c - r = (c + r) - \eta\nabla L(c + r)`).
+    Integrated by diffrax (Tsit5, PID step control with ``rtol``/``atol``).
+
+    Args: ``z``, ``weights``, ``eta``, ``inits`` as in :func:`gd`; ``ts``: increasing save times
+    :math:`\ge 0` (at least one). Returns ``center`` and ``r`` of shape (m, k, T, d), ``diverged``
+    (m, k) (the solver failed or a state is non-finite) and ``diverged_step`` (m, k): the first
+    save index with a non-finite state, -1 if none.
+    """
+    z2, a, steps, w0, _, _ = _validate_grid(z, weights, eta, inits, 1, 1)
+    times = V.array("ts", ts, ndim=1, low=0.0)
+    if times.size == 0 or not np.all(np.diff(times) > 0):
+        raise ValueError(f"ts: expected increasing save times (at least one), got {np.asarray(ts).tolist()!r:.60}")
+    rtol = V.real("rtol", rtol, low=0.0, low_open=True)
+    atol = V.real("atol", atol, low=0.0, low_open=True)
+    max_steps = V.integer("max_steps", max_steps, low=1)
+    grid, shape = cartesian(eta=steps, w0=w0)
+    out = run_grid(_rod_point, grid, jnp.asarray(z2), jnp.asarray(a), jnp.asarray(times),
+                   static={"rtol": rtol, "atol": atol, "max_steps": max_steps},
+                   chunk_size=_bucket(int(np.prod(shape)), 4096), pad_to_chunk=True, desc="logistic rod flow")
+    tail = out["center"].shape[1:]
+    return {"center": out["center"].reshape(shape + tail), "r": out["r"].reshape(shape + tail),
+            "diverged": out["diverged"].reshape(shape), "diverged_step": out["diverged_step"].reshape(shape)}
