@@ -132,9 +132,52 @@ def amplitude(budget: Budget, out: Path) -> list[Path]:
     return st.save(fig, "logistic_normal_form", out)
 
 
+def cascade(budget: Budget, out: Path, results: dict) -> list[Path]:
+    """The cascade's doubling points (theory and simulation), balanced data's single 2-cycle, the two-point 3-cycle."""
+    data = pc.bifurcation(budget)
+    z, a = pc.CASCADE
+    w1 = th.minimizer(z, a)[0][0]
+    pts = pc.cascade_points()
+    fig, (ax1, ax2, ax3) = st.figure(3, 1, width=4.4, height=3.0)
+    keep = data["c_cascade"] >= 2.55
+    st.bifurcation(ax1, data["c_cascade"][keep], data["tail_cascade"][keep], center=w1, size=1.5)
+    for k, c in enumerate(pts[1:5], start=2):
+        ax1.axvline(c, color=st.THEORY, ls="--", lw=0.8)
+    res = results.get("meng2024.period_doubling_cascade")
+    if res is not None:   # the doubling points located in simulation (multiplier extrapolated to -1)
+        from paper_checks import Exact
+        found = [ch.measured for ch in res.checks if isinstance(ch, Exact) and ch.quantity.startswith("c_")]
+        ax1.plot(found, np.full(len(found), 1.02), "v", color=st.ACCENT, ms=5, transform=ax1.get_xaxis_transform(),
+                 clip_on=False, label="located in simulation")
+        ax1.legend(loc="lower left", fontsize=7)
+    ax1.annotate("c₂ … c₅ (theory, dashed)", (0.02, 0.9), xycoords="axes fraction", fontsize=7, color=st.THEORY)
+    ax1.set(xlabel="ηλ", ylabel="w − w*", xlim=(2.55, 3.05),
+            title=f"cascade: ratios → δ = {th.FEIGENBAUM_DELTA:.4f}")
+
+    bal = pc.balanced(budget)
+    cc = np.linspace(2.0005, float(bal["c"].max()), 300)
+    ax2.plot(cc, [th.balanced_cycle_amplitude(c) for c in cc], color=st.THEORY, label="a/tanh(a/2) = ηλ")
+    ax2.plot(cc, np.sqrt(6 * (cc - 2)), color=st.MUTED, ls="--", label="normal form √(6(ηλ−2))")
+    ax2.plot(bal["c"], bal["half_width"], "o", mfc="none", color=st.SIM, label="simulated 2-cycle")
+    ax2.set(xlabel="ηλ", ylabel="half-width a", title="balanced data: one 2-cycle, no cascade")
+    ax2.legend(loc="upper left", fontsize=7)
+
+    tp = pc.two_point_bifurcation(budget)
+    for k, (label, color) in enumerate([("start w* + 1e-3", st.THEORY), ("start w* − 2", st.SIM)]):
+        st.bifurcation(ax3, tp["c"], tp["tail"][:, k], size=1.5, color=color, label=label)
+    st.threshold(ax3, 1.0, "ηλ = 1")
+    ax3.set(xlabel="ηλ", ylabel="w (last 16 iterates)", title="two points z = (250, −1): 3-cycles below 2/λ")
+    ax3.legend(loc="lower left", markerscale=5, fontsize=7)
+    return st.save(fig, "logistic_cascade", out, claims=["meng2024.period_doubling_cascade", "meng2024.feigenbaum_ratio",
+                                                        "meng2024.balanced_two_cycle",
+                                                        "meng2024.two_points_cycle_below_2_over_lambda"])
+
+
 def make(results: dict, out: Path, budget: Budget) -> list[Path]:
-    """Draw the logistic figures at ``budget`` (``results``: claim id -> Result; unused here)."""
+    """Draw the logistic figures at ``budget`` (``results``: claim id -> Result; the cascade figure marks the
+    doubling points located in simulation when that claim's result is there)."""
     paths = []
     for draw in (bifurcation, cobweb, basin, witness, amplitude):
         paths += draw(budget, out)
+    paths += cascade(budget, out, results or {})
     return paths

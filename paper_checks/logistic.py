@@ -1182,3 +1182,14 @@ def witness_trajectory(budget: Budget) -> dict:
     start = w["cycle_point"] + np.array([0.03, 0.02])
     traj = sim.gd(w["z"], w["weights"], [w["eta"]], start[None], 30)["w"][0, 0]
     return {"trajectory": np.concatenate([start[None], traj])}
+
+
+@experiment("logistic.two_point_bifurcation")
+def two_point_bifurcation(budget: Budget) -> dict:
+    """Bifurcation diagram of the two-point dataset z = (250, -1) over c in [1, 2], from w* + 1e-3 and w* - 2."""
+    z, a = th.two_point_dataset(*TWO_POINT)
+    zp, ap = _padded(z, a, GLOBAL_N)
+    w_star, lam = th.minimizer(z, a)
+    cs = np.linspace(1.0, 2.0, budget.pick(quick=120, full=600))
+    tail = sim.gd(zp, ap, cs / lam, [w_star[0] + 1e-3, w_star[0] - 2.0], 6000, keep_last=16)["w"][..., 0]
+    return {"c": cs, "tail": tail, "w_star": float(w_star[0])}

@@ -24,6 +24,10 @@ def _jacobian(z=Z2, weights=A2, eta=5.0, point=W, period=2):
     return sim.cycle_jacobian(z, weights, eta, point, period)
 
 
+def _rod(z=Z2, weights=A2, eta=ETA, inits=INITS, t1=3.0, max_steps=100_000):
+    return sim.rod_flow(z, weights, eta, inits, np.linspace(0.0, t1, 7), max_steps=max_steps)
+
+
 def _flagged(out):
     return out["diverged"] & out["escaped"] & (out["diverged_step"] >= 0)
 
@@ -68,6 +72,15 @@ SIMULATORS = [
         vary={"point": W + 0.3, "eta": 4.0, "z": Z2 * 0.9},
         skip={"vmap": "one point per call; the grid axis lives in gd/attractors",
               "diverge": "a Jacobian of finitely many steps of a bounded-gradient map is finite"}),
+    Sim("logistic.rod_flow", _rod, outputs=lambda o: [o["center"], o["r"], o["diverged"], o["diverged_step"]],
+        grid=("eta", ETA, 0),
+        bad=[({"eta": [0.0]}, "eta"), ({"inits": np.zeros((2, 3))}, "inits"), ({"t1": -1.0}, "ts"),
+             ({"max_steps": 0}, "max_steps"), ({"weights": -A2}, "weights")],
+        # the flow is bounded (bounded gradient); a solver out of steps is the failure reported as data
+        diverging=({"max_steps": 2}, lambda o: o["diverged"]),
+        vary={"eta": ETA * 0.9, "inits": INITS + 0.1}, rtol=1e-9, atol=1e-11,  # adaptive steps: round-off in the error norm
+        skip={"jit": "eager diffrax runs its adaptive-step loop primitive by primitive (minutes for one short solve); "
+                     "tests/test_logistic.py checks the rod flow against SciPy's solve_ivp"}),
     _point_row("loss", sim.loss, W + 0.2),
     _point_row("grad", sim.grad, W + 0.2),
     _point_row("hessian", sim.hessian, W + 0.2),

@@ -473,3 +473,94 @@ def test_an_edited_experiment_is_recomputed(source_copy, tmp_path, monkeypatch):
     again = pc.cobweb("quick")
     assert len(calls) == 2                                   # the edit invalidated the entry
     np.testing.assert_array_equal(first["trajectory"], again["trajectory"])  # (the running code is unchanged)
+
+
+# ------------------------------------------------------------------------------------------------
+# balanced data, the cascade, exhaustive cycle search, two-point datasets, the rod flow
+# ------------------------------------------------------------------------------------------------
+def test_balanced_cycle_amplitude_solves_its_equation_and_matches_one_gd_step():
+    for c in (2.001, 2.3, 3.0, 7.5):
+        a = th.balanced_cycle_amplitude(c)
+        assert abs(a / np.tanh(a / 2) - c) < 1e-13 * c
+        # T(a) = -a for z = +-1, weights 1/2 (lambda = 1/4, eta = 4c)
+        assert abs(th.gd_step(a, 4 * c, [1.0, -1.0], [0.5, 0.5])[0] + a) < 1e-12
+        m = th.balanced_cycle_multiplier(c)
+        assert 0 < m < 1 and abs(m - (1 - 4 * c * th.hessian(a, [1.0, -1.0], [0.5, 0.5])[0, 0]) ** 2) < 1e-12
+    # normal form near c = 2: a ~ sqrt(6 (c - 2))
+    assert abs(th.balanced_cycle_amplitude(2 + 1e-6) / np.sqrt(6e-6) - 1) < 1e-5
+    for bad in (2.0, 1.5, np.nan, "3"):
+        with pytest.raises((ValueError, TypeError), match="c"):
+            th.balanced_cycle_amplitude(bad)
+
+
+def test_doubling_points_of_the_cascade_data_and_feigenbaum_ratios():
+    c = th.doubling_points(*CASCADE, 5)
+    # c_2..c_4 to the digits stated in the claims; c_1 = 2 exactly
+    np.testing.assert_allclose(c[:4], [2.0, 2.6351716, 2.8143853, 2.853017], atol=6e-7)
+    assert abs(c[1] - th.period_doubling_step(*CASCADE)) < 1e-12
+    r = th.feigenbaum_ratios(c)
+    assert r.shape == (3,) and abs(r[-1] - th.FEIGENBAUM_DELTA) < 0.05
+    with pytest.raises(ValueError, match="points"):
+        th.feigenbaum_ratios([2.0, 2.5])
+    with pytest.raises(ValueError, match="points"):
+        th.feigenbaum_ratios([2.0, 2.5, 2.4])
+    with pytest.raises(ValueError, match="count"):
+        th.doubling_points(*CASCADE, 0)
+    with pytest.raises(ValueError, match="z"):
+        th.doubling_points(Z2, A2, 3)
+
+
+def test_cycles_1d_finds_the_bump_plus_spike_cycle_and_nothing_on_equal_magnitudes():
+    d = th.cycle_dataset(1.5)
+    cyc = th.cycles_1d(d["z"], d["weights"], d["eta"], 2)
+    stable = cyc[np.abs(cyc[:, -1]) < 1]
+    uv, m = th.solve_two_cycle(d["z"], d["weights"], d["eta"], [d["u"], d["v"]])
+    np.testing.assert_allclose(stable[0, :2], np.sort(uv), atol=1e-12)
+    assert abs(stable[0, 2] - m) < 1e-9
+    # equal magnitudes (z = +-1, any weights) have no 2- or 3-cycle below c = 2
+    for p in (0.5, 0.9, 0.999):
+        lam = th.minimizer([1.0, -1.0], [p, 1 - p])[1]
+        for period in (2, 3):
+            assert th.cycles_1d([1.0, -1.0], [p, 1 - p], 1.98 / lam, period, n_grid=2001).shape == (0, period + 1)
+    with pytest.raises(ValueError, match="period"):
+        th.cycles_1d(d["z"], d["weights"], d["eta"], 1)
+
+
+def test_two_point_dataset_places_the_minimizer_and_has_a_stable_three_cycle():
+    z, a = th.two_point_dataset(250.0, -9.0)
+    w_star, lam = th.minimizer(z, a)
+    assert abs(w_star[0] * 250.0 + 9.0) < 1e-9
+    cyc = th.cycles_1d(z, a, 1.5 / lam, 3)
+    stable = cyc[np.abs(cyc[:, -1]) < 1]
+    assert len(stable) == 1
+    # the orbit closes after three exact GD steps
+    u = stable[0, 0]
+    assert abs(th.gd_step(th.gd_step(th.gd_step(u, 1.5 / lam, z, a), 1.5 / lam, z, a), 1.5 / lam, z, a)[0] - u) < 1e-10
+    with pytest.raises(ValueError, match="s"):
+        th.two_point_dataset(0.5, -1.0)
+
+
+def test_rod_flow_matches_scipy_and_stops_on_the_two_cycle():
+    from scipy.integrate import solve_ivp
+
+    z, a = np.array([1.0, -1.0]), np.array([0.75, 0.25])
+    eta, w0 = 2.3 / th.minimizer(z, a)[1], 0.4
+    ts = np.linspace(0.0, 6.0, 41)   # 41 saves of a 6-point dataset: the program the eos cross-link compiles
+    out = sim.rod_flow(np.r_[z, [1.0] * 4], np.r_[a, [0.0] * 4], [eta], [w0], ts)
+    g = lambda w: th.grad(w, z, a)[0]  # noqa: E731
+
+    def field(t, y):
+        c, r = y
+        return [-0.5 * eta * (g(c + r) + g(c - r)), 0.5 * eta * (g(c + r) - g(c - r)) - 2 * r]
+
+    w1 = w0 - eta * g(w0)
+    ref = solve_ivp(field, (0, ts[-1]), [(w0 + w1) / 2, (w0 - w1) / 2], t_eval=ts, rtol=1e-11, atol=1e-13, method="DOP853")
+    # both integrators hold ~1e-10 relative error per unit time over t <= 6
+    np.testing.assert_allclose(out["center"][0, 0, :, 0], ref.y[0], rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(out["r"][0, 0, :, 0], ref.y[1], rtol=1e-7, atol=1e-9)
+    assert not out["diverged"][0, 0] and out["diverged_step"][0, 0] == -1
+
+
+def test_grids_are_padded_to_power_of_two_buckets():
+    assert [sim._bucket(n, 4096) for n in (1, 8, 9, 100, 5000)] == [8, 8, 16, 128, 4096]
+    assert sim._bucket(100, 50) == 50
