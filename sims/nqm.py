@@ -115,7 +115,7 @@ def nqm_run(point: dict, etas: jax.Array, *, T: int, n_rec: int, method: str, fu
         if multiplicative:
             g = g * (1 + sm * isb * xi[0])
         if additive:
-            g = g + sa * isb * xi[1]
+            g = g + sa * isb * xi[-1]
         plain = x - eta * g
         x, state = opt.step(method, g, state, x, eta, hyper)
         z = (1 - alpha) * z + alpha * x
@@ -131,10 +131,12 @@ def nqm_run(point: dict, etas: jax.Array, *, T: int, n_rec: int, method: str, fu
     def outer(carry, j):
         x, state, z, key, acc, bad = carry
         key, sub = jax.random.split(key)
-        xi = noise(sub, (block, 2) + x.shape, law, df) if (additive or multiplicative) else jnp.zeros((block, 2, 1))
+        # only the noises present are drawn (drawing dominates the cost of a step)
+        xi = noise(sub, (block, n_noise) + x.shape, law, df) if n_noise else jnp.zeros((block, 1, 1))
         (x, state, z, acc, bad), _ = lax.scan(one, (x, state, z, acc, bad), (j * block + jnp.arange(block), xi))
         return (x, state, z, key, acc, bad), (loss(x), x, z)
 
+    n_noise = int(additive) + int(multiplicative)
     zero = jnp.zeros((), x0.dtype)
     acc0 = (zero, jnp.zeros_like(x0), jnp.zeros_like(x0), jnp.zeros_like(x0), zero)
     init = (x0, opt.init(method, x0, hyper), x0, _run_key(point, impl), acc0, jnp.array(-1, jnp.int64))
@@ -245,7 +247,7 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
     sa = np.broadcast_to(sa if sa.ndim else np.full(d, float(sa)), (G, d))
     additive = bool(np.any(sa > 0))
     multiplicative = bool(np.any(params["sigma_m"] > 0))
-    block_bytes = min(chunk_size, G * n_chains) * (T // n_rec) * 2 * d * 8 * (df + 1 if df > 2 else 1)
+    block_bytes = min(chunk_size, G * n_chains) * (T // n_rec) * 2 * d * 8  # at most two noises * (df + 1 if df > 2 else 1)
     if block_bytes > _MEMORY:
         raise ValueError(f"n_rec: noise is drawn per recording block and needs {block_bytes / 2**30:.1f} GiB here; "
                          "use a larger n_rec or a smaller chunk_size")

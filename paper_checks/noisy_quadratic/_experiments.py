@@ -34,7 +34,7 @@ def spectrum() -> tuple[np.ndarray, np.ndarray]:
 def schedules(budget: Budget) -> dict:
     """Constant and WSD at eta = 1.2, and D2Z and cosine-to-10 % at their tuned peaks; SGD on the 64-mode NQM from x0 = 1."""
     lam, sa = spectrum()
-    n = budget.pick(quick=256, full=2048)
+    n = budget.pick(quick=128, full=2048)
     _, p_d2z = th.tuned_final_loss(lam, sa, "d2z", SCHED_T)
     _, p_cos = th.tuned_final_loss(lam, sa, "cosine", SCHED_T)
     etas = np.stack([th.schedule("constant", SCHED_T, PLATEAU_ETA), th.schedule("wsd", SCHED_T, PLATEAU_ETA),
@@ -161,10 +161,10 @@ SIGN_POINT = (0.01, 0.1)                            # (eta, wd) of sign updates 
 @experiment("noisy_quadratic.sphere")
 def sphere(budget: Budget) -> dict:
     """The random-walk model of scale-invariant weights: heavy ball (two momenta) with coupled decay, sign with decoupled."""
-    d = budget.pick(quick=128, full=512)
-    T = budget.pick(quick=6000, full=20000)
+    d = budget.pick(quick=64, full=512)
+    T = budget.pick(quick=4200, full=20000)
     n_rec = 60
-    n = budget.pick(quick=16, full=32)
+    n = budget.pick(quick=8, full=32)
     hb = sq.sphere_walk(jax.random.key(SEED + 4), eta=[p[0] for p in WD_POINTS], wd=[p[1] for p in WD_POINTS],
                         momentum=[p[2] for p in WD_POINTS], d=d, T=T, n_rec=n_rec, n_chains=n,
                         w0_norm=[1.2 * th.sgd_wd_exact(*p[:2], 1.0)[1] for p in WD_POINTS])
