@@ -53,11 +53,11 @@ from theory import _validate as V
 __all__ = [
     "MODEL_NAMES", "MODES", "digits", "Model", "make_model", "evaluate", "normalize", "random_directions",
     "gradient_direction", "directional_derivatives", "rho_a", "line_taylor", "logit_line_taylor",
-    "one_step_sweep", "onset", "mode_code", "run_adam", "train", "spike_runs", "temperature_runs", "finite_median",
+    "continued_logits", "ghost_zeros", "zeros_inside", "continued_line_loss", "partition_margin", "one_step_sweep", "onset", "mode_code", "run_adam", "train", "spike_runs", "temperature_runs", "finite_median",
     "tilted_kl", "cgf_increment", "logistic_loss_taylor", "logistic_inverse_curvature",
 ]
 
-MODEL_NAMES = ("linear", "mlp", "mlp_ln", "cnn", "attention")
+MODEL_NAMES = ("linear", "mlp", "mlp_ln", "cnn", "cnn_bn", "attention")
 MODES = ("plain", "clip", "controller")
 _ACTS = {"relu": jax.nn.relu, "gelu": jax.nn.gelu, "tanh": jnp.tanh}
 _BLOWUP = 1e150  # a finite value beyond this counts as diverged (squares would overflow float64)
@@ -221,7 +221,11 @@ def _layer_norm(h, gain, bias, eps=1e-5):
 
 
 def make_model(name: str, *, hidden=(128,), act: str = "relu") -> Model:
-    """A small classifier for 8x8 images: ``linear``, ``mlp``, ``mlp_ln``, ``cnn``, ``attention``.
+    """A small classifier for 8x8 images: ``linear``, ``mlp``, ``mlp_ln``, ``cnn``, ``cnn_bn``, ``attention``.
+
+    ``cnn_bn`` normalizes the convolution's channels with the statistics of the batch it is applied
+    to (training-mode batch normalization everywhere, no running averages), so its logits depend on
+    the whole batch ``x``; evaluate it on a whole split at once.
 
     ``hidden`` (widths, positive integers) and ``act`` (``relu``, ``gelu``, ``tanh``) apply to the
     MLPs. Parameters are flat dicts of arrays, so they can be cached as ``.npz`` and used as JVP
@@ -271,17 +275,25 @@ def _build_model(name: str, hidden: tuple[int, ...], act: str, n_in: int = 64, n
                     h = f(h)
             return h
 
-    elif name == "cnn":
+    elif name in ("cnn", "cnn_bn"):
         ch = 8
+        bn = name == "cnn_bn"
 
         def init(key):
             kern, w = _gaussians(key, [(3, 3, 1, ch), (4 * 4 * ch, n_out)])
-            return {"K": kern / 3.0, "c": jnp.zeros(ch), "W": w / math.sqrt(4 * 4 * ch), "b": jnp.zeros(n_out)}
+            p = {"K": kern / 3.0, "c": jnp.zeros(ch), "W": w / math.sqrt(4 * 4 * ch), "b": jnp.zeros(n_out)}
+            if bn:
+                p["g"] = jnp.ones(ch)
+            return p
 
         def apply(p, x):
             img = x.reshape(-1, 8, 8, 1)
             h = jax.lax.conv_general_dilated(img, p["K"], (1, 1), "SAME",
                                              dimension_numbers=("NHWC", "HWIO", "NHWC"))
+            if bn:  # per-channel statistics over the batch and the pixels
+                mu = h.mean(axis=(0, 1, 2))
+                var = ((h - mu) ** 2).mean(axis=(0, 1, 2))
+                h = (h - mu) / jnp.sqrt(var + 1e-5) * p["g"]
             h = jax.nn.relu(h + p["c"])
             h = h.reshape(-1, 4, 2, 4, 2, ch).mean(axis=(2, 4))  # 2x2 average pool
             return h.reshape(h.shape[0], -1) @ p["W"] + p["b"]
@@ -472,6 +484,216 @@ def _inline_custom_rules(fun: Callable) -> Callable:
         return jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(shape), flat)
 
     return inlined
+
+
+# ----------------------------------------------------------------------------- analytic continuation
+# A model evaluated at a complex distance t: every floating-point value carries its real value at the
+# base point (t = 0) and its complex value at t. Decisions (comparisons, max/min, argmax, selects) are
+# taken on the real values, so a piecewise model (ReLU) keeps the activation pattern of t = 0 and the
+# result is the analytic continuation of the active piece -- the function whose Taylor series jet
+# computes. Everything else is evaluated in complex arithmetic.
+_DECIDE = {"gt", "ge", "lt", "le", "eq", "ne", "is_finite", "sign", "floor", "ceil", "round", "argmax", "argmin"}
+
+
+def _cx(val, like_real):
+    """The complex twin of a value: floating arrays become complex128, integers and booleans stay."""
+    val = jnp.asarray(val)
+    return val.astype(jnp.complex128) if jnp.issubdtype(val.dtype, jnp.floating) else val
+
+
+def _eval_continued(jaxpr, consts, real_args, cx_args):
+    env = {}
+
+    def read(var):
+        if isinstance(var, jex.core.Literal):
+            return var.val, _cx(var.val, True)
+        return env[var]
+
+    for var, val in zip(jaxpr.constvars, consts):
+        env[var] = (val, _cx(val, True))
+    for var, re, cx in zip(jaxpr.invars, real_args, cx_args):
+        env[var] = (re, cx)
+    for eqn in jaxpr.eqns:
+        ins = [read(v) for v in eqn.invars]
+        res, cxs = [i[0] for i in ins], [i[1] for i in ins]
+        name = eqn.primitive.name
+        inner = _INLINE.get(name)
+        if inner is not None and inner in eqn.params:
+            closed = eqn.params[inner]
+            outs = _eval_continued(closed.jaxpr, closed.consts, res, cxs)
+        else:
+            re_out = eqn.primitive.bind(*res, **eqn.params)
+            re_list = re_out if eqn.primitive.multiple_results else [re_out]
+            if name in _DECIDE:
+                cx_list = [_cx(r, True) if jnp.issubdtype(jnp.asarray(r).dtype, jnp.floating) else r for r in re_list]
+            elif name in ("max", "min"):
+                take = (res[0] >= res[1]) if name == "max" else (res[0] <= res[1])
+                cx_list = [jnp.where(take, cxs[0], cxs[1])]
+            elif name in ("reduce_max", "reduce_min"):
+                axes = tuple(eqn.params["axes"])
+                hit = res[0] == jnp.expand_dims(re_out, axes)
+                cx_list = [jnp.sum(jnp.where(hit, cxs[0], 0), axis=axes) / jnp.sum(hit, axis=axes)]
+            elif name == "select_n":
+                cx_list = [jax.lax.select_n(res[0], *[_cx(c, True) for c in cxs[1:]])]
+            elif name == "convert_element_type" and jnp.issubdtype(eqn.params["new_dtype"], jnp.floating):
+                cx_list = [_cx(cxs[0], True)]
+            elif name == "convert_element_type" or not any(
+                    jnp.issubdtype(jnp.asarray(r).dtype, jnp.floating) for r in re_list):
+                cx_list = list(re_list)  # integer or boolean results: the base point's
+            else:
+                params = dict(eqn.params)
+                if "preferred_element_type" in params and params["preferred_element_type"] is not None:
+                    params["preferred_element_type"] = jnp.complex128
+                cx_out = eqn.primitive.bind(*cxs, **params)
+                cx_list = cx_out if eqn.primitive.multiple_results else [cx_out]
+            outs = list(zip(re_list, cx_list))
+        for var, val in zip(eqn.outvars, outs):
+            env[var] = val
+    return [read(v) for v in jaxpr.outvars]
+
+
+def _continued_logits(apply, params, v, x, t):
+    """Logits at the complex distance ``t`` (a complex scalar), continuing the piece active at t = 0."""
+    def at(s):
+        return apply(_along(params, v, s), x)
+
+    closed = jax.make_jaxpr(at)(jnp.zeros(()))
+    ((_, out),) = _eval_continued(closed.jaxpr, closed.consts, [jnp.zeros(())], [t.astype(jnp.complex128)])
+    return out
+
+
+def continued_logits(apply: Callable, params, v, x, t) -> jax.Array:
+    r"""Logits :math:`z(\theta_0+tv)` at complex distances ``t`` (1-d), shape ``(len(t), N, n)``.
+
+    The model is evaluated in complex arithmetic with every decision (ReLU's sign, max, argmax)
+    taken at :math:`t=0`: the analytic continuation of the piece of the model that is active at
+    :math:`t=0`, i.e. the function whose Taylor series :func:`line_taylor` computes. Square roots and
+    logarithms take their principal branch.
+    """
+    apply = _apply_fn(apply)
+    params = _tree("params", params)
+    v, x = _tree("v", v, like=params), _inputs(x)
+    _applied(apply, params, x)
+    tt = np.asarray(t)
+    if tt.ndim != 1 or tt.dtype.kind not in "iufc" or not np.all(np.isfinite(tt)):
+        raise ValueError(f"t: expected a 1-d array of finite (complex) distances, got {tt.dtype} {tt.shape}")
+    return _continued_jit(apply, params, v, x, jnp.asarray(tt, dtype=jnp.complex128))
+
+
+_continued_jit = jax.jit(jax.vmap(_continued_logits, in_axes=(None, None, None, None, 0)), static_argnums=0)
+
+
+def _rows(rows, n: int) -> jax.Array:
+    raw = np.asarray(rows)
+    if raw.dtype.kind not in "iu":
+        raise TypeError(f"rows: expected integer row indices, got dtype {raw.dtype}")
+    return jnp.asarray(V.array("rows", raw, ndim=1, low=0, high=n - 1, dtype=np.int32))
+
+
+_CHUNK = 64  # continued evaluations run in chunks of this many distances: one compiled program per model and batch
+
+
+def _continued_rows(apply, params, v, x, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Continued logits of row ``rows[j]`` at distance ``t[j]`` for every j, shape (len(t), n); padded
+    fixed-size chunks of one compiled program."""
+    out = []
+    for lo in range(0, t.size, _CHUNK):
+        tc = t[lo:lo + _CHUNK]
+        pad = np.concatenate([tc, np.full(_CHUNK - tc.size, tc[-1])])
+        z = np.asarray(_continued_jit(apply, params, v, x, jnp.asarray(pad, dtype=jnp.complex128)))
+        out.append(z[np.arange(tc.size), rows[lo:lo + _CHUNK]])
+    return np.concatenate(out)
+
+
+def _log_partition(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r""":math:`F e^{-s}` and :math:`\sum_k|e^{z_k-s}|` per row of complex logits (``s`` the largest real part)."""
+    e = np.exp(z - z.real.max(axis=-1, keepdims=True))
+    return e.sum(axis=-1), np.abs(e).sum(axis=-1)
+
+
+def _validated_rows(apply, params, v, x, rows):
+    apply = _apply_fn(apply)
+    params = _tree("params", params)
+    v, x = _tree("v", v, like=params), _inputs(x)
+    _applied(apply, params, x)
+    return apply, params, v, x, np.asarray(_rows(rows, x.shape[0]))
+
+
+def ghost_zeros(apply: Callable, params, v, x, rows, t0, *, iters: int = 40) -> dict:
+    r"""Zeros of the per-sample partition function :math:`F_i(t)=\sum_ke^{z_{ik}(t)}` in the complex
+    step plane, by the secant method on the continued model (:func:`continued_logits`) from the starts
+    ``t0`` (one complex number per row of ``rows``).
+
+    Returns ``zero`` (complex, per row) and ``residual`` :math:`|F|/\sum_k|e^{z_k}|` there (round-off,
+    about 1e-16, at a converged simple zero). ``x`` is the whole batch (batch-normalized models
+    couple the samples); ``rows`` are indices into it. The iteration is NumPy around one compiled
+    program (:data:`_CHUNK` distances per call); each step moves at most half of ``|t|``.
+    """
+    apply, params, v, x, rows = _validated_rows(apply, params, v, x, rows)
+    start = np.asarray(t0)
+    if start.shape != rows.shape or start.dtype.kind not in "fc" or not np.all(np.isfinite(start)):
+        raise ValueError(f"t0: expected one finite complex start per row (shape {rows.shape}), got {start.shape}")
+    iters = V.integer("iters", iters, low=1, high=1000)
+    t_prev = start.astype(complex) * (1 + 1e-3)
+    t = start.astype(complex)
+
+    def F(tt):
+        return _log_partition(_continued_rows(apply, params, v, x, rows, tt))
+
+    # the shift s cancels in the secant quotient only if it is the same at both points: use the one at t
+    f_prev = F(t_prev)[0]
+    for _ in range(iters):
+        f, _ = F(t)
+        den = f - f_prev
+        step = np.where(np.abs(den) > 0, f * (t - t_prev) / np.where(den == 0, 1, den), 0)
+        lim = 0.5 * np.abs(t)
+        step = np.where(np.abs(step) > lim, step * lim / np.maximum(np.abs(step), 1e-300), step)
+        t_prev, f_prev, t = t, f, t - step
+        if np.all(np.abs(step) <= 1e-14 * np.abs(t)):
+            break
+    f, total = F(t)
+    return {"zero": t, "residual": np.abs(f) / total}
+
+
+def partition_margin(apply: Callable, params, v, x, rows, t) -> np.ndarray:
+    r""":math:`|F_i(t)|/\sum_k|e^{z_{ik}(t)}|` of the continued model for row ``rows[j]`` at complex ``t[j]``
+    (0 at a zero of :math:`F_i`, 1 where every term has the same phase)."""
+    apply, params, v, x, rows = _validated_rows(apply, params, v, x, rows)
+    tt = np.asarray(t)
+    if tt.shape != rows.shape or tt.dtype.kind not in "iufc" or not np.all(np.isfinite(tt)):
+        raise ValueError(f"t: expected one finite (complex) distance per row (shape {rows.shape}), got {tt.shape}")
+    f, total = _log_partition(_continued_rows(apply, params, v, x, rows, tt.astype(complex)))
+    return np.abs(f) / total
+
+
+def zeros_inside(apply: Callable, params, v, x, rows, radius, *, points: int = 256) -> dict:
+    r"""Number of zeros of :math:`F_i` inside the circle :math:`|t|=` ``radius`` (one per row), by the
+    argument principle on ``points`` equispaced points: the winding number of :math:`F_i` around 0.
+
+    Valid when :math:`F_i` is entire (ReLU networks without normalization layers: their continued
+    logits are polynomials in :math:`t`). Returns ``count`` and ``max_step`` (the largest phase step
+    between neighbouring points, which must stay well below :math:`\pi` for the count to be right).
+    """
+    apply, params, v, x, rows = _validated_rows(apply, params, v, x, rows)
+    rad = V.array("radius", radius, shape=rows.shape, low=0.0, low_open=True)
+    points = V.integer("points", points, low=8, high=1 << 16)
+    ts = (rad[:, None] * np.exp(2j * np.pi * np.arange(points) / points)[None, :]).ravel()
+    f, _ = _log_partition(_continued_rows(apply, params, v, x, np.repeat(rows, points), ts))
+    f = f.reshape(rows.size, points)
+    dphase = np.angle(np.roll(f, -1, axis=1) / f)
+    return {"count": np.round(dphase.sum(axis=1) / (2 * np.pi)).astype(int), "max_step": np.abs(dphase).max(axis=1)}
+
+
+def continued_line_loss(apply: Callable, params, v, x, y, rows, t) -> np.ndarray:
+    r"""Per-sample cross-entropy of the continued model (:func:`continued_logits`) at real distances:
+    row ``rows[j]`` at ``t[j]``. Equal to the real line loss as long as no ReLU switches between 0 and
+    ``t``; beyond a switch it is the analytic function whose Taylor series :func:`line_taylor` computes."""
+    apply, params, v, x, rows = _validated_rows(apply, params, v, x, rows)
+    y = _labels(y, x.shape[0])
+    tt = V.array("t", t, shape=rows.shape)
+    z = np.real(_continued_rows(apply, params, v, x, rows, tt.astype(complex)))
+    m = z.max(axis=1, keepdims=True)
+    return m[:, 0] + np.log(np.exp(z - m).sum(axis=1)) - z[np.arange(rows.size), np.asarray(y)[rows]]
 
 
 def _line_taylor(apply, params, v, x, y, order):

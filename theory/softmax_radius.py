@@ -43,6 +43,7 @@ __all__ = [
     "third_moment_extremum",
     "binary_radius", "binary_ghost", "lower_bound", "radius", "radius_details", "strip_margin",
     "log_partition_taylor", "cauchy_hadamard_radius", "prony_pair", "prony_radius", "prony_error_scale",
+    "domb_sykes_pair", "taylor_truncation_error",
     "logistic_radius", "logistic_inverse_curvature", "curvature_to_radius_ratio",
     "linearized_line_loss", "increment_bound",
     "third_central_moment", "third_moment_bound", "kl_forward", "kl_reverse", "kl_small_t_ratio",
@@ -529,6 +530,38 @@ def prony_radius(coeffs, n_min=None) -> float:
     return abs(prony_pair(coeffs, n_min))
 
 
+def domb_sykes_pair(coeffs, n_min=None) -> float:
+    r"""Radius of convergence from the Domb–Sykes ratio method generalized to a conjugate pair of
+    singularities (Mercer–Roberts): with
+
+    .. math:: B_n^2=\frac{c_{n+1}c_{n-1}-c_n^2}{c_nc_{n-2}-c_{n-1}^2},
+
+    :math:`B_n=\rho^{-1}(1+\beta/n+O(n^{-2}))` for singularities :math:`t_0,\bar t_0` of algebraic or
+    logarithmic type, so a straight-line fit of :math:`B_n` against :math:`1/n` over
+    :math:`n_{\min}\le n<N` (default N // 2), extrapolated to :math:`1/n\to0`, gives :math:`1/\rho`.
+    A ratio method: it uses neither the coefficients' magnitudes (root test) nor a fitted recurrence
+    (:func:`prony_pair`). Orders where :math:`B_n^2\le0` (a cancellation of the oscillating terms) are
+    skipped; ``nan`` if fewer than three remain.
+    """
+    c = _coeffs(coeffs, 8)
+    N = c.size - 1
+    n_min = max(N // 2, 3) if n_min is None else V.integer("n_min", n_min, low=3, high=N - 3)
+    rough = cauchy_hadamard_radius(c, max(n_min - 2, 1))
+    if not math.isfinite(rough):
+        return math.nan
+    cs = c * rough ** np.arange(N + 1)  # O(1) numbers: the 2x2 determinants do not underflow
+    n = np.arange(n_min, N)
+    num = cs[n + 1] * cs[n - 1] - cs[n] ** 2
+    den = cs[n] * cs[n - 2] - cs[n - 1] ** 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        b2 = num / den
+    keep = np.isfinite(b2) & (b2 > 0)
+    if keep.sum() < 3:
+        return math.nan
+    slope, intercept = np.polyfit(1.0 / n[keep], np.sqrt(b2[keep]), 1)
+    return float(rough / intercept) if intercept > 0 else math.nan
+
+
 def prony_error_scale(delta, order):
     r"""Asymptotic relative error scale of :func:`prony_pair` on a binary line loss:
     :math:`(\rho_1/\rho_2)^{N/2}` with :math:`\rho_m=\sqrt{\delta^2+(2m-1)^2\pi^2}` (the first two
@@ -537,6 +570,16 @@ def prony_error_scale(delta, order):
     order = V.integer("order", order, low=6)
     out = (np.sqrt(d**2 + np.pi**2) / np.sqrt(d**2 + 9 * np.pi**2)) ** (order / 2)
     return _scalar_or_array(out)
+
+
+def taylor_truncation_error(coeffs, t, values) -> np.ndarray:
+    r""":math:`|\ell(t)-\sum_{k\le n}c_kt^k|` for every order :math:`n=0..N` (columns) and every real
+    distance ``t`` (rows), given the exact values :math:`\ell(t)` (``values``, one per ``t``)."""
+    c = _coeffs(coeffs, 2)
+    tt = _reals("t", t, ndim=1)
+    vals = _reals("values", values, shape=tt.shape)
+    partial = np.cumsum(c[None, :] * tt[:, None] ** np.arange(c.size)[None, :], axis=1)
+    return np.abs(vals[:, None] - partial)
 
 
 # --- scalar logistic ------------------------------------------------------------------------
