@@ -13,7 +13,8 @@ schedule :math:`\eta_k`:
   :math:`\eta\,\eta_k / [(L_0 + L_1\|\nabla f(x)\|)(1 + (\bar\omega + d(\sigma_1^2\bar\omega+\sigma_1^2))/N)]`
   (uses the exact :math:`\|\nabla f\|`, the oracle the prescription is stated with; ``eta`` plays the
   role of the prescription's constant :math:`c`);
-* ``dsignsgd``: :math:`x^+ = x - \eta\eta_k\frac1N\sum_i \mathrm{sign}(g_i)`.
+* ``dsignsgd``: :math:`x^+ = x - \eta\eta_k\frac1N\sum_i \mathrm{sign}(g_i)`, each sign drawn directly as
+  :math:`+1` with probability :math:`F(\partial_j f/s)` (exact in law for every noise law and real :math:`\nu`).
 
 Noise :math:`Z_i = s(\nabla f)\,\zeta_i` with per-coordinate scale
 :math:`s = \sqrt{\sigma_0^2 + \sigma_1^2\|\nabla f\|^2}` (affine variance) and :math:`\zeta` standard
@@ -228,20 +229,22 @@ def sample_noise(key: jax.Array, kind: str, grad: jax.Array, sigma0, sigma1, n_a
     shape = (n_agents,) + jnp.shape(grad)
     if kind == "none":
         return jnp.zeros(shape, jnp.result_type(grad, jnp.float64))
+    return noise_scale(grad, sigma0, sigma1) * _standard(key, kind, shape, nu)
+
+
+def _standard(key, kind: str, shape: tuple, nu: float) -> jax.Array:
+    """Standard draws of the noise law ``kind`` (not ``none``) of the given shape."""
     if kind == "gaussian":
-        z = jax.random.normal(key, shape, jnp.float64)
-    elif kind == "student_t":
+        return jax.random.normal(key, shape, jnp.float64)
+    if kind == "student_t":
         if float(nu).is_integer() and nu <= 30:
             # t_nu = Z / sqrt(chi2_nu / nu) with chi2_nu a sum of nu squared normals: same law as
             # jax.random.t, without compiling the gamma rejection sampler (seconds on CPU).
             kz, kc = jax.random.split(key)
             chi2 = jnp.sum(jax.random.normal(kc, (int(nu),) + shape, jnp.float64) ** 2, axis=0)
-            z = jax.random.normal(kz, shape, jnp.float64) / jnp.sqrt(chi2 / nu)
-        else:
-            z = jax.random.t(key, nu, shape, jnp.float64)
-    else:
-        z = jax.random.cauchy(key, shape, jnp.float64)
-    return noise_scale(grad, sigma0, sigma1) * z
+            return jax.random.normal(kz, shape, jnp.float64) / jnp.sqrt(chi2 / nu)
+        return jax.random.t(key, nu, shape, jnp.float64)
+    return jax.random.cauchy(key, shape, jnp.float64)
 
 
 def compress(key: jax.Array, kind: str, v: jax.Array, omega) -> jax.Array:
@@ -326,12 +329,28 @@ def direction(key: jax.Array, cfg: Config, grad: jax.Array, omega, sigma0, sigma
     if not isinstance(cfg, Config):
         raise TypeError(f"cfg: expected a sims.sde.Config, got {type(cfg).__name__}")
     k_noise, k_comp = jax.random.split(_prng("key", key))
-    msgs = grad[None, :] + sample_noise(k_noise, cfg.noise, grad, sigma0, sigma1, cfg.n_agents, cfg.nu)
     if cfg.algo == "dsignsgd":
-        return jnp.mean(jnp.sign(msgs), axis=0)
+        return _sign_direction(k_noise, cfg, grad, sigma0, sigma1)
+    msgs = grad[None, :] + sample_noise(k_noise, cfg.noise, grad, sigma0, sigma1, cfg.n_agents, cfg.nu)
     if cfg.algo in ("dcsgd", "dcsgd_normalized"):
         msgs = compress(k_comp, cfg.compressor, msgs, omega)
     return jnp.mean(msgs, axis=0)
+
+
+def _sign_direction(key, cfg: Config, grad, sigma0, sigma1):
+    r"""Mean of N agents' :math:`\mathrm{sign}(g_j + sZ_{ij})`, drawn as the sign it is: :math:`+1` with probability
+    :math:`F(g_j/s)` (F the CDF of the standard noise law), from one uniform per agent and coordinate.
+
+    Exact in law for any symmetric law, any real :math:`\nu` (Student-t through the incomplete beta function),
+    with no noise variate drawn at all; :math:`s = 0` (or ``noise="none"``) gives :math:`\mathrm{sign}(g_j)`."""
+    if cfg.noise == "none":
+        return jnp.sign(grad)
+    s = noise_scale(grad, sigma0, sigma1)
+    safe = jnp.where(s > 0, s, 1.0)
+    p = 0.5 * (1.0 + _mean_sign(grad / safe, cfg.noise, cfg.nu))
+    u = jax.random.uniform(key, (cfg.n_agents,) + jnp.shape(grad), jnp.float64)
+    signs = jnp.where(u < p[None, :], 1.0, -1.0)
+    return jnp.where(s > 0, jnp.mean(signs, axis=0), jnp.sign(grad))
 
 
 def _simulate(key, x0, eta, cfg: Config, params: dict) -> dict[str, jax.Array]:
