@@ -1,23 +1,28 @@
-r"""Simulators for noise floors of SGD, signSGD, normalized SGD and Signum on quadratics.
+r"""Simulators for noise floors of SGD, signSGD, Signum, Lion and normalized SGD on quadratics.
 
 Objective :math:`f(x) = \tfrac12\sum_i h_i x_i^2` in :math:`d \ge 1` dimensions (:math:`d = 1`,
-:math:`h = a` is the scalar :math:`a x^2/2`). Stochastic gradient with mixed noise
+:math:`h = a` is the scalar :math:`a x^2/2`). Stochastic gradient with mixed noise (:func:`gradient`)
 
 .. math:: g = h \odot x \odot (1 + \sigma_m \xi_1) + \sigma_a \xi_2,
 
-:math:`\xi_{1,2}` i.i.d. per coordinate, Gaussian or Student-t (unit scale). Momentum buffer
-:math:`m \leftarrow \beta m + (1-\beta) g` (:math:`\beta = 0`: plain), update
+:math:`\xi_{1,2}` i.i.d. per coordinate, Gaussian, Student-t or uniform on :math:`[-1, 1]` (unit
+scale). Momentum buffer :math:`m \leftarrow \beta m + (1-\beta) g` (:math:`\beta = 0`: plain), update
 :math:`x \leftarrow x - \eta_k\,D(m)` with :math:`D(m) = m` (SGD), :math:`\mathrm{sign}(m)`
-(signSGD; Signum when :math:`\beta > 0`) or :math:`m/\|m\|` (normalized SGD). Schedule:
-:math:`\eta_k = \eta\min\{1, (T-k)/(\phi T)\}` -- constant for :math:`\phi = 0`, WSD with cooldown
-fraction :math:`\phi`, linear decay for :math:`\phi = 1`.
+(signSGD; Signum when :math:`\beta > 0`) or :math:`m/\|m\|` (normalized SGD) (:func:`direction`,
+:func:`momentum_update`); Lion steps along :math:`\mathrm{sign}(\beta m + (1-\beta) g)` and moves its
+buffer with :math:`\beta_2`. Schedule: :math:`\eta_k = \eta\min\{1, (T-k)/(\phi T)\}` -- constant for
+:math:`\phi = 0`, WSD with cooldown fraction :math:`\phi`, linear decay for :math:`\phi = 1`.
 
-The method and whether additive noise is present select code, so they are static configuration
-of the per-run function :func:`chain_run` (one compiled kernel per method); everything else that
-varies between runs (:math:`\beta`, noise levels, step, cooldown fraction, curvatures, start, key)
-is data on the grid. Grids go through :func:`sims.sweep.run_grid`; steps are a ``lax.scan``
-nested in a scan over ``n_rec`` recording blocks, and the noise of a block is drawn in one call
-(a key split per step costs more than the step itself).
+The method, whether additive noise is present and whether momentum is used select code, so they
+are static configuration of the per-run function :func:`chain_run` (one compiled kernel each);
+everything else that varies between runs (:math:`\beta`, noise levels, step, cooldown fraction,
+curvatures, start, key) is data on the grid. Grids go through :func:`sims.sweep.run_grid`.
+
+**Random numbers.** Noise is drawn per block of :data:`BLOCK` steps, time-major, with one key split
+per block (independent of the recording interval). signSGD under purely multiplicative noise and
+without momentum needs no noise values at all: a step is :math:`-\eta_k\,\mathrm{sign}(x)\,s` with
+:math:`s = -1` with probability :math:`p = F_\xi(-1/\sigma)`, exact in law for every noise law,
+drawn by comparing 32-bit words with :math:`\lfloor p\,2^{32}\rfloor`.
 
 **Divergence is data.** A run whose state becomes non-finite or exceeds :data:`BOUND` in absolute
 value is flagged ``diverged`` and ``diverged_step`` holds the first step :math:`k \ge 1` at which
@@ -44,46 +49,123 @@ from sims.sweep import run_grid
 from theory import _validate as V
 
 __all__ = [
-    "METHODS", "LAWS", "BOUND", "CHUNK", "schedule", "chain_run", "simulate", "ladder_run", "ladder",
-    "Summary", "summarize",
+    "METHODS", "LAWS", "BOUND", "CHUNK", "BLOCK", "schedule", "gradient", "direction", "momentum_update",
+    "away_probability", "is_bernoulli", "chain_run", "simulate", "ladder_run", "ladder", "Summary", "summarize",
 ]
 
-METHODS = ("sgd", "sign", "normalized")
-LAWS = ("gaussian", "student")
+METHODS = ("sgd", "sign", "normalized", "lion")
+LAWS = ("gaussian", "student", "uniform")
 BOUND = 1e150  # |x| beyond this counts as diverged (squares would overflow float64)
 CHUNK = 1024  # default chunk: every sweep is padded to it, so each static setup compiles once
-_MEMORY = 2**30  # bytes of noise one recording block may hold
+BLOCK = 256  # steps per noise block (one key split per block)
 
 
-# ----------------------------------------------------------------------------- noise and schedule
-def _noise(key: jax.Array, shape, law: str, df: int) -> jax.Array:
-    r"""Standard Gaussian or Student-t noise with integer ``df`` (unit scale), of ``shape``.
+# ----------------------------------------------------------------------------- random numbers
+_MIX = (np.uint32(0x7FEB352D), np.uint32(0x846CA68B))
 
-    :math:`\nu = 1, 2`: exact inverse CDF of a uniform, :math:`\tan(\pi(u - \tfrac12))` and
-    :math:`(2u-1)/\sqrt{2u(1-u)}`; other :math:`\nu`: :math:`z/\sqrt{\chi^2_\nu/\nu}` with :math:`\chi^2_\nu`
-    a sum of :math:`\nu` squared normals. No rejection sampler, so kernels compile quickly. Draws
-    are made flat and reshaped: XLA compiles the generator for a flat shape several times faster
-    than for a trailing axis such as ``d = 10``.
+
+def _mix32(x: jax.Array) -> jax.Array:
+    """A bijective avalanche map of 32-bit words: xor-shift, multiply by an odd constant, twice, xor-shift."""
+    x = x ^ (x >> 16)
+    x = x * _MIX[0]
+    x = x ^ (x >> 15)
+    x = x * _MIX[1]
+    return x ^ (x >> 16)
+
+
+def block_seed(key: jax.Array) -> jax.Array:
+    """The two 32-bit seeds of one block of steps (one threefry call per block)."""
+    return jax.random.bits(key, (2,), jnp.uint32)
+
+
+def words(seed: jax.Array, counter) -> jax.Array:
+    r"""Uniform 32-bit words at integer ``counter`` values: :math:`M(M(c \oplus s_0) + s_1)`.
+
+    ``seed`` = :math:`(s_0, s_1)` from :func:`block_seed`; :math:`M` is the bijective mixer
+    :func:`_mix32`, so distinct counters of one block give distinct words. A counter-based generator:
+    a word costs a dozen integer operations computed where it is used (inside the step), so no
+    block of noise is stored, read back or transposed; one key split per block keeps chains,
+    blocks and paired runs on the typed-key streams.
     """
-    size = int(np.prod(shape))
+    c = jnp.asarray(counter).astype(jnp.uint32)
+    return _mix32(_mix32(c ^ seed[0]) + seed[1])
+
+
+def uniform(seed: jax.Array, counter) -> jax.Array:
+    r"""Uniform float64 in :math:`(0, 1)` with 53 random bits, from the words at ``2c`` and ``2c + 1``:
+    :math:`(\lfloor w_0/2^6\rfloor 2^{27} + \lfloor w_1/2^5\rfloor + \tfrac12)/2^{53}`."""
+    c = jnp.asarray(counter).astype(jnp.uint32) * np.uint32(2)
+    hi = (words(seed, c) >> 6).astype(jnp.float64)
+    lo = (words(seed, c + np.uint32(1)) >> 5).astype(jnp.float64)
+    return (hi * 2.0**27 + lo + 0.5) * 2.0**-53
+
+
+def noise(seed: jax.Array, counter, law: str, df: int) -> jax.Array:
+    r"""Unit-scale noise at ``counter``: standard Gaussian, Student-t with integer ``df``, or uniform on :math:`[-1, 1]`.
+
+    Gaussian :math:`\sqrt2\,\mathrm{erf}^{-1}(2u - 1)`; Student-t :math:`\nu = 1, 2`: exact quantiles
+    :math:`\tan(\pi(u - \tfrac12))` and :math:`(2u-1)/\sqrt{2u(1-u)}`; other :math:`\nu`:
+    :math:`z/\sqrt{\chi^2_\nu/\nu}` with :math:`\chi^2_\nu` a sum of :math:`\nu` squared normals (counters
+    :math:`(\nu+1)c + r`). No rejection sampler: every draw costs the same, and kernels compile quickly.
+    """
+    c = jnp.asarray(counter)
     if law == "gaussian":
-        return jax.random.normal(key, (size,)).reshape(shape)
+        return _normal(uniform(seed, c))
+    if law == "uniform":
+        return 2.0 * uniform(seed, c) - 1.0
     if df in (1, 2):
-        # u in [tiny, 1): the quantile stays finite (|t| <~ 1e154) even at the smallest draw
-        u = jax.random.uniform(key, (size,), minval=jnp.finfo(jnp.float64).tiny)
-        t = jnp.tan(jnp.pi * (u - 0.5)) if df == 1 else (2 * u - 1) / jnp.sqrt(2 * u * (1 - u))
-        return t.reshape(shape)
-    k_z, k_chi = jax.random.split(key)
-    chi2 = jnp.sum(jax.random.normal(k_chi, (df * size,)).reshape(df, size) ** 2, axis=0)
-    return (jax.random.normal(k_z, (size,)) / jnp.sqrt(chi2 / df)).reshape(shape)
+        u = uniform(seed, c)
+        return jnp.tan(jnp.pi * (u - 0.5)) if df == 1 else (2 * u - 1) / jnp.sqrt(2 * u * (1 - u))
+    base = c * (df + 1)
+    chi2 = sum(_normal(uniform(seed, base + r + 1)) ** 2 for r in range(df))
+    return _normal(uniform(seed, base)) / jnp.sqrt(chi2 / df)
 
 
-def _law(law, df) -> int:
-    """The noise law; Student-t needs an integer ``df`` in [1, 64] (the sampler sums ``df`` normals)."""
+def _normal(u: jax.Array) -> jax.Array:
+    return np.sqrt(2.0) * jax.scipy.special.erfinv(2.0 * u - 1.0)
+
+
+def away_probability(sigma, law: str, df: float):
+    r""":math:`p = F_\xi(-1/\sigma)`, the probability that :math:`1 + \sigma\xi < 0` (traceable; ``sigma >= 0``).
+
+    Gaussian :math:`\Phi(-1/\sigma)`; Student-t with any real :math:`\nu > 0`,
+    :math:`\tfrac12 I_{\nu/(\nu + t^2)}(\nu/2, \tfrac12)` at :math:`t = 1/\sigma` (regularized incomplete
+    beta); uniform on :math:`[-1, 1]`, :math:`\max(0, (1 - 1/\sigma)/2)`. :math:`p = 0` at :math:`\sigma = 0`.
+    """
+    t = 1.0 / jnp.where(sigma > 0, sigma, 1.0)
+    if law == "gaussian":
+        p = jax.scipy.special.ndtr(-t)
+    elif law == "student":
+        p = 0.5 * jax.scipy.special.betainc(df / 2.0, 0.5, df / (df + t * t))
+    else:
+        p = jnp.maximum(0.0, (1.0 - t) / 2.0)
+    return jnp.where(sigma > 0, p, 0.0)
+
+
+def threshold(p) -> jax.Array:
+    r"""The 32-bit threshold :math:`\lfloor p\,2^{32}\rfloor` of a Bernoulli(:math:`p`) drawn as ``word < threshold``.
+
+    The drawn law is Bernoulli(:math:`\lfloor p 2^{32}\rfloor/2^{32}`), within :math:`2^{-32}` of :math:`p`
+    (``p`` is clipped to :math:`[0, 1/2]`, the range of :func:`away_probability`).
+    """
+    return jnp.floor(jnp.clip(p, 0.0, 0.5) * 2.0**32).astype(jnp.uint32)
+
+
+def flips(seed: jax.Array, counter, thresh) -> jax.Array:
+    """Signs: -1.0 where the word at ``counter`` is below ``thresh`` (a 32-bit integer compare), else +1.0."""
+    return jnp.where(words(seed, counter) < thresh, -1.0, 1.0)
+
+
+def _law(law, df, integer_df: bool) -> float:
+    """The noise law's ``df``: Student-t needs ``df > 0`` (an integer in [1, 64] where normals are summed)."""
     V.choice("law", law, LAWS)
-    if law == "student":
+    if law != "student":
+        return 0
+    if integer_df:
         return V.integer("df", df, low=1, high=64)
-    return 0
+    if isinstance(df, (int, np.integer)) and not isinstance(df, bool):
+        return V.integer("df", df, low=1)
+    return V.real("df", df, low=0.0, low_open=True)
 
 
 def _key_grid(key: jax.Array, index: np.ndarray) -> dict:
@@ -101,7 +183,7 @@ def _run_key(point: dict, impl: str) -> jax.Array:
     return jax.random.fold_in(jax.random.wrap_key_data(point["key_data"], impl=impl), point["key_index"])
 
 
-def _sweep(fn, grid: dict, static: dict, chunk_size: int, desc: str) -> dict:
+def _sweep(fn, grid: dict, static: dict, chunk_size: int, desc: str, *args) -> dict:
     """``run_grid`` on a grid padded in NumPy to a whole number of chunks (and trimmed back).
 
     Every chunk then has the compiled shape, so neither the padding nor the trimming of a partial
@@ -110,17 +192,23 @@ def _sweep(fn, grid: dict, static: dict, chunk_size: int, desc: str) -> dict:
     n = len(next(iter(grid.values())))
     size = chunk_size * -(-n // chunk_size)
     padded = {k: np.concatenate([v, np.repeat(v[-1:], size - n, axis=0)]) if size > n else v for k, v in grid.items()}
-    out = run_grid(fn, padded, static=static, chunk_size=chunk_size, pad_to_chunk=True, desc=desc)
+    out = run_grid(fn, padded, *args, static=static, chunk_size=chunk_size, pad_to_chunk=True, desc=desc)
     return {k: v[:n] for k, v in out.items()}
 
 
-def _static(T, n_rec, law, df) -> tuple[int, int, str, int]:
+def _static(T, n_rec, law, df, integer_df: bool = True) -> tuple[int, int, str, float]:
     """Validate the static configuration shared by the per-run functions."""
     T = V.integer("T", T, low=1)
     n_rec = V.integer("n_rec", n_rec, low=1)
     if T % n_rec:
         raise ValueError(f"n_rec: expected a divisor of T={T}, got {n_rec}")
-    return T, n_rec, law, _law(law, df)
+    return T, n_rec, law, _law(law, df, integer_df)
+
+
+def _flag(name: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name}: expected a bool (static configuration), got {type(value).__name__}")
+    return value
 
 
 def schedule(k, T: int, eta, cooldown):
@@ -134,69 +222,164 @@ def schedule(k, T: int, eta, cooldown):
     return eta * frac
 
 
-def _direction(m: jax.Array, method: str) -> jax.Array:
-    """The update direction of ``method`` from the (momentum-averaged) gradient ``m``."""
+def gradient(x, h, xi_m, s_m, xi_a=None, s_a=0.0):
+    r"""Noisy gradient of :math:`\tfrac12\sum_i h_i x_i^2`: :math:`g = h\odot x\odot(1 + \sigma_m\xi_1) + \sigma_a\xi_2`
+    (``xi_a=None``: no additive term)."""
+    g = h * x * (1 + s_m * xi_m)
+    return g if xi_a is None else g + s_a * xi_a
+
+
+def direction(m: jax.Array, method: str) -> jax.Array:
+    """The update direction of ``method`` from the (momentum-averaged) gradient ``m``: m, sign(m) or m/||m||."""
     if method == "sgd":
         return m
-    if method == "sign":
+    if method in ("sign", "lion"):
         return jnp.sign(m)
     norm = jnp.sqrt(jnp.sum(m * m))
     return m / jnp.where(norm > 0, norm, 1.0)
 
 
+def momentum_update(m, g, method: str, beta, beta2):
+    r"""One momentum step: ``(direction input, new buffer)``.
+
+    Heavy-ball averaging :math:`m \leftarrow \beta m + (1-\beta) g`, the update uses the new :math:`m`
+    (SGD with momentum, Signum, normalized SGD with momentum). Lion: the update uses
+    :math:`\beta m + (1-\beta) g` and the buffer moves with :math:`\beta_2`,
+    :math:`m \leftarrow \beta_2 m + (1-\beta_2) g`.
+    """
+    if method == "lion":
+        return beta * m + (1 - beta) * g, beta2 * m + (1 - beta2) * g
+    m = beta * m + (1 - beta) * g
+    return m, m
+
+
+def _loss(x, h):
+    return 0.5 * jnp.sum(h * x * x)
+
+
+def _is_bad(x):
+    return ~jnp.all(jnp.isfinite(x)) | (jnp.max(jnp.abs(x)) > BOUND)
+
+
+def _bookkeeping(state, x, h, k, add, rec, idx, check: bool):
+    """Cesàro sum (if ``add``), the record of f at step k+1 (if ``rec``, in slot ``idx``) and the first bad step.
+
+    ``add``, ``rec`` and ``idx`` depend on the step index and the sweep's shared burn-in only, the
+    same for every run of a sweep: under ``vmap`` each ``lax.cond`` stays a branch, so neither f
+    nor the record costs anything on the steps that do not need them. ``check``: look for a bad
+    state at this step (static).
+    """
+    acc, curve, bad_step = state
+    acc = lax.cond(add, lambda a: a + _loss(x, h), lambda a: a, acc)
+    curve = lax.cond(rec, lambda c: lax.dynamic_update_index_in_dim(c, _loss(x, h), idx, 0), lambda c: c, curve)
+    if check:
+        bad_step = jnp.where((bad_step < 0) & _is_bad(x), k + 1, bad_step)
+    return acc, curve, bad_step
+
+
+def is_bernoulli(method: str, additive: bool, momentum: bool) -> bool:
+    r"""Whether a chain's sign steps are exact Bernoulli draws: signSGD without momentum and without additive noise.
+
+    Then :math:`\mathrm{sign}(g_i) = \mathrm{sign}(x_i)\,\mathrm{sign}(1 + \sigma\xi_i)` and the second factor is
+    :math:`-1` with probability :math:`p = F_\xi(-1/\sigma)`, independently per coordinate and step, for
+    any noise law: only :math:`p` enters, so any real :math:`\nu` costs nothing.
+    """
+    return method == "sign" and not additive and not momentum
+
+
 # ----------------------------------------------------------------------------- float chains
-def chain_run(point: dict, *, T: int, n_rec: int, method: str, additive: bool, law: str = "gaussian",
-              df: int = 0, impl: str = "threefry2x32") -> dict:
+def chain_run(point: dict, burn, *, T: int, n_rec: int, method: str, additive: bool, momentum: bool = True,
+              law: str = "gaussian", df: float = 0, impl: str = "threefry2x32", block: int = BLOCK) -> dict:
     r"""One chain of :math:`T` steps (pure; mapped over a grid by :func:`simulate`).
 
     ``point`` keys: ``key_data`` and ``key_index`` (the run's key is
     ``fold_in(wrap_key_data(key_data, impl), key_index)``), ``x0`` and ``h`` (shape ``(d,)``), scalars
-    ``eta``, ``cooldown``, ``beta``, ``sigma_m``, ``sigma_a`` (ignored unless ``additive``), ``burn``.
-    Static: ``method`` (one of :data:`METHODS`), ``additive`` (draw the additive noise at all),
-    the noise ``law``, its integer ``df`` and the PRNG ``impl``. The multiplicative and additive noises come from
-    separate subkeys, so switching ``additive`` on leaves the multiplicative stream unchanged.
+    ``eta``, ``cooldown``, ``beta``, ``beta2`` (Lion's buffer, ignored otherwise), ``sigma_m``,
+    ``sigma_a`` (ignored unless ``additive``). ``burn`` (an integer in :math:`[0, T)`) is shared by
+    every run of a sweep (an unmapped argument: the Cesàro weight of a step is one scalar for the
+    whole batch). Static: ``method`` (one of :data:`METHODS`),
+    ``additive`` (draw the additive noise at all), ``momentum`` (use ``beta``; ``False`` is
+    :math:`\beta = 0` with the buffer compiled away), the noise ``law`` and its ``df``, the PRNG
+    ``impl`` and the noise ``block``.
+
+    Noise is drawn per block of ``block`` steps (time-major: one key split per block, independent
+    of ``n_rec``). Where :func:`is_bernoulli`, a step is :math:`x \leftarrow x - \eta_k\,\mathrm{sign}(x)\,s`
+    with :math:`s = -1` w.p. :math:`p` (:func:`away_probability`; 32-bit integer compares, any real
+    ``df``); otherwise Gaussian, Student-t (integer ``df``) or uniform noise enters :func:`gradient`,
+    the multiplicative and additive noises from separate subkeys (switching ``additive`` on leaves
+    the multiplicative stream unchanged).
 
     Returns the Cesàro average :math:`\frac{1}{T-b}\sum_{b < k \le T} f(x_k)` (``mean_f``), the final
     :math:`f(x_T)` (``final_f``), :math:`f` at ``n_rec`` equally spaced times (``curve``; the last is
-    :math:`x_T`), ``diverged`` and ``diverged_step`` (first bad step, -1 if none).
+    :math:`x_T`), ``diverged`` and ``diverged_step`` (first bad step, -1 if none). A Bernoulli chain
+    moves each coordinate by :math:`\eta_k` per step, so it can only leave :data:`BOUND` if
+    :math:`|x_0| + \sum_k \eta_k` does (which :func:`simulate` refuses); its state is checked once per
+    block and ``diverged_step`` is then the end of the block in which it was found bad.
     """
-    T, n_rec, law, df = _static(T, n_rec, law, df)
     V.choice("method", method, METHODS)
-    if not isinstance(additive, bool):
-        raise TypeError(f"additive: expected a bool (static configuration), got {type(additive).__name__}")
+    additive, momentum = _flag("additive", additive), _flag("momentum", momentum)
+    bern = is_bernoulli(method, additive, momentum)
+    T, n_rec, law, df = _static(T, n_rec, law, df, integer_df=not bern)
+    B = min(V.integer("block", block, low=1), T)
+    n_blocks, every = -(-T // B), T // n_rec
     h, eta, cd = point["h"], point["eta"], point["cooldown"]
-    beta, burn = point["beta"], point["burn"]
     s_m, s_a = point["sigma_m"], point["sigma_a"]
-    block = T // n_rec
+    beta, beta2 = (point["beta"], point.get("beta2", 0.0)) if momentum or method == "lion" else (0.0, 0.0)
+    x0 = point["x0"]
+    thresh = threshold(away_probability(s_m, law, df)) if bern else None
+    d = x0.shape[0]
+    coord = jnp.arange(d)
 
-    def step(carry, inputs):
-        x, m, acc, bad_step = carry
-        k, xi = inputs
-        g = h * x * (1 + s_m * xi[0])
-        if additive:
-            g = g + s_a * xi[1]
-        m = beta * m + (1 - beta) * g
-        x = x - schedule(k, T, eta, cd) * _direction(m, method)
-        f = 0.5 * jnp.sum(h * x * x)
-        acc = acc + jnp.where(k + 1 > burn, f, 0.0)
-        bad = ~jnp.all(jnp.isfinite(x)) | (jnp.max(jnp.abs(x)) > BOUND)
-        bad_step = jnp.where((bad_step < 0) & bad, k + 1, bad_step)
-        return (x, m, acc, bad_step), None
+    def per_step(k):
+        """Whether step k enters the Cesàro sum and the record, and its record slot (unbatched: branches)."""
+        live = k < T
+        return live & (k + 1 > burn), live & ((k + 1) % every == 0), jnp.clip((k + 1) // every - 1, 0, n_rec - 1)
+
+    # schedule() with its division hoisted out of the loop: cd = 0 gives a huge slope, clipped to 1
+    slope = 1.0 / jnp.maximum(cd * T, 1e-300)
+
+    def eta_at(k):
+        return eta * jnp.clip((T - k) * slope, 0.0, 1.0)  # 0 past T (a padded block): the state stays
+
+    def bernoulli_step(carry, k, seed):
+        x, book = carry
+        x = x - eta_at(k) * jnp.sign(x) * flips(seed, (k % B) * d + coord, thresh)
+        return (x, _bookkeeping(book, x, h, k, *per_step(k), check=False))
+
+    def float_step(carry, k, seeds):
+        x, m, book = carry
+        counter = (k % B) * d + coord
+        xi_a = noise(seeds[1], counter, law, df) if additive else None
+        g = gradient(x, h, noise(seeds[0], counter, law, df), s_m, xi_a, s_a)
+        if momentum or method == "lion":
+            u, m = momentum_update(m, g, method, beta, beta2)
+        else:
+            u = g
+        x = x - eta_at(k) * direction(u, method)
+        return (x, m, _bookkeeping(book, x, h, k, *per_step(k), check=True))
 
     def outer(carry, j):
-        x, m, key, acc, bad_step = carry
-        key, k_mult, k_add = jax.random.split(key, 3)
-        # one draw per block of steps: far cheaper than a key split per step
-        draws = [_noise(k_mult, (block,) + x.shape, law, df)]
-        if additive:
-            draws.append(_noise(k_add, (block,) + x.shape, law, df))
-        xi = jnp.stack(draws, axis=1)
-        (x, m, acc, bad_step), _ = lax.scan(step, (x, m, acc, bad_step), (j * block + jnp.arange(block), xi))
-        return (x, m, key, acc, bad_step), 0.5 * jnp.sum(h * x * x)
+        key, state = carry
+        key, sub = jax.random.split(key)
+        if bern:
+            seed = block_seed(sub)
+            body = lambda c, k: (bernoulli_step(c, k, seed), None)  # noqa: E731
+        else:
+            # multiplicative and additive noise from separate subkeys: switching additive on leaves the first alone
+            seeds = [block_seed(k_) for k_ in jax.random.split(sub)]
+            body = lambda c, k: (float_step(c, k, seeds), None)  # noqa: E731
+        state, _ = lax.scan(body, state, j * B + jnp.arange(B))
+        if bern:
+            # a sign step moves each coordinate by eta_k: checked once per block (see the docstring)
+            x, (acc, curve, bad_step) = state
+            bad_step = jnp.where((bad_step < 0) & _is_bad(x), jnp.minimum((j + 1) * B, T), bad_step)
+            state = (x, (acc, curve, bad_step))
+        return (key, state), None
 
-    x0 = point["x0"]
-    init = (x0, jnp.zeros_like(x0), _run_key(point, impl), jnp.zeros((), x0.dtype), jnp.array(-1, jnp.int64))
-    (x, _, _, acc, bad_step), curve = lax.scan(outer, init, jnp.arange(n_rec))
+    book = (jnp.zeros((), x0.dtype), jnp.zeros(n_rec, x0.dtype), jnp.array(-1, jnp.int64))
+    state = (x0, book) if bern else (x0, jnp.zeros_like(x0), book)
+    (_, state), _ = lax.scan(outer, (_run_key(point, impl), state), jnp.arange(n_blocks))
+    acc, curve, bad_step = state[-1]
     return {"mean_f": acc / (T - burn), "final_f": curve[-1], "curve": curve, "diverged": bad_step >= 0,
             "diverged_step": bad_step}
 
@@ -206,25 +389,29 @@ def _per_config(name: str, value) -> np.ndarray:
     return V.array(name, value, ndim=(0, 1)).reshape(-1)
 
 
-def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, sigma_m=0.0, sigma_a=0.0,
+def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, beta2=0.99, sigma_m=0.0, sigma_a=0.0,
              cooldown=0.0, T: int, burn: int = 0, n_chains: int = 1, n_rec: int = 1, law: str = "gaussian",
-             df: int = 0, paired: bool = False, chunk_size: int = CHUNK) -> dict:
+             df: float = 0, paired: bool = False, chunk_size: int = CHUNK) -> dict:
     r"""Run ``n_chains`` independent chains for every configuration in a list of configurations.
 
-    Scalar arguments ``eta, method, beta, sigma_m, sigma_a, cooldown`` may be 1-D sequences of one
+    Scalar arguments ``eta, method, beta, beta2, sigma_m, sigma_a, cooldown`` may be 1-D sequences of one
     common length :math:`G` (one configuration each; scalars broadcast). ``x0`` is ``(d,)`` or
     ``(G, d)``, or ``(G, n_chains, d)`` for per-chain starts; ``h`` is a scalar, ``(d,)`` or ``(G, d)``.
     Chain :math:`j` of configuration :math:`g` runs on ``fold_in(key, g n + j)``; with ``paired=True``
     chain :math:`j` runs on ``fold_in(key, j)`` in every configuration
     (common random numbers: differences between configurations, e.g. schedules, then have a much
     smaller standard error, and a configuration's result does not depend on the others).
-    Configurations are run in groups of equal ``(method, sigma_a > 0)``, one compiled kernel each.
+    Configurations are run in groups of equal ``(method, sigma_a > 0, beta > 0)``, one compiled
+    kernel each (:func:`chain_run`); signSGD without momentum or additive noise draws its sign
+    steps as Bernoulli variables (:func:`is_bernoulli`), so there any law and any real Student-t
+    ``df > 0`` is allowed; elsewhere Student-t noise needs an integer ``df`` in [1, 64]. ``beta2`` is
+    Lion's buffer momentum (``method="lion"``; ``beta`` is then its interpolation weight).
 
     Returns arrays with leading shape ``(G, n_chains)``: ``mean_f``, ``final_f``, ``curve``
     (``(..., n_rec)``), ``diverged`` (bool) and ``diverged_step`` (first bad step, -1 if none).
     """
     V.key("key", key)
-    T, n_rec, law, df = _static(T, n_rec, law, df)
+    T, n_rec, law, df = _static(T, n_rec, law, df, integer_df=False)
     n_chains = V.integer("n_chains", n_chains, low=1)
     burn = V.integer("burn", burn, low=0, high=T - 1)
     chunk_size = V.integer("chunk_size", chunk_size, low=1)
@@ -235,7 +422,7 @@ def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, sigma_m
         raise TypeError(f"method: expected one of {METHODS} or a non-empty list of them, got {method!r}")
     for mth in methods:
         V.choice("method", mth, METHODS)
-    params = {"eta": _per_config("eta", eta), "beta": _per_config("beta", beta),
+    params = {"eta": _per_config("eta", eta), "beta": _per_config("beta", beta), "beta2": _per_config("beta2", beta2),
               "sigma_m": _per_config("sigma_m", sigma_m), "sigma_a": _per_config("sigma_a", sigma_a),
               "cooldown": _per_config("cooldown", cooldown)}
     lengths = {name: len(v) for name, v in params.items()} | {"method": len(methods)}
@@ -255,6 +442,8 @@ def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, sigma_m
         raise ValueError(f"sigma_a: expected noise levels >= 0, got {sigma_a!r}")
     if not np.all((params["beta"] >= 0) & (params["beta"] < 1)):
         raise ValueError(f"beta: expected momentum in [0, 1), got {beta!r}")
+    if not np.all((params["beta2"] >= 0) & (params["beta2"] < 1)):
+        raise ValueError(f"beta2: expected momentum in [0, 1), got {beta2!r}")
     if not np.all((params["cooldown"] >= 0) & (params["cooldown"] <= 1)):
         raise ValueError(f"cooldown: expected a fraction in [0, 1], got {cooldown!r}")
     x0 = V.array("x0", x0, ndim=(1, 2, 3))
@@ -273,27 +462,34 @@ def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, sigma_m
     h = np.broadcast_to(h, (G, d))
 
     additive = params["sigma_a"] > 0
-    n_noise = 1 + int(additive.any())
-    student = df + 1 if law == "student" and df > 2 else 1  # the chi-square mixture draws df + 1 normals
-    block_bytes = min(chunk_size, G * n_chains) * (T // n_rec) * n_noise * student * d * 8
-    if block_bytes > _MEMORY:
-        raise ValueError(f"n_rec: noise is drawn per recording block; T/n_rec = {T // n_rec} steps x {d} dims x "
-                         f"chunk {min(chunk_size, G * n_chains)} needs {block_bytes / 2**30:.1f} GiB; "
-                         "use a larger n_rec or a smaller chunk_size")
+    momentum = params["beta"] > 0
+    groups: dict[tuple[str, bool, bool], list[int]] = {}
+    for g in range(G):
+        groups.setdefault((methods[g], bool(additive[g]), bool(momentum[g])), []).append(g)
+    floats = [key_ for key_ in groups if not is_bernoulli(*key_)]
+    for key_, idx in groups.items():
+        reach = np.max(np.abs(x0[idx])) + T * np.max(params["eta"][idx])
+        if is_bernoulli(*key_) and not reach <= BOUND:
+            raise ValueError(f"eta: a sign chain moves by eta per step, so |x0| + T eta = {reach:.3g} must stay below "
+                             f"the divergence bound {BOUND:g}; got eta up to {np.max(params['eta'][idx]):.3g}")
+    if floats and law == "student":
+        df = _law(law, df, integer_df=True)  # the float chains sum df squared normals
+    draws = 2 * (df + 1 if floats and law == "student" and df > 2 else 1)  # 32-bit words per noise value
+    if min(BLOCK, T) * d * draws >= 2**32:
+        raise ValueError(f"x0: the noise counters of a block ({min(BLOCK, T)} steps x {d} dims x {draws} words) "
+                         f"overflow 32 bits; expected fewer dimensions")
     index = np.arange(G * n_chains).reshape(G, n_chains) % (n_chains if paired else G * n_chains)
     impl = str(jax.random.key_impl(key))
 
     out: dict[str, np.ndarray] = {}
-    groups: dict[tuple[str, bool], list[int]] = {}
-    for g in range(G):
-        groups.setdefault((methods[g], bool(additive[g])), []).append(g)
-    for (mth, add), idx in groups.items():
+    for (mth, add, mom), idx in groups.items():
         idx = np.array(idx)
         grid = {name: np.repeat(v[idx], n_chains) for name, v in params.items()}
         grid.update(_key_grid(key, index[idx].reshape(-1)), x0=x0[idx].reshape(-1, d),
-                    h=np.repeat(h[idx], n_chains, axis=0), burn=np.full(len(idx) * n_chains, burn, dtype=np.int64))
-        static = dict(T=T, n_rec=n_rec, method=mth, additive=add, law=law, df=df, impl=impl)
-        res = _sweep(chain_run, grid, static, chunk_size, f"sign_floor {mth}")
+                    h=np.repeat(h[idx], n_chains, axis=0))
+        static = dict(T=T, n_rec=n_rec, method=mth, additive=add, momentum=mom, law=law, df=df, impl=impl,
+                      block=BLOCK)
+        res = _sweep(chain_run, grid, static, chunk_size, f"sign_floor {mth}", np.int64(burn))
         for name, v in res.items():
             if name not in out:
                 out[name] = np.empty((G, n_chains) + v.shape[1:], dtype=v.dtype)
@@ -302,37 +498,49 @@ def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, sigma_m
 
 
 # ----------------------------------------------------------------------------- integer ladder
-def ladder_run(point: dict, *, T: int, law: str = "gaussian", df: int = 0, impl: str = "threefry2x32") -> dict:
+def ladder_run(point: dict, burn, *, T: int, law: str = "gaussian", df: float = 0, impl: str = "threefry2x32",
+               block: int = BLOCK) -> dict:
     r"""signSGD on :math:`a x^2/2` with multiplicative noise, on the integer ladder (one chain; pure).
 
     :math:`x = \eta(n + \theta)`, :math:`\theta \in (0, 1)`, so :math:`\mathrm{sign}(x) = +1` iff
-    :math:`n \ge 0`; the update :math:`n \leftarrow n - \mathrm{sign}(x)\,\mathrm{sign}(1 + \sigma\xi)` is
-    exact in integers (no float drift, no dependence on :math:`a` or :math:`\eta`). ``point`` keys:
-    ``key_data``, ``key_index`` (as in :func:`chain_run`), ``sigma``, ``theta``, ``burn``, ``n0`` (any
-    integer type; carried as int64). Returns the sums
+    :math:`n \ge 0`; the update :math:`n \leftarrow n - \mathrm{sign}(x)\,s` with :math:`s = -1` with
+    probability :math:`p = F_\xi(-1/\sigma)` (:func:`away_probability`, any law, any real ``df``) is
+    exact in integers (no float drift, no dependence on :math:`a` or :math:`\eta`). The signs are
+    drawn from 32-bit words (:func:`flips`), one key split per block of ``block`` steps. ``point`` keys:
+    ``key_data``, ``key_index`` (as in :func:`chain_run`), ``sigma``, ``theta``, ``n0`` (any
+    integer type; carried as int64); ``burn`` is shared by the sweep (as in :func:`chain_run`). Returns the sums
     of :math:`(n_k+\theta)^2` over :math:`b < k \le T` (``acc``) and over even such :math:`k`
     (``acc_even``), and the last two states :math:`n_{T-1}` (``n_prev``), :math:`n_T` (``n``).
     The walk cannot diverge: :math:`|n_k| \le |n_0| + k`.
     """
     T = V.integer("T", T, low=1)
-    df = _law(law, df)
-    theta, sigma, burn = point["theta"], point["sigma"], point["burn"]
-    xi = _noise(_run_key(point, impl), (T,), law, df)  # all draws at once: T floats per chain
+    df = _law(law, df, integer_df=False)
+    B = min(V.integer("block", block, low=1), T)
+    theta, sigma = point["theta"], point["sigma"]
+    thresh = threshold(away_probability(sigma, law, df))
 
-    def step(carry, inputs):
+    def step(carry, k, seed):
         n, n_prev, acc, acc_even = carry
-        k, z = inputs
-        flip = jnp.where(1 + sigma * z > 0, 1, jnp.where(1 + sigma * z < 0, -1, 0)).astype(jnp.int64)
-        new = n - jnp.where(n >= 0, 1, -1).astype(jnp.int64) * flip
+        live = k < T
+        s = jnp.where(live, flips(seed, k % B, thresh), 0.0).astype(jnp.int64)  # 0 past T: the walk stays
+        new = n - jnp.where(n >= 0, 1, -1).astype(jnp.int64) * s
         y2 = (new + theta) ** 2
-        keep = k + 1 > burn
+        keep = (k + 1 > burn) & live
         acc = acc + jnp.where(keep, y2, 0.0)
         acc_even = acc_even + jnp.where(keep & ((k + 1) % 2 == 0), y2, 0.0)
-        return (new, n, acc, acc_even), None
+        return (new, jnp.where(live, n, n_prev), acc, acc_even)
+
+    def outer(carry, j):
+        key, state = carry
+        key, sub = jax.random.split(key)
+        seed = block_seed(sub)
+        state, _ = lax.scan(lambda c, k: (step(c, k, seed), None), state, j * B + jnp.arange(B))
+        return (key, state), None
 
     n0 = jnp.asarray(point["n0"]).astype(jnp.int64)
     zero = jnp.zeros((), jnp.float64)
-    (n, n_prev, acc, acc_even), _ = lax.scan(step, (n0, n0, zero, zero), (jnp.arange(T), xi))
+    (_, (n, n_prev, acc, acc_even)), _ = lax.scan(outer, (_run_key(point, impl), (n0, n0, zero, zero)),
+                                                  jnp.arange(-(-T // B)))
     return {"acc": acc, "acc_even": acc_even, "n_prev": n_prev, "n": n}
 
 
@@ -356,7 +564,7 @@ def ladder(key: jax.Array, *, sigma, theta, T: int, burn: int = 0, n_chains: int
     chunk_size = V.integer("chunk_size", chunk_size, low=1)
     if T % 2 or burn % 2 or burn >= T:
         raise ValueError(f"T: expected even T > burn >= 0 with burn even, got T={T}, burn={burn}")
-    df = _law(law, df)
+    df = _law(law, df, integer_df=False)
     if not isinstance(paired, bool):
         raise TypeError(f"paired: expected a bool, got {type(paired).__name__}")
     sigma = V.array("sigma", sigma, ndim=(0, 1), low=0.0).reshape(-1)
@@ -375,9 +583,9 @@ def ladder(key: jax.Array, *, sigma, theta, T: int, burn: int = 0, n_chains: int
     sigma = np.broadcast_to(sigma, (G,))
     index = np.arange(G * n_chains) % (n_chains if paired else G * n_chains)
     grid = {**_key_grid(key, index), "sigma": np.repeat(sigma, n_chains), "theta": theta.reshape(-1),
-            "burn": np.full(G * n_chains, burn, dtype=np.int64), "n0": np.full(G * n_chains, n0, dtype=np.int64)}
-    static = dict(T=T, law=law, df=df, impl=str(jax.random.key_impl(key)))
-    out = _sweep(ladder_run, grid, static, chunk_size, "sign_floor ladder")
+            "n0": np.full(G * n_chains, n0, dtype=np.int64)}
+    static = dict(T=T, law=law, df=df, impl=str(jax.random.key_impl(key)), block=BLOCK)
+    out = _sweep(ladder_run, grid, static, chunk_size, "sign_floor ladder", np.int64(burn))
     half = (T - burn) // 2
     shape = (G, n_chains)
     return {

@@ -30,26 +30,37 @@ def _simulate_normalized(**over):
     return _simulate(**({"method": "normalized", "law": "student", "df": 3, "sigma_a": 0.0} | over))
 
 
+def _simulate_bernoulli(**over):
+    """signSGD without momentum or additive noise: Bernoulli sign steps, a non-integer Student-t df."""
+    return _simulate(**({"beta": 0.0, "sigma_a": 0.0, "law": "student", "df": 1.5, "T": 300, "n_rec": 3} | over))
+
+
+def _simulate_lion(**over):
+    return _simulate(**({"method": "lion", "beta": 0.9, "beta2": 0.99, "sigma_a": 0.0} | over))
+
+
 def _ladder(**over):
     args = dict(key=jax.random.key(0), sigma=np.array([0.5, 1.0]), theta=0.3, T=12, burn=2, n_chains=2, paired=True,
                 chunk_size=8)
     return S.ladder(**(args | over))
 
 
-_chain_jit = jax.jit(S.chain_run, static_argnames=("T", "n_rec", "method", "additive", "law", "df", "impl"))
-_ladder_jit = jax.jit(S.ladder_run, static_argnames=("T", "law", "df", "impl"))
+_chain_jit = jax.jit(S.chain_run, static_argnames=("T", "n_rec", "method", "additive", "momentum", "law", "df", "impl",
+                                                   "block"))
+_ladder_jit = jax.jit(S.ladder_run, static_argnames=("T", "law", "df", "impl", "block"))
 _DATA = np.asarray(jax.random.key_data(jax.random.key(0)))
 
 
-def _chain(T=6, n_rec=2, method="sign", additive=True, law="gaussian", df=0, **over):
+def _chain(T=6, n_rec=2, method="sign", additive=True, momentum=True, law="gaussian", df=0, block=4, burn=2, **over):
     point = dict(key_data=_DATA, key_index=np.int64(0), x0=np.array([0.3, -0.2]), h=np.array([1.0, 3.0]), eta=0.05,
-                 cooldown=0.5, beta=0.5, sigma_m=0.5, sigma_a=0.2, burn=np.int64(2)) | over
-    return _chain_jit(point, T=T, n_rec=n_rec, method=method, additive=additive, law=law, df=df)
+                 cooldown=0.5, beta=0.5, beta2=0.9, sigma_m=0.5, sigma_a=0.2) | over
+    return _chain_jit(point, np.int64(burn), T=T, n_rec=n_rec, method=method, additive=additive, momentum=momentum,
+                      law=law, df=df, block=block)
 
 
-def _ladder_run(T=6, law="gaussian", df=0, **over):
-    point = dict(key_data=_DATA, key_index=np.int64(0), sigma=1.0, theta=0.3, burn=np.int64(2), n0=0) | over
-    return _ladder_jit(point, T=T, law=law, df=df)
+def _ladder_run(T=6, law="gaussian", df=0, block=4, burn=2, **over):
+    point = dict(key_data=_DATA, key_index=np.int64(0), sigma=1.0, theta=0.3, n0=0) | over
+    return _ladder_jit(point, np.int64(burn), T=T, law=law, df=df, block=block)
 
 
 _WRAPPER = ("a sweep of chain_run, whose jit-equals-eager is row sign_floor.chain_run (static branches only: "
@@ -73,6 +84,22 @@ SIMULATORS = [
         skip={"diverge": "a normalized step has length eta: the state cannot leave a bounded set in T steps",
               "jit": _WRAPPER},
         vary={"key": jax.random.key(1), "sigma_m": 0.8}),
+    Sim("sign_floor.simulate_bernoulli", _simulate_bernoulli, outputs=lambda o: [o[k] for k in _OUT],
+        grid=("eta", np.array([0.05, 0.1, 0.02]), 0),
+        bad=[({"eta": np.array([1e149, 0.1])}, "eta"), ({"df": 0.0}, "df"), ({"law": "laplace"}, "law")],
+        skip={"diverge": "a sign step has length eta and simulate refuses |x0| + T eta beyond the bound", "jit": _WRAPPER},
+        vary={"key": jax.random.key(1), "sigma_m": 0.8}),
+    Sim("sign_floor.simulate_lion", _simulate_lion, outputs=lambda o: [o[k] for k in _OUT],
+        grid=("eta", np.array([0.05, 0.1, 0.02]), 0), bad=[({"beta2": NAN}, "beta2"), ({"beta2": -0.1}, "beta2")],
+        skip={"diverge": "a Lion step has length eta per coordinate: bounded in T steps", "jit": _WRAPPER},
+        vary={"key": jax.random.key(1), "sigma_m": 0.8}),
+    Sim("sign_floor.chain_run_bernoulli", lambda **o: _chain(**({"additive": False, "momentum": False, "df": 1.5,
+                                                                "law": "student"} | o)),
+        outputs=lambda o: [o[k] for k in _OUT],
+        skip={"vmap": "a per-run kernel; its vmapped form is simulate (row sign_floor.simulate_bernoulli)",
+              "diverge": "checked once per block; row sign_floor.chain_run diverges through the float kernel"},
+        bad=[({"momentum": 0}, "momentum"), ({"block": 0}, "block"), ({"df": -1.0}, "df")],
+        vary={"eta": 0.07, "key_index": np.int64(3), "x0": np.array([0.1, 0.5])}),
     Sim("sign_floor.ladder", _ladder, outputs=lambda o: [o[k] for k in ("m2", "m2_even", "m2_odd", "n", "n_prev")],
         grid=("sigma", np.array([0.5, 1.0, 2.0]), 0),
         bad=[({"sigma": np.array([NAN, 1.0])}, "sigma"), ({"theta": 0.0}, "theta"), ({"theta": NAN}, "theta"),
