@@ -1,5 +1,6 @@
 """Figures of topic ``linear_hessian`` (claims ``hessian2026.*``): spectra, the class law, the max-LR law,
-sharpening along GD, the gauge orbit near the balanced point, and the shed assumptions.
+sharpening along GD and its staircase, the gauge orbit near the balanced point, the shed assumptions, the
+scale laws beyond whitened inputs and the robustness count.
 
 Everything drawn comes from the claims' results (their ``arrays``, computed from the
 ``linear_hessian.*`` experiments) and from closed forms of :mod:`theory.linear_hessian`; nothing here
@@ -172,6 +173,81 @@ def shed(r: Result, out: Path) -> list[Path]:
     return plot.save(fig, "linear_hessian_shed", out)
 
 
+def laws(r_means: Result | None, r_alpha: Result | None, out: Path) -> list[Path]:
+    """The two scale laws: lambda_max against L r^(2/L) p_max (class means) and L alpha^(1/L) pi_max^(1-1/L)."""
+    shown = [(r, name) for r, name in ((r_means, "means"), (r_alpha, "alpha")) if r is not None]
+    fig, axes = plot.figure(len(shown), 1, width=3.4, height=3.2)
+    axes = np.atleast_1d(axes)
+    for ax, (r, name) in zip(axes, shown):
+        a = r.arrays
+        lo, hi = 0.8 * min(a["predicted"].min(), a["measured"].min()), 1.25 * max(a["predicted"].max(), a["measured"].max())
+        ax.loglog([lo, hi], [lo, hi], color=plot.THEORY, lw=1, label="closed form")
+        for j, L in enumerate(sorted(set(a["depth"].tolist()))):
+            sel = a["depth"] == L
+            ax.loglog(a["predicted"][sel], a["measured"][sel], "o", color=plot.PALETTE[j % len(plot.PALETTE)], ms=5,
+                      mfc="none", label=rf"$L={L}$")
+        if name == "means":
+            ax.set_xlabel(r"$L\,r^{2/L}\max_c p_c$")
+            ax.set_title("orthogonal class means (not whitened)")
+        else:
+            ax.set_xlabel(r"$L\,\alpha^{1/L}\pi_{\max}^{1-1/L}$")
+            ax.set_title(r"whitened, $\Sigma_{xx}=\alpha I$")
+        ax.set_ylabel(r"$\lambda_{\max}$ (jax.hessian)")
+        ax.legend(loc="upper left", fontsize=7)
+    return plot.save(fig, "linear_hessian_scale_laws", out)
+
+
+def staircase(r: Result, out: Path) -> list[Path]:
+    """The top six eigenvalues along GD with the predicted plateaus drawn at the stage midpoints."""
+    a = r.arrays
+    top, stages, plateaus = a["top"], a["stages"], a["plateaus"]
+    fig, (ax, bx) = plot.figure(2, 1, width=4.0, height=3.2)
+    step = np.arange(top.shape[0])
+    for k in range(6):
+        ax.plot(step, top[:, k], color=plot.PALETTE[k % len(plot.PALETTE)], lw=1.0,
+                label=rf"$\lambda_{k + 1}$" if k < 6 else None)
+    bounds = np.concatenate([[0], (stages[:-1] + stages[1:]) // 2, [step[-1]]])
+    for j, t in enumerate(stages):
+        lo, hi = (bounds[j], bounds[j + 1])
+        for v in plateaus[j]:
+            ax.hlines(v, max(lo, t - 8), min(hi, t + 8), color=plot.THEORY, lw=2.2, alpha=0.5)
+    ax.plot([], [], color=plot.THEORY, lw=2.2, alpha=0.5, label="predicted plateau")
+    ax.set_xlabel("GD step")
+    ax.set_ylabel("top Hessian eigenvalues")
+    ax.legend(loc="lower right", fontsize=6, ncol=2)
+    ax.set_title(r"staircase, $\pi=(.6,.3,.1)$, init $10^{-12}$")
+    s = a["singular_values"]
+    for k in range(a["strengths"].shape[1]):
+        bx.plot(step, a["strengths"][:, k] / s[k], color=plot.PALETTE[k], lw=1.2, label=rf"$a_{k + 1}/s_{k + 1}$")
+    for t in stages:
+        bx.axvline(t, color=plot.MUTED, lw=0.6, ls=":")
+    bx.set_xlabel("GD step")
+    bx.set_ylabel("learned fraction")
+    bx.legend(loc="center right", fontsize=7)
+    bx.set_title("one class per stage (dotted: stage midpoints)")
+    return plot.save(fig, "linear_hessian_staircase", out)
+
+
+def robustness(r: Result, out: Path, factor: float) -> list[Path]:
+    """lambda_max / law per relaxation on a log axis, with the robustness band and the Gauss-Newton predictions."""
+    labels = [str(x) for x in r.arrays["labels"]]
+    ratio, pred = r.arrays["ratio"], r.arrays["predicted_ratio"]
+    fig, ax = plot.figure(1, 1, width=5.2, height=3.2)
+    x = np.arange(len(labels))
+    ax.axhspan(1 / factor, factor, color=plot.THEORY, alpha=0.15, label=f"within {factor:g}x of the law")
+    ax.axhline(1.0, color=plot.THEORY, lw=1)
+    ax.semilogy(x, ratio, "o", color=plot.SIM, ms=6, label="jax.hessian")
+    ok = np.isfinite(pred)
+    ax.semilogy(x[ok], pred[ok], "x", color=plot.PALETTE[2], ms=8, label="Gauss-Newton prediction")
+    ax.set_xticks(x)
+    ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=7)
+    ax.set_ylabel(r"$\lambda_{\max}/(L\pi_{\max}^{1-1/L})$")
+    ax.legend(loc="upper right", fontsize=7)
+    inside = int(np.sum(np.abs(np.log(ratio)) <= np.log(factor)))
+    ax.set_title(f"robust in {inside} of {len(labels)} relaxations (abstract: 'most')")
+    return plot.save(fig, "linear_hessian_robustness", out)
+
+
 def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     """Every ``linear_hessian`` figure from the ``hessian2026.*`` results (claims absent from ``results`` are skipped)."""
     out = Path(out)
@@ -189,4 +265,11 @@ def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
         paths += gauge(results[P + "unbalanced_sharper"], out)
     if get(P + "shed_assumptions") is not None:
         paths += shed(results[P + "shed_assumptions"], out)
+    if get(P + "class_means_law") is not None or get(P + "alpha_law") is not None:
+        paths += laws(get(P + "class_means_law"), get(P + "alpha_law"), out)
+    if get(P + "sharpening_staircase") is not None:
+        paths += staircase(results[P + "sharpening_staircase"], out)
+    if get(P + "robustness_count") is not None:
+        from paper_checks.linear_hessian.laws import ROBUST_FACTOR
+        paths += robustness(results[P + "robustness_count"], out, ROBUST_FACTOR)
     return paths

@@ -87,12 +87,22 @@ def test_origin_hessian_scalar():
 
 
 def test_worked_example():
+    # L = 2, pi = (.5, .3, .2), d0 = 10: the cross-class outliers are (pi_k - pi_m) / (sqrt(pi_k) - sqrt(pi_m))
+    # = sqrt(pi_k) + sqrt(pi_m); the (1, 2) value is 1.2548293 (sqrt(.5) + sqrt(.3) = 1.25482933869..., checked
+    # below in 30-digit decimal arithmetic and exactly in sympy), not 1.254837
+    from decimal import Decimal, getcontext
+    getcontext().prec = 30
+    cross12 = Decimal("0.5").sqrt() + Decimal("0.3").sqrt()
+    assert str(cross12)[:9] == "1.2548293"
+    exact = (sp.Rational(1, 2) - sp.Rational(3, 10)) / (sp.sqrt(sp.Rational(1, 2)) - sp.sqrt(sp.Rational(3, 10)))
+    assert abs(sp.N(exact, 25) - sp.Float(str(cross12), 25)) < 1e-20
     ev = T.class_spectrum([0.5, 0.3, 0.2], (10, 6, 3))
     assert ev.size == 78 and np.sum(ev == 0) == 48
-    table = dict(zip(*np.unique(np.round(ev, 6), return_counts=True)))
-    for v, m in [(1.414214, 1), (1.095445, 1), (0.894427, 1), (1.254829, 2), (1.15432, 2), (0.994936, 2),
-                 (0.707107, 7), (0.547723, 7), (0.447214, 7)]:
+    table = dict(zip(*np.unique(np.round(ev, 7), return_counts=True)))
+    for v, m in [(1.4142136, 1), (1.0954451, 1), (0.8944272, 1), (1.2548293, 2), (1.1543204, 2), (0.9949362, 2),
+                 (0.7071068, 7), (0.5477226, 7), (0.4472136, 7)]:
         assert table[v] == m
+    assert 1.254837 not in table and np.round(1.254837, 7) not in table
     assert T.class_sharpness([0.6, 0.3, 0.1], 3) == pytest.approx(2.13413598, rel=1e-8)
     assert T.class_sharpness([0.4, 0.4, 0.2], 4) == pytest.approx(2.01189349, rel=1e-8)
 
@@ -402,3 +412,74 @@ def test_bench_case_runs_small():
     assert np.isfinite(b) and b > 0
     with pytest.raises(AssertionError):      # the comparison can fail: a 1e-6 relative error is caught
         case.check(np.asarray(a) * (1 + 1e-6), b)
+
+
+# ----------------------------------------------------------------------------------------------
+# laws beyond whitened full-rank inputs (constructors and closed forms; the claims sweep them)
+# ----------------------------------------------------------------------------------------------
+
+def test_class_means_and_projected_minima_against_the_numpy_hessian():
+    from sims import linear_hessian_laws as LW
+    X, Y = LW.class_means_data(jax.random.key(0), np.array([50, 30, 20]), 5, 2.0)
+    w = (5, 4, 3)
+    theta = LW.min_norm_balanced_minimum(jax.random.key(1), X, Y, w)
+    n = X.shape[1]
+    ev = np.linalg.eigvalsh(R.numpy_dense_hessian(theta, X @ X.T / n, Y @ X.T / n, w))
+    np.testing.assert_allclose(ev, T.class_means_spectrum([0.5, 0.3, 0.2], w, 2.0), atol=1e-12)
+    assert ev[-1] == pytest.approx(T.class_means_sharpness([0.5, 0.3, 0.2], 2, 2.0), rel=1e-12)
+    # the whitened law at the input scale r^2 is a different number (the rival the claim rejects)
+    assert abs(ev[-1] - T.class_sharpness([0.5, 0.3, 0.2], 2, 4.0)) > 0.3
+    X, Y = LW.projected_data(jax.random.key(2), 6, 40, 4, alpha=1.5, dL=3, rank=2)
+    np.testing.assert_allclose(np.linalg.eigvalsh(X @ X.T / 40), [0, 0, 1.5, 1.5, 1.5, 1.5], atol=1e-12)
+    w = (6, 4, 3)
+    theta = LW.min_norm_balanced_minimum(jax.random.key(3), X, Y, w)
+    Sxx, Syx = X @ X.T / 40, Y @ X.T / 40
+    ev = np.linalg.eigvalsh(R.numpy_dense_hessian(theta, Sxx, Syx, w))
+    sv = np.linalg.svd(Syx, compute_uv=False)
+    sv[sv < 1e-10 * sv[0]] = 0
+    np.testing.assert_allclose(ev, T.projected_spectrum(w, 1.5, sv, 4), atol=1e-12 * ev[-1])
+    assert T.numeric_rank(ev) == 2 * (4 + 3 - 2)
+
+
+@pytest.mark.parametrize("call, param", [
+    (lambda: T.class_means_sharpness([0.5, 0.5], 2, 0.0), "radius"),
+    (lambda: T.class_means_spectrum([0.5, 0.5], (4, 1, 2), 1.0), "widths"),
+    (lambda: T.projected_spectrum((4, 3, 2), 1.0, [1.0], 5), "input_rank"),
+    (lambda: T.projected_spectrum((4, 3, 2), 1.0, [1.0, 0.5], 1), "singular_values"),
+])
+def test_law_bad_inputs_name_the_parameter(call, param):
+    with pytest.raises((ValueError, TypeError), match=param):
+        call()
+
+
+@pytest.mark.parametrize("call, param", [
+    (lambda: __import__("sims.linear_hessian_laws").linear_hessian_laws.class_means_data(
+        jax.random.key(0), np.array([5, 3]), 1, 1.0), "d0"),
+    (lambda: __import__("sims.linear_hessian_laws").linear_hessian_laws.class_means_data(
+        jax.random.key(0), np.array([5, 3]), 3, -1.0), "radius"),
+    (lambda: __import__("sims.linear_hessian_laws").linear_hessian_laws.projected_data(
+        jax.random.key(0), 4, 10, 5), "input_rank"),
+    (lambda: __import__("sims.linear_hessian_laws").linear_hessian_laws.projected_data(
+        jax.random.key(0), 4, 10, 2, counts=np.array([5, 3, 2])), "counts"),
+    (lambda: __import__("sims.linear_hessian_laws").linear_hessian_laws.min_norm_balanced_minimum(
+        jax.random.key(0), np.eye(3), np.ones((2, 4)), (3, 2, 2)), "Y"),
+    (lambda: __import__("sims.linear_hessian_laws").linear_hessian_laws.min_norm_balanced_minimum(
+        jax.random.PRNGKey(0), np.eye(3), np.ones((2, 3)), (3, 2, 2)), "key"),
+])
+def test_laws_sims_bad_inputs_name_the_parameter(call, param):
+    with pytest.raises((ValueError, TypeError), match=param):
+        call()
+
+
+def test_distinct_top_and_gauge_derivatives():
+    from paper_checks.linear_hessian import experiments as E
+    from paper_checks.linear_hessian import laws as LA
+    np.testing.assert_allclose(LA.distinct_top([5.0, 4.999, 3.0, 3.0, 1.0], 3), [5.0, 3.0, 1.0])
+    # central differences of a known quadratic-plus-cubic: gradient and Hessian recovered to O(h^2)
+    A = np.array([[2.0, 0.5], [0.5, 1.0]])
+    f = lambda e: 1.0 + np.array([0.3, -0.2]) @ e + 0.5 * e @ A @ e + e[0] ** 3  # noqa: E731
+    pts = E.gauge_stencil(2, 1e-3)
+    f0, g, M = LA.gauge_derivatives(np.array([f(p) for p in pts]), 2, 1e-3)
+    assert f0 == 1.0
+    np.testing.assert_allclose(g, [0.3, -0.2], atol=1e-5)
+    np.testing.assert_allclose(M, A, atol=1e-5)

@@ -54,6 +54,7 @@ __all__ = [
     "numeric_rank", "validate_widths", "validate_proportions", "validate_depth",
     "gauss_newton_operator", "gauss_newton_spectrum", "balanced_gauss_newton_spectrum",
     "two_layer_aligned_spectrum", "aligned_mode_step",
+    "class_means_sharpness", "class_means_spectrum", "projected_spectrum",
 ]
 
 L_SYM = sp.Symbol("L", positive=True, integer=True)
@@ -452,6 +453,72 @@ def critical_step(proportions, depth, sigma_xx_scale: float = 1.0) -> float:
     sharpness exceeds :math:`2/\eta`.
     """
     return 2.0 / class_sharpness(proportions, depth, sigma_xx_scale)
+
+
+def class_means_sharpness(proportions, depth, radius) -> float:
+    r""":math:`\lambda_{\max}=L\,r^{2/L}\max_cp_c` for inputs at orthogonal class means of norm :math:`r` (not whitened).
+
+    Setting: sample :math:`i` of class :math:`c` is :math:`x_i=r\,o_c` with orthonormal :math:`o_c`,
+    one-hot labels, :math:`d_L=K`, no hidden width below :math:`K`. Then
+    :math:`\Sigma_{xx}=r^2\sum_cp_co_co_c^\top`, the minimum-norm minimizer is :math:`W^*=O^\top/r`
+    (all singular values :math:`1/r`), and its balanced factorization has
+    :math:`A_lA_l^\top=r^{-2(L-l)/L}I_K` and :math:`B_l^\top B_l=r^{-2(l-1)/L}OO^\top` (:math:`B_1=I`).
+    Since :math:`\Sigma_{xx}` lives on the span of :math:`O`, every term of the Gauss--Newton
+    operator :math:`\sum_lA_lA_l^\top\otimes\Sigma_{xx}^{1/2}B_l^\top B_l\Sigma_{xx}^{1/2}` equals
+    :math:`r^{-2(L-1)/L}I_K\otimes\Sigma_{xx}`, so the non-zero eigenvalues are
+    :math:`Lr^{-2(L-1)/L}\cdot r^2p_c=Lr^{2/L}p_c`, each :math:`K` times
+    (:func:`class_means_spectrum`). Unlike the whitened law the proportion enters linearly.
+    """
+    p = validate_proportions(proportions)
+    depth = validate_depth(depth)
+    r = V.real("radius", radius, low=0.0, low_open=True)
+    return float(depth * r ** (2 / depth) * p.max())
+
+
+def class_means_spectrum(proportions, widths, radius) -> np.ndarray:
+    r"""All eigenvalues (ascending) at the balanced minimum-norm minimum of orthogonal-class-mean data (see :func:`class_means_sharpness`).
+
+    :math:`Lr^{2/L}p_c` with multiplicity :math:`K=d_L` for each class, zeros for the other
+    :math:`P-K^2` parameters. Needs ``widths[-1] == K``, :math:`d_0\ge K` and hidden widths :math:`\ge K`.
+    """
+    p = validate_proportions(proportions)
+    widths = validate_widths(widths)
+    r = V.real("radius", radius, low=0.0, low_open=True)
+    K, depth = p.size, len(widths) - 1
+    if widths[-1] != K or widths[0] < K or min(widths[1:-1], default=K) < K:
+        raise ValueError(f"widths: orthogonal class means need d_L = K = {K}, d_0 >= K and no hidden width below K, "
+                         f"got {widths}")
+    P = sum(widths[l] * widths[l - 1] for l in range(1, depth + 1))
+    top = np.repeat(depth * r ** (2 / depth) * p, K)
+    return np.sort(np.concatenate([top, np.zeros(P - top.size)]))
+
+
+def projected_spectrum(widths, sigma_xx_scale, singular_values, input_rank) -> np.ndarray:
+    r"""All eigenvalues (ascending) at the balanced minimum-norm minimum when :math:`\Sigma_{xx}=\alpha P`, :math:`\operatorname{rank}P=m<d_0`.
+
+    (A1) with a projection: the inputs are whitened on an :math:`m`-dimensional subspace only. The
+    minimum-norm minimizer :math:`W^*=\Sigma_{yx}\Sigma_{xx}^+` has its right singular vectors in
+    the range of :math:`P`, so :math:`B_l^\top B_l` (:math:`l\ge2`) lives there too, and
+    :math:`\Sigma_{xx}^{1/2}B_1^\top B_1\Sigma_{xx}^{1/2}=\alpha P` replaces :math:`\alpha I_{d_0}`:
+    the Gauss--Newton operator is the whitened one on :math:`\mathbb R^{d_L}\otimes\operatorname{range}P`
+    and zero on the rest. Hence the spectrum of :func:`spectrum` with :math:`d_0` replaced by
+    :math:`m` in the input-side bulk (multiplicity :math:`m-r` instead of :math:`d_0-r`) and the
+    difference moved to the zeros: rank :math:`r(m+d_L-r)`. For :math:`L=1`:
+    :math:`\alpha` with multiplicity :math:`md_L`, zeros otherwise.
+    """
+    widths = validate_widths(widths)
+    d0 = widths[0]
+    m = V.integer("input_rank", input_rank, low=1, high=d0)
+    alpha = _alpha("sigma_xx_scale", sigma_xx_scale)
+    sv = V.array("singular_values", singular_values, ndim=1, low=0.0, nonempty=False)
+    if sv.size > min(m, widths[-1]) and np.sum(sv > 0) > min(m, widths[-1]):
+        raise ValueError(f"singular_values: Sigma_yx has rank at most min(input_rank, d_L) = {min(m, widths[-1])}, "
+                         f"got {int(np.sum(sv > 0))} non-zero values")
+    P = sum(widths[l] * widths[l - 1] for l in range(1, len(widths)))
+    small = (m,) + widths[1:]
+    sv = np.sort(sv[sv > 0])[::-1]
+    inner = spectrum(small, alpha, sv)
+    return np.sort(np.concatenate([inner, np.zeros(P - inner.size)]))
 
 
 def class_spectrum(proportions, widths) -> np.ndarray:

@@ -12,7 +12,9 @@ Layout: :mod:`~paper_checks.linear_hessian.experiments` holds the cached simulat
 minima and their autodiff spectra, one shared GD sweep, the sharpening runs);
 :mod:`~paper_checks.linear_hessian.spectrum` the claims about exact spectra at constructed points;
 :mod:`~paper_checks.linear_hessian.training` the claims about GD; and
-:mod:`~paper_checks.linear_hessian.shed` the shed-assumption claim.
+:mod:`~paper_checks.linear_hessian.shed` the shed-assumption claim;
+:mod:`~paper_checks.linear_hessian.laws` the laws beyond whitened full-rank inputs, Lanczos at scale, the
+local gauge test and the robustness count.
 """
 from paper_checks._registry import Paper
 
@@ -25,4 +27,4 @@ PAPER = Paper(
 )
 
 # claims register in this order (spectra, then GD, then the shed assumptions)
-from paper_checks.linear_hessian import spectrum, training, shed  # noqa: E402,F401
+from paper_checks.linear_hessian import spectrum, training, shed, laws  # noqa: E402,F401

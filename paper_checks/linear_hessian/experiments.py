@@ -21,6 +21,7 @@ from paper_checks._experiment import experiment
 from paper_checks._registry import Budget
 from sims import linear_hessian as S
 from sims import linear_hessian_frame as F
+from sims import linear_hessian_laws as LW
 from sims.linear_hessian_spectrum import constructed_minima, hessian_spectra
 from sims.linear_hessian_train import train_sweep
 from theory import linear_hessian as T
@@ -230,4 +231,257 @@ def sharpening(budget: Budget) -> dict:
         out[f"{name}_strengths"] = S.mode_strengths(np.asarray(run["thetas"]), X, Y, SHARPEN_WIDTHS)
         out[f"{name}_diverged"] = bool(run["diverged"])
     out["singular_values"] = np.linalg.svd(np.asarray(Y @ X.T) / X.shape[1], compute_uv=False)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# laws beyond whitened full-rank inputs: orthogonal class means, general alpha, projected inputs
+# ----------------------------------------------------------------------------------------------
+
+LAW_GROUPS = ("means", "alpha", "projected", "projected_class")
+MEANS_COUNTS = ((50, 30, 20), (40, 35, 25), (70, 20, 10))
+
+
+def _frame_case(theta: np.ndarray, X: np.ndarray, Y: np.ndarray, widths) -> tuple[np.ndarray, ...]:
+    """A plain net and its data embedded in the frame (zero-padded rows)."""
+    Xp, Yp = np.zeros((F.DMAX, F.N_SAMPLES)), np.zeros((F.DMAX, F.N_SAMPLES))
+    Xp[: X.shape[0]], Yp[: Y.shape[0]] = X, Y
+    return F.embed(theta, widths), Xp, Yp, F.frame_widths(widths)
+
+
+@experiment("linear_hessian.laws")
+def laws(budget: Budget) -> dict:
+    r"""Balanced minimum-norm minima of non-whitened or rank-deficient data and their autodiff spectra.
+
+    ``means``: inputs at orthogonal class means of norm :math:`r` (:func:`sims.linear_hessian_laws.class_means_data`);
+    ``alpha``: whitened inputs of scale :math:`\alpha` with one-hot labels; ``projected`` /
+    ``projected_class``: inputs whitened on an :math:`m<d_0` dimensional subspace with generic
+    or one-hot labels. Each net is built in NumPy, embedded in the frame and its Hessian taken by
+    autodiff in the shared frame sweep.
+    """
+    rng = np.random.default_rng(SEED + 10)
+    # one key per draw from a counter (unstacking a split array would compile a 512-way program)
+    keys = (jax.random.key(SEED + 1000 + i) for i in range(10 ** 6))
+    cases, thetas, Xs, Ys, fws = [], [], [], [], []
+
+    def add(group, widths, X, Y, **info):
+        theta = LW.min_norm_balanced_minimum(next(keys), X, Y, widths)
+        t, Xp, Yp, fw = _frame_case(theta, X, Y, widths)
+        thetas.append(t), Xs.append(Xp), Ys.append(Yp), fws.append(fw)
+        cases.append(dict(group=group, widths=widths, **info))
+
+    radii = budget.pick(quick=(0.5, 3.0), full=(0.5, 2.0, 3.0))
+    for depth in range(1, budget.pick(quick=4, full=5) + 1):
+        for j, radius in enumerate(radii):
+            counts = np.array(MEANS_COUNTS[(depth + j) % len(MEANS_COUNTS)])
+            d0 = 3 + 2 * ((depth + j) % 2)            # d0 = K (full rank) and d0 > K (rank-deficient X)
+            w = (d0,) + tuple(int(x) for x in rng.integers(3, F.DMAX + 1, depth - 1)) + (3,)
+            X, Y = LW.class_means_data(next(keys), counts, d0, radius)
+            add("means", w, X, Y, counts=counts, radius=radius)
+    alphas = budget.pick(quick=(0.25, 4.0), full=(0.25, 2.0, 4.0, 9.0))
+    for depth in range(1, budget.pick(quick=4, full=5) + 1):
+        for j, alpha in enumerate(alphas):
+            counts = np.array(MEANS_COUNTS[(depth + j + 1) % len(MEANS_COUNTS)])
+            w = class_widths(depth)
+            X, Y = LW.projected_data(next(keys), w[0], F.N_SAMPLES, w[0], alpha=alpha, counts=counts)
+            add("alpha", w, X, Y, counts=counts, alpha=alpha)
+    for depth in range(1, budget.pick(quick=4, full=5) + 1):
+        for _ in range(budget.pick(quick=2, full=4)):
+            m = int(rng.integers(2, F.DMAX))           # 2 .. 5 < d0 = 6
+            dL = int(rng.integers(1, F.DMAX + 1))
+            r = int(rng.integers(1, min(m, dL) + 1))
+            w = (F.DMAX,) + tuple(int(x) for x in rng.integers(r, F.DMAX + 1, depth - 1)) + (dL,)
+            alpha = float(rng.uniform(0.5, 2.0))
+            while True:
+                X, Y = LW.projected_data(next(keys), F.DMAX, F.N_SAMPLES, m, alpha=alpha, dL=dL, rank=r)
+                sv = np.linalg.svd(Y @ X.T / F.N_SAMPLES, compute_uv=False)
+                # redraw a nearly rank-deficient Sigma_yx: a 1e-5 singular value would put eigenvalues at the
+                # 1e-8 rank threshold (the spectrum would still agree, the rank count would not be meaningful)
+                if sv[r - 1] > 1e-2 * sv[0]:
+                    break
+            add("projected", w, X, Y, alpha=alpha, input_rank=m, rank=r)
+        m = 4
+        X, Y = LW.projected_data(next(keys), F.DMAX, F.N_SAMPLES, m, alpha=1.0, counts=np.array(COUNTS_BASE))
+        add("projected_class", class_widths(depth), X, Y, counts=np.array(COUNTS_BASE), input_rank=m)
+    depth = np.array([len(c["widths"]) - 1 for c in cases], np.int32)
+    spec = hessian_spectra(np.stack(thetas), np.stack(fws), depth, np.stack(Xs), np.stack(Ys))
+    Xs, Ys = np.stack(Xs), np.stack(Ys)
+    return {
+        "group": np.array([LAW_GROUPS.index(c["group"]) for c in cases]), "widths": np.stack(fws), "depth": depth,
+        "counts": np.stack([c.get("counts", np.zeros(3, int)) for c in cases]),
+        "radius": np.array([c.get("radius", np.nan) for c in cases]),
+        "alpha": np.array([c.get("alpha", np.nan) for c in cases]),
+        "input_rank": np.array([c.get("input_rank", 0) for c in cases]),
+        "sigma_xx": np.einsum("nia,nja->nij", Xs, Xs) / F.N_SAMPLES,
+        "sigma_yx": np.einsum("nia,nja->nij", Ys, Xs) / F.N_SAMPLES,
+        "eigenvalues": spec["eigenvalues"], "n_params": spec["n_params"], "seed": SEED + 10,
+    }
+
+
+# ----------------------------------------------------------------------------------------------
+# Lanczos at scale: top eigenvalues of a large net, matrix-free
+# ----------------------------------------------------------------------------------------------
+
+SCALE_TOP_S = (3.0, 2.0, 1.5)   # leading singular values of W*, well separated; the rest uniform in [0.1, 1]
+SCALE_K = 3                     # top distinct eigenvalues compared (kappa_11, kappa_12, kappa_13: gaps >= 13 %)
+
+
+def scale_widths(budget: Budget) -> tuple[int, ...]:
+    """Widths of the Lanczos-at-scale net: P = 1e5 at full, 4e3 at quick."""
+    return budget.pick(quick=(40, 40, 40, 20), full=(200, 200, 200, 100))
+
+
+@experiment("linear_hessian.lanczos_scale")
+def lanczos_scale(budget: Budget) -> dict:
+    r"""Top Hessian eigenvalues of a balanced deep linear net at a global minimum by HVP-Lanczos, timed.
+
+    Whitened inputs (:math:`XX^\top=nI`), labels :math:`Y=W^*X` with :math:`W^*=U\,\mathrm{diag}(s)V^\top`
+    (leading :math:`s` = :data:`SCALE_TOP_S`, the rest uniform in [0.1, 1]); the balanced
+    minimum from :func:`sims.linear_hessian.balanced_minimum`; ``num_iter`` Lanczos steps
+    (:func:`sims.linear_hessian.top_eigenvalues`, compiled once, then timed on a second call).
+    """
+    import time
+
+    widths = scale_widths(budget)
+    d0, dL = widths[0], widths[-1]
+    n = 2 * d0
+    rng = np.random.default_rng(SEED + 20)
+    r = min(d0, dL)
+    s = np.concatenate([SCALE_TOP_S, rng.uniform(0.1, 1.0, r - len(SCALE_TOP_S))])
+    U = np.linalg.qr(rng.normal(size=(dL, dL)))[0][:, :r]
+    Vm = np.linalg.qr(rng.normal(size=(d0, d0)))[0][:, :r]
+    X = np.sqrt(n) * np.linalg.qr(rng.normal(size=(n, d0)))[0].T
+    Y = (U * s) @ Vm.T @ X
+    # the balanced minimum in NumPy (the jitted constructor would add a compilation per shape)
+    theta = jax.numpy.asarray(LW.min_norm_balanced_minimum(jax.random.key(SEED + 20), X, Y, widths))
+    num_iter = budget.pick(quick=40, full=60)
+    Xj, Yj = jax.numpy.asarray(X), jax.numpy.asarray(Y)
+    run = jax.jit(lambda t, k: S.top_eigenvalues(k, t, Xj, Yj, widths, k=2 * SCALE_K + 2, num_iter=num_iter))
+    key = jax.random.key(SEED + 21)
+    t0 = time.perf_counter()
+    jax.block_until_ready(run(theta, key))
+    compile_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    top = np.asarray(jax.block_until_ready(run(theta, key)))
+    run_s = time.perf_counter() - t0
+    return {"widths": np.array(widths), "n_params": S.n_params(widths), "singular_values": s, "ritz": top,
+            "num_iter": num_iter, "run_s": run_s, "compile_s": compile_s, "seed": SEED + 20}
+
+
+# ----------------------------------------------------------------------------------------------
+# the sharpening staircase: random tiny init, every step's spectrum
+# ----------------------------------------------------------------------------------------------
+
+STAIR_COUNTS = (60, 30, 10)   # well separated class sizes: the modes are learned at well separated times
+STAIR_INIT = 1e-12            # tiny random init: long plateaus between the stages
+STAIR_RATIO = 0.5             # eta / eta_c
+
+
+@experiment("linear_hessian.staircase")
+def staircase(budget: Budget) -> dict:
+    r"""Two-layer GD from a random tiny init on class data; the whole autodiff spectrum at every step.
+
+    Same static configuration as :func:`sharpening` (widths, steps, one record per step) so the GD
+    program compiles once; the top Hessian eigenvalues come from dense autodiff Hessians of the
+    recorded iterates (:math:`P=36`), the mode strengths from :func:`sims.linear_hessian.mode_strengths`.
+    """
+    steps = budget.pick(quick=200, full=300)
+    counts = np.array(STAIR_COUNTS)
+    X, Y = S.class_data(jax.random.key(SEED + 30), counts, F.DMAX)
+    eta = STAIR_RATIO * T.critical_step(proportions(counts), 2)
+    theta0 = S.init_params(jax.random.key(SEED + 31), SHARPEN_WIDTHS, STAIR_INIT)
+    run = S.train_gd(jax.random.key(SEED + 32), theta0, X, Y, SHARPEN_WIDTHS, eta, steps=steps, record_every=1,
+                     lanczos_iter=S.n_params(SHARPEN_WIDTHS))
+    thetas = np.asarray(run["thetas"])
+    eig = two_layer_hessians(thetas, X, Y)[:, ::-1]
+    return {"eta": float(eta), "steps": steps, "top": eig[:, :8], "lanczos": np.asarray(run["sharpness"]),
+            "loss": np.asarray(run["loss"]), "strengths": S.mode_strengths(thetas, X, Y, SHARPEN_WIDTHS),
+            "diverged": bool(run["diverged"]),
+            "singular_values": np.linalg.svd(np.asarray(Y @ X.T) / X.shape[1], compute_uv=False)[:3],
+            "seed": SEED + 30}
+
+
+HESS_BATCH = 64   # fixed batch: the staircase and the gauge test share one compiled Hessian program
+
+
+@jax.jit
+def _batched_hessian(thetas, X, Y):
+    return jax.vmap(lambda t: S.dense_hessian(t, X, Y, SHARPEN_WIDTHS))(thetas)
+
+
+def two_layer_hessians(thetas: np.ndarray, X, Y) -> np.ndarray:
+    """Eigenvalues (ascending) of the autodiff Hessians of the ``SHARPEN_WIDTHS`` net at every row of ``thetas``.
+
+    Batches of :data:`HESS_BATCH` (the last one padded), so every call runs the same compiled program; the
+    eigenvalues by LAPACK (JAX's batched ``eigvalsh`` of small matrices is slow on CPU).
+    """
+    n = thetas.shape[0]
+    pad = (-n) % HESS_BATCH
+    th = np.concatenate([thetas, np.zeros((pad, thetas.shape[1]))]) if pad else thetas
+    X, Y = jax.numpy.asarray(X), jax.numpy.asarray(Y)
+    out = [np.asarray(_batched_hessian(jax.numpy.asarray(th[i:i + HESS_BATCH]), X, Y))
+           for i in range(0, th.shape[0], HESS_BATCH)]
+    return np.linalg.eigvalsh(np.concatenate(out)[:n])
+
+
+# ----------------------------------------------------------------------------------------------
+# balanced minima are flattest: second-order test along the gauge directions
+# ----------------------------------------------------------------------------------------------
+
+GAUGE_H = 1e-3   # finite-difference step in the gauge algebra
+
+
+def gauge_cases(budget: Budget) -> tuple[tuple[int, ...], ...]:
+    """Widths of the second-order gauge test (hidden layers carry the gauge)."""
+    return budget.pick(quick=(SHARPEN_WIDTHS,), full=(SHARPEN_WIDTHS, (6, 3, 3), (4, 3, 3, 3)))
+
+
+def gauge_stencil(dim: int, h: float) -> np.ndarray:
+    r"""Points of the central-difference gradient and Hessian in :math:`\mathbb R^{dim}`: 0, :math:`\pm he_i`, :math:`\pm h(e_i\pm e_j)`."""
+    I = np.eye(dim)
+    pts = [np.zeros(dim)] + [s * h * I[i] for i in range(dim) for s in (1, -1)]
+    for i in range(dim):
+        for j in range(i + 1, dim):
+            pts += [h * (I[i] + I[j]), h * (I[i] - I[j]), -h * (I[i] - I[j]), -h * (I[i] + I[j])]
+    return np.array(pts)
+
+
+@experiment("linear_hessian.gauge_local")
+def gauge_local(budget: Budget) -> dict:
+    r"""lambda_max on the gauge orbit around a balanced minimum, on a finite-difference stencil.
+
+    The orbit: :math:`W_l\to G_lW_lG_{l-1}^{-1}`, :math:`G_l=\exp(E_l)` on hidden layers
+    (:math:`G_0=G_L=I`), coordinates :math:`E=(E_1,\dots,E_{L-1})` in :math:`\oplus_l\mathfrak{gl}(d_l)`.
+    Every stencil point's Hessian is an autodiff Hessian; its top eigenvalue is recorded.
+    """
+    from scipy.linalg import expm
+
+    out: dict = {"seed": SEED + 40, "h": GAUGE_H}
+    for c, widths in enumerate(gauge_cases(budget)):
+        X, Y = LW.projected_data(jax.random.key(SEED + 40 + c), widths[0], F.N_SAMPLES, widths[0],
+                                 counts=np.array(COUNTS_BASE))
+        theta = LW.min_norm_balanced_minimum(jax.random.key(SEED + 50 + c), X, Y, widths)
+        shapes = S.param_shapes(widths)
+        offs = np.cumsum([0] + [a * b for a, b in shapes])
+        mats = [theta[offs[l]:offs[l + 1]].reshape(shapes[l]) for l in range(len(shapes))]
+        hidden = widths[1:-1]
+        dim = sum(d * d for d in hidden)
+        pts = gauge_stencil(dim, GAUGE_H)
+        thetas = []
+        for e in pts:
+            ms, o = [m.copy() for m in mats], 0
+            for l, d in enumerate(hidden):
+                G = expm(e[o:o + d * d].reshape(d, d))
+                o += d * d
+                ms[l], ms[l + 1] = G @ ms[l], np.linalg.solve(G.T, ms[l + 1].T).T
+            thetas.append(np.concatenate([m.ravel() for m in ms]))
+        thetas = np.array(thetas)
+        if widths == SHARPEN_WIDTHS:
+            out[f"lam_{c}"] = two_layer_hessians(thetas, X, Y)[:, -1]
+        else:
+            hess = jax.jit(jax.vmap(lambda t: S.dense_hessian(t, X, Y, widths)))(jax.numpy.asarray(thetas))
+            out[f"lam_{c}"] = np.linalg.eigvalsh(np.asarray(hess))[:, -1]
+        out[f"widths_{c}"] = np.array(widths)
+        out[f"dim_{c}"] = dim
+    out["n_cases"] = len(gauge_cases(budget))
     return out

@@ -123,3 +123,36 @@ def check_shed_assumptions(budget: Budget) -> Result:
         arrays={"labels": np.array([r[0] for r in rows]), "values": np.array([r[1] for r in rows]),
                 "kind": np.array([r[2] for r in rows])},
         seed=int(m["seed"]))
+
+
+def relaxation_table(budget: Budget) -> list[tuple[str, float, float]]:
+    r"""The six relaxations of the class law, as ``(label, lambda_max / law, predicted / law)``.
+
+    Unbalanced minima (gauge 0.3 and 1, medians over the :math:`L=2` draws), GD from Glorot init and
+    GD on mixed inputs (means over the runs), all at :math:`\pi=(.5,.3,.2)`, :math:`L=2`, with the
+    Gauss--Newton prediction from the same weights; tanh and ReLU (GD, :math:`\pi_{\max}=.57`, means
+    over the converged runs) with no prediction (NaN). ``lambda_max`` is the autodiff value.
+    """
+    m, g = E.minima(budget), E.gd(budget)
+    law = T.class_sharpness(E.PI_BASE, 2)
+    rows = []
+    far = np.flatnonzero((m["group"] == E.MINIMA_GROUPS.index("gauge_far")) & (m["depth"] == 2))
+    for scale in (0.3, 1.0):
+        sel = [i for i in far if m["gauge"][i] == scale]
+        meas = [_top(m, i) for i in sel]
+        pred = [T.gauss_newton_spectrum(_plain(m["theta"][i], _widths(m, i)),
+                                        m["sigma_xx"][i][: m["widths"][i][0], : m["widths"][i][0]])[-1] for i in sel]
+        rows.append((f"gauge {scale:g}", float(np.median(meas)) / law, float(np.median(pred)) / law))
+    for group, label in (("xavier", "Glorot init"), ("mixed_gd", "mixed inputs (GD)")):
+        sel = [i for i in np.flatnonzero(g["group"] == E.GD_GROUPS.index(group)) if not g["diverged"][i]]
+        meas = [_top(g, i) for i in sel]
+        pred = [T.gauss_newton_spectrum(_plain(g["theta"][i], _widths(g, i)),
+                                        g["sigma_xx"][i][: g["widths"][i][0], : g["widths"][i][0]])[-1] for i in sel]
+        rows.append((label, float(np.mean(meas)) / law, float(np.mean(pred)) / law))
+    nonlin = np.flatnonzero(g["group"] == E.GD_GROUPS.index("nonlinear"))
+    law57 = T.class_sharpness(E.proportions(E.counts_for(0.57)), 2)
+    for act, label in ((1, "tanh"), (2, "ReLU")):
+        sel = [i for i in nonlin if g["act"][i] == act and np.isclose(E.proportions(g["counts"][i]).max(), 0.57)
+               and g["loss"][i, -1] < 1e-3]
+        rows.append((label, float(np.nanmean([_top(g, i) for i in sel])) / law57, np.nan))
+    return rows
