@@ -43,12 +43,13 @@ __all__ = [
     "parity_second_moments", "ladder_pmf", "additive_chain", "additive_floor", "phi_add_expansion_sym",
     "phi_add_series", "additive_drift_floor_sym", "student_density_at_zero", "sgd_contraction_sym",
     "sgd_threshold", "sgd_contraction", "sgd_additive_floor", "sgd_mixed_second_moment",
-    "sgd_schedule_second_moment", "sign_schedule_mean_f", "floor", "NOISES", "METHODS", "LAWS",
+    "sgd_schedule_second_moment", "sign_schedule_mean_f", "floor", "mixed_chain", "mixed_floor", "crossover_eta",
+    "uniform_additive_floor", "NOISES", "METHODS", "LAWS",
 ]
 
 NOISES = ("multiplicative", "additive")
 METHODS = ("sign", "sgd")
-LAWS = ("gaussian", "student")
+LAWS = ("gaussian", "student", "uniform")  # uniform: xi on [-1, 1]
 
 p_sym, sigma_sym, eta_sym, a_sym, c_sym = sp.symbols("p sigma eta a c", positive=True)
 n_sym = sp.Symbol("n", integer=True)
@@ -218,7 +219,8 @@ def away_probability(sigma: float, law: str = "gaussian", df: float | None = Non
     r""":math:`p = F_\xi(-1/\sigma)`: probability that a noisy gradient has the wrong sign.
 
     Gaussian :math:`\xi`: :math:`p = \Phi(-1/\sigma)`; Student-t with ``df`` degrees of freedom
-    (unit scale, not unit variance): :math:`p = F_{t_\nu}(-1/\sigma)`. :math:`p = 0` at :math:`\sigma = 0`.
+    (unit scale, not unit variance): :math:`p = F_{t_\nu}(-1/\sigma)`; uniform on :math:`[-1, 1]`:
+    :math:`p = \max(0, (1 - 1/\sigma)/2)`. :math:`p = 0` at :math:`\sigma = 0`.
     """
     sigma = V.real("sigma", sigma, low=0.0)
     df = _law(law, df)
@@ -226,6 +228,8 @@ def away_probability(sigma: float, law: str = "gaussian", df: float | None = Non
         return 0.0
     if law == "gaussian":
         return float(special.ndtr(-1.0 / sigma))
+    if law == "uniform":
+        return max(0.0, (1.0 - 1.0 / sigma) / 2)
     return float(stats.t.cdf(-1.0 / sigma, df))
 
 
@@ -243,6 +247,8 @@ def contraction(sigma: float, law: str = "gaussian", df: float | None = None) ->
     t = 1.0 / sigma
     if law == "gaussian":
         return float(special.erf(t / math.sqrt(2.0)))
+    if law == "uniform":
+        return min(1.0, t)
     return float(special.betainc(0.5, df / 2, t * t / (df + t * t)))
 
 
@@ -325,12 +331,16 @@ def ladder_pmf(p: float, n) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- additive
 def _logcdf(u: np.ndarray, law: str, df: float | None) -> np.ndarray:
+    if law == "uniform":
+        raise ValueError("law: the additive chain of uniform noise has a bounded support; use uniform_additive_floor")
     if law == "gaussian":
         return special.log_ndtr(u)
     return stats.t.logcdf(u, df)
 
 
 def _cdf(u: np.ndarray, law: str, df: float | None) -> np.ndarray:
+    if law == "uniform":
+        return np.clip((1 + u) / 2, 0.0, 1.0)
     if law == "gaussian":
         return special.ndtr(u)
     return stats.t.cdf(u, df)
@@ -485,6 +495,103 @@ def additive_drift_floor_sym():
     drift = sp.diff(-eta_sym * (2 * (sp.Rational(1, 2) + rho0 * a_sym * x / sigma_sym) - 1), x)  # linearised
     var_x = eta_sym**2 / (-2 * drift)  # OU: dX = -k X + noise, Var = step variance / (2k)
     return sp.simplify(a_sym / 2 * var_x), rho0
+
+
+# ----------------------------------------------------------------------------- mixed noise
+def mixed_chain(a: float, eta: float, sigma_m: float, sigma_a: float, c: float) -> tuple[np.ndarray, np.ndarray]:
+    r"""Exact stationary law of signSGD under mixed Gaussian noise on the lattice :math:`c + \eta\mathbb Z`.
+
+    :math:`g = a x(1 + \sigma_m\xi_1) + \sigma_a\xi_2` is Gaussian given :math:`x`, with mean :math:`a x` and
+    standard deviation :math:`s(x) = \sqrt{a^2x^2\sigma_m^2 + \sigma_a^2}`, so the chain steps up with
+    probability :math:`\Phi(-a x/s(x))` and down with :math:`\Phi(a x/s(x))`; detailed balance in
+    log-CDFs as in :func:`additive_chain`. Far out (:math:`a|x|\sigma_m \gg \sigma_a`) the away
+    probability tends to :math:`p = \Phi(-1/\sigma_m)`, so the law has geometric tails of ratio
+    :math:`p/(1-p)`; the lattice reaches 80 e-folds into them. ``c`` in :math:`[0, \eta)`. Returns ``(x, pi)``.
+    """
+    a = V.real("a", a, low=0.0, low_open=True)
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    sigma_m = V.real("sigma_m", sigma_m, low=0.0, low_open=True)
+    sigma_a = V.real("sigma_a", sigma_a, low=0.0, low_open=True)
+    c = V.real("c", c, low=0.0, high=eta, high_open=True)
+    p = away_probability(sigma_m)
+    if not p < 0.45:
+        raise ValueError(f"sigma_m: the geometric tail p/(1-p) must stay below 0.82 (p < 0.45) for a finite lattice, "
+                         f"got sigma_m = {sigma_m} (p = {p:.3g})")
+    tail = 80.0 / -math.log(p / (1 - p))
+    scale = max(math.sqrt(eta * sigma_a / a), sigma_a / a, eta)
+    n_max = 40.0 * scale / eta + tail + 10
+    if not n_max <= 2_000_000:
+        raise ValueError(f"eta, sigma_a: the lattice needs {n_max:.3g} sites on each side (sigma_a/(a eta) = "
+                         f"{sigma_a / (a * eta):.3g}); expected at most 2e6: raise eta or lower sigma_a")
+    n = np.arange(-int(n_max), int(n_max) + 1)
+    x = c + n * eta
+    u = a * x / np.sqrt((a * x * sigma_m) ** 2 + sigma_a**2)
+    logpi = np.concatenate([[0.0], np.cumsum(special.log_ndtr(-u[:-1]) - special.log_ndtr(u[1:]))])
+    pi = np.exp(logpi - logpi.max())
+    return x, pi / pi.sum()
+
+
+def mixed_floor(a: float, eta: float, sigma_m: float, sigma_a: float, offset="mid") -> float:
+    r"""Stationary :math:`E f = \tfrac a2 E_\pi[x^2]` of signSGD under mixed Gaussian noise (:func:`mixed_chain`).
+
+    ``offset``: ``"mid"`` (:math:`c = \eta/2`) or a number in :math:`[0, \eta)`. Between the two
+    pure floors: :math:`\sigma_a\eta\,\Phi_{\rm add}` as :math:`\eta \to 0` (slope 1) and
+    :math:`C\,a\eta^2` as :math:`\eta \to \infty` (slope 2).
+    """
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    if isinstance(offset, str):
+        V.choice("offset", offset, ("mid",))
+    c = eta / 2 if offset == "mid" else V.real("offset", offset, low=0.0, high=eta, high_open=True)
+    x, pi = mixed_chain(a, eta, sigma_m, sigma_a, c)
+    return float(a / 2 * np.sum(pi * x**2))
+
+
+def crossover_eta(a: float, sigma_m: float, sigma_a: float) -> float:
+    r"""The step at which the two pure floors of signSGD meet (offset :math:`\eta/2`):
+
+    .. math:: C_{\rm mid}(\sigma_m)\,a\,\eta_\times^2 = \sigma_a\eta_\times\,\Phi_{\rm add}(0)
+              \iff \eta_\times = \frac{\sqrt{2\pi}\,\sigma_a}{8\,C_{\rm mid}(\sigma_m)\,a}.
+
+    Below it the additive floor (slope 1) dominates, above it the multiplicative one (slope 2); if
+    the floors added, the log-log slope would be exactly 3/2 there.
+    """
+    a = V.real("a", a, low=0.0, low_open=True)
+    sigma_m = V.real("sigma_m", sigma_m, low=0.0, low_open=True)
+    sigma_a = V.real("sigma_a", sigma_a, low=0.0, low_open=True)
+    return _finite(math.sqrt(2 * math.pi) * sigma_a / (8 * c_mid(sigma_m) * a), sigma_a=sigma_a, a=a)
+
+
+def uniform_additive_floor(a: float, eta: float, bound: float, offset="mid") -> float:
+    r"""Exact stationary :math:`E f` of signSGD with additive uniform noise, :math:`g = a x + \xi`, :math:`\xi \sim U[-B, B]`.
+
+    The chain on :math:`c + \eta\mathbb Z` steps up with probability :math:`q(x) = \mathrm{clip}((1 - a x/B)/2, 0, 1)`
+    and down with :math:`1 - q(x)`. Where :math:`a|x| \ge B` the step is certain to go toward 0, so the
+    recurrent class is the interval of sites joined by edges with :math:`q(x_n) > 0` and
+    :math:`1 - q(x_{n+1}) > 0`; on it detailed balance :math:`\pi(n+1)(1 - q(x_{n+1})) = \pi(n) q(x_n)`.
+    For small :math:`\kappa = a\eta/B` the floor is :math:`\eta/(8\rho(0)) = \eta B/4` (:func:`additive_drift_floor_sym`
+    with the density :math:`1/(2B)` at 0). ``offset``: ``"mid"`` or a number in :math:`[0, \eta)`.
+    """
+    a = V.real("a", a, low=0.0, low_open=True)
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    bound = V.real("bound", bound, low=0.0, low_open=True)
+    if isinstance(offset, str):
+        V.choice("offset", offset, ("mid",))
+    c = eta / 2 if offset == "mid" else V.real("offset", offset, low=0.0, high=eta, high_open=True)
+    n_max = bound / (a * eta) + 3
+    if not n_max <= 2_000_000:
+        raise ValueError(f"eta: the lattice needs {n_max:.3g} sites on each side (B/(a eta)); expected at most 2e6")
+    n = np.arange(-int(n_max), int(n_max) + 1)
+    x = c + n * eta
+    up = np.clip((1 - a * x / bound) / 2, 0.0, 1.0)
+    edge = (up[:-1] > 0) & (up[1:] < 1)  # the edge n -> n+1 is used in both directions
+    centre = int(np.argmin(np.abs(x)))
+    lo = centre - int(np.argmin(edge[:centre][::-1])) if not edge[:centre].all() else 0
+    hi = centre + int(np.argmin(edge[centre:])) if not edge[centre:].all() else len(x) - 1
+    ratio = up[lo:hi] / (1 - up[lo + 1:hi + 1])
+    logpi = np.concatenate([[0.0], np.cumsum(np.log(ratio))])
+    pi = np.exp(logpi - logpi.max())
+    pi /= pi.sum()
+    return float(a / 2 * np.sum(pi * x[lo:hi + 1] ** 2))
 
 
 def student_density_at_zero(df: float) -> float:
