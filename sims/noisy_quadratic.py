@@ -141,7 +141,9 @@ def sphere_walk(key, *, eta, wd, momentum=0.0, method: str = "heavy_ball", d: in
                 T: int, n_rec: int, n_chains: int = 1) -> dict:
     r"""Runs of :func:`sphere_run` for configurations ``eta, wd, momentum, grad_scale, w0_norm`` (scalars or length-:math:`G` sequences).
 
-    Returns ``angle`` and ``norm`` of shape ``(G, n_chains, n_rec)`` and ``diverged`` ``(G, n_chains)``.
+    Run :math:`j` of every configuration uses ``fold_in(key, j)`` (common random numbers: a configuration's result
+    does not depend on the others). Returns ``angle`` and ``norm`` of shape ``(G, n_chains, n_rec)`` and ``diverged``
+    ``(G, n_chains)``.
     """
     V.key("key", key)
     V.choice("method", method, SPHERE_METHODS)
@@ -156,12 +158,14 @@ def sphere_walk(key, *, eta, wd, momentum=0.0, method: str = "heavy_ball", d: in
             "momentum": V.array("momentum", momentum, ndim=(0, 1), low=0.0, high=1.0, high_open=True).reshape(-1),
             "grad_scale": V.array("grad_scale", grad_scale, ndim=(0, 1), low=0.0, low_open=True).reshape(-1),
             "w0_norm": V.array("w0_norm", w0_norm, ndim=(0, 1), low=0.0, low_open=True).reshape(-1)}
-    G = max(len(v) for v in cols.values())
+    G, longest = max((len(v), k) for k, v in cols.items())
     for name, v in cols.items():
         if len(v) not in (1, G):
-            raise ValueError(f"{name}: expected a scalar or {G} values (one per configuration), got {len(v)}")
+            raise ValueError(f"{name}: expected a scalar or {G} values (one per configuration, as {longest}), "
+                             f"got {len(v)}")
     n = G * n_chains
     grid = {**_keys(key, n), **{k: np.repeat(np.broadcast_to(v, (G,)), n_chains) for k, v in cols.items()}}
+    grid["key_index"] = np.tile(np.arange(n_chains, dtype=np.int64), G)  # run j sees the same noise in every configuration
     out = run_grid(sphere_run, grid, static=dict(T=T, n_rec=n_rec, d=d, method=method,
                                                  impl=str(jax.random.key_impl(key))),
                    chunk_size=_pow2(n), pad_to_chunk=True)
@@ -228,10 +232,11 @@ def logistic_sphere(X, y, w0, *, eta, wd, momentum=0.0, scale: float = 4.0, T: i
     cols = {"eta": V.array("eta", eta, ndim=(0, 1), low=0.0, low_open=True).reshape(-1),
             "wd": V.array("wd", wd, ndim=(0, 1), low=0.0).reshape(-1),
             "momentum": V.array("momentum", momentum, ndim=(0, 1), low=0.0, high=1.0, high_open=True).reshape(-1)}
-    G = max(len(v) for v in cols.values())
+    G, longest = max((len(v), k) for k, v in cols.items())
     for name, v in cols.items():
         if len(v) not in (1, G):
-            raise ValueError(f"{name}: expected a scalar or {G} values (one per configuration), got {len(v)}")
+            raise ValueError(f"{name}: expected a scalar or {G} values (one per configuration, as {longest}), "
+                             f"got {len(v)}")
     grid = {k: np.broadcast_to(v, (G,)).copy() for k, v in cols.items()}
     grid.update(w0=np.broadcast_to(w0, (G, w0.size)).copy(), scale=np.full(G, scale))
     return run_grid(logistic_run, grid, Xa, ya, static=dict(T=T, n_rec=n_rec), chunk_size=_pow2(G),

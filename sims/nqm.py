@@ -235,6 +235,8 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
     params = {k: np.broadcast_to(v, (G,)) for k, v in params.items()}
     methods = methods * G if len(methods) == 1 else methods
     sched = np.arange(G) if etas.shape[0] == G and G > 1 else np.zeros(G, np.int64)
+    if x0_a.shape[-1] != d:
+        raise ValueError(f"x0: expected starts with {d} coordinates (as the problem), got shape {x0_a.shape}")
     if x0_a.ndim == 1:
         x0_a = np.broadcast_to(x0_a, (G, n_chains, d))
     elif x0_a.ndim == 2:

@@ -27,6 +27,7 @@ model of :mod:`theory.nqm`, whose exact SGD moment recursion it reuses.
   sign updates with decoupled decay: :math:`\sqrt{2\eta\lambda}` and :math:`\|w\| = \sqrt{\eta d/(2\lambda)}`.
   For plain SGD the map is deterministic and exact: :math:`\cos\theta = 1 - \eta\lambda` and
   :math:`\|w\|^4 = \eta\tilde G^2/(\lambda(2-\eta\lambda))` (:func:`sgd_wd_exact`).
+* **A user's run** (:func:`fit_nqm_to_log`): the NQM fitted to a logged (step, lr, loss) curve along its own schedule.
 * **Lion's box** (:func:`lion_box_radius`): with decoupled decay :math:`\lambda` and :math:`\eta\lambda \le 1`,
   :math:`\|x\|_\infty \le 1/\lambda` is invariant; outside it the excess contracts by at most
   :math:`1 - \eta\lambda` per step; the limit points solve :math:`\min f` on the box (:func:`box_minimizer`).
@@ -50,7 +51,7 @@ __all__ = [
     "merge_effective_schedule", "merge_error_variance", "merge_weights_for_schedule", "adamw_ema_weights", "ema_variance_sympy",
     "ema_variance_ratio", "ema_bias", "uniform_average_bias", "wd_angular_update", "wd_equilibrium_norm",
     "sign_wd_angular_update", "sign_wd_equilibrium_norm", "sgd_wd_exact", "wd_norm_relaxation",
-    "lion_box_radius", "box_minimizer", "l2_minimizer",
+    "lion_box_radius", "box_minimizer", "l2_minimizer", "schedule_from_log", "fit_nqm_to_log",
 ]
 
 SCHEDULES = ("constant", "wsd", "d2z", "cosine")
@@ -369,3 +370,53 @@ def l2_minimizer(H, center, wd) -> np.ndarray:
     h, c = _quadratic(H, center)
     wd = V.real("wd", wd, low=0.0, low_open=True)
     return np.linalg.solve(h + wd * np.eye(c.size), h @ c)
+
+
+# ----------------------------------------------------------------------------- fitting a user's run
+def schedule_from_log(step, lr) -> np.ndarray:
+    r"""Per-step step sizes :math:`\eta_0..\eta_{S-1}` (:math:`S` = the last logged step) from a sparse log of (step, lr).
+
+    The logged rate at step :math:`s_j` is taken to hold for the steps :math:`s_j \le t < s_{j+1}` (and from 0 up to
+    the first logged step). Steps must be strictly increasing non-negative integers.
+    """
+    s = V.array("step", step, ndim=1, low=0.0)
+    e = V.array("lr", lr, shape=(s.size,), low=0.0)
+    if np.any(s != np.round(s)) or np.any(np.diff(s) <= 0):
+        raise ValueError("step: expected strictly increasing integer steps")
+    S = int(s[-1])
+    if S < 1:
+        raise ValueError(f"step: the log must reach step 1 or later, got last step {S}")
+    idx = np.searchsorted(s, np.arange(S), side="right") - 1
+    return e[np.maximum(idx, 0)]
+
+
+def fit_nqm_to_log(step, lr, loss, *, n_modes: int = 12) -> dict:
+    r"""Fit the noisy quadratic model to a logged run: :math:`L_t \approx L_\infty + \sum_k \tfrac12\lambda_k(a_k A_{k,t} + s_k B_{k,t})`.
+
+    :math:`\lambda_k` are ``n_modes`` curvatures log-spaced from :math:`1/\sum_t\eta_t` (slower modes never move) to
+    :math:`1.9/\max_t\eta_t` (faster ones would diverge); :math:`A_{k,t}` is :math:`E x_t^2` of SGD along the logged
+    schedule from :math:`x_0^2 = 1` without noise and :math:`B_{k,t}` from :math:`x_0 = 0` with unit noise
+    (:func:`theory.nqm.moment_recursion`). The loss is linear in the non-negative unknowns
+    :math:`a_k = x_{k,0}^2` (initial distance), :math:`s_k = \sigma_k^2` (noise) and :math:`L_\infty`, fitted by
+    non-negative least squares (SciPy's ``nnls``). Returns ``lam``, ``a``, ``sigma2``, ``floor``, ``predicted``
+    (at the logged steps), ``residual_rms`` and ``relative_residual`` (the RMS residual over the loss's range).
+    """
+    s = V.array("step", step, ndim=1, low=0.0)
+    L = V.array("loss", loss, shape=(s.size,))
+    n_modes = V.integer("n_modes", n_modes, low=1, high=64)
+    eta = schedule_from_log(s, lr)
+    if not np.max(eta) > 0:
+        raise ValueError("lr: expected at least one positive learning rate")
+    lam = np.geomspace(1.0 / eta.sum(), 1.9 / eta.max(), n_modes)
+    A = nqm.moment_recursion(lam, eta, 1.0, sigma_a=0.0)            # (S+1, K)
+    B = nqm.moment_recursion(lam, eta, 0.0, sigma_a=1.0)
+    at = s.astype(int)
+    X = np.hstack([0.5 * lam * A[at], 0.5 * lam * B[at], np.ones((at.size, 1))])
+    scale = np.maximum(np.abs(X).max(axis=0), 1e-300)                 # column scaling keeps nnls well conditioned
+    coef, _ = optimize.nnls(X / scale, L, maxiter=50 * X.shape[1])
+    coef = coef / scale
+    pred = X @ coef
+    resid = float(np.sqrt(np.mean((pred - L) ** 2)))
+    span = float(np.ptp(L)) or 1.0
+    return {"lam": lam, "a": coef[:n_modes], "sigma2": coef[n_modes:2 * n_modes], "floor": float(coef[-1]),
+            "predicted": pred, "residual_rms": resid, "relative_residual": resid / span, "eta": eta}

@@ -1,0 +1,201 @@
+"""The noisy-quadratic topic: theory.noisy_quadratic, sims.noisy_quadratic and the overlay of a user's run."""
+from __future__ import annotations
+
+import csv
+import math
+from fractions import Fraction
+
+import jax
+import numpy as np
+import pytest
+import sympy as sp
+
+import sims.noisy_quadratic as sq
+import theory.noisy_quadratic as th
+import theory.nqm as tn
+
+pytestmark = pytest.mark.xdist_group("noisy_quadratic")
+
+
+# ----------------------------------------------------------------------------- theory
+def test_ema_ratio_sympy_matches_the_closed_form_and_iid_limit():
+    ratio, (a, r) = th.ema_variance_sympy()
+    closed = a * (1 + r * (1 - a)) / ((2 - a) * (1 - r * (1 - a)))
+    assert sp.simplify(ratio - closed) == 0
+    assert sp.simplify(ratio.subs(r, 0) - a / (2 - a)) == 0
+    assert th.ema_variance_ratio(0.1, 0.2, 1.0) == pytest.approx(0.1 * 1.72 / (1.9 * 0.28), rel=1e-14)
+    assert th.ema_variance_ratio(1.0, 0.5, 1.0) == pytest.approx(1.0, rel=1e-15)  # alpha = 1: z = x
+
+
+def test_ema_and_uniform_bias_against_a_direct_recursion():
+    alpha, eta, lam = 0.1, 0.3, 1.0
+    rho = 1 - eta * lam
+    x, z, zs, xs = 1.0, 1.0, [], []
+    for _ in range(50):
+        x = rho * x
+        z = (1 - alpha) * z + alpha * x
+        zs.append(z)
+        xs.append(x)
+    t = np.arange(1, 51)
+    np.testing.assert_allclose(th.ema_bias(alpha, eta, lam, t), zs, rtol=1e-12)
+    np.testing.assert_allclose(th.uniform_average_bias(eta, lam, t), np.cumsum(xs) / t, rtol=1e-12)
+    # the degenerate case rho = 1 - alpha
+    np.testing.assert_allclose(th.ema_bias(0.3, 0.3, 1.0, [5.0]), [0.7**5 + 0.3 * 5 * 0.7**5], rtol=1e-12)
+
+
+def test_last_iterate_bound_hand_cases_and_monotonicity():
+    assert th.last_iterate_bound([1.0, 1.0], 1.0, 1.0) == pytest.approx(float(Fraction(5, 4)), rel=1e-15)
+    assert th.last_iterate_bound([1.0, 0.5, 0.25], 1.0, 1.0) == pytest.approx(float(Fraction(265, 168)), rel=1e-15)
+    # per-step G equals a scalar G; doubling D raises only the first term
+    e = th.schedule("d2z", 50, 0.1)
+    assert th.last_iterate_bound(e, 1.0, np.full(50, 2.0)) == pytest.approx(th.last_iterate_bound(e, 1.0, 2.0))
+    assert th.last_iterate_bound(e, 2.0, 1.0) - th.last_iterate_bound(e, 1.0, 1.0) == pytest.approx(3 / (2 * e.sum()))
+
+
+def test_merging_identity_and_its_inverse():
+    rng = np.random.default_rng(0)
+    T, eta = 30, 0.2
+    g = rng.normal(size=T)
+    ck, w = np.array([10, 20, 25, 30]), np.array([0.1, 0.2, 0.3, 0.4])
+    x = np.concatenate([[1.0], 1.0 - eta * np.cumsum(g)])       # x_0..x_T of the constant run
+    eff = th.merge_effective_schedule(eta, ck, w, T)
+    assert np.dot(w, x[ck]) == pytest.approx(1.0 - np.dot(eff, g), rel=1e-14)
+    back = th.merge_weights_for_schedule(eff, eta)
+    nz = np.flatnonzero(back > 1e-15) + 1
+    np.testing.assert_array_equal(nz, ck)
+    np.testing.assert_allclose(back[ck - 1], w, rtol=1e-12)
+    assert th.merge_error_variance(0.0, eta, ck, w, T)[0] == pytest.approx(0.0, abs=1e-30)
+
+
+def test_adamw_weights_are_the_unrolled_recursion():
+    rng = np.random.default_rng(1)
+    eta, wd = th.schedule("cosine", 40, 0.3, floor=0.0), 0.7
+    u = rng.normal(size=40)
+    x = 2.0
+    for e, ui in zip(eta, u):
+        x = (1 - e * wd) * x - e * ui
+    c = th.adamw_ema_weights(eta, wd)
+    assert x == pytest.approx(np.prod(1 - eta * wd) * 2.0 - np.dot(c, u) / wd, rel=1e-12)
+
+
+def test_weight_decay_formulas():
+    angle, norm = th.sgd_wd_exact(0.1, 0.005, 1.0)
+    assert angle == pytest.approx(math.sqrt(2 * 0.1 * 0.005), rel=1e-3)
+    assert norm == pytest.approx(th.wd_equilibrium_norm(0.1, 0.005, 1.0), rel=1e-3)
+    # the exact map's fixed point: v = (1 - eta wd)^2 v + eta^2 G^2 / v
+    v = norm**2
+    assert (1 - 0.0005) ** 2 * v + 0.01 / v == pytest.approx(v, rel=1e-14)
+    assert th.wd_angular_update(0.1, 0.005, 0.9) == pytest.approx(math.sqrt(0.001 / 1.9), rel=1e-15)
+    assert th.sign_wd_equilibrium_norm(0.01, 0.1, 512) == pytest.approx(math.sqrt(25.6), rel=1e-15)
+    assert th.wd_norm_relaxation(0.1, 0.005) == pytest.approx(1 - 4 * 0.0005 + 2 * 0.0005**2, rel=1e-15)
+
+
+def test_box_minimizer_satisfies_kkt():
+    rng = np.random.default_rng(2)
+    A = rng.normal(size=(10, 4))
+    H, c = A.T @ A / 10, 3 * rng.normal(size=4)
+    x = th.box_minimizer(H, c, 1.0)
+    g = H @ (x - c)
+    free = np.abs(x) < 1 - 1e-9
+    assert np.all(np.abs(g[free]) < 1e-7)
+    assert np.all(g[~free] * np.sign(x[~free]) <= 1e-9)  # the gradient points into the box on active faces
+    np.testing.assert_allclose(th.l2_minimizer(H, c, 1e-12), c, rtol=1e-6)
+
+
+def test_tuned_final_loss_finds_an_interior_minimum():
+    lam = np.logspace(0, -2, 8)
+    loss, peak = th.tuned_final_loss(lam, np.sqrt(lam), "d2z", 300)
+    for f in (0.8, 1.25):
+        eta = th.schedule("d2z", 300, peak * f)
+        assert tn.expected_loss(lam, tn.final_second_moment(lam, eta, 1.0, np.sqrt(lam))) > loss
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: th.schedule("linear", 10, 0.1), "kind"),
+    (lambda: th.schedule("wsd", 10, -0.1), "peak"),
+    (lambda: th.ema_variance_ratio(0.0, 0.1, 1.0), "alpha"),
+    (lambda: th.ema_variance_ratio(0.5, 3.0, 1.0), "eta"),
+    (lambda: th.last_iterate_bound([1.0, 0.0], 1.0, 1.0), "eta"),
+    (lambda: th.merge_effective_schedule(0.1, [5, 3, 10], [0.2, 0.3, 0.5], 10), "checkpoints"),
+    (lambda: th.merge_effective_schedule(0.1, [5, 10], [0.2, 0.3], 10), "weights"),
+    (lambda: th.wd_angular_update(0.1, 0.01, 1.0), "momentum"),
+    (lambda: th.lion_box_radius(2.0, 1.0), "eta"),
+    (lambda: th.box_minimizer(np.eye(2), [1.0, 2.0, 3.0], 1.0), "center"),
+    (lambda: th.fit_nqm_to_log([0, 5, 3], [0.1, 0.1, 0.1], [1.0, 0.5, 0.4]), "step"),
+])
+def test_theory_bad_input(call, name):
+    with pytest.raises((ValueError, TypeError)) as exc:
+        call()
+    assert name in str(exc.value)
+
+
+# ----------------------------------------------------------------------------- simulators
+def test_abs_sgd_without_noise_is_deterministic_and_paired():
+    eta = np.stack([np.full(20, 0.3), np.full(20, 0.1)])
+    out = sq.abs_sgd(jax.random.key(0), eta, x0=1.0, sigma=0.0, n_chains=2)
+    # |x| shrinks by eta per step until it oscillates within eta of 0; without noise every chain is the same
+    assert np.all(out["final"][1] <= 0.1 + 1e-12) and np.all(out["final"][0] <= 0.3 + 1e-12)
+    assert out["final"][0, 0] == out["final"][0, 1]
+    assert not out["diverged"].any()
+
+
+def test_sphere_walk_plain_sgd_is_the_exact_norm_map():
+    out = sq.sphere_walk(jax.random.key(1), eta=0.1, wd=0.01, d=8, T=200, n_rec=4, n_chains=2, w0_norm=2.0)
+    v = 4.0
+    for _ in range(200):
+        v = (1 - 0.001) ** 2 * v + 0.01 / v
+    np.testing.assert_allclose(out["norm"][0, :, -1], math.sqrt(v), rtol=1e-12)
+
+
+def test_logistic_sphere_is_scale_invariant():
+    rng = np.random.default_rng(3)
+    X, y, w0 = rng.normal(size=(20, 3)), np.sign(rng.normal(size=20)), rng.normal(size=3)
+    a = sq.logistic_sphere(X, y, w0, eta=0.3, wd=0.0, T=50, n_rec=5)
+    b = sq.logistic_sphere(X, y, 2.0 * w0, eta=1.2, wd=0.0, T=50, n_rec=5)  # |w| x 2 with eta x 4: same directions
+    np.testing.assert_allclose(a["angle"], b["angle"], rtol=1e-9)
+    np.testing.assert_allclose(2.0 * a["norm"], b["norm"], rtol=1e-12)
+
+
+# ----------------------------------------------------------------------------- a user's run
+def _write_run(path, *, T=1500, every=10, seed=0):
+    """A run on a known 3-mode NQM (WSD schedule), logged every ``every`` steps with 1 % noise."""
+    lam = np.array([0.5, 0.05, 0.005])
+    eta = th.schedule("wsd", T, 0.5)
+    m = tn.moment_recursion(lam, eta, [1.0, 4.0, 2.0], sigma_a=[0.3, 0.2, 0.1])
+    loss = tn.expected_loss(lam, m) + 0.1
+    steps = np.arange(0, T + 1, every)
+    rng = np.random.default_rng(seed)
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["step", "lr", "loss"])
+        for s in steps:
+            w.writerow([s, eta[min(s, T - 1)], loss[s] * (1 + 0.01 * rng.normal())])
+    return loss[steps]
+
+
+def test_overlay_fits_a_generated_run(tmp_path):
+    pytest.importorskip("matplotlib")
+    from figures import noisy_quadratic as fig
+
+    truth = _write_run(tmp_path / "run.csv")
+    fit = fig.overlay(tmp_path / "run.csv", tmp_path / "out")
+    assert fit["relative_residual"] < 0.01          # the 1 % logging noise, not a model error
+    np.testing.assert_allclose(fit["predicted"], truth, rtol=0.03)
+    assert all(p.exists() for p in fit["paths"])
+    # a constant-lr fit of the same log is worse: the schedule matters
+    step, lr, loss = fig.read_log(tmp_path / "run.csv")
+    flat = th.fit_nqm_to_log(step, np.full_like(lr, lr.max()), loss)
+    assert flat["relative_residual"] > 2 * fit["relative_residual"]
+
+
+def test_overlay_cli_and_bad_csv(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from figures import noisy_quadratic as fig
+
+    _write_run(tmp_path / "run.csv", T=600)
+    assert fig.main(["overlay", str(tmp_path / "run.csv"), "--out", str(tmp_path / "o")]) == 0
+    assert "relative residual" in capsys.readouterr().out
+    (tmp_path / "bad.csv").write_text("step,loss\n0,1\n")
+    with pytest.raises(SystemExit):
+        fig.main(["overlay", str(tmp_path / "bad.csv")])
+    assert "lr" in capsys.readouterr().err
