@@ -549,6 +549,16 @@ _LAYERS = ("theory", "sims", "paper_checks", "figures", "tests", "examples")
 CATEGORIES = ("xla compile", "trace+lower", "jax run", "sympy", "numpy/scipy", "plotting", "python")
 
 
+def _short(filename: str) -> str:
+    """A file name relative to the checkout or to site-packages."""
+    marker = "site-packages/"
+    if marker in filename:
+        return filename.split(marker, 1)[1]
+    with contextlib.suppress(ValueError):
+        return str(Path(filename).relative_to(_ROOT))
+    return filename
+
+
 class TimeProfile:
     """Where wall time goes, by topic and category: a sampling profiler of the main thread.
 
@@ -565,10 +575,12 @@ class TimeProfile:
     def __init__(self, interval: float = 0.005) -> None:
         self.interval = interval
         self.table: dict[str, dict[str, float]] = {}
+        self.cpu_table: dict[str, dict[str, float]] = {}  # the same, in process CPU seconds (all threads)
         self.wall = 0.0
         self._stop = threading.Event()
         self._clock = _CompileClock()
         self._owners: dict[str, str | None] = {}
+        self.hot: dict[str, float] = {}  # "category: innermost file:function" -> seconds
 
     def _owner(self, filename: str) -> str | None:
         cached = self._owners.get(filename, "?")
@@ -602,7 +614,8 @@ class TimeProfile:
         if any("/sympy/" in f or "/mpmath/" in f for f in paths):
             return "sympy"
         inner = paths[0]
-        if "/jax/" in inner or "/jaxlib/" in inner:
+        # the sweep engine's host copy is where the main thread waits for the device to finish
+        if "/jax/" in inner or "/jaxlib/" in inner or inner.endswith("sims/sweep.py"):
             return "jax run"
         if "/matplotlib/" in inner or "/PIL/" in inner:
             return "plotting"
@@ -613,11 +626,11 @@ class TimeProfile:
         return "python"
 
     def _sample(self, main_id: int) -> None:
-        last = time.perf_counter()
+        last, last_cpu = time.perf_counter(), time.process_time()
         while not self._stop.wait(self.interval):
             frame = sys._current_frames().get(main_id)
-            now = time.perf_counter()
-            dt, last = now - last, now
+            now, now_cpu = time.perf_counter(), time.process_time()
+            dt, last, dcpu, last_cpu = now - last, now, now_cpu - last_cpu, now_cpu
             if frame is None:
                 continue
             files, topic = [], None
@@ -630,6 +643,10 @@ class TimeProfile:
             cat = self._category(files)
             per = self.table.setdefault(topic or "shared", dict.fromkeys(CATEGORIES, 0.0))
             per[cat] += dt
+            per_cpu = self.cpu_table.setdefault(topic or "shared", dict.fromkeys(CATEGORIES, 0.0))
+            per_cpu[cat] += dcpu
+            inner = f"{cat}: {_short(files[0][0])}:{files[0][1]}"
+            self.hot[inner] = self.hot.get(inner, 0.0) + dt
 
     def __enter__(self) -> "TimeProfile":
         self._start = time.perf_counter()
@@ -645,27 +662,39 @@ class TimeProfile:
         self.wall = time.perf_counter() - self._start
 
     def as_dict(self) -> dict:
-        return {"wall_s": self.wall, "by_topic": self.table, "jax_events": self._clock.totals,
+        return {"wall_s": self.wall, "by_topic": self.table, "cpu_by_topic": self.cpu_table,
+                "jax_events": self._clock.totals,
+                "innermost": dict(sorted(self.hot.items(), key=lambda kv: -kv[1])[:100]),
                 "compiles_by_program": dict(sorted(self._clock.by_program.items(), key=lambda kv: -kv[1][1]))}
 
     def format(self, top_programs: int = 12) -> str:
-        head = f"{'topic':16s} {'total s':>8s} " + " ".join(f"{c:>12s}" for c in CATEGORIES)
+        """Two tables (wall seconds, then CPU seconds) by topic and category, then JAX's compile events."""
+        lines = [self._format_table(self.table, "wall s"), "", self._format_table(self.cpu_table, "CPU s")]
+        return "\n".join(lines + self._format_events(top_programs))
+
+    def _format_table(self, table: dict[str, dict[str, float]], label: str) -> str:
+        head = f"{'topic':16s} {label:>8s} " + " ".join(f"{c:>12s}" for c in CATEGORIES)
         lines = [head, "-" * len(head)]
         totals = dict.fromkeys(CATEGORIES, 0.0)
-        for topic, per in sorted(self.table.items(), key=lambda kv: -sum(kv[1].values())):
+        for topic, per in sorted(table.items(), key=lambda kv: -sum(kv[1].values())):
             lines.append(f"{topic:16s} {sum(per.values()):8.1f} " + " ".join(f"{per[c]:12.1f}" for c in CATEGORIES))
             for c in CATEGORIES:
                 totals[c] += per[c]
         lines.append(f"{'all':16s} {sum(totals.values()):8.1f} " + " ".join(f"{totals[c]:12.1f}" for c in CATEGORIES))
+        return "\n".join(lines)
+
+    def _format_events(self, top_programs: int) -> list[str]:
         ev = self._clock.totals
-        lines.append(f"wall {self.wall:.1f} s; JAX events: {int(ev['compiles'])} XLA compiles, {ev['compile_s']:.1f} s "
-                     f"compiling, {ev['trace_s']:.1f} s tracing, {ev['lower_s']:.1f} s lowering; persistent cache "
-                     f"{int(ev['cache_hits'])} hits / {int(ev['cache_misses'])} misses ({ev['cache_read_s']:.1f} s reading)")
+        lines = [f"wall {self.wall:.1f} s; JAX events: {int(ev['compiles'])} XLA compiles, {ev['compile_s']:.1f} s "
+                 f"compiling, {ev['trace_s']:.1f} s tracing, {ev['lower_s']:.1f} s lowering; persistent cache "
+                 f"{int(ev['cache_hits'])} hits / {int(ev['cache_misses'])} misses ({ev['cache_read_s']:.1f} s reading)"]
+        lines.append("innermost frames (wall s): " + "; ".join(
+            f"{name} {sec:.1f}" for name, sec in sorted(self.hot.items(), key=lambda kv: -kv[1])[:top_programs]))
         top = sorted(self._clock.by_program.items(), key=lambda kv: -kv[1][1])[:top_programs]
         if top:
             lines.append("most compile time (program: compiles, seconds): " +
                          "; ".join(f"{name} {int(n)}x {sec:.1f}" for name, (n, sec) in top))
-        return "\n".join(lines)
+        return lines
 
 
 def _profile(argv: list[str], out: Path | None) -> int:

@@ -209,14 +209,23 @@ def run_grid(
     # Dispatch is asynchronous: chunk k+1 is launched before chunk k is copied back, so the host's
     # slicing, padding and copying overlap the device's work; at most two chunks are alive at once.
     pieces, pending = [], None
-    for start in starts:
-        stop = min(start + chunk, n)
-        piece = jax.tree_util.tree_map(lambda x: _chunk(x, start, stop, chunk), grid)
-        out = batched(jax.device_put(piece, sharded), *shared)
-        if pending is not None:
-            pieces.append(jax.tree_util.tree_map(lambda y: _host(y, pending[1]), pending[0]))
-        pending = (out, stop - start)
-    pieces.append(jax.tree_util.tree_map(lambda y: _host(y, pending[1]), pending[0]))
+    try:
+        for start in starts:
+            stop = min(start + chunk, n)
+            piece = jax.tree_util.tree_map(lambda x: _chunk(x, start, stop, chunk), grid)
+            out = batched(jax.device_put(piece, sharded), *shared)
+            if pending is not None:
+                pieces.append(jax.tree_util.tree_map(lambda y: _host(y, pending[1]), pending[0]))
+            pending = (out, stop - start)
+        pieces.append(jax.tree_util.tree_map(lambda y: _host(y, pending[1]), pending[0]))
+    except jax.errors.JaxRuntimeError as exc:
+        if "RESOURCE_EXHAUSTED" not in str(exc):
+            raise
+        raise MemoryError(
+            f"chunk_size: one chunk of {chunk} runs of {getattr(fn, '__qualname__', fn)} does not fit in the memory of "
+            f"{n_dev} x {devices[0].device_kind} ({str(exc).splitlines()[0][:160]}); memory grows linearly with "
+            "the chunk, so pass a smaller chunk_size (and draw per-step random numbers inside the scan, in "
+            "blocks, rather than for a whole run at once)") from exc
     if len(pieces) == 1:
         return pieces[0]
     return jax.tree_util.tree_map(lambda *ys: np.concatenate(ys, axis=0), *pieces)

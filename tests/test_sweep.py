@@ -147,3 +147,13 @@ def test_fresh_closures_and_unhashable_static_are_refused():
         run_grid(functools.partial(_scaled_run, power=2), _grid(3), 1.0)
     with pytest.raises(TypeError, match="static"):
         run_grid(_scaled_run, _grid(3), 1.0, static={"power": np.arange(2)})
+
+
+def _huge_run(point):
+    return jnp.zeros((200_000_000,)) + point["x0"]  # 1.6 GB per run
+
+
+def test_a_chunk_too_big_for_memory_names_chunk_size():
+    # 400 runs x 1.6 GB cannot be allocated anywhere; the error says which knob bounds the memory
+    with pytest.raises(MemoryError, match="chunk_size"):
+        run_grid(_huge_run, {"x0": np.ones(400)}, chunk_size=400)
