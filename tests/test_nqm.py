@@ -179,3 +179,18 @@ def test_batch_size_divides_the_noise_variance():
 def test_summarize_counts_diverged_runs():
     s = sn.summarize(np.array([[1.0, 3.0, np.inf, 2.0]]), diverged=np.array([[False, False, False, True]]))
     assert s.mean[0] == 2.0 and s.n[0] == 2 and s.n_diverged[0] == 2
+
+
+def test_simulator_matches_the_numpy_reference_without_noise():
+    from sims.reference.noisy_quadratic import bench_cases, nqm_numpy
+
+    lam = np.array([0.2, 1.0, 1.8])
+    eta = np.stack([np.linspace(0.5, 0.1, 30), np.full(30, 0.3)])
+    for method in ("sgd", "heavy_ball", "nesterov"):
+        out = sn.simulate(jax.random.key(0), T=30, eta=eta, x0=np.ones(3), lam=lam, center=np.array([0.1, 0, -0.2]),
+                          method=method, momentum=0.6, n_rec=3)
+        ref = nqm_numpy(lam, eta, np.ones((2, 3)), method=method, momentum=0.6, center=np.array([0.1, 0, -0.2]),
+                        n_rec=3)
+        np.testing.assert_allclose(out["final_x"][:, 0], ref["final_x"], rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(out["curve"][:, 0], ref["curve"], rtol=1e-12, atol=1e-14)
+    assert bench_cases("small")[0].work > 0
