@@ -147,10 +147,31 @@ def _cooldown(results: dict[str, Result], out: Path) -> list[Path]:
     return paths
 
 
+def _crossover(results: dict[str, Result], out: Path) -> list[Path]:
+    r = results.get(P + "mixed_noise_floor_exact_chain")
+    if r is None:
+        return []
+    a = r.arrays
+    eta = np.asarray(a["eta"])
+    eta_x = T.crossover_eta(1.0, 1.0, 0.01)
+    grid = np.geomspace(eta.min() / 1.5, eta.max() * 1.5, 60)
+    fig, ax = figure(1, width=4.8, height=3.6)
+    ax.plot(grid, [T.mixed_floor(1.0, g, 1.0, 0.01) for g in grid], color=THEORY, label="exact mixed-noise chain")
+    ax.plot(grid, T.c_mid(1.0) * grid**2, color=PALETTE[2], ls="--", lw=1, label=r"multiplicative floor $C_{\rm mid}a\eta^2$ (slope 2)")
+    ax.plot(grid, [T.floor(1.0, g, 0.01, "additive") for g in grid], color=PALETTE[1], ls="--", lw=1,
+            label=r"additive floor (slope 1)")
+    ax.errorbar(eta, a["mean"], yerr=a["se"], fmt="o", color=SIM, ms=4, capsize=2, label="simulation (signSGD)")
+    threshold(ax, eta_x, r"$\eta_\times$")
+    ax.set(xscale="log", yscale="log", xlabel=r"step size $\eta$", ylabel=r"stationary $E f$",
+           title=r"mixed noise ($\sigma_m = 1$, $\sigma_a = 0.01$): slope 1 $\to$ 2")
+    ax.legend(loc="upper left", fontsize=7)
+    return save(fig, "sign_floor_crossover", out, claims=[P + "mixed_noise_floor_exact_chain", P + "mixed_noise_crossover"])
+
+
 def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     """All figures of the topic from the claim results; a figure whose claim result is missing is skipped."""
     out = Path(out)
     paths: list[Path] = []
-    for draw in (_floor_slopes, _histogram, _constant, _cooldown):
+    for draw in (_floor_slopes, _histogram, _constant, _cooldown, _crossover):
         paths += draw(results, out)
     return paths
