@@ -1,7 +1,10 @@
 r"""Meng, Orvieto, Cao, De Sa (2024): GD on logistic regression with non-separable data and large steps.
 
-Claims (a)-(e) of the paper's abstract, plus two derived ones (the flip normal form and the
-second period doubling). Each pairs a closed form from :mod:`theory.logistic`
+Claims (a)-(e) of the paper's abstract (with (c) also pushed to its limit: near-critical datasets
+at 0.99 and positive controls just above 1), the follow-up's equal-magnitude statement in 1-D,
+and derived ones: the flip normal form, the period-doubling cascade (second doubling, c_3, c_4,
+the Feigenbaum ratio), balanced data's single 2-cycle, scale invariance (only eta*lambda matters)
+and a two-point dataset with a stable 3-cycle below 2/lambda. Each pairs a closed form from :mod:`theory.logistic`
 (numpy/scipy/sympy, float64) with the JAX simulator :mod:`sims.logistic`, and names the most
 plausible wrong statement as a rival evaluated on the same measurement. The witnesses (the 1-D
 bump-plus-spike family, the 2-D ping-pong dataset) and the normal-form constants are derived here.
