@@ -180,12 +180,22 @@ def laws(r_means: Result | None, r_alpha: Result | None, out: Path) -> list[Path
     axes = np.atleast_1d(axes)
     for ax, (r, name) in zip(axes, shown):
         a = r.arrays
-        lo, hi = 0.8 * min(a["predicted"].min(), a["measured"].min()), 1.25 * max(a["predicted"].max(), a["measured"].max())
-        ax.loglog([lo, hi], [lo, hi], color=plot.THEORY, lw=1, label="closed form")
+        hi = 1.1 * max(a["predicted"].max(), a["measured"].max())
+        ax.set_ylim(0, hi)
+        ax.plot([0, hi], [0, hi], color=plot.THEORY, lw=1, label="closed form")
         for j, L in enumerate(sorted(set(a["depth"].tolist()))):
             sel = a["depth"] == L
-            ax.loglog(a["predicted"][sel], a["measured"][sel], "o", color=plot.PALETTE[j % len(plot.PALETTE)], ms=5,
+            ax.plot(a["predicted"][sel], a["measured"][sel], "o", color=plot.PALETTE[j % len(plot.PALETTE)], ms=5,
                       mfc="none", label=rf"$L={L}$")
+        # the most plausible wrong law on the same nets, drawn against the same abscissa
+        L_, pm = a["depth"], a["pi_max"]
+        if name == "means":
+            rival = L_ * a["radius"] ** (2 / L_) * pm ** (1 - 1 / L_)
+            rlabel = r"rival: whitened law at $\alpha=r^2$"
+        else:
+            rival = a["alpha"] * L_ * pm ** (1 - 1 / L_)
+            rlabel = r"rival: linear in $\alpha$"
+        ax.plot(a["predicted"], rival, "x", color=plot.MUTED, ms=5, label=rlabel)
         if name == "means":
             ax.set_xlabel(r"$L\,r^{2/L}\max_c p_c$")
             ax.set_title("orthogonal class means (not whitened)")
@@ -193,6 +203,7 @@ def laws(r_means: Result | None, r_alpha: Result | None, out: Path) -> list[Path
             ax.set_xlabel(r"$L\,\alpha^{1/L}\pi_{\max}^{1-1/L}$")
             ax.set_title(r"whitened, $\Sigma_{xx}=\alpha I$")
         ax.set_ylabel(r"$\lambda_{\max}$ (jax.hessian)")
+
         ax.legend(loc="upper left", fontsize=7)
     return plot.save(fig, "linear_hessian_scale_laws", out)
 

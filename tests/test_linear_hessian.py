@@ -483,3 +483,20 @@ def test_distinct_top_and_gauge_derivatives():
     assert f0 == 1.0
     np.testing.assert_allclose(g, [0.3, -0.2], atol=1e-5)
     np.testing.assert_allclose(M, A, atol=1e-5)
+
+
+def test_bench_gd_sweep_case_agrees_and_can_fail():
+    # the NumPy GD (second-moment gradient, batched over step sizes) against train_gd on a small problem
+    theta0, X, Y, etas = R._train_problem((6, 4, 3), 4, 0)
+    a = np.asarray(R._run_jax_train((6, 4, 3), 4, 50))
+    b = R._run_numpy_train((6, 4, 3), 4, 50)
+    R._close_train(a, b)
+    with pytest.raises(AssertionError):
+        R._close_train(a * (1 + 1e-5), b)
+    # covariance_loss differs from the data loss by the constant tr(Sigma_yy) / 2: same gradient
+    n = X.shape[1]
+    g_data = np.asarray(_grad(jnp.asarray(theta0), jnp.asarray(X), jnp.asarray(Y), widths=(6, 4, 3)))
+    g_cov = np.asarray(jax.grad(S.covariance_loss)(jnp.asarray(theta0), X @ X.T / n, Y @ X.T / n, (6, 4, 3)))
+    np.testing.assert_allclose(g_cov, g_data, rtol=1e-10, atol=1e-14)
+    with pytest.raises(ValueError, match="etas"):
+        R.numpy_train_gd(theta0, X, Y, (6, 4, 3), np.array([0.1, -0.1]), 2)

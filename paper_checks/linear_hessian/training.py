@@ -126,8 +126,8 @@ def check_max_lr_law(budget: Budget) -> Result:
 def check_progressive_sharpening(budget: Budget) -> Result:
     """Two-layer GD (eta = 0.2 eta_c) from an aligned small init: the sharpness at every step (HVP-Lanczos, full
     Krylov space) against the closed-form aligned spectrum evaluated on the reduced per-mode GD map, and the order in
-    which the modes reach half strength. From a random small init: the start (the origin's sqrt(pi_max)) and the
-    end (2 sqrt(pi_max)). Rivals: a flat sharpness (at the origin's or at the final value), and the Gauss-Newton
+    which the modes reach half strength. From a random small init: the start (the origin's sqrt(pi_max)), the
+    end (2 sqrt(pi_max)), and the rise between them -- lambda_max never decreases after its lowest point. Rivals: a flat sharpness (at the origin's or at the final value), and the Gauss-Newton
     part alone (the residual term neglected: 2 max_k a_k(t)); the reversed class order; no sharpening."""
     sh = E.sharpening(budget)
     s = sh["singular_values"][:3]

@@ -3,7 +3,8 @@ r"""NumPy references for the linear-network Hessian topic, and its benchmark cas
 * :func:`numpy_hvp` -- the Hessian-vector product of the deep linear net written out by hand
   (product rule on :math:`\nabla_{W_l}\mathcal L=A_l^\top RB_l^\top`), batched over directions;
 * :func:`numpy_dense_hessian` -- the dense Hessian from the analytic HVP on every basis vector;
-* :func:`numpy_lanczos` -- Lanczos with full reorthogonalization in NumPy (no restarts).
+* :func:`numpy_lanczos` -- Lanczos with full reorthogonalization in NumPy (no restarts);
+* :func:`numpy_train_gd` -- full-batch GD on the deep linear net, vectorized over step sizes.
 
 They share no code with the JAX path (autodiff through :mod:`sims.hvp`), so agreement between the
 two is evidence for both. :func:`bench_cases` times the top Hessian eigenvalue of an unbalanced
@@ -23,7 +24,8 @@ from sims import linear_hessian as S
 from theory import _validate as V
 from theory.linear_hessian import validate_widths
 
-__all__ = ["numpy_hvp", "numpy_dense_hessian", "numpy_lanczos", "numpy_balanced_minimum", "bench_cases", "SCALES"]
+__all__ = ["numpy_hvp", "numpy_dense_hessian", "numpy_lanczos", "numpy_balanced_minimum", "numpy_train_gd",
+           "bench_cases", "SCALES"]
 
 SCALES = ("small", "large")
 
@@ -186,13 +188,92 @@ def _run_numpy_dense(widths: tuple[int, ...]):
     return np.float64(np.linalg.eigvalsh(numpy_dense_hessian(np.asarray(theta), Sxx, Syx, widths))[-1])
 
 
+def numpy_train_gd(theta0, X, Y, widths, etas, steps: int) -> tuple[np.ndarray, np.ndarray]:
+    r"""GD :math:`\theta\leftarrow\theta-\eta\nabla\mathcal L` on the deep linear net, one run per step size, in NumPy.
+
+    Vectorized over ``etas`` (batched matrix products, one Python iteration per step), with the
+    gradient from second moments as in the JAX simulator:
+    :math:`\nabla_{W_l}=A_l^\top(W\Sigma_{xx}-\Sigma_{yx})B_l^\top`, prefix products
+    :math:`B_l=W_{l-1}\cdots W_1` and suffix products :math:`A_l=W_L\cdots W_{l+1}` built once per
+    step. Returns the final parameter vectors ``(len(etas), P)`` and the final losses (from the
+    data). No divergence handling: give step sizes that converge.
+    """
+    w = validate_widths(widths)
+    P = sum(w[l] * w[l - 1] for l in range(1, len(w)))
+    theta0 = V.array("theta0", theta0, shape=(P,))
+    X = V.array("X", X, shape=(w[0], None))
+    Y = V.array("Y", Y, shape=(w[-1], X.shape[1]))
+    etas = V.array("etas", etas, ndim=1, low=0.0, low_open=True)
+    steps = V.integer("steps", steps, low=1)
+    n, B, L = X.shape[1], etas.size, len(w) - 1
+    Sxx, Syx = X @ X.T / n, Y @ X.T / n
+    shapes = [(w[l], w[l - 1]) for l in range(1, L + 1)]
+    offs = np.cumsum([0] + [a * b for a, b in shapes])
+    mats = [np.broadcast_to(theta0[offs[l]:offs[l + 1]].reshape(shapes[l]), (B,) + shapes[l]).copy()
+            for l in range(L)]
+    scale = etas[:, None, None]
+    eye_in, eye_out = np.broadcast_to(np.eye(w[0]), (B, w[0], w[0])), np.broadcast_to(np.eye(w[-1]), (B, w[-1], w[-1]))
+    for _ in range(steps):
+        pre = [eye_in]                    # pre[l] = W_l ... W_1 (pre[0] = I)
+        for W in mats:
+            pre.append(W @ pre[-1])
+        suf = [eye_out]                   # suf[k] = W_L ... W_{L-k+1}
+        for W in mats[::-1]:
+            suf.append(suf[-1] @ W)
+        R = pre[-1] @ Sxx - Syx
+        grads = [np.swapaxes(suf[L - 1 - l], -1, -2) @ R @ np.swapaxes(pre[l], -1, -2) for l in range(L)]
+        for l in range(L):
+            mats[l] -= scale * grads[l]
+    h = np.broadcast_to(X, (B,) + X.shape)
+    for W in mats:
+        h = W @ h
+    loss = 0.5 * np.sum((h - Y) ** 2, axis=(1, 2)) / n
+    return np.concatenate([m.reshape(B, -1) for m in mats], axis=1), loss
+
+
+@functools.lru_cache(maxsize=None)
+def _train_problem(widths: tuple[int, ...], runs: int, seed: int):
+    # whitened one-hot class data, one small init shared by every run, step sizes spread below eta_c
+    rng = np.random.default_rng(seed)
+    n, K = 100, widths[-1]
+    counts = np.full(K, n // K)
+    counts[0] += n - counts.sum()
+    Y = np.repeat(np.eye(K), counts, axis=1)
+    ind = Y.T / np.sqrt(counts)
+    G = rng.normal(size=(n, widths[0] - K))
+    G -= ind @ (ind.T @ G)
+    X = np.sqrt(n) * np.concatenate([ind, np.linalg.qr(G)[0]], axis=1).T
+    theta0 = 0.05 * rng.normal(size=S.n_params(widths))
+    L = len(widths) - 1
+    eta_c = 2.0 / (L * (counts.max() / n) ** (1 - 1 / L))
+    etas = eta_c * np.linspace(0.3, 0.9, runs)
+    return theta0, X, Y, etas
+
+
+def _run_jax_train(widths: tuple[int, ...], runs: int, steps: int):
+    theta0, X, Y, etas = _train_problem(widths, runs, 0)
+    out = S.train_gd(jax.random.key(0), theta0, X, Y, widths, etas, steps=steps, record_every=steps, lanczos_iter=0)
+    return jnp.concatenate([out["theta"], out["loss"][:, -1:]], axis=1)
+
+
+def _run_numpy_train(widths: tuple[int, ...], runs: int, steps: int):
+    theta0, X, Y, etas = _train_problem(widths, runs, 0)
+    theta, loss = numpy_train_gd(theta0, X, Y, widths, etas, steps)
+    return np.concatenate([theta, loss[:, None]], axis=1)
+
+
+def _close_train(a, b):
+    # the same float64 GD iteration in a different order of operations: round-off ~1e-13 relative
+    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-7, atol=1e-12)
+
+
 def _close(a, b):
     # both converge to the same isolated top eigenvalue; Lanczos error at 40 steps << 1e-8
     np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-8)
 
 
 def bench_cases(scale: str) -> list:
-    """Top Hessian eigenvalue of an unbalanced deep linear net at a global minimum, as :math:`P` grows.
+    """Top Hessian eigenvalue of an unbalanced deep linear net at a global minimum, as :math:`P` grows; and a GD sweep.
 
     ``scale``: ``"small"`` (CPU, seconds) or ``"large"`` (GPU-sized). Each case pairs the JAX path
     (jitted, autodiff through :mod:`sims.hvp`) with the NumPy reference on the same problem and
@@ -201,6 +282,11 @@ def bench_cases(scale: str) -> list:
     from sims.bench import BenchCase
 
     scale = V.choice("scale", scale, SCALES)
+    train_widths, train_runs, train_steps = ((6, 4, 3), 64, 400) if scale == "small" else ((32, 32, 10), 1024, 1000)
+    cases_train = [BenchCase(f"linear_hessian GD sweep {train_runs} runs x {train_steps} steps, widths {train_widths}",
+                             "GD steps", float(train_runs * train_steps),
+                             functools.partial(_run_jax_train, train_widths, train_runs, train_steps),
+                             functools.partial(_run_numpy_train, train_widths, train_runs, train_steps), _close_train)]
     if scale == "small":
         sizes, dense_max = [(8, 8, 8, 4), (16, 16, 16, 8), (32, 32, 32, 16)], 2000
     else:
@@ -217,4 +303,4 @@ def bench_cases(scale: str) -> list:
             cases.append(BenchCase(f"linear_hessian dense top eig P={P}", "Hessian columns", float(P),
                                    functools.partial(_run_jax_dense, widths),
                                    functools.partial(_run_numpy_dense, widths), _close))
-    return cases
+    return cases + cases_train
