@@ -90,7 +90,9 @@ def _aligned_ints(name: str, x, m: int, low: int, high: int) -> np.ndarray:
     return a.astype(np.int64)
 
 
-def _steps(n_steps, low: int = 2) -> int:
+def _steps(n_steps, low: int = 3) -> int:
+    """A step count. Rates are slopes over the second half of the run, which needs two points: ``n_steps >= 3``
+    (with 2, the slope of one point is 0/0)."""
     return val.integer("n_steps", n_steps, low=low, high=10_000_000)
 
 

@@ -30,6 +30,7 @@ import copy
 import json
 import os
 import random
+import signal
 import subprocess
 import sys
 import time
@@ -152,19 +153,23 @@ def mutate_source(src: str, index: int) -> str:
     return ast.unparse(ast.fix_missing_locations(new))
 
 
-def test_command(tree: Path, topic: str) -> list[str]:
-    """The topic's fast-tier tests, cheapest first, stopping at the first failure."""
+def test_command(tree: Path, topic: str, deselect: tuple[str, ...] = (), stop: bool = True) -> list[str]:
+    """The topic's fast-tier tests, cheapest first, stopping at the first failure (``stop``).
+
+    ``deselect``: test ids already red on the unmutated copy (they cannot tell a mutant apart).
+    """
     files = sorted(str(p.relative_to(tree)) for p in (tree / "tests").glob(f"test_{topic}*.py"))
     # -n 0: one process (xdist stays loaded: conftest.py marks tests with its xdist_group)
-    cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-n", "0", "-p", "no:cacheprovider", "-m", "not slow",
-           *files]
+    cmd = [sys.executable, "-m", "pytest", "-q", "-rf", *(["-x"] if stop else []), "-n", "0", "-p", "no:cacheprovider",
+           "-m", "not slow", *files, *[a for d in deselect for a in ("--deselect", d)]]
     shared = [f for f in ("tests/test_contract.py", "tests/test_bad_input.py", "tests/test_power.py")
               if (tree / f).exists()]
     # -k picks the topic's rows and claims out of the shared files (their ids start with the topic)
     return cmd + shared + ["-k", f"{topic} or {' or '.join(Path(f).stem for f in files) or topic}"]
 
 
-def run_tests(tree: Path, topic: str, timeout: float, results: Path) -> tuple[str, float, str]:
+def run_tests(tree: Path, topic: str, timeout: float, results: Path, deselect: tuple[str, ...] = (),
+              stop: bool = True) -> tuple[str, float, str]:
     """('passed' | 'failed' | 'timeout' | 'error', seconds, last lines of output).
 
     'error' is pytest's own failure (usage, collection, internal error, nothing collected: exit codes 2-5):
@@ -173,11 +178,13 @@ def run_tests(tree: Path, topic: str, timeout: float, results: Path) -> tuple[st
     env = {**os.environ, "STEPLAB_RESULTS": str(results), "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1"}
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run(test_command(tree, topic), cwd=tree, env=env, capture_output=True, text=True,
+        proc = subprocess.run(test_command(tree, topic, deselect, stop), cwd=tree, env=env, capture_output=True, text=True,
                               timeout=timeout)
     except subprocess.TimeoutExpired:
         return "timeout", time.perf_counter() - t0, ""
-    tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-3:])
+    lines = (proc.stdout + proc.stderr).strip().splitlines()
+    failed = [ln.split()[1] for ln in lines if ln.startswith("FAILED ")]
+    tail = "\n".join(failed if not stop else lines[-3:])
     status = {0: "passed", 1: "failed"}.get(proc.returncode, "error")
     return status, time.perf_counter() - t0, tail
 
@@ -195,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=0, help="per-mutant limit in s (default: 3x the clean run + 30)")
     ap.add_argument("--list", action="store_true", help="only list the sampled mutants")
+    ap.add_argument("--deselect", action="append", help="a test id to leave out (repeatable; e.g. known red)")
     ap.add_argument("--allow-checkout", action="store_true", help="allow a --tree with a .git folder (a cp -r copy)")
     ap.add_argument("--no-clean", action="store_true",
                     help="skip the clean run (only when these tests just passed on this commit: saves one full run)")
@@ -223,25 +231,32 @@ def main(argv: list[str] | None = None) -> int:
 
     files = topic_files(tree, args.topic)
     originals = {rel: (tree / rel).read_text() for rel in files}
+    # a terminated run still restores the pristine sources (the finally clause below)
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(f"terminated (signal {signum}); sources restored"))
     results = Path(f"/tmp/steplab-mut-results-{args.topic}")
     try:
         for rel in files:  # the clean run uses the same ast.unparse printing as the mutants
             (tree / rel).write_text(ast.unparse(ast.parse(originals[rel])))
+        deselect: tuple[str, ...] = tuple(args.deselect or ())
         if args.no_clean:
             secs = args.timeout / 3 if args.timeout else 600
         else:
-            status, secs, tail = run_tests(tree, args.topic, 3600, results)
-            print(f"clean run: {status} in {secs:.0f} s", flush=True)
-            if status != "passed":
-                print(tail)
+            # the whole selection once, without -x: tests already red here are excluded from the mutant runs
+            status, secs, tail = run_tests(tree, args.topic, 3600, results, stop=False)
+            if status == "failed":
+                deselect += tuple(tail.splitlines())
+                print(f"clean run: {len(deselect)} tests already red, excluded: {list(deselect)}", flush=True)
+            elif status != "passed":
+                print(f"clean run: {status}\n{tail}")
                 return 2
+            print(f"clean run in {secs:.0f} s", flush=True)
         limit = args.timeout or 3 * secs + 30
         outcomes = []
         for k, m in enumerate(sample, 1):
             for rel in files:
                 _pristine(tree, rel, originals)
             (tree / m.file).write_text(mutate_source(originals[m.file], m.index))
-            status, secs, tail = run_tests(tree, args.topic, limit, results)
+            status, secs, tail = run_tests(tree, args.topic, limit, results, deselect)
             if status == "error":
                 print(f"[{k}/{len(sample)}] ERROR (not counted) {m.describe()}\n{tail}", flush=True)
                 continue
@@ -259,6 +274,7 @@ def main(argv: list[str] | None = None) -> int:
             print("  survived: " + o["mutant"])
     if args.json:
         args.json.write_text(json.dumps({"topic": args.topic, "seed": args.seed, "sites": len(mutants),
+                                         "excluded_red_tests": list(deselect),
                                          "outcomes": outcomes}, indent=1))
     return 0
 

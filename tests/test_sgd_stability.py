@@ -244,3 +244,29 @@ def test_bench_cases_reject_unknown_scale():
     with pytest.raises(ValueError, match="scale"):
         ref.bench_cases("medium")
     assert [c.name for c in ref.bench_cases("small")]
+
+
+# ----------------------------------------------------------------------------- boundaries (mutation testing)
+def test_three_steps_is_the_shortest_rate_run():
+    """A rate is a slope over the run's second half, which needs two points: n_steps = 3 gives finite rates,
+    n_steps = 2 (a slope of one point, formerly a silent NaN) names the parameter."""
+    eta = np.array([0.1, 0.2, 0.3])
+    assert np.all(np.isfinite(sim.moment_growth(H5, 2, eta, n_steps=3)["rate"]))
+    assert np.all(np.isfinite(sim.delayed_growth(np.array([0.1, 0.5, 1.0]), 2, n_steps=3)["rate"]))
+    assert np.all(np.isfinite(sim.momentum_growth(eta, 0.5, n_steps=3)["rate"]))
+    for call in (lambda: sim.moment_growth(H5, 2, eta, n_steps=2),
+                 lambda: sim.delayed_growth(np.array([0.5]), 1, n_steps=2),
+                 lambda: sim.momentum_growth(eta, 0.5, n_steps=2)):
+        with pytest.raises(ValueError, match="n_steps"):
+            call()
+
+
+@pytest.mark.parametrize("burn", [0, 2])
+def test_lyapunov_exponent_is_exact_for_a_deterministic_product(burn):
+    """With one batch (B = n) and theta0 on an eigenvector, every step multiplies the norm by |1 - eta*lam|:
+    gamma = log|1 - eta*lam| exactly, whatever the burn-in (the average runs over n_steps - burn steps)."""
+    h = np.stack([np.diag([2.0, 0.5])] * 3)
+    out = sim.lyapunov_paths(jax.random.key(0), h, 3, np.array([0.1, 0.3]), n_steps=6, n_paths=2, burn=burn,
+                             theta0=np.array([1.0, 0.0]))
+    np.testing.assert_allclose(out["gamma"], np.log(np.abs(1 - np.array([0.2, 0.6])))[:, None] * np.ones((1, 2)),
+                               rtol=1e-12)

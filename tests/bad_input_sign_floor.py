@@ -1,0 +1,108 @@
+"""Bad-input rows of the sign-floor topic (see tests/_bad_input_table.py).
+
+The counter-based RNG and step building blocks (``words``, ``uniform``, ``noise``, ``threshold``,
+``flips``, ``gradient``, ``direction``, ``momentum_update``, ``schedule``) run inside the traced chain;
+their rows call them on concrete arrays, where a public function can check values.
+"""
+from __future__ import annotations
+
+import jax
+import numpy as np
+
+from tests._bad_input_table import Row
+
+K = lambda: jax.random.key(0)  # noqa: E731
+SEED = np.array([1, 2], np.uint32)
+CNT = np.arange(4, dtype=np.uint32)
+SIG = {"sigma": "nonneg"}  # sigma = 0 (no noise) is valid; huge sigma has a finite limit
+P = {"p": "unit"}
+LAW = {"law": "choice"}
+
+_T = "theory.sign_floor."
+_S = "sims.sign_floor."
+_R = "sims.reference.sign_floor."
+_DATA = lambda: np.asarray(jax.random.key_data(jax.random.key(0)))  # noqa: E731
+
+ROWS = [
+    Row(_T + "ladder_law", {"p": 0.3}, kinds=P),
+    Row(_T + "second_moment_sym", {"p": 0.3, "eta": 0.1, "c": 0.05}, kinds={**P, "eta": "pos"}),
+    Row(_T + "parity_second_moments_sym", {"p": 0.3, "eta": 0.1, "c": 0.05}, kinds={**P, "eta": "pos"}),
+    Row(_T + "c_mid_sym", {"e": 0.5}),
+    Row(_T + "c_unif_sym", {"e": 0.5}),
+    Row(_T + "away_probability", {"sigma": 1.0, "law": "student", "df": 3.0}, kinds={**SIG, "df": "pos"}),
+    Row(_T + "contraction", {"sigma": 1.0, "law": "gaussian"}, kinds=SIG),
+    Row(_T + "c_mid", {"sigma": 1.0, "law": "gaussian"}, kinds=SIG),
+    Row(_T + "c_unif", {"sigma": 1.0, "law": "gaussian"}, kinds=SIG),
+    Row(_T + "c_sde", {"sigma": 1.0, "law": "gaussian"}, kinds=SIG),
+    Row(_T + "second_moment", {"p": 0.3, "eta": 0.1, "c": 0.05}, kinds={**P, "eta": "pos"}),
+    Row(_T + "parity_second_moments", {"p": 0.3, "eta": 0.1, "c": 0.05}, kinds={**P, "eta": "pos"}),
+    Row(_T + "ladder_pmf", {"p": 0.3, "n": np.arange(5)}, kinds=P, ok={("n", "empty"): "no states asked: an empty pmf"}),
+    Row(_T + "additive_chain", {"a": 1.0, "eta": 0.1, "sigma": 1.0, "c": 0.05, "law": "gaussian", "width": 40.0},
+        kinds={"a": "pos", "eta": "pos", **SIG, "width": "pos"}),
+    Row(_T + "additive_floor", {"a": 1.0, "eta": 0.1, "sigma": 1.0, "offset": "mid", "law": "gaussian"},
+        kinds={"a": "pos", "eta": "pos", **SIG}),
+    Row(_T + "phi_add_series", {"kappa": 0.5}, kinds={"kappa": "nonneg"}),
+    Row(_T + "student_density_at_zero", {"df": 3.0}, kinds={"df": "pos"}),
+    Row(_T + "sgd_contraction", {"a": 1.0, "eta": 0.1, "sigma": 1.0}, kinds={"a": "pos", "eta": "pos", **SIG}),
+    Row(_T + "sgd_additive_floor", {"a": 1.0, "eta": 0.1, "sigma": 1.0}, kinds={"a": "pos", "eta": "pos", **SIG}),
+    Row(_T + "sgd_mixed_second_moment", {"a": 1.0, "eta": 0.1, "sigma_m": 0.5, "sigma_a": 0.5},
+        kinds={"a": "pos", "eta": "pos", "sigma_m": "nonneg", "sigma_a": "nonneg"}),
+    Row(_T + "sgd_schedule_second_moment", {"a": 1.0, "eta": np.array([0.1, 0.05]), "x0_sq": 1.0, "sigma_m": 0.5,
+                                            "sigma_a": 0.5},
+        kinds={"a": "pos", "eta": "nonnegarr", "x0_sq": "nonneg", "sigma_m": "nonneg", "sigma_a": "nonneg"},
+        ok={("eta", "empty"): "a schedule of zero steps: the initial second moment"}),
+    Row(_T + "sign_schedule_mean_f", {"a": 1.0, "eta": np.array([0.1, 0.05]), "sigma": 1.0, "noise": "multiplicative",
+                                      "x0_low": 0.5, "x0_high": 1.0, "cells": 16, "law": "gaussian"},
+        kinds={"a": "pos", "eta": "posarr", **SIG, "cells": "posint"}),
+    Row(_T + "floor", {"a": 1.0, "eta": 0.1, "sigma": 1.0, "noise": "multiplicative", "method": "sign",
+                       "offset": "mid", "law": "gaussian"},
+        kinds={"a": "pos", "eta": "pos", **SIG}),
+    # simulators and their building blocks
+    Row(_S + "block_seed", lambda: {"key": K()}),
+    Row(_S + "words", {"seed": SEED, "counter": CNT}, kinds={"seed": "iarr", "counter": "iarr"}),
+    Row(_S + "uniform", {"seed": SEED, "counter": CNT}, kinds={"seed": "iarr", "counter": "iarr"}),
+    Row(_S + "noise", {"seed": SEED, "counter": CNT, "law": "student", "df": 3},
+        kinds={"seed": "iarr", "counter": "iarr", "df": "posint"}),
+    Row(_S + "away_probability", {"sigma": 1.0, "law": "student", "df": 3.0}, kinds={**SIG, "df": "pos"}),
+    Row(_S + "threshold", {"p": 0.3}, kinds=P),
+    Row(_S + "flips", {"seed": SEED, "counter": CNT, "thresh": np.uint32(2**31)},
+        kinds={"seed": "iarr", "counter": "iarr", "thresh": "int"}),
+    Row(_S + "schedule", {"k": np.arange(4), "T": 4, "eta": 0.1, "cooldown": 0.5},
+        kinds={"k": "iarr", "T": "posint", "eta": "pos", "cooldown": "unit"}),
+    Row(_S + "gradient", {"x": np.array([0.3, -0.2]), "h": np.array([1.0, 3.0]), "xi_m": np.array([0.1, 0.2]),
+                          "s_m": 0.5, "xi_a": np.array([0.3, -0.1]), "s_a": 0.2},
+        kinds={"h": "posarr", "s_m": "nonneg", "s_a": "nonneg"}),
+    Row(_S + "direction", {"m": np.array([0.3, -0.2]), "method": "sign"}),
+    Row(_S + "momentum_update", {"m": np.array([0.3, -0.2]), "g": np.array([0.1, 0.1]), "method": "sign",
+                                 "beta": 0.5, "beta2": 0.9},
+        kinds={"beta": "unit", "beta2": "unit"}),
+    Row(_S + "is_bernoulli", {"method": "sign", "additive": False, "momentum": False}),
+    Row(_S + "chain_run", lambda: {"point": dict(key_data=_DATA(), key_index=np.int64(0), x0=np.array([0.3, -0.2]),
+                                                 h=np.array([1.0, 3.0]), eta=0.05, cooldown=0.5, beta=0.5, beta2=0.9,
+                                                 sigma_m=0.5, sigma_a=0.2),
+                                   "T": 6, "n_rec": 2, "method": "sign", "additive": True, "momentum": True,
+                                   "law": "gaussian", "df": 0, "block": 4},
+        kinds={"T": "posint", "n_rec": "posint", "block": "posint"}, slow=True),
+    Row(_S + "simulate", lambda: dict(key=K(), eta=np.array([0.05, 0.1]), x0=np.array([0.3, -0.2]),
+                                      h=np.array([1.0, 3.0]), method="sign", beta=0.5, sigma_m=0.5, sigma_a=0.2,
+                                      cooldown=0.5, T=12, n_rec=3, burn=2, n_chains=2, paired=True, chunk_size=8),
+        kinds={"eta": "posarr", "h": "posarr", "beta": "unit", "sigma_m": "nonneg", "sigma_a": "nonneg",
+               "cooldown": "unit", "T": "posint", "n_rec": "posint", "burn": "nonnegint", "n_chains": "posint",
+               "chunk_size": "posint"},
+        ok={("sigma_m", "vector"): "one value per configuration (two step sizes)",
+            ("sigma_a", "vector"): "one value per configuration (two step sizes)"}),
+    Row(_S + "ladder_run", lambda: {"point": dict(key_data=_DATA(), key_index=np.int64(0), sigma=1.0, theta=0.3, n0=0),
+                                    "T": 6, "law": "gaussian", "df": 0, "block": 4},
+        kinds={"T": "posint", "block": "posint"}, slow=True),
+    Row(_S + "ladder", lambda: dict(key=K(), sigma=np.array([0.5, 1.0]), theta=0.3, T=12, burn=2, n_chains=2,
+                                    paired=True, chunk_size=8),
+        kinds={"sigma": "posarr", "T": "posint", "burn": "nonnegint", "n_chains": "posint", "chunk_size": "posint"}),
+    Row(_S + "summarize", {"samples": np.array([1.0, 2.0, 3.0]), "diverged": np.array([False, False, True])},
+        kinds={"diverged": "obj"}, ok={("samples", "nan"): "a non-finite sample counts as a diverged run",
+                                       ("samples", "inf"): "a non-finite sample counts as a diverged run"}),
+    Row(_R + "numpy_chains", {"seed": 0, "a": 1.0, "eta": 0.1, "x0": 0.3, "T": 8, "n_chains": 2, "method": "sign",
+                              "beta": 0.5, "sigma_m": 0.5, "sigma_a": 0.2, "burn": 2, "block": 4},
+        kinds={"seed": "nonnegint", "a": "pos", "eta": "pos", "T": "posint", "n_chains": "posint", "beta": "unit",
+               "sigma_m": "nonneg", "sigma_a": "nonneg", "burn": "nonnegint", "block": "posint"}),
+    Row(_R + "bench_cases", {"scale": "small"}),
+]
