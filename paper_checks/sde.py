@@ -1239,7 +1239,7 @@ def student_t_sign(budget: Budget) -> dict:
     :math:`\nu = 1.5` (infinite variance) of scales :data:`T_SIGMAS`, with a constant step 0.02 and with
     :math:`\eta_k = 0.1/\sqrt{k+1}`: the gap :math:`f - f^\ast` at 40 checkpoints of every path, diverged flags."""
     n = budget.pick(quick=384, full=2048)
-    steps = {"constant": budget.pick(quick=2000, full=4000), "inv_sqrt": budget.pick(quick=4000, full=8000)}
+    steps = {"constant": budget.pick(quick=1200, full=4000), "inv_sqrt": budget.pick(quick=4000, full=8000)}
     keys = jax.random.split(jax.random.key(_T_SEED), 2)
     out = {"n": n, "sigmas": np.asarray(T_SIGMAS)}
     for i, (schedule, eta) in enumerate((("constant", T_ETA_CONST), ("inv_sqrt", T_ETA_DECAY))):

@@ -324,24 +324,16 @@ def test_dcsgd_direction_moments_and_noise_variance():
     assert math.isclose(T.dcsgd_one_step_quotient(1.2, 0.05, 4, 1.0, 0.5), val, rel_tol=1e-12)
 
 
-def test_dcsgd_sde_variance_matches_the_discrete_direction():
-    """The SDE's diffusion (JAX) equals the closed form, and the covariance of simulated DCSGD directions
-    (Bernoulli compressors, affine noise, agent-specific omega) matches it within 5 standard errors."""
+def test_dcsgd_sde_variance_is_the_closed_form():
+    """The SDE's diffusion variance (JAX) equals the closed form of the discrete direction's covariance (whose trace
+    the claim compagnoni2025.theorem42_factor_exact measures on simulated DCSGD in d = 1 and 8)."""
     g = np.array([0.7, -1.1])
     x = np.cbrt(g)                       # x^4/4: gradient x^3
     om, s0, s1 = np.array([0.0, 1.0, 3.0]), 0.4, 0.5
     c = S.sde_coefficients(x, 0.2, method="dcsgd", problem="quartic", kind="first_order", omega=om, sigma0=s0,
                            sigma1=s1, n_agents=3)
-    want = T.dcsgd_noise_variance(g, 3, om, s0, s1)
-    np.testing.assert_allclose(np.asarray(c["variance"]), want, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(c["variance"]), T.dcsgd_noise_variance(g, 3, om, s0, s1), rtol=1e-12)
     np.testing.assert_allclose(np.asarray(c["drift"]), -g, rtol=1e-12)
-    cfg = S.Config(problem="quartic", algo="dcsgd", n_agents=3, compressor="bernoulli", noise="gaussian", n_steps=4,
-                   n_record=2)           # the contract row's configuration
-    D = np.asarray(S.aggregate_samples(jax.random.key(21), cfg, g, 40_000, omega=om, sigma0=s0, sigma1=s1))
-    cov = np.cov(D.T)
-    se = np.sqrt(np.mean((D - D.mean(0)) ** 4, axis=0) / D.shape[0])  # SE of a variance (4th central moment)
-    assert np.all(np.abs(np.diag(cov) - want) < 5 * se), (np.diag(cov), want, se)
-    assert abs(cov[0, 1]) < 5 * math.sqrt(want[0] * want[1] / D.shape[0])
 
 
 def test_dsignsgd_sde_coefficients_are_the_mean_sign_laws():
@@ -362,17 +354,6 @@ def test_dsignsgd_sde_coefficients_are_the_mean_sign_laws():
     cc = S.sde_coefficients(x, eta, method="dsignsgd", problem="quartic", kind="corrected", noise="cauchy",
                             sigma0=s0, n_agents=N)
     np.testing.assert_allclose(np.asarray(cc["drift"]), -m + eta / 2 * dm * 3 * x**2 * m, rtol=1e-7)
-
-
-def test_discrete_sign_steps_follow_the_law_for_non_integer_nu():
-    """DSignSGD's signs are drawn as +1 with probability F(g/s): their mean is the Student-t mean sign for
-    nu = 1.5 (within 5 SE), and they are exactly +-1 averages over the N agents."""
-    cfg = S.Config(problem="quartic", algo="dsignsgd", n_agents=2, noise="student_t", nu=1.5)
-    g = np.array([0.5, -1.0])
-    D = np.asarray(S.aggregate_samples(jax.random.key(5), cfg, g, 40_000, sigma0=1.0))
-    m = T.mean_sign(g, 1.0, "student_t", nu=1.5)
-    assert np.all(np.abs(D.mean(0) - m) < 5 * np.sqrt((1 - m**2) / 2 / D.shape[0]))
-    assert set(np.unique(D)) <= {-1.0, 0.0, 1.0}
 
 
 def test_one_step_quotient_of_cosh_and_generators_differ_at_the_right_order():
