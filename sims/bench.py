@@ -159,6 +159,7 @@ class _CompileClock:
     def __init__(self) -> None:
         self.totals = dict.fromkeys([*self.EVENTS.values(), *self.COUNTS.values(), "compiles"], 0.0)
         self.by_program: dict[str, list[float]] = {}  # program name -> [XLA compiles, seconds]
+        self.by_caller: dict[str, list[float]] = {}  # innermost checkout file:line -> [XLA compiles, seconds]
 
     def _duration(self, event: str, duration: float, **kwargs: Any) -> None:
         name = self.EVENTS.get(event)
@@ -167,6 +168,18 @@ class _CompileClock:
             if name == "compile_s":
                 self.totals["compiles"] += 1
                 entry = self.by_program.setdefault(str(kwargs.get("fun_name", "?")), [0, 0.0])
+                entry[0] += 1
+                entry[1] += duration
+                # listeners run in the compiling thread: the innermost frame of the checkout is the caller
+                frame, caller = sys._getframe(1), "?"
+                while frame is not None:
+                    name = frame.f_code.co_filename
+                    if (name.startswith(_ROOT_STR) and "site-packages" not in name
+                            and not name.endswith(("sims/bench.py", "sims/sweep.py"))):
+                        caller = f"{_short(name)}:{frame.f_lineno}"
+                        break
+                    frame = frame.f_back
+                entry = self.by_caller.setdefault(caller, [0, 0.0])
                 entry[0] += 1
                 entry[1] += duration
 
@@ -545,6 +558,7 @@ def _format_limits(limits: Limits) -> str:
 # --- where the time goes -------------------------------------------------------------------------
 
 _ROOT = Path(sims.__file__).resolve().parent.parent
+_ROOT_STR = str(_ROOT)
 _LAYERS = ("theory", "sims", "paper_checks", "figures", "tests", "examples")
 CATEGORIES = ("xla compile", "trace+lower", "jax run", "sympy", "numpy/scipy", "plotting", "python")
 
@@ -665,7 +679,8 @@ class TimeProfile:
         return {"wall_s": self.wall, "by_topic": self.table, "cpu_by_topic": self.cpu_table,
                 "jax_events": self._clock.totals,
                 "innermost": dict(sorted(self.hot.items(), key=lambda kv: -kv[1])[:100]),
-                "compiles_by_program": dict(sorted(self._clock.by_program.items(), key=lambda kv: -kv[1][1]))}
+                "compiles_by_program": dict(sorted(self._clock.by_program.items(), key=lambda kv: -kv[1][1])),
+                "compiles_by_caller": dict(sorted(self._clock.by_caller.items(), key=lambda kv: -kv[1][1]))}
 
     def format(self, top_programs: int = 12) -> str:
         """Two tables (wall seconds, then CPU seconds) by topic and category, then JAX's compile events."""
@@ -690,10 +705,11 @@ class TimeProfile:
                  f"{int(ev['cache_hits'])} hits / {int(ev['cache_misses'])} misses ({ev['cache_read_s']:.1f} s reading)"]
         lines.append("innermost frames (wall s): " + "; ".join(
             f"{name} {sec:.1f}" for name, sec in sorted(self.hot.items(), key=lambda kv: -kv[1])[:top_programs]))
-        top = sorted(self._clock.by_program.items(), key=lambda kv: -kv[1][1])[:top_programs]
-        if top:
-            lines.append("most compile time (program: compiles, seconds): " +
-                         "; ".join(f"{name} {int(n)}x {sec:.1f}" for name, (n, sec) in top))
+        for label, table in (("program", self._clock.by_program), ("caller", self._clock.by_caller)):
+            top = sorted(table.items(), key=lambda kv: -kv[1][1])[:top_programs]
+            if top:
+                lines.append(f"most compile time by {label} (compiles, seconds): " +
+                             "; ".join(f"{name} {int(n)}x {sec:.1f}" for name, (n, sec) in top))
         return lines
 
 
