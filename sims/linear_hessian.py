@@ -38,7 +38,7 @@ __all__ = [
     "ACTIVATIONS", "BLOWUP", "param_shapes", "n_params", "unflatten", "flatten", "forward", "loss", "class_losses",
     "covariance_loss", "dense_hessian", "hessian_eigvalsh", "top_eigenvalues",
     "class_data", "whitened_data", "balanced_minimum", "random_gauge", "balancedness_error",
-    "init_params", "xavier_init", "aligned_init", "mode_strengths", "train_gd", "gd_steps",
+    "init_params", "xavier_init", "aligned_init", "mode_strengths", "train_gd", "gd_steps", "gd_sweep",
 ]
 
 ACTIVATIONS = ("linear", "tanh", "relu")
@@ -462,3 +462,74 @@ def train_gd(key: jax.Array, theta0, X, Y, widths, eta, *, steps: int, record_ev
     if eta_arr.ndim == 0:
         return run(key, jnp.asarray(theta0), X, Y, jnp.asarray(eta_arr))
     return jax.vmap(run, in_axes=(None, None, None, None, 0))(key, jnp.asarray(theta0), X, Y, jnp.asarray(eta_arr))
+
+
+# ----------------------------------------------------------------------------------------------
+# many step sizes at once: batch-last GD for linear nets
+# ----------------------------------------------------------------------------------------------
+
+def _bmm(a, b):
+    """``(i, j, B) x (j, k, B) -> (i, k, B)``: a product per run as a fused multiply-and-sum (runs in the last axis)."""
+    return jnp.sum(a[:, :, None, :] * b[None, :, :, :], axis=1)
+
+
+@functools.partial(jax.jit, static_argnames=("widths", "steps"))
+def _gd_sweep(theta0, X, Y, etas, *, widths, steps):
+    n, L = X.shape[1], len(widths) - 1
+    Sxx, Syx = (X @ X.T / n)[:, :, None], (Y @ X.T / n)[:, :, None]
+    shapes = [(widths[l], widths[l - 1]) for l in range(1, L + 1)]
+    offs = np.cumsum([0] + [a * b for a, b in shapes])
+    mats = tuple(jnp.moveaxis(theta0[:, offs[l]:offs[l + 1]].reshape((-1,) + shapes[l]), 0, -1) for l in range(L))
+
+    def grads(mats):
+        pre = [mats[0]]                       # pre[l] = W_{l+1} ... W_1, (d_{l+1}, d_0, B)
+        for W in mats[1:]:
+            pre.append(_bmm(W, pre[-1]))
+        M = _bmm(pre[-1], jnp.broadcast_to(Sxx, Sxx.shape[:2] + (etas.size,))) - Syx   # W Sxx - Syx
+        out = [None] * L
+        for l in range(L - 1, -1, -1):
+            out[l] = M if l == 0 else _bmm(M, jnp.swapaxes(pre[l - 1], 0, 1))
+            if l:
+                M = _bmm(jnp.swapaxes(mats[l], 0, 1), M)
+        return out
+
+    def step(i, carry):
+        mats, div = carry
+        new = tuple(W - etas * g for W, g in zip(mats, grads(mats)))
+        finite = functools.reduce(jnp.logical_and, [jnp.all(jnp.isfinite(W), axis=(0, 1)) for W in new])
+        big = functools.reduce(jnp.maximum, [jnp.max(jnp.abs(W), axis=(0, 1)) for W in new])
+        bad = ~(finite & (big < BLOWUP))
+        div = jnp.where(bad & (div < 0), i + 1, div)
+        keep = div >= 0
+        return tuple(jnp.where(keep, W, V_) for W, V_ in zip(mats, new)), div
+
+    mats, div = lax.fori_loop(0, steps, step, (mats, jnp.full(etas.shape, -1, jnp.int32)))
+    W = functools.reduce(lambda acc, m: _bmm(m, acc), mats[1:], mats[0])
+    r = _bmm(W, jnp.broadcast_to(X[:, :, None], X.shape + (etas.size,))) - Y[:, :, None]
+    loss = jnp.where(div >= 0, jnp.nan, 0.5 * jnp.sum(r * r, axis=(0, 1)) / n)
+    theta = jnp.concatenate([jnp.moveaxis(m, -1, 0).reshape(etas.size, -1) for m in mats], axis=1)
+    return {"theta": theta, "loss": loss, "diverged": div >= 0, "diverged_step": div}
+
+
+def gd_sweep(theta0, X, Y, widths, etas, *, steps: int) -> dict[str, jax.Array]:
+    r"""Full-batch GD of a *linear* net for many step sizes at once: ``steps`` steps per entry of ``etas``.
+
+    The same iteration as :func:`train_gd` (linear activation, gradient from the second moments
+    :math:`\nabla_{W_l}=A_l^\top(W\Sigma_{xx}-\Sigma_{yx})B_l^\top`), with the runs in the last axis
+    of every array so each product is a fused multiply-and-sum vectorized across runs (batched
+    products of tiny matrices are slow on CPU). ``theta0``: one start ``(P,)`` for every run or one
+    per run ``(len(etas), P)``. Divergence is data: ``diverged``, ``diverged_step`` (first
+    non-finite or beyond :data:`BLOWUP`, else ``-1``), the iterate frozen at its last finite value,
+    the final ``loss`` NaN. Returns ``theta`` ``(len(etas), P)``, ``loss``, ``diverged``,
+    ``diverged_step``; nothing is recorded along the way.
+    """
+    w = validate_widths(widths)
+    P = n_params(w)
+    etas = V.array("etas", etas, ndim=1, low=0.0, low_open=True)
+    th = V.array("theta0", theta0, ndim=(1, 2))
+    if th.shape not in ((P,), (etas.size, P)):
+        raise ValueError(f"theta0: expected shape ({P},) or ({etas.size}, {P}) (one start per step size), got {th.shape}")
+    th = np.broadcast_to(th, (etas.size, P))
+    X, Y = _data(V.array("X", X, ndim=2), V.array("Y", Y, ndim=2), w)
+    steps = V.integer("steps", steps, low=1)
+    return _gd_sweep(jnp.asarray(th), X, Y, jnp.asarray(etas), widths=w, steps=steps)

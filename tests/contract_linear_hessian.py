@@ -203,4 +203,20 @@ TRACE = Sim(
     rtol=1e-10, atol=1e-12,
 )
 
-SIMULATORS = [TRAIN_GD, TRAIN_SWEEP, MINIMA, SPECTRA, ALIGNED, TOP, TRACE]
+def _gd_sweep(theta0=THETA0, X=X, Y=Y, etas=np.array([0.1, 0.2, 0.3]), steps=3):
+    return S.gd_sweep(theta0, X, Y, WIDTHS, etas, steps=steps)
+
+
+GD_SWEEP = Sim(
+    "linear_hessian.gd_sweep", _gd_sweep, outputs=lambda out: [out[k] for k in ("theta", "loss", "diverged",
+                                                                                  "diverged_step")],
+    grid=("etas", np.array([0.1, 0.2, 0.3]), 0),
+    bad=[({"etas": np.array([0.1, -0.1])}, "etas"), ({"etas": 0.1}, "etas"), ({"etas": np.array([np.nan])}, "etas"),
+         ({"theta0": np.zeros(5)}, "theta0"), ({"X": np.ones((4, 6))}, "X"), ({"steps": 0}, "steps")],
+    diverging=({"etas": np.array([0.1, 1e30]), "theta0": 3.0 * np.ones(S.n_params(WIDTHS))},
+               lambda out: np.asarray(out["diverged"]) == np.array([False, True])),
+    vary={"theta0": 0.2 * _rng.normal(size=S.n_params(WIDTHS)), "etas": np.array([0.15, 0.25, 0.05])},
+    rtol=1e-10, atol=1e-12,
+)
+
+SIMULATORS = [TRAIN_GD, TRAIN_SWEEP, MINIMA, SPECTRA, ALIGNED, TOP, TRACE, GD_SWEEP]

@@ -252,8 +252,8 @@ def _train_problem(widths: tuple[int, ...], runs: int, seed: int):
 
 def _run_jax_train(widths: tuple[int, ...], runs: int, steps: int):
     theta0, X, Y, etas = _train_problem(widths, runs, 0)
-    out = S.train_gd(jax.random.key(0), theta0, X, Y, widths, etas, steps=steps, record_every=steps, lanczos_iter=0)
-    return jnp.concatenate([out["theta"], out["loss"][:, -1:]], axis=1)
+    out = S.gd_sweep(theta0, X, Y, widths, etas, steps=steps)
+    return jnp.concatenate([out["theta"], out["loss"][:, None]], axis=1)
 
 
 def _run_numpy_train(widths: tuple[int, ...], runs: int, steps: int):
@@ -282,7 +282,7 @@ def bench_cases(scale: str) -> list:
     from sims.bench import BenchCase
 
     scale = V.choice("scale", scale, SCALES)
-    train_widths, train_runs, train_steps = ((6, 4, 3), 64, 400) if scale == "small" else ((32, 32, 10), 1024, 1000)
+    train_widths, train_runs, train_steps = ((6, 4, 3), 256, 400) if scale == "small" else ((32, 32, 10), 4096, 1000)
     cases_train = [BenchCase(f"linear_hessian GD sweep {train_runs} runs x {train_steps} steps, widths {train_widths}",
                              "GD steps", float(train_runs * train_steps),
                              functools.partial(_run_jax_train, train_widths, train_runs, train_steps),
