@@ -743,6 +743,288 @@ def onsets_between_1_and_10(budget: Budget) -> Result:
     )
 
 
+# ============================================================================= radius on trained models
+SERIES_ORDER = 16  # jet order on the trained models: one compiled series program per architecture
+TRUNC_R = (0.5, 0.7, 1.4, 2.0)  # distances t = r·R (R the located singularity) for the truncation-error study
+# the last layer of every model (hidden=(64,)): a direction there leaves the logits exactly linear in t
+LAST_LAYER = {"mlp": ("W1", "b1"), "mlp_ln": ("W1", "b1"), "cnn_bn": ("W", "b"), "attention": ("W", "b"),
+              "cnn": ("W", "b"), "linear": ("W", "b")}
+# models whose continued partition function is entire in t (ReLU and linear maps only: polynomial logits), so
+# the argument principle counts its zeros; normalization layers (square roots) and attention (a softmax inside)
+# add branch points or poles
+ENTIRE = ("linear", "mlp", "cnn")
+DIR_KINDS = ("gradient", "random", "last layer")
+
+
+def _last_layer_direction(raw: dict, arch: str) -> dict:
+    """The unit direction of ``raw`` restricted to the last layer (zero on every other parameter)."""
+    keep = {k: (np.asarray(v) if k in LAST_LAYER[arch] else np.zeros(np.shape(v))) for k, v in raw.items()}
+    norm = math.sqrt(sum(float(np.sum(v**2)) for v in keep.values()))
+    return {k: jnp.asarray(v / norm) for k, v in keep.items()}
+
+
+def _nearest_zero_entire(model, params, v, x, rows, found: dict, steps: int = 24) -> dict:
+    """For an entire F_i: the radius of its nearest zero by bisection on the argument principle's count (zeros
+    inside |t| = s), between 0 and the modulus of a zero already found; then the secant method from the point of
+    that circle where |F_i| is smallest (the nearest zero sits next to it)."""
+    lo, hi = np.zeros(rows.size), np.abs(found["zero"]) * 1.001
+    for _ in range(steps):
+        mid = 0.5 * (lo + hi)
+        inside = S.zeros_inside(model.apply, params, v, x, rows, mid)["count"] > 0
+        lo, hi = np.where(inside, lo, mid), np.where(inside, mid, hi)
+    phi = np.linspace(0, np.pi, 129)  # F is real on the real axis: zeros come in conjugate pairs, Im t >= 0 suffices
+    t = hi[:, None] * np.exp(1j * phi)[None, :]
+    margin = S.partition_margin(model.apply, params, v, x, np.repeat(rows, phi.size), t.ravel()).reshape(t.shape)
+    start = t[np.arange(rows.size), np.argmin(margin, axis=1)]
+    return S.ghost_zeros(model.apply, params, v, x, rows, start)
+
+
+@experiment("softmax_radius.series_radius")
+def series_radius(budget: Budget, *, seed: int = 41) -> dict:
+    """Taylor radius of the line loss of trained models along sampled directions, measured three ways.
+
+    Per architecture and direction (the descent direction, random unit directions, and a random
+    direction in the last layer only), the ``K`` bottleneck samples (smallest per-sample
+    :math:`\\rho_{a,i}=\\pi/\\Delta a_i`): the ``jet`` Taylor coefficients of each sample's line loss
+    (order :data:`SERIES_ORDER`), the radius from the Domb–Sykes pair extrapolation and the nearest
+    conjugate pair from a Prony fit, the zero of :math:`F_i` located by Newton's method on the
+    complex-continued model from the Prony start, the winding number of :math:`F_i` on circles just
+    inside and outside it (entire :math:`F_i` only), the linearized radius :math:`\\rho^*_i` (certified
+    zero of :math:`\\sum_ke^{z_k+a_kt}`), and the truncation error of the order-n Taylor polynomial at
+    :math:`t=rR_i` against the continued loss.
+    Keys ``<arch>.<field>``, arrays of shape (D, K[, ...]).
+    """
+    archs = budget.pick(quick=("mlp",), full=("mlp", "mlp_ln", "cnn_bn", "attention"))
+    n_random = budget.pick(quick=1, full=3)
+    K = budget.pick(quick=4, full=6)
+    data = S.digits()
+    x, y = data["x_train"], data["y_train"]
+    out = {"archs": np.array(archs), "trunc_r": np.array(TRUNC_R), "dir_kinds": np.array(DIR_KINDS)}
+    for i, arch in enumerate(archs):
+        model = S.make_model(arch, hidden=(64,))
+        params = _params_of(trained(budget, arch=arch))
+        # one draw of n_random + 1 directions (the last one restricted to the last layer); at the quick budget
+        # this is the draw size of the r-sweeps, whose compiled program it reuses
+        rand = S.random_directions(jax.random.fold_in(jax.random.key(seed), i), params, n_random + 1)
+        rand = [{k: v[j] for k, v in rand.items()} for j in range(n_random + 1)]
+        dirs = [S.gradient_direction(model, params, x, y)] + rand[:-1] + [_last_layer_direction(rand[-1], arch)]
+        kinds = np.array([0] + [1] * n_random + [2])
+        coupled = arch == "cnn_bn"  # batch statistics: every sample's logits depend on the whole batch
+        fields = {f: [] for f in ("rho_a_set", "rows", "rho_a", "rho_star", "coeffs", "prony_re", "prony_im",
+                                  "domb_sykes", "zero_re", "zero_im", "residual", "wind_in", "wind_out", "trunc_err")}
+        for d, v in enumerate(dirs):
+            z, a = (np.asarray(u) for u in S.directional_derivatives(model.apply, params, v, x))
+            rho_i = np.asarray(T.lower_bound(a))
+            rows = np.argsort(rho_i)[:K]
+            xs, ys = (x, y) if coupled else (x[rows], y[rows])
+            local = rows if coupled else np.arange(K)
+            coeffs = np.asarray(S.line_taylor(model.apply, params, v, xs, ys, SERIES_ORDER))[local]
+            pr = np.array([T.prony_pair(c) for c in coeffs])
+            ds = np.array([T.domb_sykes_pair(c) for c in coeffs])
+            # three starts per sample: the linearized loss's nearest zero, the series' Prony pair and i·ρ_a; the
+            # located zero is the nearest converged one (the argument principle then checks that it is the nearest)
+            lin = np.array([T.radius_details(z[r_], a[r_])["zero"] for r_ in rows])
+            starts = [lin, np.where(np.isfinite(pr), pr, lin), 1j * rho_i[rows]]
+            found = [S.ghost_zeros(model.apply, params, v, xs, local, st) for st in starts]
+            zs = np.stack([f["zero"] for f in found])
+            res = np.stack([f["residual"] for f in found])
+            best = np.argmin(np.where(res < 1e-10, np.abs(zs), np.inf), axis=0)
+            g = {"zero": zs[best, np.arange(K)], "residual": res[best, np.arange(K)]}
+            if arch in ENTIRE or kinds[d] == 2:
+                g = _nearest_zero_entire(model, params, v, xs, local, g)
+            R = np.abs(g["zero"])
+            if arch in ENTIRE or kinds[d] == 2:
+                w_in = S.zeros_inside(model.apply, params, v, xs, local, 0.97 * R)["count"]
+                w_out = S.zeros_inside(model.apply, params, v, xs, local, 1.03 * R)["count"]
+            else:
+                w_in = w_out = np.full(K, -1)
+            t = np.array(TRUNC_R)[None, :] * R[:, None]
+            loss_t = S.continued_line_loss(model.apply, params, v, xs, ys, np.repeat(local, len(TRUNC_R)), t.ravel())
+            err = np.stack([T.taylor_truncation_error(coeffs[j], t[j], loss_t.reshape(K, -1)[j]) for j in range(K)])
+            for f, val in (("rho_a_set", rho_i.min()), ("rows", rows), ("rho_a", rho_i[rows]),
+                           ("rho_star", np.asarray(T.radius(z[rows], a[rows]))), ("coeffs", coeffs),
+                           ("prony_re", pr.real), ("prony_im", pr.imag), ("domb_sykes", ds),
+                           ("zero_re", g["zero"].real), ("zero_im", g["zero"].imag), ("residual", g["residual"]),
+                           ("wind_in", w_in), ("wind_out", w_out), ("trunc_err", err)):
+                fields[f].append(val)
+        for f, vals in fields.items():
+            out[f"{arch}.{f}"] = np.stack([np.asarray(u) for u in vals])
+        out[f"{arch}.kind"] = kinds
+    return out
+
+
+def _series_view(sr: dict) -> dict:
+    """Flattened per-sample arrays of the series-radius experiment over architectures and directions."""
+    keys = ("rho_a", "rho_star", "domb_sykes", "residual", "wind_in", "wind_out")
+    out = {k: [] for k in keys + ("arch", "kind", "R", "prony", "trunc_err", "zero")}
+    for arch in [str(a) for a in np.asarray(sr["archs"])]:
+        D, K = sr[f"{arch}.rho_a"].shape
+        for k in keys:
+            out[k].append(sr[f"{arch}.{k}"].ravel())
+        zero = sr[f"{arch}.zero_re"] + 1j * sr[f"{arch}.zero_im"]
+        out["zero"].append(zero.ravel())
+        out["R"].append(np.abs(zero).ravel())
+        out["prony"].append(np.abs(sr[f"{arch}.prony_re"] + 1j * sr[f"{arch}.prony_im"]).ravel())
+        out["arch"].append(np.full(D * K, arch))
+        out["kind"].append(np.repeat(sr[f"{arch}.kind"], K))
+        out["trunc_err"].append(sr[f"{arch}.trunc_err"].reshape(D * K, *sr[f"{arch}.trunc_err"].shape[2:]))
+    return {k: np.concatenate(v) for k, v in out.items()}
+
+
+RESOLVED = 0.02  # a series counts as resolved when its Prony radius moves less than this between fit windows
+
+
+def _prony_windows(coeffs: np.ndarray) -> np.ndarray:
+    """Relative change of the Prony radius between the fit windows n >= N/2 and n >= N/2 - 2 per series (inf when a
+    window finds no conjugate pair): the extrapolation's own error estimate, computed from the series alone."""
+    out = []
+    for c in coeffs.reshape(-1, SERIES_ORDER + 1):
+        a, b = T.prony_radius(c), T.prony_radius(c, SERIES_ORDER // 2 - 2)
+        out.append(abs(a / b - 1) if math.isfinite(a) and math.isfinite(b) else math.inf)
+    return np.array(out)
+
+
+@claim(
+    "sao2026.trained_radius_at_least_rho_a", paper=PAPER, provenance="quoted", kind="bound",
+    source="Section 4 (three radii) and Section 6",
+    statement="On trained nonlinear models the measured Taylor radius of the line loss along every sampled "
+              "direction (descent, random, last layer) is at least ρ_a = π/Δa, per sample and over the data set; "
+              "it lies between ρ_a and the linearized radius ρ*, and can fall below ρ* (the paper's R_true ≥≈ ρ*).",
+    latex=r"R_i\ge\rho_{a,i},\quad q_i=\frac{R_i-\rho_{a,i}}{\rho^*_i-\rho_{a,i}}\ge0",
+)
+def trained_radius_at_least_rho_a(budget: Budget) -> Result:
+    r"""For every bottleneck sample (smallest :math:`\rho_{a,i}`) of every direction: :math:`R_i` = the
+    modulus of the zero of :math:`F_i` located by the secant method on the complex-continued model (its
+    agreement with the Taylor series is the next claim). Measured :math:`q_i=(R_i-\rho_{a,i})/(\rho^*_i-\rho_{a,i})`,
+    the radius's position between the bound (0) and the linearized radius (1). Prediction
+    :math:`q\ge0`. Rival: :math:`q\ge1`, the nonlinear radius is at least the linearized one."""
+    sr = series_radius(budget)
+    v = _series_view(sr)
+    q = (v["R"] - v["rho_a"]) / (v["rho_star"] - v["rho_a"])
+    ratio = v["R"] / v["rho_a"]
+    rows = []
+    for arch in [str(a) for a in np.asarray(sr["archs"])]:
+        sel = (v["arch"] == arch) & (v["kind"] < 2)
+        rows.append(f"{arch}: R/ρ_a ∈ [{ratio[sel].min():.3f}, {ratio[sel].max():.2f}], R/ρ* ∈ "
+                    f"[{(v['R'] / v['rho_star'])[sel].min():.3f}, {(v['R'] / v['rho_star'])[sel].max():.3f}]")
+    set_ratio = np.concatenate([np.min(np.abs(sr[f"{a}.zero_re"] + 1j * sr[f"{a}.zero_im"]), axis=1) / sr[f"{a}.rho_a_set"]
+                                for a in [str(a) for a in np.asarray(sr["archs"])]])
+    # the located zeros are accurate to the secant's convergence (|F|/Σ|terms| ~ 1e-16): relative error ~1e-12
+    return Result(
+        checks=[
+            Bound("q = (R − ρ_a)/(ρ* − ρ_a), min over samples and directions", measured=q, bound=0.0, side=">=",
+                  slack=1e-9, rivals={"q ≥ 1: the nonlinear radius is at least the linearized ρ* (R_true ≥ ρ*)": 1.0},
+                  why="located zeros converge to |F|/Σ|terms| ~ 1e-16, a relative error ~1e-12 in R"),
+            Bound("data-set radius / data-set ρ_a = min_i R_i / min_i ρ_a,i, per direction", measured=set_ratio,
+                  bound=1.0, side=">=", slack=1e-9, why="as above"),
+        ],
+        detail="; ".join(rows) + f"; data-set R/ρ_a per direction ∈ [{set_ratio.min():.3f}, {set_ratio.max():.2f}]",
+        arrays={"q": q, "ratio_a": ratio, "ratio_star": v["R"] / v["rho_star"], "kind": v["kind"], "arch": v["arch"]},
+        seed=41,
+    )
+
+
+@claim(
+    "sao2026.series_radius_is_located_ghost", paper=PAPER, provenance="quoted", kind="rate",
+    source="Section 4 (the radius is set by the nearest complex singularity)",
+    statement="Along a step direction of a trained model, the radius of convergence of the line loss's Taylor "
+              "series is the distance to the nearest complex zero of the sample's partition function F(t) = Σ_k "
+              "exp z_k(t): extrapolated from the Taylor coefficients it equals the zero located in the complex "
+              "step plane; for a step in the last layer only it equals the linearized ρ*.",
+    latex=r"\limsup_n|c_n|^{-1/n}=\min\{|t|:F_i(t)=0\}",
+)
+def series_radius_is_located_ghost(budget: Budget) -> Result:
+    r"""The singularity is located in the complex step plane: the zero of :math:`F_i` nearest to 0, found
+    by the secant method on the complex-continued forward pass from three starts (the linearized zero,
+    the series' Prony pair, :math:`i\rho_{a,i}`); for an entire :math:`F_i` (ReLU networks without
+    normalization, and every last-layer direction) its modulus is refined by bisection on the argument
+    principle's zero count, and the count is checked: none inside :math:`0.97R_i`, one or more inside
+    :math:`1.03R_i`. The series: the root test on the ``jet`` coefficients normalized by the located
+    radius, :math:`\log|c_nR_i^n|`, must have slope 0 in n (rival: the series converges only out to
+    :math:`\rho_{a,i}`, slope :math:`\log(R_i/\rho_{a,i})`). For last-layer directions the located
+    radius equals the certified :math:`\rho^*_i` of the linearized loss (rival: :math:`\rho_{a,i}`).
+    Prony and Domb–Sykes pair extrapolations at order 16 are reported beside (they resolve only an
+    isolated nearest pair)."""
+    sr = series_radius(budget)
+    v = _series_view(sr)
+    spread = np.concatenate([_prony_windows(sr[f"{a}.coeffs"]) for a in [str(a) for a in np.asarray(sr["archs"])]])
+    ok = spread < RESOLVED
+    entire = np.isin(v["arch"], ENTIRE) | (v["kind"] == 2)
+    certified = (v["wind_in"] == 0) & (v["wind_out"] >= 1)
+    last = v["kind"] == 2
+    ds_err = np.abs(v["domb_sykes"] / v["R"] - 1)
+    n = np.arange(SERIES_ORDER // 2, SERIES_ORDER + 1)
+    coeffs = np.concatenate([sr[f"{a}.coeffs"].reshape(-1, SERIES_ORDER + 1) for a in [str(a) for a in np.asarray(sr["archs"])]])
+    lc = np.log(np.abs(coeffs[:, n])) + n[None, :] * np.log(v["R"])[:, None]
+    y = (lc - lc.mean(axis=1, keepdims=True)).ravel()
+    x = np.tile(n - n.mean(), coeffs.shape[0]).astype(float)
+    slope, se = fit_slope(x, y, log=False)
+    shift = float(np.mean(np.log(v["R"] / v["rho_a"])))
+    return Result(
+        checks=[
+            Rate("root test: slope in n of log|c_n R_i^n| (jet coefficients, n = 8..16, samples pooled)", x=x, y=y,
+                 log=False, predicted=0.0,
+                 rivals={"the series' radius is ρ_a,i (slope log(R/ρ_a), averaged)": shift},
+                 why="z·SE of the pooled fit; |c_n| ∝ R^-n cos(nθ+φ)/n: the 1/n factor biases the slope by -1/n ≈ -0.08 "
+                     "at most, and the cosine is noise"),
+            Bound("argument principle: zeros of F_i inside |t| = 0.97 R_i (entire F_i), max over samples",
+                  measured=v["wind_in"][entire], bound=0.0, side="<=",
+                  why="winding numbers on 256 points; an integer count, exact while the phase steps stay below π"),
+            Bound("argument principle: zeros of F_i inside |t| = 1.03 R_i (entire F_i), min over samples",
+                  measured=v["wind_out"][entire], bound=1.0, side=">=", why="as above"),
+            Exact("last-layer directions: located radius vs the certified ρ* of the linearized loss",
+                  predicted=v["rho_star"][last], measured=v["R"][last], rtol=1e-8,
+                  rivals={"the radius is ρ_a,i": v["rho_a"][last]},
+                  why="logits exactly linear in t: both are the same zero, each converged to ~1e-12"),
+        ],
+        detail=(f"root-test slope {slope:.3f} ± {se:.3f} (rival {shift:.2f}); {int(ok.sum())}/{ok.size} series resolved at order 16 by a Prony fit (stable to {RESOLVED:.0%} between fit "
+                f"windows; unresolved: {', '.join(sorted(set(f'{a}/{DIR_KINDS[k]}' for a, k in zip(v['arch'][~ok], v['kind'][~ok])))) or 'none'}"
+                f" -- several ghost pairs at similar distances); resolved Prony radii within "
+                f"{np.max(np.abs(v['prony'][ok] / v['R'][ok] - 1)):.1e} of the located zero; Domb–Sykes pair extrapolation at "
+                f"order 16 within median {np.nanmedian(ds_err):.1e}; residual |F|/Σ|terms| ≤ {v['residual'].max():.0e}; "
+                f"{int(certified[entire].sum())}/{int(entire.sum())} located zeros certified nearest by winding numbers"),
+        arrays={"R": v["R"], "prony": v["prony"], "domb_sykes": v["domb_sykes"], "rho_a": v["rho_a"], "resolved": ok,
+                "rho_star": v["rho_star"], "zero_re": v["zero"].real, "zero_im": v["zero"].imag, "kind": v["kind"]},
+        seed=41,
+    )
+
+
+@claim(
+    "sao2026.truncation_error_rate", paper=PAPER, provenance="quoted", kind="rate", source="Section 5 (normalized step)",
+    statement="The error of the order-n Taylor polynomial of the line loss at distance t scales like (t/ρ)^n: it "
+              "grows with n past the radius (r = t/ρ > 1) and shrinks below it, on trained nonlinear models.",
+    latex=r"|\ell(t)-P_n(t)|\propto(t/\rho)^n",
+)
+def truncation_error_rate(budget: Budget) -> Result:
+    r"""For every bottleneck sample, at :math:`t=rR_i` (:math:`R_i` the located radius) for r in
+    0.5, 0.7, 1.4, 2: the error of the order-n Taylor polynomial (``jet`` coefficients) against the
+    continued loss evaluated directly, for n = 8..16. The slope of :math:`\log e_n` in n (each
+    sample's curve centred, all samples pooled) must be :math:`\log r`. Rivals: the radius is
+    :math:`\rho_{a,i}` (slope :math:`\log(rR_i/\rho_{a,i})`, averaged); the error does not depend on the
+    order (slope 0)."""
+    sr = series_radius(budget)
+    v = _series_view(sr)
+    err = v["trunc_err"]  # (S, len(TRUNC_R), N + 1)
+    n = np.arange(SERIES_ORDER // 2, SERIES_ORDER + 1)
+    shift = float(np.mean(np.log(v["R"] / v["rho_a"])))
+    checks, rows = [], []
+    for j, r in enumerate(TRUNC_R):
+        le = np.log(err[:, j, n])
+        y = (le - le.mean(axis=1, keepdims=True)).ravel()
+        x = np.tile(n - n.mean(), err.shape[0]).astype(float)
+        slope, se = fit_slope(x, y, log=False)
+        rows.append(f"r = {r:g}: slope {slope:.3f} ± {se:.3f} (log r = {math.log(r):.3f})")
+        checks.append(Rate(f"slope of log|ℓ(t) − P_n(t)| in n at t = {r:g}·R", x=x, y=y, log=False,
+                           predicted=math.log(r),
+                           rivals={"the radius is ρ_a (slope log(r R/ρ_a))": math.log(r) + shift,
+                                   "the error does not depend on the order (slope 0)": 0.0},
+                           why="z·SE of the pooled fit; the oscillation of a conjugate pair (cos nθ) is noise about the "
+                               "geometric trend, and the next singularity's share decays like (R/R_2)^n"))
+    return Result(checks=checks, detail="; ".join(rows) + f"; mean log(R/ρ_a) = {shift:.2f}",
+                  arrays={"trunc_r": np.array(TRUNC_R), "orders": np.arange(SERIES_ORDER + 1), "trunc_err": err},
+                  seed=41)
+
+
 # ============================================================================= temperature
 @experiment("softmax_radius.temperature")
 def temperature(budget: Budget, *, seed: int = 31) -> dict:
