@@ -1230,6 +1230,7 @@ def weak_order_new_sdes(budget: Budget) -> Result:
 
 T_NU, T_SIGMAS, T_AGENTS, T_X0 = 1.5, (0.5, 1.0, 2.0), 4, 0.5
 T_ETA_CONST, T_ETA_DECAY = 0.02, 0.1
+T_RECORDS = 200   # checkpoints per path: a window average over many nearly independent states (power at quick)
 _T_SEED = 1515
 
 
@@ -1237,21 +1238,21 @@ _T_SEED = 1515
 def student_t_sign(budget: Budget) -> dict:
     r"""DSignSGD on :math:`2\cosh x` (N = 4, :math:`x_0 = 0.5`) under Student-t noise with non-integer
     :math:`\nu = 1.5` (infinite variance) of scales :data:`T_SIGMAS`, with a constant step 0.02 and with
-    :math:`\eta_k = 0.1/\sqrt{k+1}`: the gap :math:`f - f^\ast` at 40 checkpoints of every path, diverged flags."""
+    :math:`\eta_k = 0.1/\sqrt{k+1}`: the gap :math:`f - f^\ast` at 200 checkpoints of every path, diverged flags."""
     n = budget.pick(quick=384, full=2048)
     steps = {"constant": budget.pick(quick=1200, full=4000), "inv_sqrt": budget.pick(quick=4000, full=8000)}
     keys = jax.random.split(jax.random.key(_T_SEED), 2)
     out = {"n": n, "sigmas": np.asarray(T_SIGMAS)}
     for i, (schedule, eta) in enumerate((("constant", T_ETA_CONST), ("inv_sqrt", T_ETA_DECAY))):
         cfg = S.Config(problem="cosh2", algo="dsignsgd", n_agents=T_AGENTS, noise="student_t", nu=T_NU,
-                       schedule=schedule, n_steps=steps[schedule], n_record=40)
+                       schedule=schedule, n_steps=steps[schedule], n_record=T_RECORDS)
         grid, shape = cartesian(sigma0=np.asarray(T_SIGMAS), key=jax.random.split(keys[i], n))
         m = grid["sigma0"].size
         r = S.paths(cfg, {"key": grid["key"], "x0": np.full((m, 1), T_X0), "eta": np.full(m, eta),
                           "sigma0": grid["sigma0"]})
-        out[f"{schedule}_gap"] = (np.asarray(r["loss"]) - 2.0).reshape(shape + (40,))
+        out[f"{schedule}_gap"] = (np.asarray(r["loss"]) - 2.0).reshape(shape + (T_RECORDS,))
         out[f"{schedule}_diverged"] = np.asarray(r["diverged"]).reshape(shape)
-        out[f"{schedule}_k"] = np.arange(1, 41) * (steps[schedule] // 40)
+        out[f"{schedule}_k"] = np.arange(1, T_RECORDS + 1) * (steps[schedule] // T_RECORDS)
         out[f"{schedule}_steps"] = steps[schedule]
     return out
 
