@@ -159,12 +159,12 @@ def _crossover(results: dict[str, Result], out: Path) -> list[Path]:
     ax.plot(grid, [T.mixed_floor(1.0, g, 1.0, 0.01) for g in grid], color=THEORY, label="exact mixed-noise chain")
     ax.plot(grid, T.c_mid(1.0) * grid**2, color=PALETTE[2], ls="--", lw=1, label=r"multiplicative floor $C_{\rm mid}a\eta^2$ (slope 2)")
     ax.plot(grid, [T.floor(1.0, g, 0.01, "additive") for g in grid], color=PALETTE[1], ls="--", lw=1,
-            label=r"additive floor (slope 1)")
+            label=r"additive floor alone (slope 1 for small $\eta$)")
     ax.errorbar(eta, a["mean"], yerr=a["se"], fmt="o", color=SIM, ms=4, capsize=2, label="simulation (signSGD)")
     threshold(ax, eta_x, r"$\eta_\times$")
     ax.set(xscale="log", yscale="log", xlabel=r"step size $\eta$", ylabel=r"stationary $E f$",
            title=r"mixed noise ($\sigma_m = 1$, $\sigma_a = 0.01$): slope 1 $\to$ 2")
-    ax.legend(loc="upper left", fontsize=7)
+    ax.legend(loc="lower right", fontsize=7)
     return save(fig, "sign_floor_crossover", out, claims=[P + "mixed_noise_floor_exact_chain", P + "mixed_noise_crossover"])
 
 

@@ -492,3 +492,59 @@ def test_ladder_bad_arguments(kwargs, name):
     with pytest.raises((ValueError, TypeError)) as exc:
         S.ladder(**args)
     assert name in str(exc.value).split(":")[0], exc.value
+
+
+# ----------------------------------------------------------------------------- mixed noise, other laws (theory)
+def test_mixed_chain_limits_and_balance():
+    """Detailed balance of the mixed chain; its floor tends to the additive chain's as sigma_m -> 0 and to
+    C_mid a eta^2 as sigma_a -> 0; at the crossover step the two pure floors are equal."""
+    x, pi = T.mixed_chain(1.0, 0.01, 1.0, 0.01, 0.005)
+    s = np.sqrt((x * 1.0) ** 2 + 0.01**2)
+    up, down = special.ndtr(-x / s), special.ndtr(x / s)
+    mask = pi[:-1] * up[:-1] > 1e-200
+    np.testing.assert_allclose((pi[:-1] * up[:-1])[mask], (pi[1:] * down[1:])[mask], rtol=1e-9)
+    assert math.isclose(T.mixed_floor(1.0, 0.01, 1e-3, 0.01), T.floor(1.0, 0.01, 0.01, "additive"), rel_tol=1e-4)
+    assert math.isclose(T.mixed_floor(2.0, 0.1, 1.0, 1e-9), T.floor(2.0, 0.1, 1.0), rel_tol=1e-6)
+    ex = T.crossover_eta(2.0, 0.7, 0.03)
+    assert math.isclose(T.c_mid(0.7) * 2.0 * ex**2, 0.03 * ex * T.phi_add_series(0.0), rel_tol=1e-12)
+
+
+def test_uniform_additive_floor_against_the_transition_matrix():
+    """The recurrent-class detailed-balance law against the stationary vector of the full transition matrix."""
+    a, eta, B, c = 1.3, 0.07, 0.5, 0.02
+    n = np.arange(-30, 31)
+    x = c + n * eta
+    up = np.clip((1 - a * x / B) / 2, 0, 1)
+    P = np.zeros((len(x), len(x)))
+    P[np.arange(len(x) - 1), np.arange(1, len(x))] = up[:-1]
+    P[np.arange(1, len(x)), np.arange(len(x) - 1)] = 1 - up[1:]
+    P[0, 1], P[-1, -2] = 1.0, 1.0  # the edges are far outside |x| < B/a: certain steps inward
+    w, v = np.linalg.eig(P.T)
+    pi = np.real(v[:, np.argmin(np.abs(w - 1))])
+    pi /= pi.sum()
+    assert math.isclose(T.uniform_additive_floor(a, eta, B, offset=c), a / 2 * np.sum(pi * x * x), rel_tol=1e-9)
+    assert math.isclose(T.uniform_additive_floor(1.0, 1e-3, 2.0), 1e-3 * 2.0 / 4, rel_tol=1e-9)  # eta B/4
+    assert math.isclose(T.contraction(2.0, "uniform"), 0.5) and math.isclose(T.away_probability(2.0, "uniform"), 0.25)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: T.mixed_chain(1.0, 0.01, 0.0, 0.01, 0.0), "sigma_m"), (lambda: T.mixed_chain(1.0, 0.01, 9.0, 0.01, 0.0), "sigma_m"),
+    (lambda: T.mixed_floor(1.0, 0.01, 1.0, NAN), "sigma_a"), (lambda: T.mixed_floor(1.0, 0.01, 1.0, 0.1, "left"), "offset"),
+    (lambda: T.crossover_eta(0.0, 1.0, 0.1), "a"), (lambda: T.uniform_additive_floor(1.0, 0.1, 0.0), "bound"),
+    (lambda: T.uniform_additive_floor(1.0, 1e-9, 1.0), "eta"), (lambda: T.additive_chain(1.0, 0.1, 1.0, 0.0, law="uniform"), "law"),
+])
+def test_mixed_and_uniform_bad_input(call, name):
+    with pytest.raises((ValueError, TypeError)) as exc:
+        call()
+    assert name in str(exc.value).split(":")[0], exc.value
+
+
+def test_lion_follows_its_two_momenta():
+    """Lion without noise from x0: the update sign(beta m + (1 - beta) g), buffer with beta2, replayed in NumPy."""
+    out = S.simulate(jax.random.key(3), eta=0.05, x0=X2, h=H2, method="lion", beta=0.5, beta2=0.9, n_chains=1, **SMALL)
+    x, m = X2.copy(), np.zeros(2)
+    for _ in range(4):
+        g = H2 * x
+        x = x - 0.05 * np.sign(0.5 * m + 0.5 * g)
+        m = 0.9 * m + 0.1 * g
+    assert math.isclose(float(out["curve"][0, 0, 0]), 0.5 * np.sum(H2 * x * x), rel_tol=1e-13)

@@ -517,7 +517,7 @@ def mixed_chain(a: float, eta: float, sigma_m: float, sigma_a: float, c: float) 
     if not p < 0.45:
         raise ValueError(f"sigma_m: the geometric tail p/(1-p) must stay below 0.82 (p < 0.45) for a finite lattice, "
                          f"got sigma_m = {sigma_m} (p = {p:.3g})")
-    tail = 80.0 / -math.log(p / (1 - p))
+    tail = 80.0 / -math.log(p / (1 - p)) if p > 0 else 0.0  # p = 0 (tiny sigma_m): no multiplicative tail
     scale = max(math.sqrt(eta * sigma_a / a), sigma_a / a, eta)
     n_max = 40.0 * scale / eta + tail + 10
     if not n_max <= 2_000_000:
