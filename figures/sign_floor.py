@@ -168,10 +168,41 @@ def _crossover(results: dict[str, Result], out: Path) -> list[Path]:
     return save(fig, "sign_floor_crossover", out, claims=[P + "mixed_noise_floor_exact_chain", P + "mixed_noise_crossover"])
 
 
+def _laws(results: dict[str, Result], out: Path) -> list[Path]:
+    law = results.get(P + "sign_floor_any_noise_law")
+    sde = results.get(P + "sign_sde_floor_constant")
+    if law is None or sde is None:
+        return []
+    fig, (ax1, ax2) = figure(2, width=4.4, height=3.4)
+    a = law.arrays
+    grid = np.linspace(0.3, 3.2, 120)
+    names = [str(n) for n in a["law"]]
+    specs = {"Cauchy": ("student", 1.0), "t(ν=1.5)": ("student", 1.5), "uniform[−1, 1]": ("uniform", None)}
+    ax1.plot(grid, [T.c_mid(g) for g in grid], color=MUTED, ls=":", lw=1, label="Gaussian (same σ)")
+    for color, (name, (lw, df)) in zip(PALETTE[1:], specs.items()):
+        g = grid[grid > 1.02] if lw == "uniform" else grid  # uniform noise never flips the sign below σ = 1
+        ax1.plot(g, [T.c_mid(v, lw, df) for v in g], color=color, lw=1)
+        pick = np.array([n == name for n in names])
+        ax1.errorbar(a["sigma"][pick], a["c_mid_sim"][pick], yerr=a["c_mid_se"][pick], fmt="o", color=color, ms=4,
+                     capsize=2, label=f"{name} (points: ladder; line: $1/(4(1-2p)^2) - 1/8$)")
+    ax1.set(yscale="log", xlabel=r"noise level $\sigma$", ylabel=r"$C_{\rm mid} = E f/(a\eta^2)$",
+            title=r"any law: only $p = F(-1/\sigma)$ enters")
+    ax1.legend(loc="upper left", fontsize=6)
+    b = sde.arrays
+    ax2.plot(grid, [T.c_unif(g) for g in grid], color=THEORY, label=r"exact chain $C_{\rm unif}$")
+    ax2.plot(grid, [T.c_sde(g) for g in grid], color=ACCENT, ls="--", label="first-order SDE (Laplace law)")
+    ax2.errorbar(b["sigma"], b["c_sde_sim"], yerr=b["c_sde_se"], fmt="s", color=SIM, ms=4, capsize=2,
+                 label="SDE, simulated (Euler–Maruyama)")
+    ax2.set(yscale="log", xlabel=r"noise level $\sigma$", ylabel=r"$E f/(a\eta^2)$",
+            title="signSGD: exact chain vs its SDE")
+    ax2.legend(loc="lower right", fontsize=6)
+    return save(fig, "sign_floor_laws_sde", out, claims=[P + "sign_floor_any_noise_law", P + "sign_sde_floor_constant"])
+
+
 def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     """All figures of the topic from the claim results; a figure whose claim result is missing is skipped."""
     out = Path(out)
     paths: list[Path] = []
-    for draw in (_floor_slopes, _histogram, _constant, _cooldown, _crossover):
+    for draw in (_floor_slopes, _histogram, _constant, _cooldown, _crossover, _laws):
         paths += draw(results, out)
     return paths
