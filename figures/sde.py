@@ -225,7 +225,8 @@ def weak_new_sdes(results: dict, budget: Budget, out: Path) -> list[Path]:
         slope = res.checks[j].slope
         color = st.PALETTE[j]
         ax.errorbar(eta, err, yerr=2 * se, fmt="o", color=color,
-                    label=f"{'DCSGD' if method == 'dcsgd' else 'DSignSGD'} vs its {LABEL[kind]} SDE (slope {slope:.2f})")
+                    label=f"{'DCSGD' if method == 'dcsgd' else 'DSignSGD'} vs its {kind.replace('_', '-')} SDE "
+                          f"(slope {slope:.2f})")
         ax.plot(eta, err[0] * eta / eta[0], "-", color=color, alpha=0.5)
     ax.set(xscale="log", yscale="log", xlabel="η", ylabel="|E f(x_K) − E f(X_T)|",
            title="weak error of the new SDEs on x⁴/4 (lines: slope 1)")
