@@ -172,12 +172,47 @@ def _fig_spike(budget: Budget, out: Path) -> list[Path]:
     return save(fig, "softmax_radius_lr_spike", out)
 
 
+def _fig_series_radius(results: dict[str, Result], out: Path) -> list[Path]:
+    """Left: located radius R against the linearized ρ*, both over ρ_a (every bottleneck sample, every
+    direction). Right: the order-n truncation error at t = r·R, normalized per sample, against n."""
+    a = results.get("sao2026.series_radius_is_located_ghost")
+    b = results.get("sao2026.truncation_error_rate")
+    if a is None or "R" not in a.arrays or b is None or "trunc_err" not in b.arrays:
+        return []
+    fig, axes = figure(2, 1, width=4.2, height=3.4)
+    ax = axes[0]
+    R, rs, ra, kind = (a.arrays[k] for k in ("R", "rho_star", "rho_a", "kind"))
+    for k, (name, c) in enumerate(zip(P.DIR_KINDS, (SIM, ACCENT, THEORY))):
+        sel = kind == k
+        ax.loglog(rs[sel] / ra[sel], R[sel] / ra[sel], "o", color=c, mfc="none", ms=4, label=name)
+    lim = [1.0, max(float(np.max(rs / ra)), float(np.max(R / ra))) * 1.2]
+    ax.loglog(lim, lim, color=MUTED, lw=0.8, label=r"$R=\rho^*$")
+    threshold(ax, 1.0, r"$R=\rho_a$", vertical=False)
+    ax.set_xlabel(r"linearized radius $\rho^*/\rho_a$")
+    ax.set_ylabel(r"located radius $R/\rho_a$")
+    ax.set_title("radius of the nonlinear line loss")
+    ax.legend(fontsize=7)
+    ax = axes[1]
+    err, r_grid, orders = b.arrays["trunc_err"], b.arrays["trunc_r"], b.arrays["orders"]
+    for j, (r, c) in enumerate(zip(r_grid, PALETTE)):
+        le = np.log(err[:, j, :])
+        norm = np.exp(le - le[:, len(orders) // 2][:, None])  # every sample's curve through 1 at n = N/2
+        ax.semilogy(orders, np.median(norm, axis=0), "-o", color=c, ms=3, label=f"r = {r:g}")
+        ax.semilogy(orders, float(r) ** (orders - orders[len(orders) // 2]), ":", color=c, lw=1)
+    ax.set_xlabel("Taylor order n")
+    ax.set_ylabel("truncation error (median, normalized at n = N/2)")
+    ax.set_title(r"error $\propto r^n$ (dotted), $t=rR$")
+    ax.legend(fontsize=7)
+    return save(fig, "softmax_radius_series_radius", out)
+
+
 def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     """All softmax_radius figures from the claims' arrays and the cached experiments at ``budget``."""
     out = Path(out)
     paths = []
     paths += _fig_ghosts(out)
     paths += _fig_radius_vs_margin(results, out)
+    paths += _fig_series_radius(results, out)
     paths += _fig_rsweeps(budget, out)
     paths += _fig_temperature(results, out)
     paths += _fig_spike(budget, out)

@@ -590,18 +590,21 @@ def _rows(rows, n: int) -> jax.Array:
     return jnp.asarray(V.array("rows", raw, ndim=1, low=0, high=n - 1, dtype=np.int32))
 
 
-_CHUNK = 64  # continued evaluations run in chunks of this many distances: one compiled program per model and batch
+def _chunk(n_rows: int) -> int:
+    """Distances per compiled call of the continued model: 64, fewer for big batches (memory ~ chunk x batch)."""
+    return int(max(4, min(64, 16384 // max(n_rows, 1))))
 
 
 def _continued_rows(apply, params, v, x, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
     """Continued logits of row ``rows[j]`` at distance ``t[j]`` for every j, shape (len(t), n); padded
-    fixed-size chunks of one compiled program."""
+    fixed-size chunks (:func:`_chunk`) of one compiled program per model and batch shape."""
     out = []
-    for lo in range(0, t.size, _CHUNK):
-        tc = t[lo:lo + _CHUNK]
-        pad = np.concatenate([tc, np.full(_CHUNK - tc.size, tc[-1])])
+    size = _chunk(x.shape[0])
+    for lo in range(0, t.size, size):
+        tc = t[lo:lo + size]
+        pad = np.concatenate([tc, np.full(size - tc.size, tc[-1])])
         z = np.asarray(_continued_jit(apply, params, v, x, jnp.asarray(pad, dtype=jnp.complex128)))
-        out.append(z[np.arange(tc.size), rows[lo:lo + _CHUNK]])
+        out.append(z[np.arange(tc.size), rows[lo:lo + size]])
     return np.concatenate(out)
 
 
@@ -627,7 +630,7 @@ def ghost_zeros(apply: Callable, params, v, x, rows, t0, *, iters: int = 40) -> 
     Returns ``zero`` (complex, per row) and ``residual`` :math:`|F|/\sum_k|e^{z_k}|` there (round-off,
     about 1e-16, at a converged simple zero). ``x`` is the whole batch (batch-normalized models
     couple the samples); ``rows`` are indices into it. The iteration is NumPy around one compiled
-    program (:data:`_CHUNK` distances per call); each step moves at most half of ``|t|``.
+    program (:func:`_chunk` distances per call); each step moves at most half of ``|t|``.
     """
     apply, params, v, x, rows = _validated_rows(apply, params, v, x, rows)
     start = np.asarray(t0)

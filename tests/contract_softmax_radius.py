@@ -102,6 +102,12 @@ def _temperature(**over):
 
 
 _TEMP_OUT = ("rho_a", "ratio", "loss0", "onset_r", "diverged", "diverged_step")
+
+
+def _continued(**over):
+    # the unit test's setup (x[:8], three distances): one compiled continuation program per process
+    args = dict(apply=_MLP.apply, params=_P, v=_V, x=_X[:8], t=np.array([0.0, 1e-3, -2e-3])) | over
+    return S.continued_logits(**args)
 _T = np.array([-0.5, 0.01, 0.3, 2.0])
 _PROB = np.array([0.5, 0.3, 0.2, 0.0])
 _SLOPES = np.array([1.0, -0.5, 0.3, 2.0])
@@ -124,6 +130,14 @@ _BAD_MODEL = [({"x": np.full((4, 64), NAN)}, "x"), ({"params": {"W0": np.zeros(3
               ({"apply": "mlp"}, "apply"), ({"x": np.zeros((4, 5))}, "x")]
 
 SIMULATORS = [
+    Sim("softmax_radius.continued_logits", _continued,
+        bad=[({"t": "x"}, "t"), ({"t": np.array([NAN])}, "t"), ({"x": np.zeros((4, 5))}, "x")],
+        skip={"jit": "an interpreter over the model's jaxpr: eager evaluation compiles each of its primitives on its "
+                     "own; the unit test compares it with the real forward pass and with jet",
+              "vmap": "the distances are vmapped inside one program; a loop of single distances would compile a "
+                      "second program for nothing new",
+              "diverge": _PURE},
+        vary={"t": np.array([0.5j, 1e-3 + 1j, 2.0]), "x": _DATA2["x_train"][:8]}),
     Sim("softmax_radius.rho_a", _rho_a, grid=None, bad=_BAD_MODEL + [({"temperature": 0.0}, "temperature"),
                                                                      ({"temperature": NAN}, "temperature")],
         skip={"vmap": "a reduction over the whole data set; one_step_sweep is its sweep over directions",

@@ -217,6 +217,14 @@ def test_kl_zero_probability_limit_and_small_t_ratio():
     (lambda: S.logistic_loss_taylor(1.0, 0), "order"),
     (lambda: S.logistic_inverse_curvature(NAN), "delta"),
     (lambda: R.bench_cases("huge"), "scale"),
+    (lambda: T.domb_sykes_pair(np.ones(5)), "coeffs"),
+    (lambda: T.taylor_truncation_error(np.ones(5), [1.0, 2.0], [1.0]), "values"),
+    (lambda: S.continued_logits(_MLP.apply, _P, _V, _X, "t"), "t"),
+    (lambda: S.ghost_zeros(_MLP.apply, _P, _V, _X, [0.5], [1j]), "rows"),
+    (lambda: S.ghost_zeros(_MLP.apply, _P, _V, _X, [0, 1], [1j]), "t0"),
+    (lambda: S.zeros_inside(_MLP.apply, _P, _V, _X, [0], [-1.0]), "radius"),
+    (lambda: S.partition_margin(_MLP.apply, _P, _V, _X, [40], [1j]), "rows"),
+    (lambda: S.continued_line_loss(_MLP.apply, _P, _V, _X, _Y, [0], [NAN]), "t"),
     (lambda: R.rho_a_numpy({"W0": np.zeros((2, 2))}, {}, np.zeros((1, 2))), "params"),
 ])
 def test_bad_inputs_raise_naming_the_parameter(call, match):
@@ -363,6 +371,57 @@ def test_models_shapes_and_random_directions():
     np.testing.assert_allclose(norms, 1.0, rtol=1e-12)
     cos = sum(np.sum(np.asarray(dirs[k][0]) * np.asarray(dirs[k][1])) for k in dirs)
     assert abs(cos) < 0.5  # independent directions in ~600 dimensions are nearly orthogonal
+
+
+def test_domb_sykes_pair_and_truncation_error_on_the_binary_series():
+    c = T.log_partition_taylor([1.5, 0.0], [2.0, 0.0], 24)
+    exact = T.binary_radius(1.5, 2.0)
+    assert T.domb_sykes_pair(c) == pytest.approx(exact, rel=1e-2)
+    # the order-n truncation error shrinks like r^n inside the radius and grows outside it
+    t = np.array([0.5, 2.0]) * exact
+    vals = np.array([math.log(math.exp(1.5 + 2.0 * ti) + 1.0) for ti in t])
+    err = T.taylor_truncation_error(c, t, vals)
+    inside, outside = np.log(err[0, 12:]), np.log(err[1, 12:])
+    assert np.polyfit(np.arange(12, 25), inside, 1)[0] == pytest.approx(math.log(0.5), abs=0.15)
+    assert np.polyfit(np.arange(12, 25), outside, 1)[0] == pytest.approx(math.log(2.0), abs=0.15)
+
+
+def _last_layer(v):
+    keep = {k: (np.asarray(w) if k in ("W1", "b1") else np.zeros(np.shape(w))) for k, w in v.items()}
+    n = math.sqrt(sum(float(np.sum(w**2)) for w in keep.values()))
+    return {k: w / n for k, w in keep.items()}
+
+
+def test_continued_model_is_the_analytic_piece_of_jet_and_the_real_forward_pass():
+    x, y = _X[:8], _Y[:8]  # the shapes of the line_taylor contract row (order 2): its program is shared
+    t = np.array([0.0, 1e-3, -2e-3])
+    z = S.continued_logits(_MLP.apply, _P, _V, x, t)
+    for j, tj in enumerate(t):  # real distances this small cross no ReLU kink: the real forward pass
+        np.testing.assert_allclose(np.asarray(z[j]).real, R.mlp_logits({k: _P[k] + tj * _V[k] for k in _P}, x), rtol=1e-12)
+        assert np.max(np.abs(np.asarray(z[j]).imag)) == 0
+    c = np.asarray(S.line_taylor(_MLP.apply, _P, _V, x, y, 2))
+    tc = 1e-3 * np.exp(0.7j)  # a complex distance: the continued loss follows the series to O(t^3)
+    rows = np.arange(8)
+    zc = np.asarray(S.continued_logits(_MLP.apply, _P, _V, x, np.full(1, tc)))[0]
+    loss = np.log(np.exp(zc).sum(axis=1)) - zc[rows, y]
+    np.testing.assert_allclose(loss, c[:, 0] + c[:, 1] * tc + c[:, 2] * tc**2, rtol=0, atol=1e-8)
+    real = S.continued_line_loss(_MLP.apply, _P, _V, x, y, rows, np.full(8, 1e-3))
+    np.testing.assert_allclose(real, c[:, 0] + c[:, 1] * 1e-3 + c[:, 2] * 1e-6, rtol=0, atol=1e-8)
+
+
+def test_ghost_zeros_and_winding_numbers_on_a_last_layer_direction():
+    x = _X[:8]
+    v = _last_layer(_V)  # only the output layer moves: logits exactly linear in t, F_i entire
+    z, a = (np.asarray(u) for u in S.directional_derivatives(_MLP.apply, _P, v, x))
+    rows = np.array([0, 3, 5])
+    exact = np.array([T.radius_details(z[i], a[i])["zero"] for i in rows])
+    found = S.ghost_zeros(_MLP.apply, _P, v, x, rows, exact * (1.02 + 0.01j))
+    np.testing.assert_allclose(found["zero"], exact, rtol=1e-9)
+    assert np.all(found["residual"] < 1e-12)
+    assert S.partition_margin(_MLP.apply, _P, v, x, rows, exact).max() < 1e-10
+    R = np.abs(exact)
+    assert S.zeros_inside(_MLP.apply, _P, v, x, rows, 0.97 * R)["count"].tolist() == [0, 0, 0]
+    assert S.zeros_inside(_MLP.apply, _P, v, x, rows, 1.03 * R)["count"].tolist() == [2, 2, 2]
 
 
 def test_bench_case_numpy_reference_agrees():
