@@ -51,6 +51,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import sims
+from theory import _validate as V
 
 __all__ = ["BenchCase", "Limits", "TimeProfile", "time_best", "run_cases", "discover", "main"]
 
@@ -137,11 +138,22 @@ def _time_both(fn: Callable[[], Any], repeats: int, max_seconds: float | None = 
     return wall, cpu, out
 
 
+def _timing_args(repeats: Any, max_seconds: Any) -> tuple[int, float | None]:
+    """``repeats`` a positive integer, ``max_seconds`` None or a positive finite number (errors name them)."""
+    repeats = V.integer("repeats", repeats, low=1)
+    if max_seconds is not None:
+        max_seconds = V.real("max_seconds", max_seconds, low=0.0, low_open=True)
+    return repeats, max_seconds
+
+
 def time_best(fn: Callable[[], Any], repeats: int, max_seconds: float | None = None) -> tuple[float, Any]:
     """Best wall time of ``repeats`` calls (results blocked until ready) and the last output.
 
     With ``max_seconds``, no new call starts once that much time has been spent (at least one runs).
     """
+    if not callable(fn):
+        raise TypeError(f"fn: expected a callable taking no arguments, got {type(fn).__name__}")
+    repeats, max_seconds = _timing_args(repeats, max_seconds)
     wall, _, out = _time_both(fn, repeats, max_seconds)
     return wall, out
 
@@ -405,6 +417,12 @@ def _run_case(case: BenchCase, repeats: int = 3, max_seconds: float | None = Non
 def run_cases(cases: list[BenchCase], repeats: int = 3, max_seconds: float | None = None,
               limits: Limits | None = None, echo: bool = False) -> list[dict]:
     """:func:`_run_case` for every case, in order (``echo``: print each row as it completes)."""
+    if not isinstance(cases, (list, tuple)) or not all(isinstance(c, BenchCase) for c in cases):
+        raise TypeError(f"cases: expected a list of BenchCase, got {type(cases).__name__}"
+                        + ("" if not isinstance(cases, (list, tuple)) else " with other elements"))
+    repeats, max_seconds = _timing_args(repeats, max_seconds)
+    if limits is not None and not isinstance(limits, Limits):
+        raise TypeError(f"limits: expected None or a Limits (Limits.measure()), got {type(limits).__name__}")
     rows = []
     for case in cases:
         rows.append(_run_case(case, repeats, max_seconds, limits))
@@ -531,6 +549,11 @@ def _format_row(r: dict) -> str:
 
 def format_rows(rows: list[dict]) -> str:
     """The bench table: one line per case (errors on a second line)."""
+    needed = {"name", "unit", "jax_per_s", "numpy_per_s", "ratio", "ratio_at_least", "jax_per_s_at_most",
+              "fraction_of_limit", "compile_s", "status", "error", "check"}
+    if not isinstance(rows, (list, tuple)) or not all(isinstance(r, dict) and needed <= set(r) for r in rows):
+        raise TypeError(f"rows: expected a list of row dicts as run_cases returns (keys {sorted(needed)}), "
+                        f"got {type(rows).__name__}")
     return "\n".join([_HEADER, "-" * len(_HEADER), *(_format_row(r) for r in rows)])
 
 
