@@ -3,18 +3,14 @@ r"""Optimizers as small pure update rules, shared by every simulator that needs 
 Each rule maps a gradient :math:`g`, its state and the parameters :math:`x` to a *direction*
 :math:`d` (no step size), built from optax's gradient transformations where optax has one:
 
-============== ============================================================ ==========================================
-``method``     direction :math:`d`                                          optax transformation
-============== ============================================================ ==========================================
-``sgd``        :math:`g`                                                    identity
-``heavy_ball`` :math:`m \leftarrow \mu m + g`, :math:`d = m`                ``optax.trace(mu)``
-``nesterov``   :math:`m \leftarrow \mu m + g`, :math:`d = g + \mu m`        ``optax.trace(mu, nesterov=True)``
-``sign``       :math:`\mathrm{sign}(g)`                                     ``optax.scale_by_sign()``
-``signum``     :math:`m \leftarrow \mu m + (1-\mu)g`, :math:`\mathrm{sign}(m)` ``optax.ema(mu, debias=False)`` + sign
-``lion``       :math:`\mathrm{sign}(\beta_1 m + (1-\beta_1)g)`, then
-               :math:`m \leftarrow \beta_2 m + (1-\beta_2)g`                ``optax.scale_by_lion(b1, b2)``
-``normalized`` :math:`m \leftarrow \mu m + (1-\mu)g`, :math:`d = m/\|m\|`   ``optax.ema`` + an exact normalization
-============== ============================================================ ==========================================
+* ``sgd``: :math:`d = g` (identity);
+* ``heavy_ball``: :math:`m \leftarrow \mu m + g`, :math:`d = m` (``optax.trace(mu)``);
+* ``nesterov``: :math:`m \leftarrow \mu m + g`, :math:`d = g + \mu m` (``optax.trace(mu, nesterov=True)``);
+* ``sign``: :math:`d = \mathrm{sign}(g)` (``optax.scale_by_sign()``);
+* ``signum``: :math:`m \leftarrow \mu m + (1-\mu)g`, :math:`d = \mathrm{sign}(m)` (``optax.ema(mu, debias=False)``, then sign);
+* ``lion``: :math:`d = \mathrm{sign}(\beta_1 m + (1-\beta_1)g)`, then :math:`m \leftarrow \beta_2 m + (1-\beta_2)g`
+  (``optax.scale_by_lion(b1, b2)``);
+* ``normalized``: :math:`m \leftarrow \mu m + (1-\mu)g`, :math:`d = m/\|m\|` (``optax.ema``, then an exact normalization).
 
 One step (:func:`step`) with step size :math:`\eta`, *decoupled* weight decay :math:`\lambda_d` (AdamW
 style, multiplied by :math:`\eta`) and *coupled* weight decay :math:`\lambda_c` (an L2 term added to the

@@ -149,7 +149,7 @@ def test_simulator_matches_the_exact_recursion_along_a_schedule():
     T = 400
     eta = np.concatenate([np.full(300, 0.6), np.linspace(0.6, 0.0, 100, endpoint=False)])
     out = sn.simulate(jax.random.key(5), T=T, eta=eta, x0=np.ones(3), lam=lam, sigma_a=0.7, sigma_m=0.4,
-                      batch_size=2, n_chains=2000, n_rec=4)
+                      batch_size=2, n_chains=1024, n_rec=4)
     m = tn.moment_recursion(lam, eta, 1.0, sigma_a=0.7, sigma_m=0.4, batch_size=2)
     pred = tn.expected_loss(lam, m[T // 4::T // 4])
     s = sn.summarize(out["curve"][0].T)

@@ -114,8 +114,9 @@ def merging(budget: Budget) -> dict:
 
 
 # ----------------------------------------------------------------------------- averaging and momentum
-AVG_T = 8000
-AVG_REC = 100
+AVG_T = 4000
+AVG_BURN = 1000
+AVG_REC = 50
 AVG_LAM = 1.0
 EMA_ETA = 0.2
 EMA_ALPHAS = (0.05, 0.1, 0.3)
@@ -127,7 +128,7 @@ NESTEROV_POINTS = ((0.1, 0.5), (0.3, 0.7))
 def averaging(budget: Budget) -> dict:
     """One mode (lambda = 1) with additive noise: SGD with EMAs, SGD baselines, heavy ball, Nesterov; and noise-free EMA runs."""
     n = budget.pick(quick=64, full=512)
-    burn = 2000
+    burn = AVG_BURN
     key = jax.random.key(SEED + 3)
     lam = np.array([AVG_LAM])
     # SGD: EMA configurations (noisy), SGD baselines at the Nesterov step sizes, noise-free EMA configurations
@@ -162,7 +163,7 @@ SIGN_POINT = (0.01, 0.1)                            # (eta, wd) of sign updates 
 def sphere(budget: Budget) -> dict:
     """The random-walk model of scale-invariant weights: heavy ball (two momenta) with coupled decay, sign with decoupled."""
     d = budget.pick(quick=64, full=512)
-    T = budget.pick(quick=4200, full=20000)
+    T = budget.pick(quick=4200, full=18000)
     n_rec = 60
     n = budget.pick(quick=8, full=32)
     hb = sq.sphere_walk(jax.random.key(SEED + 4), eta=[p[0] for p in WD_POINTS], wd=[p[1] for p in WD_POINTS],
