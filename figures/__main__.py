@@ -14,6 +14,7 @@ import importlib
 import inspect
 import pkgutil
 import sys
+import time
 import traceback
 from pathlib import Path
 
@@ -41,6 +42,9 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
                         help="recompute cached experiments and claim results and overwrite them")
     parser.add_argument("--list", action="store_true", help="list the topics with figure scripts and exit")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument("--profile", action="store_true",
+                        help="print where the time went (XLA compilation, tracing, running, sympy, plotting) by "
+                             "topic; also the claims phase and each figure script's wall time")
     return parser
 
 
@@ -53,7 +57,18 @@ def _make(module, results: dict, out: Path, budget) -> list[Path]:
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    """Run claims, draw figures, write the report; return the exit status."""
+    """Run claims, draw figures, write the report; return the exit status (``--profile``: under a time profile)."""
+    if not getattr(args, "profile", False):
+        return _run(args, parser)
+    from sims.bench import TimeProfile
+
+    with TimeProfile() as prof:
+        code = _run(args, parser)
+    print(f"time profile (seconds; sampled every {prof.interval * 1e3:.0f} ms):\n{prof.format()}", file=sys.stderr)
+    return code
+
+
+def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from figures import plot
     from figures._report import write_html, write_markdown
     from paper_checks import as_budget, claims, exit_code, run_claims, topics
@@ -76,8 +91,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(f"running {len(selected)} claims at budget {budget.name!r} (cached results reused)",
               file=sys.stderr, flush=True)
     broken: list[str] = []
+    seconds: dict[str, float] = {}  # wall time of the claims phase and of each figure script
     with recompute(args.fresh):
+        start = time.perf_counter()
         outcomes = run_claims(selected, budget, use_cache=True, progress=not args.quiet)
+        seconds["claims"] = time.perf_counter() - start
         results = {o.claim.id: o.result for o in outcomes if o.result is not None}
         made: dict[str, list[Path]] = {}
         for name in drawable:
@@ -85,6 +103,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 continue
             if not args.quiet:
                 print(f"drawing figures/{name}.py", file=sys.stderr, flush=True)
+            start = time.perf_counter()
             try:
                 module = importlib.import_module(f"figures.{name}")
                 with plot.track_claims(results) as tracked:
@@ -92,6 +111,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             except Exception:  # noqa: BLE001 - one broken figure script must not lose the others or the report
                 print(f"figures/{name}.py raised:\n{traceback.format_exc()}", file=sys.stderr)
                 broken.append(name)
+            seconds[f"figures/{name}.py"] = time.perf_counter() - start
     notes = [f"figures/{name}.py raised an error; its figures are missing" for name in broken]
     stem = "report" if args.topic is None else f"report_{args.topic}"
     links = plot.figure_claims()
@@ -99,6 +119,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     page = write_html(outcomes, made, out, budget.name, figure_claims=links, name=stem, notes=notes)
     n_fig = sum(len(v) for v in made.values())
     print(f"wrote {n_fig} figure files, {md} and {page}")
+    if not args.quiet or getattr(args, "profile", False):
+        print("wall seconds: " + ", ".join(f"{k} {v:.1f}" for k, v in seconds.items()), file=sys.stderr)
     for o in outcomes:
         if o.status not in ("passed", "refutes paper", "differs from paper"):
             print(f"  {o.status}: {o.claim.id}", file=sys.stderr)
