@@ -142,7 +142,8 @@ def enumerate_mutants(tree: Path, topic: str) -> list[Mutant]:
     for rel in topic_files(tree, topic):
         src = (tree / rel).read_text()
         for i, (node, kind, text, _) in enumerate(_candidates(ast.parse(src))):
-            mutants.append(Mutant(rel, i, kind, getattr(node, "lineno", 0), text))
+            col = getattr(node, "col_offset", 0)
+            mutants.append(Mutant(rel, i, kind, getattr(node, "lineno", 0), f"{text} (column {col})"))
     return mutants
 
 

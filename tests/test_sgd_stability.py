@@ -270,3 +270,26 @@ def test_lyapunov_exponent_is_exact_for_a_deterministic_product(burn):
                              theta0=np.array([1.0, 0.0]))
     np.testing.assert_allclose(out["gamma"], np.log(np.abs(1 - np.array([0.2, 0.6])))[:, None] * np.ones((1, 2)),
                                rtol=1e-12)
+
+
+def test_lyapunov_paths_divergence_step():
+    """Steps count from 1. With one batch and theta0 = e1, log|theta_t| = t log(2 eta - 1): eta = 1e200 passes
+    the bound (LOG_BOUND / 2 = 172.7) at step 1, eta = 1e60 (138.8 per step) at step 2, a stable eta never (-1)."""
+    h = np.stack([np.diag([2.0, 0.5])] * 3)
+    out = sim.lyapunov_paths(jax.random.key(0), h, 3, np.array([1e200, 1e60, 0.1]), n_steps=4, n_paths=2,
+                             theta0=np.array([1.0, 0.0]))
+    assert sim.LOG_BOUND / 2 > np.log(2e60) and 2 * np.log(2e60) > sim.LOG_BOUND / 2  # the design above holds
+    np.testing.assert_array_equal(out["diverged"], [[True, True], [True, True], [False, False]])
+    np.testing.assert_array_equal(out["diverged_step"], [[1, 1], [2, 2], [-1, -1]])
+
+
+def test_delayed_noisy_divergence_step_and_cubic_sign():
+    """Steps count from 1: noise of scale eta*sigma = 5e5 leaves the bound (1000) at the first step; without noise
+    the path stays at its start 0 (never diverges). The cubic term restores (+kappa x^3): at eta = 0.5, lam =
+    kappa = 1, sigma = 0.7 (stationary std ~0.4) no path reaches the overshoot region |x| > 2.4 in 200 steps,
+    whereas with the cubic's sign flipped a path escapes once |x| > 1 (99 % of paths within 200 steps)."""
+    key = jax.random.key(4)
+    out = sim.delayed_noisy(key, np.array([0.5, 0.5]), 1, np.array([1e6, 0.0]), n_steps=4, n_paths=3)
+    np.testing.assert_array_equal(out["diverged_step"], [[1, 1, 1], [-1, -1, -1]])
+    out = sim.delayed_noisy(key, np.array([0.5]), 0, 0.7, kappa=1.0, n_steps=200, n_paths=8)
+    assert not out["diverged"].any()
