@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from paper_checks._registry import Budget, _topic_of, as_budget
+from paper_checks._registry import Budget, _topic_of, _uses, as_budget
 from sims.cache import cached
 
 __all__ = ["experiment", "Experiment", "experiments"]
@@ -37,17 +37,28 @@ class Experiment:
     name: str
     topic: str
     fn: Callable[..., dict]
+    uses: tuple[str, ...] = ()
+
+    @property
+    def scope(self) -> tuple[str, ...]:
+        """The topics whose sources key the cache: its own and those it ``uses``."""
+        return (self.topic, *self.uses)
 
     def __call__(self, budget: "Budget | str", **config: Any) -> dict[str, Any]:
         b = as_budget(budget)
         key = {"experiment": self.name, "budget": b.name, **config}
-        return cached(f"exp.{self.name}.{b.name}", key, lambda: self.fn(b, **config), topic=self.topic)
+        return cached(f"exp.{self.name}.{b.name}", key, lambda: self.fn(b, **config), topic=self.scope)
 
 
-def experiment(name: str) -> Callable[[Callable[..., dict]], Experiment]:
-    """Register ``fn(budget, **config) -> dict`` as the cached experiment ``name`` (``<topic>.<what>``)."""
+def experiment(name: str, *, uses: tuple[str, ...] = ()) -> Callable[[Callable[..., dict]], Experiment]:
+    """Register ``fn(budget, **config) -> dict`` as the cached experiment ``name`` (``<topic>.<what>``).
+
+    ``uses`` names other topics whose theory or simulators the experiment calls (a cross-link), so an
+    edit to their sources recomputes it too.
+    """
     if not isinstance(name, str) or not _NAME.match(name):
         raise ValueError(f"name: expected '<topic>.<snake_case name>', got {name!r}")
+    uses = _uses(uses)
 
     def register(fn: Callable[..., dict]) -> Experiment:
         topic = _topic_of(fn.__module__)
@@ -55,7 +66,7 @@ def experiment(name: str) -> Callable[[Callable[..., dict]], Experiment]:
             raise ValueError(f"name: experiment {name!r} of topic {topic!r} must start with '{topic}.'")
         if name in _EXPERIMENTS and _EXPERIMENTS[name].fn.__qualname__ != fn.__qualname__:
             raise ValueError(f"name: experiment {name!r} is already registered")
-        exp = Experiment(name, topic, fn)
+        exp = Experiment(name, topic, fn, uses)
         functools.update_wrapper(exp, fn)
         _EXPERIMENTS[name] = exp
         return exp

@@ -156,6 +156,12 @@ class Claim:
     check: Callable[[Budget], Result]
     topic: str
     refutes_paper: bool = False
+    uses: tuple[str, ...] = ()
+
+    @property
+    def scope(self) -> tuple[str, ...]:
+        """The topics whose sources key the claim's cached result: its own and those it ``uses``."""
+        return (self.topic, *self.uses)
 
     @property
     def doc(self) -> str:
@@ -206,12 +212,14 @@ def _topic_of(module: str) -> str:
 
 def claim(
     id: str, *, paper: Paper, statement: str, latex: str = "", provenance: str, kind: str, source: str,
-    refutes_paper: bool = False,
+    refutes_paper: bool = False, uses: tuple[str, ...] = (),
 ) -> Callable[[Callable[[Budget], Result]], Callable[[Budget], Result]]:
     """Decorator registering ``check(budget) -> Result`` as claim ``id`` (``<paper.key>.<name>``).
 
     ``source`` says where the statement comes from: "abstract", "Theorem 2", "eq. (26)",
     "Table 1", or "derived here". The check function needs a docstring saying what it measures.
+    ``uses`` names other topics whose theory or simulators the check calls (a cross-link), so that
+    an edit to their sources invalidates the cached result.
     """
     if not isinstance(id, str) or not _ID.match(id):
         raise ValueError(f"id: expected '<paper key>.<snake_case name>', got {id!r}")
@@ -234,10 +242,21 @@ def claim(
         if id in _REGISTRY and _REGISTRY[id].check.__qualname__ != check.__qualname__:
             raise ValueError(f"id: claim {id!r} is already registered by {_REGISTRY[id].check.__module__}")
         _REGISTRY[id] = Claim(id, paper, statement, latex, provenance, kind, source, check,
-                              _topic_of(check.__module__), refutes_paper)
+                              _topic_of(check.__module__), refutes_paper, _uses(uses))
         return check
 
     return register
+
+
+def _uses(uses) -> tuple[str, ...]:
+    from sims.cache import topic_names
+
+    if not isinstance(uses, (tuple, list)) or not all(isinstance(u, str) for u in uses):
+        raise TypeError(f"uses: expected a tuple of topic names, got {uses!r:.60}")
+    for u in uses:
+        if u not in topic_names():
+            raise ValueError(f"uses: unknown topic {u!r}; valid: {', '.join(topic_names())}")
+    return tuple(uses)
 
 
 def load_all() -> None:

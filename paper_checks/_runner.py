@@ -42,7 +42,7 @@ def _cached_result(claim: Claim, budget: Budget) -> tuple[Result, bool]:
         return {"result": np.frombuffer(pickle.dumps(claim.run(budget)), dtype=np.uint8)}
 
     v = cached(f"claim.{claim.id}.{budget.name}", {"claim": claim.id, "budget": budget.name}, compute,
-               topic=claim.topic)
+               topic=claim.scope)
     return pickle.loads(np.asarray(v["result"]).tobytes()), not computed
 
 

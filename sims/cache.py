@@ -94,11 +94,30 @@ def _owner(rel: Path) -> str | None:
     return None
 
 
+def _scope(topic: "str | tuple[str, ...] | list[str] | None") -> tuple[str, ...] | None:
+    """``topic`` as a sorted tuple of known topic names (None: every source)."""
+    if topic is None:
+        return None
+    names = (topic,) if isinstance(topic, str) else topic
+    if not isinstance(names, (tuple, list)) or not names or not all(isinstance(n, str) for n in names):
+        raise TypeError(f"topic: expected a topic name or a non-empty tuple of names, got {topic!r:.60}")
+    for n in names:
+        if n not in topic_names():
+            raise ValueError(f"topic: unknown topic {n!r}; valid: {', '.join(topic_names())}")
+    return tuple(sorted(set(names)))
+
+
+def code_version(topic: "str | tuple[str, ...] | None" = None) -> str:
+    """sha256 over the sources of ``topic`` plus all shared sources (every source when ``topic`` is None).
+
+    ``topic`` may be a tuple of topics: an experiment that reads another topic's theory or simulator
+    (a cross-link) names both, so an edit to either recomputes it.
+    """
+    return _code_version(_scope(topic))
+
+
 @functools.lru_cache(maxsize=None)
-def code_version(topic: str | None = None) -> str:
-    """sha256 over the sources of ``topic`` plus all shared sources (every source when ``topic`` is None)."""
-    if topic is not None and topic not in topic_names():
-        raise ValueError(f"topic: unknown topic {topic!r}; valid: {', '.join(topic_names())}")
+def _code_version(scope: tuple[str, ...] | None) -> str:
     digest = hashlib.sha256()
     for package in _PACKAGES:
         for path in sorted((_ROOT / package).rglob("*")):
@@ -106,10 +125,13 @@ def code_version(topic: str | None = None) -> str:
                 continue
             rel = path.relative_to(_ROOT)
             owner = _owner(rel)
-            if topic is None or owner is None or owner == topic:
+            if scope is None or owner is None or owner in scope:
                 digest.update(str(rel).encode())
                 digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+code_version.cache_clear = _code_version.cache_clear  # tests edit sources and re-read the version
 
 
 def _canonical(x: Any) -> Any:
@@ -145,7 +167,7 @@ def _name(name: Any) -> str:
     return name
 
 
-def config_digest(config: dict, topic: str | None = None) -> str:
+def config_digest(config: dict, topic: "str | tuple[str, ...] | None" = None) -> str:
     """The cache key of ``config`` under the code version of ``topic``."""
     _config(config)
     blob = json.dumps(_canonical(config), sort_keys=True) + code_version(topic)
@@ -164,7 +186,7 @@ def _git_revision() -> str:
         return "unknown"
 
 
-def provenance(config: dict, wall_s: float, topic: str | None = None) -> dict:
+def provenance(config: dict, wall_s: float, topic: "str | tuple[str, ...] | None" = None) -> dict:
     """Provenance record stored next to every cached result."""
     import jax
 
@@ -218,7 +240,7 @@ def _read(npz_path: Path, json_path: Path, key: str) -> dict[str, Any] | None:
         return None
 
 
-def cached(name: str, config: dict, compute: Callable[[], dict[str, Any]], *, topic: str | None = None,
+def cached(name: str, config: dict, compute: Callable[[], dict[str, Any]], *, topic: "str | tuple[str, ...] | None" = None,
            fresh: bool | None = None) -> dict[str, Any]:
     """Return ``compute()``, reusing ``<results>/<name>.*`` when its key matches and the pair is intact.
 

@@ -94,17 +94,24 @@ def test_topic_scoped_code_versions(tmp_path, monkeypatch):
     cache.code_version.cache_clear()
     try:
         assert cache.topic_names() == ("logistic", "sde")
-        before = {t: cache.code_version(t) for t in ("logistic", "sde")}
+        before = {t: cache.code_version(t) for t in ("logistic", "sde", ("logistic", "sde"))}
         (root / "sims" / "sde.py").write_text("# edited\n")
         cache.code_version.cache_clear()
-        after = {t: cache.code_version(t) for t in ("logistic", "sde")}
+        after = {t: cache.code_version(t) for t in ("logistic", "sde", ("logistic", "sde"))}
         assert after["logistic"] == before["logistic"] and after["sde"] != before["sde"]
+        # a cross-link that uses both topics is recomputed when either changes
+        assert after[("logistic", "sde")] != before[("logistic", "sde")]
+        assert cache.code_version(("sde", "logistic")) == after[("logistic", "sde")]
         (root / "sims" / "sweep.py").write_text("# the shared engine, edited\n")
         cache.code_version.cache_clear()
         shared = {t: cache.code_version(t) for t in ("logistic", "sde")}
         assert shared["logistic"] != after["logistic"] and shared["sde"] != after["sde"]
         with pytest.raises(ValueError, match="topic"):
             cache.code_version("logistc")
+        with pytest.raises(ValueError, match="topic"):
+            cache.code_version(("logistic", "logistc"))
+        with pytest.raises(TypeError, match="topic"):
+            cache.code_version(())
     finally:
         cache.topic_names.cache_clear()
         cache.code_version.cache_clear()

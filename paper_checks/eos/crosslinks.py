@@ -52,7 +52,7 @@ def _rod_cases(budget: Budget) -> list[dict]:
     return cases
 
 
-@experiment("eos.crosslink_rod_logistic")
+@experiment("eos.crosslink_rod_logistic", uses=("logistic",))
 def rod_logistic(budget: Budget) -> dict:
     r"""Rod flow of the logistic loss (diffrax) from GD's first two iterates, to :math:`t` = ``ROD_T``.
 
@@ -75,6 +75,7 @@ def rod_logistic(budget: Budget) -> dict:
 
 
 @claim("regis2026.rod_flow_fixed_point_is_logistic_two_cycle", paper=PAPER, provenance="derived", kind="exact",
+       uses=("logistic",),
        source="abstract (rod flow models GD at the edge of stability); equations reconstructed and the link to the "
               "logistic topic derived here",
        statement="On logistic regression the rod flow, started from GD's first two iterates, settles on a stationary "
@@ -119,7 +120,7 @@ CROSS_FRACTIONS = (0.6, 0.75, 0.9, 1.1)   # 2/eta as a fraction of the law (1.1:
 CROSS_STEPS = 40
 
 
-@experiment("eos.crosslink_linear_crossing")
+@experiment("eos.crosslink_linear_crossing", uses=("linear_hessian",))
 def linear_crossing(budget: Budget) -> dict:
     r"""Full-batch GD on a two-layer linear net from an aligned start, sharpness by HVP-Lanczos every step.
 
@@ -148,6 +149,7 @@ def _crossing(S: np.ndarray, level: float) -> int:
 
 
 @claim("cohen2021.linear_net_reaches_2_over_eta_when_law_predicts", paper=EOS_PAPER, provenance="derived", kind="exact",
+       uses=("linear_hessian",),
        source="derived here from the linear-Hessian topic's aligned-path spectrum and class law",
        statement="For a two-layer linear net trained by GD from a small aligned start on whitened class data, the "
                  "closed-form Hessian spectrum along the aligned path gives the sharpness at every step, hence the "
