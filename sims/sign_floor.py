@@ -43,6 +43,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from scipy import special
 
 import sims  # noqa: F401  (float64)
 from sims.sweep import run_grid
@@ -50,7 +51,7 @@ from theory import _validate as V
 
 __all__ = [
     "METHODS", "LAWS", "BOUND", "CHUNK", "BLOCK", "schedule", "gradient", "direction", "momentum_update",
-    "away_probability", "is_bernoulli", "chain_run", "simulate", "ladder_run", "ladder", "Summary", "summarize",
+    "away_probability", "away_probability_host", "is_bernoulli", "chain_run", "simulate", "ladder_run", "ladder", "Summary", "summarize",
 ]
 
 METHODS = ("sgd", "sign", "normalized", "lion")
@@ -140,6 +141,19 @@ def away_probability(sigma, law: str, df: float):
     else:
         p = jnp.maximum(0.0, (1.0 - t) / 2.0)
     return jnp.where(sigma > 0, p, 0.0)
+
+
+def away_probability_host(sigma, law: str, df: float) -> np.ndarray:
+    """:func:`away_probability` in NumPy/SciPy, for arrays of ``sigma`` on the host (sweeps pass it as data)."""
+    sigma = np.asarray(sigma, np.float64)
+    t = 1.0 / np.where(sigma > 0, sigma, 1.0)
+    if law == "gaussian":
+        p = special.ndtr(-t)
+    elif law == "student":
+        p = special.stdtr(df, -t)
+    else:
+        p = np.maximum(0.0, (1.0 - t) / 2.0)
+    return np.where(sigma > 0, p, 0.0)
 
 
 def threshold(p) -> jax.Array:
@@ -295,7 +309,8 @@ def chain_run(point: dict, burn, *, T: int, n_rec: int, method: str, additive: b
     ``point`` keys: ``key_data`` and ``key_index`` (the run's key is
     ``fold_in(wrap_key_data(key_data, impl), key_index)``), ``x0`` and ``h`` (shape ``(d,)``), scalars
     ``eta``, ``cooldown``, ``beta``, ``beta2`` (Lion's buffer, ignored otherwise), ``sigma_m``,
-    ``sigma_a`` (ignored unless ``additive``). ``burn`` (an integer in :math:`[0, T)`) is shared by
+    ``sigma_a`` (ignored unless ``additive``); optionally ``p_away``, the away probability of a Bernoulli
+    chain, which then replaces ``sigma_m``, ``law`` and ``df`` in drawing the signs. ``burn`` (an integer in :math:`[0, T)`) is shared by
     every run of a sweep (an unmapped argument: the Cesàro weight of a step is one scalar for the
     whole batch). Static: ``method`` (one of :data:`METHODS`),
     ``additive`` (draw the additive noise at all), ``momentum`` (use ``beta``; ``False`` is
@@ -326,7 +341,8 @@ def chain_run(point: dict, burn, *, T: int, n_rec: int, method: str, additive: b
     s_m, s_a = point["sigma_m"], point["sigma_a"]
     beta, beta2 = (point["beta"], point.get("beta2", 0.0)) if momentum or method == "lion" else (0.0, 0.0)
     x0 = point["x0"]
-    thresh = threshold(away_probability(s_m, law, df)) if bern else None
+    if bern:  # p given by the sweep (law-free kernel), or from the static law
+        thresh = threshold(point["p_away"] if "p_away" in point else away_probability(s_m, law, df))
     d = x0.shape[0]
     coord = jnp.arange(d)
 
@@ -489,6 +505,10 @@ def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, beta2=0
                     h=np.repeat(h[idx], n_chains, axis=0))
         static = dict(T=T, n_rec=n_rec, method=mth, additive=add, momentum=mom, law=law, df=df, impl=impl,
                       block=BLOCK)
+        if is_bernoulli(mth, add, mom):
+            # only p = F(-1/sigma) enters: pass it as data, so every law shares one compiled kernel
+            grid["p_away"] = away_probability_host(grid["sigma_m"], law, df)
+            static.update(law="gaussian", df=0)
         res = _sweep(chain_run, grid, static, chunk_size, f"sign_floor {mth}", np.int64(burn))
         for name, v in res.items():
             if name not in out:
@@ -507,7 +527,8 @@ def ladder_run(point: dict, burn, *, T: int, law: str = "gaussian", df: float = 
     probability :math:`p = F_\xi(-1/\sigma)` (:func:`away_probability`, any law, any real ``df``) is
     exact in integers (no float drift, no dependence on :math:`a` or :math:`\eta`). The signs are
     drawn from 32-bit words (:func:`flips`), one key split per block of ``block`` steps. ``point`` keys:
-    ``key_data``, ``key_index`` (as in :func:`chain_run`), ``sigma``, ``theta``, ``n0`` (any
+    ``key_data``, ``key_index`` (as in :func:`chain_run`), ``sigma`` (or ``p_away``, the away probability
+    itself, which then replaces ``sigma``, ``law`` and ``df``), ``theta``, ``n0`` (any
     integer type; carried as int64); ``burn`` is shared by the sweep (as in :func:`chain_run`). Returns the sums
     of :math:`(n_k+\theta)^2` over :math:`b < k \le T` (``acc``) and over even such :math:`k`
     (``acc_even``), and the last two states :math:`n_{T-1}` (``n_prev``), :math:`n_T` (``n``).
@@ -516,8 +537,8 @@ def ladder_run(point: dict, burn, *, T: int, law: str = "gaussian", df: float = 
     T = V.integer("T", T, low=1)
     df = _law(law, df, integer_df=False)
     B = min(V.integer("block", block, low=1), T)
-    theta, sigma = point["theta"], point["sigma"]
-    thresh = threshold(away_probability(sigma, law, df))
+    theta = point["theta"]
+    thresh = threshold(point["p_away"] if "p_away" in point else away_probability(point["sigma"], law, df))
 
     def step(carry, k, seed):
         n, n_prev, acc, acc_even = carry
@@ -582,9 +603,11 @@ def ladder(key: jax.Array, *, sigma, theta, T: int, burn: int = 0, n_chains: int
         raise ValueError("theta: expected offsets strictly inside (0, 1) (theta = 0 puts 0 on the lattice)")
     sigma = np.broadcast_to(sigma, (G,))
     index = np.arange(G * n_chains) % (n_chains if paired else G * n_chains)
-    grid = {**_key_grid(key, index), "sigma": np.repeat(sigma, n_chains), "theta": theta.reshape(-1),
+    # only p = F(-1/sigma) enters the walk: it travels as data, so every law shares one compiled kernel
+    grid = {**_key_grid(key, index), "p_away": np.repeat(away_probability_host(sigma, law, df), n_chains),
+            "theta": theta.reshape(-1),
             "n0": np.full(G * n_chains, n0, dtype=np.int64)}
-    static = dict(T=T, law=law, df=df, impl=str(jax.random.key_impl(key)), block=BLOCK)
+    static = dict(T=T, law="gaussian", df=0, impl=str(jax.random.key_impl(key)), block=BLOCK)
     out = _sweep(ladder_run, grid, static, chunk_size, "sign_floor ladder", np.int64(burn))
     half = (T - burn) // 2
     shape = (G, n_chains)

@@ -427,6 +427,7 @@ def test_away_probability_matches_theory():
         for sg in (0.3, 1.0, 2.5):
             want = max(0.0, (1 - 1 / sg) / 2) if law == "uniform" else T.away_probability(sg, law, df or None)
             assert math.isclose(float(S.away_probability(sg, law, df)), want, rel_tol=1e-10, abs_tol=1e-300)
+            assert math.isclose(float(S.away_probability_host(sg, law, df)), want, rel_tol=1e-10, abs_tol=1e-300)
     assert float(S.away_probability(0.0, "gaussian", 0.0)) == 0.0
 
 
