@@ -15,6 +15,7 @@ W2 = np.array([0.3, -0.1])
 _w = sp.Symbol("w")
 G = sp.Rational(1, 2) * sp.log(1 + sp.exp(-_w)) + sp.Rational(1, 2) * sp.log(1 + sp.exp(_w))  # a 1-D loss
 DATA = {"z": "arr", "weights": "nonnegarr"}
+UNIFORM = {("weights", "None"): "None: uniform weights (the documented convention of every dataset argument)"}
 
 _T = "theory.logistic."
 _S = "sims.logistic."
@@ -36,13 +37,13 @@ ROWS = [
     Row(_T + "gd_step", {"w": W2, "eta": 0.5, "z": Z2, "weights": A2}, kinds={**DATA, "eta": "pos"},
         ok={("weights", "None"): "the default: uniform"}),
     Row(_T + "smoothness", {"z": Z2, "weights": A2}, kinds=DATA),
-    Row(_T + "orbit_bound_1d", {"z": Z1, "weights": A1, "eta": 2.0, "w0": 0.3}, kinds={**DATA, "eta": "pos"}),
+    Row(_T + "orbit_bound_1d", {"z": Z1, "weights": A1, "eta": 2.0, "w0": 0.3}, kinds={**DATA, "eta": "pos"}, ok=UNIFORM),
     Row(_T + "minimizer", {"z": Z2, "weights": A2, "tol": 1e-12, "max_iter": 50},
         kinds={**DATA, "tol": "pos", "max_iter": "posint"}),
     Row(_T + "cycle_dataset", {"c": 1.5, "K": 1e5, "J": 0.01}, kinds={"c": "pos", "K": "pos", "J": "pos"}),
     Row(_T + "solve_two_cycle", {"z": Z1, "weights": A1, "eta": 12.0, "guess": np.array([-1.0, 1.5])},
-        kinds={**DATA, "eta": "pos"}),
-    Row(_T + "two_cycle_1d", {"z": Z1, "weights": A1, "eta": 12.0}, kinds={**DATA, "eta": "pos"}),
+        kinds={**DATA, "eta": "pos"}, ok=UNIFORM),
+    Row(_T + "two_cycle_1d", {"z": Z1, "weights": A1, "eta": 12.0}, kinds={**DATA, "eta": "pos"}, ok=UNIFORM),
     Row(_T + "period_doubling_step", {"z": Z1, "weights": A1, "c_range": (2.0001, 3.5), "n_scan": 30},
         kinds={**DATA, "c_range": "arr", "n_scan": "posint"}, slow=True),
     Row(_T + "construct_witness_2d", {"c": 0.75, "theta_deg": 70.0, "J": 0.02, "K": 2000.0, "offset": 0.05},
@@ -51,23 +52,21 @@ ROWS = [
     Row(_T + "balanced_cycle_multiplier", {"c": 2.5}, kinds={"c": "pos"}),
     Row(_T + "doubling_points", {"z": Z1, "weights": A1, "count": 2}, kinds={**DATA, "count": "posint"}, slow=True),
     Row(_T + "feigenbaum_ratios", {"points": np.array([2.0, 3.0, 3.2, 3.24])}),
-    Row(_T + "two_cycles_1d", {"z": Z1, "weights": A1, "eta": 12.0, "n_grid": 201},
-        kinds={**DATA, "eta": "pos", "n_grid": "posint"}),
     Row(_S + "gd", {"z": Z2, "weights": A2, "eta": np.array([0.5, 1.0]), "inits": np.zeros((1, 2)), "n_steps": 5,
                     "keep_last": 2, "chunk_size": 16},
         kinds={**DATA, "eta": "posarr", "n_steps": "posint", "keep_last": "posint", "chunk_size": "posint"},
-        ok={("keep_last", "None"): "the default: the last iterate only"}),
+        ok={**UNIFORM, ("keep_last", "None"): "the default: the last iterate only"}),
     Row(_S + "attractors", {"z": Z1, "weights": A1, "eta": np.array([1.0, 12.0]), "inits": np.zeros((1, 1)),
                             "n_steps": 200, "max_period": 4, "tol": 1e-9, "chunk_size": 16},
         kinds={**DATA, "eta": "posarr", "n_steps": "posint", "max_period": "posint", "tol": "pos",
-               "chunk_size": "posint"}),
+               "chunk_size": "posint"}, ok=UNIFORM),
     Row(_S + "cycle_jacobian", {"z": Z1, "weights": A1, "eta": 1.0, "point": np.array([0.3]), "period": 2},
-        kinds={**DATA, "eta": "pos", "period": "posint"}),
+        kinds={**DATA, "eta": "pos", "period": "posint"}, ok=UNIFORM),
     Row(_S + "loss", {"w": W2, "z": Z2, "weights": A2}, kinds=DATA),
     Row(_S + "grad", {"w": W2, "z": Z2, "weights": A2}, kinds=DATA),
     Row(_S + "hessian", {"w": W2, "z": Z2, "weights": A2}, kinds=DATA),
     Row(_R + "gd_numpy", {"z": Z2, "weights": A2, "eta": np.array([0.5, 1.0]), "inits": np.zeros((1, 2)), "n_steps": 5,
                           "keep_last": 2},
-        kinds={**DATA, "eta": "posarr", "n_steps": "posint", "keep_last": "posint"}),
+        kinds={**DATA, "eta": "posarr", "n_steps": "posint", "keep_last": "posint"}, ok=UNIFORM),
     Row(_R + "bench_cases", {"scale": "small"}),
 ]
