@@ -323,7 +323,7 @@ def _replay_flips(key, index, T, sig, law="gaussian", df=0.0):
     """The signs s_k ladder_run and the Bernoulli chains use for run ``index``: one key split per block of
     S.BLOCK steps, the word of step k at counter k mod BLOCK, s = -1 where it is below floor(p 2^32)."""
     key = jax.random.fold_in(key, index)
-    thresh = int(S.threshold(S.away_probability(sig, law, df)))
+    thresh = int(np.floor(S.away_probability_host(sig, law, df) * 2.0**32))  # threshold() on the host
     out = []
     for start in range(0, T, S.BLOCK):
         key, sub = jax.random.split(key)
