@@ -52,8 +52,8 @@ class Row:
     combined with ``"+huge"`` (adds 1e300) or ``"+empty"``. ``ok``: ``{(parameter, label): reason}``
     for generated values that are valid for this function (left out, with the reason on record).
     ``extra``: hand-written ``(overrides, parameter, label)`` bad calls. ``skip``: parameters left
-    unperturbed, with the reason. ``slow``: the baseline call is too costly for the fast tier (the
-    perturbations still run there: they are rejected before any work).
+    unperturbed, with the reason. ``slow``: the baseline call is costly (the report skips it; every
+    baseline runs in the slow tier only, see tests/test_bad_input.py).
     """
 
     fn: str

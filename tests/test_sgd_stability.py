@@ -293,3 +293,10 @@ def test_delayed_noisy_divergence_step_and_cubic_sign():
     np.testing.assert_array_equal(out["diverged_step"], [[1, 1, 1], [-1, -1, -1]])
     out = sim.delayed_noisy(key, np.array([0.5]), 0, 0.7, kappa=1.0, n_steps=200, n_paths=8)
     assert not out["diverged"].any()
+
+
+def test_momentum_noise_without_noise_stays_at_its_start():
+    """Paths start at x = x_prev = 0 with an empty running sum: without noise every x_t is 0, so mean_sq is exactly 0."""
+    out = sim.momentum_noise(jax.random.key(5), np.array([0.5, 1.0]), 0.5, sigma=0.0, n_steps=6, burn=2, n_paths=2)
+    np.testing.assert_array_equal(out["mean_sq"], np.zeros((2, 2)))
+    assert not out["diverged"].any()
