@@ -115,7 +115,7 @@ def nqm_run(point: dict, etas: jax.Array, *, T: int, n_rec: int, method: str, fu
         if multiplicative:
             g = g * (1 + sm * isb * xi[0])
         if additive:
-            g = g + sa * isb * xi[-1]
+            g = g + sa * isb * xi[1]
         plain = x - eta * g
         x, state = opt.step(method, g, state, x, eta, hyper)
         z = (1 - alpha) * z + alpha * x
@@ -130,13 +130,15 @@ def nqm_run(point: dict, etas: jax.Array, *, T: int, n_rec: int, method: str, fu
 
     def outer(carry, j):
         x, state, z, key, acc, bad = carry
-        key, sub = jax.random.split(key)
-        # only the noises present are drawn (drawing dominates the cost of a step)
-        xi = noise(sub, (block, n_noise) + x.shape, law, df) if n_noise else jnp.zeros((block, 1, 1))
+        key, k_mult, k_add = jax.random.split(key, 3)
+        # only the noises present are drawn (drawing dominates the cost of a step), each from its own subkey:
+        # switching one noise on or off leaves the other's stream unchanged
+        shape = (block,) + x.shape
+        xi = jnp.stack([noise(k_mult, shape, law, df) if multiplicative else jnp.zeros(shape),
+                        noise(k_add, shape, law, df) if additive else jnp.zeros(shape)], axis=1)
         (x, state, z, acc, bad), _ = lax.scan(one, (x, state, z, acc, bad), (j * block + jnp.arange(block), xi))
         return (x, state, z, key, acc, bad), (loss(x), x, z)
 
-    n_noise = int(additive) + int(multiplicative)
     zero = jnp.zeros((), x0.dtype)
     acc0 = (zero, jnp.zeros_like(x0), jnp.zeros_like(x0), jnp.zeros_like(x0), zero)
     init = (x0, opt.init(method, x0, hyper), x0, _run_key(point, impl), acc0, jnp.array(-1, jnp.int64))
@@ -277,8 +279,8 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
             grid["H"] = np.broadcast_to(H_a, (n, d, d))
         static = dict(T=T, n_rec=n_rec, method=m, full=H is not None, additive=additive,
                       multiplicative=multiplicative, law=law, df=df, impl=impl)
-        # pad each group to a power of two: sweeps of nearby sizes then share one compiled shape
-        chunk = min(chunk_size, 1 << (n - 1).bit_length())
+        # pad each group to a power of two (at least 8 runs): sweeps of nearby sizes then share one compiled shape
+        chunk = min(chunk_size, max(8, 1 << (n - 1).bit_length()))
         res = run_grid(nqm_run, grid, etas, static=static, chunk_size=chunk, pad_to_chunk=True, desc=f"nqm {m}")
         for name, v in res.items():
             if name not in out:

@@ -16,7 +16,7 @@ _LAM = np.array([0.5, 1.0, 2.0])
 
 
 def _nqm(key=None, eta=0.3, x0=(1.0, -1.0, 0.5), lam=_LAM, method="heavy_ball", momentum=(0.3, 0.6), sigma_a=0.5,
-         sigma_m=0.2, T=4, n_rec=2, ema=0.1, wd=0.0, center=None):
+         sigma_m=0.2, T=2, n_rec=1, ema=0.1, wd=0.0, center=None):
     key = jax.random.key(0) if key is None else key
     return sn.simulate(key, T=T, eta=eta, x0=np.asarray(x0), lam=lam, method=method, momentum=momentum,
                        sigma_a=sigma_a, sigma_m=sigma_m, n_chains=2, n_rec=n_rec, ema=ema, wd=wd, center=center,
@@ -52,7 +52,7 @@ SIMULATORS = [
              ({"key": np.zeros(2, np.uint32)}, "key"), ({"ema": 1.5}, "ema"), ({"center": (1.0,)}, "center"),
              ({"eta": np.full(5, 0.1)}, "eta")],
         # eta * lambda = 200: |x| grows ~200x per step, past the bound within 70 steps
-        diverging=({"eta": 100.0, "T": 80, "n_rec": 2, "momentum": 0.0}, lambda o: o["diverged"]),
+        diverging=({"eta": 100.0, "T": 80, "n_rec": 1, "momentum": 0.0}, lambda o: o["diverged"]),
         vary={"x0": (0.3, 0.2, -0.4), "key": jax.random.key(5), "momentum": (0.1, 0.2)}),
     Sim("noisy_quadratic.abs_sgd", _abs, outputs=lambda o: [o["final"], o["diverged"]],
         grid=("eta", np.stack([np.full(4, 0.2), np.linspace(0.2, 0.05, 4), np.full(4, 0.05)]), 0),
