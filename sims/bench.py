@@ -417,11 +417,13 @@ def _run_case(case: BenchCase, repeats: int = 3, max_seconds: float | None = Non
 def run_cases(cases: list[BenchCase], repeats: int = 3, max_seconds: float | None = None,
               limits: Limits | None = None, echo: bool = False) -> list[dict]:
     """:func:`_run_case` for every case, in order (``echo``: print each row as it completes)."""
-    if not isinstance(cases, (list, tuple)) or not all(isinstance(c, BenchCase) for c in cases):
+    # by attributes, not isinstance: under `python -m sims.bench` this module also exists as __main__
+    if not isinstance(cases, (list, tuple)) or not all(
+            all(hasattr(c, a) for a in ("name", "unit", "work", "run_jax", "run_numpy")) for c in cases):
         raise TypeError(f"cases: expected a list of BenchCase, got {type(cases).__name__}"
                         + ("" if not isinstance(cases, (list, tuple)) else " with other elements"))
     repeats, max_seconds = _timing_args(repeats, max_seconds)
-    if limits is not None and not isinstance(limits, Limits):
+    if limits is not None and not (hasattr(limits, "rates") and hasattr(limits, "fraction")):
         raise TypeError(f"limits: expected None or a Limits (Limits.measure()), got {type(limits).__name__}")
     rows = []
     for case in cases:
@@ -846,4 +848,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # run the imported module's main, so the topics' BenchCase and this runner are the same class
+    from sims.bench import main as _main
+
+    sys.exit(_main())

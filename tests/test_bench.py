@@ -98,3 +98,18 @@ def test_time_profile_sees_sympy_and_compilation():
     assert prof.as_dict()["jax_events"]["trace_s"] > 0
     assert abs(sum(total.values()) - prof.wall) < 0.5 * prof.wall + 0.05  # samples cover the wall time
     assert "XLA compiles" in prof.format()
+
+
+@pytest.mark.filterwarnings("ignore:'sims.bench' found in sys.modules:RuntimeWarning")  # runpy, as under -m
+def test_python_dash_m_runs_the_imported_module(tmp_path, monkeypatch):
+    """Under ``python -m sims.bench`` the topics' BenchCase must be the runner's class (module run as __main__)."""
+    import runpy
+    import sys
+
+    monkeypatch.setattr(bench, "discover", _tiny_cases)
+    monkeypatch.setattr(sys, "argv", ["sims.bench", "--repeats", "1", "--scaling", "off",
+                                      "--json", str(tmp_path / "b.json")])
+    with pytest.raises(SystemExit) as done:
+        runpy.run_module("sims.bench", run_name="__main__")
+    assert done.value.code == 0
+    assert json.loads((tmp_path / "b.json").read_text())["rows"][0]["status"] == "ok"
