@@ -336,7 +336,7 @@ def _alarm(signum, frame):
     raise _StillRunning
 
 
-CALL_LIMIT_S = 20  # a bad call still running after this long accepted its input (e.g. an infinite horizon)
+CALL_LIMIT_S = 5  # a bad call still running after this long accepted its input (e.g. an infinite horizon)
 
 
 def classify(row: Row, param: str, overrides: dict) -> tuple[str, str]:

@@ -204,6 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=0, help="per-mutant limit in s (default: 3x the clean run + 30)")
     ap.add_argument("--list", action="store_true", help="only list the sampled mutants")
     ap.add_argument("--deselect", action="append", help="a test id to leave out (repeatable; e.g. known red)")
+    ap.add_argument("--only", type=int, nargs="+", help="run only these positions (1-based) of the seeded sample")
     ap.add_argument("--allow-checkout", action="store_true", help="allow a --tree with a .git folder (a cp -r copy)")
     ap.add_argument("--no-clean", action="store_true",
                     help="skip the clean run (only when these tests just passed on this commit: saves one full run)")
@@ -224,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(args.seed)
     sample = mutants if args.n <= 0 or args.n >= len(mutants) else sorted(
         rng.sample(mutants, args.n), key=lambda m: (m.file, m.line))
+    if args.only:  # re-run some of the sample (1-based positions in it), e.g. the survivors after new tests
+        sample = [sample[i - 1] for i in args.only]
     print(f"{args.topic}: {len(mutants)} mutation sites in {topic_files(tree, args.topic)}; running {len(sample)}")
     if args.list:
         for m in sample:

@@ -300,3 +300,12 @@ def test_momentum_noise_without_noise_stays_at_its_start():
     out = sim.momentum_noise(jax.random.key(5), np.array([0.5, 1.0]), 0.5, sigma=0.0, n_steps=6, burn=2, n_paths=2)
     np.testing.assert_array_equal(out["mean_sq"], np.zeros((2, 2)))
     assert not out["diverged"].any()
+
+
+def test_dln_minimum_realises_beta_with_the_requested_balance():
+    """u * v = beta exactly, and |u| = c^2 |v| (c = scale; c = 1 is the balanced minimum)."""
+    beta = np.array([1.5, -0.25, 0.0, 4.0])
+    u, v = th.dln_minimum(beta, 2.0)
+    np.testing.assert_allclose(u * v, beta, rtol=1e-14, atol=0)
+    np.testing.assert_allclose(np.abs(u), 4.0 * np.abs(v), rtol=1e-14, atol=0)
+    assert np.all(v >= 0)
