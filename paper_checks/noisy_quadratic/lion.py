@@ -9,8 +9,6 @@ on a least-squares problem (:math:`d = 6`) and on random centers with gradient n
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 import theory.noisy_quadratic as th

@@ -14,7 +14,7 @@ import numpy as np
 
 import sims.nqm as sn
 import theory.noisy_quadratic as th
-from paper_checks import Categorical, Exact, Paper, Rate, Result, Statistical, claim, fit_slope
+from paper_checks import Categorical, Exact, Paper, Rate, Result, Statistical, claim
 from paper_checks.noisy_quadratic import _experiments as E
 
 PAPER = Paper(key="kosson2023", title="Rotational Equilibrium: How Weight Decay Balances Learning Across Neural Networks",
