@@ -80,16 +80,18 @@ def block_seed(key: jax.Array) -> jax.Array:
 
 
 def words(seed: jax.Array, counter) -> jax.Array:
-    r"""Uniform 32-bit words at integer ``counter`` values: :math:`M(M(c \oplus s_0) + s_1)`.
+    r"""Uniform 32-bit words at integer ``counter`` values: :math:`M(c\,k_1 + s_0)`, :math:`k_1 = s_1 \,|\, 1`.
 
     ``seed`` = :math:`(s_0, s_1)` from :func:`block_seed`; :math:`M` is the bijective mixer
-    :func:`_mix32`, so distinct counters of one block give distinct words. A counter-based generator:
-    a word costs a dozen integer operations computed where it is used (inside the step), so no
-    block of noise is stored, read back or transposed; one key split per block keeps chains,
-    blocks and paired runs on the typed-key streams.
+    :func:`_mix32`. Within a block the inputs form an arithmetic progression with a random odd
+    stride, so distinct counters give distinct words; two blocks (or chains) have different strides
+    and offsets, so their inputs coincide only at isolated counters, never along shifted runs. A
+    counter-based generator: a word costs a few integer operations computed where it is used
+    (inside the step), so no block of noise is stored, read back or transposed; one key split per
+    block keeps chains, blocks and paired runs on the typed-key streams.
     """
     c = jnp.asarray(counter).astype(jnp.uint32)
-    return _mix32(_mix32(c ^ seed[0]) + seed[1])
+    return _mix32(c * (seed[1] | np.uint32(1)) + seed[0])
 
 
 def uniform(seed: jax.Array, counter) -> jax.Array:
