@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-TOPICS = ("logistic", "sde", "sign_floor", "sgd_stability", "linear_hessian", "softmax_radius", "eos")
+TOPICS = ("logistic", "sde", "sign_floor", "sgd_stability", "linear_hessian", "softmax_radius", "eos",
+          "noisy_quadratic")
 
 
 def _load(name: str):
@@ -119,6 +120,16 @@ def test_eos():
     _assert_passed(out)
     with pytest.raises(ValueError, match="eta_a"):
         ex.run(eta_a=1.7)
+
+
+def test_noisy_quadratic():
+    ex = _load("noisy_quadratic")
+    out = ex.run(alpha=(0.1, 0.3), eta=0.2, lam=1.0, n_chains=32, n_steps=4000, burn=1000)
+    _assert_passed(out)
+    with pytest.raises(ValueError, match="alpha"):
+        ex.run(alpha=(0.0, 0.5))
+    with pytest.raises(ValueError, match="eta, lam"):
+        ex.run(eta=3.0)
 
 
 def test_cli_bad_parameter_exits_with_usage_error(capsys):
