@@ -1008,7 +1008,7 @@ def check_heavy_normalized_lion(budget: Budget) -> Result:
 SDE_SIGMAS = np.array([0.5, 1.0, 2.0])  # a subset of the ladder experiment's noise levels
 
 
-@experiment("sign_floor.sign_sde_floor")
+@experiment("sign_floor.sign_sde_floor", uses=("sde",))
 def sign_sde_floor(budget: Budget) -> dict:
     r"""Euler--Maruyama paths of the first-order SignSGD SDE (:func:`sims.sde.sde_sweep`, ``dsignsgd``, quadratic
     :math:`x^2/2`, multiplicative noise :math:`s = \sigma|f'(x)|`, :math:`\eta = 1`): :math:`f` recorded once per
@@ -1035,6 +1035,7 @@ def sign_sde_floor(budget: Budget) -> dict:
 
 
 @claim("singh2026.sign_sde_floor_constant", paper=PAPER, provenance="derived", kind="statistical", source=SOURCE,
+       uses=("sde",),
        statement=("The first-order SignSGD SDE, simulated, settles on an eta^2 floor with the Laplace-law constant "
                   "C_SDE = (1 - e^2)^2/(4 e^2), not the exact chain's: the ratio C_chain/C_SDE of the measured "
                   "constants (uniform offset) is 3.2 at sigma = 1, 86 at sigma = 0.5 and 1.3 at sigma = 2 -- an O(eta^2) floor lies "

@@ -97,3 +97,47 @@ def test_budget_object_and_result_types():
         Result([1.0])
     with pytest.raises(ValueError, match="checks"):
         Result([])
+
+
+def _foreign_topics(path) -> set:
+    """Topics other than the module's own whose theory/sims/paper_checks modules it imports."""
+    import ast
+    from pathlib import Path
+
+    from sims.cache import _owner
+
+    own, found = _owner(path), set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+        for name in names:
+            parts = name.split(".")
+            if parts[0] in ("theory", "sims", "paper_checks") and len(parts) > 1:
+                owner = _owner(Path(*parts).with_suffix(".py"))
+                if owner not in (None, own):
+                    found.add(owner)
+    return found
+
+
+def test_cross_topic_imports_are_declared_in_uses():
+    """A claim module that calls another topic's code declares it (``uses=``), so the cache key covers it."""
+    import inspect
+    from pathlib import Path
+
+    from paper_checks._experiment import experiments
+    from paper_checks._registry import claims
+    from sims.cache import _ROOT, _owner
+
+    declared: dict[str, set] = {}
+    for c in claims():
+        declared.setdefault(c.check.__module__, set()).update(c.uses)
+    for e in experiments().values():
+        declared.setdefault(e.fn.__module__, set()).update(e.uses)
+    for module in declared:
+        path = Path(inspect.getfile(__import__(module, fromlist=["_"])))
+        rel = path.relative_to(_ROOT)
+        if _owner(rel) is None:
+            continue
+        missing = _foreign_topics(rel if rel.exists() else path) - declared[module]
+        assert not missing, f"{module} imports topics {sorted(missing)} without declaring uses="
