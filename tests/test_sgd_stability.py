@@ -309,3 +309,13 @@ def test_dln_minimum_realises_beta_with_the_requested_balance():
     np.testing.assert_allclose(u * v, beta, rtol=1e-14, atol=0)
     np.testing.assert_allclose(np.abs(u), 4.0 * np.abs(v), rtol=1e-14, atol=0)
     assert np.all(v >= 0)
+
+
+def test_momentum_noise_burn_in_drops_exactly_the_first_steps():
+    """mean_sq averages x_t^2 over t = burn+1..T: (T - b) * mean_sq(b) - (T - b - 1) * mean_sq(b + 1) = x_{b+1}^2,
+    which is positive (x_1 = -eta*sigma*xi_0 from x_0 = 0) -- and zero if the window started one step early."""
+    key, t = jax.random.key(6), 6
+    m0 = sim.momentum_noise(key, np.array([0.5]), 0.0, sigma=1.0, n_steps=t, burn=0, n_paths=3)["mean_sq"]
+    m1 = sim.momentum_noise(key, np.array([0.5]), 0.0, sigma=1.0, n_steps=t, burn=1, n_paths=3)["mean_sq"]
+    x1_sq = t * m0 - (t - 1) * m1
+    assert np.all(x1_sq > 1e-8), x1_sq
