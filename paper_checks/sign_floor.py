@@ -23,6 +23,7 @@ import numpy as np
 
 from paper_checks import Budget, Categorical, Exact, Paper, Rate, Result, Statistical, claim, experiment, fit_slope
 from sims import sign_floor as S
+from theory import nqm as N
 from theory import sign_floor as T
 
 PAPER = Paper(
@@ -504,7 +505,7 @@ def check_additive_chain(budget: Budget) -> Result:
     configs = list(zip(r["a"], r["eta"], r["sigma"]))
     pred = np.array([T.floor(a, e, s, "additive", "sign") for a, e, s in configs])
     series = np.array([s * e * T.phi_add_series(a * e / s) for a, e, s in configs])
-    sgd = np.array([T.sgd_additive_floor(a, e, s) for a, e, s in configs])
+    sgd = np.array([float(N.stationary_excess(a, e, s)) for a, e, s in configs])
     return Result(
         checks=Statistical("E f of signSGD, additive noise, κ ∈ {0.02, 0.4, 2}", r["mean"], r["se"], pred, z=Z, why=WHY_MC,
                            rivals={"the small-κ series ση(√(2π)/8 + πκ/32)": series,
@@ -598,11 +599,11 @@ def check_sgd_floors(budget: Budget) -> Result:
     r = sgd_floors(budget)
     a = SGD_FLOORS["a"]
     eta, s_m = r["eta"], r["sigma_m"]
-    pred = np.array([a / 2 * T.sgd_mixed_second_moment(a, e, m, 1.0) for e, m in zip(eta, s_m)])
+    pred = np.array([a / 2 * float(N.stationary_second_moment(a, e, 1.0, m)) for e, m in zip(eta, s_m)])
     return Result(
         checks=Statistical("SGD floor E f at (η, σ_m) ∈ {0.05, 0.2} × {0, 1}", r["mean"], r["se"], pred, z=Z, why=WHY_MC,
                            rivals={"small-step floor ησ_a²/4": eta / 4,
-                                   "multiplicative noise ignored": np.array([T.sgd_additive_floor(a, e, 1.0) for e in eta])}),
+                                   "multiplicative noise ignored": np.array([float(N.stationary_excess(a, e, 1.0)) for e in eta])}),
         detail=("(eta, sigma_m) = " + ", ".join(f"({e}, {m}): {mu:.5f}±{s:.5f} vs {p:.5f}"
                                                 for e, m, mu, s, p in zip(eta, s_m, r["mean"], r["se"], pred))
                 + f"; {r['n_diverged']} diverged runs"),
@@ -629,8 +630,8 @@ def _cooldown_theory(budget_name: str) -> dict:
             eta_prev[j] = eta_k
             if method == "sgd":
                 mult, add = c["sigma"] * (noise == "multiplicative"), c["sigma"] * (noise == "additive")
-                mean[i, j] = c["a"] / 2 * T.sgd_schedule_second_moment(c["a"], eta, x0_sq, mult, add)
-                quasi[i, j] = 0.0 if noise == "multiplicative" else [T.sgd_additive_floor(c["a"], e, c["sigma"]) for e in eta_k]
+                mean[i, j] = c["a"] / 2 * N.moment_recursion([c["a"]], eta, x0_sq, add, mult)[:, 0]
+                quasi[i, j] = 0.0 if noise == "multiplicative" else [float(N.stationary_excess(c["a"], e, c["sigma"])) for e in eta_k]
             else:
                 mean[i, j], err[i, j] = T.sign_schedule_mean_f(c["a"], eta, c["sigma"], noise, x0_low=c["x0_low"],
                                                                x0_high=c["x0_low"] + c["eta"], cells=32)

@@ -14,6 +14,7 @@ from scipy import integrate, special, stats
 
 from sims import sign_floor as S
 from sims.reference import sign_floor as R
+from theory import nqm as N
 from theory import sign_floor as T
 
 p, eta, c, a, sigma = T.p_sym, T.eta_sym, T.c_sym, T.a_sym, T.sigma_sym
@@ -112,13 +113,17 @@ def test_sgd_contraction_matches_autodiff():
         assert math.isclose(float(rho.subs({a: av, eta: ev, sigma: sv})), T.sgd_contraction(av, ev, sv), rel_tol=1e-12)
 
 
-def test_sgd_schedule_recursion_reaches_the_closed_forms():
+def test_sgd_recursion_of_the_shared_model_is_this_topics_sgd():
+    """The topic's SGD baselines come from theory.nqm (one mode, batch 1): its recursion reaches the topic's
+    closed forms, decays at sgd_contraction's rate, and the sign_floor wrapper is the same number."""
     steps = np.full(4000, 0.05)
-    v = T.sgd_schedule_second_moment(2.0, steps, 1.0, sigma_m=0.5, sigma_a=1.0)
-    assert math.isclose(v[-1], T.sgd_mixed_second_moment(2.0, 0.05, 0.5, 1.0), rel_tol=1e-10)
-    v = T.sgd_schedule_second_moment(2.0, steps, 0.3, sigma_a=1.0)
+    v = N.moment_recursion([2.0], steps, 1.0, sigma_a=1.0, sigma_m=0.5)[:, 0]
+    assert math.isclose(v[-1], 0.05 / (2.0 * (2 - 0.05 * 2.0 * 1.25)), rel_tol=1e-10)
+    assert math.isclose(v[-1], float(N.stationary_second_moment(2.0, 0.05, 1.0, 0.5)), rel_tol=1e-10)
+    v = N.moment_recursion([2.0], steps, 0.3, sigma_a=1.0)[:, 0]
     assert math.isclose(2.0 / 2 * v[-1], T.sgd_additive_floor(2.0, 0.05, 1.0), rel_tol=1e-10)
-    v = T.sgd_schedule_second_moment(2.0, steps[:10], 0.3, sigma_m=0.5)
+    assert math.isclose(T.sgd_additive_floor(2.0, 0.05, 1.0), 0.05 / (2 * (2 - 0.1)), rel_tol=1e-14)
+    v = N.moment_recursion([2.0], steps[:10], 0.3, sigma_m=0.5)[:, 0]
     np.testing.assert_allclose(v, 0.3 * T.sgd_contraction(2.0, 0.05, 0.5) ** np.arange(11), rtol=1e-12)
 
 
@@ -206,7 +211,6 @@ def test_sign_schedule_law_matches_monte_carlo():
 @pytest.mark.parametrize("call, name", [
     (lambda: T.sgd_additive_floor(1.0, 2.5, 1.0), "eta"),
     (lambda: T.sgd_additive_floor(1.0, 2.0, 1.0), "eta"),
-    (lambda: T.sgd_mixed_second_moment(1.0, 1.0, 1.0, 1.0), "eta"),
     (lambda: T.c_mid(1e200), "sigma"), (lambda: T.c_unif(1e200), "sigma"), (lambda: T.c_sde(1e200), "sigma"),
     (lambda: T.second_moment(0.5, 1.0, 0.5), "p"), (lambda: T.parity_second_moments(0.5, 1.0, 0.2), "p"),
     (lambda: T.ladder_pmf(0.5, np.arange(3)), "p"), (lambda: T.ladder_law(0.5), "p"),
@@ -217,8 +221,6 @@ def test_sign_schedule_law_matches_monte_carlo():
     (lambda: T.additive_chain(1.0, 0.1, NAN, 0.0), "sigma"), (lambda: T.additive_chain(1.0, 0.1, 1.0, 0.1), "c"),
     (lambda: T.additive_chain(1.0, 1e-9, 1.0, 0.0), "eta"), (lambda: T.additive_floor(1.0, 0.1, 1.0, "left"), "offset"),
     (lambda: T.phi_add_series(NAN), "kappa"), (lambda: T.student_density_at_zero(0.0), "df"),
-    (lambda: T.sgd_schedule_second_moment(1.0, [0.1, NAN], 1.0), "eta"),
-    (lambda: T.sgd_schedule_second_moment(1.0, [0.1], -1.0), "x0_sq"),
     (lambda: T.sign_schedule_mean_f(1.0, [0.1], 1.0, x0_low=-0.1, x0_high=0.1), "x0_low"),
     (lambda: T.sign_schedule_mean_f(1.0, [0.1], 1.0, x0_low=0.2, x0_high=0.1), "x0_high"),
     (lambda: T.sign_schedule_mean_f(1.0, [0.1, 0.0], 1.0, x0_low=0.1, x0_high=0.2), "eta"),
@@ -228,7 +230,6 @@ def test_sign_schedule_law_matches_monte_carlo():
     (lambda: T.c_mid_sym(0.0), "e"),
     (lambda: T.second_moment(0.2, 1e300, 0.3), "eta"), (lambda: T.sgd_contraction(1.0, 1e300, 1.0), "eta"),
     (lambda: T.floor(1.0, 1e300, 1.0), "eta"), (lambda: T.additive_floor(1e300, 0.1, 1.0), "a"),
-    (lambda: T.sgd_mixed_second_moment(1.0, 0.1, 1e300, 1.0), "sigma_m"),
 ])
 def test_theory_bad_input_names_the_parameter(call, name):
     with pytest.raises((ValueError, TypeError)) as exc:

@@ -21,7 +21,10 @@ every step changes :math:`n` by :math:`\pm 1` (period 2), and
 
 **Schedules.** Along a decaying step size neither chain has a closed form; :func:`sign_schedule_mean_f`
 evolves the exact law of :math:`x_k` on a grid (the only error is the grid's, and it is returned),
-and :func:`sgd_schedule_second_moment` runs SGD's exact second-moment recursion.
+and SGD's exact second-moment recursion and fixed points are those of the shared noisy quadratic
+(:func:`theory.nqm.moment_recursion`, :func:`theory.nqm.stationary_second_moment`,
+:func:`theory.nqm.stationary_excess`: :math:`g = a x(1+\sigma_m\xi_1) + \sigma_a\xi_2` is its one-mode
+case at batch size 1).
 
 No JAX and no I/O here: sympy for the algebra, numpy/scipy for the numeric helpers. Every public
 function validates its arguments (:mod:`theory._validate`).
@@ -36,14 +39,14 @@ import sympy as sp
 from scipy import special, stats
 
 from theory import _validate as V
+from theory import nqm
 
 __all__ = [
     "p_sym", "ladder_law", "second_moment_sym", "parity_second_moments_sym", "c_mid_sym", "c_unif_sym",
     "c_limits", "away_probability", "contraction", "c_mid", "c_unif", "c_sde", "second_moment",
     "parity_second_moments", "ladder_pmf", "additive_chain", "additive_floor", "phi_add_expansion_sym",
     "phi_add_series", "additive_drift_floor_sym", "student_density_at_zero", "sgd_contraction_sym",
-    "sgd_threshold", "sgd_contraction", "sgd_additive_floor", "sgd_mixed_second_moment",
-    "sgd_schedule_second_moment", "sign_schedule_mean_f", "floor", "mixed_chain", "mixed_floor", "crossover_eta",
+    "sgd_threshold", "sgd_contraction", "sgd_additive_floor", "sign_schedule_mean_f", "floor", "mixed_chain", "mixed_floor", "crossover_eta",
     "uniform_additive_floor", "NOISES", "METHODS", "LAWS",
 ]
 
@@ -635,11 +638,11 @@ def sgd_contraction(a: float, eta: float, sigma: float) -> float:
 
 
 def sgd_additive_floor(a: float, eta: float, sigma: float) -> float:
-    r"""SGD with additive noise :math:`g = ax + \sigma\xi`: fixed point of
-    :math:`v = (1-\eta a)^2 v + \eta^2\sigma^2`, :math:`E f = \tfrac a2 v = \frac{\eta\sigma^2}{2(2-\eta a)}`.
+    r"""SGD's additive-noise floor :math:`E f = \frac{\eta\sigma^2}{2(2-\eta a)}` on :math:`f = a x^2/2`, in this topic's names.
 
-    Exists only for a stable step, :math:`\eta a < 2` (``ValueError`` otherwise: the second moment
-    grows without bound and there is no floor).
+    A thin wrapper: the value is :func:`theory.nqm.stationary_excess` of the shared noisy quadratic
+    (one mode of curvature ``a``, additive noise ``sigma``, batch 1). Exists only for a stable step,
+    :math:`\eta a < 2` (``ValueError`` naming ``eta`` otherwise: the second moment grows without bound).
     """
     a = V.real("a", a, low=0.0, low_open=True)
     eta = V.real("eta", eta, low=0.0, low_open=True)
@@ -647,56 +650,8 @@ def sgd_additive_floor(a: float, eta: float, sigma: float) -> float:
     if not eta * a < 2:
         raise ValueError(f"eta: SGD has a stationary floor only for a stable step eta * a < 2, got eta = {eta} "
                          f"with a = {a} (eta * a = {eta * a:.6g})")
-    eta_, sigma_ = _f64(eta, sigma)
-    return _finite(eta_ * sigma_**2 / (2 * (2 - eta * a)), eta=eta, sigma=sigma)
-
-
-def sgd_mixed_second_moment(a: float, eta: float, sigma_m: float, sigma_a: float) -> float:
-    r"""Mixed noise :math:`g = ax(1+\sigma_m\xi_1) + \sigma_a\xi_2`:
-    :math:`E x_\infty^2 = \frac{\eta\sigma_a^2}{a(2 - \eta a(1+\sigma_m^2))}`.
-
-    Exists only below the mean-square threshold :math:`\eta a(1+\sigma_m^2) < 2` (``ValueError`` otherwise).
-    """
-    a = V.real("a", a, low=0.0, low_open=True)
-    eta = V.real("eta", eta, low=0.0, low_open=True)
-    sigma_m = V.real("sigma_m", sigma_m, low=0.0)
-    sigma_a = V.real("sigma_a", sigma_a, low=0.0)
-    a, eta, sigma_m, sigma_a = _f64(a, eta, sigma_m, sigma_a)
     with np.errstate(over="ignore"):
-        load = eta * a * (1 + sigma_m**2)
-    if not load < 2:
-        raise ValueError(f"eta, sigma_m: SGD with multiplicative noise has a stationary second moment only below the "
-                         f"mean-square threshold eta * a * (1 + sigma_m^2) < 2, got {load:.6g}")
-    return _finite(eta * sigma_a**2 / (a * (2 - load)), eta=float(eta), sigma_a=float(sigma_a))
-
-
-def sgd_schedule_second_moment(a: float, eta, x0_sq: float, sigma_m: float = 0.0,
-                               sigma_a: float = 0.0) -> np.ndarray:
-    r"""Exact :math:`E x_k^2` of SGD along a step-size schedule ``eta`` :math:`= (\eta_0, \dots, \eta_{K-1})`, mixed noise:
-
-    .. math:: v_{k+1} = \big((1-\eta_k a)^2 + \eta_k^2a^2\sigma_m^2\big) v_k + \eta_k^2\sigma_a^2 .
-
-    Returns :math:`v_0, \dots, v_K` (length ``len(eta) + 1``); :math:`v_0` = ``x0_sq`` :math:`= E x_0^2`.
-    The purely multiplicative case is summed in log space, so values far below the float range
-    underflow to 0 instead of raising; a second moment that grows past the float range (an unstable
-    step) is ``inf`` from that step on.
-    """
-    a = V.real("a", a, low=0.0, low_open=True)
-    eta = V.array("eta", eta, ndim=1, low=0.0, nonempty=False)
-    x0_sq = V.real("x0_sq", x0_sq, low=0.0)
-    sigma_m = V.real("sigma_m", sigma_m, low=0.0)
-    sigma_a = V.real("sigma_a", sigma_a, low=0.0)
-    with np.errstate(over="ignore"):
-        rho = (1 - eta * a) ** 2 + (eta * a * sigma_m) ** 2
-    if sigma_a == 0:
-        with np.errstate(divide="ignore", over="ignore"):
-            return np.concatenate([[x0_sq], x0_sq * np.exp(np.cumsum(np.log(rho)))])
-    v = np.empty(len(eta) + 1)
-    v[0] = x0_sq
-    with np.errstate(over="ignore", invalid="ignore"):
-        for k, (r, e) in enumerate(zip(rho, eta)):  # a scalar recursion (theory), not a simulation
-            v[k + 1] = r * v[k] + (e * sigma_a) ** 2
-    return v
+        return _finite(float(nqm.stationary_excess(a, eta, sigma)), eta=eta, sigma=sigma)
 
 
 # ----------------------------------------------------------------------------- signSGD along a schedule
