@@ -22,7 +22,9 @@ table prints it), never by the grid.
 
 ``--scale large`` runs GPU-sized problems; on a CPU the ``--max-seconds`` guard (default 60 s
 there) stops a side that would take too long and reports a bound instead (status ``stopped``,
-not an error), so the run always completes.
+not an error), so the run always completes. The guard acts between Python steps: a NumPy loop
+stops within a step, a chunked sweep within a chunk; one long XLA call finishes first (and
+computations a stopped case left in flight are waited for before the next case is timed).
 ``--profile figures|check|test ARGS`` runs that command under :class:`TimeProfile` and prints
 where the wall time went (XLA compilation, tracing, running, sympy, NumPy, plotting) per topic.
 
@@ -337,6 +339,13 @@ def _raise_import() -> None:
     raise RuntimeError("this topic's bench_cases raised (see stderr)")
 
 
+def _drain() -> None:
+    """Wait for every computation still in flight (an XLA call cannot be cancelled: work dispatched by a
+    stopped case would otherwise run on beside, and be timed into, the next case)."""
+    with contextlib.suppress(Exception):
+        jax.block_until_ready(jax.live_arrays())
+
+
 def _to_host(x: Any) -> Any:
     return jax.tree_util.tree_map(np.asarray, x)
 
@@ -378,6 +387,7 @@ def _run_case(case: BenchCase, repeats: int = 3, max_seconds: float | None = Non
     except _Timeout:
         row["status"], row["jax_per_s_at_most"] = "stopped", case.work / (time.perf_counter() - start)
         row["check"] = f"skipped (JAX side stopped by --max-seconds {max_seconds})"
+        _drain()
         return row
     except Exception as exc:  # noqa: BLE001 - one failing case must not hide the others
         row["status"], row["error"] = "error", f"JAX side raised {type(exc).__name__}: {exc}"
