@@ -7,7 +7,8 @@ batch size :math:`B` the stochastic gradient is
 .. math:: g = H(x-c)\odot\Big(1 + \frac{\sigma_m}{\sqrt B}\xi_1\Big) + \frac{\sigma_a}{\sqrt B}\odot\xi_2,
 
 :math:`\xi_{1,2}` i.i.d. per coordinate from the noise ``law``: ``"gaussian"``, ``"student"`` (integer
-``df``, unit scale) or ``"rademacher"`` (:math:`\pm1`). Any optimizer of :mod:`sims.optimizers` takes
+``df``, unit scale), ``"rademacher"`` (:math:`\pm1`) or ``"uniform"`` (on :math:`[-1, 1]`, unit scale: variance
+:math:`1/3`, so a noise level :math:`\sigma` there is :math:`\sigma/\sqrt3` in the moment recursion's units). Any optimizer of :mod:`sims.optimizers` takes
 the step, along any step-size schedule :math:`\eta_t` (arrays: WSD, cosine, decay to zero, ...).
 :func:`theory.nqm.moment_recursion` is the exact law of SGD's second moments on this model.
 
@@ -39,14 +40,14 @@ from theory import _validate as V
 
 __all__ = ["LAWS", "BOUND", "CHUNK", "noise", "nqm_run", "simulate", "Summary", "summarize"]
 
-LAWS = ("gaussian", "student", "rademacher")
+LAWS = ("gaussian", "student", "rademacher", "uniform")
 BOUND = 1e150  # |x| beyond this counts as diverged (squares would overflow float64)
 CHUNK = 4096
 _MEMORY = 2**30  # bytes of noise one recording block may hold
 
 
 def noise(key: jax.Array, shape, law: str = "gaussian", df: int = 0) -> jax.Array:
-    r"""Unit-variance-scale noise of ``shape``: standard Gaussian, Student-t with integer ``df`` (unit scale), or Rademacher.
+    r"""Unit-scale noise of ``shape``: standard Gaussian, Student-t with integer ``df`` (unit scale), Rademacher, or uniform on [-1, 1].
 
     Student-t: :math:`\nu \le 2` by the exact inverse CDF of a uniform, otherwise
     :math:`z/\sqrt{\chi^2_\nu/\nu}` with :math:`\chi^2_\nu` a sum of squared normals (no rejection
@@ -57,6 +58,8 @@ def noise(key: jax.Array, shape, law: str = "gaussian", df: int = 0) -> jax.Arra
         return jax.random.normal(key, (size,)).reshape(shape)
     if law == "rademacher":
         return jax.random.rademacher(key, (size,), dtype=jnp.float64).reshape(shape)
+    if law == "uniform":
+        return jax.random.uniform(key, (size,), minval=-1.0, maxval=1.0).reshape(shape)
     if df in (1, 2):
         u = jax.random.uniform(key, (size,), minval=jnp.finfo(jnp.float64).tiny)
         t = jnp.tan(jnp.pi * (u - 0.5)) if df == 1 else (2 * u - 1) / jnp.sqrt(2 * u * (1 - u))

@@ -46,6 +46,7 @@ from jax import lax
 from scipy import special
 
 import sims  # noqa: F401  (float64)
+from sims import nqm
 from sims.sweep import run_grid
 from theory import _validate as V
 
@@ -492,31 +493,83 @@ def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, beta2=0
                              f"the divergence bound {BOUND:g}; got eta up to {np.max(params['eta'][idx]):.3g}")
     if floats and law == "student":
         df = _law(law, df, integer_df=True)  # the float chains sum df squared normals
-    draws = 2 * (df + 1 if floats and law == "student" and df > 2 else 1)  # 32-bit words per noise value
-    if min(BLOCK, T) * d * draws >= 2**32:
-        raise ValueError(f"x0: the noise counters of a block ({min(BLOCK, T)} steps x {d} dims x {draws} words) "
+    if len(floats) < len(groups) and min(BLOCK, T) * d >= 2**32:  # the Bernoulli kernel's counters: one word each
+        raise ValueError(f"x0: the noise counters of a block ({min(BLOCK, T)} steps x {d} dims) "
                          f"overflow 32 bits; expected fewer dimensions")
     index = np.arange(G * n_chains).reshape(G, n_chains) % (n_chains if paired else G * n_chains)
     impl = str(jax.random.key_impl(key))
 
     out: dict[str, np.ndarray] = {}
+
+    def put(res: dict, idx: np.ndarray) -> None:
+        """Store per-run results (leading axis: the runs of ``idx``, configuration-major) at their configurations."""
+        for name, v in res.items():
+            v = v.reshape((len(idx), n_chains) + v.shape[1:])
+            if name not in out:
+                out[name] = np.empty((G, n_chains) + v.shape[2:], dtype=v.dtype)
+            out[name][idx] = v
+
     for (mth, add, mom), idx in groups.items():
+        if not is_bernoulli(mth, add, mom):
+            continue
         idx = np.array(idx)
         grid = {name: np.repeat(v[idx], n_chains) for name, v in params.items()}
         grid.update(_key_grid(key, index[idx].reshape(-1)), x0=x0[idx].reshape(-1, d),
                     h=np.repeat(h[idx], n_chains, axis=0))
-        static = dict(T=T, n_rec=n_rec, method=mth, additive=add, momentum=mom, law=law, df=df, impl=impl,
+        # only p = F(-1/sigma) enters: pass it as data, so every law shares one compiled kernel
+        grid["p_away"] = away_probability_host(grid["sigma_m"], law, df)
+        static = dict(T=T, n_rec=n_rec, method=mth, additive=add, momentum=mom, law="gaussian", df=0, impl=impl,
                       block=BLOCK)
-        if is_bernoulli(mth, add, mom):
-            # only p = F(-1/sigma) enters: pass it as data, so every law shares one compiled kernel
-            grid["p_away"] = away_probability_host(grid["sigma_m"], law, df)
-            static.update(law="gaussian", df=0)
-        res = _sweep(chain_run, grid, static, chunk_size, f"sign_floor {mth}", np.int64(burn))
-        for name, v in res.items():
-            if name not in out:
-                out[name] = np.empty((G, n_chains) + v.shape[1:], dtype=v.dtype)
-            out[name][idx] = v.reshape((len(idx), n_chains) + v.shape[1:])
+        put(_sweep(chain_run, grid, static, chunk_size, f"sign_floor {mth}", np.int64(burn)), idx)
+    if floats:
+        idx = np.array(sorted(g for key_ in floats for g in groups[key_]))
+        put(_nqm_chains(key, idx, methods, params, x0, h, T=T, n_rec=n_rec, burn=burn, n_chains=n_chains, law=law,
+                        df=int(df) if law == "student" else 0, paired=paired, chunk_size=chunk_size), idx)
     return out
+
+
+# this topic's method (with its momentum beta) -> the shared optimizer that takes the same steps
+_NQM_METHOD = {("sgd", False): "sgd", ("sgd", True): "heavy_ball", ("sign", False): "sign", ("sign", True): "signum",
+               ("normalized", False): "normalized", ("normalized", True): "normalized", ("lion", False): "lion",
+               ("lion", True): "lion"}
+
+
+def schedules_host(T: int, eta, cooldown) -> np.ndarray:
+    r"""The schedules :math:`\eta_{g,k} = \eta_g\min\{1, (T-k)/(\phi_g T)\}`, :math:`k = 0..T-1`, as a ``(G, T)`` NumPy array.
+
+    The host twin of :func:`schedule` for one step size and cooldown fraction per configuration
+    (``eta``, ``cooldown``: 1-D, one value each; :math:`\phi = 0` is a constant step).
+    """
+    T = V.integer("T", T, low=1)
+    eta = V.array("eta", eta, ndim=1, low=0.0)
+    cooldown = V.array("cooldown", cooldown, shape=eta.shape, low=0.0, high=1.0)
+    k = np.arange(T)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        frac = np.clip((T - k)[None, :] / (cooldown[:, None] * T), 0.0, 1.0)
+    return eta[:, None] * np.where(cooldown[:, None] > 0, frac, 1.0)
+
+
+def _nqm_chains(key, idx, methods, params, x0, h, *, T, n_rec, burn, n_chains, law, df, paired, chunk_size) -> dict:
+    r"""The float chains of configurations ``idx``, run on the shared noisy quadratic (:func:`sims.nqm.simulate`).
+
+    The model is the same (:math:`g = h\odot x\odot(1+\sigma_m\xi_1) + \sigma_a\xi_2`, batch 1, noise law
+    and Student-t sampler of :mod:`sims.nqm`); each method maps to the shared optimizer taking the
+    same steps: SGD with momentum :math:`m \leftarrow \beta m + (1-\beta)g` is heavy ball
+    :math:`m \leftarrow \beta m + g` at the step :math:`\eta(1-\beta)` (the buffers differ by the factor
+    :math:`1-\beta`); signSGD with momentum is Signum; normalized SGD and Lion are themselves. Returns
+    this module's outputs (``mean_f``, ``final_f``, ``curve``, ``diverged``, ``diverged_step``) for ``idx``.
+    """
+    beta = params["beta"][idx]
+    names = [_NQM_METHOD[methods[g], bool(params["beta"][g] > 0)] for g in idx]
+    step_scale = np.where([n == "heavy_ball" for n in names], 1.0 - beta, 1.0)
+    etas = schedules_host(T, params["eta"][idx] * step_scale, params["cooldown"][idx])
+    res = nqm.simulate(key, T=T, eta=etas, x0=x0[idx], lam=h[idx], method=names, momentum=beta,
+                       b2=params["beta2"][idx], sigma_m=params["sigma_m"][idx],
+                       sigma_a=np.broadcast_to(params["sigma_a"][idx][:, None], h[idx].shape), burn=burn,
+                       n_chains=n_chains, n_rec=n_rec, law=law, df=df, paired=paired, chunk_size=chunk_size)
+    flat = lambda v: v.reshape((-1,) + v.shape[2:])  # noqa: E731  (runs configuration-major, as a sweep returns them)
+    return {"mean_f": flat(res["mean_loss"]), "final_f": flat(res["curve"][..., -1]), "curve": flat(res["curve"]),
+            "diverged": flat(res["diverged"]), "diverged_step": flat(res["diverged_step"])}
 
 
 # ----------------------------------------------------------------------------- integer ladder
