@@ -38,7 +38,7 @@ __all__ = [
     "ACTIVATIONS", "BLOWUP", "param_shapes", "n_params", "unflatten", "flatten", "forward", "loss", "class_losses",
     "covariance_loss", "dense_hessian", "hessian_eigvalsh", "top_eigenvalues",
     "class_data", "whitened_data", "balanced_minimum", "random_gauge", "balancedness_error",
-    "init_params", "xavier_init", "aligned_init", "mode_strengths", "train_gd", "gd_steps", "gd_sweep",
+    "init_params", "xavier_init", "aligned_init", "mode_strengths", "train_gd", "gd_sweep",
 ]
 
 ACTIVATIONS = ("linear", "tanh", "relu")
@@ -68,7 +68,8 @@ def _theta(theta: Any, widths, name: str = "theta") -> jax.Array:
     if shape != (P,):
         raise ValueError(f"{name}: expected a flat vector of P = {P} parameters for widths {tuple(widths)}, "
                          f"got shape {shape}")
-    return jnp.asarray(theta)
+    # dtype always, finiteness only on concrete values (inside jit/grad/vmap a tracer passes unchanged)
+    return V.traceable(name, theta, ndim=1)
 
 
 def unflatten(theta: jax.Array, widths) -> list[jax.Array]:
@@ -100,7 +101,7 @@ def _data(X: Any, Y: Any, widths) -> tuple[jax.Array, jax.Array]:
         raise ValueError(f"X: expected shape (d_0 = {w[0]}, n) with samples as columns, got {xs}")
     if len(ys) != 2 or ys != (w[-1], xs[1]):
         raise ValueError(f"Y: expected shape (d_L = {w[-1]}, n = {xs[1]}), got {ys}")
-    return jnp.asarray(X), jnp.asarray(Y)
+    return V.traceable("X", X, ndim=2), V.traceable("Y", Y, ndim=2)
 
 
 def forward(theta: jax.Array, X: jax.Array, widths, activation: str = "linear") -> jax.Array:
@@ -109,6 +110,7 @@ def forward(theta: jax.Array, X: jax.Array, widths, activation: str = "linear") 
     mats = unflatten(theta, widths)
     if jnp.shape(X)[:1] != (widths[0],) or jnp.ndim(X) != 2:
         raise ValueError(f"X: expected shape (d_0 = {widths[0]}, n), got {jnp.shape(X)}")
+    X = V.traceable("X", X, ndim=2)
     h = X
     for W in mats[:-1]:
         h = phi(W @ h)
@@ -128,7 +130,10 @@ def covariance_loss(theta, sigma_xx, sigma_yx, widths) -> jax.Array:
     Equal to :func:`loss` (linear activation) minus :math:`\tfrac12\operatorname{tr}\Sigma_{yy}`, so it has
     the same gradient and Hessian; used for GD steps, where it makes a step independent of :math:`n`.
     """
-    mats = unflatten(theta, widths)
+    w = validate_widths(widths)
+    mats = unflatten(theta, w)
+    sigma_xx = V.traceable("sigma_xx", sigma_xx, shape=(w[0], w[0]))
+    sigma_yx = V.traceable("sigma_yx", sigma_yx, shape=(w[-1], w[0]))
     W = functools.reduce(lambda acc, m: m @ acc, mats[1:], mats[0])
     return 0.5 * jnp.sum(W * (W @ sigma_xx)) - jnp.sum(sigma_yx * W)
 
@@ -286,7 +291,7 @@ def random_gauge(key: jax.Array, theta, widths, scale: float) -> jax.Array:
     surely). Linear networks only: the product :math:`W_L\cdots W_1` is unchanged.
     """
     V.key("key", key)
-    scale = V.real("scale", scale)
+    scale = V.real("scale", scale, low=0.0)  # G = I + scale N: the sign of scale is the sign of N (symmetric law)
     return _random_gauge(key, _theta(theta, widths), scale, widths=validate_widths(widths))
 
 
@@ -376,7 +381,7 @@ def mode_strengths(thetas, X, Y, widths) -> np.ndarray:
 # GD with divergence as data and the sharpness tracked
 # ----------------------------------------------------------------------------------------------
 
-def gd_steps(grad, eta, theta, diverged_step, start, n: int):
+def _gd_steps(grad, eta, theta, diverged_step, start, n: int):
     r"""``n`` GD steps :math:`\theta\leftarrow\theta-\eta\nabla\mathcal L(\theta)` with the divergence contract (traceable).
 
     ``grad`` maps :math:`\theta` to :math:`\nabla\mathcal L`; ``diverged_step`` is ``-1`` until the
@@ -394,6 +399,17 @@ def gd_steps(grad, eta, theta, diverged_step, start, n: int):
     return lax.fori_loop(0, n, step, (theta, diverged_step))
 
 
+def _top_eigenvalue(f, theta, key, num_iter: int) -> jax.Array:
+    r"""Largest Ritz value of :math:`\nabla^2 f(\theta)` after ``num_iter`` Lanczos steps (:func:`sims.hvp.lanczos`).
+
+    The unvalidated path used inside the training scan: a diverged run's frozen iterate is still
+    finite, but the public :func:`sims.hvp.top_eigenvalues` checks finiteness of concrete values, which
+    under ``jax.disable_jit`` would turn a record of data into an error.
+    """
+    grad = jax.grad(f)
+    return H.lanczos(key, lambda v: jax.jvp(grad, (theta,), (v,))[1], theta.size, num_iter)[-1]
+
+
 @functools.partial(jax.jit, static_argnames=("widths", "activation", "steps", "record_every", "lanczos_iter"))
 def _train(key, theta0, X, Y, eta, *, widths, activation, steps, record_every, lanczos_iter):
     f = functools.partial(loss, X=X, Y=Y, widths=widths, activation=activation)
@@ -407,7 +423,7 @@ def _train(key, theta0, X, Y, eta, *, widths, activation, steps, record_every, l
 
     def record(theta, k, t, div):
         # lanczos_iter = 0: no tracking (a much smaller program when only the trajectory is wanted)
-        lam = H.top_eigenvalues(f, theta, k, k=1, num_iter=lanczos_iter)[0] if lanczos_iter else jnp.nan
+        lam = _top_eigenvalue(f, theta, k, lanczos_iter) if lanczos_iter else jnp.nan
         dead = (div >= 0) & (t >= div)
         nan = jnp.nan
         return (jnp.where(dead, nan, f(theta)), jnp.where(dead, nan, lam),
@@ -416,7 +432,7 @@ def _train(key, theta0, X, Y, eta, *, widths, activation, steps, record_every, l
     def segment(carry, inp):
         theta, div = carry
         k, t = inp
-        theta, div = gd_steps(grad, eta, theta, div, t - record_every, record_every)
+        theta, div = _gd_steps(grad, eta, theta, div, t - record_every, record_every)
         return (theta, div), record(theta, k, t, div)
 
     n_rec = steps // record_every

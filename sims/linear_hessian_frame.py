@@ -26,9 +26,7 @@ from theory import _validate as V
 from theory.linear_hessian import validate_widths
 
 __all__ = [
-    "DMAX", "LMAX", "N_SAMPLES", "ACT_CODES", "frame_widths", "param_mask", "active_indices", "frame_forward",
-    "frame_loss", "frame_whitened_data", "frame_class_data", "frame_balanced_minimum", "frame_gauge",
-    "frame_balancedness", "frame_init", "embed", "strip",
+    "DMAX", "LMAX", "N_SAMPLES", "ACT_CODES", "frame_widths", "active_indices", "embed", "strip",
 ]
 
 DMAX, LMAX, N_SAMPLES = 6, 5, 100   # the frame shared by steplab sweeps: P <= 180, pi in steps of 1/100
@@ -70,7 +68,7 @@ def embed(theta, widths) -> np.ndarray:
 def strip(matrix, widths) -> np.ndarray:
     """The active :math:`P\\times P` block of a frame Hessian (or the active entries of a frame vector)."""
     idx = active_indices(widths)
-    m = np.asarray(matrix)
+    m = V.array("matrix", matrix, ndim=(1, 2))
     if m.shape not in ((LMAX * DMAX * DMAX,), (LMAX * DMAX * DMAX,) * 2):
         raise ValueError(f"matrix: expected a frame vector or matrix of size {LMAX * DMAX * DMAX}, got shape {m.shape}")
     return m[idx] if m.ndim == 1 else m[np.ix_(idx, idx)]
@@ -89,7 +87,7 @@ def _frame_args(theta, fw, X=None) -> None:
         raise ValueError(f"theta: expected a frame vector of length lmax * dmax^2 = {lmax} * {dmax}^2, got shape {size}")
 
 
-def param_mask(fw: jax.Array, depth: jax.Array, dmax: int) -> jax.Array:
+def _param_mask(fw: jax.Array, depth: jax.Array, dmax: int) -> jax.Array:
     """1 on the active entries of every block :math:`l\\le L` of the frame, 0 elsewhere; shape ``(lmax*dmax^2,)``."""
     dmax = V.integer("dmax", dmax, low=1)
     lmax = fw.shape[0] - 1
@@ -118,10 +116,10 @@ def _phi_code(z, code):
 
 def _stack(theta, fw, depth, dmax):
     lmax = fw.shape[0] - 1
-    return (theta * param_mask(fw, depth, dmax)).reshape(lmax, dmax, dmax)
+    return (theta * _param_mask(fw, depth, dmax)).reshape(lmax, dmax, dmax)
 
 
-def frame_forward(theta, fw, depth, X, act=0) -> jax.Array:
+def _frame_forward(theta, fw, depth, X, act=0) -> jax.Array:
     r"""Forward pass of the embedded net; ``act`` is an activation code (0 linear, 1 tanh, 2 relu), traceable.
 
     A ``lax.scan`` over the ``lmax`` blocks (small compiled graph): hidden layers :math:`l<L` apply
@@ -141,11 +139,11 @@ def frame_forward(theta, fw, depth, X, act=0) -> jax.Array:
     return lax.scan(layer, X, (mats, jnp.arange(mats.shape[0])), unroll=True)[0]
 
 
-def frame_loss(theta, fw, depth, X, Y, act=0) -> jax.Array:
+def _frame_loss(theta, fw, depth, X, Y, act=0) -> jax.Array:
     """Loss of the embedded net (equal to :func:`sims.linear_hessian.loss` of the small net)."""
     if jnp.shape(Y) != jnp.shape(X):
         raise ValueError(f"Y: expected frame labels of the shape of X {jnp.shape(X)}, got {jnp.shape(Y)}")
-    r = frame_forward(theta, fw, depth, X, act) - Y
+    r = _frame_forward(theta, fw, depth, X, act) - Y
     return 0.5 * jnp.sum(r * r) / X.shape[1]
 
 
@@ -158,7 +156,7 @@ def _masked_frames(g, d, dmax):
     return q * jnp.where(jnp.abs(dg) > 0, jnp.sign(dg), 1.0)[..., None, :]
 
 
-def frame_whitened_data(key, d0, dL, rank, n: int, dmax: int, alpha=1.0):
+def _frame_whitened_data(key, d0, dL, rank, n: int, dmax: int, alpha=1.0):
     """:func:`sims.linear_hessian.whitened_data` inside the frame (``d0``, ``dL``, ``rank``, ``alpha`` traceable)."""
     V.key("key", key)
     n, dmax = V.integer("n", n, low=1), V.integer("dmax", dmax, low=1, high=n)
@@ -172,7 +170,7 @@ def frame_whitened_data(key, d0, dL, rank, n: int, dmax: int, alpha=1.0):
     return X, B @ Z
 
 
-def frame_class_data(key, counts, d0, n: int, dmax: int, alpha=1.0, gaussian=False):
+def _frame_class_data(key, counts, d0, n: int, dmax: int, alpha=1.0, gaussian=False):
     r""":func:`sims.linear_hessian.class_data` inside the frame; ``gaussian=True`` mixes the inputs with a Gaussian matrix (A1 shed).
 
     Mixed inputs :math:`X'=GX` (:math:`G=I+N/(2\sqrt{d_0})`, :math:`N` Gaussian; invertible a.s.) keep the
@@ -203,7 +201,7 @@ def frame_class_data(key, counts, d0, n: int, dmax: int, alpha=1.0, gaussian=Fal
     return X, Y
 
 
-def frame_balanced_minimum(key, fw, depth, X, Y) -> jax.Array:
+def _frame_balanced_minimum(key, fw, depth, X, Y) -> jax.Array:
     r""":func:`sims.linear_hessian.balanced_minimum` inside the frame: :math:`W^*=\Sigma_{yx}\Sigma_{xx}^{-1}` (padding made invertible), orthogonal hidden gauges from ``key``."""
     V.key("key", key)
     if jnp.ndim(X) != 2 or jnp.shape(Y) != jnp.shape(X):
@@ -220,10 +218,10 @@ def frame_balanced_minimum(key, fw, depth, X, Y) -> jax.Array:
     l = jnp.arange(lmax + 1)[:, None, None]
     frames = jnp.where(l == 0, Vt.T[None], jnp.where(l == depth, U[None], hidden))
     mats = frames[1:] @ (root[None, :, None] * jnp.swapaxes(frames[:-1], -1, -2))
-    return mats.reshape(-1) * param_mask(fw, depth, dmax)
+    return mats.reshape(-1) * _param_mask(fw, depth, dmax)
 
 
-def frame_gauge(key, theta, fw, depth, scale) -> jax.Array:
+def _frame_gauge(key, theta, fw, depth, scale) -> jax.Array:
     r""":func:`sims.linear_hessian.random_gauge` inside the frame: :math:`W_l\to G_lW_lG_{l-1}^{-1}`, :math:`G_l` on hidden layers :math:`1\le l<L` (``scale`` traceable)."""
     V.key("key", key)
     _frame_args(theta, fw)
@@ -239,10 +237,10 @@ def frame_gauge(key, theta, fw, depth, scale) -> jax.Array:
     Gprev = jnp.concatenate([jnp.eye(dmax)[None], G[:-1]], axis=0)                # G_0 = I
     # W G_prev^{-1} = solve(G_prev^T, W^T)^T
     right = jnp.swapaxes(jnp.linalg.solve(jnp.swapaxes(Gprev, -1, -2), jnp.swapaxes(mats, -1, -2)), -1, -2)
-    return (G @ right).reshape(-1) * param_mask(fw, depth, dmax)
+    return (G @ right).reshape(-1) * _param_mask(fw, depth, dmax)
 
 
-def frame_balancedness(theta, fw, depth, dmax: int) -> jax.Array:
+def _frame_balancedness(theta, fw, depth, dmax: int) -> jax.Array:
     """:func:`sims.linear_hessian.balancedness_error` of the embedded net."""
     dmax = V.integer("dmax", dmax, low=1)
     _frame_args(theta, fw)
@@ -254,7 +252,7 @@ def frame_balancedness(theta, fw, depth, dmax: int) -> jax.Array:
     return jnp.max(jnp.where(live, err, 0.0), initial=0.0)
 
 
-def frame_init(key, fw, depth, dmax: int, scale, xavier=False) -> jax.Array:
+def _frame_init(key, fw, depth, dmax: int, scale, xavier=False) -> jax.Array:
     """Small Gaussian init (std ``scale``) or Glorot-normal (``xavier``) of the embedded net."""
     V.key("key", key)
     dmax = V.integer("dmax", dmax, low=1)
@@ -264,6 +262,6 @@ def frame_init(key, fw, depth, dmax: int, scale, xavier=False) -> jax.Array:
     z = jax.random.normal(key, (lmax, dmax, dmax))
     fan = (fw[:-1] + fw[1:]).astype(jnp.float64)[:, None, None]
     std = jnp.where(xavier, jnp.sqrt(2.0 / fan), scale)
-    return (z * std).reshape(-1) * param_mask(fw, depth, dmax)
+    return (z * std).reshape(-1) * _param_mask(fw, depth, dmax)
 
 

@@ -30,7 +30,7 @@ from sims.sweep import run_grid
 from theory import _validate as V
 from theory.linear_hessian import validate_widths
 
-__all__ = ["CHUNK", "construct_run", "hessian_run", "constructed_minima", "hessian_spectra", "case_grid"]
+__all__ = ["CHUNK", "constructed_minima", "hessian_spectra", "case_grid"]
 
 CHUNK = 16  # fixed chunk: every sweep call has the same shapes, so each per-run function compiles once
 
@@ -39,7 +39,7 @@ CHUNK = 16  # fixed chunk: every sweep call has the same shapes, so each per-run
 # per-run functions (module level: run_grid caches their compilation)
 # ----------------------------------------------------------------------------------------------
 
-def construct_run(g: dict) -> dict:
+def _construct_run(g: dict) -> dict:
     r"""One constructed case (traced fields of ``g``; see :func:`constructed_minima`).
 
     Returns ``theta`` (frame vector), ``X``, ``Y`` (frame data), the singular values ``sv`` of
@@ -49,23 +49,23 @@ def construct_run(g: dict) -> dict:
     k_data, k_min, k_gauge = jax.random.split(g["key"], 3)
     fw, depth = g["widths"], g["depth"]
     n = F.N_SAMPLES
-    Xc, Yc = F.frame_class_data(k_data, g["counts"], fw[0], n, F.DMAX, 1.0, g["gaussian"])
-    Xw, Yw = F.frame_whitened_data(k_data, fw[0], fw[depth], g["rank"], n, F.DMAX, g["alpha"])
+    Xc, Yc = F._frame_class_data(k_data, g["counts"], fw[0], n, F.DMAX, 1.0, g["gaussian"])
+    Xw, Yw = F._frame_whitened_data(k_data, fw[0], fw[depth], g["rank"], n, F.DMAX, g["alpha"])
     X, Y = jnp.where(g["classes"], Xc, Xw), jnp.where(g["classes"], Yc, Yw)
-    theta = F.frame_balanced_minimum(k_min, fw, depth, X, Y)
-    theta = F.frame_gauge(k_gauge, theta, fw, depth, g["gauge"])
+    theta = F._frame_balanced_minimum(k_min, fw, depth, X, Y)
+    theta = F._frame_gauge(k_gauge, theta, fw, depth, g["gauge"])
     theta = jnp.where(g["origin"], jnp.zeros_like(theta), theta)
     Syx = Y @ X.T / n
     return {"theta": theta, "X": X, "Y": Y, "sv": jnp.linalg.svd(Syx, compute_uv=False),
             "sigma_xx": X @ X.T / n, "sigma_yx": Syx,
-            "balance": F.frame_balancedness(theta, fw, depth, F.DMAX),
-            "grad_norm": jnp.linalg.norm(jax.grad(F.frame_loss)(theta, fw, depth, X, Y))}
+            "balance": F._frame_balancedness(theta, fw, depth, F.DMAX),
+            "grad_norm": jnp.linalg.norm(jax.grad(F._frame_loss)(theta, fw, depth, X, Y))}
 
 
-def hessian_run(g: dict) -> jax.Array:
+def _hessian_run(g: dict) -> jax.Array:
     """The frame Hessian (``LMAX*DMAX^2`` square) of one case: ``theta``, ``widths``, ``depth``, ``X``, ``Y``, ``act``."""
     fw, depth = g["widths"], g["depth"]
-    return H.dense_hessian(lambda t: F.frame_loss(t, fw, depth, g["X"], g["Y"], g["act"]), g["theta"])
+    return H.dense_hessian(lambda t: F._frame_loss(t, fw, depth, g["X"], g["Y"], g["act"]), g["theta"])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -77,14 +77,25 @@ def _per_case(name: str, value: Any, n: int, *, dtype, check=None) -> np.ndarray
     a = np.asarray(value)
     if a.dtype == object or a.dtype.kind not in "biuf":
         raise TypeError(f"{name}: expected numbers (one per case or one for all), got {value!r}")
+    if a.ndim > 1:
+        raise ValueError(f"{name}: expected a scalar or one entry per case (1-D), got shape {a.shape}")
     if a.ndim == 0:
         a = np.full(n, a)
     elif a.shape[0] != n:
         raise ValueError(f"{name}: expected one entry per case ({n}), got leading length {a.shape[0]}")
-    a = a.astype(dtype)
-    if check is not None:
+    if check is not None:  # on the values as given: a cast to int would hide 1.5, NaN or True
         check(name, a)
-    return a
+    return a.astype(dtype)
+
+
+def _ints(low: int):
+    r"""A ``_per_case`` check: integers (not booleans) :math:`\ge` ``low``."""
+    def check(name, a):
+        if a.dtype.kind not in "iu":
+            raise TypeError(f"{name}: expected integers (one per case or one for all), got {a.tolist()!r:.60}")
+        if np.any(a < low):
+            raise ValueError(f"{name}: every value must be an integer >= {low}, got {a.tolist()!r:.60}")
+    return check
 
 
 def _finite(name, a):
@@ -100,17 +111,20 @@ def _widths_list(widths) -> list[tuple[int, ...]]:
     return [validate_widths(w) for w in widths]
 
 
-def _case_widths(widths, per_case: tuple, counts, key, name: str) -> tuple[int, list[tuple[int, ...]]]:
+def _case_widths(widths, per_case: dict, counts, key, name: str) -> tuple[int, list[tuple[int, ...]]]:
     """The number of cases n implied by every per-case field, and the widths list broadcast to n.
 
     A field with a leading axis (or a list of several width tuples, a 2-D ``counts``, a batch of
     keys) fixes n; fields given once apply to every case. Disagreeing lengths raise ``ValueError``
     under the parameter ``name``.
     """
+    V.key("key", key)  # before its shape is read
     wl = _widths_list(widths)
     sizes = {len(wl)} if len(wl) > 1 else set()
-    for value in per_case:
+    for field, value in per_case.items():
         if np.ndim(value) >= 1:
+            if np.shape(value)[0] == 0:
+                raise ValueError(f"{field}: expected a scalar or at least one entry per case, got an empty array")
             sizes.add(int(np.shape(value)[0]))
     if np.ndim(counts) == 2:
         sizes.add(int(np.shape(counts)[0]))
@@ -142,7 +156,8 @@ def case_grid(key, widths, *, counts=(34, 33, 33), alpha=1.0, rank=1, classes=Tr
     ``gauge``: scale of the random gauge (0: balanced). ``origin``: :math:`\theta=0`.
     ``key``: one typed key for all cases or one per case.
     """
-    n, wl = _case_widths(widths, (alpha, rank, classes, gaussian, gauge, origin), counts, key, "widths")
+    n, wl = _case_widths(widths, {"alpha": alpha, "rank": rank, "classes": classes, "gaussian": gaussian,
+                                  "gauge": gauge, "origin": origin}, counts, key, "widths")
     c = np.asarray(counts)
     c = np.tile(c, (n, 1)) if c.ndim == 1 else c
     if c.shape != (n, 3) or c.dtype.kind not in "iu" or np.any(c < 1) or np.any(c.sum(axis=1) != F.N_SAMPLES):
@@ -154,7 +169,7 @@ def case_grid(key, widths, *, counts=(34, 33, 33), alpha=1.0, rank=1, classes=Tr
         "depth": np.array([len(w) - 1 for w in wl], np.int32),
         "counts": c.astype(np.int32),
         "alpha": _per_case("alpha", alpha, n, dtype=np.float64, check=lambda nm, a: V.array(nm, a, low=0, low_open=True)),
-        "rank": _per_case("rank", rank, n, dtype=np.int32),
+        "rank": _per_case("rank", rank, n, dtype=np.int32, check=_ints(1)),
         "classes": _per_case("classes", classes, n, dtype=bool),
         "gaussian": _per_case("gaussian", gaussian, n, dtype=bool),
         "gauge": _per_case("gauge", gauge, n, dtype=np.float64, check=_finite),
@@ -170,14 +185,14 @@ def case_grid(key, widths, *, counts=(34, 33, 33), alpha=1.0, rank=1, classes=Tr
 
 
 def constructed_minima(key, widths, **fields) -> dict[str, np.ndarray]:
-    """Build every case of :func:`case_grid` ``(key, widths, **fields)`` in one sweep (see :func:`construct_run`).
+    """Build every case of :func:`case_grid` ``(key, widths, **fields)`` in one sweep (see ``_construct_run``).
 
     Returns NumPy arrays with one leading entry per case: ``theta``, ``X``, ``Y``, ``sv``,
     ``sigma_xx``, ``sigma_yx``, ``balance``, ``grad_norm``, plus the grid's ``widths`` (frame
     widths) and ``depth``. Nothing here iterates, so nothing diverges.
     """
     grid = case_grid(key, widths, **fields)
-    out = run_grid(construct_run, grid, chunk_size=CHUNK, pad_to_chunk=True)
+    out = run_grid(_construct_run, grid, chunk_size=CHUNK, pad_to_chunk=True)
     out["widths"], out["depth"] = grid["widths"], grid["depth"]
     return out
 
@@ -192,18 +207,23 @@ def hessian_spectra(theta, widths, depth, X, Y, *, act=0) -> dict[str, np.ndarra
     ascending order followed by NaN padding, and ``n_params`` (:math:`P` per case). Every entry of
     ``theta`` must be finite (drop diverged runs first).
     """
-    fw = V.array("widths", widths, ndim=2, dtype=np.int32)
+    if np.asarray(widths).dtype.kind not in "iu":
+        raise TypeError(f"widths: expected integer frame widths (n, LMAX + 1), got dtype {np.asarray(widths).dtype}")
+    fw = V.array("widths", widths, ndim=2, low=1, dtype=np.int32)
     n = fw.shape[0]
     size = F.LMAX * F.DMAX * F.DMAX
     th = V.array("theta", theta, shape=(n, size))
-    dep = _per_case("depth", depth, n, dtype=np.int32)
+    dep = _per_case("depth", depth, n, dtype=np.int32, check=_ints(1))
+    bad = [i for i in range(n) if not (dep[i] <= F.LMAX and fw[i, 0] >= 1)]
+    if bad:
+        raise ValueError(f"depth: case {bad[0]} has depth {dep[bad[0]]}, expected 1 <= depth <= LMAX = {F.LMAX}")
     Xa = V.array("X", X, shape=(n, F.DMAX, F.N_SAMPLES))
     Ya = V.array("Y", Y, shape=(n, F.DMAX, F.N_SAMPLES))
-    acts = _per_case("act", act, n, dtype=np.int32)
+    acts = _per_case("act", act, n, dtype=np.int32, check=_ints(0))
     if not np.all(np.isin(acts, list(F.ACT_CODES.values()))):
         raise ValueError(f"act: expected activation codes {F.ACT_CODES}, got {np.unique(acts).tolist()}")
     plain = [tuple(int(d) for d in fw[i, : dep[i] + 1]) for i in range(n)]
-    hess = run_grid(hessian_run, {"theta": th, "widths": fw, "depth": dep, "X": Xa, "Y": Ya, "act": acts},
+    hess = run_grid(_hessian_run, {"theta": th, "widths": fw, "depth": dep, "X": Xa, "Y": Ya, "act": acts},
                     chunk_size=CHUNK, pad_to_chunk=True)
     eig = np.full((n, size), np.nan)
     n_params = np.zeros(n, np.int64)

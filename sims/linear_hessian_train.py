@@ -2,7 +2,7 @@ r"""GD sweeps on frame-embedded nets, and the reduced dynamics of the aligned tw
 
 :func:`train_sweep` runs full-batch GD :math:`\theta\leftarrow\theta-\eta\nabla\mathcal L(\theta)`
 for every point of a grid (class data from the point's key and counts, small Gaussian or Glorot
-init, linear / tanh / ReLU hidden layers), all in one compiled sweep (:func:`train_run` under
+init, linear / tanh / ReLU hidden layers), all in one compiled sweep (``_train_run`` under
 :func:`sims.sweep.run_grid`; the step loop is a ``lax`` loop).
 
 Divergence is data, as in :func:`sims.linear_hessian.train_gd`: ``diverged`` flags a run whose
@@ -25,15 +25,15 @@ from jax import lax
 
 import sims  # noqa: F401  (float64)
 from sims import linear_hessian_frame as F
-from sims.linear_hessian import gd_steps
-from sims.linear_hessian_spectrum import CHUNK, _case_widths, _keys, _per_case
+from sims.linear_hessian import _gd_steps
+from sims.linear_hessian_spectrum import CHUNK, _case_widths, _ints, _keys, _per_case
 from sims.sweep import run_grid
 from theory import _validate as V
 
-__all__ = ["train_run", "train_sweep", "aligned_path"]
+__all__ = ["train_sweep", "aligned_path"]
 
 
-def train_run(g: dict, *, steps: int, record_every: int) -> dict:
+def _train_run(g: dict, *, steps: int, record_every: int) -> dict:
     r"""One GD run for :func:`sims.sweep.run_grid` (``steps``, ``record_every`` static).
 
     ``g``: ``key``, ``counts``, ``widths`` (frame), ``depth``, ``eta``, ``init_scale``, ``xavier``,
@@ -44,13 +44,13 @@ def train_run(g: dict, *, steps: int, record_every: int) -> dict:
     k_data, k_init = jax.random.split(g["key"])
     fw, depth, act = g["widths"], g["depth"], g["act"]
     n = F.N_SAMPLES
-    X, Y = F.frame_class_data(k_data, g["counts"], fw[0], n, F.DMAX, 1.0, g["gaussian"])
-    theta0 = F.frame_init(k_init, fw, depth, F.DMAX, g["init_scale"], g["xavier"])
-    grad = jax.grad(F.frame_loss)
+    X, Y = F._frame_class_data(k_data, g["counts"], fw[0], n, F.DMAX, 1.0, g["gaussian"])
+    theta0 = F._frame_init(k_init, fw, depth, F.DMAX, g["init_scale"], g["xavier"])
+    grad = jax.grad(F._frame_loss)
     K = g["counts"].shape[0]
 
     def record(theta, t, div):
-        r = F.frame_forward(theta, fw, depth, X, act) - Y
+        r = F._frame_forward(theta, fw, depth, X, act) - Y
         dead = (div >= 0) & (t >= div)
         total = 0.5 * jnp.sum(r * r) / n
         per_class = (Y @ jnp.sum(r * r, axis=0))[:K] / (2 * n)
@@ -58,7 +58,7 @@ def train_run(g: dict, *, steps: int, record_every: int) -> dict:
 
     def segment(carry, t):
         theta, div = carry
-        theta, div = gd_steps(lambda th: grad(th, fw, depth, X, Y, act), g["eta"], theta, div,
+        theta, div = _gd_steps(lambda th: grad(th, fw, depth, X, Y, act), g["eta"], theta, div,
                               t - record_every, record_every)
         return (theta, div), record(theta, t, div)
 
@@ -68,7 +68,7 @@ def train_run(g: dict, *, steps: int, record_every: int) -> dict:
     losses, cls = (jnp.concatenate([f0[None], r], axis=0) for f0, r in zip(first, rest))
     return {"loss": losses, "class_loss": cls, "theta": theta, "X": X, "Y": Y,
             "diverged": div >= 0, "diverged_step": div,
-            "balance": F.frame_balancedness(theta, fw, depth, F.DMAX)}
+            "balance": F._frame_balancedness(theta, fw, depth, F.DMAX)}
 
 
 def train_sweep(key, counts, widths, eta, *, init_scale=0.05, xavier=False, act=0, gaussian=False,
@@ -90,7 +90,8 @@ def train_sweep(key, counts, widths, eta, *, init_scale=0.05, xavier=False, act=
     steps = V.integer("steps", steps, low=record_every)
     if steps % record_every:
         raise ValueError(f"steps: must be a multiple of record_every = {record_every}, got {steps}")
-    n, wl = _case_widths(widths, (eta, init_scale, xavier, act, gaussian), counts, key, "eta")
+    n, wl = _case_widths(widths, {"eta": eta, "init_scale": init_scale, "xavier": xavier, "act": act,
+                                      "gaussian": gaussian}, counts, key, "eta")
     for i, w in enumerate(wl):
         if w[-1] != 3 or w[0] < 3:
             raise ValueError(f"widths: class data needs d_L = 3 classes and d_0 >= 3, got {w} (case {i})")
@@ -106,12 +107,12 @@ def train_sweep(key, counts, widths, eta, *, init_scale=0.05, xavier=False, act=
         "init_scale": _per_case("init_scale", init_scale, n, dtype=np.float64,
                                 check=lambda nm, a: V.array(nm, a, low=0)),
         "xavier": _per_case("xavier", xavier, n, dtype=bool),
-        "act": _per_case("act", act, n, dtype=np.int32),
+        "act": _per_case("act", act, n, dtype=np.int32, check=_ints(0)),
         "gaussian": _per_case("gaussian", gaussian, n, dtype=bool),
     }
     if not np.all(np.isin(grid["act"], list(F.ACT_CODES.values()))):
         raise ValueError(f"act: expected activation codes {F.ACT_CODES}, got {np.unique(grid['act']).tolist()}")
-    out = run_grid(train_run, grid, static={"steps": steps, "record_every": record_every}, chunk_size=CHUNK,
+    out = run_grid(_train_run, grid, static={"steps": steps, "record_every": record_every}, chunk_size=CHUNK,
                    pad_to_chunk=True)
     out.update(widths=grid["widths"], depth=grid["depth"], act=grid["act"], eta=grid["eta"])
     return out

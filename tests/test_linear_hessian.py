@@ -328,7 +328,7 @@ def test_frame_embedding_equals_plain_net():
         assert np.all(np.isnan(spec["eigenvalues"][k][p.size:]))
     w = cases[2]
     th = np.asarray(F.strip(thetas[2], w))
-    frame = F.frame_loss(jnp.asarray(thetas[2]), fw[2], len(w) - 1, jnp.asarray(Xs[2]), jnp.asarray(Ys[2]), 1)
+    frame = F._frame_loss(jnp.asarray(thetas[2]), fw[2], len(w) - 1, jnp.asarray(Xs[2]), jnp.asarray(Ys[2]), 1)
     plain_tanh = S.loss(jnp.asarray(th), jnp.asarray(Xs[2][: w[0]]), jnp.asarray(Ys[2][: w[-1]]), w, "tanh")
     assert float(frame) == pytest.approx(float(plain_tanh), rel=1e-12)
 

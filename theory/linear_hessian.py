@@ -129,6 +129,10 @@ def balanced_identity_residuals(depth: int, rescale=1) -> list[sp.Matrix]:
     longer balanced, and the residuals are non-zero -- the identities are a property of balance.
     """
     depth = validate_depth(depth)
+    if isinstance(rescale, (bool, np.bool_, sp.logic.boolalg.Boolean)) or not isinstance(
+            rescale, (int, float, np.integer, np.floating, sp.Number)):
+        raise TypeError(f"rescale: expected a positive real number (int, float or SymPy number), "
+                        f"got {type(rescale).__name__} {rescale!r}")
     c = sp.nsimplify(rescale)
     if not (c.is_number and c.is_positive):
         raise ValueError(f"rescale: expected a positive number, got {rescale!r}")
@@ -347,6 +351,7 @@ def validate_widths(widths) -> tuple[int, ...]:
 def validate_proportions(proportions, *, atol: float = 1e-9) -> np.ndarray:
     """Class proportions: a 1-D array of finite numbers :math:`\\ge0` summing to 1 (within ``atol``)."""
     p = V.array("proportions", proportions, ndim=1, low=0.0)
+    atol = V.real("atol", atol, low=0.0)
     if not abs(p.sum() - 1.0) <= atol:
         raise ValueError(f"proportions: class proportions must sum to 1 (one-hot labels, every sample in one class), "
                          f"got sum {p.sum():.12g}")

@@ -130,7 +130,9 @@ def numpy_balanced_minimum(rng: np.random.Generator, X, Y, widths, gauge: float 
     w = validate_widths(widths)
     X = V.array("X", X, shape=(w[0], None))
     Y = V.array("Y", Y, shape=(w[-1], X.shape[1]))
-    gauge = V.real("gauge", gauge)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng: expected a numpy.random.Generator (np.random.default_rng(seed)), got {type(rng).__name__}")
+    gauge = V.real("gauge", gauge, low=0.0)  # the sign of gauge is the sign of N_l, whose law is symmetric
     L, k, n = len(w) - 1, min(w), X.shape[1]
     Wstar = np.linalg.solve((X @ X.T / n).T, (Y @ X.T / n).T).T
     U, s, Vt = np.linalg.svd(Wstar, full_matrices=False)
