@@ -7,7 +7,7 @@ test (reason in ``FRAME_EAGER``): under ``disable_jit`` their padded 16-point ch
 graph runs primitive by primitive, ~10 s of CPU per row, a quarter of the topic's test budget.
 Their per-run functions branch only through ``jnp.where``/``lax`` (no Python control flow on
 values), the vmap-equals-loop test runs the same compiled code per point and in a batch, and the
-plain-net row (``train_gd``, the same GD loop ``gd_steps``) does run jit against eager.
+plain-net row (``train_gd``, the same GD loop ``_gd_steps``) does run jit against eager.
 """
 
 import jax
