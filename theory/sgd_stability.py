@@ -105,14 +105,24 @@ def check_hessians(hessians) -> np.ndarray:
     n, d, d2 = h.shape
     if d != d2:
         raise ValueError(f"hessians: expected shape (n, d, d) with square matrices, got {h.shape}")
-    scale = max(float(np.abs(h).max()), 1e-300)
-    asym = float(np.abs(h - np.swapaxes(h, 1, 2)).max())
-    if asym > _SYM_RTOL * scale:
-        raise ValueError(f"hessians: every H_i must be symmetric; max |H - H^T| = {asym:.3g} (scale {scale:.3g})")
-    low = float(np.linalg.eigvalsh(h).min())
-    if low < -_SYM_RTOL * scale * d:
-        raise ValueError(f"hessians: every H_i must be positive semidefinite; smallest eigenvalue {low:.3g}")
-    return h
+    return _symmetric_psd("hessians", h, "every H_i")
+
+
+def _symmetric_psd(name: str, m: np.ndarray, what: str) -> np.ndarray:
+    r"""``m`` (a stack :math:`(\dots, d, d)` of finite square matrices), checked symmetric and PSD to round-off.
+
+    Asymmetry beyond :math:`10^{-10}` of the largest entry, or an eigenvalue below :math:`-10^{-10}\,d` times
+    it, is a ``ValueError`` naming ``name`` (``what`` says which matrices, for the message).
+    """
+    d = m.shape[-1]
+    scale = max(float(np.abs(m).max()), 1e-300)
+    asym = float(np.abs(m - np.swapaxes(m, -1, -2)).max())
+    if not asym <= _SYM_RTOL * scale:
+        raise ValueError(f"{name}: {what} must be symmetric; max |A - A^T| = {asym:.3g} (scale {scale:.3g})")
+    low = float(np.linalg.eigvalsh(m).min())
+    if not low >= -_SYM_RTOL * scale * d:
+        raise ValueError(f"{name}: {what} must be positive semidefinite; smallest eigenvalue {low:.3g}")
+    return m
 
 
 def _batch_size(batch_size, n: int) -> int:
@@ -217,10 +227,13 @@ def ms_threshold(hessians, batch_size, sampling="without") -> float:
 
 
 def moment_trace(hessians, batch_size, eta, sigma0, n_steps, sampling="without") -> np.ndarray:
-    r""":math:`\mathrm{tr}\,\Sigma_t` for :math:`t = 0..T` from :math:`\mathrm{vec}\,\Sigma_t = \mathcal M_B^t\,\mathrm{vec}\,\Sigma_0` (``sigma0`` symmetric PSD, :math:`(d, d)`)."""
+    r""":math:`\mathrm{tr}\,\Sigma_t` for :math:`t = 0..T` from :math:`\mathrm{vec}\,\Sigma_t = \mathcal M_B^t\,\mathrm{vec}\,\Sigma_0` (``sigma0`` symmetric PSD, :math:`(d, d)`).
+
+    ``sigma0`` that is not symmetric PSD (to round-off) is refused: it is not a second moment.
+    """
     h = check_hessians(hessians)
     d = h.shape[1]
-    s0 = val.array("sigma0", sigma0, shape=(d, d))
+    s0 = _symmetric_psd("sigma0", val.array("sigma0", sigma0, shape=(d, d)), "Sigma_0 (a second moment)")
     n_steps = val.integer("n_steps", n_steps, low=0)
     m = second_moment_operator(h, batch_size, eta, sampling)
     out, s = np.empty(n_steps + 1), s0.reshape(-1)
@@ -231,8 +244,13 @@ def moment_trace(hessians, batch_size, eta, sigma0, n_steps, sampling="without")
 
 
 def batch_means(hessians, batch_size) -> np.ndarray:
-    r"""Every batch mean :math:`H_{\mathcal B}` over the :math:`\binom nB` subsets, in ``itertools.combinations`` order."""
-    h = val.array("hessians", hessians, ndim=(2, 3))  # (n, d) diagonals or (n, d, d) matrices
+    r"""Every batch mean :math:`H_{\mathcal B}` over the :math:`\binom nB` subsets, in ``itertools.combinations`` order.
+
+    ``hessians``: :math:`(n, d, d)` symmetric PSD (:func:`check_hessians`), or :math:`(n, d)` non-negative
+    diagonals of diagonal Hessians.
+    """
+    h = val.array("hessians", hessians, ndim=(2, 3))
+    h = val.array("hessians", h, ndim=2, low=0.0) if h.ndim == 2 else check_hessians(h)
     b = _batch_size(batch_size, h.shape[0])
     if math.comb(h.shape[0], b) > 200_000:
         raise ValueError(f"batch_size: C({h.shape[0]}, {b}) batches are too many to enumerate (limit 200000)")
@@ -291,10 +309,13 @@ def trace_bound(hessians) -> dict:
     r"""Quantities of the :math:`B = 1` trace bound: ``trace`` :math:`\mathrm{tr}H`, ``frob4``
     :math:`\frac1n\sum_i\|H_i\|_F^2`, ``eta_bound`` :math:`2\,\mathrm{tr}H/\mathrm{frob4}` (an upper bound on
     :math:`\eta^*(1)` for any PSD :math:`H_i`), ``eta_trace`` :math:`2/\mathrm{tr}H` (a further upper bound
-    when every :math:`H_i` has rank one) and ``rank_one`` (whether they do, to round-off).
+    when every :math:`H_i` has rank one) and ``rank_one`` (whether they do, to round-off). All-zero
+    :math:`H_i` (:math:`\mathrm{tr}H = 0`: nothing to bound) are refused.
     """
     h = check_hessians(hessians)
     tr = float(np.trace(h.mean(axis=0)))
+    if not tr > 0:  # PSD H_i with zero mean trace are all zero: SGD does not move and no bound exists
+        raise ValueError("hessians: every H_i is zero (tr H = 0); the trace bound 2 tr H / mean ||H_i||_F^2 is undefined")
     frob = float(np.mean(np.sum(h * h, axis=(1, 2))))
     sv = np.linalg.eigvalsh(h)
     rank_one = bool(np.all(sv[:, :-1] <= _SYM_RTOL * max(float(sv.max()), 1e-300) * h.shape[1]))

@@ -27,32 +27,88 @@ def _powers(t):
     return np.stack([one, t, t * t], -1), np.stack([zero, one, 2 * t], -1), np.stack([zero, zero, 2 * one], -1)
 
 
-def poly_loss_numpy(W: np.ndarray, C: np.ndarray) -> np.ndarray:
-    r""":math:`p(x)^\top C p(y)` for points ``W`` (..., 2) and coefficients ``C`` (..., 3, 3)."""
+def _points(W, C) -> tuple[np.ndarray, np.ndarray]:
+    """Points ``W`` (..., 2) and coefficients ``C`` (..., 3, 3), finite, with broadcastable leading axes."""
+    W = V.array("W", W)
+    if W.ndim < 1 or W.shape[-1] != 2:
+        raise ValueError(f"W: expected points (..., 2), got shape {W.shape}")
+    C = V.array("C", C)
+    if C.ndim < 2 or C.shape[-2:] != (3, 3):
+        raise ValueError(f"C: expected coefficient matrices (..., 3, 3), got shape {C.shape}")
+    try:
+        np.broadcast_shapes(W.shape[:-1], C.shape[:-2])
+    except ValueError:
+        raise ValueError(f"C: leading axes {C.shape[:-2]} do not broadcast with those of W {W.shape[:-1]}") from None
+    return W, C
+
+
+def _bilinear(u, C, v):
+    return np.einsum("...i,...ij,...j->...", u, C, v)
+
+
+def _loss(W, C):
     px, _, _ = _powers(W[..., 0])
     py, _, _ = _powers(W[..., 1])
-    return np.einsum("...i,...ij,...j->...", px, C, py)
+    return _bilinear(px, C, py)
 
 
-def poly_grad_numpy(W: np.ndarray, C: np.ndarray) -> np.ndarray:
-    r""":math:`\nabla L` of :func:`poly_loss_numpy`, shape (..., 2)."""
+def _grad(W, C):
     px, dpx, _ = _powers(W[..., 0])
     py, dpy, _ = _powers(W[..., 1])
-    return np.stack([np.einsum("...i,...ij,...j->...", dpx, C, py), np.einsum("...i,...ij,...j->...", px, C, dpy)], -1)
+    return np.stack([_bilinear(dpx, C, py), _bilinear(px, C, dpy)], -1)
 
 
 def _hessian(W, C):
     px, dpx, ddpx = _powers(W[..., 0])
     py, dpy, ddpy = _powers(W[..., 1])
-    q = lambda u, v: np.einsum("...i,...ij,...j->...", u, C, v)  # noqa: E731
-    return q(ddpx, py), q(dpx, dpy), q(px, ddpy)
+    return _bilinear(ddpx, C, py), _bilinear(dpx, C, dpy), _bilinear(px, C, ddpy)
 
 
-def poly_sharpness_numpy(W: np.ndarray, C: np.ndarray) -> np.ndarray:
-    """Largest Hessian eigenvalue (``numpy.linalg.eigvalsh`` of the 2x2 Hessian)."""
+def _sharpness(W, C):
     hxx, hxy, hyy = _hessian(W, C)
     H = np.stack([np.stack([hxx, hxy], -1), np.stack([hxy, hyy], -1)], -2)
     return np.linalg.eigvalsh(H)[..., -1]
+
+
+def poly_loss_numpy(W: np.ndarray, C: np.ndarray) -> np.ndarray:
+    r""":math:`p(x)^\top C p(y)` for points ``W`` (..., 2) and coefficients ``C`` (..., 3, 3)."""
+    return _loss(*_points(W, C))
+
+
+def poly_grad_numpy(W: np.ndarray, C: np.ndarray) -> np.ndarray:
+    r""":math:`\nabla L` of :func:`poly_loss_numpy`, shape (..., 2)."""
+    return _grad(*_points(W, C))
+
+
+def poly_sharpness_numpy(W: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """Largest Hessian eigenvalue (``numpy.linalg.eigvalsh`` of the 2x2 Hessian); ``W`` (..., 2), ``C`` (..., 3, 3)."""
+    return _sharpness(*_points(W, C))
+
+
+def _per_run(name: str, a: np.ndarray, n: int) -> np.ndarray:
+    """``a`` with one leading entry or ``n`` (one per run)."""
+    if a.shape[0] not in (1, n):
+        raise ValueError(f"{name}: expected 1 or {n} rows (one per run), got {a.shape[0]}")
+    return a
+
+
+def _runs(coef, eta, w0, momentum, nesterov):
+    """(coef, eta, w0, momentum, nesterov) of :func:`poly_gd_numpy`, validated, each with 1 or n leading rows."""
+    C = V.array("coef", coef, ndim=(2, 3))
+    if C.shape[-2:] != (3, 3):
+        raise ValueError(f"coef: expected (3, 3) or (n, 3, 3), got shape {C.shape}")
+    W = V.array("w0", w0, ndim=(1, 2))
+    if W.shape[-1] != 2:
+        raise ValueError(f"w0: expected (2,) or (n, 2), got shape {W.shape}")
+    vec = lambda x: x if x is None or isinstance(x, (str, bytes)) else np.atleast_1d(x)  # noqa: E731
+    etas = V.array("eta", vec(eta), ndim=1, low=0.0, low_open=True)
+    mom = V.array("momentum", vec(momentum), ndim=1, low=0.0, high=1.0, high_open=True)
+    nest = np.atleast_1d(np.asarray(nesterov))
+    if nest.dtype != bool or nest.ndim != 1:
+        raise TypeError(f"nesterov: expected a bool or a 1-D array of bools, got {nesterov!r}")
+    rows = (C[None] if C.ndim == 2 else C, W[None] if W.ndim == 1 else W, etas, mom, nest)
+    n = max(r.shape[0] for r in rows)
+    return [_per_run(name, r, n) for name, r in zip(("coef", "w0", "eta", "momentum", "nesterov"), rows)] + [n]
 
 
 def poly_gd_numpy(coef, eta, w0, *, n_steps: int, n_blocks: int, momentum=0.0, nesterov=False) -> dict[str, np.ndarray]:
@@ -61,15 +117,12 @@ def poly_gd_numpy(coef, eta, w0, *, n_steps: int, n_blocks: int, momentum=0.0, n
     n_blocks = V.integer("n_blocks", n_blocks, low=1, high=n_steps)
     if n_steps % n_blocks:
         raise ValueError(f"n_blocks: must divide n_steps = {n_steps}, got {n_blocks}")
-    C = V.array("coef", coef, ndim=(2, 3))
-    W = V.array("w0", w0, ndim=(1, 2))
-    etas = V.array("eta", np.atleast_1d(eta), ndim=1, low=0.0, low_open=True)
-    n = max(etas.size, 1 if W.ndim == 1 else W.shape[0], 1 if C.ndim == 2 else C.shape[0])
+    C, W, etas, mom, nest, n = _runs(coef, eta, w0, momentum, nesterov)
     C = np.broadcast_to(C, (n, 3, 3))
     W = np.broadcast_to(W, (n, 2)).copy()
     S = np.broadcast_to(etas, (n,))[:, None]
-    mom = np.broadcast_to(np.atleast_1d(np.asarray(momentum, float)), (n,))[:, None]
-    nu = np.broadcast_to(np.atleast_1d(np.asarray(nesterov)), (n,)).astype(float)[:, None]
+    mom = np.broadcast_to(mom, (n,))[:, None]
+    nu = np.broadcast_to(nest, (n,)).astype(float)[:, None]
     W_prev, W_prev2 = W.copy(), W.copy()
     block = n_steps // n_blocks
     sums = np.zeros((n, 5))
@@ -79,9 +132,9 @@ def poly_gd_numpy(coef, eta, w0, *, n_steps: int, n_blocks: int, momentum=0.0, n
     div_step = np.full(n, -1)
     with np.errstate(over="ignore", invalid="ignore"):
         for t in range(n_steps):
-            sums += np.column_stack([W[:, 0], W[:, 1], W[:, 0] ** 2, poly_loss_numpy(W, C), poly_sharpness_numpy(W, C)])
+            sums += np.column_stack([W[:, 0], W[:, 1], W[:, 0] ** 2, _loss(W, C), _sharpness(W, C)])
             Z = W + nu * mom * (W - W_prev)
-            new = W + mom * (W - W_prev) - S * poly_grad_numpy(Z, C)
+            new = W + mom * (W - W_prev) - S * _grad(Z, C)
             bad = ~div & (~np.all(np.isfinite(new), 1) | (np.max(np.abs(np.nan_to_num(new, nan=np.inf)), 1) > DIVERGENCE_BOUND))
             div_step = np.where(bad, t + 1, div_step)
             div |= bad
@@ -109,29 +162,32 @@ def poly_flow_scipy(coef, eta: float, w0, t1: float, *, flow: str = "central", r
     C = V.array("coef", coef, shape=(3, 3))
     w = V.array("w0", w0, shape=(2,))
     eta = V.real("eta", eta, low=0.0, low_open=True)
+    t1 = V.real("t1", t1, low=0.0, low_open=True)
+    relax = V.real("relax", relax, low=0.0, low_open=True)
+    rtol = V.real("rtol", rtol, low=0.0, low_open=True)
+    atol = V.real("atol", atol, low=0.0, low_open=True)
 
     def grad_S(c, h=1e-6):
-        return np.array([(poly_sharpness_numpy(c + h * e, C) - poly_sharpness_numpy(c - h * e, C)) / (2 * h)
-                         for e in np.eye(2)])
+        return np.array([(_sharpness(c + h * e, C) - _sharpness(c - h * e, C)) / (2 * h) for e in np.eye(2)])
 
     def field(t, z):
         c, r = z[:2], z[2:]
-        g = poly_grad_numpy(c, C)
+        g = _grad(c, C)
         if flow == "gradient":
             return np.concatenate([-eta * g, 0 * r])
         if flow == "central":
-            S, gS = poly_sharpness_numpy(c, C), grad_S(c)
+            S, gS = _sharpness(c, C), grad_S(c)
             s2 = max(0.0, (2 * np.dot(-g, gS) + 2 * relax / eta * (S - 2 / eta)) / max(np.dot(gS, gS), 1e-300))
             return np.concatenate([-eta * (g + 0.5 * s2 * gS), 0 * r])
-        gp, gm = poly_grad_numpy(c + r, C), poly_grad_numpy(c - r, C)
+        gp, gm = _grad(c + r, C), _grad(c - r, C)
         return np.concatenate([-0.5 * eta * (gp + gm), 0.5 * eta * (gp - gm) - 2 * r])
 
     if flow == "rod":
-        w1 = w - eta * poly_grad_numpy(w, C)
+        w1 = w - eta * _grad(w, C)
         z0 = np.concatenate([0.5 * (w + w1), 0.5 * (w - w1)])
     else:
         z0 = np.concatenate([w, np.zeros(2)])
-    sol = solve_ivp(field, (0.0, float(t1)), z0, method="LSODA", rtol=rtol, atol=atol)
+    sol = solve_ivp(field, (0.0, t1), z0, method="LSODA", rtol=rtol, atol=atol)
     return sol.y[:, -1]
 
 
@@ -140,9 +196,11 @@ def catapult_numpy(u0: np.ndarray, v0: np.ndarray, eta: np.ndarray, n_steps: int
 
     Returns the final :math:`\eta\lambda`, the largest loss over the start, ``diverged`` and ``diverged_step``.
     """
-    U, Vv = np.array(u0, dtype=float), np.array(v0, dtype=float)
+    U = V.array("u0", u0, ndim=2)
+    Vv = V.array("v0", v0, shape=U.shape)
+    e = V.array("eta", eta, shape=(U.shape[0],), low=0.0, low_open=True)[:, None]
+    n_steps = V.integer("n_steps", n_steps, low=1)
     m = U.shape[1]
-    e = np.asarray(eta, dtype=float)[:, None]
     scale = np.sqrt(m)
     loss0 = 0.5 * (np.sum(U * Vv, 1) / scale) ** 2
     worst = loss0.copy()

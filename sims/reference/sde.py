@@ -24,7 +24,7 @@ def dcsgd_quartic(x0, eta, q, sigma1, n_agents, n_steps, rng: np.random.Generato
 
     Vectorized over the paths in ``x0`` (1-D); a path whose state leaves :math:`|x| \le` ``bound`` or whose loss
     turns non-finite is frozen and flagged. Returns ``x`` (final states), ``diverged`` and ``diverged_at``
-    (first diverged step, -1 if none).
+    (first diverged step, -1 if none). ``bound``: a finite positive divergence threshold.
     """
     x = array("x0", x0, ndim=1).copy()
     eta = real("eta", eta, low=0.0, low_open=True)
@@ -32,6 +32,7 @@ def dcsgd_quartic(x0, eta, q, sigma1, n_agents, n_steps, rng: np.random.Generato
     sigma1 = real("sigma1", sigma1, low=0.0)
     n_agents = integer("n_agents", n_agents, low=1)
     n_steps = integer("n_steps", n_steps, low=1)
+    bound = real("bound", bound, low=0.0, low_open=True)
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng: expected a numpy Generator (np.random.default_rng(seed)), got {type(rng).__name__}")
     bad = np.zeros(x.shape, bool)

@@ -8,30 +8,87 @@ draws its own batches (NumPy generator), so it is compared statistically.
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
 import sims  # noqa: F401  (float64)
 from sims.bench import BenchCase
+from theory import _validate as val
+from theory.sgd_stability import check_hessians
 
 __all__ = ["batch_means_numpy", "kron_enumerated_numpy", "moment_growth_numpy", "delayed_growth_numpy",
            "momentum_growth_numpy", "lyapunov_numpy", "tail_slope_numpy", "bench_cases"]
 
 
+# Enumerating more batches than this is refused (the theory module's limit): memory and time grow with C(n, B).
+MAX_BATCHES = 200_000
+
+
+def _problem(hessians, batch_size) -> tuple[np.ndarray, int]:
+    """Per-sample Hessians (n, d, d), symmetric PSD, and a batch size in 1..n with an enumerable C(n, B)."""
+    h = check_hessians(hessians)
+    b = val.integer("batch_size", batch_size, low=1, high=h.shape[0])
+    if math.comb(h.shape[0], b) > MAX_BATCHES:
+        raise ValueError(f"batch_size: C({h.shape[0]}, {b}) batches are too many to enumerate (limit {MAX_BATCHES})")
+    return h, b
+
+
+def _steps(n_steps) -> int:
+    """A step count >= 3: rates are slopes over the second half of the run, which needs two points."""
+    return val.integer("n_steps", n_steps, low=3)
+
+
+def _row(name: str, x, **kw) -> np.ndarray:
+    """A 1-D float64 array from a scalar or a sequence."""
+    return val.array(name, x if x is None or isinstance(x, (str, bytes)) else np.atleast_1d(x), ndim=1, **kw)
+
+
+def _second_moment(sigma0, d: int) -> np.ndarray:
+    """A (d, d) symmetric PSD matrix with positive trace (to round-off: 1e-10 of its largest entry)."""
+    s0 = val.array("sigma0", sigma0, shape=(d, d))
+    tol = 1e-10 * max(float(np.abs(s0).max()), 1e-300)
+    if not np.abs(s0 - s0.T).max() <= tol:
+        raise ValueError(f"sigma0: expected a symmetric matrix, got max |S - S^T| = {np.abs(s0 - s0.T).max():.3g}")
+    low = float(np.linalg.eigvalsh(s0).min())
+    if not (low >= -tol * d and np.trace(s0) > 0):
+        raise ValueError(f"sigma0: expected a nonzero PSD matrix, got smallest eigenvalue {low:.3g}, "
+                         f"trace {np.trace(s0):.3g}")
+    return s0
+
+
+def _batch_means(h: np.ndarray, b: int) -> np.ndarray:
+    idx = np.array(list(itertools.combinations(range(h.shape[0]), b)))
+    return h[idx].mean(axis=1)
+
+
 def batch_means_numpy(hessians: np.ndarray, batch_size: int) -> np.ndarray:
-    """The C(n, B) batch means of the per-sample Hessians."""
-    idx = np.array(list(itertools.combinations(range(hessians.shape[0]), batch_size)))
-    return hessians[idx].mean(axis=1)
+    """The C(n, B) batch means of the per-sample Hessians ((n, d, d) symmetric PSD; ``batch_size`` in 1..n)."""
+    return _batch_means(*_problem(hessians, batch_size))
 
 
 def kron_enumerated_numpy(hessians: np.ndarray, batch_size: int) -> np.ndarray:
     r""":math:`\binom nB^{-1}\sum H_{\mathcal B}\otimes H_{\mathcal B}` (``np.kron``, row-major ``vec``)."""
-    hb = batch_means_numpy(hessians, batch_size)
+    hb = _batch_means(*_problem(hessians, batch_size))
     return np.mean([np.kron(m, m) for m in hb], axis=0)
 
 
 def tail_slope_numpy(ells: np.ndarray) -> np.ndarray:
-    """Least-squares slope of the last axis over its second half."""
+    r"""Least-squares slope of the last axis over its second half (at least 3 values along it).
+
+    ``ells`` are log norms: :math:`-\infty` (a state that collapsed to exactly zero; the slope is then
+    :math:`-\infty`) is allowed, NaN and :math:`+\infty` are not.
+    """
+    e = val.array("ells", ells, finite=False)
+    if e.ndim == 0 or e.shape[-1] < 3:
+        raise ValueError(f"ells: expected at least 3 values along the last axis, got shape {e.shape}")
+    if not np.all(np.isfinite(e) | np.isneginf(e)):
+        raise ValueError("ells: every value must be finite or -inf (a collapsed state), got NaN or +inf")
+    return _tail_slope(e)
+
+
+def _tail_slope(ells: np.ndarray) -> np.ndarray:
+    """:func:`tail_slope_numpy` without the argument checks (internal log norms)."""
     y = ells[..., ells.shape[-1] // 2:]
     t = np.arange(y.shape[-1]) - (y.shape[-1] - 1) / 2
     with np.errstate(invalid="ignore"):
@@ -42,11 +99,15 @@ def tail_slope_numpy(ells: np.ndarray) -> np.ndarray:
 def moment_growth_numpy(hessians: np.ndarray, batch_size: int, eta: np.ndarray, n_steps: int,
                         sigma0: np.ndarray | None = None) -> dict:
     r"""Exact second moment :math:`\Sigma \leftarrow E_{\mathcal B}[A\Sigma A]` for every step in ``eta`` at once, renormalized."""
-    eta = np.atleast_1d(np.asarray(eta, dtype=float))
-    d = hessians.shape[1]
-    hb = batch_means_numpy(hessians, batch_size)
+    h, b = _problem(hessians, batch_size)
+    eta = _row("eta", eta, low=0.0, low_open=True)
+    n_steps = _steps(n_steps)
+    d = h.shape[1]
+    if sigma0 is not None:
+        s0 = _second_moment(sigma0, d)
+    hb = _batch_means(h, b)
     a = np.eye(d)[None, None] - eta[:, None, None, None] * hb[None]  # (m, K, d, d)
-    s = np.broadcast_to(np.eye(d) if sigma0 is None else sigma0, (eta.size, d, d)).copy()
+    s = np.broadcast_to(np.eye(d) if sigma0 is None else s0, (eta.size, d, d)).copy()
     logs = np.empty((eta.size, n_steps + 1))
     logs[:, 0] = np.log(np.trace(s, axis1=1, axis2=2))
     s /= np.trace(s, axis1=1, axis2=2)[:, None, None]
@@ -55,12 +116,15 @@ def moment_growth_numpy(hessians: np.ndarray, batch_size: int, eta: np.ndarray, 
         tr = np.trace(s, axis1=1, axis2=2)
         logs[:, t] = logs[:, t - 1] + np.log(tr)
         s /= tr[:, None, None]
-    return {"log_trace": logs, "rate": tail_slope_numpy(logs[:, 1:])}
+    return {"log_trace": logs, "rate": _tail_slope(logs[:, 1:])}
 
 
 def delayed_growth_numpy(a: np.ndarray, delay: int, n_steps: int, max_delay: int = 8) -> dict:
     r""":math:`x_{t+1} = x_t - a\,x_{t-S}` from ones, renormalized by the window's max-norm; every ``a`` at once."""
-    a = np.atleast_1d(np.asarray(a, dtype=float))
+    a = _row("a", a)
+    n_steps = _steps(n_steps)
+    max_delay = val.integer("max_delay", max_delay, low=0, high=64)
+    delay = val.integer("delay", delay, low=0, high=max_delay)
     buf = np.ones((a.size, max_delay + 1))
     ell, ells = np.zeros(a.size), np.empty((a.size, n_steps))
     for t in range(n_steps):
@@ -71,12 +135,20 @@ def delayed_growth_numpy(a: np.ndarray, delay: int, n_steps: int, max_delay: int
             ell += np.log(nrm)
         ells[:, t] = ell
         buf /= np.where(nrm > 0, nrm, 1.0)[:, None]
-    return {"rate": tail_slope_numpy(ells)}
+    return {"rate": _tail_slope(ells)}
 
 
 def momentum_growth_numpy(eta: np.ndarray, mu: np.ndarray, nesterov: bool, n_steps: int, lam: float = 1.0) -> dict:
     r"""Heavy ball or Nesterov on :math:`\lambda x^2/2` from :math:`x_0 = x_{-1} = 1`, renormalized; every point at once."""
-    eta, mu = np.broadcast_arrays(np.atleast_1d(eta).astype(float), np.atleast_1d(mu).astype(float))
+    eta = _row("eta", eta, low=0.0, low_open=True)
+    mu = _row("mu", mu, low=0.0, high=1.0, high_open=True)
+    if mu.size not in (1, eta.size) and eta.size != 1:
+        raise ValueError(f"mu: expected one value or {eta.size} (one per eta), got {mu.size}")
+    if not isinstance(nesterov, (bool, np.bool_)):
+        raise TypeError(f"nesterov: expected a bool, got {type(nesterov).__name__} {nesterov!r}")
+    n_steps = _steps(n_steps)
+    lam = val.real("lam", lam, low=0.0, low_open=True)
+    eta, mu = np.broadcast_arrays(eta, mu)
     x, xp, ell = np.ones(eta.size), np.ones(eta.size), np.zeros(eta.size)
     ells = np.empty((eta.size, n_steps))
     for t in range(n_steps):
@@ -88,14 +160,19 @@ def momentum_growth_numpy(eta: np.ndarray, mu: np.ndarray, nesterov: bool, n_ste
         ells[:, t] = ell
         safe = np.where(nrm > 0, nrm, 1.0)
         x, xp = new / safe, x / safe
-    return {"rate": tail_slope_numpy(ells)}
+    return {"rate": _tail_slope(ells)}
 
 
 def lyapunov_numpy(hessians: np.ndarray, batch_size: int, eta: float, n_steps: int, n_paths: int, burn: int,
                    seed: int) -> np.ndarray:
     r"""Per-path Lyapunov estimates :math:`(\ell_T - \ell_b)/(T - b)` with batches drawn by a NumPy generator."""
-    rng = np.random.default_rng(seed)
-    hb = batch_means_numpy(hessians, batch_size)
+    hessians, b = _problem(hessians, batch_size)
+    eta = val.real("eta", eta, low=0.0, low_open=True)
+    n_steps = val.integer("n_steps", n_steps, low=1)
+    n_paths = val.integer("n_paths", n_paths, low=1)
+    burn = val.integer("burn", burn, low=0, high=n_steps - 1)
+    rng = np.random.default_rng(val.integer("seed", seed, low=0))
+    hb = _batch_means(hessians, b)
     a = np.eye(hessians.shape[1])[None] - eta * hb
     theta = np.ones((n_paths, hessians.shape[1])) / np.sqrt(hessians.shape[1])
     ell, ell_burn = np.zeros(n_paths), np.zeros(n_paths)
