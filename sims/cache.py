@@ -116,6 +116,11 @@ def code_version(topic: "str | tuple[str, ...] | None" = None) -> str:
     return _code_version(_scope(topic))
 
 
+# Sources no result depends on: the benchmark runner and the NumPy references (only the bench imports them),
+# so editing a bench case never recomputes a claim.
+_NOT_RESULTS = (Path("sims", "bench.py"), Path("sims", "reference"))
+
+
 @functools.lru_cache(maxsize=None)
 def _code_version(scope: tuple[str, ...] | None) -> str:
     digest = hashlib.sha256()
@@ -124,6 +129,8 @@ def _code_version(scope: tuple[str, ...] | None) -> str:
             if path.suffix not in {".py", ".json"} or "__pycache__" in path.parts:
                 continue
             rel = path.relative_to(_ROOT)
+            if any(rel == n or n in rel.parents for n in _NOT_RESULTS):
+                continue
             owner = _owner(rel)
             if scope is None or owner is None or owner in scope:
                 digest.update(str(rel).encode())

@@ -106,6 +106,11 @@ def test_topic_scoped_code_versions(tmp_path, monkeypatch):
         cache.code_version.cache_clear()
         shared = {t: cache.code_version(t) for t in ("logistic", "sde")}
         assert shared["logistic"] != after["logistic"] and shared["sde"] != after["sde"]
+        (root / "sims" / "reference").mkdir()
+        (root / "sims" / "reference" / "logistic.py").write_text("# a bench case\n")
+        (root / "sims" / "bench.py").write_text("# the bench runner\n")
+        cache.code_version.cache_clear()
+        assert cache.code_version("logistic") == shared["logistic"]  # benchmarks are never a result's input
         with pytest.raises(ValueError, match="topic"):
             cache.code_version("logistc")
         with pytest.raises(ValueError, match="topic"):
