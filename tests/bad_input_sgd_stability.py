@@ -14,6 +14,9 @@ U, V_ = np.array([1.0, 0.5]), np.array([0.5, 1.0])
 HB = {"hessians": "posarr"}  # zero/negative per-sample Hessians: a zero Hessian is PSD, so only "neg" is bad
 HB_OK = {("hessians", "zeros"): "zero Hessians are symmetric PSD (SGD does not move: a valid, if dull, problem)"}
 METH = "heavy_ball"
+# second moments that are not: asymmetric, symmetric but indefinite, zero (no trace to normalize)
+NOT_PSD = [({"sigma0": np.array([[1.0, 0.5], [0.0, 1.0]])}, "sigma0", "asymmetric"),
+           ({"sigma0": np.array([[1.0, 2.0], [2.0, 1.0]])}, "sigma0", "indefinite")]
 
 _T = "theory.sgd_stability."
 _S = "sims.sgd_stability."
@@ -44,8 +47,11 @@ ROWS = [
         kinds={**HB, "batch_size": "posint"}),
     Row(_T + "moment_trace", {"hessians": H5, "batch_size": 2, "eta": 0.1, "sigma0": np.eye(2), "n_steps": 3,
                               "sampling": "without"},
-        kinds={**HB, "batch_size": "posint", "eta": "pos", "sigma0": "nonnegarr", "n_steps": "nonnegint"}, ok=HB_OK),
-    Row(_T + "batch_means", {"hessians": H5, "batch_size": 2}, kinds={**HB, "batch_size": "posint"}, ok=HB_OK),
+        kinds={**HB, "batch_size": "posint", "eta": "pos", "sigma0": "nonnegarr", "n_steps": "nonnegint"}, ok=HB_OK,
+        extra=NOT_PSD),
+    Row(_T + "batch_means", {"hessians": H5, "batch_size": 2}, kinds={**HB, "batch_size": "posint"}, ok=HB_OK,
+        extra=[({"hessians": -DIAG}, "hessians", "negdiagonals"),
+               ({"hessians": H5 + np.array([[0.0, 1.0], [0.0, 0.0]])}, "hessians", "asymmetric")]),
     Row(_T + "lyapunov_commuting", {"curvatures": DIAG, "batch_size": 2, "eta": 0.5},
         kinds={"curvatures": "nonnegarr", "batch_size": "posint", "eta": "pos"}),
     Row(_T + "as_threshold_commuting", {"curvatures": DIAG, "batch_size": 2, "eta_max": 20.0},
@@ -103,17 +109,22 @@ ROWS = [
     Row(_R + "batch_means_numpy", {"hessians": H5, "batch_size": 2}, kinds={**HB, "batch_size": "posint"}, ok=HB_OK),
     Row(_R + "kron_enumerated_numpy", {"hessians": H5, "batch_size": 2}, kinds={**HB, "batch_size": "posint"},
         ok=HB_OK),
-    Row(_R + "tail_slope_numpy", {"ells": np.arange(8.0)}),
+    Row(_R + "tail_slope_numpy", {"ells": np.arange(8.0)},
+        extra=[({"ells": np.arange(2.0)}, "ells", "tooshort"), ({"ells": np.array([0.0, 1.0, np.inf])}, "ells", "posinf")]),
     Row(_R + "moment_growth_numpy", {"hessians": H5, "batch_size": 2, "eta": ETA3, "n_steps": 4, "sigma0": np.eye(2)},
-        kinds={**HB, "batch_size": "posint", "eta": "posarr", "n_steps": "posint", "sigma0": "nonnegarr"}, ok=HB_OK),
+        kinds={**HB, "batch_size": "posint", "eta": "posarr", "n_steps": "posint", "sigma0": "nonnegarr"}, ok=HB_OK,
+        extra=NOT_PSD + [({"sigma0": np.zeros((2, 2))}, "sigma0", "zero"), ({"n_steps": 2}, "n_steps", "noslope")]),
     Row(_R + "delayed_growth_numpy", {"a": np.array([0.1, 0.5]), "delay": 2, "n_steps": 8, "max_delay": 8},
-        kinds={"delay": "nonnegint", "n_steps": "posint", "max_delay": "nonnegint"}),
+        kinds={"delay": "nonnegint", "n_steps": "posint", "max_delay": "nonnegint"},
+        extra=[({"delay": 9}, "delay", "above_max_delay")]),
     Row(_R + "momentum_growth_numpy", {"eta": np.array([0.5, 1.0]), "mu": np.array([0.5, 0.5]), "nesterov": False,
                                        "n_steps": 8, "lam": 1.0},
-        kinds={"eta": "posarr", "n_steps": "posint", "lam": "pos"}),
+        kinds={"eta": "posarr", "mu": "nonnegarr", "n_steps": "posint", "lam": "pos"},
+        extra=[({"mu": np.array([0.5, 1.0])}, "mu", "one"), ({"mu": np.full(3, 0.5)}, "mu", "rows")]),
     Row(_R + "lyapunov_numpy", {"hessians": H5, "batch_size": 2, "eta": 0.3, "n_steps": 4, "n_paths": 3, "burn": 1,
                                 "seed": 0},
         kinds={**HB, "batch_size": "posint", "eta": "pos", "n_steps": "posint", "n_paths": "posint",
-               "burn": "nonnegint", "seed": "nonnegint"}, ok=HB_OK),
+               "burn": "nonnegint", "seed": "nonnegint"}, ok=HB_OK,
+        extra=[({"burn": 4}, "burn", "whole_run")]),
     Row(_R + "bench_cases", {"scale": "small"}),
 ]

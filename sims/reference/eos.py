@@ -38,7 +38,7 @@ def _points(W, C) -> tuple[np.ndarray, np.ndarray]:
     try:
         np.broadcast_shapes(W.shape[:-1], C.shape[:-2])
     except ValueError:
-        raise ValueError(f"C: leading axes {C.shape[:-2]} do not broadcast with those of W {W.shape[:-1]}") from None
+        raise ValueError(f"W, C: leading axes do not broadcast: W has shape {W.shape}, C has shape {C.shape}") from None
     return W, C
 
 
@@ -85,10 +85,10 @@ def poly_sharpness_numpy(W: np.ndarray, C: np.ndarray) -> np.ndarray:
     return _sharpness(*_points(W, C))
 
 
-def _per_run(name: str, a: np.ndarray, n: int) -> np.ndarray:
-    """``a`` with one leading entry or ``n`` (one per run)."""
+def _per_run(name: str, a: np.ndarray, n: int, sizes: str) -> np.ndarray:
+    """``a`` with one leading entry or ``n`` (one per run); ``sizes`` lists every argument's count for the message."""
     if a.shape[0] not in (1, n):
-        raise ValueError(f"{name}: expected 1 or {n} rows (one per run), got {a.shape[0]}")
+        raise ValueError(f"{name}: expected 1 or {n} rows (one per run), got {a.shape[0]} ({sizes})")
     return a
 
 
@@ -106,9 +106,11 @@ def _runs(coef, eta, w0, momentum, nesterov):
     nest = np.atleast_1d(np.asarray(nesterov))
     if nest.dtype != bool or nest.ndim != 1:
         raise TypeError(f"nesterov: expected a bool or a 1-D array of bools, got {nesterov!r}")
+    names = ("coef", "w0", "eta", "momentum", "nesterov")
     rows = (C[None] if C.ndim == 2 else C, W[None] if W.ndim == 1 else W, etas, mom, nest)
     n = max(r.shape[0] for r in rows)
-    return [_per_run(name, r, n) for name, r in zip(("coef", "w0", "eta", "momentum", "nesterov"), rows)] + [n]
+    sizes = ", ".join(f"{name} {r.shape[0]}" for name, r in zip(names, rows))
+    return [_per_run(name, r, n, sizes) for name, r in zip(names, rows)] + [n]
 
 
 def poly_gd_numpy(coef, eta, w0, *, n_steps: int, n_blocks: int, momentum=0.0, nesterov=False) -> dict[str, np.ndarray]:
