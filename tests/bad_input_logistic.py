@@ -22,7 +22,7 @@ _S = "sims.logistic."
 _R = "sims.reference.logistic."
 
 ROWS = [
-    Row(_T + "per_point_derivatives", {"order": 3}, kinds={"order": "posint"}),
+    Row(_T + "per_point_derivatives", {"order": 3}, kinds={"order": "nonnegint"}),  # order 0: the loss itself
     Row(_T + "loss_expr", {"z": Z1, "weights": A1}, kinds=DATA),
     Row(_T + "gd_map_expr", lambda: {"loss": G, "ws": (_w,), "eta": sp.Rational(1, 2)},
         ok={("eta", "None"): "the default: the symbol eta"}),
@@ -69,4 +69,12 @@ ROWS = [
                           "keep_last": 2},
         kinds={**DATA, "eta": "posarr", "n_steps": "posint", "keep_last": "posint"}, ok=UNIFORM),
     Row(_R + "bench_cases", {"scale": "small"}),
+    Row(_T + "cycles_1d", {"z": Z1, "weights": A1, "eta": 12.0, "period": 2, "n_grid": 200},
+        kinds={**DATA, "eta": "pos", "period": "posint", "n_grid": "posint"},
+        ok={("weights", "None"): "the default: uniform"}),
+    Row(_T + "two_point_dataset", {"s": 250.0, "margin": -9.0}, kinds={"s": "pos"}),
+    Row(_S + "rod_flow", {"z": Z1, "weights": A1, "eta": np.array([1.0, 2.0]), "inits": np.array([0.3]),
+                          "ts": np.array([0.0, 1.0, 2.0]), "rtol": 1e-8, "atol": 1e-10, "max_steps": 1000},
+        kinds={**DATA, "eta": "posarr", "ts": "arr", "rtol": "pos", "atol": "pos", "max_steps": "posint"},
+        ok={("weights", "None"): "the default: uniform", ("inits", "ndim"): "(k, 1) starts are the same for 1-D data"}),
 ]
