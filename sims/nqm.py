@@ -317,7 +317,11 @@ def summarize(samples, diverged=None, axis: int = -1) -> Summary:
         flag = np.asarray(diverged)
         if flag.dtype != bool:
             raise TypeError(f"diverged: expected a boolean array, got dtype {flag.dtype}")
-        ok &= ~np.broadcast_to(flag, x.shape)
+        try:
+            ok &= ~np.broadcast_to(flag, x.shape)
+        except ValueError:
+            raise ValueError(f"samples, diverged: the flags' shape {flag.shape} does not broadcast to the samples' "
+                             f"{x.shape}; expected one flag per sample") from None
     n = ok.sum(axis=axis)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(ok, x, 0.0).sum(axis=axis) / np.where(n > 0, n, np.nan)

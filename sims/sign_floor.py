@@ -1,33 +1,32 @@
 r"""Simulators for noise floors of SGD, signSGD, Signum, Lion and normalized SGD on quadratics.
 
 Objective :math:`f(x) = \tfrac12\sum_i h_i x_i^2` in :math:`d \ge 1` dimensions (:math:`d = 1`,
-:math:`h = a` is the scalar :math:`a x^2/2`). Stochastic gradient with mixed noise (:func:`gradient`)
+:math:`h = a` is the scalar :math:`a x^2/2`), stochastic gradient with mixed noise
 
 .. math:: g = h \odot x \odot (1 + \sigma_m \xi_1) + \sigma_a \xi_2,
 
 :math:`\xi_{1,2}` i.i.d. per coordinate, Gaussian, Student-t or uniform on :math:`[-1, 1]` (unit
 scale). Momentum buffer :math:`m \leftarrow \beta m + (1-\beta) g` (:math:`\beta = 0`: plain), update
 :math:`x \leftarrow x - \eta_k\,D(m)` with :math:`D(m) = m` (SGD), :math:`\mathrm{sign}(m)`
-(signSGD; Signum when :math:`\beta > 0`) or :math:`m/\|m\|` (normalized SGD) (:func:`direction`,
-:func:`momentum_update`); Lion steps along :math:`\mathrm{sign}(\beta m + (1-\beta) g)` and moves its
-buffer with :math:`\beta_2`. Schedule: :math:`\eta_k = \eta\min\{1, (T-k)/(\phi T)\}` -- constant for
-:math:`\phi = 0`, WSD with cooldown fraction :math:`\phi`, linear decay for :math:`\phi = 1`.
+(signSGD; Signum when :math:`\beta > 0`) or :math:`m/\|m\|` (normalized SGD); Lion steps along
+:math:`\mathrm{sign}(\beta m + (1-\beta) g)` and moves its buffer with :math:`\beta_2`. Schedule:
+:math:`\eta_k = \eta\min\{1, (T-k)/(\phi T)\}` -- constant for :math:`\phi = 0`, WSD with cooldown
+fraction :math:`\phi`, linear decay for :math:`\phi = 1` (:func:`schedule`, :func:`schedules_host`).
 
-The method, whether additive noise is present and whether momentum is used select code, so they
-are static configuration of the per-run function :func:`chain_run` (one compiled kernel each);
-everything else that varies between runs (:math:`\beta`, noise levels, step, cooldown fraction,
-curvatures, start, key) is data on the grid. Grids go through :func:`sims.sweep.run_grid`.
-
-**Random numbers.** Noise is drawn per block of :data:`BLOCK` steps, time-major, with one key split
-per block (independent of the recording interval). signSGD under purely multiplicative noise and
-without momentum needs no noise values at all: a step is :math:`-\eta_k\,\mathrm{sign}(x)\,s` with
-:math:`s = -1` with probability :math:`p = F_\xi(-1/\sigma)`, exact in law for every noise law,
-drawn by comparing 32-bit words with :math:`\lfloor p\,2^{32}\rfloor`.
+**Two engines.** This is the one-mode-per-coordinate noisy quadratic at batch size 1, so every
+chain that needs noise *values* -- SGD (with momentum: heavy ball at the step :math:`\eta(1-\beta)`),
+signSGD/Signum with additive noise or momentum, normalized SGD, Lion -- runs on the shared
+simulator :func:`sims.nqm.simulate` with the update rules of :mod:`sims.optimizers`. signSGD under
+purely multiplicative noise and without momentum needs no noise values at all: a step is
+:math:`-\eta_k\,\mathrm{sign}(x)\,s` with :math:`s = -1` with probability :math:`p = F_\xi(-1/\sigma)`,
+exact in law for every noise law, drawn by comparing counter-based 32-bit words (:func:`words`)
+with :math:`\lfloor p\,2^{32}\rfloor` in this module's kernel :func:`chain_run` (one key split per
+block of :data:`BLOCK` steps). Grids go through :func:`sims.sweep.run_grid`.
 
 **Divergence is data.** A run whose state becomes non-finite or exceeds :data:`BOUND` in absolute
 value is flagged ``diverged`` and ``diverged_step`` holds the first step :math:`k \ge 1` at which
-:math:`x_k` was bad (``-1`` for finite runs). :func:`summarize` averages over finite runs only and
-reports the number of diverged runs beside the mean.
+:math:`x_k` was bad (``-1`` for finite runs). :func:`summarize` (the shared one of :mod:`sims.nqm`)
+averages over finite runs only and reports the number of diverged runs beside the mean.
 
 The lattice :math:`c + \eta\mathbb Z` of signSGD is fragile in floating point (drift, and
 ``sign(0) = 0`` absorbing at :math:`c = 0`), so constants are estimated with the integer ladder
@@ -37,8 +36,6 @@ Importing :mod:`sims` enables float64.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -47,12 +44,14 @@ from scipy import special
 
 import sims  # noqa: F401  (float64)
 from sims import nqm
+from sims.nqm import Summary, summarize  # noqa: F401  (the shared statistics, re-exported)
 from sims.sweep import run_grid
 from theory import _validate as V
 
 __all__ = [
-    "METHODS", "LAWS", "BOUND", "CHUNK", "BLOCK", "schedule", "gradient", "direction", "momentum_update",
-    "away_probability", "away_probability_host", "is_bernoulli", "chain_run", "simulate", "ladder_run", "ladder", "Summary", "summarize",
+    "METHODS", "LAWS", "BOUND", "CHUNK", "BLOCK", "block_seed", "words", "schedule", "schedules_host",
+    "away_probability", "away_probability_host", "threshold", "flips", "is_bernoulli", "chain_run", "simulate",
+    "ladder_run", "ladder", "Summary", "summarize",
 ]
 
 METHODS = ("sgd", "sign", "normalized", "lion")
@@ -93,40 +92,6 @@ def words(seed: jax.Array, counter) -> jax.Array:
     """
     c = jnp.asarray(counter).astype(jnp.uint32)
     return _mix32(c * (seed[1] | np.uint32(1)) + seed[0])
-
-
-def uniform(seed: jax.Array, counter) -> jax.Array:
-    r"""Uniform float64 in :math:`(0, 1)` with 53 random bits, from the words at ``2c`` and ``2c + 1``:
-    :math:`(\lfloor w_0/2^6\rfloor 2^{27} + \lfloor w_1/2^5\rfloor + \tfrac12)/2^{53}`."""
-    c = jnp.asarray(counter).astype(jnp.uint32) * np.uint32(2)
-    hi = (words(seed, c) >> 6).astype(jnp.float64)
-    lo = (words(seed, c + np.uint32(1)) >> 5).astype(jnp.float64)
-    return (hi * 2.0**27 + lo + 0.5) * 2.0**-53
-
-
-def noise(seed: jax.Array, counter, law: str, df: int) -> jax.Array:
-    r"""Unit-scale noise at ``counter``: standard Gaussian, Student-t with integer ``df``, or uniform on :math:`[-1, 1]`.
-
-    Gaussian :math:`\sqrt2\,\mathrm{erf}^{-1}(2u - 1)`; Student-t :math:`\nu = 1, 2`: exact quantiles
-    :math:`\tan(\pi(u - \tfrac12))` and :math:`(2u-1)/\sqrt{2u(1-u)}`; other :math:`\nu`:
-    :math:`z/\sqrt{\chi^2_\nu/\nu}` with :math:`\chi^2_\nu` a sum of :math:`\nu` squared normals (counters
-    :math:`(\nu+1)c + r`). No rejection sampler: every draw costs the same, and kernels compile quickly.
-    """
-    c = jnp.asarray(counter)
-    if law == "gaussian":
-        return _normal(uniform(seed, c))
-    if law == "uniform":
-        return 2.0 * uniform(seed, c) - 1.0
-    if df in (1, 2):
-        u = uniform(seed, c)
-        return jnp.tan(jnp.pi * (u - 0.5)) if df == 1 else (2 * u - 1) / jnp.sqrt(2 * u * (1 - u))
-    base = c * (df + 1)
-    chi2 = sum(_normal(uniform(seed, base + r + 1)) ** 2 for r in range(df))
-    return _normal(uniform(seed, base)) / jnp.sqrt(chi2 / df)
-
-
-def _normal(u: jax.Array) -> jax.Array:
-    return np.sqrt(2.0) * jax.scipy.special.erfinv(2.0 * u - 1.0)
 
 
 def away_probability(sigma, law: str, df: float):
@@ -222,12 +187,6 @@ def _static(T, n_rec, law, df, integer_df: bool = True) -> tuple[int, int, str, 
     return T, n_rec, law, _law(law, df, integer_df)
 
 
-def _flag(name: str, value) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"{name}: expected a bool (static configuration), got {type(value).__name__}")
-    return value
-
-
 def schedule(k, T: int, eta, cooldown):
     r""":math:`\eta_k = \eta\min\{1, (T-k)/(\phi T)\}` (:math:`\phi` = ``cooldown``; :math:`\phi = 0`: constant).
 
@@ -237,37 +196,6 @@ def schedule(k, T: int, eta, cooldown):
     T = V.integer("T", T, low=1)
     frac = jnp.where(cooldown > 0, jnp.clip((T - k) / jnp.maximum(cooldown * T, 1e-300), 0.0, 1.0), 1.0)
     return eta * frac
-
-
-def gradient(x, h, xi_m, s_m, xi_a=None, s_a=0.0):
-    r"""Noisy gradient of :math:`\tfrac12\sum_i h_i x_i^2`: :math:`g = h\odot x\odot(1 + \sigma_m\xi_1) + \sigma_a\xi_2`
-    (``xi_a=None``: no additive term)."""
-    g = h * x * (1 + s_m * xi_m)
-    return g if xi_a is None else g + s_a * xi_a
-
-
-def direction(m: jax.Array, method: str) -> jax.Array:
-    """The update direction of ``method`` from the (momentum-averaged) gradient ``m``: m, sign(m) or m/||m||."""
-    if method == "sgd":
-        return m
-    if method in ("sign", "lion"):
-        return jnp.sign(m)
-    norm = jnp.sqrt(jnp.sum(m * m))
-    return m / jnp.where(norm > 0, norm, 1.0)
-
-
-def momentum_update(m, g, method: str, beta, beta2):
-    r"""One momentum step: ``(direction input, new buffer)``.
-
-    Heavy-ball averaging :math:`m \leftarrow \beta m + (1-\beta) g`, the update uses the new :math:`m`
-    (SGD with momentum, Signum, normalized SGD with momentum). Lion: the update uses
-    :math:`\beta m + (1-\beta) g` and the buffer moves with :math:`\beta_2`,
-    :math:`m \leftarrow \beta_2 m + (1-\beta_2) g`.
-    """
-    if method == "lion":
-        return beta * m + (1 - beta) * g, beta2 * m + (1 - beta2) * g
-    m = beta * m + (1 - beta) * g
-    return m, m
 
 
 def _loss(x, h):
@@ -304,48 +232,35 @@ def is_bernoulli(method: str, additive: bool, momentum: bool) -> bool:
     return method == "sign" and not additive and not momentum
 
 
-# ----------------------------------------------------------------------------- float chains
-def chain_run(point: dict, burn, *, T: int, n_rec: int, method: str, additive: bool, momentum: bool = True,
-              law: str = "gaussian", df: float = 0, impl: str = "threefry2x32", block: int = BLOCK) -> dict:
-    r"""One chain of :math:`T` steps (pure; mapped over a grid by :func:`simulate`).
+# ----------------------------------------------------------------------------- Bernoulli sign chains
+def chain_run(point: dict, burn, *, T: int, n_rec: int, law: str = "gaussian", df: float = 0,
+              impl: str = "threefry2x32", block: int = BLOCK) -> dict:
+    r"""One signSGD chain of :math:`T` steps under multiplicative noise, without momentum (pure; mapped by :func:`simulate`).
 
+    Every sign step is an exact Bernoulli draw (:func:`is_bernoulli`): :math:`x \leftarrow x - \eta_k\,\mathrm{sign}(x)\,s`
+    per coordinate, :math:`s = -1` with probability :math:`p` (:func:`away_probability`; 32-bit integer
+    compares of counter-based words, :func:`flips`), one key split per block of ``block`` steps.
     ``point`` keys: ``key_data`` and ``key_index`` (the run's key is
     ``fold_in(wrap_key_data(key_data, impl), key_index)``), ``x0`` and ``h`` (shape ``(d,)``), scalars
-    ``eta``, ``cooldown``, ``beta``, ``beta2`` (Lion's buffer, ignored otherwise), ``sigma_m``,
-    ``sigma_a`` (ignored unless ``additive``); optionally ``p_away``, the away probability of a Bernoulli
-    chain, which then replaces ``sigma_m``, ``law`` and ``df`` in drawing the signs. ``burn`` (an integer in :math:`[0, T)`) is shared by
-    every run of a sweep (an unmapped argument: the Cesàro weight of a step is one scalar for the
-    whole batch). Static: ``method`` (one of :data:`METHODS`),
-    ``additive`` (draw the additive noise at all), ``momentum`` (use ``beta``; ``False`` is
-    :math:`\beta = 0` with the buffer compiled away), the noise ``law`` and its ``df``, the PRNG
-    ``impl`` and the noise ``block``.
-
-    Noise is drawn per block of ``block`` steps (time-major: one key split per block, independent
-    of ``n_rec``). Where :func:`is_bernoulli`, a step is :math:`x \leftarrow x - \eta_k\,\mathrm{sign}(x)\,s`
-    with :math:`s = -1` w.p. :math:`p` (:func:`away_probability`; 32-bit integer compares, any real
-    ``df``); otherwise Gaussian, Student-t (integer ``df``) or uniform noise enters :func:`gradient`,
-    the multiplicative and additive noises from separate subkeys (switching ``additive`` on leaves
-    the multiplicative stream unchanged).
+    ``eta``, ``cooldown`` and either ``p_away`` (the away probability itself, as :func:`simulate` passes
+    it: one compiled kernel for every law) or ``sigma_m`` (then :math:`p = F_\xi(-1/\sigma_m)` from the
+    static ``law`` and any real ``df``). ``burn`` (an integer in :math:`[0, T)`) is shared by every run of
+    a sweep (an unmapped argument: the Cesàro weight of a step is one scalar for the whole batch).
+    Schedule: :math:`\eta_k = \eta\min\{1, (T-k)/(\phi T)\}` (:func:`schedule`).
 
     Returns the Cesàro average :math:`\frac{1}{T-b}\sum_{b < k \le T} f(x_k)` (``mean_f``), the final
     :math:`f(x_T)` (``final_f``), :math:`f` at ``n_rec`` equally spaced times (``curve``; the last is
-    :math:`x_T`), ``diverged`` and ``diverged_step`` (first bad step, -1 if none). A Bernoulli chain
-    moves each coordinate by :math:`\eta_k` per step, so it can only leave :data:`BOUND` if
-    :math:`|x_0| + \sum_k \eta_k` does (which :func:`simulate` refuses); its state is checked once per
-    block and ``diverged_step`` is then the end of the block in which it was found bad.
+    :math:`x_T`), ``diverged`` and ``diverged_step``. A sign step moves each coordinate by :math:`\eta_k`,
+    so a chain can only leave :data:`BOUND` if :math:`|x_0| + \sum_k \eta_k` does (which :func:`simulate`
+    refuses); the state is checked once per block and ``diverged_step`` is the end of the block in
+    which it was found bad. The other chains (momentum, additive noise, normalized, Lion) run on the
+    shared noisy quadratic, :func:`sims.nqm.simulate`.
     """
-    V.choice("method", method, METHODS)
-    additive, momentum = _flag("additive", additive), _flag("momentum", momentum)
-    bern = is_bernoulli(method, additive, momentum)
-    T, n_rec, law, df = _static(T, n_rec, law, df, integer_df=not bern)
+    T, n_rec, law, df = _static(T, n_rec, law, df, integer_df=False)
     B = min(V.integer("block", block, low=1), T)
     n_blocks, every = -(-T // B), T // n_rec
-    h, eta, cd = point["h"], point["eta"], point["cooldown"]
-    s_m, s_a = point["sigma_m"], point["sigma_a"]
-    beta, beta2 = (point["beta"], point.get("beta2", 0.0)) if momentum or method == "lion" else (0.0, 0.0)
-    x0 = point["x0"]
-    if bern:  # p given by the sweep (law-free kernel), or from the static law
-        thresh = threshold(point["p_away"] if "p_away" in point else away_probability(s_m, law, df))
+    h, eta, cd, x0 = point["h"], point["eta"], point["cooldown"], point["x0"]
+    thresh = threshold(point["p_away"] if "p_away" in point else away_probability(point["sigma_m"], law, df))
     d = x0.shape[0]
     coord = jnp.arange(d)
 
@@ -357,48 +272,23 @@ def chain_run(point: dict, burn, *, T: int, n_rec: int, method: str, additive: b
     # schedule() with its division hoisted out of the loop: cd = 0 gives a huge slope, clipped to 1
     slope = 1.0 / jnp.maximum(cd * T, 1e-300)
 
-    def eta_at(k):
-        return eta * jnp.clip((T - k) * slope, 0.0, 1.0)  # 0 past T (a padded block): the state stays
-
-    def bernoulli_step(carry, k, seed):
+    def step(carry, k, seed):
         x, book = carry
-        x = x - eta_at(k) * jnp.sign(x) * flips(seed, (k % B) * d + coord, thresh)
-        return (x, _bookkeeping(book, x, h, k, *per_step(k), check=False))
-
-    def float_step(carry, k, seeds):
-        x, m, book = carry
-        counter = (k % B) * d + coord
-        xi_a = noise(seeds[1], counter, law, df) if additive else None
-        g = gradient(x, h, noise(seeds[0], counter, law, df), s_m, xi_a, s_a)
-        if momentum or method == "lion":
-            u, m = momentum_update(m, g, method, beta, beta2)
-        else:
-            u = g
-        x = x - eta_at(k) * direction(u, method)
-        return (x, m, _bookkeeping(book, x, h, k, *per_step(k), check=True))
+        eta_k = eta * jnp.clip((T - k) * slope, 0.0, 1.0)  # 0 past T (a padded block): the state stays
+        x = x - eta_k * jnp.sign(x) * flips(seed, (k % B) * d + coord, thresh)
+        return (x, _bookkeeping(book, x, h, k, *per_step(k), check=False)), None
 
     def outer(carry, j):
         key, state = carry
         key, sub = jax.random.split(key)
-        if bern:
-            seed = block_seed(sub)
-            body = lambda c, k: (bernoulli_step(c, k, seed), None)  # noqa: E731
-        else:
-            # multiplicative and additive noise from separate subkeys: switching additive on leaves the first alone
-            seeds = [block_seed(k_) for k_ in jax.random.split(sub)]
-            body = lambda c, k: (float_step(c, k, seeds), None)  # noqa: E731
-        state, _ = lax.scan(body, state, j * B + jnp.arange(B))
-        if bern:
-            # a sign step moves each coordinate by eta_k: checked once per block (see the docstring)
-            x, (acc, curve, bad_step) = state
-            bad_step = jnp.where((bad_step < 0) & _is_bad(x), jnp.minimum((j + 1) * B, T), bad_step)
-            state = (x, (acc, curve, bad_step))
-        return (key, state), None
+        seed = block_seed(sub)
+        (x, (acc, curve, bad_step)), _ = lax.scan(lambda c, k: step(c, k, seed), state, j * B + jnp.arange(B))
+        # a sign step moves each coordinate by eta_k: checked once per block (see the docstring)
+        bad_step = jnp.where((bad_step < 0) & _is_bad(x), jnp.minimum((j + 1) * B, T), bad_step)
+        return (key, (x, (acc, curve, bad_step))), None
 
     book = (jnp.zeros((), x0.dtype), jnp.zeros(n_rec, x0.dtype), jnp.array(-1, jnp.int64))
-    state = (x0, book) if bern else (x0, jnp.zeros_like(x0), book)
-    (_, state), _ = lax.scan(outer, (_run_key(point, impl), state), jnp.arange(n_blocks))
-    acc, curve, bad_step = state[-1]
+    (_, (_, (acc, curve, bad_step))), _ = lax.scan(outer, (_run_key(point, impl), (x0, book)), jnp.arange(n_blocks))
     return {"mean_f": acc / (T - burn), "final_f": curve[-1], "curve": curve, "diverged": bad_step >= 0,
             "diverged_step": bad_step}
 
@@ -513,13 +403,12 @@ def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, beta2=0
         if not is_bernoulli(mth, add, mom):
             continue
         idx = np.array(idx)
-        grid = {name: np.repeat(v[idx], n_chains) for name, v in params.items()}
+        grid = {name: np.repeat(params[name][idx], n_chains) for name in ("eta", "cooldown")}
         grid.update(_key_grid(key, index[idx].reshape(-1)), x0=x0[idx].reshape(-1, d),
                     h=np.repeat(h[idx], n_chains, axis=0))
         # only p = F(-1/sigma) enters: pass it as data, so every law shares one compiled kernel
-        grid["p_away"] = away_probability_host(grid["sigma_m"], law, df)
-        static = dict(T=T, n_rec=n_rec, method=mth, additive=add, momentum=mom, law="gaussian", df=0, impl=impl,
-                      block=BLOCK)
+        grid["p_away"] = away_probability_host(np.repeat(params["sigma_m"][idx], n_chains), law, df)
+        static = dict(T=T, n_rec=n_rec, impl=impl, block=BLOCK)
         put(_sweep(chain_run, grid, static, chunk_size, f"sign_floor {mth}", np.int64(burn)), idx)
     if floats:
         idx = np.array(sorted(g for key_ in floats for g in groups[key_]))
@@ -675,41 +564,3 @@ def ladder(key: jax.Array, *, sigma, theta, T: int, burn: int = 0, n_chains: int
 
 
 # ----------------------------------------------------------------------------- statistics
-class Summary(NamedTuple):
-    """Mean and standard error over the finite runs, with the counts beside them."""
-
-    mean: np.ndarray
-    se: np.ndarray
-    n: np.ndarray
-    n_diverged: np.ndarray
-
-
-def summarize(samples, diverged=None, axis: int = -1) -> Summary:
-    r"""Mean and standard error over independent runs (``axis``), finite runs only.
-
-    A run counts as diverged where ``diverged`` is True or its sample is not finite; it is left
-    out of the mean and the standard error :math:`s/\sqrt{n}` (:math:`s` with :math:`n - 1` degrees of
-    freedom) and counted in ``n_diverged``. Where fewer than two runs are finite the standard error
-    is NaN (and the mean NaN where none is).
-    """
-    x = V.array("samples", samples, finite=False)
-    if x.ndim == 0:
-        raise ValueError(f"samples: expected an array with a runs axis, got a scalar {float(x)!r}")
-    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool) or not -x.ndim <= axis < x.ndim:
-        raise ValueError(f"axis: expected an axis of an array with {x.ndim} dimension(s), got {axis!r}")
-    ok = np.isfinite(x)
-    if diverged is not None:
-        flag = np.asarray(diverged)
-        if flag.dtype != bool:
-            raise TypeError(f"diverged: expected a boolean array, got dtype {flag.dtype}")
-        try:
-            ok &= ~np.broadcast_to(flag, x.shape)
-        except ValueError:
-            raise ValueError(f"diverged: shape {flag.shape} does not broadcast to the samples' {x.shape}") from None
-    n = ok.sum(axis=axis)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(ok, x, 0.0).sum(axis=axis) / np.where(n > 0, n, np.nan)
-        dev = np.where(ok, x - np.expand_dims(mean, axis), 0.0)
-        var = (dev**2).sum(axis=axis) / np.where(n > 1, n - 1, np.nan)
-        se = np.sqrt(var / n)
-    return Summary(mean, se, n, x.shape[axis] - n)

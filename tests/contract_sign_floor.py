@@ -1,7 +1,8 @@
 """Rows of the simulator contract (tests/test_contract.py) for sims/sign_floor.py.
 
-One row per public simulator: ``simulate`` (two rows: signSGD/Signum with both noises, and
-normalized SGD with Student-t noise), ``ladder`` and the per-run kernels ``chain_run`` and
+One row per public simulator: ``simulate`` (four rows: signSGD/Signum with both noises, normalized SGD
+with Student-t noise and Lion, which run on the shared ``sims.nqm`` kernel, and the Bernoulli sign
+chains), ``ladder`` and the per-run kernels ``chain_run`` (the Bernoulli sign chain) and
 ``ladder_run`` (called through one module-level ``jax.jit`` with static arguments, as a user would).
 Small static setups (T = 12, 3 records, chunks of 8; T = 6 for the eagerly run kernels) keep it short. Eager execution
 compiles every primitive on its own (seconds per row), so jit-equals-eager runs on the kernels,
@@ -45,17 +46,16 @@ def _ladder(**over):
     return S.ladder(**(args | over))
 
 
-_chain_jit = jax.jit(S.chain_run, static_argnames=("T", "n_rec", "method", "additive", "momentum", "law", "df", "impl",
-                                                   "block"))
+_chain_jit = jax.jit(S.chain_run, static_argnames=("T", "n_rec", "law", "df", "impl", "block"))
 _ladder_jit = jax.jit(S.ladder_run, static_argnames=("T", "law", "df", "impl", "block"))
 _DATA = np.asarray(jax.random.key_data(jax.random.key(0)))
 
 
-def _chain(T=6, n_rec=2, method="sign", additive=True, momentum=True, law="gaussian", df=0, block=4, burn=2, **over):
+def _chain(T=6, n_rec=2, law="gaussian", df=0, block=4, burn=2, **over):
+    # p_away given (as simulate passes it): the eager run then has no incomplete-beta primitives to compile
     point = dict(key_data=_DATA, key_index=np.int64(0), x0=np.array([0.3, -0.2]), h=np.array([1.0, 3.0]), eta=0.05,
-                 cooldown=0.5, beta=0.5, beta2=0.9, sigma_m=0.5, sigma_a=0.2) | over
-    return _chain_jit(point, np.int64(burn), T=T, n_rec=n_rec, method=method, additive=additive, momentum=momentum,
-                      law=law, df=df, block=block)
+                 cooldown=0.5, p_away=0.3) | over
+    return _chain_jit(point, np.int64(burn), T=T, n_rec=n_rec, law=law, df=df, block=block)
 
 
 def _ladder_run(T=6, law="gaussian", df=0, block=4, burn=2, **over):
@@ -63,8 +63,9 @@ def _ladder_run(T=6, law="gaussian", df=0, block=4, burn=2, **over):
     return _ladder_jit(point, np.int64(burn), T=T, law=law, df=df, block=block)
 
 
-_WRAPPER = ("a sweep of chain_run, whose jit-equals-eager is row sign_floor.chain_run (static branches only: "
-            "method and law select code at trace time); the sweep itself equals a loop of single runs (vmap row)")
+_WRAPPER = ("a sweep of chain_run (Bernoulli sign chains) and of sims.nqm.nqm_run (every other chain), whose "
+            "jit-equals-eager are rows sign_floor.chain_run and the shared NQM's; the sweep itself equals a loop of "
+            "single runs (vmap row)")
 _SIM_BAD = [
     ({"eta": np.array([NAN, 0.1])}, "eta"), ({"eta": np.array([0.0, 0.1])}, "eta"), ({"sigma_m": NAN}, "sigma_m"),
     ({"sigma_a": -1.0}, "sigma_a"), ({"beta": NAN}, "beta"), ({"beta": 1.0}, "beta"), ({"cooldown": NAN}, "cooldown"),
@@ -93,14 +94,6 @@ SIMULATORS = [
         grid=("eta", np.array([0.05, 0.1, 0.02]), 0), bad=[({"beta2": NAN}, "beta2"), ({"beta2": -0.1}, "beta2")],
         skip={"diverge": "a Lion step has length eta per coordinate: bounded in T steps", "jit": _WRAPPER},
         vary={"key": jax.random.key(1), "sigma_m": 0.8}),
-    # p_away given (as simulate passes it): the eager run then has no incomplete-beta primitives to compile
-    Sim("sign_floor.chain_run_bernoulli", lambda **o: _chain(**({"additive": False, "momentum": False,
-                                                                "p_away": 0.3} | o)),
-        outputs=lambda o: [o[k] for k in _OUT],
-        skip={"vmap": "a per-run kernel; its vmapped form is simulate (row sign_floor.simulate_bernoulli)",
-              "diverge": "checked once per block; row sign_floor.chain_run diverges through the float kernel"},
-        bad=[({"momentum": 0}, "momentum"), ({"block": 0}, "block"), ({"law": "student", "df": -1.0}, "df")],
-        vary={"eta": 0.07, "key_index": np.int64(3), "x0": np.array([0.1, 0.5]), "p_away": 0.1}),
     Sim("sign_floor.ladder", _ladder, outputs=lambda o: [o[k] for k in ("m2", "m2_even", "m2_odd", "n", "n_prev")],
         grid=("sigma", np.array([0.5, 1.0, 2.0]), 0),
         bad=[({"sigma": np.array([NAN, 1.0])}, "sigma"), ({"theta": 0.0}, "theta"), ({"theta": NAN}, "theta"),
@@ -109,11 +102,13 @@ SIMULATORS = [
               "jit": "a sweep of ladder_run, whose jit-equals-eager is row sign_floor.ladder_run"},
         vary={"key": jax.random.key(1), "sigma": np.array([0.7, 1.3])}),
     Sim("sign_floor.chain_run", _chain, outputs=lambda o: [o[k] for k in _OUT],
-        skip={"vmap": "a per-run kernel; its vmapped form is simulate (row sign_floor.simulate)"},
-        bad=[({"T": 0}, "T"), ({"n_rec": 4}, "n_rec"), ({"method": "adam"}, "method"), ({"law": "x"}, "law"),
-             ({"additive": 1}, "additive"), ({"law": "student", "df": 0}, "df")],
-        diverging=({"method": "sgd", "eta": 1e30}, lambda o: o["diverged"]),
-        vary={"eta": 0.07, "key_index": np.int64(3), "x0": np.array([0.1, 0.5])}),
+        skip={"vmap": "a per-run kernel; its vmapped form is simulate (row sign_floor.simulate_bernoulli)",
+              "diverge": ("a sign step has length eta (a huge eta sends x to the lattice through 0, where sign(0) = 0 "
+                          "stops it) and simulate refuses |x0| + T eta beyond the bound; the state is checked per "
+                          "block (unit test of the flag in tests/test_sign_floor.py)")},
+        bad=[({"T": 0}, "T"), ({"n_rec": 4}, "n_rec"), ({"block": 0}, "block"), ({"law": "x"}, "law"),
+             ({"law": "student", "df": -1.0}, "df")],
+        vary={"eta": 0.07, "key_index": np.int64(3), "x0": np.array([0.1, 0.5]), "p_away": 0.1}),
     Sim("sign_floor.ladder_run", _ladder_run, outputs=lambda o: [o[k] for k in ("acc", "acc_even", "n", "n_prev")],
         skip={"vmap": "a per-run kernel; its vmapped form is ladder (row sign_floor.ladder)",
               "diverge": "integer walks cannot diverge: |n_k| <= |n_0| + k"},

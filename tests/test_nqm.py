@@ -200,3 +200,21 @@ def test_simulator_matches_the_numpy_reference_without_noise():
         np.testing.assert_allclose(out["curve"][:, 0], ref["curve"], rtol=1e-12, atol=1e-14)
     assert bench_cases("small")[0].work > 0
 
+
+
+_draw = jax.jit(lambda key, law, df: sn.noise(key, (200_000,), law, df), static_argnums=(1, 2))
+
+
+@pytest.mark.parametrize("law, df, cdf", [("student", 1, "t1"), ("student", 2, "t2"), ("student", 3, "t3"),
+                                          ("gaussian", 0, "norm"), ("uniform", 0, "unif"), ("rademacher", 0, "rad")])
+def test_noise_laws(law, df, cdf):
+    """Each sampler path (Gaussian, Cauchy and t_2 quantiles, chi-square mixture, uniform on [-1, 1], +-1) against
+    scipy's CDF at a few points, within 5 binomial standard errors (200 000 draws)."""
+    from scipy import stats
+
+    F = {"t1": stats.t(1).cdf, "t2": stats.t(2).cdf, "t3": stats.t(3).cdf, "norm": stats.norm.cdf,
+         "unif": stats.uniform(-1, 2).cdf, "rad": lambda q: np.where(q < -1, 0.0, np.where(q < 1, 0.5, 1.0))}[cdf]
+    z = np.asarray(_draw(jax.random.key(2), law, df))
+    for q in (-3.0, -0.999, -0.2, 0.5):
+        frac, pt = np.mean(z < q), float(F(q))
+        assert abs(frac - pt) <= 5 * np.sqrt(pt * (1 - pt) / z.size) + 1e-12, (law, df, q, frac, pt)

@@ -389,20 +389,6 @@ def test_schedule():
     np.testing.assert_allclose(np.asarray(S.schedule(k, 100, 0.1, 1.0)), 0.1 * (100 - k) / 100)
 
 
-_draw = jax.jit(lambda key, law, df: S.noise(S.block_seed(key), jnp.arange(200_000), law, df), static_argnums=(1, 2))
-
-
-@pytest.mark.parametrize("law, df, cdf", [("student", 1, stats.t(1).cdf), ("student", 2, stats.t(2).cdf),
-                                          ("student", 3, stats.t(3).cdf), ("gaussian", 0, stats.norm.cdf),
-                                          ("uniform", 0, stats.uniform(-1, 2).cdf)])
-def test_noise_laws(law, df, cdf):
-    """Each sampler path (Gaussian, Cauchy and t_2 quantiles, chi-square mixture, uniform) against scipy's CDF."""
-    z = np.asarray(_draw(jax.random.key(2), law, df))
-    for q in (-3.0, -1.0, -0.2, 0.5):
-        frac, pt = np.mean(z < q), cdf(q)
-        assert abs(frac - pt) <= 5 * math.sqrt(pt * (1 - pt) / z.size) + 1e-12, (q, frac, pt)
-
-
 def test_words_are_uniform_and_uncorrelated():
     """The counter-based words: uniform bytes (chi-square), no lag-1 correlation, seeds of neighbouring blocks
     and chains unrelated, and Bernoulli frequencies at p within their binomial SE."""
@@ -550,3 +536,14 @@ def test_lion_follows_its_two_momenta():
         x = x - 0.05 * np.sign(0.5 * m + 0.5 * g)
         m = 0.9 * m + 0.1 * g
     assert math.isclose(float(out["curve"][0, 0, 0]), 0.5 * np.sum(H2 * x * x), rel_tol=1e-13)
+
+
+def test_bernoulli_chain_flags_a_state_beyond_the_bound_at_the_end_of_its_block():
+    """The Bernoulli kernel checks its state once per block: a start beyond BOUND is flagged at the first block's end."""
+    run = jax.jit(S.chain_run, static_argnames=("T", "n_rec", "law", "df", "impl", "block"))
+    point = dict(key_data=np.asarray(jax.random.key_data(jax.random.key(0))), key_index=np.int64(0),
+                 x0=np.array([4 * S.BOUND, 0.3]), h=np.array([1.0, 1.0]), eta=0.01, cooldown=0.0, p_away=0.2)
+    out = run(point, np.int64(0), T=8, n_rec=2, block=4)
+    assert bool(out["diverged"]) and int(out["diverged_step"]) == 4
+    out = run(point | {"x0": np.array([0.3, 0.3])}, np.int64(0), T=8, n_rec=2, block=4)
+    assert not bool(out["diverged"]) and int(out["diverged_step"]) == -1
