@@ -61,13 +61,13 @@ from jax import lax
 
 import sims  # noqa: F401  (float64)
 from sims.sweep import diverged as _beyond, run_grid
-from theory._validate import array, choice, integer, key as _key, real
+from theory._validate import array, choice, integer, key as _key, real, traceable as _traceable
 
 __all__ = [
     "PROBLEMS", "TOY_PROBLEMS", "NOISES", "COMPRESSORS", "ALGORITHMS", "SCHEDULES", "DRIFT_KINDS", "MLP_DIM",
     "Config", "mlp_data", "mlp_init", "loss_fn", "derivatives", "noise_scale", "sample_noise", "compress",
     "direction", "schedule_factor", "simulate", "paths", "drift", "sde_path", "coupled_weak_paths",
-    "escape_paths", "escape_point", "weak_point", "descent_edge", "mean_sign_mc", "mean_sign_mc_many",
+    "escape_paths", "descent_edge", "mean_sign_mc", "mean_sign_mc_many",
     "aggregate_samples", "SDE_METHODS", "SIGN_NOISES", "mean_sign_law", "sde_coefficients", "dcsgd_sde",
     "dsignsgd_sde", "sde_sweep",
 ]
@@ -103,6 +103,22 @@ def _arr(name: str, x: Any, **kw) -> Any:
     if _traced(x):
         return x
     return array(name, x, **kw)
+
+
+def _grad_arg(name: str, x: Any) -> Any:
+    """A gradient vector (shape ``(d,)``, real, finite); a tracer has its type and shape checked only."""
+    return _traceable(name, x, ndim=1)
+
+
+def _omega_arg(x: Any, n: int) -> None:
+    """``omega``: a scalar or one value per agent (``(n,)``), each >= 0."""
+    if _traced(x):
+        _traceable("omega", x, ndim=(0, 1))
+        shape = x.shape
+    else:
+        shape = array("omega", x, ndim=(0, 1), low=0.0).shape
+    if shape not in ((), (n,)):
+        raise ValueError(f"omega: expected a scalar or one value per agent (shape ({n},)), got shape {shape}")
 
 
 def _prng(name: str, x: Any) -> Any:
@@ -212,6 +228,7 @@ def derivatives(problem: str, x, lam=1.0) -> tuple[jax.Array, jax.Array]:
 
 def noise_scale(grad: jax.Array, sigma0, sigma1) -> jax.Array:
     r"""Per-coordinate noise scale :math:`\sqrt{\sigma_0^2 + \sigma_1^2\|\nabla f\|^2}` (affine variance)."""
+    grad = _grad_arg("grad", grad)
     _num("sigma0", sigma0, low=0.0)
     _num("sigma1", sigma1, low=0.0)
     return jnp.sqrt(sigma0**2 + sigma1**2 * jnp.sum(grad**2))
@@ -226,6 +243,7 @@ def sample_noise(key: jax.Array, kind: str, grad: jax.Array, sigma0, sigma1, n_a
     _prng("key", key)
     _num("sigma0", sigma0, low=0.0)
     _num("sigma1", sigma1, low=0.0)
+    grad = _grad_arg("grad", grad)
     shape = (n_agents,) + jnp.shape(grad)
     if kind == "none":
         return jnp.zeros(shape, jnp.result_type(grad, jnp.float64))
@@ -257,10 +275,9 @@ def compress(key: jax.Array, kind: str, v: jax.Array, omega) -> jax.Array:
     """
     choice("kind", kind, COMPRESSORS)
     _prng("key", key)
-    if jnp.ndim(v) != 2:
-        raise ValueError(f"v: expected messages of shape (n_agents, d), got shape {jnp.shape(v)}")
-    _arr("omega", omega, ndim=(0, 1), low=0.0)
+    v = _traceable("v", v, ndim=2)
     n, d = v.shape
+    _omega_arg(omega, n)
     omega = jnp.broadcast_to(jnp.asarray(omega, jnp.float64), (n,))
     if kind == "none":
         return v
@@ -279,6 +296,8 @@ def schedule_factor(schedule: str, k) -> jax.Array:
     r""":math:`\eta_k`: 1 (``constant``) or :math:`1/\sqrt{k+1}` (``inv_sqrt``) at step index ``k`` (from 0)."""
     choice("schedule", schedule, SCHEDULES)
     _num("k", k, low=0.0)
+    if not _traced(k) and not float(np.asarray(k)).is_integer():
+        raise ValueError(f"k: expected a whole step index (0, 1, 2, ...), got {k!r}")
     if schedule == "constant":
         return jnp.ones((), jnp.float64)
     return 1.0 / jnp.sqrt(k + 1.0)
@@ -329,6 +348,8 @@ def direction(key: jax.Array, cfg: Config, grad: jax.Array, omega, sigma0, sigma
     if not isinstance(cfg, Config):
         raise TypeError(f"cfg: expected a sims.sde.Config, got {type(cfg).__name__}")
     k_noise, k_comp = jax.random.split(_prng("key", key))
+    grad = _grad_arg("grad", grad)
+    _omega_arg(omega, cfg.n_agents)
     if cfg.algo == "dsignsgd":
         return _sign_direction(k_noise, cfg, grad, sigma0, sigma1)
     msgs = grad[None, :] + sample_noise(k_noise, cfg.noise, grad, sigma0, sigma1, cfg.n_agents, cfg.nu)
@@ -418,7 +439,7 @@ def simulate(key: jax.Array, x0, eta, cfg: Config, **params) -> dict[str, jax.Ar
     for name, value in params.items():
         low, open_ = _LOW[name]
         if name == "omega":
-            _arr(name, value, ndim=(0, 1), low=low)
+            _omega_arg(value, cfg.n_agents)
         else:
             _num(name, value, low=low, low_open=open_)
     # Every parameter is passed (defaults filled in) so that calls with different keyword sets share one compilation.
@@ -472,7 +493,7 @@ def drift(problem: str, kind: str, x: jax.Array, eta, lam=1.0) -> jax.Array:
     choice("problem", problem, PROBLEMS)
     choice("kind", kind, DRIFT_KINDS)
     _arr("x", x, ndim=1)
-    _num("eta", eta, low=0.0)
+    _num("eta", eta, low=0.0, low_open=True)
     _num("lam", lam, low=0.0, low_open=True)
     x = jnp.asarray(x, jnp.float64)
     if problem == "mlp":
@@ -534,7 +555,7 @@ def sde_path(key: jax.Array, x0, eta, *, problem: str, kind: str, dt, n_steps: i
     choice("kind", kind, DRIFT_KINDS)
     choice("scheme", scheme, ("heun", "euler"))
     _arr("x0", x0, ndim=(0, 1))
-    _num("eta", eta, low=0.0)
+    _num("eta", eta, low=0.0, low_open=True)
     _num("dt", dt, low=0.0, low_open=True)
     n_steps = integer("n_steps", n_steps, low=1)
     _num("lam", lam, low=0.0, low_open=True)
@@ -670,7 +691,7 @@ def escape_paths(x0, eta, *, problem: str, lam=1.0, gd_steps: int = 400, ode_ste
     return _escape_jit(x0, eta, problem, lam, gd_steps, ode_steps, dt_scale)
 
 
-def escape_point(pt: dict, *, gd_steps: int, ode_steps: int, dt_scale: float = 0.01) -> dict[str, jax.Array]:
+def _escape_point(pt: dict, *, gd_steps: int, ode_steps: int, dt_scale: float = 0.01) -> dict[str, jax.Array]:
     """Per-run function for ``run_grid``: :func:`escape_paths` with the problem chosen by the traced index
     ``pt['problem']`` into ``("quadratic", "quartic", "cosh2")`` (one compilation for the three problems);
     ``pt`` also holds scalars ``x0``, ``eta`` and ``lam``."""
@@ -686,7 +707,7 @@ def _escape_branch(x0, eta, lam, *, problem, gd_steps, ode_steps, dt_scale):
     return _escape(jnp.reshape(x0, (1,)), eta, problem, lam, gd_steps, ode_steps, dt_scale)
 
 
-def weak_point(pt: dict, *, problem: str, x0: float, T: float, max_steps: int, substeps: int,
+def _weak_point(pt: dict, *, problem: str, x0: float, T: float, max_steps: int, substeps: int,
                sigma0: float, n_agents: int = 1) -> dict[str, jax.Array]:
     """Per-run function for ``run_grid``: :func:`coupled_weak_paths` at ``pt['key']``, ``pt['eta']``."""
     choice("problem", problem, PROBLEMS)
@@ -802,7 +823,7 @@ def aggregate_samples(key: jax.Array, cfg: Config, grad, n: int, *, omega=0.0, s
         raise TypeError(f"cfg: expected a sims.sde.Config, got {type(cfg).__name__}")
     _arr("grad", grad, ndim=(0, 1))
     n = integer("n", n, low=1)
-    _arr("omega", omega, ndim=(0, 1), low=0.0)
+    _omega_arg(omega, cfg.n_agents)
     _num("sigma0", sigma0, low=0.0)
     _num("sigma1", sigma1, low=0.0)
     return _aggregate(key, cfg, grad, n, omega, sigma0, sigma1)
@@ -877,7 +898,7 @@ def sde_coefficients(x, eta, *, method: str, problem: str = "quadratic", kind: s
     method = choice("method", method, SDE_METHODS)
     p = _sde_params(method, problem, kind, noise, nu, lam, omega, sigma0, sigma1, n_agents)
     _arr("x", x, ndim=1)
-    _num("eta", eta, low=0.0)
+    _num("eta", eta, low=0.0, low_open=True)
     nu = _nu(noise, nu) if method == "dsignsgd" else None
     return _coefficients_jit(jnp.asarray(x, jnp.float64), jnp.asarray(eta, jnp.float64), p, method, problem, noise, nu,
                              _DRIFT_COEF[kind])
@@ -958,7 +979,7 @@ def _sde_params(method, problem, kind, noise, nu, lam, omega, sigma0, sigma1, n_
 def _sde_common(key, x0, eta, dt, n_steps, n_record):
     _prng("key", key)
     _arr("x0", x0, ndim=(0, 1))
-    _num("eta", eta, low=0.0)
+    _num("eta", eta, low=0.0, low_open=True)
     _num("dt", dt, low=0.0, low_open=True)
     n_steps = integer("n_steps", n_steps, low=1)
     n_record = integer("n_record", n_record, low=1)

@@ -143,7 +143,7 @@ SIMULATORS = [
              ({"gd_steps": 0}, "gd_steps")],
         diverging=({"x0": 30.0, "gd_steps": 8}, lambda o: o["gd_diverged"] & o["gd_grew"] & np.isinf(o["gd_rate"])),
         vary={"x0": 1.5, "eta": 0.2},
-        skip={"vmap": "x0 holds the coordinates of one start; the grid form is escape_point under run_grid",
+        skip={"vmap": "x0 holds the coordinates of one start; the grid form is _escape_point under run_grid",
               "jit": "its ODE half is the sde_path kernel and its integrator step the one compared eagerly in the "
                      "sde.sde_path and sde.coupled_weak_paths rows; its GD half is a one-line scan"}),
     Sim("sde.descent_edge", _descent, grid=("x", X, 0),
