@@ -101,6 +101,9 @@ def away_probability(sigma, law: str, df: float):
     :math:`\tfrac12 I_{\nu/(\nu + t^2)}(\nu/2, \tfrac12)` at :math:`t = 1/\sigma` (regularized incomplete
     beta); uniform on :math:`[-1, 1]`, :math:`\max(0, (1 - 1/\sigma)/2)`. :math:`p = 0` at :math:`\sigma = 0`.
     """
+    V.choice("law", law, LAWS)  # static: validated even when sigma is traced
+    if law == "student":
+        V.real("df", df, low=0.0, low_open=True)
     t = 1.0 / jnp.where(sigma > 0, sigma, 1.0)
     if law == "gaussian":
         p = jax.scipy.special.ndtr(-t)
@@ -142,6 +145,8 @@ def _law(law, df, integer_df: bool) -> float:
     """The noise law's ``df``: Student-t needs ``df > 0`` (an integer in [1, 64] where normals are summed)."""
     V.choice("law", law, LAWS)
     if law != "student":
+        if V.real("df", df, low=0.0) != 0:  # never NaN, a string or a bool either
+            raise ValueError(f"df: only the Student-t law takes degrees of freedom; expected 0 for law {law!r}, got {df!r}")
         return 0
     if integer_df:
         return V.integer("df", df, low=1, high=64)
@@ -178,6 +183,19 @@ def _sweep(fn, grid: dict, static: dict, chunk_size: int, desc: str, *args) -> d
     return {k: v[:n] for k, v in out.items()}
 
 
+def _point_and_burn(point, burn, needed: tuple[str, ...], either: tuple[str, str]) -> None:
+    """Refuse a per-run ``point`` that is not a dict holding ``needed`` and one of ``either``, and a non-integer ``burn``
+    (checked on its dtype, so a traced ``burn`` passes)."""
+    if not isinstance(point, dict):
+        raise TypeError(f"point: expected a dict of per-run data, got {type(point).__name__} {point!r}")
+    missing = [k for k in needed if k not in point] + ([either[0]] if not any(k in point for k in either) else [])
+    if missing:
+        raise ValueError(f"point: missing {missing} (expected keys {list(needed)} and one of {list(either)})")
+    if burn is None or isinstance(burn, (str, bytes, bool, np.bool_)) or not jnp.issubdtype(jnp.result_type(burn),
+                                                                                          jnp.integer):
+        raise TypeError(f"burn: expected an integer number of burn-in steps, got {type(burn).__name__} {burn!r}")
+
+
 def _static(T, n_rec, law, df, integer_df: bool = True) -> tuple[int, int, str, float]:
     """Validate the static configuration shared by the per-run functions."""
     T = V.integer("T", T, low=1)
@@ -187,15 +205,22 @@ def _static(T, n_rec, law, df, integer_df: bool = True) -> tuple[int, int, str, 
     return T, n_rec, law, _law(law, df, integer_df)
 
 
-def schedule(k, T: int, eta, cooldown):
-    r""":math:`\eta_k = \eta\min\{1, (T-k)/(\phi T)\}` (:math:`\phi` = ``cooldown``; :math:`\phi = 0`: constant).
+def schedule(k, T: int, eta, cooldown) -> np.ndarray:
+    r""":math:`\eta_k = \eta\min\{1, (T-k)/(\phi T)\}` at the step indices ``k`` (:math:`\phi` = ``cooldown``; :math:`\phi = 0`: constant).
 
-    Traceable (used inside the scan); ``k`` may be an array of step indices, ``eta`` and ``cooldown``
-    traced scalars; the horizon ``T`` is a static integer.
+    On the host (NumPy): ``k`` integers in :math:`[0, T)` (a scalar or an array), ``eta > 0``,
+    ``cooldown`` in :math:`[0, 1]`. The kernel :func:`chain_run` evaluates the same formula inside its scan.
     """
     T = V.integer("T", T, low=1)
-    frac = jnp.where(cooldown > 0, jnp.clip((T - k) / jnp.maximum(cooldown * T, 1e-300), 0.0, 1.0), 1.0)
-    return eta * frac
+    k_raw = np.asarray(k) if not isinstance(k, (str, bytes)) and k is not None else k
+    if not isinstance(k_raw, np.ndarray) or k_raw.dtype.kind not in "iu":
+        raise TypeError(f"k: expected integer step indices, got {type(k).__name__} {k!r}")
+    k_a = V.array("k", k_raw, ndim=(0, 1), low=0.0, high=T, high_open=True)
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    cooldown = V.real("cooldown", cooldown, low=0.0, high=1.0)
+    if cooldown == 0:
+        return np.full(k_a.shape, eta)
+    return eta * np.clip((T - k_a) / (cooldown * T), 0.0, 1.0)
 
 
 def _loss(x, h):
@@ -229,6 +254,10 @@ def is_bernoulli(method: str, additive: bool, momentum: bool) -> bool:
     :math:`-1` with probability :math:`p = F_\xi(-1/\sigma)`, independently per coordinate and step, for
     any noise law: only :math:`p` enters, so any real :math:`\nu` costs nothing.
     """
+    V.choice("method", method, METHODS)
+    for name, flag in (("additive", additive), ("momentum", momentum)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise TypeError(f"{name}: expected a bool, got {type(flag).__name__} {flag!r}")
     return method == "sign" and not additive and not momentum
 
 
@@ -256,6 +285,7 @@ def chain_run(point: dict, burn, *, T: int, n_rec: int, law: str = "gaussian", d
     which it was found bad. The other chains (momentum, additive noise, normalized, Lion) run on the
     shared noisy quadratic, :func:`sims.nqm.simulate`.
     """
+    _point_and_burn(point, burn, ("key_data", "key_index", "x0", "h", "eta", "cooldown"), ("p_away", "sigma_m"))
     T, n_rec, law, df = _static(T, n_rec, law, df, integer_df=False)
     B = min(V.integer("block", block, low=1), T)
     n_blocks, every = -(-T // B), T // n_rec
@@ -364,6 +394,9 @@ def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, beta2=0
         raise ValueError(f"x0: expected starts of shape (d,), ({G}, d) or ({G}, {n_chains}, d), got {x0.shape}")
     d = x0.shape[-1]
     h = V.array("h", h, ndim=(0, 1, 2), low=0.0, low_open=True)
+    if h.ndim == 1 and h.shape != (d,):
+        raise ValueError(f"x0, h: starts with {d} coordinate(s) (x0 of shape {x0.shape}) and {h.shape[0]} curvatures; "
+                         "expected one curvature per coordinate")
     if h.ndim < 2:
         h = np.broadcast_to(h, (d,))
     if h.shape not in ((d,), (G, d)):
@@ -426,16 +459,13 @@ _NQM_METHOD = {("sgd", False): "sgd", ("sgd", True): "heavy_ball", ("sign", Fals
 def schedules_host(T: int, eta, cooldown) -> np.ndarray:
     r"""The schedules :math:`\eta_{g,k} = \eta_g\min\{1, (T-k)/(\phi_g T)\}`, :math:`k = 0..T-1`, as a ``(G, T)`` NumPy array.
 
-    The host twin of :func:`schedule` for one step size and cooldown fraction per configuration
-    (``eta``, ``cooldown``: 1-D, one value each; :math:`\phi = 0` is a constant step).
+    One row of :func:`schedule` per configuration (``eta``, ``cooldown``: 1-D, one value each;
+    :math:`\phi = 0` is a constant step): the step-size arrays the shared simulator takes.
     """
     T = V.integer("T", T, low=1)
-    eta = V.array("eta", eta, ndim=1, low=0.0)
+    eta = V.array("eta", eta, ndim=1, low=0.0, low_open=True)
     cooldown = V.array("cooldown", cooldown, shape=eta.shape, low=0.0, high=1.0)
-    k = np.arange(T)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        frac = np.clip((T - k)[None, :] / (cooldown[:, None] * T), 0.0, 1.0)
-    return eta[:, None] * np.where(cooldown[:, None] > 0, frac, 1.0)
+    return np.stack([schedule(np.arange(T), T, e, c) for e, c in zip(eta, cooldown)])
 
 
 def _nqm_chains(key, idx, methods, params, x0, h, *, T, n_rec, burn, n_chains, law, df, paired, chunk_size) -> dict:
@@ -478,6 +508,7 @@ def ladder_run(point: dict, burn, *, T: int, law: str = "gaussian", df: float = 
     (``acc_even``), and the last two states :math:`n_{T-1}` (``n_prev``), :math:`n_T` (``n``).
     The walk cannot diverge: :math:`|n_k| \le |n_0| + k`.
     """
+    _point_and_burn(point, burn, ("key_data", "key_index", "theta", "n0"), ("p_away", "sigma"))
     T = V.integer("T", T, low=1)
     df = _law(law, df, integer_df=False)
     B = min(V.integer("block", block, low=1), T)

@@ -32,6 +32,7 @@ function validates its arguments (:mod:`theory._validate`).
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 
 import numpy as np
@@ -69,6 +70,25 @@ def _law(law, df) -> float | None:
     if df is not None:
         V.real("df", df, low=0.0, low_open=True)  # ignored for the Gaussian law, but never NaN or a string
     return None
+
+
+def _sym_cache(fn):
+    """``functools.lru_cache`` for the sympy derivations, with unhashable arguments (arrays, lists) refused by name."""
+    cached = functools.lru_cache(maxsize=32)(fn)
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        for name, value in sig.bind(*args, **kwargs).arguments.items():
+            try:
+                hash(value)
+            except TypeError:
+                raise TypeError(f"{name}: expected a real number or a sympy expression, got {type(value).__name__} "
+                                f"{value!r}") from None
+        return cached(*args, **kwargs)
+
+    wrapper.cache_clear = cached.cache_clear
+    return wrapper
 
 
 def _sym_or(name: str, x, **bounds):
@@ -128,7 +148,7 @@ def _geometric_sum(poly, k, q):
     return total.subs(z, q)
 
 
-@functools.lru_cache(maxsize=32)  # pure in hashable sympy arguments; the sums take ~1 s
+@_sym_cache  # pure in hashable sympy arguments; the sums take ~1 s
 def second_moment_sym(p=p_sym, eta=eta_sym, c=c_sym):
     r""":math:`E_\pi[x^2]` summed exactly from the two ladders (sympy, for any offset ``c``).
 
@@ -143,7 +163,7 @@ def second_moment_sym(p=p_sym, eta=eta_sym, c=c_sym):
     return sp.simplify((1 - r) / 2 * _geometric_sum(body, k, r))
 
 
-@functools.lru_cache(maxsize=32)
+@_sym_cache
 def parity_second_moments_sym(p=p_sym, eta=eta_sym, c=c_sym):
     r"""Limits of :math:`E[x_k^2]` along even and odd times for a chain started at :math:`n_0 = 0`.
 
@@ -170,7 +190,7 @@ def parity_second_moments_sym(p=p_sym, eta=eta_sym, c=c_sym):
     return sp.simplify(even), sp.simplify(odd)
 
 
-@functools.lru_cache(maxsize=32)
+@_sym_cache
 def c_mid_sym(e=None):
     r""":math:`C_{\rm mid} = E_\pi f/(a\eta^2)` at offset :math:`c = \eta/2`, in terms of :math:`e = 1 - 2p`.
 
@@ -183,7 +203,7 @@ def c_mid_sym(e=None):
     return sp.simplify(m2 / 2)
 
 
-@functools.lru_cache(maxsize=32)
+@_sym_cache
 def c_unif_sym(e=None):
     r""":math:`C_{\rm unif}`: the offset :math:`c` uniform on :math:`(0, \eta)`.
 
