@@ -29,7 +29,7 @@ from sims.nqm import BOUND, noise
 from sims.sweep import run_grid
 from theory import _validate as V
 
-__all__ = ["abs_run", "abs_sgd", "sphere_run", "sphere_walk", "logistic_run", "logistic_sphere", "SPHERE_METHODS"]
+__all__ = ["abs_sgd", "sphere_walk", "logistic_sphere", "SPHERE_METHODS"]
 
 SPHERE_METHODS = ("heavy_ball", "sign")
 
@@ -48,7 +48,7 @@ def _pow2(n: int) -> int:
 
 
 # ----------------------------------------------------------------------------- |x| with noisy subgradients
-def abs_run(point: dict, etas: jax.Array, *, T: int, impl: str = "threefry2x32") -> dict:
+def _abs_run(point: dict, etas: jax.Array, *, T: int, impl: str = "threefry2x32") -> dict:
     r"""SGD on :math:`|x|` for :math:`T - 1` updates with steps ``etas[sched, :T-1]`` (pure).
 
     :math:`x^+ = x - \eta_t(\mathrm{sign}(x) + \sigma\xi_t)`, :math:`\xi_t = \pm 1`. Returns ``final``
@@ -69,7 +69,7 @@ def abs_run(point: dict, etas: jax.Array, *, T: int, impl: str = "threefry2x32")
 
 
 def abs_sgd(key, eta, *, x0: float, sigma: float, n_chains: int) -> dict:
-    r"""``n_chains`` runs of :func:`abs_run` per schedule; ``eta`` is ``(S, T)`` (the bound's :math:`\eta_1..\eta_T`).
+    r"""``n_chains`` runs of the per-run kernel per schedule; ``eta`` is ``(S, T)`` (the bound's :math:`\eta_1..\eta_T`).
 
     Returns ``final`` and ``diverged`` of shape ``(S, n_chains)``; run :math:`j` uses the same noise
     under every schedule (common random numbers).
@@ -80,6 +80,9 @@ def abs_sgd(key, eta, *, x0: float, sigma: float, n_chains: int) -> dict:
     S, T = e.shape
     if T < 2:
         raise ValueError(f"eta: expected at least 2 step sizes per schedule, got {T}")
+    if not np.all(e.max(axis=1) > 0):
+        raise ValueError(f"eta: every schedule needs a positive step size (an all-zero schedule never moves), "
+                         f"got {np.flatnonzero(~(e.max(axis=1) > 0)).size} all-zero schedule(s)")
     x0 = V.real("x0", x0)
     sigma = V.real("sigma", sigma, low=0.0)
     n_chains = V.integer("n_chains", n_chains, low=1)
@@ -87,7 +90,7 @@ def abs_sgd(key, eta, *, x0: float, sigma: float, n_chains: int) -> dict:
     grid = {**_keys(key, n), "sched": np.repeat(np.arange(S), n_chains), "x0": np.full(n, x0),
             "sigma": np.full(n, sigma)}
     grid["key_index"] = np.tile(np.arange(n_chains, dtype=np.int64), S)
-    out = run_grid(abs_run, grid, e, static=dict(T=T, impl=str(jax.random.key_impl(key))),
+    out = run_grid(_abs_run, grid, e, static=dict(T=T, impl=str(jax.random.key_impl(key))),
                    chunk_size=_pow2(n), pad_to_chunk=True)
     return {k: v.reshape(S, n_chains) for k, v in out.items()}
 
@@ -101,7 +104,7 @@ def _angle(w, w_new):
     return jnp.arctan2(orth, par)
 
 
-def sphere_run(point: dict, *, T: int, n_rec: int, d: int, method: str, impl: str = "threefry2x32") -> dict:
+def _sphere_run(point: dict, *, T: int, n_rec: int, d: int, method: str, impl: str = "threefry2x32") -> dict:
     r"""The random-walk model of scale-invariant weights, one run (pure).
 
     Gradient :math:`g = (\tilde G/\|w\|)\,u`, :math:`u` uniform on the unit sphere of :math:`w^\perp`.
@@ -139,7 +142,7 @@ def sphere_run(point: dict, *, T: int, n_rec: int, d: int, method: str, impl: st
 
 def sphere_walk(key, *, eta, wd, momentum=0.0, method: str = "heavy_ball", d: int, grad_scale=1.0, w0_norm=1.0,
                 T: int, n_rec: int, n_chains: int = 1) -> dict:
-    r"""Runs of :func:`sphere_run` for configurations ``eta, wd, momentum, grad_scale, w0_norm`` (scalars or length-:math:`G` sequences).
+    r"""Runs of the per-run kernel for configurations ``eta, wd, momentum, grad_scale, w0_norm`` (scalars or length-:math:`G` sequences).
 
     Run :math:`j` of every configuration uses ``fold_in(key, j)`` (common random numbers: a configuration's result
     does not depend on the others). Returns ``angle`` and ``norm`` of shape ``(G, n_chains, n_rec)`` and ``diverged``
@@ -166,7 +169,7 @@ def sphere_walk(key, *, eta, wd, momentum=0.0, method: str = "heavy_ball", d: in
     n = G * n_chains
     grid = {**_keys(key, n), **{k: np.repeat(np.broadcast_to(v, (G,)), n_chains) for k, v in cols.items()}}
     grid["key_index"] = np.tile(np.arange(n_chains, dtype=np.int64), G)  # run j sees the same noise in every configuration
-    out = run_grid(sphere_run, grid, static=dict(T=T, n_rec=n_rec, d=d, method=method,
+    out = run_grid(_sphere_run, grid, static=dict(T=T, n_rec=n_rec, d=d, method=method,
                                                  impl=str(jax.random.key_impl(key))),
                    chunk_size=_pow2(n), pad_to_chunk=True)
     return {k: v.reshape((G, n_chains) + v.shape[1:]) for k, v in out.items()}
@@ -179,7 +182,7 @@ def _logistic_loss(w, X, y, scale):
     return jnp.mean(jnp.logaddexp(0.0, -m))
 
 
-def logistic_run(point: dict, X: jax.Array, y: jax.Array, *, T: int, n_rec: int) -> dict:
+def _logistic_run(point: dict, X: jax.Array, y: jax.Array, *, T: int, n_rec: int) -> dict:
     r"""Full-batch heavy ball with coupled decay on logistic regression over :math:`w/\|w\|` (pure).
 
     Returns per recording block: the mean angle per step (``angle``), :math:`\|w\|` at the block end
@@ -214,7 +217,7 @@ def logistic_run(point: dict, X: jax.Array, y: jax.Array, *, T: int, n_rec: int)
 
 
 def logistic_sphere(X, y, w0, *, eta, wd, momentum=0.0, scale: float = 4.0, T: int, n_rec: int) -> dict:
-    r"""Runs of :func:`logistic_run` for configurations ``eta, wd, momentum`` (scalars or length-:math:`G` sequences).
+    r"""Runs of the per-run kernel for configurations ``eta, wd, momentum`` (scalars or length-:math:`G` sequences).
 
     ``X`` (n, d) data, ``y`` (n,) labels :math:`\pm1`, ``w0`` (d,) the common start, ``scale`` the logit
     temperature. Returns arrays with leading axis :math:`G`.
@@ -239,5 +242,5 @@ def logistic_sphere(X, y, w0, *, eta, wd, momentum=0.0, scale: float = 4.0, T: i
                              f"got {len(v)}")
     grid = {k: np.broadcast_to(v, (G,)).copy() for k, v in cols.items()}
     grid.update(w0=np.broadcast_to(w0, (G, w0.size)).copy(), scale=np.full(G, scale))
-    return run_grid(logistic_run, grid, Xa, ya, static=dict(T=T, n_rec=n_rec), chunk_size=_pow2(G),
+    return run_grid(_logistic_run, grid, Xa, ya, static=dict(T=T, n_rec=n_rec), chunk_size=_pow2(G),
                     pad_to_chunk=True)

@@ -126,6 +126,8 @@ def last_iterate_bound(eta, D: float, G) -> float:
     T = e.size
     if T < 2:
         raise ValueError(f"eta: the bound needs at least 2 step sizes, got {T}")
+    if g.shape not in ((), (T,)):
+        raise ValueError(f"G: expected a scalar or one value per step (shape ({T},), as eta), got shape {g.shape}")
     if not e[-1] > 0:
         raise ValueError(f"eta: the last step size eta_T must be > 0 (it divides the k = T-1 term), got {e[-1]}")
     g2 = np.broadcast_to(g, (T,)) ** 2
@@ -244,6 +246,13 @@ def ema_variance_ratio(alpha, eta, lam) -> float:
     return alpha * (1 + rho * (1 - alpha)) / ((2 - alpha) * (1 - rho * (1 - alpha)))
 
 
+def _whole(name: str, a: np.ndarray) -> np.ndarray:
+    """``a`` unchanged if every entry is a whole number (a step count), else a ValueError naming ``name``."""
+    if not np.all(a == np.round(a)):
+        raise ValueError(f"{name}: expected whole step counts, got {a[a != np.round(a)][:3]}")
+    return a
+
+
 def ema_bias(alpha, eta, lam, t, x0: float = 1.0) -> np.ndarray:
     r"""Noise-free :math:`E z_t` of the EMA (:math:`z_0 = x_0`, :math:`z^+ = (1-\alpha)z + \alpha x^+`, :math:`x_t = \rho^t x_0`).
 
@@ -253,7 +262,7 @@ def ema_bias(alpha, eta, lam, t, x0: float = 1.0) -> np.ndarray:
     alpha = V.real("alpha", alpha, low=0.0, high=1.0, low_open=True)
     eta = V.real("eta", eta, low=0.0, low_open=True)
     lam = V.real("lam", lam, low=0.0, low_open=True)
-    tt = V.array("t", t, ndim=(0, 1), low=0.0)
+    tt = _whole("t", V.array("t", t, ndim=(0, 1), low=0.0))
     x0 = V.real("x0", x0)
     rho, q = 1 - eta * lam, 1 - alpha
     if abs(rho - q) < 1e-12:
@@ -265,7 +274,7 @@ def uniform_average_bias(eta, lam, t, x0: float = 1.0) -> np.ndarray:
     r"""Noise-free uniform average :math:`\frac1t\sum_{s=1}^t x_s = x_0\,\rho(1-\rho^t)/(t\,\eta\lambda)` (:math:`\rho = 1-\eta\lambda`): :math:`\sim 1/(\eta\lambda t)`."""
     eta = V.real("eta", eta, low=0.0, low_open=True)
     lam = V.real("lam", lam, low=0.0, low_open=True)
-    tt = V.array("t", t, ndim=(0, 1), low=1.0)
+    tt = _whole("t", V.array("t", t, ndim=(0, 1), low=1.0))
     x0 = V.real("x0", x0)
     rho = 1 - eta * lam
     return x0 * rho * (1 - rho**tt) / (tt * eta * lam)
@@ -402,7 +411,7 @@ def fit_nqm_to_log(step, lr, loss, *, n_modes: int = 12) -> dict:
     (at the logged steps), ``residual_rms`` and ``relative_residual`` (the RMS residual over the loss's range).
     """
     s = V.array("step", step, ndim=1, low=0.0)
-    L = V.array("loss", loss, shape=(s.size,))
+    L = V.array("loss", loss, shape=(s.size,), low=0.0)  # the model's loss is a non-negative combination
     n_modes = V.integer("n_modes", n_modes, low=1, high=64)
     eta = schedule_from_log(s, lr)
     if not np.max(eta) > 0:

@@ -26,14 +26,22 @@ def nqm_numpy(lam, eta, x0, *, method: str = "sgd", momentum=0.0, noise=None, ce
     :math:`m \leftarrow \mu m + g`, :math:`x \leftarrow x - \eta m`; Nesterov: :math:`x \leftarrow x - \eta(g + \mu m)` with the
     new :math:`m`. Returns ``final_x`` (R, d) and ``curve`` (R, n_rec).
     """
-    lam = V.array("lam", lam, ndim=1)
-    e = V.array("eta", eta, ndim=2)
-    x = V.array("x0", x0, shape=(e.shape[0], lam.size)).copy()
-    V.choice("method", method, ("sgd", "heavy_ball", "nesterov"))
-    mu = np.broadcast_to(V.array("momentum", momentum, ndim=(0, 1)), (e.shape[0],))[:, None]
-    c = np.zeros(lam.size) if center is None else V.array("center", center, shape=(lam.size,))
+    lam = V.array("lam", lam, ndim=1, low=0.0)
+    e = V.array("eta", eta, ndim=2, low=0.0)
     R, T = e.shape
-    block = T // V.integer("n_rec", n_rec, low=1)
+    x = V.array("x0", x0, shape=(R, lam.size)).copy()
+    V.choice("method", method, ("sgd", "heavy_ball", "nesterov"))
+    mu = V.array("momentum", momentum, ndim=(0, 1), low=0.0, high=1.0, high_open=True)
+    if mu.shape not in ((), (R,)):
+        raise ValueError(f"momentum: expected a scalar or one value per run (shape ({R},)), got shape {mu.shape}")
+    mu = np.broadcast_to(mu, (R,))[:, None]
+    c = np.zeros(lam.size) if center is None else V.array("center", center, shape=(lam.size,))
+    if noise is not None:
+        noise = V.array("noise", noise, shape=(R, T, lam.size))
+    n_rec = V.integer("n_rec", n_rec, low=1)
+    if T % n_rec:
+        raise ValueError(f"n_rec: expected a divisor of the number of steps T = {T}, got {n_rec}")
+    block = T // n_rec
     m = np.zeros_like(x)
     curve = np.empty((R, n_rec))
     for t in range(T):
@@ -51,9 +59,11 @@ def nqm_numpy(lam, eta, x0, *, method: str = "sgd", momentum=0.0, noise=None, ce
 
 def abs_numpy(eta, x0: float, xi) -> np.ndarray:
     r""":math:`|x_T|` of :math:`x^+ = x - \eta_t(\mathrm{sign}(x) + \xi_t)` for noise ``xi`` (R, T-1), schedules ``eta`` (R, T)."""
-    e = V.array("eta", eta, ndim=2)
+    e = V.array("eta", eta, ndim=2, low=0.0)
+    if e.shape[1] < 2:
+        raise ValueError(f"eta: expected at least 2 step sizes per schedule, got shape {e.shape}")
     z = V.array("xi", xi, shape=(e.shape[0], e.shape[1] - 1))
-    x = np.full(e.shape[0], float(x0))
+    x = np.full(e.shape[0], V.real("x0", x0))
     for t in range(e.shape[1] - 1):
         x = x - e[:, t] * (np.sign(x) + z[:, t])
     return np.abs(x)
