@@ -55,7 +55,15 @@ def cartesian(**axes: Any) -> tuple[dict[str, Any], tuple[int, ...]]:
     lengths = []
     for name, values in axes.items():
         if np.ndim(values) == 0:
-            raise ValueError(f"cartesian: axis {name!r} must have a leading dimension, got a scalar")
+            raise ValueError(f"{name}: axis must have a leading dimension, got a scalar")
+        if not _is_key(values):
+            a = np.asarray(values)
+            if a.dtype.kind not in "biufc":
+                raise TypeError(f"{name}: axis must hold numbers or typed keys, got dtype {a.dtype}")
+            if a.dtype.kind in "fc" and not np.all(np.isfinite(a)):
+                raise ValueError(f"{name}: axis values must be finite, got {a[~np.isfinite(a)][:3]}")
+        if int(np.shape(values)[0]) == 0:
+            raise ValueError(f"{name}: axis is empty (the product would be an empty sweep)")
         lengths.append(int(np.shape(values)[0]))
     index = np.indices(lengths).reshape(len(lengths), -1)
     grid = {name: values[index[k]] for k, (name, values) in enumerate(axes.items())}
@@ -65,8 +73,12 @@ def cartesian(**axes: Any) -> tuple[dict[str, Any], tuple[int, ...]]:
 def diverged(x: jax.Array, bound: float = 1e150) -> jax.Array:
     """True where a state is non-finite or beyond ``bound`` in absolute value (reduced over trailing axes).
 
-    Divergence is data: sweeps mark such runs instead of failing.
+    Divergence is data: sweeps mark such runs instead of failing. ``bound`` is a positive number.
     """
+    if not isinstance(bound, jax.core.Tracer):
+        from theory import _validate as V
+
+        V.real("bound", bound, low=0.0, low_open=True)
     bad = ~jnp.isfinite(x) | (jnp.abs(x) > bound)
     return bad.reshape(bad.shape[:1] + (-1,)).any(axis=1) if bad.ndim > 1 else bad
 
@@ -196,10 +208,19 @@ def run_grid(
     frozen = _frozen({} if static is None else static)
     if not isinstance(chunk_size, (int, np.integer)) or isinstance(chunk_size, bool) or chunk_size < 1:
         raise ValueError(f"chunk_size: expected a positive integer, got {chunk_size!r}")
+    for flag, value, allowed in (("pad_to_chunk", pad_to_chunk, (bool,)), ("progress", progress, (bool, type(None))),
+                                 ("desc", desc, (str,))):
+        if not isinstance(value, allowed):
+            raise TypeError(f"{flag}: expected {' or '.join(t.__name__ for t in allowed)}, got "
+                            f"{type(value).__name__} {value!r:.60}")
     n = grid_size(grid)
+    if isinstance(devices, (str, bytes)):
+        raise TypeError(f"devices: expected a list of jax devices, got {devices!r:.60}")
     devices = tuple(jax.devices()) if devices is None else tuple(devices)
     if not devices:
         raise ValueError("devices: expected at least one device, got an empty list")
+    if not all(isinstance(d, jax.Device) for d in devices):
+        raise TypeError(f"devices: expected jax devices (jax.devices()), got {devices!r:.80}")
     n_dev = len(devices)
     chunk = int(chunk_size) if pad_to_chunk else min(int(chunk_size), n)
     chunk = n_dev * math.ceil(chunk / n_dev)
