@@ -12,7 +12,7 @@ batch size :math:`B` the stochastic gradient is
 the step, along any step-size schedule :math:`\eta_t` (arrays: WSD, cosine, decay to zero, ...).
 :func:`theory.nqm.moment_recursion` is the exact law of SGD's second moments on this model.
 
-Per run (:func:`nqm_run`, mapped over a grid by :func:`sims.sweep.run_grid`): ``lax.scan`` over
+Per run (:func:`_nqm_run`, mapped over a grid by :func:`sims.sweep.run_grid`): ``lax.scan`` over
 ``n_rec`` recording blocks, each a scan over its steps, with the block's noise drawn in one call.
 The method, the noise law, which noises are present and the horizon select code and are static;
 everything else (curvatures, noise levels, batch size, momentum, decay, EMA rate, schedule, start,
@@ -38,7 +38,7 @@ from sims import optimizers as opt
 from sims.sweep import run_grid
 from theory import _validate as V
 
-__all__ = ["LAWS", "BOUND", "CHUNK", "noise", "nqm_run", "simulate", "Summary", "summarize"]
+__all__ = ["LAWS", "BOUND", "CHUNK", "noise", "simulate", "Summary", "summarize"]
 
 LAWS = ("gaussian", "student", "rademacher", "uniform")
 BOUND = 1e150  # |x| beyond this counts as diverged (squares would overflow float64)
@@ -52,7 +52,14 @@ def noise(key: jax.Array, shape, law: str = "gaussian", df: int = 0) -> jax.Arra
     Student-t: :math:`\nu \le 2` by the exact inverse CDF of a uniform, otherwise
     :math:`z/\sqrt{\chi^2_\nu/\nu}` with :math:`\chi^2_\nu` a sum of squared normals (no rejection
     sampler). Drawn flat and reshaped (XLA compiles a flat draw faster than a trailing axis).
+
+    ``key`` a typed PRNG key (a tracer inside a kernel); ``shape`` a non-empty tuple of integers >= 1;
+    ``df`` an integer in [1, 64] for ``law="student"``, else an integer >= 0 (ignored). Everything but
+    ``key`` is static, so the checks run once, at trace time.
     """
+    V.key("key", key)
+    shape = _shape(shape)
+    df = _law(law, df)
     size = int(np.prod(shape))
     if law == "gaussian":
         return jax.random.normal(key, (size,)).reshape(shape)
@@ -70,8 +77,19 @@ def noise(key: jax.Array, shape, law: str = "gaussian", df: int = 0) -> jax.Arra
 
 
 def _law(law, df) -> int:
+    """The validated ``df`` (0 unless ``law`` is Student-t, whose df is an integer in [1, 64])."""
     V.choice("law", law, LAWS)
-    return V.integer("df", df, low=1, high=64) if law == "student" else 0
+    if law == "student":
+        return V.integer("df", df, low=1, high=64)
+    V.integer("df", df, low=0)  # unused by this law, but a non-integer df is still a caller's mistake
+    return 0
+
+
+def _shape(shape) -> tuple:
+    """``shape`` as a tuple of ints >= 1 (at least one axis): the static shape of a draw."""
+    if not isinstance(shape, (tuple, list)) or not shape:
+        raise TypeError(f"shape: expected a non-empty tuple of integers >= 1, got {shape!r}")
+    return tuple(V.integer("shape", n, low=1) for n in shape)
 
 
 def _run_key(point: dict, impl: str) -> jax.Array:
@@ -79,7 +97,7 @@ def _run_key(point: dict, impl: str) -> jax.Array:
     return jax.random.fold_in(jax.random.wrap_key_data(point["key_data"], impl=impl), point["key_index"])
 
 
-def nqm_run(point: dict, etas: jax.Array, *, T: int, n_rec: int, method: str, full: bool, additive: bool,
+def _nqm_run(point: dict, etas: jax.Array, *, T: int, n_rec: int, method: str, full: bool, additive: bool,
             multiplicative: bool, law: str = "gaussian", df: int = 0, impl: str = "threefry2x32") -> dict:
     r"""One run of :math:`T` steps on the NQM (pure; mapped over a grid by :func:`simulate`).
 
@@ -159,6 +177,11 @@ def _per_config(name: str, value, low=None, high=None, high_open=False) -> np.nd
 def _schedules(eta, T: int) -> np.ndarray:
     """``eta`` as a ``(S, T)`` array: a scalar (constant), one schedule (T,) or one per configuration (G, T)."""
     e = V.array("eta", eta, ndim=(0, 1, 2), low=0.0)
+    # a schedule may rest at 0 for some steps (warm-up, a pause), but one that never moves is a caller's mistake
+    flat = e.reshape(-1, e.shape[-1]) if e.ndim else e.reshape(1, 1)
+    if np.any(np.all(flat == 0, axis=-1)):
+        raise ValueError(f"eta: expected a step size > 0 (or a schedule with some step > 0), got an all-zero "
+                         f"schedule in {eta!r}")
     if e.ndim == 0:
         return np.full((1, T), float(e))
     e = e.reshape(-1, e.shape[-1])
@@ -182,7 +205,7 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
     compiled kernel each). Run :math:`j` of configuration :math:`g` uses ``fold_in(key, g n + j)``, or
     ``fold_in(key, j)`` with ``paired=True`` (common random numbers across configurations).
 
-    Returns arrays with leading shape ``(G, n_chains)``: see :func:`nqm_run`.
+    Returns arrays with leading shape ``(G, n_chains)``: see :func:`_nqm_run`.
     """
     V.key("key", key)
     T = V.integer("T", T, low=1)
@@ -241,7 +264,9 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
     methods = methods * G if len(methods) == 1 else methods
     sched = np.arange(G) if etas.shape[0] == G and G > 1 else np.zeros(G, np.int64)
     if x0_a.shape[-1] != d:
-        raise ValueError(f"x0: expected starts with {d} coordinates (as the problem), got shape {x0_a.shape}")
+        problem = (f"lam: shape {lam_a.shape}, curvatures (d,) or one row per configuration (G, d)" if lam is not None
+                   else f"H: shape {H_a.shape}")
+        raise ValueError(f"x0: expected starts with {d} coordinates, as the problem ({problem}), got shape {x0_a.shape}")
     if x0_a.ndim == 1:
         x0_a = np.broadcast_to(x0_a, (G, n_chains, d))
     elif x0_a.ndim == 2:
@@ -284,7 +309,7 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
                       multiplicative=multiplicative, law=law, df=df, impl=impl)
         # pad each group to a power of two (at least 8 runs): sweeps of nearby sizes then share one compiled shape
         chunk = min(chunk_size, max(8, 1 << (n - 1).bit_length()))
-        res = run_grid(nqm_run, grid, etas, static=static, chunk_size=chunk, pad_to_chunk=True, desc=f"nqm {m}")
+        res = run_grid(_nqm_run, grid, etas, static=static, chunk_size=chunk, pad_to_chunk=True, desc=f"nqm {m}")
         for name, v in res.items():
             if name not in out:
                 out[name] = np.empty((G, n_chains) + v.shape[1:], dtype=v.dtype)

@@ -38,7 +38,7 @@ import optax
 import sims  # noqa: F401  (float64)
 from theory import _validate as V
 
-__all__ = ["METHODS", "MOMENTUM_METHODS", "Hyper", "transform", "init", "direction", "step"]
+__all__ = ["METHODS", "MOMENTUM_METHODS", "Hyper", "transform", "init", "step"]
 
 METHODS = ("sgd", "heavy_ball", "nesterov", "sign", "signum", "lion", "normalized")
 MOMENTUM_METHODS = ("heavy_ball", "nesterov", "signum", "lion", "normalized")  # methods that read Hyper.momentum
@@ -88,23 +88,45 @@ def transform(method: str, hyper: Hyper = Hyper()) -> optax.GradientTransformati
     return optax.chain(optax.ema(mu, debias=False), _normalize())
 
 
+def _params(name: str, x):
+    """A parameter vector (or gradient) ``(d,)``, real and non-empty; finite when concrete (a tracer has no values)."""
+    return V.traceable(name, x, ndim=1)
+
+
+def _hyper(hyper) -> Hyper:
+    if not isinstance(hyper, Hyper):
+        raise TypeError(f"hyper: expected a sims.optimizers.Hyper, got {type(hyper).__name__} {hyper!r}")
+    return hyper
+
+
 def init(method: str, params, hyper: Hyper = Hyper()):
-    """The initial state of ``method`` for ``params`` (zero momentum buffers)."""
-    return transform(method, hyper).init(params)
+    """The initial state of ``method`` for ``params`` (a vector ``(d,)``; zero momentum buffers)."""
+    return transform(method, _hyper(hyper)).init(_params("params", params))
 
 
-def direction(method: str, grad, state, params, hyper: Hyper = Hyper()):
-    """``(d, state)``: the direction of ``method`` for gradient ``grad`` and the new state."""
+def _direction(method: str, grad, state, params, hyper: Hyper = Hyper()):
+    """``(d, state)``: the direction of ``method`` for gradient ``grad`` and the new state (no checks: see :func:`step`)."""
     return transform(method, hyper).update(grad, state, params)
 
 
 def step(method: str, grad, state, params, eta, hyper: Hyper = Hyper()):
     r"""One update :math:`x \leftarrow x - \eta(d(g + \lambda_c x) + \lambda_d x)`; returns ``(params, state)``.
 
-    ``params`` and ``grad`` are arrays of one shape (or matching pytrees); ``eta`` a scalar (traced
-    or not) -- schedules pass :math:`\eta_t` per step.
+    ``params`` and ``grad`` are vectors of one shape ``(d,)``; ``state`` the state of :func:`init` for
+    ``method`` and ``params``; ``eta`` a scalar >= 0 (traced or not) -- schedules pass :math:`\eta_t`
+    per step. Shapes and types are checked at trace time, values only when concrete.
     """
+    V.choice("method", method, METHODS)
+    hyper = _hyper(hyper)
+    params = _params("params", params)
+    grad = _params("grad", grad)
+    if grad.shape != params.shape:
+        raise ValueError(f"grad: expected the shape of params {params.shape}, got {grad.shape}")
+    eta = V.traceable_real("eta", eta, low=0.0)
+    want = jax.tree.structure(jax.eval_shape(lambda x: transform(method, hyper).init(x), params))
+    if jax.tree.structure(state) != want:
+        raise TypeError(f"state: expected the state init({method!r}, params, hyper) returns ({want}), got {state!r}")
     g = jax.tree.map(lambda gi, xi: gi + hyper.coupled_wd * xi, grad, params)
-    d, state = direction(method, g, state, params, hyper)
+    d, state = _direction(method, g, state, params, hyper)
     new = jax.tree.map(lambda xi, di: xi - eta * (di + hyper.wd * xi), params, d)
     return new, state

@@ -8,12 +8,14 @@ from __future__ import annotations
 import jax
 import numpy as np
 
+from sims import optimizers as _opt
 from tests._bad_input_table import Row
 
 K = lambda: jax.random.key(0)  # noqa: E731
 LAM = np.array([1.0, 0.5])
 ETA = np.full(4, 0.1)
 MTH = "heavy_ball"
+_H = _opt.Hyper(momentum=0.5)
 
 _N = "theory.nqm."
 _T = "theory.noisy_quadratic."
@@ -29,12 +31,14 @@ ROWS = [
     Row(_N + "moment_recursion", {"lam": LAM, "eta": ETA, "m0": np.ones(2), "sigma_a": 1.0, "sigma_m": 0.0,
                                   "batch_size": 1},
         kinds={"lam": "nonnegarr", "eta": "nonnegarr", "m0": "nonnegarr", "sigma_a": "nonneg", "sigma_m": "nonneg",
-               "batch_size": "posint"}, ok={("sigma_a", "vector"): "one additive noise level per curvature"}),
+               "batch_size": "posint"}, ok={("sigma_a", "vector"): "one additive noise level per curvature",
+                                           ("eta", "ndim"): "an (S, T) array is S schedules at once"}),
     Row(_N + "final_second_moment", {"lam": LAM, "eta": ETA, "m0": np.ones(2), "sigma_a": 1.0, "sigma_m": 0.0,
                                      "batch_size": 1},
         kinds={"lam": "nonnegarr", "eta": "nonnegarr", "m0": "nonnegarr", "sigma_a": "nonneg", "sigma_m": "nonneg",
                "batch_size": "posint"}, ok={("sigma_a", "vector"): "one additive noise level per curvature"}),
-    Row(_N + "expected_loss", {"lam": LAM, "m": np.ones((3, 2))}, kinds={"lam": "nonnegarr", "m": "nonnegarr"}),
+    Row(_N + "expected_loss", {"lam": LAM, "m": np.ones((3, 2))}, kinds={"lam": "nonnegarr", "m": "nonnegarr"},
+        ok={("m", "inf"): "an unstable schedule's second moment overflows to inf (moment_recursion); its loss is inf"}),
     Row(_N + "full_moment_recursion", {"H": np.diag(LAM), "eta": ETA, "S0": np.eye(2), "sigma_a": 1.0, "sigma_m": 0.0,
                                        "batch_size": 1},
         kinds={"eta": "nonnegarr", "sigma_a": "nonneg", "sigma_m": "nonneg", "batch_size": "posint"}, ok={("sigma_a", "vector"): "one additive noise level per curvature"}),
@@ -90,16 +94,22 @@ ROWS = [
                                 "loss": 1.0 / (1.0 + np.arange(20.0)), "n_modes": 4},
         kinds={"step": "iarr", "lr": "nonnegarr", "loss": "nonnegarr", "n_modes": "posint"}, slow=True),
     # simulators
-    Row(_M + "noise", lambda: {"key": K(), "shape": (3,), "law": "gaussian", "df": 0}, kinds={"shape": "widths"}),
+    Row(_M + "noise", lambda: {"key": K(), "shape": (3,), "law": "gaussian", "df": 0}, kinds={"shape": "widths"},
+        extra=[({"law": "student", "df": 0}, "df", "student df 0"), ({"law": "student", "df": 65}, "df", "student df 65")]),
     Row(_M + "simulate", lambda: {"key": K(), "T": 8, "eta": 0.1, "x0": np.ones(2), "lam": LAM, "sigma_a": 0.5,
                                   "n_chains": 2, "n_rec": 2},
         kinds={"T": "posint", "eta": "pos", "lam": "posarr", "sigma_a": "nonneg", "n_chains": "posint",
-               "n_rec": "posint"}, ok={("sigma_a", "vector"): "one additive noise level per coordinate"}),
+               "n_rec": "posint"}, ok={("sigma_a", "vector"): "one additive noise level per coordinate",
+                                       ("lam", "zeros"): "a flat direction (zero curvature) is a valid problem: "
+                                                         "the iterate random-walks under additive noise"}),
     Row(_M + "summarize", {"samples": np.array([1.0, 2.0, 3.0]), "diverged": np.array([False, False, True])},
         kinds={"diverged": "obj"}, ok={("samples", "nan"): "a non-finite sample counts as a diverged run",
                                        ("samples", "inf"): "a non-finite sample counts as a diverged run"}),
     Row(_O + "transform", {"method": MTH}),
-    Row(_O + "init", {"method": MTH, "params": np.ones(2)}),
+    Row(_O + "init", {"method": MTH, "params": np.ones(2), "hyper": _H}, kinds={"hyper": "obj"}),
+    Row(_O + "step", lambda: {"method": MTH, "grad": np.ones(2), "params": np.ones(2), "eta": 0.1, "hyper": _H,
+                              "state": _opt.init(MTH, np.ones(2), _H)},
+        kinds={"eta": "nonneg", "state": "obj", "hyper": "obj"}),
     Row(_S + "abs_sgd", lambda: {"key": K(), "eta": np.array([0.1, 0.2]), "x0": 1.0, "sigma": 0.5, "n_chains": 4},
         kinds={"eta": "posarr", "sigma": "nonneg", "n_chains": "posint"}),
     Row(_S + "sphere_walk", lambda: {"key": K(), "eta": 0.1, "wd": 0.1, "momentum": 0.5, "method": MTH, "d": 4,

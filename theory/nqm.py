@@ -148,7 +148,13 @@ def final_second_moment(lam, eta, m0, sigma_a=0.0, sigma_m=0.0, batch_size=1) ->
 def expected_loss(lam, m) -> np.ndarray:
     r""":math:`E L = \tfrac12\sum_i \lambda_i m_i` over the last axis of ``m`` (second moments, e.g. from :func:`moment_recursion`)."""
     lam_a = V.array("lam", lam, ndim=1, low=0.0)
+    # inf is valid (an unstable schedule's overflowing second moment gives an infinite loss); NaN and
+    # negative values are not second moments
     m_a = V.array("m", m, finite=False)
+    if np.any(np.isnan(m_a)):
+        raise ValueError(f"m: second moments must not be NaN (inf is allowed: an overflowed recursion), got {m!r}")
+    if np.any(m_a < 0):
+        raise ValueError(f"m: second moments must be >= 0, got min {np.min(m_a):.6g}")
     if m_a.shape[-1] != lam_a.size:
         raise ValueError(f"m: expected a last axis of {lam_a.size} modes, got shape {m_a.shape}")
     return 0.5 * m_a @ lam_a
