@@ -116,7 +116,10 @@ def away_probability(sigma, law: str, df: float):
 
 def away_probability_host(sigma, law: str, df: float) -> np.ndarray:
     """:func:`away_probability` in NumPy/SciPy, for arrays of ``sigma`` on the host (sweeps pass it as data)."""
-    sigma = np.asarray(sigma, np.float64)
+    sigma = V.array("sigma", sigma, ndim=(0, 1), low=0.0)
+    law = V.choice("law", law, LAWS)
+    if law == "student":
+        df = V.real("df", df, low=0.0, low_open=True)
     t = 1.0 / np.where(sigma > 0, sigma, 1.0)
     if law == "gaussian":
         p = special.ndtr(-t)

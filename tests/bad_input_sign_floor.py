@@ -53,7 +53,17 @@ ROWS = [
     Row(_T + "floor", {"a": 1.0, "eta": 0.1, "sigma": 1.0, "noise": "multiplicative", "method": "sign",
                        "offset": "mid", "law": "gaussian"},
         kinds={"a": "pos", "eta": "pos", **SIG}),
+    Row(_T + "mixed_chain", {"a": 1.0, "eta": 0.1, "sigma_m": 0.5, "sigma_a": 0.1, "c": 0.05},
+        kinds={"a": "pos", "eta": "pos", "sigma_m": "pos", "sigma_a": "pos"}),
+    Row(_T + "mixed_floor", {"a": 1.0, "eta": 0.1, "sigma_m": 0.5, "sigma_a": 0.1, "offset": "mid"},
+        kinds={"a": "pos", "eta": "pos", "sigma_m": "pos", "sigma_a": "pos"}),
+    Row(_T + "crossover_eta", {"a": 1.0, "sigma_m": 0.5, "sigma_a": 0.1},
+        kinds={"a": "pos", "sigma_m": "pos", "sigma_a": "pos"}),
+    Row(_T + "uniform_additive_floor", {"a": 1.0, "eta": 0.1, "bound": 1.0, "offset": "mid"},
+        kinds={"a": "pos", "eta": "pos", "bound": "pos"}),
     # simulators and their building blocks
+    Row(_S + "away_probability_host", {"sigma": np.array([0.5, 1.0]), "law": "student", "df": 3.0},
+        kinds={"sigma": "nonnegarr", "df": "pos"}),
     # the Bernoulli kernel's primitives run on traced values inside its scan (the typed key split per block, the
     # counters, p): values cannot be inspected there, so they are validated where they enter -- simulate / ladder
     # check sigma, eta, law and df, chain_run / ladder_run their static configuration and point
@@ -88,9 +98,6 @@ ROWS = [
                                     paired=True, chunk_size=8),
         kinds={"sigma": "posarr", "T": "posint", "burn": "nonnegint", "n_chains": "posint", "chunk_size": "posint"},
         ok={("sigma", "zeros"): "sigma = 0 is noiseless signSGD: p = 0, a valid (deterministic) walk"}),
-    Row(_S + "summarize", {"samples": np.array([1.0, 2.0, 3.0]), "diverged": np.array([False, False, True])},
-        kinds={"diverged": "obj"}, ok={("samples", "nan"): "a non-finite sample counts as a diverged run",
-                                       ("samples", "inf"): "a non-finite sample counts as a diverged run"}),
     Row(_R + "numpy_chains", {"seed": 0, "a": 1.0, "eta": 0.1, "x0": 0.3, "T": 8, "n_chains": 2, "method": "sign",
                               "beta": 0.5, "sigma_m": 0.5, "sigma_a": 0.2, "burn": 2, "block": 4},
         kinds={"seed": "nonnegint", "a": "pos", "eta": "pos", "T": "posint", "n_chains": "posint", "beta": "unit",

@@ -63,7 +63,7 @@ def _ladder_run(T=6, law="gaussian", df=0, block=4, burn=2, **over):
     return _ladder_jit(point, np.int64(burn), T=T, law=law, df=df, block=block)
 
 
-_WRAPPER = ("a sweep of chain_run (Bernoulli sign chains) and of sims.nqm.nqm_run (every other chain), whose "
+_WRAPPER = ("a sweep of chain_run (Bernoulli sign chains) and of sims.nqm._nqm_run (every other chain), whose "
             "jit-equals-eager are rows sign_floor.chain_run and the shared NQM's; the sweep itself equals a loop of "
             "single runs (vmap row)")
 _SIM_BAD = [
