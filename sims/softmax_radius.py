@@ -817,9 +817,10 @@ def onset(r, ratio, threshold: float = 1.1) -> np.ndarray:
     rr = V.array("r", r, ndim=1, low=0.0)
     if not np.all(np.diff(rr) > 0):
         raise ValueError("r: expected strictly increasing values")
-    raw = np.asarray(ratio, dtype=float) if not isinstance(ratio, (str, bytes)) and ratio is not None else None
-    if raw is None or raw.ndim < 1 or raw.shape[-1] != rr.size:
-        raise ValueError(f"ratio: expected shape (..., {rr.size}) matching r, got {None if raw is None else raw.shape}")
+    # Non-finite ratios are data (a diverged step counts as reaching the threshold), hence finite=False.
+    raw = V.array("ratio", ratio, finite=False)
+    if raw.ndim < 1 or raw.shape[-1] != rr.size:
+        raise ValueError(f"ratio: expected shape (..., {rr.size}) matching r, got {raw.shape}")
     threshold = V.real("threshold", threshold, low=1.0, low_open=True)
     hit = ~np.isfinite(raw) | (raw >= threshold)
     first = np.argmax(hit, axis=-1)
@@ -967,6 +968,9 @@ def spike_runs(model: Model, data: dict, *, modes=MODES, seeds, eta: float, fact
     data = _model_data(model, data)
     if isinstance(modes, str) or not hasattr(modes, "__iter__"):
         raise TypeError(f"modes: expected a sequence of mode names, got {type(modes).__name__}")
+    for m in modes:
+        if not any(type(m) is type(o) and m == o for o in MODES):
+            raise ValueError(f"modes: expected names from {MODES}, got {tuple(modes)!r}")
     codes = np.asarray([mode_code(m) for m in modes], dtype=np.int32)
     if codes.size == 0:
         raise ValueError("modes: expected at least one mode, got none")

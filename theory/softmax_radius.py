@@ -234,6 +234,14 @@ def _broadcast(names: tuple[str, ...], *arrays: np.ndarray) -> tuple[np.ndarray,
         raise ValueError(f"{'/'.join(names)}: shapes do not broadcast ({shapes})") from None
 
 
+def _classes(name: str, x: np.ndarray) -> None:
+    """At least two classes along the last axis: a one-class softmax is constant, and a trailing axis
+    of length 1 is far more often a misplaced batch axis than a one-class problem."""
+    if x.shape[-1] < 2:
+        raise ValueError(f"{name}: expected shape (..., n_classes) with n_classes >= 2 along the last axis, "
+                         f"got shape {x.shape}")
+
+
 def _scalar_or_array(x: np.ndarray):
     return float(x) if x.ndim == 0 else x
 
@@ -272,6 +280,7 @@ def lower_bound(a):
     arr = _reals("a", a)
     if arr.ndim == 0:
         raise ValueError(f"a: expected shape (..., n_classes), got a scalar {float(arr)}")
+    _classes("a", arr)
     spread = arr.max(axis=-1) - arr.min(axis=-1)
     with np.errstate(divide="ignore"):
         out = np.where(spread > 0, np.pi / np.where(spread > 0, spread, 1.0), np.inf)
@@ -650,6 +659,7 @@ def increment_bound(a, y):
     nats. ``a``: ``(N, n)`` or ``(D, N, n)``; ``y``: ``(N,)``; returns a float or ``(D,)``.
     """
     aa = _reals("a", a, ndim=(2, 3))
+    _classes("a", aa)
     _, aa, yy = _logits_slopes_labels(np.zeros(aa.shape[-2:]), aa, y)
     rows = np.arange(aa.shape[-2])
     return _scalar_or_array((aa.max(axis=-1) - aa[..., rows, yy]).mean(axis=-1))
@@ -657,11 +667,17 @@ def increment_bound(a, y):
 
 # --- KL and moments (numeric) --------------------------------------------------------------
 def third_central_moment(p, x) -> np.ndarray:
-    """:math:`E(X-EX)^3` for non-negative weights ``p`` (last axis, normalised here) on support ``x``."""
+    """:math:`E(X-EX)^3` for non-negative weights ``p`` (last axis, normalised here) on support ``x``
+    (a scalar, or the same last-axis length as ``p``; leading axes broadcast)."""
     pp = _reals("p", p, low=0.0)
     xx = _reals("x", x)
     if pp.ndim == 0:
         raise ValueError("p: expected weights along a last axis, got a scalar")
+    # Leading axes broadcast (batches of distributions); the last axis is the support and must agree
+    # exactly, or a misplaced axis would silently pair every weight with every support point.
+    if xx.ndim and xx.shape[-1] != pp.shape[-1]:
+        raise ValueError(f"p, x: expected the same last-axis length (one weight per support point), "
+                         f"got p {pp.shape} and x {xx.shape}")
     pp, xx = _broadcast(("p", "x"), pp, xx)
     total = pp.sum(axis=-1, keepdims=True)
     if not np.all(total > 0):

@@ -57,9 +57,16 @@ def one_step_loss_numpy(params, v, x, y, t) -> np.ndarray:
     d = dict(zip(MLP_KEYS, _mlp_params("v", v)))
     tt = V.array("t", t, ndim=1)
     yy = V.array("y", y, ndim=1, low=0, dtype=np.int64)
+    if not np.array_equal(yy, V.array("y", y, ndim=1)):  # the int64 cast would truncate 3.5 to class 3
+        raise ValueError(f"y: expected whole class labels, got {np.asarray(y)[:4]!r}")
     out = []
     for ti in tt:
         z = mlp_logits({k: p[k] + ti * d[k] for k in MLP_KEYS}, x)
+        if ti == tt[0]:
+            if yy.shape[0] != z.shape[0]:
+                raise ValueError(f"y: expected {z.shape[0]} labels (one per row of x), got {yy.shape[0]}")
+            if not np.all(yy < z.shape[1]):
+                raise ValueError(f"y: every label must be < {z.shape[1]} (the number of classes), got max {yy.max()}")
         m = z.max(axis=1, keepdims=True)
         lse = (m + np.log(np.exp(z - m).sum(axis=1, keepdims=True)))[:, 0]
         out.append(np.mean(lse - z[np.arange(z.shape[0]), yy]))
