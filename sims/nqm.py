@@ -190,6 +190,23 @@ def _schedules(eta, T: int) -> np.ndarray:
     return e
 
 
+
+def _broadcast_configurations(lengths: dict, params: dict, methods: list) -> tuple[int, dict, list]:
+    r"""The number of configurations :math:`G` and every per-configuration setting broadcast to length :math:`G`.
+
+    ``lengths`` maps each setting's name to its length (1 = shared by every configuration); a length
+    other than 1 or :math:`G` raises ``ValueError`` naming that setting and the longest one.
+    ``params`` (1-D arrays) are broadcast to :math:`(G,)` and a single method is repeated.
+    """
+    G = max(lengths.values())
+    longest = max(lengths, key=lengths.get)
+    for name, n in lengths.items():
+        if n not in (1, G):
+            raise ValueError(f"{name}: expected a scalar or one value per configuration (length {G}, as {longest}), "
+                             f"got length {n}")
+    return G, {k: np.broadcast_to(v, (G,)) for k, v in params.items()}, (methods * G if len(methods) == 1 else methods)
+
+
 def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, method="sgd", momentum=0.0, b2=0.99, wd=0.0,
              coupled_wd=0.0, sigma_a=0.0, sigma_m=0.0, batch_size=1, ema=0.0, burn: int = 0, n_chains: int = 1,
              n_rec: int = 1, law: str = "gaussian", df: int = 0, paired: bool = False,
@@ -254,14 +271,7 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
     x0_a = V.array("x0", x0, ndim=(1, 2, 3))
     if x0_a.ndim >= 2:
         lengths["x0"] = x0_a.shape[0]
-    G = max(lengths.values())
-    longest = max(lengths, key=lengths.get)
-    for name, n in lengths.items():
-        if n not in (1, G):
-            raise ValueError(f"{name}: expected a scalar or one value per configuration (length {G}, as {longest}), "
-                             f"got length {n}")
-    params = {k: np.broadcast_to(v, (G,)) for k, v in params.items()}
-    methods = methods * G if len(methods) == 1 else methods
+    G, params, methods = _broadcast_configurations(lengths, params, methods)
     sched = np.arange(G) if etas.shape[0] == G and G > 1 else np.zeros(G, np.int64)
     if x0_a.shape[-1] != d:
         problem = (f"lam: shape {lam_a.shape}, curvatures (d,) or one row per configuration (G, d)" if lam is not None

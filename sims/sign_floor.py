@@ -368,14 +368,7 @@ def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, beta2=0
               "sigma_m": _per_config("sigma_m", sigma_m), "sigma_a": _per_config("sigma_a", sigma_a),
               "cooldown": _per_config("cooldown", cooldown)}
     lengths = {name: len(v) for name, v in params.items()} | {"method": len(methods)}
-    G = max(lengths.values())
-    longest = max(lengths, key=lengths.get)
-    for name, n in lengths.items():
-        if n not in (1, G):
-            raise ValueError(f"{name}: expected a scalar or one value per configuration (length {G}, as {longest}), "
-                             f"got length {n}")
-    params = {name: np.broadcast_to(v, (G,)) for name, v in params.items()}
-    methods = methods * G if len(methods) == 1 else methods
+    G, params, methods = nqm._broadcast_configurations(lengths, params, methods)
     if not np.all(params["eta"] > 0):
         raise ValueError(f"eta: expected step sizes > 0, got {eta!r}")
     if not np.all(params["sigma_m"] >= 0):
