@@ -41,12 +41,6 @@ EXEMPT: dict[str, str] = {
     "sims.bench.main": "command-line entry point: argparse validates argv (exits with a usage message)",
 }
 
-# Known gaps: functions whose battery still has non-"named" outcomes, each with what is missing. Measured,
-# not hoped: their rows run in the slow tier as strict expected failures, so the day one is fixed the slow
-# tier goes red until it leaves this list (the list can only shrink). A new gap is never added to make the
-# fast tier green -- fix the function instead.
-GAPS: dict[str, str] = {}
-
 
 @dataclass
 class Row:

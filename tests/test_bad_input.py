@@ -9,19 +9,15 @@ from __future__ import annotations
 import pytest
 
 import sims  # noqa: F401  (float64)
-from tests._bad_input_table import EXEMPT, GAPS, call, has_parameters, load_rows, public_functions, run_row
+from tests._bad_input_table import EXEMPT, call, has_parameters, load_rows, public_functions, run_row
 
 ROWS = load_rows()
 _BY_FN = {r.fn: r for r in ROWS}
 
 
-def _params(slow: bool = False, gaps: bool = False):
-    """One case per row; with ``gaps``, the rows of known gaps run in the slow tier as strict xfails."""
-    def marks(row):
-        if gaps and row.fn in GAPS:
-            return [pytest.mark.slow, pytest.mark.xfail(strict=True, reason=f"known gap: {GAPS[row.fn]}")]
-        return [pytest.mark.slow] if slow else []
-    return pytest.mark.parametrize("row", [pytest.param(r, id=f"{r.topic}:{r.fn}", marks=marks(r)) for r in ROWS])
+def _params(slow: bool = False):
+    marks = [pytest.mark.slow] if slow else []
+    return pytest.mark.parametrize("row", [pytest.param(r, id=f"{r.topic}:{r.fn}", marks=marks) for r in ROWS])
 
 
 def test_every_public_function_has_a_row():
@@ -32,8 +28,6 @@ def test_every_public_function_has_a_row():
     stale = sorted(set(_BY_FN) - set(public_functions()))
     assert not stale, f"rows for functions that are not public (renamed or removed?): {stale}"
     assert len(_BY_FN) == len(ROWS), "a function has two rows"
-    unknown = sorted(set(GAPS) - set(_BY_FN))
-    assert not unknown, f"known gaps without a row: {unknown}"
 
 
 @_params(slow=True)
@@ -47,7 +41,7 @@ def test_baseline_is_valid(row):
     call(row, {})
 
 
-@_params(gaps=True)
+@_params()
 def test_bad_input_names_the_parameter(row):
     results = run_row(row)
     bad = [r for r in results if r["outcome"] != "named"]
