@@ -1,0 +1,72 @@
+"""Tests written against surviving mutants of theory/sign_floor.py and sims/sign_floor.py (tests/mutation.py).
+
+Each compares two independently obtained numbers:
+
+* the Bernoulli sign chain's Cesàro mean after a burn-in, its records and its schedule against a
+  NumPy replay of the same sign draws (the replay re-derives the counter-based words and the
+  threshold from the theory's away probability);
+* the mixed-noise chain near the largest allowed multiplicative noise, with vanishing additive
+  noise, against the closed-form multiplicative floor (its lattice must reach far into the slow
+  geometric tail, or the truncated mass shows up well above round-off).
+
+The chain reuses the static setup of tests/test_sign_floor.py's Bernoulli replay (T = 300, 3 records,
+chunks of 8, d = 1), so in one process it compiles nothing new.
+"""
+import math
+
+import jax
+import numpy as np
+
+from sims import sign_floor as S
+from theory import sign_floor as T
+
+
+def _replay_signs(key, index, n_steps, p):
+    """The signs s_k (k = 0..n_steps-1, d = 1) the Bernoulli kernels draw for run ``index``: the run key is
+    fold_in(key, index), split once per block of S.BLOCK steps; the word of step k is at counter k mod BLOCK and
+    s = -1 where it is below floor(p 2^32)."""
+    key = jax.random.fold_in(key, index)
+    thresh = int(math.floor(p * 2.0**32))
+    out = []
+    for start in range(0, n_steps, S.BLOCK):
+        key, sub = jax.random.split(key)
+        w = np.asarray(S.words(S.block_seed(sub), np.arange(min(S.BLOCK, n_steps - start))))
+        out.append(np.where(w < thresh, -1.0, 1.0))
+    return np.concatenate(out)
+
+
+def test_bernoulli_chain_cesaro_mean_after_burn_in_records_and_schedule_match_a_replay():
+    r"""signSGD under multiplicative noise (the Bernoulli kernel), WSD schedule, burn-in 100 of T = 300:
+    ``mean_f`` is :math:`\frac{1}{T-b}\sum_{b<k\le T} f(x_k)` (divided by T - b, not T), the records are
+    f at steps 100, 200, 300 and the step is :math:`\eta\min\{1, (T-k)/(\phi T)\}`; all from a NumPy replay
+    of the same signs (round-off only: rel 1e-9)."""
+    key, eta, x0, h, sg, burn, cd, n_steps = jax.random.key(11), 0.05, 0.1234, 2.0, 1.3, 100, 0.5, 300
+    out = S.simulate(key, eta=eta, x0=np.array([x0]), h=h, method="sign", sigma_m=sg, cooldown=cd, T=n_steps,
+                     n_rec=3, burn=burn, n_chains=2, chunk_size=8)
+    p = T.away_probability(sg)
+    k = np.arange(n_steps)
+    steps = eta * np.minimum(1.0, (n_steps - k) / (cd * n_steps))
+    for j in range(2):
+        x, f = x0, []
+        for eta_k, s in zip(steps, _replay_signs(key, j, n_steps, p)):
+            x -= eta_k * np.sign(x) * s
+            f.append(0.5 * h * x * x)
+        f = np.array(f)  # f[i] = f(x_(i+1))
+        assert math.isclose(out["mean_f"][0, j], f[burn:].mean(), rel_tol=1e-9)
+        np.testing.assert_allclose(out["curve"][0, j], f[[99, 199, 299]], rtol=1e-9)
+        assert math.isclose(out["final_f"][0, j], f[-1], rel_tol=1e-9)
+    assert not out["diverged"].any() and np.all(out["diverged_step"] == -1)
+
+
+def test_mixed_chain_reaches_deep_into_the_slow_geometric_tail():
+    r"""At sigma_m = 7.5 (p = 0.447, tail ratio r = p/(1-p) = 0.81, close to the 0.45 limit) and
+    sigma_a = 1e-12 the mixed chain is the multiplicative one, whose floor
+    :math:`\tfrac a2 E_\pi x^2` is :func:`theory.sign_floor.second_moment` in closed form. The lattice
+    reaches 80 e-folds into the tail, so the truncated mass is ~e^-80 and the two agree to round-off of the
+    cumulative log-sums (~1e-14; the test allows 1e-12). A lattice cut after about 60 sites would miss
+    a mass r^60 ~ 1e-6 of the tail and the floor by ~1e-8."""
+    a, eta, sg = 2.0, 0.1, 7.5
+    p = T.away_probability(sg)
+    assert 0.44 < p < 0.45
+    exact = a / 2 * T.second_moment(p, eta, eta / 2)
+    assert math.isclose(T.mixed_floor(a, eta, sg, 1e-12), exact, rel_tol=1e-12)
