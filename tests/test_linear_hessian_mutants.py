@@ -1,0 +1,29 @@
+"""Tests written to kill surviving mutants of linear_hessian's simulators (mutation tool, tests/mutation.py).
+
+Each test compares the simulator with a number obtained independently of it (a hand-computed closed form on
+a degenerate problem), so a deliberate change to the code that the topic's other tests let through is caught.
+"""
+import numpy as np
+import pytest
+
+from sims import linear_hessian as S
+
+
+def test_gd_sweep_scalar_chain_closed_form_and_exact_divergence_step():
+    r"""Depth-1 scalar net, one sample :math:`x=1`, label :math:`y=0`: GD is :math:`w_t=(1-\eta)^tw_0`.
+
+    Pins, against that hand computation: the iterate and loss of a convergent run (:math:`\eta=1/2`:
+    :math:`w_{20}=2^{-20}`, loss :math:`\tfrac12w_{20}^2`, both exact in float64), ``diverged_step = -1`` for a
+    run that never diverged (the documented sentinel), and the exact divergence step of a run with
+    :math:`1-\eta=-10^7`: :math:`|w_{14}|\approx10^{98}` is still below the blow-up threshold :math:`10^{100}`,
+    :math:`|w_{15}|\approx10^{105}` is beyond it, so ``diverged_step == 15`` (steps count from 1) and the iterate
+    stays frozen at :math:`w_{14}=(-10^7)^{14}` (relative round-off of 14 multiplications, far below 1e-12).
+    """
+    etas = np.array([0.5, 1.0 + 1e7])
+    out = S.gd_sweep(np.ones(1), np.ones((1, 1)), np.zeros((1, 1)), (1, 1), etas, steps=20)
+    theta, loss = np.asarray(out["theta"])[:, 0], np.asarray(out["loss"])
+    assert list(np.asarray(out["diverged"])) == [False, True]
+    assert list(np.asarray(out["diverged_step"])) == [-1, 15]
+    assert theta[0] == 0.5**20 and loss[0] == 0.5 * 0.25**20
+    assert theta[1] == pytest.approx(1e98, rel=1e-12)                  # (-1e7)^14, the last finite iterate
+    assert np.isnan(loss[1])
