@@ -1,0 +1,48 @@
+"""Tests written against mutants of the noisy-quadratic sources that the other fast-tier tests let through.
+
+Each test compares the code with a number obtained another way (a hand computation, a degenerate run
+whose trajectory is known step by step), never with the code's own earlier output:
+
+* the divergence step of :func:`sims.noisy_quadratic.abs_sgd` (steps count from 1): without noise and far
+  from 0 the iterate moves by exactly one step size per update, so one huge step puts it past the bound at
+  a known update;
+* the WSD schedule of :func:`theory.noisy_quadratic.schedule` at hand-computed values (the schedule claims
+  compare a simulation with the exact loss *of the same schedule*, so a wrong cooldown ramp passes them).
+
+Shapes reuse those of ``tests/test_noisy_quadratic.py`` (eta of shape (2, 20), two chains) so the
+simulator compiles once per process.
+"""
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+
+import sims.noisy_quadratic as sq
+import theory.noisy_quadratic as th
+from sims.nqm import BOUND
+
+pytestmark = pytest.mark.xdist_group("noisy_quadratic")
+
+
+def test_abs_sgd_divergence_step_is_the_update_that_crosses_the_bound():
+    r"""Update :math:`t` (counted from 1) uses :math:`\eta_t`; a step of :math:`10\,B` at the third update flags step 3.
+
+    :math:`x_0 = 1`, :math:`\sigma = 0`, :math:`\eta = 0.1`: :math:`x_1 = 0.9`, :math:`x_2 = 0.8`, then
+    :math:`x_3 = 0.8 - 10B` with :math:`|x_3| > B`. The companion schedule never leaves :math:`[-0.1, 1]`.
+    """
+    eta = np.full((2, 20), 0.1)
+    eta[0, 2] = 10 * BOUND
+    out = sq.abs_sgd(jax.random.key(3), eta, x0=1.0, sigma=0.0, n_chains=2)
+    np.testing.assert_array_equal(out["diverged"], [[True, True], [False, False]])
+    np.testing.assert_array_equal(out["diverged_step"], [[3, 3], [-1, -1]])
+
+
+def test_wsd_schedule_hand_values():
+    r""":math:`\eta_t = \eta\min\{1, (T-t)/(\phi T)\}`: with :math:`T = 10`, :math:`\phi = 0.2` only the last step is cut (to half).
+
+    With :math:`T = 8`, :math:`\phi = 0.5` the ramp covers the last four steps: :math:`1, 3/4, 1/2, 1/4`.
+    """
+    np.testing.assert_allclose(th.schedule("wsd", 10, 2.0, cooldown=0.2), [2.0] * 9 + [1.0], rtol=1e-15)
+    np.testing.assert_allclose(th.schedule("wsd", 8, 1.0, cooldown=0.5),
+                               [1.0] * 5 + [0.75, 0.5, 0.25], rtol=1e-15)
