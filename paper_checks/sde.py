@@ -1377,3 +1377,191 @@ def theorem42_factor_exact(budget: Budget) -> Result:
                                                       for i, d in enumerate(THM42_DIMS))
                + " (1 = the bound is exactly the threshold; no reconstruction of Theorem 4.3's constants was attempted).",
         arrays={"dims": np.asarray(THM42_DIMS), "ratio": est, "ratio_se": se, "factor": F}, seed=_THM42_SEED)
+
+
+# ============================================================================= claims: DSignSGD's one-step descent (Theorem 4.3)
+
+SD_NU, SD_SIGMA, SD_AGENTS = 1.5, 1.0, 4
+SD_DIMS, SD_LEVELS = (1, 8), (0.1, 0.5, 2.0)   # per-coordinate |grad|/sigma around these levels
+SD_CASES = tuple((name, d, u) for name in T.SIGN_DESCENT_FUNCTIONS for d in SD_DIMS for u in SD_LEVELS)
+SD_RIVAL_RULES = ("no_noise", "no_sqrt_d", "theorem43")
+_SD_SEED = 4343
+
+
+def _sd_point(name: str, d: int, u: float, rng: np.random.Generator) -> np.ndarray:
+    """A start whose per-coordinate gradients are u*sigma times U(0.5, 1.5) with random signs (design, not theory)."""
+    g = u * SD_SIGMA * rng.uniform(0.5, 1.5, d) * rng.choice([-1.0, 1.0], d)
+    inverse = {"quadratic": lambda v: v, "quartic": np.cbrt, "cosh2": lambda v: np.arcsinh(v / 2)}[name]
+    return inverse(g)
+
+
+@experiment("sde.sign_descent")
+def sign_descent(budget: Budget) -> dict:
+    r"""One-step draws of DSignSGD's agent-averaged sign D (N = 4, Student-t noise :math:`\nu = 1.5`, scale 1) at a
+    start x of each case of :data:`SD_CASES` (separable quadratic, :math:`x^4/4`, :math:`2\cosh`, d = 1 and 8):
+    per case x and the table of counts of :math:`B_j = N(1 + D_j)/2` per coordinate (D_j takes N + 1 values,
+    so the table holds every draw's D)."""
+    n = budget.pick(quick=100_000, full=1_000_000)
+    chunk = 25_000
+    rng = np.random.default_rng(_SD_SEED)
+    xs = [_sd_point(name, d, u, rng) for name, d, u in SD_CASES]
+    # Every start's coordinates side by side in one gradient vector: the simulator draws each coordinate's signs
+    # independently, so one call (one compilation) serves all 18 starts.
+    g = np.concatenate([_sd_derivative(name, x, 1) for (name, _, _), x in zip(SD_CASES, xs)])
+    cfg = S.Config(problem="quadratic", algo="dsignsgd", n_agents=SD_AGENTS, noise="student_t", nu=SD_NU)
+    counts = np.zeros((g.size, SD_AGENTS + 1), int)
+    for key in jax.random.split(jax.random.key(_SD_SEED), n // chunk):
+        D = np.asarray(S.aggregate_samples(key, cfg, g, chunk, sigma0=SD_SIGMA))
+        b = np.rint((D * SD_AGENTS + SD_AGENTS) / 2).astype(int)
+        counts += np.stack([np.bincount(b[:, j], minlength=SD_AGENTS + 1) for j in range(g.size)])
+    out, at = {"n": n}, 0
+    for i, x in enumerate(xs):
+        out[f"x_{i}"], out[f"counts_{i}"] = x, counts[at:at + x.size]
+        at += x.size
+    return out
+
+
+_SD_F = {name: tuple(sp.lambdify(T._X, sp.diff(T.toy_function(name, lam=1), T._X, k), "numpy") for k in range(3))
+         for name in T.SIGN_DESCENT_FUNCTIONS}
+
+
+def _sd_derivative(name: str, x: np.ndarray, k: int) -> np.ndarray:
+    """k-th derivative of the 1-D toy function at each entry (numpy, from sympy): the problem's definition, used to
+    place starts and to evaluate f at the drawn steps; the measurement is the simulator's draws of D."""
+    with np.errstate(over="ignore"):
+        return np.asarray(_SD_F[name][k](x), float) * np.ones_like(x)
+
+
+class _CountChange:
+    r"""Monte Carlo one-step change :math:`\overline{f(x - hD)} - f(x)` from the count table of the draws, for any h.
+
+    Per coordinate, :math:`D_j = (2b - N)/N` with the observed frequencies; the sample mean over draws is the sum of
+    the coordinates' frequency-weighted changes (exactly the mean over the draws). Its SE adds the coordinates'
+    sample variances: the simulator draws every coordinate's signs independently."""
+
+    def __init__(self, name: str, x: np.ndarray, counts: np.ndarray):
+        self.name, self.x, self.n = name, x, int(counts[0].sum())
+        self.freq = counts / self.n
+        self.step = (2 * np.arange(SD_AGENTS + 1) - SD_AGENTS) / SD_AGENTS
+        self.f0 = _sd_derivative(name, x, 0)
+
+    def _delta(self, hs: np.ndarray) -> np.ndarray:
+        moved = self.x[None, :, None] - hs[:, None, None] * self.step[None, None, :]
+        return _sd_derivative(self.name, moved, 0) - self.f0[None, :, None]
+
+    def mean_se(self, hs) -> tuple[np.ndarray, np.ndarray]:
+        hs = np.atleast_1d(np.asarray(hs, float))
+        dl = self._delta(hs)
+        mu = np.sum(self.freq * dl, axis=2)
+        var = np.sum(self.freq * dl**2, axis=2) - mu**2
+        return mu.sum(axis=1), np.sqrt(np.maximum(var.sum(axis=1), 0.0) * self.n / (self.n - 1) / self.n)
+
+    def root(self) -> tuple[float, float]:
+        """First h > 0 where the Monte Carlo mean change turns non-negative, and its delta-method SE."""
+        from scipy import optimize
+
+        hs = np.geomspace(1e-6, 1e2, 1201)   # a start moved by 100 has long passed h* on these problems
+        mu, _ = self.mean_se(hs)
+        up = np.nonzero(~(mu < 0))[0]
+        if up.size == 0 or up[0] == 0:
+            return math.nan, math.nan
+        i = int(up[0])
+        h = float(optimize.brentq(lambda v: float(self.mean_se(v)[0][0]), hs[i - 1], hs[i], xtol=1e-300, rtol=1e-12))
+        eps = 1e-6 * h
+        slope = float(np.diff(self.mean_se([h - eps, h + eps])[0])[0]) / (2 * eps)
+        return h, float(self.mean_se(h)[1][0]) / abs(slope)
+
+
+def _sd_theory(name: str, x: np.ndarray) -> dict:
+    """steplab's sufficient step, its rivals, the exact and first-order-SDE critical steps at x."""
+    L0, L1 = T.sign_l0l1(name)
+    g = _sd_derivative(name, x, 1)
+    args = (SD_SIGMA, L0, L1, SD_AGENTS, "student_t", SD_NU)
+    out = {rule: T.sign_sufficient_step(g, *args, rule=rule) for rule in T.SIGN_STEP_RULES}
+    out["theorem43"] = T.theorem43_step(L0, L1, x.size, SD_SIGMA, SD_AGENTS, "student_t", SD_NU)
+    for model in T.SIGN_CHANGE_MODELS:
+        out[model] = T.sign_critical_step(x, name, SD_SIGMA, SD_AGENTS, "student_t", SD_NU, model=model)
+    return out
+
+
+def _sd_generator_change(name: str, x: np.ndarray, h: float) -> float:
+    r"""First-order DSignSGD SDE's prediction of the one-step change: :math:`-h\langle g, m\rangle +
+    \tfrac{h^2}{2}\sum_j\phi''(x_j)(1 - m_j^2)/N`."""
+    g, f2 = _sd_derivative(name, x, 1), _sd_derivative(name, x, 2)
+    m = np.atleast_1d(T.mean_sign(g, SD_SIGMA, "student_t", SD_NU))
+    return -h * float(g @ m) + h**2 / 2 * float(np.sum(f2 * (1 - m**2))) / SD_AGENTS
+
+
+@claim("compagnoni2025.sign_descent_condition", paper=PAPER, provenance="derived", kind="statistical",
+       source="Theorem 4.3's step restriction (secondary sources: eta eta_t < l_nu/K, K = L1 d sigma/(2N) + "
+              "sqrt(d)(L0 + L1) M_nu, constants not recovered); steplab's descent condition and its test are derived here",
+       statement="One DSignSGD step x+ = x - hD (N agents, Student-t noise, any nu) on an (L0,L1)-smooth f decreases f in "
+                 "expectation whenever h phi(L1 h sqrt(d)) [(1 - 1/N)|m|^2 + d/N] (L0 + L1|grad f|) < <grad f, m>, "
+                 "phi(a) = (e^a - 1 - a)/a^2, m = 2F_nu(grad f/sigma) - 1; the condition is exact on isotropic "
+                 "quadratics and conservative by the measured factor elsewhere. Dropping the noise share d/N or the "
+                 "dimension (1/N, L1 h) breaks sufficiency, and so does Theorem 4.3's x-independent step l_nu/K (read "
+                 "with l_nu = 2F_nu(1) - 1, M_nu = 2 rho_nu(0)) near a minimizer, where the critical step vanishes "
+                 "like |grad f|^2.",
+       latex=r"h\,\varphi(L_1h\sqrt d)\Bigl[(1-\tfrac1N)\|m\|^2+\tfrac dN\Bigr](L_0+L_1\|\nabla f\|)<\langle\nabla f,m\rangle"
+             r"\Rightarrow E f(x^+)<f(x)")
+def sign_descent_condition(budget: Budget) -> Result:
+    """At 18 starts (quadratic, x^4/4, 2cosh; d = 1, 8; |grad|/sigma ~ 0.1, 0.5, 2) under Student-t noise nu = 1.5:
+    (1) the critical step h*, where the Monte Carlo mean change of one DSignSGD step turns non-negative (delta-method
+    SE), against the exact binomial-sum root; rivals: the first-order SDE generator's root and h* = h_suff (steplab's
+    condition tight everywhere). (2) min over starts of h*_MC / h_suff >= 1 (sufficiency); rival: twice the step is
+    still sufficient. (3) the Monte Carlo change at every rule's step against the exact change; rival: the first-order
+    SDE generator. (4) whether each rival rule's step ascends (items the draws resolve beyond 4 SE), against the exact
+    sign; rival: every rule is sufficient; paper: Theorem 4.3's step descends."""
+    r = sign_descent(budget)
+    n = int(r["n"])
+    crit, crit_se, crit_exact, crit_gen, suff, ratio = ([] for _ in range(6))
+    chg, chg_se, chg_exact, chg_gen = ([] for _ in range(4))
+    asc_meas, asc_pred, asc_paper, asc_labels = [], [], [], []
+    for i, (name, d, u) in enumerate(SD_CASES):
+        x, cc = r[f"x_{i}"], _CountChange(name, r[f"x_{i}"], r[f"counts_{i}"])
+        th = _sd_theory(name, x)
+        h, se = cc.root()
+        crit.append(h), crit_se.append(se), crit_exact.append(th["discrete"]), crit_gen.append(th["first_order_sde"])
+        suff.append(th["steplab"]), ratio.append(h / th["steplab"])
+        for rule in ("steplab",) + SD_RIVAL_RULES:
+            hr = th[rule]
+            mu, s = (float(a[0]) for a in cc.mean_se(hr))
+            exact = T.sign_one_step_change(x, hr, name, SD_SIGMA, SD_AGENTS, "student_t", SD_NU)
+            chg.append(mu), chg_se.append(s), chg_exact.append(exact), chg_gen.append(_sd_generator_change(name, x, hr))
+            if rule != "steplab" and abs(mu) > 4 * s:
+                asc_meas.append(mu > 0), asc_pred.append(exact > 0), asc_labels.append((i, rule))
+                asc_paper.append(False if rule == "theorem43" else exact > 0)
+    crit, crit_se, ratio = np.array(crit), np.array(crit_se), np.array(ratio)
+    rel = float(np.max(crit_se / np.array(suff)))
+    chg, chg_se = np.array(chg), np.array(chg_se)
+    n_paper_up = sum(m for m, (i, rule) in zip(asc_meas, asc_labels) if rule == "theorem43")
+    return Result(
+        checks=[Statistical("critical step h* of one DSignSGD step per start (Monte Carlo root)", estimate=crit,
+                            se=crit_se, predicted=np.array(crit_exact),
+                            rivals={"first-order SDE generator's root 2N<g,m>/sum f''(1-m^2)": np.array(crit_gen),
+                                    "steplab's condition is tight everywhere (h* = h_suff)": np.array(suff)},
+                            why=f"delta-method SE of the root of the mean over {n} draws per start (SE of the mean "
+                                "change / slope of the mean curve there); 18 estimates, 4 SE"),
+                Bound("min over starts of h*_MC / h_suff (sufficiency of steplab's condition)", measured=float(ratio.min()),
+                      bound=1.0, side=">=", slack=4 * rel,
+                      rivals={"twice steplab's step still descends everywhere (min ratio >= 2)": 2.0},
+                      why=f"4 x the largest relative SE of h*_MC ({rel:.1e}); on the isotropic quadratic the condition "
+                          "is exact, so the ratio sits at 1 there"),
+                Statistical("Monte Carlo one-step change at each rule's step (steplab, no noise, no sqrt d, Theorem 4.3)",
+                            estimate=chg, se=chg_se, predicted=np.array(chg_exact),
+                            rivals={"first-order SDE generator -h<g,m> + (h^2/2) sum f''(1-m^2)/N": np.array(chg_gen)},
+                            why=f"SE of the mean over {n} draws (coordinates independent by construction); the exact "
+                                "change is a finite binomial sum (no truncation); 72 estimates, 4 SE"),
+                Count("rival rules' steps that ascend (items resolved by the draws beyond 4 SE)",
+                      measured=np.array(asc_meas), predicted=np.array(asc_pred),
+                      rivals={"every rule is a sufficient condition (no step ascends)": np.zeros(len(asc_meas), bool)},
+                      paper=np.array(asc_paper),
+                      why="each item's sign is resolved by the Monte Carlo mean beyond 4 SE; the exact change decides "
+                          "the prediction")],
+        detail=f"Student-t nu = {SD_NU}, sigma = {SD_SIGMA}, N = {SD_AGENTS}, {n} draws per start. h*/h_suff per start "
+               "(quadratic, x^4/4, 2cosh x d = 1, 8 x |g|/sigma ~ 0.1, 0.5, 2): "
+               + ", ".join(f"{v:.2f}" for v in ratio) + f" (min {ratio.min():.3f}: sufficient; 1 on the quadratic: exact). "
+               f"Rival steps resolved: {len(asc_meas)}, of which {int(np.sum(asc_meas))} ascend; Theorem 4.3's step "
+               f"l/K ascends at {n_paper_up} starts (near the minimizer h* ~ |grad f|^2 while l/K is fixed).",
+        arrays={"ratio": ratio, "crit": crit, "crit_se": crit_se, "crit_exact": np.array(crit_exact),
+                "suff": np.array(suff), "levels": np.asarray(SD_LEVELS), "dims": np.asarray(SD_DIMS)}, seed=_SD_SEED)
