@@ -3,15 +3,20 @@
 Each selected claim runs at the budget (cached results are reused when still valid), each topic's
 ``figures/<topic>.py`` draws from the claims' results and the topic's experiments, and the
 report is written beside the figures: ``report.html`` (self-contained) and ``report.md``.
-With ``--topic T`` only that topic runs and its report goes to ``report_T.{html,md}``, so the
-full report is never overwritten by a part of it. Exit status as for ``steplab check``; 1 also
-when a topic's figure script raises.
+A topic whose figures were drawn from exactly the same sources at the same budget, and whose files are
+all still there, is not drawn again (``.figures-stamp.json`` in the output folder records the key, the
+files and the figure-claim links; ``--fresh`` redraws). With ``--topic T`` only that topic runs and
+its report goes to ``report_T.{html,md}``, so the full report is never overwritten by a part of it.
+Exit status as for ``steplab check``; 1 also when a topic's figure script raises.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib
 import inspect
+import json
+import os
 import pkgutil
 import sys
 import time
@@ -46,6 +51,43 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
                         help="print where the time went (XLA compilation, tracing, running, sympy, plotting) by "
                              "topic; also the claims phase and each figure script's wall time")
     return parser
+
+
+STAMP = ".figures-stamp.json"
+
+
+def drawing_key(budget_name: str) -> str:
+    """What a topic's figures are a function of: every source (theory, sims, paper_checks, figures) and the budget.
+
+    Claim results and experiments are deterministic functions of their code, budget and configuration
+    (configurations live in those sources), so equal keys mean equal figures. Deliberately coarse: an
+    edit anywhere redraws every topic, which can never serve a stale figure.
+    """
+    import matplotlib
+
+    from sims.cache import code_version
+
+    digest = hashlib.sha256(f"{code_version(None)}|{budget_name}|matplotlib {matplotlib.__version__}".encode())
+    for path in sorted(Path(figures.__file__).parent.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _read_stamp(out: Path) -> dict:
+    try:
+        stamp = json.loads((out / STAMP).read_text())
+    except (OSError, ValueError):
+        return {}  # missing or unreadable: every topic is drawn
+    return stamp if isinstance(stamp, dict) else {}
+
+
+def _reusable(entry: object, key: str, out: Path) -> list[Path] | None:
+    """The files of a stamp entry when it was drawn under ``key`` and every file still exists."""
+    if not isinstance(entry, dict) or entry.get("key") != key or not isinstance(entry.get("files"), list):
+        return None
+    paths = [out / name for name in entry["files"]]
+    return paths if all(p.is_file() for p in paths) else None
 
 
 def _make(module, results: dict, out: Path, budget) -> list[Path]:
@@ -98,23 +140,42 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         seconds["claims"] = time.perf_counter() - start
         results = {o.claim.id: o.result for o in outcomes if o.result is not None}
         made: dict[str, list[Path]] = {}
+        links: dict[str, tuple[str, ...]] = {}
+        key = drawing_key(budget.name)
+        stamp = _read_stamp(out)
         for name in drawable:
             if args.topic and name != args.topic:
+                continue
+            kept = None if args.fresh else _reusable(stamp.get(name), key, out)
+            if kept is not None:
+                made[name] = kept
+                links.update({k: tuple(v) for k, v in stamp[name].get("claims", {}).items()})
+                if not args.quiet:
+                    print(f"figures/{name}.py: unchanged sources and budget, {len(kept)} files kept",
+                          file=sys.stderr, flush=True)
                 continue
             if not args.quiet:
                 print(f"drawing figures/{name}.py", file=sys.stderr, flush=True)
             start = time.perf_counter()
+            stamp.pop(name, None)
             try:
                 module = importlib.import_module(f"figures.{name}")
                 with plot.track_claims(results) as tracked:
                     made[name] = [Path(p) for p in _make(module, tracked, out, budget)]
+                saved = plot.figure_claims()
+                drawn = {p.stem: saved[p.stem] for p in made[name] if p.stem in saved}
+                links.update(drawn)
+                if name not in {o.claim.topic for o in outcomes if o.result is None}:
+                    # a claim that errored may draw differently once fixed: such a topic is never stamped
+                    stamp[name] = {"key": key, "files": [os.path.relpath(p, out) for p in made[name]],
+                                   "claims": {k: list(v) for k, v in drawn.items()}}
             except Exception:  # noqa: BLE001 - one broken figure script must not lose the others or the report
                 print(f"figures/{name}.py raised:\n{traceback.format_exc()}", file=sys.stderr)
                 broken.append(name)
             seconds[f"figures/{name}.py"] = time.perf_counter() - start
+            (out / STAMP).write_text(json.dumps(stamp, indent=1, sort_keys=True))
     notes = [f"figures/{name}.py raised an error; its figures are missing" for name in broken]
     stem = "report" if args.topic is None else f"report_{args.topic}"
-    links = plot.figure_claims()
     md = write_markdown(outcomes, made, out, budget.name, figure_claims=links, name=stem, notes=notes)
     page = write_html(outcomes, made, out, budget.name, figure_claims=links, name=stem, notes=notes)
     n_fig = sum(len(v) for v in made.values())

@@ -152,13 +152,48 @@ def test_figures_draws_links_and_writes_a_topic_report(scratch, monkeypatch, tmp
     monkeypatch.setattr(figures_main, "topic_modules", lambda: ["toy"])
     out = tmp_path / "out"
     assert _cli.main(["figures", "--topic", "toy", "--budget", "quick", "--out", str(out)]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["report_toy.html", "report_toy.md", "toy_x.pdf", "toy_x.png"]
+    assert sorted(p.name for p in out.iterdir()) == [figures_main.STAMP, "report_toy.html", "report_toy.md",
+                                                     "toy_x.pdf", "toy_x.png"]
     page = (out / "report_toy.html").read_text()
     good = page[page.index("id='toy2024.good'"):]
     assert "#img-toy_x" in good[:good.index("</section>")]  # the figure sits under the claim it read
     capsys.readouterr()
     assert _cli.main(["figures", "--list"]) == 0
     assert capsys.readouterr().out.strip() == "toy"
+
+
+def test_figures_are_redrawn_only_when_their_inputs_changed(scratch, monkeypatch, tmp_path):
+    drawn = []
+
+    def make(results, out, budget):
+        drawn.append(budget.name)
+        fig, ax = plot.figure()
+        ax.plot(results["toy2024.good"].arrays["x"], color=plot.THEORY)
+        return plot.save(fig, "toy_x", out)
+
+    monkeypatch.setitem(sys.modules, "figures.toy", types.SimpleNamespace(make=make))
+    monkeypatch.setattr(figures_main, "topic_modules", lambda: ["toy"])
+    out = tmp_path / "out"
+
+    def run(*extra):
+        assert _cli.main(["figures", "--topic", "toy", "--out", str(out), "--quiet", *extra]) == 0
+        page = (out / "report_toy.html").read_text()
+        good = page[page.index("id='toy2024.good'"):]
+        assert "#img-toy_x" in good[:good.index("</section>")]  # the link survives a skipped drawing
+
+    run("--budget", "quick")
+    run("--budget", "quick")
+    assert drawn == ["quick"]  # same sources, same budget, files present: kept
+    run("--budget", "full")
+    assert drawn == ["quick", "full"]  # another budget: drawn
+    (out / "toy_x.pdf").unlink()
+    run("--budget", "full")
+    assert drawn == ["quick", "full", "full"]  # a missing file: drawn
+    run("--budget", "full", "--fresh")
+    assert len(drawn) == 4
+    monkeypatch.setattr(figures_main, "drawing_key", lambda budget_name: "edited sources")
+    run("--budget", "full")
+    assert len(drawn) == 5  # an edited source changes the key: drawn
 
 
 def test_a_raising_figure_script_is_reported_not_fatal(scratch, monkeypatch, tmp_path, capsys):
