@@ -507,3 +507,112 @@ def test_sde_sweep_kind_as_data_equals_static_kind():
 def test_bad_inputs_raise_naming_parameter(call, exc, word):
     with pytest.raises(exc, match=word):
         call()
+
+
+# ----------------------------------------------------------------------------- DSignSGD one-step descent (Theorem 4.3)
+
+def test_sign_descent_bound_symbolic_pieces():
+    bound, phi, second, (h, A, G, L0, L1, d, N, m2, a) = T.sign_descent_bound_symbolic()
+    assert sp.simplify(phi - (sp.exp(a) - 1 - a) / a**2) == 0
+    assert sp.limit(phi, a, 0) == sp.Rational(1, 2)
+    assert sp.simplify(second - ((1 - 1 / N) * m2 + d / N)) == 0
+    # at L1 = 0 the bound is the quadratic's exact change -hA + (L0 h^2/2) E|D|^2
+    assert sp.simplify(sp.limit(bound, L1, 0) - (-h * A + L0 * h**2 / 2 * second)) == 0
+    for v in (0.0, 1e-6, 0.3, 5.0):   # series below 1e-4 (the closed form cancels there), expm1 above
+        ref = float(phi.subs(a, sp.Rational(v)).evalf(30)) if v else 0.5
+        assert T.sign_remainder_factor(v) == pytest.approx(ref, rel=1e-9)
+
+
+def test_student_t_mean_sign_is_concave_and_slope_bounds_hold():
+    u, nu = sp.symbols("u nu", positive=True)
+    rho = (1 + u**2 / nu) ** (-(nu + 1) / 2)          # Student-t density up to its constant
+    assert sp.simplify(sp.diff(rho, u) / rho + (nu + 1) * u / (nu + u**2)) == 0   # < 0 for u > 0: m concave there
+    grid = np.linspace(-6, 6, 1201)
+    for noise, v in (("student_t", 1.5), ("student_t", 0.7), ("gaussian", None), ("cauchy", None)):
+        ell, M = T.sign_slope_bounds(noise, v)
+        m = np.abs(T.mean_sign(grid, 1.0, noise, v))
+        assert np.all(m >= ell * np.minimum(np.abs(grid), 1) - 1e-12)
+        assert np.all(m <= np.minimum(M * np.abs(grid), 1) + 1e-12)
+    ell, M = T.sign_slope_bounds("student_t", 1.5)
+    assert ell == pytest.approx(0.5488646, abs=1e-6) and M == pytest.approx(0.6814700, abs=1e-6)
+
+
+def _grad(name, x):
+    return {"quadratic": x, "quartic": x**3, "cosh2": 2 * np.sinh(x)}[name]
+
+
+def test_sufficient_step_descends_exactly_and_is_tight_on_the_quadratic():
+    rng = np.random.default_rng(0)
+    args = (1.0, 4, "student_t", 1.5)
+    for name in T.SIGN_DESCENT_FUNCTIONS:
+        L0, L1 = T.sign_l0l1(name)
+        for d in (1, 3, 8):
+            for scale in (0.05, 0.5, 2.0):
+                x = rng.normal(0, scale, d)
+                h = T.sign_sufficient_step(_grad(name, x), 1.0, L0, L1, 4, "student_t", 1.5)
+                assert T.sign_descent_bound(h, _grad(name, x), 1.0, L0, L1, 4, "student_t", 1.5) == pytest.approx(
+                    0.0, abs=1e-12 * h)
+                assert T.sign_one_step_change(x, 0.999 * h, name, *args) < 0
+                if name == "quadratic":   # the bound is the exact change: h_suff is the critical step
+                    assert T.sign_critical_step(x, name, *args) == pytest.approx(h, rel=1e-9)
+    assert T.sign_l0l1("quartic") == (1.0, 2.0) and T.sign_l0l1("cosh2") == (2.0, 1.0)
+
+
+def test_rival_rules_overshoot_near_the_minimizer_and_theorem43_value():
+    x = np.full(8, 0.05)
+    args = (1.0, 4, "student_t", 1.5)
+    h_star = T.sign_critical_step(x, "quadratic", *args)
+    for rule in ("no_noise", "no_sqrt_d"):
+        h = T.sign_sufficient_step(x, 1.0, 1.0, 0.0, 4, "student_t", 1.5, rule=rule)
+        assert h > h_star and T.sign_one_step_change(x, h, "quadratic", *args) > 0
+    ell, M = T.sign_slope_bounds("student_t", 1.5)
+    assert T.theorem43_step(2.0, 1.0, 8, 1.0, 4, "student_t", 1.5) == pytest.approx(
+        ell / (1.0 * 8 * 1.0 / 8 + math.sqrt(8) * 3.0 * M))
+    assert T.theorem43_step(1.0, 0.0, 8, 1.0, 4, "student_t", 1.5) > h_star
+
+
+def test_critical_step_roots_and_first_order_generator():
+    x = np.array([0.4, -1.1, 0.2])
+    args = (1.0, 3, "student_t", 2.5)
+    h = T.sign_critical_step(x, "cosh2", *args)
+    assert abs(T.sign_one_step_change(x, h, "cosh2", *args)) < 1e-12
+    assert T.sign_one_step_change(x, 0.99 * h, "cosh2", *args) < 0 < T.sign_one_step_change(x, 1.01 * h, "cosh2", *args)
+    g, m = 2 * np.sinh(x), T.mean_sign(2 * np.sinh(x), 1.0, "student_t", 2.5)
+    h_gen = T.sign_critical_step(x, "cosh2", *args, model="first_order_sde")
+    assert h_gen == pytest.approx(2 * 3 * (g @ m) / np.sum(2 * np.cosh(x) * (1 - m**2)))
+    # vectorized over steps
+    hs = np.array([0.1, 0.2])
+    assert np.allclose(T.sign_one_step_change(x, hs, "cosh2", *args),
+                       [T.sign_one_step_change(x, v, "cosh2", *args) for v in hs])
+
+
+# ----------------------------------------------------------------------------- pre-scheduled steps on x^4/4
+
+def test_quartic_schedule_map_and_thresholds():
+    s_next, (s, r, S_) = T.quartic_schedule_map()
+    assert sp.simplify(s_next - r * s * (1 - s * S_) ** 2) == 0
+    assert T.quartic_schedule_threshold("constant") == pytest.approx(2.0, abs=1e-12)
+    s_star = T.quartic_schedule_threshold("inv_sqrt")
+    assert s_star == pytest.approx(2.169702, abs=1e-6)
+
+    def escapes(s0, eta0=0.1, steps=200):   # GD on x^4/4 with eta0/sqrt(t+1), straight from x
+        x = math.sqrt(s0 / eta0)
+        for t in range(steps):
+            x = x - eta0 / math.sqrt(t + 1) * x**3
+            if not abs(x) < 1e30:
+                return True
+        return False
+
+    assert escapes(s_star * 1.001) and not escapes(s_star * 0.999)
+
+
+def test_quartic_schedule_divergence_limits():
+    s0 = np.array([1.0, 1.8, 2.1, 2.6, 3.0])
+    s_star = T.quartic_schedule_threshold("inv_sqrt")
+    # without noise or compression the law is the noise-free edge, away from the log grid's cell (8 %) around s*
+    clean = T.quartic_schedule_divergence(s0[[0, 1, 3, 4]], "inv_sqrt", 4, 0.0, 0.0)
+    assert np.allclose(clean, s0[[0, 1, 3, 4]] > s_star, atol=1e-9)
+    p = T.quartic_schedule_divergence(s0, "inv_sqrt", 4, 1.0, 0.5)
+    assert np.all(np.diff(p) > 0) and 0 < p[0] < p[-1] < 1
+    assert np.allclose(p, T.quartic_schedule_divergence(s0, "inv_sqrt", 4, 1.0, 0.5, n_steps=60), atol=1e-6)
+    assert np.all(T.quartic_schedule_divergence(s0, "constant", 4, 1.0, 0.5) > p)

@@ -43,6 +43,10 @@ __all__ = [
     "MS_MODELS", "ms_growth_symbolic", "ms_threshold_symbolic", "ms_threshold", "ms_rate", "ms_excess",
     "dcsgd_noise_variance", "dcsgd_one_step_quotient", "dcsgd_direction_moments", "ONE_STEP_FUNCTIONS",
     "one_step_generator",
+    "SIGN_DESCENT_FUNCTIONS", "SIGN_STEP_RULES", "SIGN_CHANGE_MODELS", "sign_descent_bound_symbolic",
+    "sign_remainder_factor", "sign_slope_bounds", "sign_descent_bound", "sign_sufficient_step", "theorem43_step",
+    "sign_l0l1", "sign_one_step_change", "sign_critical_step",
+    "SCHEDULE_KINDS", "quartic_schedule_map", "quartic_schedule_threshold", "quartic_schedule_divergence",
 ]
 
 DRIFT_KINDS = ("first_order", "second_order", "corrected")
