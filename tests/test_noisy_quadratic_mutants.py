@@ -46,3 +46,30 @@ def test_wsd_schedule_hand_values():
     np.testing.assert_allclose(th.schedule("wsd", 10, 2.0, cooldown=0.2), [2.0] * 9 + [1.0], rtol=1e-15)
     np.testing.assert_allclose(th.schedule("wsd", 8, 1.0, cooldown=0.5),
                                [1.0] * 5 + [0.75, 0.5, 0.25], rtol=1e-15)
+
+
+def test_abs_sgd_accepts_one_schedule_as_a_vector():
+    r"""A 1-D ``eta`` is one schedule: far from 0 without noise, :math:`x_T = x_0 - \sum_{t<T}\eta_t` exactly.
+
+    :math:`x_0 = 5`, 19 updates of 0.1: :math:`|x_T| = 3.1`, returned with shape ``(1, n_chains)``.
+    """
+    out = sq.abs_sgd(jax.random.key(4), np.full(20, 0.1), x0=5.0, sigma=0.0, n_chains=2)
+    assert out["final"].shape == (1, 2)
+    np.testing.assert_allclose(out["final"], [[3.1, 3.1]], rtol=1e-13)
+    np.testing.assert_array_equal(out["diverged_step"], [[-1, -1]])
+
+
+def test_logistic_sphere_identity_defect_is_the_decay_factor():
+    r"""Without momentum, :math:`w^+ = (1-\eta\lambda)w - \eta g` with :math:`g \perp w` (scale invariance), so
+
+    :math:`\|w^+\|^2 - \|w\|^2 - \eta^2\|g\|^2 = ((1-\eta\lambda)^2 - 1)\|w\|^2`: the recorded relative defect is
+    :math:`1 - (1-\eta\lambda)^2` at every step, whatever :math:`\|w\|` (here :math:`\|w_0\| \ne 1`), and 0 without decay.
+    """
+    rng = np.random.default_rng(3)
+    X, y, w0 = rng.normal(size=(20, 3)), np.sign(rng.normal(size=20)), rng.normal(size=3)
+    eta, wd = 0.3, 0.01
+    out = sq.logistic_sphere(X, y, 2.0 * w0, eta=eta, wd=wd, T=50, n_rec=5)
+    # the defect is a difference of O(|w|^2) terms over |w|^2: round-off ~1e-15 against 6e-3
+    np.testing.assert_allclose(out["identity_defect"], [1 - (1 - eta * wd) ** 2], rtol=1e-9)
+    free = sq.logistic_sphere(X, y, 2.0 * w0, eta=eta, wd=0.0, T=50, n_rec=5)
+    assert free["identity_defect"][0] < 1e-12
