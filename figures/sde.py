@@ -267,6 +267,64 @@ def make(results: dict, out: Path, budget: Budget) -> list[Path]:
     paths: list[Path] = []
     for draw in (thresholds, weak_error, dcsgd_stability, divergence, cauchy, mean_sign):
         paths += draw(budget, out)
-    for draw in (ms_table, weak_new_sdes, normalization):
+    for draw in (ms_table, weak_new_sdes, normalization, sign_descent, schedule):
         paths += draw(results, budget, out)
     return paths
+
+
+def sign_descent(results: dict, budget: Budget, out: Path) -> list[Path]:
+    """DSignSGD's one-step descent: the measured critical step against steplab's sufficient step per start, and, along
+    a ray of 2cosh in d = 8, the exact critical step against the sufficient step, its rivals and Theorem 4.3's step."""
+    r = _result(results, "sign_descent_condition", budget).arrays
+    fig, (ax, bx) = st.figure(2, 1, width=4.4)
+    names = [c[0] for c in pc.SD_CASES]
+    for j, name in enumerate(th.SIGN_DESCENT_FUNCTIONS):
+        k = np.array([n == name for n in names])
+        ax.errorbar(r["suff"][k], r["crit"][k], yerr=4 * r["crit_se"][k], fmt="o", mfc="none", color=st.PALETTE[j],
+                    label={"quadratic": "x²/2", "quartic": "x⁴/4", "cosh2": "2cosh x"}[name])
+    lim = np.array([r["suff"].min() / 2, r["suff"].max() * 2])
+    ax.plot(lim, lim, color=st.MUTED, lw=1, ls="--", label="h* = h_suff")
+    ax.set(xscale="log", yscale="log", xlabel="steplab's sufficient step h_suff", ylabel="critical step h* (simulated)",
+           title="h* ≥ h_suff at every start (= on the quadratic)")
+    ax.legend(fontsize=7)
+    args = (pc.SD_SIGMA, pc.SD_AGENTS, "student_t", pc.SD_NU)
+    L0, L1 = th.sign_l0l1("cosh2")
+    ts = np.geomspace(3e-3, 1.5, 40)
+    G, crit, rules = [], [], {rule: [] for rule in th.SIGN_STEP_RULES}
+    for t in ts:
+        x = np.full(8, t)
+        g = 2 * np.sinh(x)
+        G.append(np.linalg.norm(g))
+        crit.append(th.sign_critical_step(x, "cosh2", *args))
+        for rule in rules:
+            rules[rule].append(th.sign_sufficient_step(g, pc.SD_SIGMA, L0, L1, pc.SD_AGENTS, "student_t", pc.SD_NU,
+                                                       rule=rule))
+    bx.plot(G, crit, color=st.THEORY, lw=2, label="exact critical step h*")
+    styles = {"steplab": ("-", "steplab's h_suff"), "no_noise": (":", "rival: no noise share d/N"),
+              "no_sqrt_d": ("-.", "rival: no √d")}
+    for j, (rule, (ls, label)) in enumerate(styles.items()):
+        bx.plot(G, rules[rule], ls, color=st.PALETTE[j + 1], label=label)
+    bx.axhline(th.theorem43_step(L0, L1, 8, *args), color=st.MUTED, ls="--", lw=1, label="Theorem 4.3's ℓ/K")
+    bx.set(xscale="log", yscale="log", xlabel="‖∇f‖ (2cosh, d = 8, x on the diagonal)", ylabel="step h",
+           title="h* ~ ‖∇f‖² near the minimizer")
+    bx.legend(fontsize=6)
+    return st.save(fig, "sde_sign_descent", out, claims=[P + "sign_descent_condition"])
+
+
+def schedule(results: dict, budget: Budget, out: Path) -> list[Path]:
+    """Pre-scheduled 1/sqrt(t+1) steps on x^4/4: simulated divergence fractions against the s-chain's law, the constant
+    step's law, and the noise-free edges."""
+    r = _result(results, "schedule_needs_normalization", budget).arrays
+    fig, ax = st.figure(1, 1, width=4.6)
+    s = np.geomspace(0.8, 8.0, 120)
+    args = (pc.SCHED_AGENTS, pc.SCHED_OMEGA, pc.SCHED_SIGMA1)
+    ax.plot(s, th.quartic_schedule_divergence(s, "inv_sqrt", *args), color=st.THEORY, label="η₀/√(t+1): s-chain law")
+    ax.plot(s, th.quartic_schedule_divergence(s, "constant", *args), ":", color=st.PALETTE[2], label="constant step's law")
+    ax.errorbar(r["s0"], r["frac"], yerr=4 * r["frac_se"], fmt="o", mfc="none", color=st.SIM,
+                label="simulated (N = 4, ω = 1, σ₁ = 0.5)")
+    st.threshold(ax, th.quartic_schedule_threshold("inv_sqrt"), "s* (no noise)")
+    ax.set(xscale="log", xlabel="s₀ = η₀x₀²", ylabel="P(diverge)", ylim=(-0.02, 1.05),
+           title="x⁴/4: η₀/√(t+1) still diverges")
+    _eta_ticks(ax, [1, 2, 3, 4, 6])
+    ax.legend(fontsize=7, loc="lower right")
+    return st.save(fig, "sde_schedule_divergence", out, claims=[P + "schedule_needs_normalization"])
