@@ -3,6 +3,8 @@
 Each test compares the simulator with a number obtained independently of it (a hand-computed closed form on
 a degenerate problem), so a deliberate change to the code that the topic's other tests let through is caught.
 """
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -27,3 +29,19 @@ def test_gd_sweep_scalar_chain_closed_form_and_exact_divergence_step():
     assert theta[0] == 0.5**20 and loss[0] == 0.5 * 0.25**20
     assert theta[1] == pytest.approx(1e98, rel=1e-12)                  # (-1e7)^14, the last finite iterate
     assert np.isnan(loss[1])
+
+
+def test_frame_data_constructors_default_to_unit_input_scale():
+    r"""The frame's data constructors default to :math:`\alpha=1`, like the plain ones (``class_data``,
+    ``whitened_data``): :math:`XX^\top/n=I` on the :math:`d_0` live input rows and 0 on the padding rows.
+
+    The expected matrix is written down by hand (whitened inputs by construction), not taken from the code.
+    """
+    from sims import linear_hessian_frame as F
+    d0, n, dmax = 4, 10, 5
+    expected = np.diag([1.0] * d0 + [0.0] * (dmax - d0))
+    # jitted: eager dispatch of the constructors' QR/search ops costs seconds; compiled they take milliseconds
+    X, _ = jax.jit(F._frame_class_data, static_argnums=(3, 4))(jax.random.key(0), jnp.array([5, 3, 2]), d0, n, dmax)
+    np.testing.assert_allclose(np.asarray(X @ X.T / n), expected, atol=1e-12)
+    X, _ = jax.jit(F._frame_whitened_data, static_argnums=(4, 5))(jax.random.key(1), d0, 2, 2, n, dmax)
+    np.testing.assert_allclose(np.asarray(X @ X.T / n), expected, atol=1e-12)
