@@ -1500,8 +1500,8 @@ def _sd_generator_change(name: str, x: np.ndarray, h: float) -> float:
                  "phi(a) = (e^a - 1 - a)/a^2, m = 2F_nu(grad f/sigma) - 1; the condition is exact on isotropic "
                  "quadratics and conservative by the measured factor elsewhere. Dropping the noise share d/N or the "
                  "dimension (1/N, L1 h) breaks sufficiency, and so does Theorem 4.3's x-independent step l_nu/K (read "
-                 "with l_nu = 2F_nu(1) - 1, M_nu = 2 rho_nu(0)) near a minimizer, where the critical step vanishes "
-                 "like |grad f|^2.",
+                 "with l_nu = 2F_nu(1) - 1, M_nu = 2 rho_nu(0)) as a per-step descent condition: it ascends at starts "
+                 "with small gradients, where the critical step shrinks like |grad f|^2.",
        latex=r"h\,\varphi(L_1h\sqrt d)\Bigl[(1-\tfrac1N)\|m\|^2+\tfrac dN\Bigr](L_0+L_1\|\nabla f\|)<\langle\nabla f,m\rangle"
              r"\Rightarrow E f(x^+)<f(x)")
 def sign_descent_condition(budget: Budget) -> Result:
