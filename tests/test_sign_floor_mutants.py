@@ -16,6 +16,7 @@ import math
 
 import jax
 import numpy as np
+import sympy as sp
 
 from sims import sign_floor as S
 from theory import sign_floor as T
@@ -70,3 +71,15 @@ def test_mixed_chain_reaches_deep_into_the_slow_geometric_tail():
     assert 0.44 < p < 0.45
     exact = a / 2 * T.second_moment(p, eta, eta / 2)
     assert math.isclose(T.mixed_floor(a, eta, sg, 1e-12), exact, rel_tol=1e-12)
+
+
+def test_floor_constants_at_numeric_contractions_match_the_hand_values():
+    r"""``c_mid_sym`` / ``c_unif_sym`` also take a number :math:`e = 1 - 2p` in :math:`(0, 1]`: the ladder
+    sums at that :math:`p` give the hand values :math:`1/(4e^2) - 1/8` and :math:`1/(4e^2) - 1/12`
+    (:math:`e = 1/2`: 7/8 and 11/12; :math:`e = 1`, no wrong signs: 1/8 and 1/6). The symbolic results cannot
+    tell :math:`p = (1-e)/2` from :math:`(1+e)/2` (the closed form is symmetric under :math:`p \to 1-p`);
+    a number can (:math:`p \ge 1/2` is no contracting chain)."""
+    half = sp.Rational(1, 2)
+    assert T.c_mid_sym(half) == sp.Rational(7, 8) and T.c_mid_sym(1) == sp.Rational(1, 8)
+    assert T.c_unif_sym(half) == sp.Rational(11, 12)
+    assert math.isclose(float(T.c_mid_sym(0.5)), 7 / 8, rel_tol=1e-14)
