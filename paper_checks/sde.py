@@ -1574,6 +1574,7 @@ SCHED_S0 = (1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 6.0)        # s0 = eta0 x0^2 of the no
 SCHED_NORM_S0 = (0.5, 2.0, 6.0, 20.0)                  # starts of the normalized runs (same eta0 -> x0 map)
 SCHED_C, SCHED_L0, SCHED_L1 = 1.0, 1.0, 2.0            # the prescription's constant and x^4/4's (L0, L1)
 SCHED_CONVERGED = 1e-3
+SCHED_AFFINE = (40.0, 0.25)        # (sigma0, sigma1) of the affine cell: sigma0 comparable to sigma1 |f'| at the edge
 _SCHED_SEED = 1717
 
 
@@ -1582,21 +1583,23 @@ def schedule_divergence(budget: Budget) -> dict:
     r"""DCSGD on :math:`x^4/4` with the pre-scheduled step :math:`\eta_t = \eta_0/\sqrt{t+1}` (:math:`\eta_0 = 0.1`,
     N = 4): (1) noise-free and uncompressed (omega = 0, sigma1 = 0: the same kernel) on a fine geometric grid of
     :math:`s_0 = \eta_0x_0^2` around the edge; (2) with Bernoulli compressors omega = 1 and multiplicative Gaussian
-    noise sigma1 = 0.5 at :data:`SCHED_S0`; (3) the same schedule times the normalization factor
+    noise sigma1 = 0.5 at :data:`SCHED_S0`, and the same with affine noise :data:`SCHED_AFFINE`; (3) the same schedule times the normalization factor
     :math:`1/((L_0 + L_1|f'|)F)` (c = 1) from :data:`SCHED_NORM_S0`. Diverged flags and final losses."""
     n_grid, n = budget.pick(quick=241, full=961), budget.pick(quick=1024, full=8192)
     n_norm, norm_steps = budget.pick(quick=64, full=512), budget.pick(quick=1000, full=2000)
     keys = jax.random.split(jax.random.key(_SCHED_SEED), 3)
     s_grid = np.geomspace(1.9, 2.5, n_grid)
     s_noisy = np.repeat(np.asarray(SCHED_S0), n)
-    s_all = np.concatenate([s_grid, s_noisy])
+    s_all = np.concatenate([s_grid, s_noisy, s_noisy])
     m = s_all.size
-    noisy = np.concatenate([np.zeros(n_grid), np.ones(s_noisy.size)])
+    noisy = np.concatenate([np.zeros(n_grid), np.ones(2 * s_noisy.size)])
+    sigma0 = np.concatenate([np.zeros(n_grid + s_noisy.size), np.full(s_noisy.size, SCHED_AFFINE[0])])
+    sigma1 = np.concatenate([np.zeros(n_grid), np.full(s_noisy.size, SCHED_SIGMA1), np.full(s_noisy.size, SCHED_AFFINE[1])])
     # 100 steps: a pre-scheduled run that escapes overflows within a few dozen steps (s_t grows like s^3 per step)
     cfg = S.Config(problem="quartic", algo="dcsgd", n_agents=SCHED_AGENTS, compressor="bernoulli", noise="gaussian",
                    schedule="inv_sqrt", n_steps=100, n_record=1)
     r = S.paths(cfg, {"key": jax.random.split(keys[0], m), "x0": np.sqrt(s_all / SCHED_ETA0)[:, None],
-                      "eta": np.full(m, SCHED_ETA0), "omega": noisy * SCHED_OMEGA, "sigma1": noisy * SCHED_SIGMA1})
+                      "eta": np.full(m, SCHED_ETA0), "omega": noisy * SCHED_OMEGA, "sigma0": sigma0, "sigma1": sigma1})
     div = np.asarray(r["diverged"])
     s_norm = np.repeat(np.asarray(SCHED_NORM_S0), n_norm)
     k = s_norm.size
@@ -1606,7 +1609,8 @@ def schedule_divergence(budget: Budget) -> dict:
                         "eta": np.full(k, SCHED_C), "omega": np.full(k, SCHED_OMEGA), "sigma1": np.full(k, SCHED_SIGMA1),
                         "normalized": np.ones(k), "L0": np.full(k, SCHED_L0), "L1": np.full(k, SCHED_L1)})
     return {"s_grid": s_grid, "grid_diverged": div[:n_grid], "n": n,
-            "noisy_diverged": div[n_grid:].reshape(len(SCHED_S0), n), "norm_s0": s_norm,
+            "noisy_diverged": div[n_grid:n_grid + s_noisy.size].reshape(len(SCHED_S0), n),
+            "affine_diverged": div[n_grid + s_noisy.size:].reshape(len(SCHED_S0), n), "norm_s0": s_norm,
             "norm_diverged": np.asarray(rn["diverged"]), "norm_final": np.asarray(rn["loss"])[:, -1],
             "norm_loss0": np.asarray(rn["loss0"]), "norm_steps": norm_steps}
 
@@ -1618,32 +1622,47 @@ def schedule_divergence(budget: Budget) -> dict:
                  "above s* = 2.1697 without noise (the decay saves only starts within 8.5 % of the constant step's edge "
                  "2); with compression (N = 4, omega = 1) and multiplicative Gaussian noise (sigma1 = 0.5) it diverges "
                  "with the probability of the Markov chain s_{t+1} = r_t s_t (1 - s_t S_t)^2 (r_t = sqrt((t+1)/(t+2))), "
-                 "positive well below s*; the same schedule times the normalization 1/((L0 + L1|f'|)F) converges from "
-                 "every start.",
+                 "positive well below s*, and under affine noise (sigma0 = 40, sigma1 = 0.25) with that of the chain "
+                 "of |x_t|; the same schedule times the normalization 1/((L0 + L1|f'|)F) converges from every start.",
        latex=r"s_{t+1}=r_ts_t(1-s_tS_t)^2,\quad s^\ast_{1/\sqrt{t+1}}=2.1697,\quad "
              r"P(\mathrm{div}\mid s_0)=\lim_T V_0(s_0)")
 def schedule_needs_normalization(budget: Budget) -> Result:
     """(1) Brackets the noise-free escape edge on the s0 grid and compares its midpoint with the bisection of the
     s-chain (2.1697); rivals: the constant step's edge 2 (the decay changes nothing) and the edge moved by a factor
     2 either way. (2) The diverged fraction of the noisy compressed runs per s0 (binomial SE) against the backward
-    recursion's probability; rivals: decay alone suffices (0), the edge moved by a factor 2 either way (P(s0/2),
-    P(2 s0)), the constant step's law. (3) Counts the normalized runs (same schedule, c = 1) that stay finite and end
+    recursion's probability (the s-chain; for the affine cell the chain of |x|); rivals: decay alone suffices (0),
+    the edge moved by a factor 2 either way (P(s0/2), P(2 s0)), the constant step's law, and for the affine cell the
+    law without sigma0. (3) Counts the normalized runs (same schedule, c = 1) that stay finite and end
     below 1e-3; rival: the pre-scheduled step's noise-free rule (diverges iff s0 > s*)."""
     r = schedule_divergence(budget)
     n = int(r["n"])
     s_star = T.quartic_schedule_threshold("inv_sqrt")
     mid, half = _mid_and_halfwidth(r["s_grid"], r["grid_diverged"])
     s0 = np.asarray(SCHED_S0)
+    x0 = np.sqrt(s0 / SCHED_ETA0)
     args = (SCHED_AGENTS, SCHED_OMEGA, SCHED_SIGMA1)
-    pred = T.quartic_schedule_divergence(s0, "inv_sqrt", *args)
-    fine = T.quartic_schedule_divergence(s0, "inv_sqrt", *args, n_grid=800, n_nodes=321)
-    bias = float(2 * np.max(np.abs(fine - pred)))
-    frac = r["noisy_diverged"].mean(axis=1)
+    aff = (SCHED_AGENTS, SCHED_OMEGA) + SCHED_AFFINE
+
+    def law(schedule="inv_sqrt", scale=1.0, fine=False):
+        """[multiplicative cell (s-chain), affine cell (x-chain)] at every s0 * scale."""
+        kw = {"n_grid": 800, "n_nodes": 321} if fine else {}
+        kx = {"n_grid": 800, "n_nodes": 161} if fine else {}
+        return np.concatenate([T.quartic_schedule_divergence(s0 * scale, schedule, *args, **kw),
+                               T.quartic_schedule_divergence_affine(x0 * math.sqrt(scale), SCHED_ETA0, schedule, *aff,
+                                                                    **kx)])
+
+    pred = law()
+    bias = float(2 * np.max(np.abs(law(fine=True) - pred)))
+    frac = np.concatenate([r["noisy_diverged"].mean(axis=1), r["affine_diverged"].mean(axis=1)])
     se = np.sqrt(np.maximum(frac * (1 - frac), 1.0 / n) / n)
+    # the affine cell's law with sigma0 dropped: the multiplicative s-chain at sigma1 = 0.25
+    no_sigma0 = np.concatenate([pred[:s0.size], T.quartic_schedule_divergence(s0, "inv_sqrt", SCHED_AGENTS, SCHED_OMEGA,
+                                                                              SCHED_AFFINE[1])])
     rivals = {"decay alone suffices (no run diverges)": np.zeros_like(pred),
-              "the edge moved by a factor 2 (s* -> 2 s*)": T.quartic_schedule_divergence(s0 / 2, "inv_sqrt", *args),
-              "the edge moved by a factor 1/2": T.quartic_schedule_divergence(2 * s0, "inv_sqrt", *args),
-              "the constant step's law (the decay changes nothing)": T.quartic_schedule_divergence(s0, "constant", *args)}
+              "the edge moved by a factor 2 (s* -> 2 s*)": law(scale=0.5),
+              "the edge moved by a factor 1/2": law(scale=2.0),
+              "the constant step's law (the decay changes nothing)": law("constant"),
+              "the additive part sigma0 does not matter (multiplicative law)": no_sigma0}
     ok = ~r["norm_diverged"] & (r["norm_final"] < SCHED_CONVERGED)
     naive = ~(r["norm_s0"] > s_star)
     return Result(
@@ -1652,7 +1671,8 @@ def schedule_needs_normalization(budget: Budget) -> Result:
                       rivals={"the constant step's edge 2": 2.0, "the edge moved by a factor 2": 2 * s_star,
                               "the edge moved by a factor 1/2": s_star / 2},
                       why="half the geometric grid cell that brackets the switch"),
-                Statistical("diverged fraction of pre-scheduled DCSGD per s0", estimate=frac, se=se, predicted=pred,
+                Statistical("diverged fraction of pre-scheduled DCSGD per s0 (multiplicative cell, then affine cell)",
+                            estimate=frac, se=se, predicted=pred,
                             bias=bias, rivals=rivals,
                             why=f"binomial SE of a fraction of {n} independent runs (floored at one run); bias: twice "
                                 f"the change of the recursion on a 2x finer grid and quadrature ({bias:.1e})"),
@@ -1662,8 +1682,10 @@ def schedule_needs_normalization(budget: Budget) -> Result:
                       why=f"deterministic part contracts from every start (eta x^2/(L0 + L1|x|^3) <= 1/3); near 0, "
                           f"1/x^2 grows like 4c sqrt(T)/F, so f ~ 3e-5 after {int(r['norm_steps'])} steps: 1e-3 is 30x that")],
         detail=f"noise-free edge {mid:.4f} (theory {s_star:.4f}, grid half-cell {half:.1e}); diverged fraction per s0 "
-               f"{SCHED_S0}: " + ", ".join(f"{v:.3f}" for v in frac) + " vs " + ", ".join(f"{v:.3f}" for v in pred)
+               f"{SCHED_S0} (sigma1 = {SCHED_SIGMA1}; then sigma0, sigma1 = {SCHED_AFFINE}): "
+               + ", ".join(f"{v:.3f}" for v in frac) + " vs " + ", ".join(f"{v:.3f}" for v in pred)
                + f" ({n} runs each); normalized: {int(np.sum(r['norm_diverged']))} of {ok.size} diverged, largest "
                f"final loss {np.max(r['norm_final']):.1e} from s0 up to {max(SCHED_NORM_S0):g}.",
-        arrays={"s0": s0, "frac": frac, "frac_se": se, "pred": pred, "pred_constant": rivals["the constant step's law (the decay changes nothing)"],
+        arrays={"s0": s0, "frac": frac, "frac_se": se, "pred": pred,
+                "pred_constant": rivals["the constant step's law (the decay changes nothing)"],
                 "s_grid": r["s_grid"], "grid_diverged": r["grid_diverged"]}, seed=_SCHED_SEED)

@@ -97,6 +97,12 @@ ROWS = [
                                              "omega": 1.0, "sigma1": 0.5, "n_steps": 3, "n_grid": 40, "n_nodes": 11},
         kinds={"s0": "posarr", **AG, "n_steps": "posint", "n_grid": "posint", "n_nodes": "posint"},
         ok={("omega", "vector"): "one value per agent (n_agents = 2)"}),
+    Row(_T + "quartic_schedule_divergence_affine", {"x0": np.array([3.0, 5.0]), "eta0": 0.1, "schedule": "inv_sqrt",
+                                                    "n_agents": 2, "omega": 1.0, "sigma0": 1.0, "sigma1": 0.5,
+                                                    "n_steps": 3, "n_grid": 40, "n_nodes": 11},
+        kinds={"x0": "posarr", "eta0": "pos", **AG, "sigma0": "nonneg", "n_steps": "posint", "n_grid": "posint",
+               "n_nodes": "posint"},
+        ok={("omega", "vector"): "one value per agent (n_agents = 2)"}),
     # simulators
     Row(_S + "mlp_data", {"seed": 0}, kinds={"seed": "nonnegint"}),
     Row(_S + "mlp_init", lambda: {"key": K(), "scale": 1.0}, kinds={"scale": "pos"}),

@@ -616,3 +616,12 @@ def test_quartic_schedule_divergence_limits():
     assert np.all(np.diff(p) > 0) and 0 < p[0] < p[-1] < 1
     assert np.allclose(p, T.quartic_schedule_divergence(s0, "inv_sqrt", 4, 1.0, 0.5, n_steps=60), atol=1e-6)
     assert np.all(T.quartic_schedule_divergence(s0, "constant", 4, 1.0, 0.5) > p)
+
+
+def test_affine_schedule_law_reduces_to_the_s_chain_and_grows_with_sigma0():
+    s0 = np.array([1.0, 2.0, 3.0])
+    x0 = np.sqrt(s0 / 0.1)
+    chain = T.quartic_schedule_divergence(s0, "inv_sqrt", 4, 1.0, 0.5)
+    assert np.allclose(T.quartic_schedule_divergence_affine(x0, 0.1, "inv_sqrt", 4, 1.0, 0.0, 0.5), chain, atol=5e-3)
+    p = [T.quartic_schedule_divergence_affine(x0[0], 0.1, "inv_sqrt", 4, 1.0, s, 0.25) for s in (0.0, 20.0, 40.0)]
+    assert p[0] < p[1] < p[2]

@@ -47,6 +47,7 @@ __all__ = [
     "sign_remainder_factor", "sign_slope_bounds", "sign_descent_bound", "sign_sufficient_step", "theorem43_step",
     "sign_l0l1", "sign_one_step_change", "sign_critical_step",
     "SCHEDULE_KINDS", "quartic_schedule_map", "quartic_schedule_threshold", "quartic_schedule_divergence",
+    "quartic_schedule_divergence_affine",
 ]
 
 DRIFT_KINDS = ("first_order", "second_order", "corrected")
@@ -1170,3 +1171,49 @@ def quartic_schedule_divergence(s0, schedule: str, n_agents, omega, sigma1, n_st
         V = np.interp(lv, ls, V, left=0.0, right=1.0) @ w
     out = np.interp(np.log(s0), ls, V)
     return float(out) if s0.ndim == 0 else out
+
+
+def quartic_schedule_divergence_affine(x0, eta0, schedule: str, n_agents, omega, sigma0, sigma1, n_steps: int = 30,
+                                       n_grid: int = 400, n_nodes: int = 81):
+    r""":func:`quartic_schedule_divergence` under affine noise :math:`\sigma_0^2 + \sigma_1^2 f'(x)^2` (per-agent
+    Gaussian noise of that variance, then Bernoulli compression), as a function of the start ``x0`` and ``eta0``.
+
+    With :math:`\sigma_0 > 0` the chain is no longer scale-free, so the recursion runs on :math:`|x|` (the law is
+    symmetric): given the kept agents K, DCSGD's direction is Gaussian,
+    :math:`D \sim \mathcal N(f'(x)\mu_K,\ s^2\sum_{i\in K}(Nq_i)^{-2})`, :math:`s^2 = \sigma_0^2 + \sigma_1^2f'(x)^2`,
+    and :math:`V_t(x) = E\,V_{t+1}(|x - \eta_tD|)` on a log grid of :math:`|x| \in [10^{-4}, 10^8]`
+    (outside: converged / diverged), with the noise-free rule at the horizon. At :math:`\sigma_0 = 0` it is the
+    s-chain law at :math:`s_0 = \eta_0x_0^2`."""
+    choice("schedule", schedule, SCHEDULE_KINDS)
+    x0 = array("x0", x0, ndim=(0, 1), low=0.0, low_open=True)
+    eta0 = _pos("eta0", eta0)
+    n = integer("n_agents", n_agents, low=1, high=12)
+    om = _omegas(omega, n)
+    s0_, s1 = _pos("sigma0", sigma0, zero=True), _pos("sigma1", sigma1, zero=True)
+    n_steps = integer("n_steps", n_steps, low=1, high=10_000)
+    n_grid = integer("n_grid", n_grid, low=16)
+    n_nodes = integer("n_nodes", n_nodes, low=3)
+    lx = np.linspace(math.log(1e-4), math.log(1e8), n_grid)
+    x = np.exp(lx)
+    z = np.linspace(-8.0, 8.0, n_nodes)
+    wz = np.exp(-0.5 * z**2)
+    wz /= wz.sum()
+    merged: dict[tuple[float, float], float] = {}
+    for prob, mu, var in _kept_sets(n, om, 1.0):   # sigma1 = 1 here: var is sum_K (N q_i)^-2
+        k = (round(mu, 12), round(var, 12))
+        merged[k] = merged.get(k, 0.0) + prob
+    mus = np.array([k[0] for k in merged])
+    sds = np.sqrt(np.array([k[1] for k in merged]))
+    probs = np.array(list(merged.values()))
+    g = x**3
+    s = np.sqrt(s0_**2 + s1**2 * g**2)
+    # nodes: (grid point, component, z): D = g mu + s sd z (a component with sd = 0 gets the same value at every z)
+    D = g[:, None, None] * mus[None, :, None] + (s[:, None, None] * sds[None, :, None]) * z[None, None, :]
+    w = probs[:, None] * wz[None, :]
+    eta = lambda t: eta0 * (1.0 if schedule == "constant" else 1.0 / math.sqrt(t + 1))  # noqa: E731
+    V = (eta(n_steps) * x**2 > _schedule_threshold(schedule, n_steps)).astype(float)
+    for t in reversed(range(n_steps)):
+        nxt = np.abs(x[:, None, None] - eta(t) * D)
+        V = np.einsum("gkz,kz->g", np.interp(np.log(np.maximum(nxt, 1e-300)), lx, V, left=0.0, right=1.0), w)
+    out = np.interp(np.log(x0), lx, V)
+    return float(out) if x0.ndim == 0 else out
