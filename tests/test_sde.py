@@ -625,3 +625,14 @@ def test_affine_schedule_law_reduces_to_the_s_chain_and_grows_with_sigma0():
     assert np.allclose(T.quartic_schedule_divergence_affine(x0, 0.1, "inv_sqrt", 4, 1.0, 0.0, 0.5), chain, atol=5e-3)
     p = [T.quartic_schedule_divergence_affine(x0[0], 0.1, "inv_sqrt", 4, 1.0, s, 0.25) for s in (0.0, 20.0, 40.0)]
     assert p[0] < p[1] < p[2]
+
+
+def test_corrected_sign_sde_matches_the_discrete_step_only_where_the_mean_sign_is_linear():
+    args = (1.0, 4, "student_t", 1.5)
+    small, big = np.full(4, 0.005), np.full(4, 3.0)
+    for x in (small, big):
+        assert T.sign_generator_change(x, 0.0, "quadratic", *args, model="corrected_sde") == 0.0
+    exact = [T.sign_critical_step(x, "quadratic", *args) for x in (small, big)]
+    corr = [T.sign_critical_step(x, "quadratic", *args, model="corrected_sde") for x in (small, big)]
+    first = [T.sign_critical_step(x, "quadratic", *args, model="first_order_sde") for x in (small, big)]
+    assert corr[0] == pytest.approx(exact[0], rel=1e-4) and corr[1] > 1.5 * exact[1] and first[1] > corr[1]

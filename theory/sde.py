@@ -45,7 +45,7 @@ __all__ = [
     "one_step_generator",
     "SIGN_DESCENT_FUNCTIONS", "SIGN_STEP_RULES", "SIGN_CHANGE_MODELS", "sign_descent_bound_symbolic",
     "sign_remainder_factor", "sign_slope_bounds", "sign_descent_bound", "sign_sufficient_step", "theorem43_step",
-    "sign_l0l1", "sign_one_step_change", "sign_critical_step",
+    "sign_l0l1", "sign_one_step_change", "sign_critical_step", "sign_generator_change",
     "SCHEDULE_KINDS", "quartic_schedule_map", "quartic_schedule_threshold", "quartic_schedule_divergence",
     "quartic_schedule_divergence_affine",
 ]
@@ -1018,7 +1018,41 @@ def sign_one_step_change(x, h, name: str, scale, n_agents, noise: str = "student
     return float(out[0]) if hs.ndim == 0 else out
 
 
-SIGN_CHANGE_MODELS = ("discrete", "first_order_sde")
+SIGN_CHANGE_MODELS = ("discrete", "first_order_sde", "corrected_sde")
+
+
+def _noise_density(u, noise: str, nu):
+    """Density of the standard noise law at u (the mean sign's slope is twice it)."""
+    if noise == "gaussian":
+        return np.exp(-0.5 * u**2) / math.sqrt(2 * math.pi)
+    if noise == "cauchy":
+        return 1 / (math.pi * (1 + u**2))
+    return np.exp(special.gammaln((nu + 1) / 2) - special.gammaln(nu / 2)) / math.sqrt(nu * math.pi) \
+        * (1 + u**2 / nu) ** (-(nu + 1) / 2)
+
+
+def sign_generator_change(x, h, name: str, scale, n_agents, noise: str = "student_t", nu=None,
+                          model: str = "first_order_sde") -> float:
+    r"""What a DSignSGD SDE predicts for the one-step change over time h: h times its generator on f at x (separable
+    toy f, noise scale fixed),
+
+    .. math:: -h\langle\nabla f, m\rangle + \tfrac{h^2}{2}\Bigl[\kappa\sum_j\phi'(x_j)\,\phi''(x_j)\,m_j\,
+       \frac{2\rho(\phi'(x_j)/\sigma)}{\sigma} + \sum_j\phi''(x_j)\frac{1 - m_j^2}{N}\Bigr],
+
+    :math:`\kappa = 0` for ``first_order_sde``, 1 for ``corrected_sde`` (the drift :math:`-m + \tfrac h2J_mm`,
+    :math:`J_m = \mathrm{diag}(2\rho/\sigma)\nabla^2f`). The discrete step has :math:`\sum_j\phi''m_j^2` in that
+    place instead: the corrected term agrees with it where the mean sign is linear (:math:`m \approx 2\rho(0)g/\sigma`)
+    and vanishes in the sign regime, where the discrete term is largest."""
+    choice("model", model, SIGN_CHANGE_MODELS[1:])
+    x, g, m, n, (_, _, f2) = _sign_point(x, name, scale, n_agents, noise, nu)
+    h = _pos("h", h, zero=True)
+    scale = _pos("scale", scale)
+    nu = _noise_args(noise, nu)
+    curv = np.asarray(f2(x), float) * np.ones_like(x)
+    second = float(np.sum(curv * (1 - m**2))) / n
+    if model == "corrected_sde":
+        second += float(np.sum(g * curv * m * 2 * _noise_density(g / scale, noise, nu) / scale))
+    return -h * float(g @ m) + h**2 / 2 * second
 
 
 def sign_critical_step(x, name: str, scale, n_agents, noise: str = "student_t", nu=None,
@@ -1026,15 +1060,15 @@ def sign_critical_step(x, name: str, scale, n_agents, noise: str = "student_t", 
     r"""Smallest h > 0 at which the expected one-step change stops being negative.
 
     ``discrete``: the first root of :func:`sign_one_step_change` (scanned on a geometric grid, then ``brentq``).
-    ``first_order_sde``: the root of the first-order DSignSGD SDE's generator over one step,
-    :math:`-h\langle\nabla f, m\rangle + \tfrac{h^2}{2}\sum_j\phi''(x_j)(1 - m_j^2)/N`, i.e.
-    :math:`h = 2N\langle\nabla f, m\rangle/\sum_j\phi''(x_j)(1 - m_j^2)` (it misses the mean step's own
-    curvature term :math:`\tfrac{h^2}2\sum_j\phi''m_j^2`)."""
+    ``first_order_sde``, ``corrected_sde``: the root of :func:`sign_generator_change` (the first-order SDE misses
+    the mean step's own curvature term :math:`\tfrac{h^2}2\sum_j\phi''m_j^2`; the corrected SDE has it only where
+    the mean sign is linear)."""
     choice("model", model, SIGN_CHANGE_MODELS)
     x, g, m, n, (f0, _, f2) = _sign_point(x, name, scale, n_agents, noise, nu)
     gm = float(g @ m)
-    if model == "first_order_sde":
-        curv = float(np.sum(np.asarray(f2(x), float) * np.ones_like(x) * (1 - m**2))) / n
+    if model != "discrete":
+        # the generator's change is -h gm + (h^2/2) C: its root is 2 gm / C
+        curv = 2 * (sign_generator_change(x, 1.0, name, scale, n_agents, noise, nu, model=model) + gm)
         return 2 * gm / curv if curv > 0 else math.inf
     hs = np.geomspace(1e-9, 1e4, 1301)
     v = _binomial_change(x, hs, m, n, f0)
