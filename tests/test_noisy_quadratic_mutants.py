@@ -6,6 +6,9 @@ whose trajectory is known step by step), never with the code's own earlier outpu
 * the divergence step of :func:`sims.noisy_quadratic.abs_sgd` (steps count from 1): without noise and far
   from 0 the iterate moves by exactly one step size per update, so one huge step puts it past the bound at
   a known update;
+* the window averages of the shared simulator :func:`sims.nqm.simulate` (``mode_m2``, ``mode_m2_ema``,
+  ``mean_loss``) against a NumPy loop on a noise-free run (the topic's claims use them; the
+  shared simulator's own tests did not pin them);
 * the WSD schedule of :func:`theory.noisy_quadratic.schedule` at hand-computed values (the schedule claims
   compare a simulation with the exact loss *of the same schedule*, so a wrong cooldown ramp passes them).
 
@@ -19,6 +22,7 @@ import numpy as np
 import pytest
 
 import sims.noisy_quadratic as sq
+import sims.nqm as sn
 import theory.noisy_quadratic as th
 from sims.nqm import BOUND
 
@@ -73,3 +77,25 @@ def test_logistic_sphere_identity_defect_is_the_decay_factor():
     np.testing.assert_allclose(out["identity_defect"], [1 - (1 - eta * wd) ** 2], rtol=1e-9)
     free = sq.logistic_sphere(X, y, 2.0 * w0, eta=eta, wd=0.0, T=50, n_rec=5)
     assert free["identity_defect"][0] < 1e-12
+
+
+def test_nqm_window_averages_match_a_numpy_loop():
+    r"""Noise-free SGD with an EMA: :math:`x_{t+1} = (1-\eta\lambda)x_t`, :math:`z_{t+1} = (1-\alpha)z_t + \alpha x_{t+1}`, :math:`z_0 = x_0`.
+
+    The simulator's averages run over the iterates after updates ``burn + 1 .. T`` (:math:`T - \text{burn}` of
+    them); a plain NumPy loop gives the same means of :math:`x^2`, :math:`z^2` and the loss.
+    """
+    lam, x0 = np.array([1.0, 0.5]), np.array([1.0, -2.0])
+    eta, alpha, T, burn = 0.5, 0.3, 8, 2
+    out = sn.simulate(jax.random.key(6), T=T, eta=eta, x0=x0, lam=lam, ema=alpha, burn=burn)
+    x, z, xs, zs = x0.copy(), x0.copy(), [], []
+    for _ in range(T):
+        x = (1 - eta * lam) * x
+        z = (1 - alpha) * z + alpha * x
+        xs.append(x)
+        zs.append(z)
+    xs, zs = np.array(xs[burn:]), np.array(zs[burn:])
+    np.testing.assert_allclose(out["mode_m2"][0, 0], np.mean(xs**2, axis=0), rtol=1e-13)
+    np.testing.assert_allclose(out["mode_m2_ema"][0, 0], np.mean(zs**2, axis=0), rtol=1e-13)
+    np.testing.assert_allclose(out["mean_loss"][0, 0], np.mean(0.5 * np.sum(lam * xs**2, axis=1)), rtol=1e-13)
+    np.testing.assert_allclose(out["final_ema"][0, 0], zs[-1], rtol=1e-13)
