@@ -636,3 +636,18 @@ def test_corrected_sign_sde_matches_the_discrete_step_only_where_the_mean_sign_i
     corr = [T.sign_critical_step(x, "quadratic", *args, model="corrected_sde") for x in (small, big)]
     first = [T.sign_critical_step(x, "quadratic", *args, model="first_order_sde") for x in (small, big)]
     assert corr[0] == pytest.approx(exact[0], rel=1e-4) and corr[1] > 1.5 * exact[1] and first[1] > corr[1]
+
+
+def test_explicit_constants_condition_and_theorem43_form():
+    K, (G, sig, L0, L1, d, N, M, phi) = T.sign_descent_K_symbolic()
+    at_one = sp.expand(K.subs({G: 1, phi: sp.Rational(1, 2)}))
+    assert sp.simplify(at_one.coeff(L1).coeff(d) - sig / (2 * N)) == 0        # Theorem 4.3's first term
+    assert sp.simplify(at_one.coeff(L0).coeff(d) - sig / (2 * N)) == 0        # the noise floor's term it lacks
+    rng = np.random.default_rng(3)
+    for name in T.SIGN_DESCENT_FUNCTIONS:
+        L0v, L1v = T.sign_l0l1(name)
+        x = rng.normal(0, 0.4, 5)
+        g = _grad(name, x)
+        he = T.sign_sufficient_step(g, 1.0, L0v, L1v, 4, "student_t", 1.5, rule="explicit")
+        assert 0 < he <= T.sign_sufficient_step(g, 1.0, L0v, L1v, 4, "student_t", 1.5)
+        assert T.sign_one_step_change(x, he, name, 1.0, 4, "student_t", 1.5) < 0

@@ -45,7 +45,7 @@ __all__ = [
     "one_step_generator",
     "SIGN_DESCENT_FUNCTIONS", "SIGN_STEP_RULES", "SIGN_CHANGE_MODELS", "sign_descent_bound_symbolic",
     "sign_remainder_factor", "sign_slope_bounds", "sign_descent_bound", "sign_sufficient_step", "theorem43_step",
-    "sign_l0l1", "sign_one_step_change", "sign_critical_step", "sign_generator_change",
+    "sign_l0l1", "sign_one_step_change", "sign_critical_step", "sign_generator_change", "sign_descent_K_symbolic",
     "SCHEDULE_KINDS", "quartic_schedule_map", "quartic_schedule_threshold", "quartic_schedule_divergence",
     "quartic_schedule_divergence_affine",
 ]
@@ -841,7 +841,7 @@ def one_step_generator(model: str, x, eta, n_agents, omega, sigma1, name: str = 
 # ----------------------------------------------------------------------------- DSignSGD: one-step descent under (L0, L1)
 
 SIGN_DESCENT_FUNCTIONS = ("quadratic", "quartic", "cosh2")
-SIGN_STEP_RULES = ("steplab", "no_noise", "no_sqrt_d")
+SIGN_STEP_RULES = ("steplab", "explicit", "no_noise", "no_sqrt_d")
 
 
 @functools.lru_cache(maxsize=1)
@@ -925,6 +925,10 @@ def sign_sufficient_step(grad, scale, L0, L1, n_agents, noise: str = "student_t"
     .. math:: h\,\varphi(L_1h\sqrt d) = \frac{\langle\nabla f, m\rangle}{(L_0 + L_1G)\bigl[(1-\tfrac1N)\|m\|^2 + \tfrac dN\bigr]}
 
     (the left side increases in h). ``rule`` also gives two tempting wrong versions, used as rivals:
+    ``explicit`` is the same condition with the mean sign replaced by its two constants
+    (:func:`sign_slope_bounds`): :math:`\langle\nabla f, m\rangle \ge \ell\,\Psi`,
+    :math:`\Psi = \sum_j\min(g_j^2/\sigma, |g_j|)`, and :math:`\|m\|^2 \le \Xi = \sum_j\min(M^2g_j^2/\sigma^2, 1)`:
+    sufficient too, and in theorem form :math:`h < \ell/K(x)` (:func:`sign_descent_K_symbolic`).
     ``no_noise`` drops the sign noise's share :math:`d/N` of :math:`E\|D\|^2` (what a mean-field, noise-free
     analysis of the signed step gives), ``no_sqrt_d`` counts the noise and the step length of one coordinate only
     (:math:`1/N` for :math:`d/N`, :math:`L_1h` for :math:`L_1h\sqrt d`).
@@ -932,10 +936,15 @@ def sign_sufficient_step(grad, scale, L0, L1, n_agents, noise: str = "student_t"
     choice("rule", rule, SIGN_STEP_RULES)
     g, m, L0, L1, n = _sign_inputs(grad, scale, L0, L1, n_agents, noise, nu)
     d = g.size
-    noise_part = {"steplab": d / n, "no_noise": 0.0, "no_sqrt_d": 1 / n}[rule]
+    noise_part = {"steplab": d / n, "explicit": d / n, "no_noise": 0.0, "no_sqrt_d": 1 / n}[rule]
     root_d = 1.0 if rule == "no_sqrt_d" else math.sqrt(d)
     second = (1 - 1 / n) * float(m @ m) + noise_part
     gm = float(g @ m)
+    if rule == "explicit":
+        ell, M = sign_slope_bounds(noise, nu)
+        sc = _pos("scale", scale)
+        second = (1 - 1 / n) * float(np.sum(np.minimum(M**2 * g**2 / sc**2, 1.0))) + d / n
+        gm = ell * float(np.sum(np.minimum(g**2 / sc, np.abs(g))))
     if gm <= 0:
         return 0.0
     if second == 0:
@@ -948,6 +957,31 @@ def sign_sufficient_step(grad, scale, L0, L1, n_agents, noise: str = "student_t"
     while lhs(hi) < 0:   # h phi(.) >= h/2: 2*rhs is an upper bracket; kept as a loop for safety
         hi *= 2
     return float(optimize.brentq(lhs, 0.0, hi, xtol=1e-300, rtol=1e-14))
+
+
+@functools.lru_cache(maxsize=1)
+def _sign_K():
+    G, s, L0, L1, d, n, M, phi = sp.symbols("G sigma L0 L1 d N M phi", positive=True)
+    psi, xi = G**2 / s, M**2 * G**2 / s**2          # linear regime: every |g_j| <= sigma
+    K = sp.expand(phi * (L0 + L1 * G) * ((1 - 1 / n) * xi + d / n) / psi)
+    return K, (G, s, L0, L1, d, n, M, phi)
+
+
+def sign_descent_K_symbolic() -> tuple[sp.Expr, tuple[sp.Symbol, ...]]:
+    r"""steplab's ``explicit`` condition in Theorem 4.3's form :math:`h < \ell_
+u/K`, where every coordinate's
+    gradient is below the noise scale (:math:`\Psi = G^2/\sigma`, :math:`\Xi = M^2G^2/\sigma^2`):
+
+    .. math:: K(G) = arphi\Bigl[rac{L_1d\sigma}{NG} + rac{L_0d\sigma}{NG^2}
+       + igl(1 - 	frac1Nigr)rac{(L_0 + L_1G)M^2}{\sigma}\Bigr],\qquad arphi = arphi(L_1h\sqrt d) \ge 	frac12 .
+
+    At :math:`\|
+abla f\| = 1` and :math:`arphi = 1/2` its first term is Theorem 4.3's :math:`L_1d\sigma/(2N)`; the
+    second (the noise floor near a minimizer, growing like :math:`G^{-2}`) and the curvature term
+    :math:`(1 - 1/N)(L_0 + L_1)M^2/(2\sigma)` differ from the theorem's :math:`\sqrt d(L_0 + L_1)M_
+u`.
+    Returns ``(K, (G, sigma, L0, L1, d, N, M, phi))``."""
+    return _sign_K()
 
 
 def theorem43_step(L0, L1, d, scale, n_agents, noise: str = "student_t", nu=None) -> float:
