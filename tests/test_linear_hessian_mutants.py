@@ -45,3 +45,19 @@ def test_frame_data_constructors_default_to_unit_input_scale():
     np.testing.assert_allclose(np.asarray(X @ X.T / n), expected, atol=1e-12)
     X, _ = jax.jit(F._frame_whitened_data, static_argnums=(4, 5))(jax.random.key(1), d0, 2, 2, n, dmax)
     np.testing.assert_allclose(np.asarray(X @ X.T / n), expected, atol=1e-12)
+
+
+def test_case_grid_takes_the_number_of_cases_from_two_dimensional_counts():
+    """One row of class sizes per case is enough to fix the number of cases (every other field shared).
+
+    Pins the documented broadcasting rule of the constructed-minima grid on a hand-written input: two rows of
+    ``counts`` and scalar fields give two cases, each with its own row; a third per-case length disagreeing
+    with the rows is refused. Host-side NumPy only (nothing compiles).
+    """
+    from sims.linear_hessian_spectrum import case_grid
+    counts = np.array([[50, 30, 20], [34, 33, 33]])
+    grid = case_grid(jax.random.key(0), (6, 4, 3), counts=counts)
+    np.testing.assert_array_equal(grid["counts"], counts)
+    assert grid["key"].shape == (2,) and grid["widths"].shape[0] == 2 and grid["gauge"].shape == (2,)
+    with pytest.raises(ValueError, match="different numbers of cases"):
+        case_grid(jax.random.key(0), (6, 4, 3), counts=counts, gauge=np.array([0.0, 0.1, 0.2]))
