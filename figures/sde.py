@@ -318,10 +318,17 @@ def schedule(results: dict, budget: Budget, out: Path) -> list[Path]:
     fig, ax = st.figure(1, 1, width=4.6)
     s = np.geomspace(0.8, 8.0, 120)
     args = (pc.SCHED_AGENTS, pc.SCHED_OMEGA, pc.SCHED_SIGMA1)
-    ax.plot(s, th.quartic_schedule_divergence(s, "inv_sqrt", *args), color=st.THEORY, label="η₀/√(t+1): s-chain law")
-    ax.plot(s, th.quartic_schedule_divergence(s, "constant", *args), ":", color=st.PALETTE[2], label="constant step's law")
-    ax.errorbar(r["s0"], r["frac"], yerr=4 * r["frac_se"], fmt="o", mfc="none", color=st.SIM,
-                label="simulated (N = 4, ω = 1, σ₁ = 0.5)")
+    k = r["s0"].size
+    ax.plot(s, th.quartic_schedule_divergence(s, "inv_sqrt", *args), color=st.THEORY,
+            label="η₀/√(t+1), σ₁ = 0.5: s-chain law")
+    ax.plot(s, th.quartic_schedule_divergence(s, "constant", *args), ":", color=st.PALETTE[2],
+            label="constant step's law")
+    ax.errorbar(r["s0"], r["frac"][:k], yerr=4 * r["frac_se"][:k], fmt="o", mfc="none", color=st.SIM,
+                label="simulated (N = 4, ω = 1)")
+    aff = (pc.SCHED_AGENTS, pc.SCHED_OMEGA) + pc.SCHED_AFFINE
+    ax.plot(s, th.quartic_schedule_divergence_affine(np.sqrt(s / pc.SCHED_ETA0), pc.SCHED_ETA0, "inv_sqrt", *aff),
+            color=st.PALETTE[3], label=f"affine σ₀ = {pc.SCHED_AFFINE[0]:g}, σ₁ = {pc.SCHED_AFFINE[1]:g}: |x|-chain law")
+    ax.errorbar(r["s0"], r["frac"][k:], yerr=4 * r["frac_se"][k:], fmt="s", mfc="none", color=st.PALETTE[3])
     st.threshold(ax, th.quartic_schedule_threshold("inv_sqrt"), "s* (no noise)")
     ax.set(xscale="log", xlabel="s₀ = η₀x₀²", ylabel="P(diverge)", ylim=(-0.02, 1.05),
            title="x⁴/4: η₀/√(t+1) still diverges")
