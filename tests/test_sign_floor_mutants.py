@@ -83,3 +83,14 @@ def test_floor_constants_at_numeric_contractions_match_the_hand_values():
     assert T.c_mid_sym(half) == sp.Rational(7, 8) and T.c_mid_sym(1) == sp.Rational(1, 8)
     assert T.c_unif_sym(half) == sp.Rational(11, 12)
     assert math.isclose(float(T.c_mid_sym(0.5)), 7 / 8, rel_tol=1e-14)
+
+
+def test_ladder_runs_one_chain_per_configuration_by_default():
+    """``ladder`` without ``n_chains`` runs one walk per configuration (outputs of shape (G, 1)), and that walk is
+    chain 0 of an explicit run on the same key (run keys are fold_in(key, g n + j))."""
+    args = dict(sigma=1.3, theta=0.3, T=12, burn=4, chunk_size=8)
+    one = S.ladder(jax.random.key(8), **args)
+    three = S.ladder(jax.random.key(8), n_chains=3, **args)
+    for name in ("m2", "m2_even", "m2_odd", "n", "n_prev", "theta"):
+        assert one[name].shape == (1, 1), (name, one[name].shape)
+        np.testing.assert_array_equal(one[name][:, 0], three[name][:, 0])
