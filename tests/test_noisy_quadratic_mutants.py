@@ -1,29 +1,32 @@
-"""Tests written against mutants of the noisy-quadratic sources that the other fast-tier tests let through.
+r"""Tests written against mutants of the noisy-quadratic sources (``python -m tests.mutation``).
 
 Each test compares the code with a number obtained another way (a hand computation, a degenerate run
-whose trajectory is known step by step), never with the code's own earlier output:
+whose trajectory is known step by step, a NumPy loop, optax), never with the code's own earlier output:
 
-* the divergence step of :func:`sims.noisy_quadratic.abs_sgd` (steps count from 1): without noise and far
-  from 0 the iterate moves by exactly one step size per update, so one huge step puts it past the bound at
-  a known update;
-* the window averages of the shared simulator :func:`sims.nqm.simulate` (``mode_m2``, ``mode_m2_ema``,
-  ``mean_loss``) against a NumPy loop on a noise-free run (the topic's claims use them; the
-  shared simulator's own tests did not pin them);
-* the WSD schedule of :func:`theory.noisy_quadratic.schedule` at hand-computed values (the schedule claims
-  compare a simulation with the exact loss *of the same schedule*, so a wrong cooldown ramp passes them).
+* :func:`sims.noisy_quadratic.abs_sgd`: the divergence step (steps count from 1; without noise and far
+  from 0 the iterate moves by exactly one step size per update, so one huge step crosses the bound at a
+  known update) and one schedule given as a vector (a noise-free hand value);
+* :func:`sims.noisy_quadratic.logistic_sphere`: the recorded norm-identity defect equals the decay factor
+  :math:`1 - (1-\eta\lambda)^2` (before, only the weight-decay claims' full runs saw this output);
+* the shared simulator :func:`sims.nqm.simulate`: its window averages (``mode_m2``, ``mode_m2_ema``,
+  ``mean_loss``, ``final_ema``) against a NumPy loop on a noise-free run (the topic's claims use them);
+* the default :math:`\beta_2` of :class:`sims.optimizers.Hyper` against optax's Lion;
+* :func:`theory.noisy_quadratic.schedule`'s WSD ramp at hand-computed values.
 
-Shapes reuse those of ``tests/test_noisy_quadratic.py`` (eta of shape (2, 20), two chains) so the
-simulator compiles once per process.
+Small shapes throughout: the whole file runs in a few seconds, most of it compilation.
 """
 from __future__ import annotations
 
 import jax
+import jax.numpy as jnp
 import numpy as np
+import optax
 import pytest
 
 import sims.noisy_quadratic as sq
 import sims.nqm as sn
 import theory.noisy_quadratic as th
+from sims import optimizers as opt
 from sims.nqm import BOUND
 
 pytestmark = pytest.mark.xdist_group("noisy_quadratic")
@@ -99,3 +102,20 @@ def test_nqm_window_averages_match_a_numpy_loop():
     np.testing.assert_allclose(out["mode_m2_ema"][0, 0], np.mean(zs**2, axis=0), rtol=1e-13)
     np.testing.assert_allclose(out["mean_loss"][0, 0], np.mean(0.5 * np.sum(lam * xs**2, axis=1)), rtol=1e-13)
     np.testing.assert_allclose(out["final_ema"][0, 0], zs[-1], rtol=1e-13)
+
+
+def test_lion_default_b2_is_the_published_value():
+    r"""``Hyper``'s default :math:`\beta_2` is Lion's published 0.99 (also optax's default): the shared optimizer
+    with ``Hyper(momentum=0.9)`` takes the steps of optax's Lion with :math:`\beta_1 = 0.9`, :math:`\beta_2 = 0.99`."""
+    rng = np.random.default_rng(5)
+    eta = 0.1
+    ref = optax.chain(optax.scale_by_lion(b1=0.9, b2=0.99), optax.scale(-eta))
+    x = x_ref = jnp.asarray(rng.normal(size=4))
+    hyper = opt.Hyper(momentum=0.9)
+    state, ref_state = opt.init("lion", x, hyper), ref.init(x_ref)
+    for _ in range(6):
+        g = jnp.asarray(rng.normal(size=4))
+        x, state = opt.step("lion", g, state, x, eta, hyper)
+        upd, ref_state = ref.update(g, ref_state, x_ref)
+        x_ref = optax.apply_updates(x_ref, upd)
+    np.testing.assert_allclose(np.asarray(x), np.asarray(x_ref), rtol=1e-13, atol=1e-15)
