@@ -1669,7 +1669,7 @@ def schedule_needs_normalization(budget: Budget) -> Result:
 
     def law(schedule="inv_sqrt", scale=1.0, fine=False):
         """[multiplicative cell (s-chain), affine cell (x-chain)] at every s0 * scale."""
-        kw = {"n_grid": 800, "n_nodes": 321} if fine else {}
+        kw = {"n_grid": 800, "n_nodes": 241} if fine else {}
         kx = {"n_grid": 800, "n_nodes": 161} if fine else {}
         return np.concatenate([T.quartic_schedule_divergence(s0 * scale, schedule, *args, **kw),
                                T.quartic_schedule_divergence_affine(x0 * math.sqrt(scale), SCHED_ETA0, schedule, *aff,
