@@ -104,3 +104,48 @@ ROWS = [
                "sigma_m": "nonneg", "sigma_a": "nonneg", "burn": "nonnegint", "block": "posint"}),
     Row(_R + "bench_cases", {"scale": "small"}),
 ]
+
+# ----------------------------------------------------------------------------- theory/ and sims/sign_floor_regime.py
+_TR = "theory.sign_floor_regime."
+_SR = "sims.sign_floor_regime."
+_FIT = {"sigma0_sq": 1.0, "sigma0_sq_se": 0.01, "sigma1_sq": 2.0}
+
+ROWS += [
+    Row(_TR + "well", {"name": "quartic", "x": np.array([0.1, -0.2])},
+        ok={("x", "ndim"): "elementwise: an array of any shape is valid"}),
+    Row(_TR + "curvature", {"name": "exp"}),
+    Row(_TR + "smoothness", {"name": "exp", "radius": 1.0}, kinds={"radius": "nonneg+huge"}),
+    Row(_TR + "local_floor", {"name": "logcosh", "eta": 0.1, "sigma": 1.0, "offset": "mid", "law": "gaussian"},
+        kinds={"eta": "pos", **SIG}, extra=[({"offset": 0.2}, "offset", "beyond eta")]),
+    Row(_TR + "local_form", {"name": "quartic", "eta": 0.1, "sigma": 1.0, "law": "gaussian"},
+        kinds={"eta": "pos", **SIG}),
+    Row(_TR + "affine_variance_fit", {"grad_sq": np.array([0.1, 0.5, 1.0]), "variance": np.array([1.0, 2.0, 3.0]),
+                                      "variance_se": np.array([0.1, 0.1, 0.1])},
+        kinds={"grad_sq": "nonnegarr", "variance": "nonnegarr", "variance_se": "posarr"},
+        extra=[({"grad_sq": np.array([0.5, 0.5, 0.5])}, "grad_sq", "one gradient norm"),
+               ({"variance": np.array([1.0, 2.0])}, "variance", "length mismatch")]),
+    Row(_TR + "noise_ratio", {"sigma0_sq": 1.0, "sigma1_sq": 2.0, "grad_sq": 0.5},
+        kinds={"sigma0_sq": "nonneg", "sigma1_sq": "nonneg", "grad_sq": "nonneg"}),
+    Row(_TR + "regime", {"fit": _FIT, "grad_sq": 0.1, "z": 4.0}, kinds={"grad_sq": "nonneg", "z": "pos"},
+        extra=[({"fit": {**_FIT, "sigma0_sq": float("nan")}}, "fit", "NaN intercept")]),
+    Row(_TR + "floor_slope", {"regime_name": "additive", "method": "sign"}),
+    Row(_TR + "sgd_local_floor", {"h": np.array([0.5, 1.0]), "s_diag": np.array([1.0, 2.0]), "eta": 0.1, "batch": 4},
+        kinds={"h": "nonnegarr", "s_diag": "nonnegarr", "eta": "pos", "batch": "posint"},
+        extra=[({"eta": 5.0}, "eta", "unstable step")]),
+    Row(_SR + "digits_problem", {"lam": 0.1}, kinds={"lam": "pos"}, slow=True),
+    Row(_SR + "gd_checkpoints", {"steps": np.array([0, 3]), "eta": 1.0, "lam": 0.1},
+        kinds={"steps": "iarr", "eta": "pos", "lam": "pos"}, extra=[({"eta": 10.0}, "eta", "unstable GD")], slow=True),
+    Row(_SR + "noise_variance", lambda: {"key": K(), "thetas": np.zeros((2, 170)), "oracle": "minibatch", "batch": 2,
+                                         "sigma": 1.0, "n_draws": 4, "lam": 0.1},
+        kinds={"batch": "posint", "sigma": "nonneg", "n_draws": "posint", "lam": "pos"}, slow=True),
+    Row(_SR + "digits_floors", lambda: {"key": K(), "eta": np.array([0.05, 0.01]), "method": "sgd",
+                                        "oracle": "minibatch", "batch": 2, "sigma": 1.0, "T": 4, "n_rec": 2, "burn": 1,
+                                        "n_chains": 1, "start": "minimizer", "lam": 0.1, "chunk_size": 8},
+        kinds={"eta": "posarr", "batch": "posint", "sigma": "nonneg", "T": "posint", "n_rec": "posint",
+               "burn": "nonnegint", "n_chains": "posint", "lam": "pos", "chunk_size": "posint"}, slow=True),
+    Row(_SR + "well_chains", lambda: {"key": K(), "name": "quartic", "eta": np.array([0.1, 0.05]), "sigma": 1.0,
+                                      "T": 6, "burn": 2, "n_chains": 1, "chunk_size": 8},
+        kinds={"eta": "posarr", "sigma": "nonneg", "T": "posint", "burn": "nonnegint", "n_chains": "posint",
+               "chunk_size": "posint"}, slow=True,
+        ok={("sigma", "vector"): "one noise level per configuration (two step sizes)"}),
+]

@@ -115,3 +115,53 @@ SIMULATORS = [
         bad=[({"T": 0}, "T"), ({"law": "x"}, "law"), ({"law": "student", "df": 0}, "df")],
         vary={"sigma": 0.7, "key_index": np.int64(5), "n0": 4}),
 ]
+
+
+# ----------------------------------------------------------------------------- sims/sign_floor_regime.py
+from sims import sign_floor_regime as SR  # noqa: E402
+
+_FLOOR_OUT = ("mean_excess", "mean_grad_sq", "final_excess", "curve", "diverged", "diverged_step")
+
+
+def _digits_floors(**over):
+    args = dict(key=jax.random.key(0), eta=np.array([0.05, 0.01]), method="sign", oracle="minibatch", T=2, n_rec=2,
+                burn=1, n_chains=2, chunk_size=8)
+    return SR.digits_floors(**(args | over))
+
+
+def _noise_variance(**over):
+    args = dict(key=jax.random.key(0), thetas=np.zeros((2, 170)), oracle="minibatch", n_draws=4)
+    return SR.noise_variance(**(args | over))
+
+
+def _well_chains(**over):
+    args = dict(key=jax.random.key(0), name="exp", eta=np.array([0.1, 0.05]), sigma=1.0, T=6, burn=2,
+                n_chains=2, chunk_size=8)
+    return SR.well_chains(**(args | over))
+
+
+SIMULATORS += [
+    Sim("sign_floor.digits_floors", _digits_floors, outputs=lambda o: [o[k] for k in _FLOOR_OUT],
+        grid=("eta", np.array([0.05, 0.01]), 0),
+        bad=[({"eta": np.array([NAN, 0.1])}, "eta"), ({"method": "adam"}, "method"), ({"oracle": ["x", "x"]}, "oracle"),
+             ({"start": "far"}, "start"), ({"n_rec": 3}, "n_rec"), ({"burn": 2}, "burn"), ({"key": 0}, "key"),
+             ({"batch": 0}, "batch"), ({"lam": 0.0}, "lam"), ({"sigma": -1.0}, "sigma")],
+        # |Θ| grows by ~eta*lam per SGD step: 1e60 passes the 1e150 bound within the two steps
+        diverging=({"method": "sgd", "eta": np.array([1e100, 1e110])}, lambda o: o["diverged"]),
+        vary={"key": jax.random.key(1), "eta": np.array([0.02, 0.03])}),
+    Sim("sign_floor.noise_variance", _noise_variance,
+        outputs=lambda o: [o[k] for k in ("grad_sq", "variance", "variance_se")],
+        bad=[({"thetas": np.zeros((2, 3))}, "thetas"), ({"oracle": "x"}, "oracle"), ({"n_draws": 1}, "n_draws"),
+             ({"key": None}, "key")],
+        skip={"vmap": ("the points are one trajectory, not independent configurations: each draws from its own key "
+                       "split from key by position, so splitting the points changes the draws"),
+              "diverge": "a variance estimate at given points has no dynamics to diverge"},
+        vary={"key": jax.random.key(1), "thetas": np.ones((2, 170)) * 0.01}),
+    Sim("sign_floor.well_chains", _well_chains, outputs=lambda o: [o[k] for k in ("mean_f", "x", "diverged",
+                                                                                    "diverged_step")],
+        grid=("eta", np.array([0.1, 0.05]), 0),
+        bad=[({"eta": np.array([0.0, 0.1])}, "eta"), ({"sigma": NAN}, "sigma"), ({"name": "cosh"}, "name"),
+             ({"burn": 6}, "burn"), ({"T": 0}, "T"), ({"key": 1}, "key")],
+        diverging=({"eta": np.array([1e200, 1e201])}, lambda o: o["diverged"]),
+        vary={"key": jax.random.key(1), "eta": np.array([0.07, 0.03]), "sigma": 0.5}),
+]
