@@ -203,6 +203,59 @@ def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     """All figures of the topic from the claim results; a figure whose claim result is missing is skipped."""
     out = Path(out)
     paths: list[Path] = []
-    for draw in (_floor_slopes, _histogram, _constant, _cooldown, _crossover, _laws):
+    for draw in (_floor_slopes, _histogram, _constant, _cooldown, _crossover, _laws, _regime_local_form):
         paths += draw(results, out)
     return paths
+
+
+def _regime_local_form(results: dict[str, Result], out: Path) -> list[Path]:
+    """The noise-regime diagnostic on digits (variance against ||grad f||^2 per oracle, with the affine fits), the floors
+    it predicts (SGD and signSGD against eta, slope-1 and slope-2 guides), and the local form on the three wells."""
+    reg, loc = results.get(P + "noise_regime_diagnostic_digits"), results.get(P + "sign_floor_local_form")
+    if reg is None or loc is None:
+        return []
+    from theory import sign_floor_regime as TR
+
+    fig, (ax1, ax2, ax3) = figure(3, width=3.9, height=3.4)
+    a = reg.arrays
+    labels = ("minibatch, B = 8", r"injected $\nabla f\odot(1+\xi)$", "Gaussian, minibatch cov.")
+    for i, (color, label) in enumerate(zip(PALETTE, labels)):
+        G, v, se = a["grad_sq"][i], a["variance"][i], a["variance_se"][i]
+        keep = G > 1e-20
+        ax1.errorbar(G[keep], v[keep], yerr=se[keep], fmt="o", color=color, ms=3, capsize=2, label=label)
+        grid = np.geomspace(G[keep].min(), G[keep].max(), 60)
+        ax1.plot(grid, np.maximum(a["sigma0_sq"][i] + a["sigma1_sq"][i] * grid, 1e-40), color=color, lw=1)
+    ax1.set(xscale="log", yscale="log", xlabel=r"$\|\nabla f\|^2$ along GD", ylabel=r"$E\|g - \nabla f\|^2$",
+            title=r"diagnostic: $\sigma_0^2 + \sigma_1^2\|\nabla f\|^2$")
+    ax1.legend(loc="lower right", fontsize=6)
+    rows = (("sgd_minibatch", "eta_sgd", "SGD, minibatch (additive: slope 1)", PALETTE[0], "o"),
+            ("sign_gaussian", "eta_sign", "signSGD, Gaussian (additive: slope 1)", PALETTE[2], "s"),
+            ("sign_multiplicative", "eta_sign", "signSGD, injected (mult.: slope 2)", PALETTE[1], "^"),
+            ("sign_minibatch", "eta_sign", "signSGD, minibatch (not predicted)", ACCENT, "D"))
+    for name, eta_key, label, color, marker in rows:
+        e, m, s = a[eta_key], a[f"{name}_mean"], a[f"{name}_se"]
+        ax2.errorbar(e, m, yerr=s, fmt=marker, color=color, ms=4, capsize=2, label=label)
+        slope = 2.0 if name == "sign_multiplicative" else 1.0
+        c = np.exp(np.mean(np.log(m / e**slope)))
+        if name != "sign_minibatch":
+            ax2.plot(e, c * e**slope, color=color, lw=1, ls=":")
+    ax2.plot([], [], ls="none", label="SGD, injected: contracts to round-off")
+    ax2.set(xscale="log", yscale="log", xlabel=r"step size $\eta$", ylabel=r"$E f - f^*$ near $\Theta^*$",
+            title="digits: the predicted floor laws")
+    ax2.legend(loc="lower right", fontsize=6)
+    b = loc.arrays
+    names, eta, sigma = [str(n) for n in b["name"]], b["eta"], b["sigma"]
+    grid = np.geomspace(0.01, 0.6, 40)
+    for color, well in zip(PALETTE, TR.WELLS):
+        curv = TR.curvature(well)
+        ax3.plot(grid, [TR.local_floor(well, g, 1.0) / (curv * g * g) for g in grid], color=color, lw=1,
+                 label=f"{well}: ladder sum")
+        pick = np.array([n == well and s == 1.0 for n, s in zip(names, sigma)])
+        ax3.errorbar(eta[pick], b["mean"][pick] / (curv * eta[pick] ** 2), yerr=b["se"][pick] / (curv * eta[pick] ** 2),
+                     fmt="o", color=color, ms=4, capsize=2)
+    threshold(ax3, T.c_mid(1.0), r"local form $C_{\rm mid}(1)$", vertical=False)
+    ax3.set(xscale="log", xlabel=r"step size $\eta$ ($\sigma = 1$)", ylabel=r"$(E f - f^*)/(f''(x^*)\,\eta^2)$",
+            title="local form: curvature at $x^*$")
+    ax3.legend(loc="upper left", fontsize=6)
+    return save(fig, "sign_floor_regime_local_form", out,
+                claims=[P + "noise_regime_diagnostic_digits", P + "sign_floor_local_form"])
