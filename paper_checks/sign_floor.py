@@ -1152,8 +1152,8 @@ def _regimes(d: dict, fl: dict) -> dict:
     return out
 
 
-@claim("singh2026.noise_regime_diagnostic_digits", paper=PAPER, provenance="secondary", kind="rate",
-       source="abstract (secondary: the diagnostic); derived here (regression, prediction, floors)",
+@claim("singh2026.noise_regime_diagnostic_digits", paper=PAPER, provenance="derived", kind="rate",
+       source="abstract, secondary sentence (the diagnostic); derived here (regression, prediction, floors)",
        statement=("On scikit-learn's digits (multinomial logistic regression, L2 0.1, 170 parameters) the affine-variance "
                   "diagnostic, regressed along a GD trajectory, finds minibatch noise (B = 8) and Gaussian noise of the "
                   "same covariance additive (sigma0^2 > 0: rho >> 1 at the runs' operating points) and injected noise "

@@ -134,3 +134,26 @@ def test_digits_floors_sgd_multiplicative_contracts_and_flags_divergence():
                          burn=0, start="origin")
     assert abs(r["final_excess"][0, 0]) < 1e-12 and not r["diverged"][0, 0]
     assert r["diverged"][1, 0] and r["diverged_step"][1, 0] == 50
+
+
+def test_minibatch_sign_is_biased_at_the_minimizer():
+    """The mechanism behind the floor the diagnostic does not predict: at Θ* the minibatch gradient has mean 0 but a
+    skewed law, so E sign(g_B) != 0 there. B = 1 against the exact average of sign over the per-sample gradients;
+    B = 8 far from 0 by Monte Carlo; the Gaussian surrogate of the same covariance is unbiased."""
+    P = SR.digits_problem()
+    X, Y, th = P["X"], P["Y"], P["theta_star"]
+    p, _ = SR._probs_and_grad(th, X, Y, 0.1)
+    U = (X[:, :, None] * (p - Y)[:, None, :]).reshape(len(X), -1) + 0.1 * th  # per-sample gradients at Θ*
+    M = 20000
+    for B, key in ((1, 0), (8, 1)):
+        idx = np.asarray(jax.random.randint(jax.random.key(key), (M, B), 0, len(X)))
+        m = np.sign(U[idx].mean(axis=1)).mean(axis=0)
+        se = np.sqrt(np.maximum(1 - m**2, 1e-12) / M)
+        assert np.max(np.abs(m) / se) > 20  # biased far beyond Monte Carlo error
+        if B == 1:
+            exact = np.sign(U).mean(axis=0)
+            assert np.all(np.abs(m - exact) <= 4.5 * se + 1e-12)
+    xi = np.asarray(jax.random.normal(jax.random.key(2), (M, 170)))
+    g = (xi @ P["chol"].T)[:, :40]  # Gaussian noise of the minibatch covariance (first 40 coordinates)
+    m = np.sign(g).mean(axis=0)
+    assert np.all(np.abs(m) < 4.5 * np.sqrt(1 / M))
