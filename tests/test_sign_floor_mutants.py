@@ -94,3 +94,47 @@ def test_ladder_runs_one_chain_per_configuration_by_default():
     for name in ("m2", "m2_even", "m2_odd", "n", "n_prev", "theta"):
         assert one[name].shape == (1, 1), (name, one[name].shape)
         np.testing.assert_array_equal(one[name][:, 0], three[name][:, 0])
+
+
+def test_noiseless_sgd_records_final_and_cesaro_mean_are_the_closed_form():
+    r"""SGD without noise on :math:`\tfrac12\sum_i h_i x_i^2` (the chains of the shared noisy quadratic):
+    :math:`x_k = (1-\eta h)^k x_0`, so :math:`f_k = \tfrac12\sum_i h_i(1-\eta h_i)^{2k}x_{0,i}^2` in closed form;
+    the records are :math:`f_4, f_8, f_{12}`, ``final_f`` is :math:`f_{12}` (the last record, not an earlier
+    one) and ``mean_f`` the mean of :math:`f_5..f_{12}` after a burn-in of 4 (round-off: rel 1e-12)."""
+    eta, x0, h = 0.05, np.array([0.4, -0.1]), np.array([1.0, 3.0])
+    out = S.simulate(jax.random.key(3), eta=eta, x0=x0, h=h, method="sgd", burn=4, n_chains=1, T=12, n_rec=3,
+                     chunk_size=8)
+    k = np.arange(13)[:, None]
+    f = 0.5 * np.sum(h * (1 - eta * h) ** (2 * k) * x0**2, axis=1)  # f_0 .. f_12
+    np.testing.assert_allclose(out["curve"][0, 0], f[[4, 8, 12]], rtol=1e-12)
+    assert math.isclose(out["final_f"][0, 0], f[12], rel_tol=1e-12)
+    assert math.isclose(out["mean_f"][0, 0], f[5:].mean(), rel_tol=1e-12)
+
+
+def test_parity_moments_at_numeric_arguments_match_a_direct_sum():
+    r"""``parity_second_moments_sym`` at numbers (:math:`p = 1/5`, :math:`\eta = 1`, :math:`c = 1/5`) against the
+    direct sums :math:`2\sum_{n\ \rm even/odd}\pi(n)(c+n\eta)^2` over the numeric two-ladder law
+    :func:`theory.sign_floor.ladder_pmf` (tail beyond |n| = 400 below 1e-200; rel 1e-12)."""
+    even, odd = T.parity_second_moments_sym(p=sp.Rational(1, 5), eta=1, c=sp.Rational(1, 5))
+    n = np.arange(-400, 401)
+    w = T.ladder_pmf(0.2, n) * (0.2 + n) ** 2
+    assert math.isclose(float(even), 2 * w[n % 2 == 0].sum(), rel_tol=1e-12)
+    assert math.isclose(float(odd), 2 * w[n % 2 == 1].sum(), rel_tol=1e-12)
+
+
+def test_sign_schedule_law_is_exact_through_a_halving_of_the_scale():
+    r"""Steps :math:`\eta = (0.32, 0.16, 0.01)`: the grid's scale :math:`\max(\eta_k, 16\min\eta)` halves after
+    the first step (a rescale by exactly 2, which maps each cell onto two cells: no projection error). From
+    :math:`x_0 \sim U(1, 2)` the walk never reaches 0, so :math:`x_{k+1} = x_k - \eta_k s_k` with
+    :math:`P(s_k = -1) = p` and :math:`E x^2` follows the exact recursion
+    :math:`E x_{k+1}^2 = E x_k^2 - 2\eta_k(1-2p)E x_k + \eta_k^2`, :math:`E x_{k+1} = E x_k - \eta_k(1-2p)`
+    (round-off: rel 1e-12)."""
+    a, sg, eta = 1.5, 1.0, np.array([0.32, 0.16, 0.01])
+    mean_f, err = T.sign_schedule_mean_f(a, eta, sg, x0_low=1.0, x0_high=2.0)
+    e = 1 - 2 * T.away_probability(sg)
+    m1, m2, want = 1.5, 7 / 3, [a / 2 * 7 / 3]
+    for step in eta:
+        m1, m2 = m1 - step * e, m2 - 2 * step * e * m1 + step**2
+        want.append(a / 2 * m2)
+    np.testing.assert_allclose(mean_f, want, rtol=1e-12)
+    assert np.all(err < 1e-12)
