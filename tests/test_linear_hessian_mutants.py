@@ -61,3 +61,23 @@ def test_case_grid_takes_the_number_of_cases_from_two_dimensional_counts():
     assert grid["key"].shape == (2,) and grid["widths"].shape[0] == 2 and grid["gauge"].shape == (2,)
     with pytest.raises(ValueError, match="different numbers of cases"):
         case_grid(jax.random.key(0), (6, 4, 3), counts=counts, gauge=np.array([0.0, 0.1, 0.2]))
+
+
+def test_rescaled_factorization_breaks_exactly_the_identities_a_function_preserving_gauge_breaks():
+    r"""Depth 3, gauge :math:`W_1\to cW_1`, :math:`W_2\to W_2/c` with :math:`c=2`: which residuals vanish, by hand.
+
+    The product :math:`W=W_3W_2W_1` is unchanged, so the residuals list (balance :math:`l=1,2`, then
+    :math:`A_lA_l^\top`, :math:`B_l^\top B_l` for :math:`l=1,2,3`) is non-zero exactly where a factor of
+    :math:`c` survives: both balance conditions, :math:`A_1=W_3W_2/c` and :math:`B_2=cW_1`; zero for
+    :math:`B_1=I`, :math:`A_2=W_3`, :math:`A_3=I` and :math:`B_3=W_2W_1` (the :math:`c` cancels). The
+    :math:`B_2` residual is :math:`(c^2-1)(W^\top W)^{1/3}=3\,R_0\operatorname{diag}(t_1^2,t_2^2)R_0^\top` with
+    :math:`R_0` the input rotation of the construction. (The existing test only asks that *some* residual
+    is non-zero, which a gauge that is not function-preserving also satisfies.)
+    """
+    import sympy as sp
+    from theory import linear_hessian as T
+    res = T.balanced_identity_residuals(3, rescale=2)
+    assert [r == sp.zeros(2, 2) for r in res] == [False, False, False, True, True, False, True, True]
+    t1, t2 = sp.symbols("t1 t2", positive=True)
+    R0 = T._rot(0)
+    assert sp.simplify(res[5] - 3 * R0 * sp.diag(t1**2, t2**2) * R0.T) == sp.zeros(2, 2)
