@@ -45,7 +45,7 @@ from theory import _validate as V
 from theory import sign_floor_regime as R
 
 __all__ = ["ORACLES", "METHODS", "BOUND", "BLOCK", "digits_problem", "gd_checkpoints", "noise_variance",
-           "digits_floors", "well_chains"]
+           "mean_sign", "digits_floors", "well_chains"]
 
 ORACLES = ("minibatch", "multiplicative", "gaussian")
 METHODS = ("sgd", "sign")
@@ -81,13 +81,13 @@ def _problem(lam: float) -> dict:
     p, g = _probs_and_grad(theta, X, Y, lam)
     hessian = _hessian(p, X, lam)
     h, vecs = np.linalg.eigh(hessian)
-    per = (X[:, :, None] * (p - Y)[:, None, :]).reshape(n, -1) + lam * theta
+    per = (X[:, :, None] * (p - Y)[:, None, :]).reshape(n, -1) + lam * theta  # per-sample gradients at Θ*
     S = np.cov(per.T, bias=True)  # per-sample gradient covariance (the population of with-replacement draws)
     chol = np.linalg.cholesky(S + 1e-14 * np.trace(S) / len(S) * np.eye(len(S)))
     z = X @ theta.reshape(d, CLASSES)
     zmax = z.max(axis=1)
     f_star = float(np.mean(zmax + np.log(np.exp(z - zmax[:, None]).sum(1)) - np.sum(Y * z, 1)) + lam / 2 * theta @ theta)
-    return {"X": X, "Y": Y, "theta_star": theta, "f_star": f_star, "grad_star": g, "hessian": hessian, "h": h,
+    return {"X": X, "Y": Y, "theta_star": theta, "f_star": f_star, "grad_star": g, "per_sample": per, "hessian": hessian, "h": h,
             "s_diag": np.maximum(np.einsum("ij,jk,ki->i", vecs.T, S, vecs), 0.0), "S": S, "chol": chol, "lam": lam}
 
 
@@ -132,7 +132,8 @@ def digits_problem(lam: float = 0.1) -> dict:
     r"""The digits logistic-regression problem at L2 weight ``lam`` (:math:`> 0`), solved once and cached.
 
     Returns ``X`` (:math:`n \times 17`, standardized pooled pixels and a constant), ``Y`` (one-hot),
-    ``theta_star`` (Newton's minimizer), ``f_star``, ``grad_star`` (the gradient there, ~1e-16), ``hessian`` and ``h`` (its eigenvalues
+    ``theta_star`` (Newton's minimizer), ``f_star``, ``grad_star`` (the gradient there, ~1e-16), ``per_sample`` (the :math:`n` per-sample gradients
+    there, rows), ``hessian`` and ``h`` (its eigenvalues
     at the minimizer), ``s_diag`` (the per-sample gradient covariance :math:`S` in that eigenbasis,
     diagonal), ``S`` and ``chol`` (its Cholesky factor, for the ``"gaussian"`` oracle), ``lam``.
     Arrays are copies: changing them does not change the cache.
@@ -252,6 +253,42 @@ def noise_variance(key, thetas, *, oracle: str = "minibatch", batch: int = 8, si
     G, v, se = _variance(keys, jnp.asarray(thetas), jnp.asarray(P["X"]), jnp.asarray(P["Y"]), jnp.asarray(P["chol"]),
                          0.0 if full_batch else 1.0, jnp.asarray(noise), lam, batch, n_draws)
     return {"grad_sq": np.asarray(G), "variance": np.asarray(v), "variance_se": np.asarray(se)}
+
+
+@functools.partial(jax.jit, static_argnames=("batch", "n_draws"))
+def _mean_sign(key, theta, X, Y, chol, mix, noise, lam, batch, n_draws):
+    full = _grad(theta, X, Y, lam)
+
+    def draw(k):
+        k1, k2 = jax.random.split(k)
+        idx = jax.random.randint(k1, (batch,), 0, X.shape[0])
+        return jnp.sign(mix * _grad(theta, X[idx], Y[idx], lam) + (1 - mix) * _noisy_full(k2, full, chol, batch, noise))
+
+    signs = jax.vmap(draw)(jax.random.split(key, n_draws))
+    m = jnp.mean(signs, axis=0)
+    return m, jnp.std(signs, axis=0, ddof=1) / jnp.sqrt(n_draws)
+
+
+def mean_sign(key, theta=None, *, oracle: str = "minibatch", batch: int = 1, sigma: float = 1.0, n_draws: int = 4096,
+              lam: float = 0.1) -> dict:
+    r"""Monte Carlo :math:`E\,\mathrm{sign}(g)` per coordinate of ``oracle``'s gradient at ``theta`` (default :math:`\Theta^*`).
+
+    At the minimizer :math:`E g = 0`; the mean sign is 0 there for a noise law symmetric about its mean
+    and not otherwise (it is :math:`1 - 2P(g_j < 0)`, the offset of the median). Returns ``mean`` and
+    ``se`` (the sample SD of the signs over :math:`\sqrt M`, ``n_draws`` :math:`= M \ge 2`), length 170.
+    """
+    V.key("key", key)
+    V.choice("oracle", oracle, ORACLES)
+    batch = V.integer("batch", batch, low=1)
+    sigma = V.real("sigma", sigma, low=0.0)
+    lam = V.real("lam", lam, low=0.0, low_open=True)
+    n_draws = V.integer("n_draws", n_draws, low=2)
+    P = _problem(lam)
+    theta = P["theta_star"] if theta is None else V.array("theta", theta, shape=(P["X"].shape[1] * CLASSES,))
+    full_batch, noise = _noise_levels(oracle, sigma)
+    m, se = _mean_sign(key, jnp.asarray(theta), jnp.asarray(P["X"]), jnp.asarray(P["Y"]), jnp.asarray(P["chol"]),
+                       0.0 if full_batch else 1.0, jnp.asarray(noise), lam, batch, n_draws)
+    return {"mean": np.asarray(m), "se": np.asarray(se)}
 
 
 # ----------------------------------------------------------------------------- floors on digits

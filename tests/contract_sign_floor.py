@@ -134,6 +134,11 @@ def _noise_variance(**over):
     return SR.noise_variance(**(args | over))
 
 
+def _mean_sign(**over):
+    args = dict(key=jax.random.key(0), theta=np.zeros(170), oracle="minibatch", batch=2, n_draws=4)
+    return SR.mean_sign(**(args | over))
+
+
 def _well_chains(**over):
     args = dict(key=jax.random.key(0), name="exp", eta=np.array([0.1, 0.05]), sigma=1.0, T=6, burn=2,
                 n_chains=2, chunk_size=8)
@@ -157,6 +162,12 @@ SIMULATORS += [
                        "split from key by position, so splitting the points changes the draws"),
               "diverge": "a variance estimate at given points has no dynamics to diverge"},
         vary={"key": jax.random.key(1), "thetas": np.ones((2, 170)) * 0.01}),
+    Sim("sign_floor.mean_sign", _mean_sign, outputs=lambda o: [o["mean"], o["se"]],
+        bad=[({"theta": np.zeros(3)}, "theta"), ({"oracle": "x"}, "oracle"), ({"n_draws": 1}, "n_draws"),
+             ({"batch": 0}, "batch"), ({"key": 3}, "key")],
+        skip={"vmap": "one point, per-coordinate output: no configuration axis to map",
+              "diverge": "a mean sign at a given point has no dynamics to diverge"},
+        vary={"key": jax.random.key(1), "theta": np.full(170, 0.01)}),
     Sim("sign_floor.well_chains", _well_chains, outputs=lambda o: [o[k] for k in ("mean_f", "x", "diverged",
                                                                                     "diverged_step")],
         grid=("eta", np.array([0.1, 0.05]), 0),
