@@ -81,3 +81,26 @@ def test_rescaled_factorization_breaks_exactly_the_identities_a_function_preserv
     t1, t2 = sp.symbols("t1 t2", positive=True)
     R0 = T._rot(0)
     assert sp.simplify(res[5] - 3 * R0 * sp.diag(t1**2, t2**2) * R0.T) == sp.zeros(2, 2)
+
+
+@pytest.mark.parametrize("scale", [1e-8, 1e8])
+def test_balanced_gauss_newton_spectrum_is_scale_free_in_its_rank_cutoff(scale):
+    r"""The non-zero spectrum at a balanced minimum for :math:`\Sigma_{yx}` of any overall size, against the
+    whitened closed form :func:`spectrum` (an independent formula: :math:`\alpha\kappa_{ij}` and bulk terms).
+
+    :math:`\Sigma_{xx}=1.5I` and :math:`\Sigma_{yx}=1.5\cdot\text{scale}\cdot U\operatorname{diag}(1,0.6,0.3)V^\top`
+    with scale :math:`10^{\pm8}`: the numerical-rank cutoff must be relative to :math:`s_1`, so every true mode
+    is kept (a cutoff that does not scale with :math:`s_1` drops all three modes at :math:`10^{-8}`).
+    Tolerance: float64 round-off relative to the top eigenvalue.
+    """
+    from theory import linear_hessian as T
+    rng = np.random.default_rng(4)
+    U = np.linalg.qr(rng.normal(size=(3, 3)))[0]
+    Vt = np.linalg.qr(rng.normal(size=(5, 5)))[0][:3]
+    sv = np.array([1.0, 0.6, 0.3])
+    Syx = 1.5 * scale * U @ np.diag(sv) @ Vt
+    for depth in (2, 3):
+        w = (5,) + (4,) * (depth - 1) + (3,)
+        full = np.sort(T.spectrum(w, 1.5, 1.5 * scale * sv))
+        gn = T.balanced_gauss_newton_spectrum(1.5 * np.eye(5), Syx, depth)
+        np.testing.assert_allclose(gn, full[-gn.size:], rtol=0, atol=1e-12 * full[-1])
