@@ -7,11 +7,12 @@ whose trajectory is known step by step, a NumPy loop, optax), never with the cod
   from 0 the iterate moves by exactly one step size per update, so one huge step crosses the bound at a
   known update) and one schedule given as a vector (a noise-free hand value);
 * :func:`sims.noisy_quadratic.logistic_sphere`: the recorded norm-identity defect equals the decay factor
-  :math:`1 - (1-\eta\lambda)^2` (before, only the weight-decay claims' full runs saw this output);
+  :math:`1 - (1-\eta\lambda)^2` (before, only a weight-decay claim read this output);
 * the shared simulator :func:`sims.nqm.simulate`: its window averages (``mode_m2``, ``mode_m2_ema``,
   ``mean_loss``, ``final_ema``) against a NumPy loop on a noise-free run (the topic's claims use them);
 * the default :math:`\beta_2` of :class:`sims.optimizers.Hyper` against optax's Lion;
-* :func:`theory.noisy_quadratic.schedule`'s WSD ramp at hand-computed values.
+* :func:`theory.noisy_quadratic.schedule`'s WSD ramp and :func:`theory.noisy_quadratic.schedule_from_log` at
+  hand-computed values (the log fit tolerates a one-entry shift of the schedule; a direct check does not).
 
 Small shapes throughout: the whole file runs in a few seconds, most of it compilation.
 """
@@ -119,3 +120,13 @@ def test_lion_default_b2_is_the_published_value():
         upd, ref_state = ref.update(g, ref_state, x_ref)
         x_ref = optax.apply_updates(x_ref, upd)
     np.testing.assert_allclose(np.asarray(x), np.asarray(x_ref), rtol=1e-13, atol=1e-15)
+
+
+def test_schedule_from_log_holds_each_logged_rate_until_the_next_entry():
+    r"""A rate logged at step :math:`s_j` holds for :math:`s_j \le t < s_{j+1}`; before the first entry the first rate holds.
+
+    Hand cases: log (0, 0.3), (2, 0.2), (5, 0.1) gives :math:`\eta_0..\eta_4 = 0.3, 0.3, 0.2, 0.2, 0.2` (the last entry
+    only ends the run); log (2, 0.5), (4, 0.1) gives 0.5 for all four steps.
+    """
+    np.testing.assert_array_equal(th.schedule_from_log([0, 2, 5], [0.3, 0.2, 0.1]), [0.3, 0.3, 0.2, 0.2, 0.2])
+    np.testing.assert_array_equal(th.schedule_from_log([2, 4], [0.5, 0.1]), [0.5] * 4)
