@@ -12,7 +12,8 @@ whose trajectory is known step by step, a NumPy loop, optax), never with the cod
   ``mean_loss``, ``final_ema``) against a NumPy loop on a noise-free run (the topic's claims use them);
 * the default :math:`\beta_2` of :class:`sims.optimizers.Hyper` against optax's Lion;
 * :func:`theory.noisy_quadratic.schedule`'s WSD ramp and :func:`theory.noisy_quadratic.schedule_from_log` at
-  hand-computed values (the log fit tolerates a one-entry shift of the schedule; a direct check does not).
+  hand-computed values (the log fit tolerates a one-entry shift of the schedule; a direct check does not),
+  and the fit's relative residual is scale free (a log of 10 L).
 
 Small shapes throughout: the whole file runs in a few seconds, most of it compilation.
 """
@@ -130,3 +131,15 @@ def test_schedule_from_log_holds_each_logged_rate_until_the_next_entry():
     """
     np.testing.assert_array_equal(th.schedule_from_log([0, 2, 5], [0.3, 0.2, 0.1]), [0.3, 0.3, 0.2, 0.2, 0.2])
     np.testing.assert_array_equal(th.schedule_from_log([2, 4], [0.5, 0.1]), [0.5] * 4)
+
+
+def test_fit_relative_residual_is_scale_free():
+    r"""The fit is linear in the loss (non-negative least squares): a log of :math:`10\,L` gives 10 times the
+    coefficients and the residual, so the residual over the loss's range is unchanged."""
+    step = np.arange(0, 201, 10)
+    loss = 1.0 + np.exp(-step / 50) + 0.01 * np.sin(step)   # not exactly an NQM curve: the residual is not 0
+    lr = np.full(step.size, 0.1)
+    one, ten = th.fit_nqm_to_log(step, lr, loss, n_modes=4), th.fit_nqm_to_log(step, lr, 10 * loss, n_modes=4)
+    assert one["relative_residual"] > 1e-4
+    np.testing.assert_allclose(ten["residual_rms"], 10 * one["residual_rms"], rtol=1e-9)
+    np.testing.assert_allclose(ten["relative_residual"], one["relative_residual"], rtol=1e-9)
