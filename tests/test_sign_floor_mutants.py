@@ -138,3 +138,15 @@ def test_sign_schedule_law_is_exact_through_a_halving_of_the_scale():
         want.append(a / 2 * m2)
     np.testing.assert_allclose(mean_f, want, rtol=1e-12)
     assert np.all(err < 1e-12)
+
+
+def test_words_are_distinct_across_the_whole_32_bit_counter_range():
+    r"""A block's counters run up to :math:`B d - 1 < 2^{32}` (``simulate`` refuses more), and distinct counters
+    must give distinct words: the stride :math:`s_1 | 1` is odd for every seed, so :math:`c \mapsto c k_1 + s_0`
+    is a bijection of 32-bit words (and so is the mixer). Checked on 16 counters :math:`j\,2^{28}` spread
+    over the whole range, for seeds whose :math:`s_1` is even (0, 4, 6, 2^31): an even stride would map
+    :math:`j` and :math:`j + 8` (or 0 and :math:`2^{31}`) to the same word."""
+    counters = np.arange(16, dtype=np.uint64) << 28
+    for s1 in (0, 4, 6, 2**31):
+        w = np.asarray(S.words(np.array([12345, s1], np.uint32), counters))
+        assert len(set(w.tolist())) == 16, (s1, w)
