@@ -1,0 +1,83 @@
+r"""Tests that pin what the mutation run of topic ``sde`` (tests/mutation.py, seed 0) found unpinned.
+
+Each test compares the code with a value obtained independently of it: a number worked out by hand from the
+stated formula (closed forms in ``math``/``scipy.special``, never the code's own output), or an identity that
+holds exactly on a degenerate case (one agent, a one-dimensional problem, zero sign noise in a coordinate).
+
+* the DSignSGD direction of ONE agent under noise of scale :math:`0 < s \le 1` is a sign, so every entry is
+  exactly :math:`\pm 1` (a switch to the noise-free ``sign(grad)`` at the wrong scale gives 0 at grad = 0);
+* Theorem 4.3's step restriction in one dimension, :math:`\ell/K` with
+  :math:`K = L_1\sigma/(2N) + (L_0 + L_1)M`, Gaussian :math:`\ell = \mathrm{erf}(1/\sqrt2)`, :math:`M = 2/\sqrt{2\pi}`
+  (d = 1 is a valid dimension);
+* the SDE generator's one-step change on :math:`x^2/2`:
+  :math:`-hgm + \tfrac{h^2}2(1 - m^2)/N`, :math:`m = \mathrm{erf}(g/(\sqrt2\sigma))`, plus the corrected term
+  :math:`\tfrac{h^2}2\,g\,m\,2\rho(g/\sigma)/\sigma`;
+* the sufficient step at :math:`L_1 = 0`, where the defining equation is linear:
+  :math:`h = 2\langle g, m\rangle/(L_0[(1 - 1/N)\|m\|^2 + d/N])`;
+* the Lyapunov exponent of DCSGD with two agents and no multiplicative noise, a finite sum over the four kept
+  sets: :math:`q^2\log|1 - \eta a/q| + 2q(1-q)\log|1 - \eta a/(2q)|` (one agent cannot tell a wrong
+  drop probability: a dropped step multiplies by 1, whose log is 0).
+"""
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from scipy import special
+
+from sims import sde as S
+from theory import sde as T
+
+GAUSS_ELL = math.erf(1 / math.sqrt(2))          # m(1) = 2 Phi(1) - 1
+GAUSS_M = 2 / math.sqrt(2 * math.pi)            # 2 rho(0)
+
+
+def _gauss_mean_sign(g, s):
+    return special.erf(np.asarray(g, float) / (math.sqrt(2) * s))
+
+
+def test_one_agent_sign_direction_is_a_sign_for_noise_scale_below_one():
+    """n_agents = 1, grad = 0, sigma0 = 0.5: the single agent's sign of pure noise is +-1 in every coordinate,
+    never the noise-free sign(0) = 0 (that branch is for a zero noise scale only)."""
+    cfg = S.Config(problem="quartic", algo="dsignsgd", n_agents=1, noise="gaussian", n_steps=4, n_record=2)
+    d = np.asarray(S.direction(jax.random.key(0), cfg, jnp.zeros(8), 0.0, 0.5, 0.0))
+    assert np.array_equal(np.abs(d), np.ones(8)), d
+    # zero noise scale: the direction is the sign of the gradient itself
+    d0 = np.asarray(S.direction(jax.random.key(9), cfg, jnp.array([0.2, -0.3, 0.0, 0, 0, 0, 0, 0]), 0.0, 0.0, 0.0))
+    assert np.array_equal(d0, [1.0, -1.0] + [0.0] * 6)
+
+
+def test_theorem43_step_in_one_dimension_by_hand():
+    L0, L1, scale, n = 2.0, 1.0, 0.5, 4
+    K = L1 * 1 * scale / (2 * n) + math.sqrt(1) * (L0 + L1) * GAUSS_M
+    assert T.theorem43_step(L0, L1, 1, scale, n, "gaussian") == pytest.approx(GAUSS_ELL / K, rel=1e-13)
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_sign_generator_change_on_the_quadratic_by_hand(n):
+    x, h, s = 0.3, 0.2, 0.5                      # quadratic x^2/2: g = x, curvature 1
+    m = float(_gauss_mean_sign(x, s))
+    first = -h * x * m + h**2 / 2 * (1 - m**2) / n
+    rho = math.exp(-0.5 * (x / s) ** 2) / math.sqrt(2 * math.pi)
+    corrected = first + h**2 / 2 * x * m * 2 * rho / s
+    args = ("quadratic", s, n, "gaussian")
+    assert T.sign_generator_change(np.array([x]), h, *args) == pytest.approx(first, rel=1e-12)
+    assert T.sign_generator_change(np.array([x]), h, *args, model="corrected_sde") == pytest.approx(corrected, rel=1e-12)
+
+
+def test_sufficient_step_at_L1_zero_is_the_linear_root():
+    g, s, L0, n = np.array([0.3, -0.7]), 0.5, 2.0, 2
+    m = _gauss_mean_sign(g, s)
+    second = (1 - 1 / n) * float(m @ m) + g.size / n
+    expected = 2 * float(g @ m) / (L0 * second)
+    assert T.sign_sufficient_step(g, s, L0, 0.0, n, "gaussian") == pytest.approx(expected, rel=1e-12)
+    # the rival that forgets the sign noise's share d/N has a larger step
+    assert T.sign_sufficient_step(g, s, L0, 0.0, n, "gaussian", rule="no_noise") > 1.5 * expected
+
+
+def test_dcsgd_lyapunov_two_agents_without_noise_by_hand():
+    eta, a, omega = 0.3, 1.0, 1.0
+    q = 1 / (1 + omega)
+    expected = q**2 * math.log(abs(1 - eta * a / q)) + 2 * q * (1 - q) * math.log(abs(1 - eta * a / (2 * q)))
+    assert T.dcsgd_lyapunov(eta, a, 2, omega, 0.0) == pytest.approx(expected, rel=1e-12)
