@@ -16,7 +16,9 @@ full gradient with injected noise :math:`\nabla f \odot (1 + \sigma\xi)`, :math:
 (purely multiplicative by construction); ``"gaussian"`` -- the full gradient plus Gaussian noise
 with the minibatch covariance at the minimizer, :math:`S(\Theta^*)/B` (purely additive, and
 Gaussian). :func:`noise_variance` estimates :math:`E\|g - \nabla f\|^2` by Monte Carlo at given
-points (the input of :func:`theory.sign_floor_regime.affine_variance_fit`); :func:`gd_checkpoints`
+points (the input of :func:`theory.sign_floor_regime.affine_variance_fit`); :func:`mean_sign` estimates
+:math:`E\,\mathrm{sign}(g)` per coordinate (0 at the minimizer only for a noise law symmetric about
+its mean); :func:`gd_checkpoints`
 gives the points along a gradient-descent trajectory; :func:`digits_floors` runs SGD and signSGD
 from :math:`\Theta^*` at constant steps and records :math:`f - f^*` and :math:`\|\nabla f\|^2`.
 
