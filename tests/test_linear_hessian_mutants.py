@@ -9,6 +9,10 @@ import numpy as np
 import pytest
 
 from sims import linear_hessian as S
+from sims import linear_hessian_frame as F
+
+# one compilation serves both frame class-data tests (gaussian is traced; alpha is left at its default on purpose)
+_class_data = jax.jit(F._frame_class_data, static_argnums=(3, 4))
 
 
 def test_gd_sweep_scalar_chain_closed_form_and_exact_divergence_step():
@@ -37,11 +41,10 @@ def test_frame_data_constructors_default_to_unit_input_scale():
 
     The expected matrix is written down by hand (whitened inputs by construction), not taken from the code.
     """
-    from sims import linear_hessian_frame as F
     d0, n, dmax = 4, 10, 5
     expected = np.diag([1.0] * d0 + [0.0] * (dmax - d0))
     # jitted: eager dispatch of the constructors' QR/search ops costs seconds; compiled they take milliseconds
-    X, _ = jax.jit(F._frame_class_data, static_argnums=(3, 4))(jax.random.key(0), jnp.array([5, 3, 2]), d0, n, dmax)
+    X, _ = _class_data(jax.random.key(0), jnp.array([5, 3, 2]), d0, n, dmax, gaussian=jnp.asarray(False))
     np.testing.assert_allclose(np.asarray(X @ X.T / n), expected, atol=1e-12)
     X, _ = jax.jit(F._frame_whitened_data, static_argnums=(4, 5))(jax.random.key(1), d0, 2, 2, n, dmax)
     np.testing.assert_allclose(np.asarray(X @ X.T / n), expected, atol=1e-12)
@@ -104,3 +107,16 @@ def test_balanced_gauss_newton_spectrum_is_scale_free_in_its_rank_cutoff(scale):
         full = np.sort(T.spectrum(w, 1.5, 1.5 * scale * sv))
         gn = T.balanced_gauss_newton_spectrum(1.5 * np.eye(5), Syx, depth)
         np.testing.assert_allclose(gn, full[-gn.size:], rtol=0, atol=1e-12 * full[-1])
+
+
+def test_mixed_class_inputs_keep_the_padding_rows_zero():
+    r"""``gaussian=True`` mixes only the :math:`d_0` live input rows: :math:`X'=(I+N/(2\sqrt{d_0}))X` with
+    :math:`N` confined to the live block, so the padding rows of :math:`X` (and of :math:`\Sigma_{xx}`) stay
+    exactly zero, as the constructors promise (zero-padded frame data), while the live block is no longer
+    whitened (:math:`\Sigma_{xx}\ne I`).
+    """
+    d0, n, dmax = 4, 10, 5
+    X, _ = _class_data(jax.random.key(0), jnp.array([5, 3, 2]), d0, n, dmax, gaussian=jnp.asarray(True))
+    X = np.asarray(X)
+    assert np.all(X[d0:] == 0.0)
+    assert np.linalg.norm(X[:d0] @ X[:d0].T / n - np.eye(d0)) > 0.05
