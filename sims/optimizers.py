@@ -58,13 +58,20 @@ class Hyper(NamedTuple):
 
 
 def _normalize() -> optax.GradientTransformation:
-    """:math:`m/\\|m\\|` over the whole update tree, exactly (0 where the norm is 0)."""
+    """:math:`m/\\|m\\|` over the whole update tree, exactly (0 where the norm is 0).
+
+    Computed as :math:`(m/s)/\\|m/s\\|` with :math:`s = \\max_i |m_i|`: squaring entries below about
+    1e-154 underflows to 0 in float64, and a plain norm would then stop a normalized method dead.
+    """
 
     def update(updates, state, params=None):
         del params
-        norm = optax.tree.norm(updates)
-        safe = jnp.where(norm > 0, norm, 1.0)
-        return jax.tree.map(lambda u: jnp.where(norm > 0, u / safe, 0.0 * u), updates), state
+        leaves = jax.tree.leaves(updates)
+        scale = jnp.max(jnp.stack([jnp.max(jnp.abs(u)) for u in leaves]))
+        safe = jnp.where(scale > 0, scale, 1.0)
+        scaled = jax.tree.map(lambda u: u / safe, updates)
+        norm = optax.tree.norm(scaled)  # in [1, sqrt(size)] when scale > 0: no underflow, no overflow
+        return jax.tree.map(lambda u: jnp.where(scale > 0, u / norm, 0.0 * u), scaled), state
 
     return optax.GradientTransformation(optax.init_empty_state, update)
 

@@ -8,27 +8,22 @@ whose trajectory is known step by step, a NumPy loop, optax), never with the cod
   known update) and one schedule given as a vector (a noise-free hand value);
 * :func:`sims.noisy_quadratic.logistic_sphere`: the recorded norm-identity defect equals the decay factor
   :math:`1 - (1-\eta\lambda)^2` (before, only a weight-decay claim read this output);
-* the shared simulator :func:`sims.nqm.simulate`: its window averages (``mode_m2``, ``mode_m2_ema``,
-  ``mean_loss``, ``final_ema``) against a NumPy loop on a noise-free run (the topic's claims use them);
-* the default :math:`\beta_2` of :class:`sims.optimizers.Hyper` against optax's Lion;
 * :func:`theory.noisy_quadratic.schedule`'s WSD ramp and :func:`theory.noisy_quadratic.schedule_from_log` at
   hand-computed values (the log fit tolerates a one-entry shift of the schedule; a direct check does not),
   and the fit's relative residual is scale free (a log of 10 L).
 
-Small shapes throughout: the whole file runs in a few seconds, most of it compilation.
+(The shared substrate's tests that came out of the same run -- window averages against a NumPy loop, Lion's
+default :math:`\beta_2` -- live in ``tests/test_nqm.py``.) Small shapes throughout: the whole file runs in a few seconds, most of it compilation.
 """
 from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-import optax
 import pytest
 
 import sims.noisy_quadratic as sq
-import sims.nqm as sn
 import theory.noisy_quadratic as th
-from sims import optimizers as opt
 from sims.nqm import BOUND
 
 pytestmark = pytest.mark.xdist_group("noisy_quadratic")
@@ -82,45 +77,6 @@ def test_logistic_sphere_identity_defect_is_the_decay_factor():
     np.testing.assert_allclose(out["identity_defect"], [1 - (1 - eta * wd) ** 2], rtol=1e-9)
     free = sq.logistic_sphere(X, y, 2.0 * w0, eta=eta, wd=0.0, T=50, n_rec=5)
     assert free["identity_defect"][0] < 1e-12
-
-
-def test_nqm_window_averages_match_a_numpy_loop():
-    r"""Noise-free SGD with an EMA: :math:`x_{t+1} = (1-\eta\lambda)x_t`, :math:`z_{t+1} = (1-\alpha)z_t + \alpha x_{t+1}`, :math:`z_0 = x_0`.
-
-    The simulator's averages run over the iterates after updates ``burn + 1 .. T`` (:math:`T - \text{burn}` of
-    them); a plain NumPy loop gives the same means of :math:`x^2`, :math:`z^2` and the loss.
-    """
-    lam, x0 = np.array([1.0, 0.5]), np.array([1.0, -2.0])
-    eta, alpha, T, burn = 0.5, 0.3, 8, 2
-    out = sn.simulate(jax.random.key(6), T=T, eta=eta, x0=x0, lam=lam, ema=alpha, burn=burn)
-    x, z, xs, zs = x0.copy(), x0.copy(), [], []
-    for _ in range(T):
-        x = (1 - eta * lam) * x
-        z = (1 - alpha) * z + alpha * x
-        xs.append(x)
-        zs.append(z)
-    xs, zs = np.array(xs[burn:]), np.array(zs[burn:])
-    np.testing.assert_allclose(out["mode_m2"][0, 0], np.mean(xs**2, axis=0), rtol=1e-13)
-    np.testing.assert_allclose(out["mode_m2_ema"][0, 0], np.mean(zs**2, axis=0), rtol=1e-13)
-    np.testing.assert_allclose(out["mean_loss"][0, 0], np.mean(0.5 * np.sum(lam * xs**2, axis=1)), rtol=1e-13)
-    np.testing.assert_allclose(out["final_ema"][0, 0], zs[-1], rtol=1e-13)
-
-
-def test_lion_default_b2_is_the_published_value():
-    r"""``Hyper``'s default :math:`\beta_2` is Lion's published 0.99 (also optax's default): the shared optimizer
-    with ``Hyper(momentum=0.9)`` takes the steps of optax's Lion with :math:`\beta_1 = 0.9`, :math:`\beta_2 = 0.99`."""
-    rng = np.random.default_rng(5)
-    eta = 0.1
-    ref = optax.chain(optax.scale_by_lion(b1=0.9, b2=0.99), optax.scale(-eta))
-    x = x_ref = jnp.asarray(rng.normal(size=4))
-    hyper = opt.Hyper(momentum=0.9)
-    state, ref_state = opt.init("lion", x, hyper), ref.init(x_ref)
-    for _ in range(6):
-        g = jnp.asarray(rng.normal(size=4))
-        x, state = opt.step("lion", g, state, x, eta, hyper)
-        upd, ref_state = ref.update(g, ref_state, x_ref)
-        x_ref = optax.apply_updates(x_ref, upd)
-    np.testing.assert_allclose(np.asarray(x), np.asarray(x_ref), rtol=1e-13, atol=1e-15)
 
 
 def test_schedule_from_log_holds_each_logged_rate_until_the_next_entry():

@@ -218,3 +218,55 @@ def test_noise_laws(law, df, cdf):
     for q in (-3.0, -0.999, -0.2, 0.5):
         frac, pt = np.mean(z < q), float(F(q))
         assert abs(frac - pt) <= 5 * np.sqrt(pt * (1 - pt) / z.size) + 1e-12, (law, df, q, frac, pt)
+
+
+def test_nqm_window_averages_match_a_numpy_loop():
+    r"""Noise-free SGD with an EMA: :math:`x_{t+1} = (1-\eta\lambda)x_t`, :math:`z_{t+1} = (1-\alpha)z_t + \alpha x_{t+1}`, :math:`z_0 = x_0`.
+
+    The simulator's averages run over the iterates after updates ``burn + 1 .. T`` (:math:`T - \text{burn}` of
+    them); a plain NumPy loop gives the same means of :math:`x^2`, :math:`z^2` and the loss.
+    """
+    lam, x0 = np.array([1.0, 0.5]), np.array([1.0, -2.0])
+    eta, alpha, T, burn = 0.5, 0.3, 8, 2
+    out = sn.simulate(jax.random.key(6), T=T, eta=eta, x0=x0, lam=lam, ema=alpha, burn=burn)
+    x, z, xs, zs = x0.copy(), x0.copy(), [], []
+    for _ in range(T):
+        x = (1 - eta * lam) * x
+        z = (1 - alpha) * z + alpha * x
+        xs.append(x)
+        zs.append(z)
+    xs, zs = np.array(xs[burn:]), np.array(zs[burn:])
+    np.testing.assert_allclose(out["mode_m2"][0, 0], np.mean(xs**2, axis=0), rtol=1e-13)
+    np.testing.assert_allclose(out["mode_m2_ema"][0, 0], np.mean(zs**2, axis=0), rtol=1e-13)
+    np.testing.assert_allclose(out["mean_loss"][0, 0], np.mean(0.5 * np.sum(lam * xs**2, axis=1)), rtol=1e-13)
+    np.testing.assert_allclose(out["final_ema"][0, 0], zs[-1], rtol=1e-13)
+
+
+def test_lion_default_b2_is_the_published_value():
+    r"""``Hyper``'s default :math:`\beta_2` is Lion's published 0.99 (also optax's default): the shared optimizer
+    with ``Hyper(momentum=0.9)`` takes the steps of optax's Lion with :math:`\beta_1 = 0.9`, :math:`\beta_2 = 0.99`."""
+    rng = np.random.default_rng(5)
+    eta = 0.1
+    ref = optax.chain(optax.scale_by_lion(b1=0.9, b2=0.99), optax.scale(-eta))
+    x = x_ref = jnp.asarray(rng.normal(size=4))
+    hyper = opt.Hyper(momentum=0.9)
+    state, ref_state = opt.init("lion", x, hyper), ref.init(x_ref)
+    for _ in range(6):
+        g = jnp.asarray(rng.normal(size=4))
+        x, state = opt.step("lion", g, state, x, eta, hyper)
+        upd, ref_state = ref.update(g, ref_state, x_ref)
+        x_ref = optax.apply_updates(x_ref, upd)
+    np.testing.assert_allclose(np.asarray(x), np.asarray(x_ref), rtol=1e-13, atol=1e-15)
+
+
+def test_normalized_step_survives_tiny_gradients():
+    r"""A normalized step has length :math:`\eta` at any gradient scale: entries of 1e-160 square to 0 in float64,
+    so the direction is computed from the gradient divided by its largest entry."""
+    x = jnp.zeros(3)
+    hyper = opt.Hyper(momentum=0.0)
+    for scale in (1e-160, 1.0, 1e150):
+        g = scale * jnp.array([3.0, 0.0, -4.0])
+        new, _ = opt.step("normalized", g, opt.init("normalized", x, hyper), x, 0.1, hyper)
+        np.testing.assert_allclose(np.asarray(new), [-0.06, 0.0, 0.08], rtol=1e-15, atol=1e-17)
+    zero, _ = opt.step("normalized", jnp.zeros(3), opt.init("normalized", x, hyper), x, 0.1, hyper)
+    np.testing.assert_array_equal(np.asarray(zero), np.zeros(3))
