@@ -150,3 +150,17 @@ def test_words_are_distinct_across_the_whole_32_bit_counter_range():
     for s1 in (0, 4, 6, 2**31):
         w = np.asarray(S.words(np.array([12345, s1], np.uint32), counters))
         assert len(set(w.tolist())) == 16, (s1, w)
+
+
+def test_additive_schedule_law_keeps_the_deterministic_oscillation_on_its_grid():
+    r"""Additive noise far below the gradient (:math:`\sigma = 10^{-4}`, :math:`a = \eta = 1`): from
+    :math:`x_0 \sim U(1/8, 1/4)` the away probability :math:`\Phi(-a|x|/\sigma) < \Phi(-1000)` vanishes, so the
+    walk oscillates :math:`x_0, x_0 - 1, x_0, \dots` and :math:`E x^2` alternates between
+    :math:`E x_0^2 = 7/192` and :math:`E x_0^2 - 2E x_0 + 1`. The start lies on cell edges and steps are whole
+    cells, so the grid law is exact; its grid must reach the swing to :math:`x_0 - 1`, beyond the start and
+    the (here tiny) stationary width."""
+    m0 = 7 / 192
+    m1 = m0 - 2 * 0.1875 + 1
+    mean_f, err = T.sign_schedule_mean_f(1.0, np.ones(4), 1e-4, "additive", x0_low=0.125, x0_high=0.25)
+    np.testing.assert_allclose(mean_f, 0.5 * np.array([m0, m1, m0, m1, m0]), rtol=1e-12)
+    assert np.all(err < 1e-12)
