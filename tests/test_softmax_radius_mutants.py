@@ -1,0 +1,56 @@
+"""Tests written from a mutation run of theory/sims softmax_radius (issue 17): each pins a behaviour
+that the topic's other tests left free, by comparing the code with a number obtained another way.
+
+* Every model's logits end in an affine read-out ``features @ W + b``: shifting the output bias
+  ``b`` by a vector ``c`` shifts every row of logits by exactly ``c`` (whatever the architecture;
+  batch normalisation acts before the read-out). The line-Taylor tests compare two evaluations of
+  the same model, and training starts from ``b = 0``, so the bias's sign was otherwise free.
+* ``strip_margin`` in closed form for two classes, not only the one-sided half-plane bound: with
+  slopes ``a = (1, -1)`` the partition function is ``2 e^{(z_1+z_2)/2} cosh(s + t)``,
+  ``s = (z_1 - z_2)/2``, so the margin is ``|cosh(s + t)| / cosh(s + Re t)`` -- 1 on the real axis,
+  0 at the zero ``t = -s + i pi/2``, and the same for logits near 800 (where an unshifted
+  exponential overflows).
+"""
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import sims  # noqa: F401
+from sims import softmax_radius as S
+from theory import softmax_radius as T
+
+_X = jnp.asarray(S.digits()["x_train"][:3])
+
+
+@pytest.mark.parametrize("name", S.MODEL_NAMES)
+def test_output_bias_shifts_every_logit_by_itself(name):
+    model = S.make_model(name, hidden=(8,))
+    params = model.init(jax.random.key(1))
+    # the read-out bias: ``b``, or the last layer's ``b{L-1}`` of an MLP
+    key = "b" if "b" in params else max((k for k in params if k[0] == "b"), key=lambda k: int(k[1:]))
+    assert params[key].shape == (10,)
+    # a non-zero starting bias too, so a sign error cannot hide behind b = 0
+    base = dict(params, **{key: 0.3 * jnp.cos(jnp.arange(10.0))})
+    c = jnp.linspace(-1.0, 2.0, 10)
+    shifted = dict(base, **{key: base[key] + c})
+    diff = np.asarray(model.apply(shifted, _X)) - np.asarray(model.apply(base, _X))
+    # round-off only: logits are O(1), one addition each
+    np.testing.assert_allclose(diff, np.broadcast_to(np.asarray(c), diff.shape), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("z", [(0.0, 0.0), (0.7, -0.4), (800.5, 799.5)])
+def test_strip_margin_two_classes_closed_form(z):
+    s = 0.5 * (z[0] - z[1])
+    u = np.linspace(-3.0, 3.0, 13)
+    y = np.linspace(-1.5, 1.5, 11)
+    t = u[None, :] + 1j * y[:, None]
+    m = T.strip_margin(list(z), [1.0, -1.0], t)
+    exact = np.abs(np.cosh(s + t)) / np.cosh(s + u)[None, :]
+    np.testing.assert_allclose(m, exact, rtol=1e-12, atol=1e-15)
+    # real points: every term has the same phase, margin exactly 1 (up to round-off)
+    np.testing.assert_allclose(T.strip_margin(list(z), [1.0, -1.0], u), 1.0, rtol=1e-14)
+    # the zero of F: cosh vanishes at i pi/2
+    assert T.strip_margin(list(z), [1.0, -1.0], [-s + 0.5j * math.pi])[0] < 1e-12
