@@ -3,11 +3,15 @@
 Each compares two independently obtained numbers:
 
 * the Bernoulli sign chain's Cesàro mean after a burn-in, its records and its schedule against a
-  NumPy replay of the same sign draws (the replay re-derives the counter-based words and the
-  threshold from the theory's away probability);
+  NumPy replay of the same sign draws (the replay re-derives the threshold from the theory);
 * the mixed-noise chain near the largest allowed multiplicative noise, with vanishing additive
   noise, against the closed-form multiplicative floor (its lattice must reach far into the slow
-  geometric tail, or the truncated mass shows up well above round-off).
+  geometric tail, or the truncated mass shows up well above round-off);
+* the floor constants and the parity moments at numeric arguments against hand values and a
+  direct sum over the numeric ladder law (the symbolic results hide some wrong arguments);
+* ladder's default chain count, noiseless SGD in closed form, the schedule law (multiplicative
+  through a halving of its grid scale, additive at vanishing noise) against exact recursions,
+  and the counter-based words against the bijection an odd stride guarantees.
 
 The chain reuses the static setup of tests/test_sign_floor.py's Bernoulli replay (T = 300, 3 records,
 chunks of 8, d = 1), so in one process it compiles nothing new.
