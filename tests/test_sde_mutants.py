@@ -81,3 +81,41 @@ def test_dcsgd_lyapunov_two_agents_without_noise_by_hand():
     q = 1 / (1 + omega)
     expected = q**2 * math.log(abs(1 - eta * a / q)) + 2 * q * (1 - q) * math.log(abs(1 - eta * a / (2 * q)))
     assert T.dcsgd_lyapunov(eta, a, 2, omega, 0.0) == pytest.approx(expected, rel=1e-12)
+
+
+def _phi(a):
+    return (math.expm1(a) - a) / a**2             # (e^a - 1 - a)/a^2, a > 0
+
+
+def test_sufficient_step_with_L1_solves_its_equation_by_hand():
+    """L1 > 0: the returned h satisfies h phi(L1 h sqrt d) = <g, m>/((L0 + L1|g|)[(1 - 1/N)|m|^2 + d/N]),
+    every factor computed here from the formula (a slip that drops L1|g| from the Lipschitz factor moves h)."""
+    g, s, L0, L1, n = np.array([0.3, -0.7, 1.1]), 0.5, 2.0, 1.5, 4
+    m = _gauss_mean_sign(g, s)
+    rhs = float(g @ m) / ((L0 + L1 * float(np.linalg.norm(g))) * ((1 - 1 / n) * float(m @ m) + g.size / n))
+    h = T.sign_sufficient_step(g, s, L0, L1, n, "gaussian")
+    assert h * _phi(L1 * h * math.sqrt(g.size)) == pytest.approx(rhs, rel=1e-10)
+
+
+def test_sufficient_step_is_zero_at_a_stationary_point():
+    """grad = 0: the mean sign is 0, no step decreases f in expectation (only the sign noise moves x), so 0."""
+    assert T.sign_sufficient_step(np.zeros(3), 0.5, 2.0, 1.0, 4, "gaussian") == 0.0
+    assert T.sign_sufficient_step(np.zeros(3), 0.5, 2.0, 0.0, 4, "gaussian") == 0.0
+
+
+def _contract_paths(x0, **kw):
+    # the shapes and configuration of the contract rows of sde.paths (tests/contract_sde.py)
+    cfg = S.Config(problem="quartic", algo="dcsgd", n_agents=3, compressor="bernoulli", noise="gaussian", n_steps=4,
+                   n_record=2)
+    keys = jax.random.split(jax.random.key(11), 3)
+    grid = {"key": keys, "x0": x0, "eta": np.full(3, 0.1), "omega": np.full(3, 1.0), "sigma1": np.full(3, 0.5)}
+    return S.paths(cfg, grid, **kw)
+
+
+def test_paths_take_scalar_starts_and_one_run_chunks():
+    """A 1-D grid['x0'] (one scalar start per run) is the same problem as starts of shape (runs, 1), and chunks of
+    one run give the same paths as one chunk of all runs (the same keys drive the same draws)."""
+    ref = _contract_paths(np.full((3, 1), 1.2))
+    for out in (_contract_paths(np.full(3, 1.2)), _contract_paths(np.full((3, 1), 1.2), chunk_size=1)):
+        for name in ("loss", "x", "diverged", "diverged_at"):
+            assert np.array_equal(np.asarray(out[name]).reshape(3, -1), np.asarray(ref[name]).reshape(3, -1)), name
