@@ -1,4 +1,4 @@
-r"""Tests that pin what the mutation run of topic ``sde`` (tests/mutation.py, seed 0) found unpinned.
+r"""Tests that pin what the mutation run of topic ``sde`` (tests/mutation.py, seeds 0 and 1) found unpinned.
 
 Each test compares the code with a value obtained independently of it: a number worked out by hand from the
 stated formula (closed forms in ``math``/``scipy.special``, never the code's own output), or an identity that
@@ -16,7 +16,12 @@ holds exactly on a degenerate case (one agent, a one-dimensional problem, zero s
   :math:`h = 2\langle g, m\rangle/(L_0[(1 - 1/N)\|m\|^2 + d/N])`;
 * the Lyapunov exponent of DCSGD with two agents and no multiplicative noise, a finite sum over the four kept
   sets: :math:`q^2\log|1 - \eta a/q| + 2q(1-q)\log|1 - \eta a/(2q)|` (one agent cannot tell a wrong
-  drop probability: a dropped step multiplies by 1, whose log is 0).
+  drop probability: a dropped step multiplies by 1, whose log is 0);
+* the sufficient step at :math:`L_1 > 0` plugged into its defining equation
+  :math:`h\varphi(L_1h\sqrt d) = \langle g, m\rangle/((L_0 + L_1\|g\|)[\dots])`,
+  :math:`\varphi(a) = (e^a - 1 - a)/a^2`, and its value 0 at a stationary point;
+* ``paths`` with one scalar start per run (a 1-D ``grid['x0']``) and with chunks of one run: the same paths as
+  starts of shape (runs, 1) in one chunk.
 """
 import math
 
