@@ -10,6 +10,9 @@ that the topic's other tests left free, by comparing the code with a number obta
   ``s = (z_1 - z_2)/2``, so the margin is ``|cosh(s + t)| / cosh(s + Re t)`` -- 1 on the real axis,
   0 at the zero ``t = -s + i pi/2``, and the same for logits near 800 (where an unshifted
   exponential overflows).
+* ``mlp_ln``'s logits against a NumPy evaluation of the definition (affine, layer normalisation over
+  the features with variance about the row mean and eps = 1e-5, gain and shift, ReLU, affine) at
+  parameters with non-trivial gains and shifts: the other tests only compare the model with itself.
 """
 import math
 
@@ -54,3 +57,23 @@ def test_strip_margin_two_classes_closed_form(z):
     np.testing.assert_allclose(T.strip_margin(list(z), [1.0, -1.0], u), 1.0, rtol=1e-14)
     # the zero of F: cosh vanishes at i pi/2
     assert T.strip_margin(list(z), [1.0, -1.0], [-s + 0.5j * math.pi])[0] < 1e-12
+
+
+def _numpy_mlp_ln(p, x):
+    h = x @ p["W0"] + p["b0"]
+    mean = h.mean(axis=-1, keepdims=True)
+    var = ((h - mean) ** 2).mean(axis=-1, keepdims=True)
+    h = (h - mean) / np.sqrt(var + 1e-5) * p["g0"] + p["c0"]
+    return np.maximum(h, 0.0) @ p["W1"] + p["b1"]
+
+
+def test_mlp_ln_logits_match_a_numpy_layer_norm():
+    model = S.make_model("mlp_ln", hidden=(8,))
+    params = model.init(jax.random.key(2))
+    rng = np.random.default_rng(3)
+    p = {k: np.asarray(v) + 0.3 * rng.normal(size=np.shape(v)) for k, v in params.items()}
+    assert set(p) == {"W0", "b0", "g0", "c0", "W1", "b1"}
+    x = np.asarray(_X)
+    # float64 throughout; the only difference is the order of summation (round-off)
+    np.testing.assert_allclose(np.asarray(model.apply(p, jnp.asarray(x))), _numpy_mlp_ln(p, x),
+                               rtol=1e-10, atol=1e-12)
