@@ -13,6 +13,10 @@ that the topic's other tests left free, by comparing the code with a number obta
 * ``mlp_ln``'s logits against a NumPy evaluation of the definition (affine, layer normalisation over
   the features with variance about the row mean and eps = 1e-5, gain and shift, ReLU, affine) at
   parameters with non-trivial gains and shifts: the other tests only compare the model with itself.
+* The argument-principle counter's unresolved branch: for ``G(s) = 2 cosh(s/2)`` (two classes,
+  slopes +-1/2) the zeros are ``s = i pi (2k+1)``; a circle of radius pi runs through two of them,
+  so no sampling resolves the phase and the count is -1 after the documented cap of 2^20 samples
+  (the last doubling tried is reported); circles of radius 0.9 pi and 1.1 pi hold 0 and 2 zeros.
 """
 import math
 
@@ -77,3 +81,11 @@ def test_mlp_ln_logits_match_a_numpy_layer_norm():
     # float64 throughout; the only difference is the order of summation (round-off)
     np.testing.assert_allclose(np.asarray(model.apply(p, jnp.asarray(x))), _numpy_mlp_ln(p, x),
                                rtol=1e-10, atol=1e-12)
+
+
+def test_winding_counts_zeros_of_cosh_and_flags_a_circle_through_them():
+    c, b = np.zeros(2), np.array([0.5, -0.5])
+    assert T._winding(c, b, 0.9 * math.pi)[0] == 0
+    assert T._winding(c, b, 1.1 * math.pi)[0] == 2
+    # through the zeros +-i pi: the phase jumps by pi there at every resolution
+    assert T._winding(c, b, math.pi) == (-1, 2 * (1 << 20))
