@@ -17,6 +17,9 @@ that the topic's other tests left free, by comparing the code with a number obta
   slopes +-1/2) the zeros are ``s = i pi (2k+1)``; a circle of radius pi runs through two of them,
   so no sampling resolves the phase and the count is -1 after the documented cap of 2^20 samples
   (the last doubling tried is reported); circles of radius 0.9 pi and 1.1 pi hold 0 and 2 zeros.
+* The analytic continuation through ``jnp.where`` (a ``select_n``): a leaky ReLU written with
+  ``where`` continues the piece chosen by the sign at t = 0, which is linear in t, so the continued
+  logits equal a NumPy closed form at complex t. No built-in model routes through ``select_n``.
 """
 import math
 
@@ -89,3 +92,23 @@ def test_winding_counts_zeros_of_cosh_and_flags_a_circle_through_them():
     assert T._winding(c, b, 1.1 * math.pi)[0] == 2
     # through the zeros +-i pi: the phase jumps by pi there at every resolution
     assert T._winding(c, b, math.pi) == (-1, 2 * (1 << 20))
+
+
+def _where_apply(p, x):
+    """A leaky ReLU read-out written with ``where`` (a select, not a max)."""
+    h = x @ p["W"]
+    return jnp.where(h > 0, h, 0.25 * h) + p["b"]
+
+
+def test_continued_logits_through_where_keep_the_base_point_piece():
+    rng = np.random.default_rng(7)
+    x = np.asarray(_X)
+    p = {"W": rng.normal(size=(64, 10)) / 8.0, "b": rng.normal(size=10)}
+    v = {"W": rng.normal(size=(64, 10)) / 8.0, "b": rng.normal(size=10)}
+    t = np.array([0.3 + 0.4j, -1.2 + 2.0j, 0.7])
+    z = np.asarray(S.continued_logits(_where_apply, p, v, x, t))
+    h0 = x @ p["W"]
+    assert 0 < np.mean(h0 > 0) < 1  # both pieces are used
+    ht = x[None] @ (p["W"][None] + t[:, None, None] * v["W"][None])
+    exact = np.where(h0 > 0, ht, 0.25 * ht) + p["b"] + t[:, None, None] * v["b"]
+    np.testing.assert_allclose(z, exact, rtol=1e-12, atol=1e-12)
