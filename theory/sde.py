@@ -968,18 +968,15 @@ def _sign_K():
 
 
 def sign_descent_K_symbolic() -> tuple[sp.Expr, tuple[sp.Symbol, ...]]:
-    r"""steplab's ``explicit`` condition in Theorem 4.3's form :math:`h < \ell_
-u/K`, where every coordinate's
+    r"""steplab's ``explicit`` condition in Theorem 4.3's form :math:`h < \ell_\nu/K`, where every coordinate's
     gradient is below the noise scale (:math:`\Psi = G^2/\sigma`, :math:`\Xi = M^2G^2/\sigma^2`):
 
-    .. math:: K(G) = arphi\Bigl[rac{L_1d\sigma}{NG} + rac{L_0d\sigma}{NG^2}
-       + igl(1 - 	frac1Nigr)rac{(L_0 + L_1G)M^2}{\sigma}\Bigr],\qquad arphi = arphi(L_1h\sqrt d) \ge 	frac12 .
+    .. math:: K(G) = \varphi\Bigl[\frac{L_1d\sigma}{NG} + \frac{L_0d\sigma}{NG^2}
+       + \bigl(1 - \tfrac1N\bigr)\frac{(L_0 + L_1G)M^2}{\sigma}\Bigr],\qquad \varphi = \varphi(L_1h\sqrt d) \ge \tfrac12 .
 
-    At :math:`\|
-abla f\| = 1` and :math:`arphi = 1/2` its first term is Theorem 4.3's :math:`L_1d\sigma/(2N)`; the
+    At :math:`\|\nabla f\| = 1` and :math:`\varphi = 1/2` its first term is Theorem 4.3's :math:`L_1d\sigma/(2N)`; the
     second (the noise floor near a minimizer, growing like :math:`G^{-2}`) and the curvature term
-    :math:`(1 - 1/N)(L_0 + L_1)M^2/(2\sigma)` differ from the theorem's :math:`\sqrt d(L_0 + L_1)M_
-u`.
+    :math:`(1 - 1/N)(L_0 + L_1)M^2/(2\sigma)` differ from the theorem's :math:`\sqrt d(L_0 + L_1)M_\nu`.
     Returns ``(K, (G, sigma, L0, L1, d, N, M, phi))``."""
     return _sign_K()
 
