@@ -20,6 +20,9 @@ that the topic's other tests left free, by comparing the code with a number obta
 * The analytic continuation through ``jnp.where`` (a ``select_n``): a leaky ReLU written with
   ``where`` continues the piece chosen by the sign at t = 0, which is linear in t, so the continued
   logits equal a NumPy closed form at complex t. No built-in model routes through ``select_n``.
+* ``one_step_sweep``'s ``diverged`` flag follows its documented rule (non-finite or above 1e150):
+  all clear where the NumPy reference loss is finite and O(1), set where a tiny temperature drives
+  the loss past 1e150. Only the losses themselves were compared before.
 """
 import math
 
@@ -112,3 +115,24 @@ def test_continued_logits_through_where_keep_the_base_point_piece():
     ht = x[None] @ (p["W"][None] + t[:, None, None] * v["W"][None])
     exact = np.where(h0 > 0, ht, 0.25 * ht) + p["b"] + t[:, None, None] * v["b"]
     np.testing.assert_allclose(z, exact, rtol=1e-12, atol=1e-12)
+
+
+def test_one_step_sweep_diverged_flag_follows_the_loss():
+    from sims.reference import softmax_radius as R
+    d = S.digits()
+    x, y = d["x_train"][:32], d["y_train"][:32]  # the unit tests' shapes: one compiled program
+    model = S.make_model("mlp", hidden=(8,))
+    rng = np.random.default_rng(8)
+    p = {k: np.asarray(w) + 0.05 * rng.normal(size=np.shape(w)) for k, w in model.init(jax.random.key(0)).items()}
+    v = {k: rng.normal(size=(3,) + np.shape(w)) for k, w in p.items()}
+    norm = np.sqrt(sum(np.sum(w**2, axis=tuple(range(1, w.ndim))) for w in v.values()))
+    v = {k: w / norm.reshape((3,) + (1,) * (w.ndim - 1)) for k, w in v.items()}
+    r = np.array([0.0, 0.5, 2.0])
+    out = S.one_step_sweep(model, p, v, x, y, r, chunk_size=4)
+    ref = np.stack([R.one_step_loss_numpy(p, {k: w[j] for k, w in v.items()}, x, y, r * out["rho_a"][j])
+                    for j in range(3)])
+    assert np.all(np.isfinite(ref)) and np.all(ref < 1e3)
+    assert not out["diverged"].any()
+    # logits / T with T = 1e-155: a wrong class costs ~1e154 nats, past the 1e150 blow-up line
+    hot = S.one_step_sweep(model, p, v, x, y, r, temperature=1e-155, chunk_size=4)
+    assert np.all(hot["loss"] > 1e150) and hot["diverged"].all()
