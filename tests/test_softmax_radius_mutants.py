@@ -23,6 +23,8 @@ that the topic's other tests left free, by comparing the code with a number obta
 * ``one_step_sweep``'s ``diverged`` flag follows its documented rule (non-finite or above 1e150):
   all clear where the NumPy reference loss is finite and O(1), set where a tiny temperature drives
   the loss past 1e150. Only the losses themselves were compared before.
+* ``taylor_truncation_error`` at its shortest accepted series (two coefficients, order 1) against
+  hand-computed partial sums.
 """
 import math
 
@@ -136,3 +138,9 @@ def test_one_step_sweep_diverged_flag_follows_the_loss():
     # logits / T with T = 1e-155: a wrong class costs ~1e154 nats, past the 1e150 blow-up line
     hot = S.one_step_sweep(model, p, v, x, y, r, temperature=1e-155, chunk_size=4)
     assert np.all(hot["loss"] > 1e150) and hot["diverged"].all()
+
+
+def test_taylor_truncation_error_of_a_first_order_series_by_hand():
+    # l(t) = 3 at t = 0.5 and l(t) = 0 at t = -1; partial sums 1 and 1 + 2t
+    err = T.taylor_truncation_error([1.0, 2.0], [0.5, -1.0], [3.0, 0.0])
+    np.testing.assert_allclose(err, [[2.0, 1.0], [1.0, 1.0]], rtol=0, atol=1e-15)
