@@ -1065,7 +1065,7 @@ def temperature(budget: Budget, *, seed: int = 31) -> dict:
     temps = budget.pick(quick=[0.125, 0.5, 2.0, 8.0], full=[0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0])
     seeds = [seed + i for i in range(budget.pick(quick=3, full=5))]
     out = S.temperature_runs(S.digits(), temperatures=temps, seeds=seeds, r=np.geomspace(0.05, 50, budget.pick(quick=31, full=61)),
-                             steps=budget.pick(quick=60, full=120), threshold=2.0)
+                             steps=budget.pick(quick=60, full=120), batch=256, threshold=2.0)  # the paper's batch
     return {k: out[k] for k in ("temperature", "seed", "rho_a", "onset_r", "onset_distance", "diverged",
                                 "diverged_step", "ratio")}
 
