@@ -795,6 +795,25 @@ def _kept_sets(n_agents, omega, sigma1):
 ONE_STEP_FUNCTIONS = ("quartic", "cosh2")
 
 
+
+def _normal_nodes(n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Equally spaced nodes on [-8, 8] with normalized standard-normal weights (a quadrature of E h(Z))."""
+    z = np.linspace(-8.0, 8.0, n_nodes)
+    wz = np.exp(-0.5 * z**2)
+    return z, wz / wz.sum()
+
+
+def _merged_kept_laws(n: int, om, s1: float) -> dict[tuple[float, float], float]:
+    """(mean, variance) of the averaged multiplier -> its probability, summed over kept sets with equal laws.
+
+    Equal compressors give the same law for every kept set of one size, so each law is integrated once.
+    """
+    merged: dict[tuple[float, float], float] = {}
+    for prob, mu, var in _kept_sets(n, om, s1):
+        k = (round(mu, 12), round(var, 12))
+        merged[k] = merged.get(k, 0.0) + prob
+    return merged
+
 def dcsgd_one_step_quotient(x, eta, n_agents, omega, sigma1, name: str = "quartic") -> float:
     r"""Exact :math:`E[f(x^+) - f(x)]/\eta` of one DCSGD step :math:`x^+ = x - \eta D` in 1-D (multiplicative noise,
     Bernoulli compressors, N agents), :math:`D = f'(x)\,S`.
@@ -1214,14 +1233,8 @@ def quartic_schedule_divergence(s0, schedule: str, n_agents, omega, sigma1, n_st
     n_nodes = integer("n_nodes", n_nodes, low=3)
     ls = np.linspace(math.log(1e-6), math.log(1e8), n_grid)
     s = np.exp(ls)
-    z = np.linspace(-8.0, 8.0, n_nodes)
-    wz = np.exp(-0.5 * z**2)
-    wz /= wz.sum()
-    merged: dict[tuple[float, float], float] = {}
-    for prob, mu, var in _kept_sets(n, om, s1):
-        # equal compressors give the same (mu, var) for every kept set of one size: integrate each law once
-        k = (round(mu, 12), round(var, 12))
-        merged[k] = merged.get(k, 0.0) + prob
+    z, wz = _normal_nodes(n_nodes)
+    merged = _merged_kept_laws(n, om, s1)
     values, weights = [], []
     for (mu, var), prob in merged.items():
         if var > 0:
@@ -1262,13 +1275,8 @@ def quartic_schedule_divergence_affine(x0, eta0, schedule: str, n_agents, omega,
     n_nodes = integer("n_nodes", n_nodes, low=3)
     lx = np.linspace(math.log(1e-4), math.log(1e8), n_grid)
     x = np.exp(lx)
-    z = np.linspace(-8.0, 8.0, n_nodes)
-    wz = np.exp(-0.5 * z**2)
-    wz /= wz.sum()
-    merged: dict[tuple[float, float], float] = {}
-    for prob, mu, var in _kept_sets(n, om, 1.0):   # sigma1 = 1 here: var is sum_K (N q_i)^-2
-        k = (round(mu, 12), round(var, 12))
-        merged[k] = merged.get(k, 0.0) + prob
+    z, wz = _normal_nodes(n_nodes)
+    merged = _merged_kept_laws(n, om, 1.0)   # sigma1 = 1 here: var is sum_K (N q_i)^-2
     mus = np.array([k[0] for k in merged])
     sds = np.sqrt(np.array([k[1] for k in merged]))
     probs = np.array(list(merged.values()))
