@@ -213,20 +213,36 @@ def gd_checkpoints(steps, eta: float = 1.0, lam: float = 0.1) -> np.ndarray:
     return np.asarray(path)[steps]
 
 
+def _mixed_draws(key, theta, full, X, Y, chol, mix, noise, lam, batch, n_draws):
+    """``n_draws`` stochastic gradients at ``theta`` (``full`` its exact gradient): ``mix`` 1.0 draws minibatches of
+    ``batch`` samples, 0.0 the full-batch oracle with ``noise``; as data, so every oracle shares one program."""
+    def draw(k):
+        k1, k2 = jax.random.split(k)
+        idx = jax.random.randint(k1, (batch,), 0, X.shape[0])
+        return mix * _grad(theta, X[idx], Y[idx], lam) + (1 - mix) * _noisy_full(k2, full, chol, batch, noise)
+
+    return jax.vmap(draw)(jax.random.split(key, n_draws))
+
+
+def _oracle_args(key, oracle, batch, sigma, lam, n_draws) -> tuple:
+    """Validated (batch, lam, n_draws, problem, mix, noise) for the Monte Carlo estimators of a named oracle."""
+    V.key("key", key)
+    V.choice("oracle", oracle, ORACLES)
+    batch = V.integer("batch", batch, low=1)
+    sigma = V.real("sigma", sigma, low=0.0)
+    lam = V.real("lam", lam, low=0.0, low_open=True)
+    n_draws = V.integer("n_draws", n_draws, low=2)
+    full_batch, noise = _noise_levels(oracle, sigma)
+    return batch, lam, n_draws, _problem(lam), 0.0 if full_batch else 1.0, jnp.asarray(noise)
+
+
 @functools.partial(jax.jit, static_argnames=("batch", "n_draws"))
 def _variance(keys, thetas, X, Y, chol, mix, noise, lam, batch, n_draws):
     """Per point: exact ||grad f||^2 and the mean and SE of ||g - grad f||^2 over draws. The full gradient is computed
-    once per point, so a minibatch draw and a full-batch draw cost about the same; ``mix`` (1.0: minibatch, 0.0:
-    the full-batch oracle with ``noise``) is data, so every oracle shares one compiled program."""
+    once per point, so a minibatch draw and a full-batch draw cost about the same."""
     def one(key, theta):
         full = _grad(theta, X, Y, lam)
-
-        def draw(k):
-            k1, k2 = jax.random.split(k)
-            idx = jax.random.randint(k1, (batch,), 0, X.shape[0])
-            return mix * _grad(theta, X[idx], Y[idx], lam) + (1 - mix) * _noisy_full(k2, full, chol, batch, noise)
-
-        draws = jax.vmap(draw)(jax.random.split(key, n_draws))
+        draws = _mixed_draws(key, theta, full, X, Y, chol, mix, noise, lam, batch, n_draws)
         sq = jnp.sum((draws - full) ** 2, axis=1)
         return jnp.sum(full * full), jnp.mean(sq), jnp.std(sq, ddof=1) / jnp.sqrt(n_draws)
 
@@ -242,31 +258,18 @@ def noise_variance(key, thetas, *, oracle: str = "minibatch", batch: int = 8, si
     :math:`\|g - \nabla f\|^2`) and ``variance_se`` (its standard error, sample SD over
     :math:`\sqrt{M}`), each of length :math:`J`.
     """
-    V.key("key", key)
-    V.choice("oracle", oracle, ORACLES)
-    batch = V.integer("batch", batch, low=1)
-    sigma = V.real("sigma", sigma, low=0.0)
-    lam = V.real("lam", lam, low=0.0, low_open=True)
-    n_draws = V.integer("n_draws", n_draws, low=2)
-    P = _problem(lam)
+    batch, lam, n_draws, P, mix, noise = _oracle_args(key, oracle, batch, sigma, lam, n_draws)
     thetas = V.array("thetas", thetas, ndim=2, shape=(None, P["X"].shape[1] * CLASSES))
     keys = jax.random.split(key, len(thetas))
-    full_batch, noise = _noise_levels(oracle, sigma)
     G, v, se = _variance(keys, jnp.asarray(thetas), jnp.asarray(P["X"]), jnp.asarray(P["Y"]), jnp.asarray(P["chol"]),
-                         0.0 if full_batch else 1.0, jnp.asarray(noise), lam, batch, n_draws)
+                         mix, noise, lam, batch, n_draws)
     return {"grad_sq": np.asarray(G), "variance": np.asarray(v), "variance_se": np.asarray(se)}
 
 
 @functools.partial(jax.jit, static_argnames=("batch", "n_draws"))
 def _mean_sign(key, theta, X, Y, chol, mix, noise, lam, batch, n_draws):
     full = _grad(theta, X, Y, lam)
-
-    def draw(k):
-        k1, k2 = jax.random.split(k)
-        idx = jax.random.randint(k1, (batch,), 0, X.shape[0])
-        return jnp.sign(mix * _grad(theta, X[idx], Y[idx], lam) + (1 - mix) * _noisy_full(k2, full, chol, batch, noise))
-
-    signs = jax.vmap(draw)(jax.random.split(key, n_draws))
+    signs = jnp.sign(_mixed_draws(key, theta, full, X, Y, chol, mix, noise, lam, batch, n_draws))
     m = jnp.mean(signs, axis=0)
     return m, jnp.std(signs, axis=0, ddof=1) / jnp.sqrt(n_draws)
 
@@ -279,17 +282,10 @@ def mean_sign(key, theta=None, *, oracle: str = "minibatch", batch: int = 1, sig
     and not otherwise (it is :math:`1 - 2P(g_j < 0)`, the offset of the median). Returns ``mean`` and
     ``se`` (the sample SD of the signs over :math:`\sqrt M`, ``n_draws`` :math:`= M \ge 2`), length 170.
     """
-    V.key("key", key)
-    V.choice("oracle", oracle, ORACLES)
-    batch = V.integer("batch", batch, low=1)
-    sigma = V.real("sigma", sigma, low=0.0)
-    lam = V.real("lam", lam, low=0.0, low_open=True)
-    n_draws = V.integer("n_draws", n_draws, low=2)
-    P = _problem(lam)
+    batch, lam, n_draws, P, mix, noise = _oracle_args(key, oracle, batch, sigma, lam, n_draws)
     theta = P["theta_star"] if theta is None else V.array("theta", theta, shape=(P["X"].shape[1] * CLASSES,))
-    full_batch, noise = _noise_levels(oracle, sigma)
     m, se = _mean_sign(key, jnp.asarray(theta), jnp.asarray(P["X"]), jnp.asarray(P["Y"]), jnp.asarray(P["chol"]),
-                       0.0 if full_batch else 1.0, jnp.asarray(noise), lam, batch, n_draws)
+                       mix, noise, lam, batch, n_draws)
     return {"mean": np.asarray(m), "se": np.asarray(se)}
 
 
