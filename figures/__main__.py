@@ -143,6 +143,8 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         links: dict[str, tuple[str, ...]] = {}
         key = drawing_key(budget.name)
         stamp = _read_stamp(out)
+        # a claim that errored may draw differently once fixed: its topic's figures are never stamped
+        errored = {o.claim.topic for o in outcomes if o.result is None}
         for name in drawable:
             if args.topic and name != args.topic:
                 continue
@@ -165,8 +167,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 saved = plot.figure_claims()
                 drawn = {p.stem: saved[p.stem] for p in made[name] if p.stem in saved}
                 links.update(drawn)
-                if name not in {o.claim.topic for o in outcomes if o.result is None}:
-                    # a claim that errored may draw differently once fixed: such a topic is never stamped
+                if name not in errored:
                     stamp[name] = {"key": key, "files": [os.path.relpath(p, out) for p in made[name]],
                                    "claims": {k: list(v) for k, v in drawn.items()}}
             except Exception:  # noqa: BLE001 - one broken figure script must not lose the others or the report

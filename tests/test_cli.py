@@ -142,11 +142,16 @@ def test_every_option_has_help():
                 assert action.help and action.help.strip(), f"{name}: {action.option_strings or action.dest} has no help"
 
 
+def _draw_toy(results, out):
+    """The toy topic's one figure, drawn from the good claim's arrays."""
+    fig, ax = plot.figure()
+    ax.plot(results["toy2024.good"].arrays["x"], color=plot.THEORY)
+    return plot.save(fig, "toy_x", out)
+
+
 def test_figures_draws_links_and_writes_a_topic_report(scratch, monkeypatch, tmp_path, capsys):
     def make(results, out, budget):
-        fig, ax = plot.figure()
-        ax.plot(results["toy2024.good"].arrays["x"], color=plot.THEORY)
-        return plot.save(fig, "toy_x", out)
+        return _draw_toy(results, out)
 
     monkeypatch.setitem(sys.modules, "figures.toy", types.SimpleNamespace(make=make))
     monkeypatch.setattr(figures_main, "topic_modules", lambda: ["toy"])
@@ -167,9 +172,7 @@ def test_figures_are_redrawn_only_when_their_inputs_changed(scratch, monkeypatch
 
     def make(results, out, budget):
         drawn.append(budget.name)
-        fig, ax = plot.figure()
-        ax.plot(results["toy2024.good"].arrays["x"], color=plot.THEORY)
-        return plot.save(fig, "toy_x", out)
+        return _draw_toy(results, out)
 
     monkeypatch.setitem(sys.modules, "figures.toy", types.SimpleNamespace(make=make))
     monkeypatch.setattr(figures_main, "topic_modules", lambda: ["toy"])
