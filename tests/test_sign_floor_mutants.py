@@ -23,21 +23,8 @@ import numpy as np
 import sympy as sp
 
 from sims import sign_floor as S
+from tests.test_sign_floor import _replay_flips  # the NumPy replay of the Bernoulli kernels' signs
 from theory import sign_floor as T
-
-
-def _replay_signs(key, index, n_steps, p):
-    """The signs s_k (k = 0..n_steps-1, d = 1) the Bernoulli kernels draw for run ``index``: the run key is
-    fold_in(key, index), split once per block of S.BLOCK steps; the word of step k is at counter k mod BLOCK and
-    s = -1 where it is below floor(p 2^32)."""
-    key = jax.random.fold_in(key, index)
-    thresh = int(math.floor(p * 2.0**32))
-    out = []
-    for start in range(0, n_steps, S.BLOCK):
-        key, sub = jax.random.split(key)
-        w = np.asarray(S.words(S.block_seed(sub), np.arange(min(S.BLOCK, n_steps - start))))
-        out.append(np.where(w < thresh, -1.0, 1.0))
-    return np.concatenate(out)
 
 
 def test_bernoulli_chain_cesaro_mean_after_burn_in_records_and_schedule_match_a_replay():
@@ -48,12 +35,11 @@ def test_bernoulli_chain_cesaro_mean_after_burn_in_records_and_schedule_match_a_
     key, eta, x0, h, sg, burn, cd, n_steps = jax.random.key(11), 0.05, 0.1234, 2.0, 1.3, 100, 0.5, 300
     out = S.simulate(key, eta=eta, x0=np.array([x0]), h=h, method="sign", sigma_m=sg, cooldown=cd, T=n_steps,
                      n_rec=3, burn=burn, n_chains=2, chunk_size=8)
-    p = T.away_probability(sg)
     k = np.arange(n_steps)
     steps = eta * np.minimum(1.0, (n_steps - k) / (cd * n_steps))
     for j in range(2):
         x, f = x0, []
-        for eta_k, s in zip(steps, _replay_signs(key, j, n_steps, p)):
+        for eta_k, s in zip(steps, _replay_flips(key, j, n_steps, sg)):
             x -= eta_k * np.sign(x) * s
             f.append(0.5 * h * x * x)
         f = np.array(f)  # f[i] = f(x_(i+1))
