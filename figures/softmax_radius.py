@@ -174,7 +174,8 @@ def _fig_spike(budget: Budget, out: Path) -> list[Path]:
 
 def _fig_series_radius(results: dict[str, Result], out: Path) -> list[Path]:
     """Left: located radius R against the linearized ρ*, both over ρ_a (every bottleneck sample, every
-    direction). Right: the order-n truncation error at t = r·R, normalized per sample, against n."""
+    direction). Right: the order-n truncation error at t = r·R, normalized per sample, against n (series with
+    entire logits, where R is certified to be the nearest singularity)."""
     a = results.get("sao2026.series_radius_is_located_ghost")
     b = results.get("sao2026.truncation_error_rate")
     if a is None or "R" not in a.arrays or b is None or "trunc_err" not in b.arrays:
@@ -194,6 +195,8 @@ def _fig_series_radius(results: dict[str, Result], out: Path) -> list[Path]:
     ax.legend(fontsize=7)
     ax = axes[1]
     err, r_grid, orders = b.arrays["trunc_err"], b.arrays["trunc_r"], b.arrays["orders"]
+    if "entire" in b.arrays:  # the series whose located zero is certified to be the nearest singularity
+        err = err[np.asarray(b.arrays["entire"], dtype=bool)]
     for j, (r, c) in enumerate(zip(r_grid, PALETTE)):
         le = np.log(err[:, j, :])
         norm = np.exp(le - le[:, len(orders) // 2][:, None])  # every sample's curve through 1 at n = N/2
@@ -201,7 +204,7 @@ def _fig_series_radius(results: dict[str, Result], out: Path) -> list[Path]:
         ax.semilogy(orders, float(r) ** (orders - orders[len(orders) // 2]), ":", color=c, lw=1)
     ax.set_xlabel("Taylor order n")
     ax.set_ylabel("truncation error (median, normalized at n = N/2)")
-    ax.set_title(r"error $\propto r^n$ (dotted), $t=rR$")
+    ax.set_title(r"error $\propto r^n$ (dotted), $t=rR$, entire logits")
     ax.legend(fontsize=7)
     return save(fig, "softmax_radius_series_radius", out)
 

@@ -810,7 +810,11 @@ def series_radius(budget: Budget, *, seed: int = 41, archs: tuple | None = None)
     complex-continued model from the Prony start, the winding number of :math:`F_i` on circles just
     inside and outside it (entire :math:`F_i` only), the linearized radius :math:`\\rho^*_i` (certified
     zero of :math:`\\sum_ke^{z_k+a_kt}`), and the truncation error of the order-n Taylor polynomial at
-    :math:`t=rR_i` against the continued loss.
+    :math:`t=rR_i` against the continued loss; ``inner``: the distance of the nearest singularity of the
+    continued logits themselves (inf for entire logits; for attention the nearest zero of an attention
+    denominator or pole of GELU's tanh, :func:`sims.softmax_radius.attention_singularities`, inf if none within
+    1.5 R, negative when it is a zero of an attention denominator; NaN for normalization layers, whose
+    square-root branch points are not located).
     Keys ``<arch>.<field>``, arrays of shape (D, K[, ...]). ``archs`` overrides the budget's architectures.
     """
     archs = budget.pick(quick=("mlp",), full=("mlp", "mlp_ln", "cnn_bn", "attention")) if archs is None else tuple(archs)
@@ -831,7 +835,8 @@ def series_radius(budget: Budget, *, seed: int = 41, archs: tuple | None = None)
         kinds = np.array([0] + [1] * n_random + [2])
         coupled = arch == "cnn_bn"  # batch statistics: every sample's logits depend on the whole batch
         fields = {f: [] for f in ("rho_a_set", "rows", "rho_a", "rho_star", "coeffs", "prony_re", "prony_im",
-                                  "domb_sykes", "zero_re", "zero_im", "residual", "wind_in", "wind_out", "trunc_err")}
+                                  "domb_sykes", "zero_re", "zero_im", "residual", "wind_in", "wind_out", "trunc_err",
+                                  "inner")}
         for d, v in enumerate(dirs):
             z, a = (np.asarray(u) for u in S.directional_derivatives(model.apply, params, v, x))
             rho_i = np.asarray(T.lower_bound(a))
@@ -858,6 +863,16 @@ def series_radius(budget: Budget, *, seed: int = 41, archs: tuple | None = None)
                 w_out = S.zeros_inside(model.apply, params, v, xs, local, 1.03 * R)["count"]
             else:
                 w_in = w_out = np.full(K, -1)
+            # singularities of the continued logits themselves (the loss's radius is at most their distance): none
+            # for entire logits; for attention the nearest zero of an inner partition function (an attention
+            # denominator or a GELU pole), searched out to 1.5 R; not located for normalization layers (NaN)
+            if arch in ENTIRE or kinds[d] == 2:
+                inner = np.full(K, np.inf)
+            elif arch == "attention":
+                sing = S.attention_singularities(params, v, xs, local, 1.5 * R)
+                inner = np.where(sing["denominator"], -sing["radius"], sing["radius"])  # < 0: a denominator zero
+            else:
+                inner = np.full(K, np.nan)
             t = np.array(TRUNC_R)[None, :] * R[:, None]
             loss_t = S.continued_line_loss(model.apply, params, v, xs, ys, np.repeat(local, len(TRUNC_R)), t.ravel())
             err = np.stack([T.taylor_truncation_error(coeffs[j], t[j], loss_t.reshape(K, -1)[j]) for j in range(K)])
@@ -865,7 +880,7 @@ def series_radius(budget: Budget, *, seed: int = 41, archs: tuple | None = None)
                            ("rho_star", np.asarray(T.radius(z[rows], a[rows]))), ("coeffs", coeffs),
                            ("prony_re", pr.real), ("prony_im", pr.imag), ("domb_sykes", ds),
                            ("zero_re", g["zero"].real), ("zero_im", g["zero"].imag), ("residual", g["residual"]),
-                           ("wind_in", w_in), ("wind_out", w_out), ("trunc_err", err)):
+                           ("wind_in", w_in), ("wind_out", w_out), ("trunc_err", err), ("inner", inner)):
                 fields[f].append(val)
         for f, vals in fields.items():
             out[f"{arch}.{f}"] = np.stack([np.asarray(u) for u in vals])
@@ -875,8 +890,8 @@ def series_radius(budget: Budget, *, seed: int = 41, archs: tuple | None = None)
 
 def _series_view(sr: dict) -> dict:
     """Flattened per-sample arrays of the series-radius experiment over architectures and directions."""
-    keys = ("rho_a", "rho_star", "domb_sykes", "residual", "wind_in", "wind_out")
-    out = {k: [] for k in keys + ("arch", "kind", "R", "prony", "trunc_err", "zero")}
+    keys = ("rho_a", "rho_star", "domb_sykes", "residual", "wind_in", "wind_out", "inner")
+    out = {k: [] for k in keys + ("arch", "kind", "R", "R_loss", "prony", "trunc_err", "zero")}
     for arch in [str(a) for a in np.asarray(sr["archs"])]:
         D, K = sr[f"{arch}.rho_a"].shape
         for k in keys:
@@ -884,11 +899,16 @@ def _series_view(sr: dict) -> dict:
         zero = sr[f"{arch}.zero_re"] + 1j * sr[f"{arch}.zero_im"]
         out["zero"].append(zero.ravel())
         out["R"].append(np.abs(zero).ravel())
+        out["R_loss"].append(np.fmin(np.abs(zero), np.abs(sr[f"{arch}.inner"])).ravel())
         out["prony"].append(np.abs(sr[f"{arch}.prony_re"] + 1j * sr[f"{arch}.prony_im"]).ravel())
         out["arch"].append(np.full(D * K, arch))
         out["kind"].append(np.repeat(sr[f"{arch}.kind"], K))
         out["trunc_err"].append(sr[f"{arch}.trunc_err"].reshape(D * K, *sr[f"{arch}.trunc_err"].shape[2:]))
-    return {k: np.concatenate(v) for k, v in out.items()}
+    out = {k: np.concatenate(v) for k, v in out.items()}
+    # series whose located zero is certified to be the nearest singularity: the continued logits are entire (ReLU
+    # networks without normalization, every last-layer direction), so the argument principle counts the zeros of F_i
+    out["entire"] = np.isin(out["arch"], ENTIRE) | (out["kind"] == 2)
+    return out
 
 
 RESOLVED = 0.02  # a series counts as resolved when its Prony radius moves less than this between fit windows
@@ -908,39 +928,65 @@ def _prony_windows(coeffs: np.ndarray) -> np.ndarray:
 @claim(
     "sao2026.trained_radius_at_least_rho_a", paper=PAPER, provenance="quoted", kind="bound",
     source="Section 4 (three radii) and Section 6",
-    statement="On trained nonlinear models the measured Taylor radius of the line loss along every sampled "
-              "direction (descent, random, last layer) is at least ρ_a = π/Δa, per sample and over the data set; "
-              "it lies between ρ_a and the linearized radius ρ*, and can fall below ρ* (the paper's R_true ≥≈ ρ*).",
-    latex=r"R_i\ge\rho_{a,i},\quad q_i=\frac{R_i-\rho_{a,i}}{\rho^*_i-\rho_{a,i}}\ge0",
+    statement="On trained models whose continued logits are entire along the step (ReLU MLP along every sampled "
+              "direction -- descent, random, last layer -- and every model along a last-layer direction) the "
+              "Taylor radius of the line loss is at least ρ_a = π/Δa, per sample and over the data set; it lies "
+              "between ρ_a and the linearized radius ρ*, and can fall below ρ* (the paper's R_true ≥≈ ρ*). Not "
+              "for the one-head attention model: GELU's tanh has poles at complex steps, so its logits are "
+              "meromorphic and its radius fell to 0.92 ρ_a on one sample of a random direction at the full budget "
+              "(the detail); normalization layers' square-root branch points are not located.",
+    latex=r"R_i\ge\rho_{a,i},\quad q_i=\frac{R_i-\rho_{a,i}}{\rho^*_i-\rho_{a,i}}\ge0\quad(\text{entire logits})",
 )
 def trained_radius_at_least_rho_a(budget: Budget) -> Result:
-    r"""For every bottleneck sample (smallest :math:`\rho_{a,i}`) of every direction: :math:`R_i` = the
-    modulus of the zero of :math:`F_i` located by the secant method on the complex-continued model (its
-    agreement with the Taylor series is the next claim). Measured :math:`q_i=(R_i-\rho_{a,i})/(\rho^*_i-\rho_{a,i})`,
-    the radius's position between the bound (0) and the linearized radius (1). Prediction
-    :math:`q\ge0`. Rival: :math:`q\ge1`, the nonlinear radius is at least the linearized one."""
+    r"""For every bottleneck sample (smallest :math:`\rho_{a,i}`) of every direction along which the continued
+    logits are entire (ReLU MLP; last-layer directions of every model): :math:`R_i` = the modulus of the zero
+    of :math:`F_i` located by the secant method on the complex-continued model and certified nearest by the
+    argument principle (the next claim), which is then the radius of the line loss. Measured
+    :math:`q_i=(R_i-\rho_{a,i})/(\rho^*_i-\rho_{a,i})`, the radius's position between the bound (0) and the
+    linearized radius (1). Prediction :math:`q\ge0`. Rival: :math:`q\ge1`, the nonlinear radius is at least
+    the linearized one. Models with other singularities are reported in the detail, not bounded: for
+    attention the loss's radius is at most :math:`\min(R_i,\rho_{\rm inner})` with :math:`\rho_{\rm inner}`
+    the nearest zero of an attention denominator or pole of GELU (the continued logits' own singularities);
+    for normalization layers :math:`R_i` is only an upper bound on it (square-root branch points)."""
     sr = series_radius(budget)
     v = _series_view(sr)
+    ent = v["entire"]
     q = (v["R"] - v["rho_a"]) / (v["rho_star"] - v["rho_a"])
-    ratio = v["R"] / v["rho_a"]
+    ratio = v["R_loss"] / v["rho_a"]
     rows = []
-    for arch in [str(a) for a in np.asarray(sr["archs"])]:
+    archs = [str(a) for a in np.asarray(sr["archs"])]
+    for arch in archs:
         sel = (v["arch"] == arch) & (v["kind"] < 2)
-        rows.append(f"{arch}: R/ρ_a ∈ [{ratio[sel].min():.3f}, {ratio[sel].max():.2f}], R/ρ* ∈ "
-                    f"[{(v['R'] / v['rho_star'])[sel].min():.3f}, {(v['R'] / v['rho_star'])[sel].max():.3f}]")
+        row = (f"{arch}{'' if arch in ENTIRE else ' (not bounded)'}: R/ρ_a ∈ [{ratio[sel].min():.3f}, "
+               f"{ratio[sel].max():.2f}], R/ρ* ∈ [{(v['R_loss'] / v['rho_star'])[sel].min():.3f}, "
+               f"{(v['R_loss'] / v['rho_star'])[sel].max():.3f}]")
+        inner = v["inner"][sel]
+        if arch == "attention":
+            near = np.abs(inner) < v["R"][sel]
+            row += (f" with R = min(|zero of F_i|, ρ_inner): the logits' own singularity is nearer than the zero of "
+                    f"F_i in {int(near.sum())}/{near.size} samples (ρ_inner/R down to "
+                    f"{np.min(np.abs(inner) / v['R'][sel]):.2f}); of the {int(np.isfinite(inner).sum())} located within 1.5 R, "
+                    f"{int(np.sum(np.isfinite(inner) & (inner > 0)))} are GELU poles and {int(np.sum(inner < 0))} zeros "
+                    f"of an attention denominator; R < ρ_a in "
+                    f"{int(np.sum(ratio[sel] < 1))}")
+        rows.append(row)
+    ent_dir = np.concatenate([np.isin(a, ENTIRE) | (sr[f"{a}.kind"] == 2) for a in archs])
     set_ratio = np.concatenate([np.min(np.abs(sr[f"{a}.zero_re"] + 1j * sr[f"{a}.zero_im"]), axis=1) / sr[f"{a}.rho_a_set"]
-                                for a in [str(a) for a in np.asarray(sr["archs"])]])
+                                for a in archs])
     # the located zeros are accurate to the secant's convergence (|F|/Σ|terms| ~ 1e-16): relative error ~1e-12
     return Result(
         checks=[
-            Bound("q = (R − ρ_a)/(ρ* − ρ_a), min over samples and directions", measured=q, bound=0.0, side=">=",
-                  slack=1e-9, rivals={"q ≥ 1: the nonlinear radius is at least the linearized ρ* (R_true ≥ ρ*)": 1.0},
+            Bound("q = (R − ρ_a)/(ρ* − ρ_a), min over samples and directions with entire logits", measured=q[ent],
+                  bound=0.0, side=">=", slack=1e-9,
+                  rivals={"q ≥ 1: the nonlinear radius is at least the linearized ρ* (R_true ≥ ρ*)": 1.0},
                   why="located zeros converge to |F|/Σ|terms| ~ 1e-16, a relative error ~1e-12 in R"),
-            Bound("data-set radius / data-set ρ_a = min_i R_i / min_i ρ_a,i, per direction", measured=set_ratio,
-                  bound=1.0, side=">=", slack=1e-9, why="as above"),
+            Bound("data-set radius / data-set ρ_a = min_i R_i / min_i ρ_a,i, per direction with entire logits",
+                  measured=set_ratio[ent_dir], bound=1.0, side=">=", slack=1e-9, why="as above"),
         ],
-        detail="; ".join(rows) + f"; data-set R/ρ_a per direction ∈ [{set_ratio.min():.3f}, {set_ratio.max():.2f}]",
-        arrays={"q": q, "ratio_a": ratio, "ratio_star": v["R"] / v["rho_star"], "kind": v["kind"], "arch": v["arch"]},
+        detail="; ".join(rows) + f"; data-set R/ρ_a per direction with entire logits ∈ [{set_ratio[ent_dir].min():.3f}, "
+                                 f"{set_ratio[ent_dir].max():.2f}]",
+        arrays={"q": q, "ratio_a": ratio, "ratio_star": v["R_loss"] / v["rho_star"], "kind": v["kind"], "arch": v["arch"],
+                "entire": ent, "inner": v["inner"]},
         seed=41,
     )
 
@@ -948,10 +994,13 @@ def trained_radius_at_least_rho_a(budget: Budget) -> Result:
 @claim(
     "sao2026.series_radius_is_located_ghost", paper=PAPER, provenance="quoted", kind="rate",
     source="Section 4 (the radius is set by the nearest complex singularity)",
-    statement="Along a step direction of a trained model, the radius of convergence of the line loss's Taylor "
-              "series is the distance to the nearest complex zero of the sample's partition function F(t) = Σ_k "
-              "exp z_k(t): extrapolated from the Taylor coefficients it equals the zero located in the complex "
-              "step plane; for a step in the last layer only it equals the linearized ρ*.",
+    statement="Along a step direction of a trained model whose continued logits are entire (ReLU MLP; any model "
+              "stepped in its last layer), the radius of convergence of the line loss's Taylor series is the "
+              "distance to the nearest complex zero of the sample's partition function F(t) = Σ_k exp z_k(t): "
+              "extrapolated from the Taylor coefficients it equals the zero located in the complex step plane; for "
+              "a step in the last layer only it equals the linearized ρ*. (Where the logits have singularities of "
+              "their own -- GELU poles in the attention model, square roots in normalization layers -- a nearer "
+              "one can set the radius instead.)",
     latex=r"\limsup_n|c_n|^{-1/n}=\min\{|t|:F_i(t)=0\}",
 )
 def series_radius_is_located_ghost(budget: Budget) -> Result:
@@ -960,9 +1009,15 @@ def series_radius_is_located_ghost(budget: Budget) -> Result:
     the series' Prony pair, :math:`i\rho_{a,i}`); for an entire :math:`F_i` (ReLU networks without
     normalization, and every last-layer direction) its modulus is refined by bisection on the argument
     principle's zero count, and the count is checked: none inside :math:`0.97R_i`, one or more inside
-    :math:`1.03R_i`. The series: the root test on the ``jet`` coefficients normalized by the located
-    radius, :math:`\log|c_nR_i^n|`, must have slope 0 in n (rival: the series converges only out to
-    :math:`\rho_{a,i}`, slope :math:`\log(R_i/\rho_{a,i})`). For last-layer directions the located
+    :math:`1.03R_i`. The series (entire logits only, where :math:`R_i` is certified to be the nearest
+    singularity): the root test on the ``jet`` coefficients normalized by the located radius,
+    :math:`\log|c_nR_i^n|`, must have the slope of :math:`-\log n` in n (rival: the series converges only out
+    to :math:`\rho_{a,i}`, slope :math:`\log(R_i/\rho_{a,i})` more). Why :math:`-\log n`: the line loss of one
+    sample is :math:`-z_y(t)+\log F_i(t)`; with simple zeros at :math:`t_0=Re^{i\theta}` and :math:`\bar t_0`
+    (F is real on the real axis) and every other singularity farther,
+    :math:`\log F_i=\log(1-t/t_0)+\log(1-t/\bar t_0)+` (analytic in a larger disc), so
+    :math:`c_n=-2R^{-n}\cos(n\theta)/n+O(R_2^{-n})`: the factor :math:`1/n` is exact and the cosine
+    oscillates without a trend (each sample's series is tested on its own; the batch mean plays no part). For last-layer directions the located
     radius equals the certified :math:`\rho^*_i` of the linearized loss (rival: :math:`\rho_{a,i}`).
     Prony and Domb–Sykes pair extrapolations at that order are reported beside (they resolve only an
     isolated nearest pair)."""
@@ -970,7 +1025,7 @@ def series_radius_is_located_ghost(budget: Budget) -> Result:
     v = _series_view(sr)
     spread = np.concatenate([_prony_windows(sr[f"{a}.coeffs"]) for a in [str(a) for a in np.asarray(sr["archs"])]])
     ok = spread < RESOLVED
-    entire = np.isin(v["arch"], ENTIRE) | (v["kind"] == 2)
+    entire = v["entire"]
     certified = (v["wind_in"] == 0) & (v["wind_out"] >= 1)
     last = v["kind"] == 2
     ds_err = np.abs(v["domb_sykes"] / v["R"] - 1)
@@ -978,16 +1033,26 @@ def series_radius_is_located_ghost(budget: Budget) -> Result:
     n = np.arange(N // 2, N + 1)
     coeffs = np.concatenate([sr[f"{a}.coeffs"].reshape(-1, N + 1) for a in [str(a) for a in np.asarray(sr["archs"])]])
     lc = np.log(np.abs(coeffs[:, n])) + n[None, :] * np.log(v["R"])[:, None]
-    y = (lc - lc.mean(axis=1, keepdims=True)).ravel()
-    x = np.tile(n - n.mean(), coeffs.shape[0]).astype(float)
+    yy = lc - lc.mean(axis=1, keepdims=True)
+    # the root test only where the located zero is certified to be the nearest singularity (entire logits): elsewhere
+    # a nearer singularity of the logits (a GELU pole, a square-root branch point) sets the radius, and the series
+    # grows faster than R^-n (reported in the detail, not tested)
+    y = yy[entire].ravel()
+    x = np.tile(n - n.mean(), int(entire.sum())).astype(float)
     slope, se = fit_slope(x, y, log=False)
-    shift = float(np.mean(np.log(v["R"] / v["rho_a"])))
+    other = ""
+    if (~entire).any():
+        s_o, se_o = fit_slope(np.tile(n - n.mean(), int((~entire).sum())).astype(float), yy[~entire].ravel(), log=False)
+        other = (f"; not certified (normalization layers, attention; {int((~entire).sum())} series): slope "
+                 f"{s_o:.3f} ± {se_o:.3f}, the series diverge faster than the located zero allows")
+    shift = float(np.mean(np.log(v["R"] / v["rho_a"])[entire]))
     # a logarithmic branch point gives |c_n| ∝ R^-n/n: over the window the 1/n factor contributes the least-squares
     # slope of -log n (about -1/n), part of the prediction rather than of the tolerance
     lead = fit_slope(n.astype(float), -np.log(n), log=False)[0]
     return Result(
         checks=[
-            Rate(f"root test: slope in n of log|c_n R_i^n| (jet coefficients, n = {N // 2}..{N}, samples pooled)", x=x, y=y,
+            Rate(f"root test: slope in n of log|c_n R_i^n| (jet coefficients, n = {N // 2}..{N}, series with entire "
+                 "logits pooled)", x=x, y=y,
                  log=False, predicted=lead,
                  rivals={"the series' radius is ρ_a,i (slope log(R/ρ_a), averaged)": shift + lead},
                  why="z·SE of the pooled fit; |c_n| ∝ R^-n cos(nθ+φ)/n: the 1/n factor is in the prediction (slope of "
@@ -1002,7 +1067,8 @@ def series_radius_is_located_ghost(budget: Budget) -> Result:
                   rivals={"the radius is ρ_a,i": v["rho_a"][last]},
                   why="logits exactly linear in t: both are the same zero, each converged to ~1e-12"),
         ],
-        detail=(f"root-test slope {slope:.3f} ± {se:.3f} (predicted {lead:.3f}, rival {shift + lead:.2f}); {int(ok.sum())}/{ok.size} series resolved at order {N} by a Prony fit (stable to {RESOLVED:.0%} between fit "
+        detail=(f"root-test slope {slope:.3f} ± {se:.3f} over {int(entire.sum())} series with entire logits (predicted "
+                f"{lead:.3f}, rival {shift + lead:.2f}){other}; {int(ok.sum())}/{ok.size} series resolved at order {N} by a Prony fit (stable to {RESOLVED:.0%} between fit "
                 f"windows; unresolved: {', '.join(sorted(set(f'{a}/{DIR_KINDS[k]}' for a, k in zip(v['arch'][~ok], v['kind'][~ok])))) or 'none'}"
                 f" -- several ghost pairs at similar distances); resolved Prony radii within "
                 f"{np.max(np.abs(v['prony'][ok] / v['R'][ok] - 1), initial=0.0):.1e} of the located zero; Domb–Sykes pair extrapolation at "
@@ -1021,7 +1087,8 @@ def series_radius_is_located_ghost(budget: Budget) -> Result:
     latex=r"|\ell(t)-P_n(t)|\propto(t/\rho)^n",
 )
 def truncation_error_rate(budget: Budget) -> Result:
-    r"""For every bottleneck sample, at :math:`t=rR_i` (:math:`R_i` the located radius) for r in
+    r"""For every bottleneck sample whose located zero is certified nearest (entire logits: ReLU MLP, last-layer
+    directions), at :math:`t=rR_i` (:math:`R_i` the located radius) for r in
     0.5, 0.7, 1.6, 2: the error of the order-n Taylor polynomial (``jet`` coefficients) against the
     continued loss evaluated directly, for n = N/2..N (N the series order). The slope of :math:`\log e_n` in n (each
     sample's curve centred, all samples pooled) must be :math:`\log r` plus the slope of :math:`-\log n` over
@@ -1030,10 +1097,12 @@ def truncation_error_rate(budget: Budget) -> Result:
     order (slope 0)."""
     sr = series_radius(budget)
     v = _series_view(sr)
-    err = v["trunc_err"]  # (S, len(TRUNC_R), N + 1)
+    # only series whose located zero is certified to be the nearest singularity (entire logits); see the root test
+    ent = v["entire"]
+    err = v["trunc_err"][ent]  # (S, len(TRUNC_R), N + 1)
     N = budget.pick(**SERIES_ORDER)
     n = np.arange(N // 2, N + 1)
-    shift = float(np.mean(np.log(v["R"] / v["rho_a"])))
+    shift = float(np.mean(np.log(v["R"] / v["rho_a"])[ent]))
     # the remainder of a series with a logarithmic branch point at R behaves like (t/R)^n/n on both sides of the
     # radius: over the window the 1/n factor adds the least-squares slope of -log n (about -1/n) to log r
     lead = fit_slope(n.astype(float), -np.log(n), log=False)[0]
@@ -1051,8 +1120,18 @@ def truncation_error_rate(budget: Budget) -> Result:
                            why="z·SE of the pooled fit; the prediction includes the 1/n factor of a logarithmic branch "
                                "point (slope of -log n over the window); the oscillation of a conjugate pair (cos nθ) is "
                                "noise about the trend, and the next singularity's share decays like (R/R_2)^n"))
-    return Result(checks=checks, detail="; ".join(rows) + f"; mean log(R/ρ_a) = {shift:.2f}",
-                  arrays={"trunc_r": np.array(TRUNC_R), "orders": np.arange(N + 1), "trunc_err": err},
+    if (~ent).any():
+        other = []
+        for j in range(len(TRUNC_R)):
+            le = np.log(v["trunc_err"][~ent][:, j, n])
+            other.append(fit_slope(np.tile(n - n.mean(), int((~ent).sum())).astype(float),
+                                   (le - le.mean(axis=1, keepdims=True)).ravel(), log=False)[0])
+        rows.append(f"{int((~ent).sum())} series not certified (normalization layers, attention): slopes "
+                    + ", ".join(f"{u:.3f}" for u in other) + " at the same r")
+    return Result(checks=checks, detail=f"{int(ent.sum())} series with entire logits: " + "; ".join(rows)
+                  + f"; mean log(R/ρ_a) = {shift:.2f}",
+                  arrays={"trunc_r": np.array(TRUNC_R), "orders": np.arange(N + 1), "trunc_err": v["trunc_err"],
+                          "entire": ent},
                   seed=41)
 
 

@@ -53,7 +53,7 @@ from theory import _validate as V
 __all__ = [
     "MODEL_NAMES", "MODES", "digits", "Model", "make_model", "evaluate", "normalize", "random_directions",
     "gradient_direction", "directional_derivatives", "rho_a", "line_taylor", "logit_line_taylor",
-    "continued_logits", "ghost_zeros", "zeros_inside", "continued_line_loss", "partition_margin", "one_step_sweep", "onset", "mode_code", "run_adam", "train", "spike_runs", "temperature_runs", "finite_median",
+    "continued_logits", "ghost_zeros", "attention_singularities", "zeros_inside", "continued_line_loss", "partition_margin", "one_step_sweep", "onset", "mode_code", "run_adam", "train", "spike_runs", "temperature_runs", "finite_median",
     "tilted_kl", "cgf_increment", "logistic_loss_taylor", "logistic_inverse_curvature",
 ]
 
@@ -241,6 +241,34 @@ def make_model(name: str, *, hidden=(128,), act: str = "relu") -> Model:
     return _build_model(name, widths, act)
 
 
+_ATT_D = 16  # the attention model's token width
+
+
+def _attention_scores(p, x):
+    r"""Tokens (image rows embedded, plus positions), attention scores :math:`s=qk^\top/\sqrt d` and values of
+    the attention model, shapes (N, 8, d), (N, 8, 8), (N, 8, d)."""
+    tok = x.reshape(-1, 8, 8) @ p["E"] + p["pos"]
+    q, k, v = tok @ p["Q"], tok @ p["Kw"], tok @ p["V"]
+    return tok, q @ jnp.swapaxes(k, 1, 2) / math.sqrt(_ATT_D), v
+
+
+def _attention_exponents(p, x):
+    r"""The exponents of the attention model's inner partition functions, shape (N, 8 + 8·d, 8).
+
+    Rows 0..7 of a sample: the scores of one query token, whose partition function
+    :math:`D_q=\sum_je^{s_{qj}}` is the attention softmax's denominator. The other rows: :math:`(u,-u)` padded
+    with :math:`-\infty`, for every GELU input :math:`h` with :math:`u=\sqrt{2/\pi}(h+0.044715h^3)` (GELU's tanh
+    argument): their partition function :math:`e^u+e^{-u}=2\cosh u` vanishes exactly at the poles of
+    :math:`\tanh u`. Every singularity of the continued logits is a zero of one of them (a pole of the
+    attention weights at a zero of :math:`D_q`; a pole of GELU at a zero of :math:`\cosh u`)."""
+    tok, scores, v = _attention_scores(p, x)
+    h = tok + jax.nn.softmax(scores, axis=-1) @ v
+    u = math.sqrt(2 / math.pi) * (h + 0.044715 * h**3)
+    u = u.reshape(u.shape[0], -1, 1)
+    pair = jnp.concatenate([u, -u, jnp.full(u.shape[:2] + (6,), -jnp.inf)], axis=-1)
+    return jnp.concatenate([scores, pair], axis=1)
+
+
 @lru_cache(maxsize=None)
 def _build_model(name: str, hidden: tuple[int, ...], act: str, n_in: int = 64, n_out: int = 10) -> Model:
     f = _ACTS[act]
@@ -299,7 +327,7 @@ def _build_model(name: str, hidden: tuple[int, ...], act: str, n_in: int = 64, n
             return h.reshape(h.shape[0], -1) @ p["W"] + p["b"]
 
     else:  # attention: 8 tokens (image rows) of 8 pixels, one head, mean pooling
-        d = 16
+        d = _ATT_D
 
         def init(key):
             e, pos, q, k, v, w = _gaussians(key, [(8, d), (8, d), (d, d), (d, d), (d, d), (d, n_out)])
@@ -307,10 +335,8 @@ def _build_model(name: str, hidden: tuple[int, ...], act: str, n_in: int = 64, n
                     "V": v / math.sqrt(d), "W": w / math.sqrt(d), "b": jnp.zeros(n_out)}
 
         def apply(p, x):
-            tok = x.reshape(-1, 8, 8) @ p["E"] + p["pos"]
-            q, k, v = tok @ p["Q"], tok @ p["Kw"], tok @ p["V"]
-            att = jax.nn.softmax(q @ jnp.swapaxes(k, 1, 2) / math.sqrt(d), axis=-1)
-            h = tok + att @ v
+            tok, scores, v = _attention_scores(p, x)
+            h = tok + jax.nn.softmax(scores, axis=-1) @ v
             return jax.nn.gelu(h).mean(axis=1) @ p["W"] + p["b"]
 
     return Model(name, init, apply)
@@ -685,6 +711,76 @@ def zeros_inside(apply: Callable, params, v, x, rows, radius, *, points: int = 2
     f = f.reshape(rows.size, points)
     dphase = np.angle(np.roll(f, -1, axis=1) / f)
     return {"count": np.round(dphase.sum(axis=1) / (2 * np.pi)).astype(int), "max_step": np.abs(dphase).max(axis=1)}
+
+
+_LADDER = 12  # circles that bracket the nearest inner singularity before the bisection
+
+
+def _inner_windings(params, v, x, rows, radius, points):
+    """Zeros inside |t| = radius[j] of each inner partition function of the attention model (row rows[j]):
+    winding numbers (rows, 8 + 8·d) and the largest phase step of any of them."""
+    ts = (radius[:, None] * np.exp(2j * np.pi * np.arange(points) / points)[None, :]).ravel()
+    e = _continued_rows(_attention_exponents, params, v, x, np.repeat(rows, points), ts)  # (rows·points, M, 8)
+    f = _log_partition(e)[0].reshape(rows.size, points, -1)
+    dphase = np.angle(np.roll(f, -1, axis=1) / f)
+    return np.round(dphase.sum(axis=1) / (2 * np.pi)).astype(int), np.abs(dphase).max(axis=(1, 2))
+
+
+def attention_singularities(params, v, x, rows, radius, *, points: int = 512, steps: int = 20) -> dict:
+    r"""The nearest singularity of the attention model's continued logits along ``v``, per sample ``rows[j]``,
+    searched inside :math:`|t|\le` ``radius[j]``.
+
+    The continued logits are analytic except where an inner partition function vanishes
+    (:func:`_attention_exponents`): a zero of an attention denominator :math:`D_q(t)=\sum_je^{s_{qj}(t)}`
+    (scores polynomial in :math:`t`, so :math:`D_q` is entire) or a pole of GELU's :math:`\tanh u(t)`. Inside
+    the nearest singularity every inner partition function is analytic, so the argument principle counts the
+    zeros of all of them on a circle: the first of 12 equispaced circles with a non-zero count brackets the
+    nearest one, and bisection on "some count non-zero" gives its modulus (relative precision
+    :math:`2^{-\text{steps}}` of the bracket), independently of the output softmax.
+
+    Returns ``radius`` (inf where no singularity lies inside the given radius), ``denominator`` (True where
+    the nearest one is a zero of an attention denominator, False for a GELU pole), ``at`` (the point of that
+    circle with Im t >= 0 where the inner partition functions come nearest to 0), and the certificate on the
+    circle of 0.97 times the radius: ``count_in`` (zeros counted there, 0) and ``max_step`` (the largest phase
+    step there, which must stay well below :math:`\pi` for the count to hold).
+    """
+    params = _tree("params", params)
+    model = make_model("attention")
+    if set(params) != set(model.init(jax.random.key(0))):
+        raise ValueError(f"params: expected the attention model's parameters, got keys {sorted(params)}")
+    _, params, v, x, rows = _validated_rows(model.apply, params, v, x, rows)
+    hi = V.array("radius", radius, shape=rows.shape, low=0.0, low_open=True).astype(float)
+    points = V.integer("points", points, low=16, high=1 << 14)
+    steps = V.integer("steps", steps, low=1, high=60)
+    # a ladder of circles first: a circle beyond a zero of D_q can enclose poles of u (essential singularities of
+    # cosh u), where the count means nothing, so the bracket is the first circle with any non-zero count
+    top, lo = hi.copy(), np.zeros(rows.size)
+    found = np.zeros(rows.size, dtype=bool)
+    for k in range(1, _LADDER + 1):
+        rad = top * k / _LADDER
+        w, st = _inner_windings(params, v, x, rows, rad, points)
+        new = ~found & (np.abs(w).sum(axis=1) > 0)
+        hi = np.where(new, rad, hi)
+        lo = np.where(found | new, lo, rad)
+        found |= new
+    hi = np.where(found, hi, top)
+    for _ in range(steps):
+        mid = 0.5 * (lo + hi)
+        w, st = _inner_windings(params, v, x, rows, mid, points)
+        inside = np.abs(w).sum(axis=1) > 0
+        lo, hi = np.where(inside, lo, mid), np.where(inside, mid, hi)
+    wind, _ = _inner_windings(params, v, x, rows, hi, points)
+    # the certificate: no zero inside 0.97 of the radius, with phase steps well below pi on that circle
+    w_in, max_step = _inner_windings(params, v, x, rows, 0.97 * hi, points)
+    denominator = wind[:, :8].sum(axis=1) > 0
+    phi = np.linspace(0, np.pi, 257)
+    t = hi[:, None] * np.exp(1j * phi)[None, :]
+    e = _continued_rows(_attention_exponents, params, v, x, np.repeat(rows, phi.size), t.ravel())
+    f, total = _log_partition(e)
+    margin = (np.abs(f) / total).min(axis=-1).reshape(t.shape)
+    at = t[np.arange(rows.size), np.argmin(margin, axis=1)]
+    return {"radius": np.where(found, hi, np.inf), "denominator": denominator & found,
+            "at": np.where(found, at, np.nan), "count_in": np.abs(w_in).sum(axis=1), "max_step": max_step}
 
 
 def continued_line_loss(apply: Callable, params, v, x, y, rows, t) -> np.ndarray:

@@ -33,6 +33,16 @@ def _setup():
     return S, model, params, v, data
 
 
+@functools.lru_cache(maxsize=None)
+def _attention():
+    """A freshly initialized attention model's parameters and a constant direction (for the inner singularities)."""
+    from sims import softmax_radius as S
+
+    params = {k: np.asarray(v) for k, v in S.make_model("attention").init(jax.random.key(0)).items()}
+    return {"params": params, "v": {k: np.full(np.shape(w), 0.1) for k, w in params.items()},
+            "x": _setup()[4]["x_train"][:2]}
+
+
 def _m(**kw):
     def build():
         S, model, params, v, data = _setup()
@@ -98,6 +108,9 @@ ROWS = [
     Row(_S + "zeros_inside", _m(apply="@", params="@", v="@", x="@", rows=np.array([0]), radius=np.array([0.5]),
                                 points=16),
         kinds={**APPLY, "radius": "posarr", "points": "posint"}),
+    Row(_S + "attention_singularities", lambda: {**_attention(), "rows": np.array([0]), "radius": np.array([0.5]),
+                                                 "points": 16, "steps": 1},
+        kinds={"params": "obj", "v": "obj", "radius": "posarr", "points": "posint", "steps": "posint"}, slow=True),
     Row(_S + "continued_line_loss", _m(apply="@", params="@", v="@", x="@", y="@", rows=np.array([0, 1]),
                                        t=np.array([0.1, 0.2])), kinds=APPLY),
     Row(_S + "line_taylor", _m(apply="@", params="@", v="@", x="@", y="@", order=2), kinds={**APPLY, "order": "posint"}),

@@ -424,6 +424,27 @@ def test_ghost_zeros_and_winding_numbers_on_a_last_layer_direction():
     assert S.zeros_inside(_MLP.apply, _P, v, x, rows, 1.03 * R)["count"].tolist() == [2, 2, 2]
 
 
+def test_attention_inner_singularity_is_a_gelu_pole_or_denominator_zero():
+    att = S.make_model("attention")
+    params = _away_from_kinks(att.init(jax.random.key(3)))
+    v, x = _unit(params, phase=0.9), _X[:2]
+    rows = np.array([0, 1])
+    out = S.attention_singularities(params, v, x, rows, np.full(2, 20.0), points=256, steps=14)
+    rad = out["radius"]
+    assert np.all(np.isfinite(rad)) and np.all(out["count_in"] == 0) and np.all(out["max_step"] < 1.0)
+    # inside the located circle no inner partition function vanishes; just outside one does (a conjugate pair)
+    w_in, _ = S._inner_windings(params, v, x, rows, 0.97 * rad, 256)
+    w_out, _ = S._inner_windings(params, v, x, rows, 1.03 * rad, 256)
+    assert np.abs(w_in).sum() == 0 and np.all(np.abs(w_out).sum(axis=1) >= 2)
+    # at the located point the nearest inner partition function (cosh u or an attention denominator) is ~0
+    e = S._continued_rows(S._attention_exponents, params, v, x, rows, out["at"])
+    f, total = S._log_partition(e)
+    assert np.all((np.abs(f) / total).min(axis=-1) < 0.1)
+    # a last-layer step leaves every inner quantity fixed: no singularity at all
+    last = {k: (w if k in ("W", "b") else 0 * w) for k, w in v.items()}
+    assert np.all(np.isinf(S.attention_singularities(params, last, x, rows, np.full(2, 20.0), points=64, steps=2)["radius"]))
+
+
 def test_bench_case_numpy_reference_agrees():
     (case,) = R.bench_cases("small")
     case.check(np.asarray(case.run_jax()), case.run_numpy())
