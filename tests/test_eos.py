@@ -254,7 +254,8 @@ def test_top_eigenpair_matches_eigh():
 def test_mlp_sharpness_at_init_matches_the_dense_hessian():
     out = _mlp(methods=("gd",))
     theta0 = sim.mlp_init(jax.random.split(jax.random.split(jax.random.key(3), 1)[0])[0], _MLP["widths"])
-    H = jax.hessian(lambda t: sim.mlp_loss(t, _MLP["X"], _MLP["Y"], _MLP["widths"]))(theta0)
+    # jitted: run eagerly, the Hessian compiles each of its ~130 primitives as a program of its own
+    H = jax.jit(jax.hessian(lambda t: sim.mlp_loss(t, _MLP["X"], _MLP["Y"], _MLP["widths"])))(theta0)
     vals = np.linalg.eigvalsh(np.asarray(H))
     assert out["sharpness"][0, 0] == pytest.approx(vals[-1], rel=1e-8)
     assert out["loss"][0, 0] == pytest.approx(float(sim.mlp_loss(theta0, _MLP["X"], _MLP["Y"], _MLP["widths"])), rel=1e-14)
