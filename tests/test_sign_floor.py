@@ -547,3 +547,48 @@ def test_bernoulli_chain_flags_a_state_beyond_the_bound_at_the_end_of_its_block(
     assert bool(out["diverged"]) and int(out["diverged_step"]) == 4
     out = run(point | {"x0": np.array([0.3, 0.3])}, np.int64(0), T=8, n_rec=2, block=4)
     assert not bool(out["diverged"]) and int(out["diverged_step"]) == -1
+
+
+# ----------------------------------------------------------------------------- SGD-mult log-moments (cooldown at scale)
+def _log_step_series(c, sigma):
+    r"""Through :math:`c^4`: :math:`2\log(1-u) = -2\sum_n u^n/n`, :math:`u = c(1+\sigma\xi)`, with the Gaussian
+    moments :math:`E(1+\sigma\xi)^n = 1, 1+\sigma^2, 1+3\sigma^2, 1+6\sigma^2+3\sigma^4` (n = 1..4)."""
+    s2 = sigma**2
+    return -2 * c - (1 + s2) * c**2 - 2 / 3 * (1 + 3 * s2) * c**3 - 0.5 * (1 + 6 * s2 + 3 * s2**2) * c**4
+
+
+@pytest.mark.parametrize("sigma", [0.5, 1.0, 2.0])
+@pytest.mark.parametrize("c", [1e-3, 1e-2])
+def test_sgd_mult_log_step_small_c_series(c, sigma):
+    """The quadrature against the small-c expansion; the tolerance is twice the c^5 term, -2 E u^5/5 with
+    E(1+sigma xi)^5 = 1 + 10 sigma^2 + 15 sigma^4 (the singularity's weight, Phi(-1/(c sigma)), is far below)."""
+    tail = 2 * 0.4 * (1 + 10 * sigma**2 + 15 * sigma**4) * c**5
+    assert abs(T.sgd_mult_log_step(c, sigma) - _log_step_series(c, sigma)) <= tail + 1e-15
+
+
+@pytest.mark.parametrize("c,sigma", [(0.5, 1.0), (0.9, 0.5), (1.5, 1.0)])
+def test_sgd_mult_log_step_against_monte_carlo(c, sigma):
+    """Where the log singularity sits inside the Gaussian's bulk (xi* = (1-c)/(c sigma) = 1, 0.22, -0.33): the
+    quadrature against a Monte Carlo mean of 2e6 draws, 5 SE (the log singularity is integrable, variance finite)."""
+    xi = np.random.default_rng(7).standard_normal(2_000_000)
+    v = np.log((1 - c * (1 + sigma * xi)) ** 2)
+    assert abs(T.sgd_mult_log_step(c, sigma) - v.mean()) <= 5 * v.std() / math.sqrt(v.size)
+
+
+def test_sgd_mult_log_step_limits():
+    """sigma = 0: log (1-c)^2 exactly; c = 0: 0."""
+    assert math.isclose(T.sgd_mult_log_step(0.3, 0.0), 2 * math.log(0.7), rel_tol=1e-15)
+    assert T.sgd_mult_log_step(0.0, 1.0) == 0.0
+
+
+def test_sgd_mult_log_f_sums_steps_and_sits_below_the_log_mean():
+    """E log f_k is log f_0 plus the cumulative one-step log-moments; by Jensen it lies below log E f_k, which is
+    the second-moment recursion (:func:`theory.nqm.moment_recursion`) in logs (their gap per step is
+    log(1 - 2c + c^2(1 + sigma^2)) - g(c) = 2 c^2 sigma^2 + O(c^3))."""
+    eta = np.array([0.02, 0.02, 0.01, 0.0])
+    elog = T.sgd_mult_log_f(2.0, eta, 1.0, log_f0=1.5)
+    steps = [T.sgd_mult_log_step(2.0 * e, 1.0) for e in eta]
+    np.testing.assert_allclose(elog, 1.5 + np.concatenate([[0.0], np.cumsum(steps)]), rtol=0, atol=1e-14)
+    logm = T.sgd_mult_log_mean_f(2.0, eta, 1.0, log_f0=1.5)
+    np.testing.assert_allclose(np.exp(logm - 1.5), N.moment_recursion([2.0], eta, 1.0, 0.0, 1.0)[:, 0], rtol=1e-13)
+    assert np.all(logm[1:] > elog[1:]) and logm[0] == elog[0]
