@@ -147,6 +147,37 @@ def _cooldown(results: dict[str, Result], out: Path) -> list[Path]:
     return paths
 
 
+def _cooldown_at_scale(results: dict[str, Result], out: Path) -> list[Path]:
+    """The cooldown demo at scale: SGD-mult's E log f_k - log f_0 (simulation, quadrature and the log of the mean) and
+    E f_k of the other three pairs (simulation against the exact laws), constant and WSD 20 %."""
+    r = results.get(P + "cooldown_dissociation_at_scale")
+    if r is None:
+        return []
+    a = r.arrays
+    names = [str(n) for n in a["names"]]
+    fig, axes = figure(4, width=3.0, height=2.8)
+    tm, t = a["mult_times"], a["times"]
+    for j, (color, sched) in enumerate(((THEORY, "constant"), (SIM, "WSD 20%"))):
+        axes[0].errorbar(tm, a["elog_mult"][j], yerr=a["elog_mult_se"][j], fmt="o", ms=2.5, color=color,
+                         label=f"{sched} (sim)")
+        axes[0].plot(tm, a["elog_mult_exact"][j], color=color, lw=1, label="E log f (quadrature)" if j == 0 else None)
+        axes[0].plot(tm, a["logmean_mult_exact"][j], color=color, lw=0.8, ls="--",
+                     label="log E f (recursion)" if j == 0 else None)
+        for i in range(3):
+            axes[i + 1].errorbar(t, a["curve"][i, j], yerr=a["curve_se"][i, j], fmt="o", ms=2.5, color=color,
+                                 label=f"{sched} (sim)" if i == 0 else None)
+            axes[i + 1].plot(t, a["exact"][i, j], color=color, lw=1, label="exact law" if i == 0 and j == 0 else None)
+    axes[0].set(xlabel="step", ylabel=r"$E\log f_k - \log f_0$", title=names[0])
+    axes[0].legend(loc="lower left", fontsize=6)
+    threshold(axes[0], 0.8 * t[-1], "cooldown")
+    for i in range(3):
+        axes[i + 1].set(yscale="log", xlabel="step", title=names[i + 1])
+        threshold(axes[i + 1], 0.8 * t[-1], "cooldown")
+    axes[1].set_ylabel(r"$E f$ (mean over runs)")
+    axes[1].legend(loc="lower left", fontsize=6)
+    return save(fig, "sign_floor_cooldown_at_scale", out, claims=[P + "cooldown_dissociation_at_scale"])
+
+
 def _crossover(results: dict[str, Result], out: Path) -> list[Path]:
     r = results.get(P + "mixed_noise_floor_exact_chain")
     if r is None:
@@ -203,7 +234,7 @@ def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     """All figures of the topic from the claim results; a figure whose claim result is missing is skipped."""
     out = Path(out)
     paths: list[Path] = []
-    for draw in (_floor_slopes, _histogram, _constant, _cooldown, _crossover, _laws, _regime_local_form):
+    for draw in (_floor_slopes, _histogram, _constant, _cooldown, _cooldown_at_scale, _crossover, _laws, _regime_local_form):
         paths += draw(results, out)
     return paths
 
