@@ -11,7 +11,10 @@ Each compares two independently obtained numbers:
   direct sum over the numeric ladder law (the symbolic results hide some wrong arguments);
 * ladder's default chain count, noiseless SGD in closed form, the schedule law (multiplicative
   through a halving of its grid scale, additive at vanishing noise) against exact recursions,
-  and the counter-based words against the bijection an odd stride guarantees.
+  and the counter-based words against the bijection an odd stride guarantees;
+* the one-step log-moment E log(1 - c(1 + sigma xi))^2 (quadrature split at its log singularity)
+  against a closed form: (xi - x*)^2 is a noncentral chi-square with one degree of freedom, a
+  Poisson mixture of central ones whose log-means are log 2 + digamma(k/2).
 
 The chain reuses the static setup of tests/test_sign_floor.py's Bernoulli replay (T = 300, 3 records,
 chunks of 8, d = 1), so in one process it compiles nothing new.
@@ -21,6 +24,7 @@ import math
 import jax
 import numpy as np
 import sympy as sp
+from scipy import special, stats
 
 from sims import sign_floor as S
 from tests.test_sign_floor import _replay_flips  # the NumPy replay of the Bernoulli kernels' signs
@@ -154,3 +158,30 @@ def test_additive_schedule_law_keeps_the_deterministic_oscillation_on_its_grid()
     mean_f, err = T.sign_schedule_mean_f(1.0, np.ones(4), 1e-4, "additive", x0_low=0.125, x0_high=0.25)
     np.testing.assert_allclose(mean_f, 0.5 * np.array([m0, m1, m0, m1, m0]), rtol=1e-12)
     assert np.all(err < 1e-12)
+
+
+def _log_step_by_poisson_mixture(c: float, sigma: float) -> float:
+    r""":math:`E\log(1-c(1+\sigma\xi))^2 = 2\log(c\sigma) + E\log(\xi-x^*)^2`, :math:`x^* = (1-c)/(c\sigma)`;
+    :math:`(\xi-x^*)^2 \mid J \sim \chi^2_{1+2J}`, :math:`J \sim \mathrm{Poisson}(x^{*2}/2)`, and
+    :math:`E\log\chi^2_k = \log 2 + \psi(k/2)`."""
+    xs = (1 - c) / (c * sigma)
+    half = xs * xs / 2
+    j = np.arange(int(half + 40 * math.sqrt(half + 1) + 50))  # the Poisson mass beyond is below 1e-300
+    return 2 * math.log(c * sigma) + math.log(2) + float(np.sum(stats.poisson.pmf(j, half) * special.digamma(0.5 + j)))
+
+
+def test_one_step_log_moment_matches_the_noncentral_chi_square_mixture():
+    """The quadrature (split at x*) against the Poisson mixture, with the singularity in the Gaussian's bulk (x* = 1,
+    0.58, 0.22), at its centre (c = 1), beyond the step that overshoots (c = 1.5) and far out (x* = 40).
+
+    Tolerance 1e-9 absolute: the two agree to ~1e-15 where x* is in the bulk and to 3e-13 at x* = 40 (round-off in
+    a Poisson sum of ~10^3 terms and the quadrature's 1e-12 relative target)."""
+    for c, sigma in ((0.5, 1.0), (0.3, 2.0), (0.9, 0.5), (1.0, 1.0), (1.5, 0.7), (0.2, 0.1)):
+        assert abs(T.sgd_mult_log_step(c, sigma) - _log_step_by_poisson_mixture(c, sigma)) < 1e-9, (c, sigma)
+
+
+def test_one_step_log_moment_without_noise_is_the_deterministic_log():
+    """sigma = 0: log(1 - c)^2, which is -inf at c = 1 (the step lands on the minimizer)."""
+    assert T.sgd_mult_log_step(1.0, 0.0) == -math.inf
+    assert T.sgd_mult_log_step(0.5, 0.0) == 2 * math.log(0.5)
+    assert T.sgd_mult_log_step(3.0, 0.0) == 2 * math.log(2.0)
