@@ -21,7 +21,8 @@ _OUT = ("mean_f", "final_f", "curve", "diverged", "diverged_step")
 
 
 def _simulate(**over):
-    args = dict(key=jax.random.key(0), eta=np.array([0.05, 0.1]), x0=np.array([0.3, -0.2]), h=np.array([1.0, 3.0]),
+    # three steps, like the vmap row's grid: every call of a row then runs one compiled shape
+    args = dict(key=jax.random.key(0), eta=np.array([0.05, 0.1, 0.02]), x0=np.array([0.3, -0.2]), h=np.array([1.0, 3.0]),
                 method="sign", beta=0.5, sigma_m=0.5, sigma_a=0.2, cooldown=0.5, T=12, n_rec=3, burn=2, n_chains=2,
                 paired=True, chunk_size=8)
     return S.simulate(**(args | over))
@@ -78,8 +79,8 @@ SIMULATORS = [
     Sim("sign_floor.simulate", _simulate, outputs=lambda o: [o[k] for k in _OUT],
         grid=("eta", np.array([0.05, 0.1, 0.02]), 0), bad=_SIM_BAD, skip={"jit": _WRAPPER},
         # |1 - eta h| ~ 1e30 per SGD step: |x| passes the 1e150 bound within T = 12 steps
-        diverging=({"method": "sgd", "eta": np.array([1e30, 1e40])}, lambda o: o["diverged"]),
-        vary={"key": jax.random.key(1), "eta": np.array([0.07, 0.03]), "x0": np.array([0.1, 0.5])}),
+        diverging=({"method": "sgd", "eta": np.array([1e30, 1e40, 1e35])}, lambda o: o["diverged"]),
+        vary={"key": jax.random.key(1), "eta": np.array([0.07, 0.03, 0.04]), "x0": np.array([0.1, 0.5])}),
     Sim("sign_floor.simulate_normalized_student", _simulate_normalized, outputs=lambda o: [o[k] for k in _OUT],
         grid=("eta", np.array([0.05, 0.1, 0.02]), 0), bad=[({"df": 0}, "df"), ({"df": 65}, "df")],
         skip={"diverge": "a normalized step has length eta: the state cannot leave a bounded set in T steps",
