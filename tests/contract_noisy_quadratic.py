@@ -25,11 +25,12 @@ def _nqm(key=None, eta=0.3, x0=(1.0, -1.0, 0.5), lam=_LAM, method="heavy_ball", 
 
 def _abs(key=None, eta=None, sigma=1.0, x0=1.0):
     key = jax.random.key(1) if key is None else key
-    eta = np.stack([np.full(4, 0.2), np.linspace(0.2, 0.05, 4)]) if eta is None else eta
+    # three schedules, like the vmap row's grid: grid, baseline and new data share one compiled shape
+    eta = np.stack([np.full(4, 0.2), np.linspace(0.2, 0.05, 4), np.full(4, 0.05)]) if eta is None else eta
     return sq.abs_sgd(key, eta, x0=x0, sigma=sigma, n_chains=2)
 
 
-def _sphere(key=None, eta=(0.1, 0.05), wd=0.01, momentum=0.5, method="heavy_ball", T=4, n_rec=2, w0_norm=1.0):
+def _sphere(key=None, eta=(0.1, 0.05, 0.02), wd=0.01, momentum=0.5, method="heavy_ball", T=4, n_rec=2, w0_norm=1.0):
     key = jax.random.key(2) if key is None else key
     return sq.sphere_walk(key, eta=eta, wd=wd, momentum=momentum, method=method, d=4, T=T, n_rec=n_rec, n_chains=2,
                           w0_norm=w0_norm)
@@ -39,7 +40,7 @@ _RNG = np.random.default_rng(0)
 _X, _Y, _W0 = _RNG.normal(size=(10, 3)), np.sign(_RNG.normal(size=10)), _RNG.normal(size=3)
 
 
-def _logistic(X=_X, y=_Y, w0=_W0, eta=(0.3, 0.2), wd=0.01, momentum=0.5, T=4, n_rec=2):
+def _logistic(X=_X, y=_Y, w0=_W0, eta=(0.3, 0.2, 0.1), wd=0.01, momentum=0.5, T=4, n_rec=2):
     return sq.logistic_sphere(X, y, w0, eta=eta, wd=wd, momentum=momentum, T=T, n_rec=n_rec)
 
 
@@ -64,7 +65,7 @@ SIMULATORS = [
     Sim("noisy_quadratic.sphere_walk", _sphere, outputs=lambda o: [o["angle"], o["norm"], o["diverged"]],
         grid=("eta", np.array([0.1, 0.05, 0.02]), 0),
         bad=[({"method": "adam"}, "method"), ({"eta": 0.0}, "eta"), ({"momentum": 1.0}, "momentum"),
-             ({"n_rec": 3}, "n_rec"), ({"wd": (0.1, 0.2, 0.3)}, "wd")],
+             ({"n_rec": 3}, "n_rec"), ({"wd": (0.1, 0.2, 0.3, 0.4)}, "wd")],
         # coupled decay with eta * wd = 1000: the norm is multiplied by ~999 per step and overflows
         diverging=({"eta": (1.0, 1.0), "wd": 1000.0, "T": 120, "n_rec": 2, "momentum": 0.0}, lambda o: o["diverged"]),
         vary={"key": jax.random.key(4), "w0_norm": 2.0}),
