@@ -772,7 +772,6 @@ LAST_LAYER = {"mlp": ("W1", "b1"), "mlp_ln": ("W1", "b1"), "cnn_bn": ("W", "b"),
 # the argument principle counts its zeros; normalization layers (square roots) and attention (a softmax inside)
 # add branch points or poles
 ENTIRE = ("linear", "mlp", "cnn")
-NORMALIZED = ("mlp_ln", "cnn_bn")  # a square root of a variance quadratic in t: branch points in closed form
 DIR_KINDS = ("gradient", "random", "last layer")
 
 
@@ -814,11 +813,8 @@ def series_radius(budget: Budget, *, seed: int = 41, archs: tuple | None = None)
     :math:`t=rR_i` against the continued loss; ``inner``: the distance of the nearest singularity of the
     continued logits themselves (inf for entire logits; for attention the nearest zero of an attention
     denominator or pole of GELU's tanh, :func:`sims.softmax_radius.attention_singularities`, inf if none within
-    1.5 R, negative when it is a zero of an attention denominator; for normalization layers the nearest branch
-    point of the square root, :func:`sims.softmax_radius.normalization_branch_points`). ``wind_in``: zeros of
-    :math:`F_i` inside :math:`0.97\min(R,|\text{inner}|)` (the logits are analytic there, so the count is valid
-    for every model; -2 where the phase steps on that circle reach :math:`\pi/2` and the count is not trusted);
-    ``wind_out``: zeros inside :math:`1.03R` where that circle stays inside the inner singularity, else -1.
+    1.5 R, negative when it is a zero of an attention denominator; NaN for normalization layers, whose
+    square-root branch points are not located).
     Keys ``<arch>.<field>``, arrays of shape (D, K[, ...]). ``archs`` overrides the budget's architectures.
     """
     archs = budget.pick(quick=("mlp",), full=("mlp", "mlp_ln", "cnn_bn", "attention")) if archs is None else tuple(archs)
@@ -862,42 +858,21 @@ def series_radius(budget: Budget, *, seed: int = 41, archs: tuple | None = None)
             if arch in ENTIRE or kinds[d] == 2:
                 g = _nearest_zero_entire(model, params, v, xs, local, g)
             R = np.abs(g["zero"])
+            if arch in ENTIRE or kinds[d] == 2:
+                w_in = S.zeros_inside(model.apply, params, v, xs, local, 0.97 * R)["count"]
+                w_out = S.zeros_inside(model.apply, params, v, xs, local, 1.03 * R)["count"]
+            else:
+                w_in = w_out = np.full(K, -1)
             # singularities of the continued logits themselves (the loss's radius is at most their distance): none
             # for entire logits; for attention the nearest zero of an inner partition function (an attention
-            # denominator or a GELU pole), searched out to 1.5 R; for normalization layers the nearest branch point of
-            # the square root (closed form)
+            # denominator or a GELU pole), searched out to 1.5 R; not located for normalization layers (NaN)
             if arch in ENTIRE or kinds[d] == 2:
                 inner = np.full(K, np.inf)
             elif arch == "attention":
                 sing = S.attention_singularities(params, v, xs, local, 1.5 * R)
                 inner = np.where(sing["denominator"], -sing["radius"], sing["radius"])  # < 0: a denominator zero
             else:
-                inner = S.normalization_branch_points(arch, params, v, xs, local)["radius"]
-            if not (arch in ENTIRE or kinds[d] == 2):
-                # where the located zero lies inside the inner singularity F_i is analytic out to it: refine it to the
-                # nearest zero as for entire F_i (every bisection circle stays inside the inner singularity)
-                sub = 1.001 * R < np.abs(inner)
-                if sub.any():
-                    ref = _nearest_zero_entire(model, params, v, xs, local[sub],
-                                               {"zero": g["zero"][sub], "residual": g["residual"][sub]})
-                    g = {k: np.array(g[k]) for k in ("zero", "residual")}
-                    g["zero"][sub], g["residual"][sub] = ref["zero"], ref["residual"]
-                    R = np.abs(g["zero"])
-            if arch in ENTIRE or kinds[d] == 2:
-                w_in = S.zeros_inside(model.apply, params, v, xs, local, 0.97 * R)["count"]
-                w_out = S.zeros_inside(model.apply, params, v, xs, local, 1.03 * R)["count"]
-            else:
-                # the continued logits are analytic inside |t| < |inner|, so the argument principle counts the zeros
-                # of F_i there: none inside 0.97 min(R, |inner|) certifies the loss analytic on that disc; a zero
-                # inside 1.03 R (counted only where that circle stays inside |inner|) makes R the nearest singularity
-                r_loss = np.fmin(R, np.abs(inner))
-                cin = S.zeros_inside(model.apply, params, v, xs, local, 0.97 * r_loss)
-                # a count holds only while the phase steps between the circle's points stay well below pi (-2: not)
-                w_in = np.where(cin["max_step"] < np.pi / 2, cin["count"], -2)
-                w_out = np.full(K, -1)
-                if np.any(1.03 * R < np.abs(inner)):
-                    w_out = np.where(1.03 * R < np.abs(inner),
-                                     S.zeros_inside(model.apply, params, v, xs, local, 1.03 * R)["count"], -1)
+                inner = np.full(K, np.nan)
             t = np.array(TRUNC_R)[None, :] * R[:, None]
             loss_t = S.continued_line_loss(model.apply, params, v, xs, ys, np.repeat(local, len(TRUNC_R)), t.ravel())
             err = np.stack([T.taylor_truncation_error(coeffs[j], t[j], loss_t.reshape(K, -1)[j]) for j in range(K)])
@@ -933,11 +908,6 @@ def _series_view(sr: dict) -> dict:
     # series whose located zero is certified to be the nearest singularity: the continued logits are entire (ReLU
     # networks without normalization, every last-layer direction), so the argument principle counts the zeros of F_i
     out["entire"] = np.isin(out["arch"], ENTIRE) | (out["kind"] == 2)
-    # every model: no zero of F_i inside 0.97 R_loss, where the logits are analytic -- the loss's radius lies in
-    # [0.97, 1] R_loss (R_loss is itself a singularity: a zero of F_i inside the analytic disc, or the logits' own)
-    out["loss_cert"] = out["wind_in"] == 0
-    # the nearest singularity is the located zero of F_i, certified (a zero counted inside 1.03 R within the disc)
-    out["zero_nearest"] = out["loss_cert"] & (out["wind_out"] >= 1)
     return out
 
 
@@ -961,10 +931,10 @@ def _prony_windows(coeffs: np.ndarray) -> np.ndarray:
     statement="On trained models whose continued logits are entire along the step (ReLU MLP along every sampled "
               "direction -- descent, random, last layer -- and every model along a last-layer direction) the "
               "Taylor radius of the line loss is at least ρ_a = π/Δa, per sample and over the data set; it lies "
-              "between ρ_a and the linearized radius ρ*, and can fall below ρ* (the paper's R_true ≥≈ ρ*). With "
-              "LayerNorm or BatchNorm (square-root branch points, located in closed form) the certified radius is "
-              "also at least ρ_a. Not for the one-head attention model: GELU's tanh has poles at complex steps, and "
-              "its radius fell to 0.92 ρ_a on one sample of a random direction at the full budget (the detail).",
+              "between ρ_a and the linearized radius ρ*, and can fall below ρ* (the paper's R_true ≥≈ ρ*). Not "
+              "for the one-head attention model: GELU's tanh has poles at complex steps, so its logits are "
+              "meromorphic and its radius fell to 0.92 ρ_a on one sample of a random direction at the full budget "
+              "(the detail); normalization layers' square-root branch points are not located.",
     latex=r"R_i\ge\rho_{a,i},\quad q_i=\frac{R_i-\rho_{a,i}}{\rho^*_i-\rho_{a,i}}\ge0\quad(\text{entire logits})",
 )
 def trained_radius_at_least_rho_a(budget: Budget) -> Result:
@@ -974,14 +944,10 @@ def trained_radius_at_least_rho_a(budget: Budget) -> Result:
     argument principle (the next claim), which is then the radius of the line loss. Measured
     :math:`q_i=(R_i-\rho_{a,i})/(\rho^*_i-\rho_{a,i})`, the radius's position between the bound (0) and the
     linearized radius (1). Prediction :math:`q\ge0`. Rival: :math:`q\ge1`, the nonlinear radius is at least
-    the linearized one. Normalization layers (at the budgets that train them): the loss's radius lies in
-    :math:`[0.97,1]\min(R_i,|t_b|)` with :math:`t_b` the nearest branch point of the square root (exact roots of
-    the quadratic variance) once the argument principle finds no zero of :math:`F_i` inside
-    :math:`0.97\min(R_i,|t_b|)` (valid there: the logits are analytic inside the branch points), and it is
-    :math:`R_i` itself where the zero, refined by bisection inside :math:`|t_b|`, is certified nearest; that lower
-    bound must be at least :math:`\rho_{a,i}`. Attention is reported in the detail, not bounded: its radius lies in
-    :math:`[0.97,1]\min(R_i,\rho_{\rm inner})` with :math:`\rho_{\rm inner}` the nearest zero of an attention
-    denominator or pole of GELU."""
+    the linearized one. Models with other singularities are reported in the detail, not bounded: for
+    attention the loss's radius is at most :math:`\min(R_i,\rho_{\rm inner})` with :math:`\rho_{\rm inner}`
+    the nearest zero of an attention denominator or pole of GELU (the continued logits' own singularities);
+    for normalization layers :math:`R_i` is only an upper bound on it (square-root branch points)."""
     sr = series_radius(budget)
     v = _series_view(sr)
     ent = v["entire"]
@@ -991,16 +957,10 @@ def trained_radius_at_least_rho_a(budget: Budget) -> Result:
     archs = [str(a) for a in np.asarray(sr["archs"])]
     for arch in archs:
         sel = (v["arch"] == arch) & (v["kind"] < 2)
-        row = (f"{arch}{' (not bounded)' if arch == 'attention' else ''}: R/ρ_a ∈ [{ratio[sel].min():.3f}, "
+        row = (f"{arch}{'' if arch in ENTIRE else ' (not bounded)'}: R/ρ_a ∈ [{ratio[sel].min():.3f}, "
                f"{ratio[sel].max():.2f}], R/ρ* ∈ [{(v['R_loss'] / v['rho_star'])[sel].min():.3f}, "
                f"{(v['R_loss'] / v['rho_star'])[sel].max():.3f}]")
         inner = v["inner"][sel]
-        cert = v["loss_cert"][sel]
-        if arch in NORMALIZED:
-            row += (f"; square-root branch points at ≥ {np.min(np.abs(inner) / v['rho_a'][sel]):.2f} ρ_a, nearer than the "
-                    f"zero of F_i in {int(np.sum(np.abs(inner) < v['R'][sel]))}/{inner.size} samples; a lower bound on the radius "
-                    f"certified in {int(cert.sum())}/{cert.size} (elsewhere the zero counts are not trusted: phase steps "
-                    f"≥ π/2)")
         if arch == "attention":
             near = np.abs(inner) < v["R"][sel]
             row += (f" with R = min(|zero of F_i|, ρ_inner): the logits' own singularity is nearer than the zero of "
@@ -1008,31 +968,21 @@ def trained_radius_at_least_rho_a(budget: Budget) -> Result:
                     f"{np.min(np.abs(inner) / v['R'][sel]):.2f}); of the {int(np.isfinite(inner).sum())} located within 1.5 R, "
                     f"{int(np.sum(np.isfinite(inner) & (inner > 0)))} are GELU poles and {int(np.sum(inner < 0))} zeros "
                     f"of an attention denominator; R < ρ_a in "
-                    f"{int(np.sum(ratio[sel] < 1))} (the radius lies in [0.97, 1]·min(R, ρ_inner), certified in "
-                    f"{int(cert.sum())}/{cert.size})")
+                    f"{int(np.sum(ratio[sel] < 1))}")
         rows.append(row)
     ent_dir = np.concatenate([np.isin(a, ENTIRE) | (sr[f"{a}.kind"] == 2) for a in archs])
     set_ratio = np.concatenate([np.min(np.abs(sr[f"{a}.zero_re"] + 1j * sr[f"{a}.zero_im"]), axis=1) / sr[f"{a}.rho_a_set"]
                                 for a in archs])
     # the located zeros are accurate to the secant's convergence (|F|/Σ|terms| ~ 1e-16): relative error ~1e-12
-    checks = [
-        Bound("q = (R − ρ_a)/(ρ* − ρ_a), min over samples and directions with entire logits", measured=q[ent],
-              bound=0.0, side=">=", slack=1e-9,
-              rivals={"q ≥ 1: the nonlinear radius is at least the linearized ρ* (R_true ≥ ρ*)": 1.0},
-              why="located zeros converge to |F|/Σ|terms| ~ 1e-16, a relative error ~1e-12 in R"),
-        Bound("data-set radius / data-set ρ_a = min_i R_i / min_i ρ_a,i, per direction with entire logits",
-              measured=set_ratio[ent_dir], bound=1.0, side=">=", slack=1e-9, why="as above"),
-    ]
-    norm = np.isin(v["arch"], NORMALIZED) & (v["kind"] < 2) & v["loss_cert"]
-    if norm.any():  # the budgets with normalization layers
-        lower = np.where(v["zero_nearest"], v["R"], 0.97 * v["R_loss"])
-        checks.append(Bound("normalization layers: certified lower bound on the radius over ρ_a (R where the located zero "
-                            "is certified nearest, else 0.97 min(R, branch point)), min over samples",
-                            measured=lower[norm] / v["rho_a"][norm], bound=1.0, side=">=", slack=1e-9,
-                            why="zero counts by the argument principle, valid inside the branch points, which are exact "
-                                "(roots of a quadratic); bisection to 2^-16 R where the zero is the nearest singularity"))
     return Result(
-        checks=checks,
+        checks=[
+            Bound("q = (R − ρ_a)/(ρ* − ρ_a), min over samples and directions with entire logits", measured=q[ent],
+                  bound=0.0, side=">=", slack=1e-9,
+                  rivals={"q ≥ 1: the nonlinear radius is at least the linearized ρ* (R_true ≥ ρ*)": 1.0},
+                  why="located zeros converge to |F|/Σ|terms| ~ 1e-16, a relative error ~1e-12 in R"),
+            Bound("data-set radius / data-set ρ_a = min_i R_i / min_i ρ_a,i, per direction with entire logits",
+                  measured=set_ratio[ent_dir], bound=1.0, side=">=", slack=1e-9, why="as above"),
+        ],
         detail="; ".join(rows) + f"; data-set R/ρ_a per direction with entire logits ∈ [{set_ratio[ent_dir].min():.3f}, "
                                  f"{set_ratio[ent_dir].max():.2f}]",
         arrays={"q": q, "ratio_a": ratio, "ratio_star": v["R_loss"] / v["rho_star"], "kind": v["kind"], "arch": v["arch"],
@@ -1091,15 +1041,10 @@ def series_radius_is_located_ghost(budget: Budget) -> Result:
     x = np.tile(n - n.mean(), int(entire.sum())).astype(float)
     slope, se = fit_slope(x, y, log=False)
     other = ""
-    extra = v["zero_nearest"] & ~entire
-    if extra.any():
-        s_x, se_x = fit_slope(np.tile(n - n.mean(), int(extra.sum())).astype(float), yy[extra].ravel(), log=False)
-        other += (f"; normalization layers and attention, series whose located zero is certified nearest (inside the "
-                  f"logits' own singularities; {int(extra.sum())}): slope {s_x:.3f} ± {se_x:.3f}")
     if (~entire).any():
         s_o, se_o = fit_slope(np.tile(n - n.mean(), int((~entire).sum())).astype(float), yy[~entire].ravel(), log=False)
-        other += (f"; every series of normalization layers and attention ({int((~entire).sum())}): slope "
-                  f"{s_o:.3f} ± {se_o:.3f} (where a branch point or GELU pole is nearer, the series diverge faster)")
+        other = (f"; not certified (normalization layers, attention; {int((~entire).sum())} series): slope "
+                 f"{s_o:.3f} ± {se_o:.3f}, the series diverge faster than the located zero allows")
     shift = float(np.mean(np.log(v["R"] / v["rho_a"])[entire]))
     # a logarithmic branch point gives |c_n| ∝ R^-n/n: over the window the 1/n factor contributes the least-squares
     # slope of -log n (about -1/n), part of the prediction rather than of the tolerance

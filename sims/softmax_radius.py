@@ -53,7 +53,7 @@ from theory import _validate as V
 __all__ = [
     "MODEL_NAMES", "MODES", "digits", "Model", "make_model", "evaluate", "normalize", "random_directions",
     "gradient_direction", "directional_derivatives", "rho_a", "line_taylor", "logit_line_taylor",
-    "continued_logits", "ghost_zeros", "attention_singularities", "normalization_branch_points", "zeros_inside", "continued_line_loss", "partition_margin", "one_step_sweep", "onset", "mode_code", "run_adam", "train", "spike_runs", "temperature_runs", "finite_median",
+    "continued_logits", "ghost_zeros", "attention_singularities", "zeros_inside", "continued_line_loss", "partition_margin", "one_step_sweep", "onset", "mode_code", "run_adam", "train", "spike_runs", "temperature_runs", "finite_median",
     "tilted_kl", "cgf_increment", "logistic_loss_taylor", "logistic_inverse_curvature",
 ]
 
@@ -214,10 +214,7 @@ def _gaussians(key, shapes: list[tuple[int, ...]]) -> list[jax.Array]:
     return [part.reshape(s) for part, s in zip(jnp.split(flat, np.cumsum(sizes)[:-1]), shapes)]
 
 
-_NORM_EPS = 1e-5  # the epsilon of both normalization layers
-
-
-def _layer_norm(h, gain, bias, eps=_NORM_EPS):
+def _layer_norm(h, gain, bias, eps=1e-5):
     mu = h.mean(-1, keepdims=True)
     var = ((h - mu) ** 2).mean(-1, keepdims=True)
     return (h - mu) / jnp.sqrt(var + eps) * gain + bias
@@ -324,7 +321,7 @@ def _build_model(name: str, hidden: tuple[int, ...], act: str, n_in: int = 64, n
             if bn:  # per-channel statistics over the batch and the pixels
                 mu = h.mean(axis=(0, 1, 2))
                 var = ((h - mu) ** 2).mean(axis=(0, 1, 2))
-                h = (h - mu) / jnp.sqrt(var + _NORM_EPS) * p["g"]
+                h = (h - mu) / jnp.sqrt(var + 1e-5) * p["g"]
             h = jax.nn.relu(h + p["c"])
             h = h.reshape(-1, 4, 2, 4, 2, ch).mean(axis=(2, 4))  # 2x2 average pool
             return h.reshape(h.shape[0], -1) @ p["W"] + p["b"]
@@ -784,55 +781,6 @@ def attention_singularities(params, v, x, rows, radius, *, points: int = 512, st
     at = t[np.arange(rows.size), np.argmin(margin, axis=1)]
     return {"radius": np.where(found, hi, np.inf), "denominator": denominator & found,
             "at": np.where(found, at, np.nan), "count_in": np.abs(w_in).sum(axis=1), "max_step": max_step}
-
-
-def _quadratic_variance(h0, h1, axes):
-    r"""Coefficients of :math:`\mathrm{var}(h_0+th_1)=c_2t^2+c_1t+c_0` over ``axes`` (exact: a variance of an
-    affine function of t)."""
-    d0 = h0 - h0.mean(axis=axes, keepdims=True)
-    d1 = h1 - h1.mean(axis=axes, keepdims=True)
-    return (d1**2).mean(axis=axes), 2 * (d0 * d1).mean(axis=axes), (d0**2).mean(axis=axes)
-
-
-def normalization_branch_points(name: str, params, v, x, rows) -> dict:
-    r"""The nearest branch point of the normalization layer along ``v``, per sample ``rows[j]``.
-
-    A normalization layer divides by :math:`\sqrt{\mathrm{var}(t)+\epsilon}`; for ``mlp_ln`` with one hidden
-    layer (LayerNorm over a sample's hidden units) and for ``cnn_bn`` (BatchNorm over the batch and pixels,
-    per channel) its input is affine in :math:`t`, so :math:`q(t)=\mathrm{var}(t)+\epsilon=c_2t^2+c_1t+c_0` is
-    an exact quadratic with real coefficients and :math:`q>0` on the real line: its two roots are complex
-    conjugate, and the set where :math:`q(t)\le0` (the principal square root's cut) is the vertical pair of
-    rays from them outward. Inside :math:`|t|<|t_b|` the continued logits are therefore analytic (and the
-    principal branch is the continuation). For ``cnn_bn`` every sample shares the batch's branch points.
-
-    Returns ``radius`` (the smallest :math:`|t_b|` over the layer's units or channels) and ``at`` (that root,
-    Im >= 0).
-    """
-    V.choice("name", name, ("mlp_ln", "cnn_bn"))
-    params = _tree("params", params)
-    model = make_model(name, hidden=(int(np.shape(params.get("b0", np.zeros(1)))[0]),)) if name == "mlp_ln" else make_model(name)
-    if set(params) != set(model.init(jax.random.key(0))):
-        raise ValueError(f"params: expected the parameters of a one-hidden-layer {name} model, got keys {sorted(params)}")
-    _, params, v, x, rows = _validated_rows(model.apply, params, v, x, rows)
-    p0 = {k: np.asarray(w) for k, w in params.items()}
-    p1 = {k: np.asarray(w) for k, w in v.items()}
-    if name == "mlp_ln":  # LayerNorm over the hidden units of each sample
-        xr = np.asarray(x)[rows]
-        c2, c1, c0 = _quadratic_variance(xr @ p0["W0"] + p0["b0"], xr @ p1["W0"] + p1["b0"], -1)
-    else:  # BatchNorm over (batch, pixels) per channel: one set of branch points for the whole batch
-        img = jnp.asarray(x).reshape(-1, 8, 8, 1)
-        conv = functools.partial(jax.lax.conv_general_dilated, window_strides=(1, 1), padding="SAME",
-                                 dimension_numbers=("NHWC", "HWIO", "NHWC"))
-        c2, c1, c0 = _quadratic_variance(np.asarray(conv(img, jnp.asarray(p0["K"]))),
-                                         np.asarray(conv(img, jnp.asarray(p1["K"]))), (0, 1, 2))
-    c0 = c0 + _NORM_EPS
-    disc = np.sqrt((c1**2 - 4 * c2 * c0).astype(complex))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        root = np.where(c2 > 0, (-c1 + disc) / (2 * np.where(c2 > 0, c2, 1.0)), np.inf)  # Im >= 0 of the pair
-    root = np.where(np.imag(root) < 0, np.conj(root), root)
-    # mlp_ln: one variance per sample; cnn_bn: one per channel, the nearest of them for every sample
-    at = root if name == "mlp_ln" else np.full(rows.size, root[np.argmin(np.abs(root))])
-    return {"radius": np.abs(at), "at": at}
 
 
 def continued_line_loss(apply: Callable, params, v, x, y, rows, t) -> np.ndarray:

@@ -111,12 +111,6 @@ ROWS = [
     Row(_S + "attention_singularities", lambda: {**_attention(), "rows": np.array([0]), "radius": np.array([0.5]),
                                                  "points": 16, "steps": 1},
         kinds={"params": "obj", "v": "obj", "radius": "posarr", "points": "posint", "steps": "posint"}, slow=True),
-    Row(_S + "normalization_branch_points",
-        lambda: (lambda S, m: {"name": "mlp_ln", "params": {k: np.asarray(w) for k, w in m.init(jax.random.key(0)).items()},
-                               "v": {k: np.full(np.shape(w), 0.1) for k, w in m.init(jax.random.key(0)).items()},
-                               "x": _setup()[4]["x_train"][:4], "rows": np.array([0, 1])})(
-            _setup()[0], _setup()[0].make_model("mlp_ln", hidden=(8,))),
-        kinds={"params": "obj", "v": "obj"}),
     Row(_S + "continued_line_loss", _m(apply="@", params="@", v="@", x="@", y="@", rows=np.array([0, 1]),
                                        t=np.array([0.1, 0.2])), kinds=APPLY),
     Row(_S + "line_taylor", _m(apply="@", params="@", v="@", x="@", y="@", order=2), kinds={**APPLY, "order": "posint"}),
