@@ -612,6 +612,23 @@ def check_sgd_floors(budget: Budget) -> Result:
 
 
 # ============================================================================= claims: cooldown
+def _uniform_start_m2(low: float, width: float) -> float:
+    r""":math:`E x_0^2` for :math:`x_0` uniform on :math:`(\mathrm{low}, \mathrm{low} + \mathrm{width})`."""
+    return low**2 + low * width + width**2 / 3
+
+
+def _quasi_floors(a: float, eta_k: np.ndarray, sigma: float) -> np.ndarray:
+    r"""The instantaneous ("quasi-static") floors at the steps ``eta_k``, stacked for SGD with additive noise (its
+    stationary excess :math:`\eta\sigma^2/(2(2-a\eta))`), signSGD with multiplicative noise
+    (:math:`C_{\rm unif}(\sigma)a\eta^2`) and signSGD with additive noise (:math:`\sigma\eta\Phi_{\rm add}(\kappa)` to
+    first order in :math:`\kappa = a\eta/\sigma`): what the loss would be if it tracked the current step."""
+    uniq, inv = np.unique(eta_k, return_inverse=True)
+    sgd_add = np.array([float(N.stationary_excess(a, e, sigma)) for e in uniq])[inv].reshape(np.shape(eta_k))
+    # kappa <= 0.02 in both cooldown demos: the small-kappa series is exact to O(kappa^2) <= 4e-4 relative
+    phi0, phi1 = T.phi_add_series(0.0), T.phi_add_series(1.0) - T.phi_add_series(0.0)
+    return np.stack([sgd_add, T.c_unif(sigma) * a * eta_k**2, sigma * eta_k * (phi0 + phi1 * a * eta_k / sigma)])
+
+
 @functools.lru_cache(maxsize=2)
 def _cooldown_theory(budget_name: str) -> dict:
     r"""Exact :math:`E f_k` of the cooldown demo for every (method, noise) pair and fraction: SGD's second-moment
@@ -619,28 +636,21 @@ def _cooldown_theory(budget_name: str) -> dict:
     c = COOL
     fractions = _cool_fractions(Budget(budget_name))
     k = np.arange(c["T"])
-    x0_sq = c["x0_low"] ** 2 + c["x0_low"] * c["eta"] + c["eta"] ** 2 / 3  # E x_0^2, x_0 uniform on (x0_low, +eta)
+    x0_sq = _uniform_start_m2(c["x0_low"], c["eta"])
     shape = (len(RUNS), len(fractions), c["T"] + 1)
-    mean, err, quasi = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    mean, err, quasi = np.zeros(shape), np.zeros(shape), np.zeros(shape)  # SGD-mult's quasi-static floor is 0
     eta_prev = np.zeros(shape[1:])
-    for i, (method, noise) in enumerate(RUNS):
-        for j, phi in enumerate(fractions):
-            eta = np.asarray(S.schedule(k, c["T"], c["eta"], phi))
-            eta_k = np.concatenate([eta[:1], eta])  # the step that set the state at time k >= 1 (eta_0 at k = 0)
-            eta_prev[j] = eta_k
+    for j, phi in enumerate(fractions):
+        eta = np.asarray(S.schedule(k, c["T"], c["eta"], phi))
+        eta_prev[j] = np.concatenate([eta[:1], eta])  # the step that set the state at time k >= 1 (eta_0 at k = 0)
+        quasi[1:, j] = _quasi_floors(c["a"], eta_prev[j], c["sigma"])
+        for i, (method, noise) in enumerate(RUNS):
             if method == "sgd":
                 mult, add = c["sigma"] * (noise == "multiplicative"), c["sigma"] * (noise == "additive")
                 mean[i, j] = c["a"] / 2 * N.moment_recursion([c["a"]], eta, x0_sq, add, mult)[:, 0]
-                quasi[i, j] = 0.0 if noise == "multiplicative" else [float(N.stationary_excess(c["a"], e, c["sigma"])) for e in eta_k]
             else:
                 mean[i, j], err[i, j] = T.sign_schedule_mean_f(c["a"], eta, c["sigma"], noise, x0_low=c["x0_low"],
                                                                x0_high=c["x0_low"] + c["eta"], cells=32)
-                if noise == "multiplicative":
-                    quasi[i, j] = T.c_unif(c["sigma"]) * c["a"] * eta_k**2
-                else:
-                    # kappa = a eta_k / sigma <= 0.01: the small-kappa series is exact to O(kappa^2) ~ 1e-4 relative
-                    phi0, phi1 = T.phi_add_series(0.0), T.phi_add_series(1.0) - T.phi_add_series(0.0)
-                    quasi[i, j] = c["sigma"] * eta_k * (phi0 + phi1 * c["a"] * eta_k / c["sigma"])
     floors = np.array([0.0, T.floor(c["a"], c["eta"], c["sigma"], "additive", "sgd"),
                        T.floor(c["a"], c["eta"], c["sigma"], "multiplicative", "sign", "uniform"),
                        T.floor(c["a"], c["eta"], c["sigma"], "additive", "sign", "uniform")])
@@ -832,23 +842,18 @@ def _scale_theory(budget_name: str) -> dict:
     setup = _scale_setup(Budget(budget_name))
     steps, c = setup["T"], {**SCALE, "a": setup["a"]}
     k = np.arange(steps)
-    x0_sq = c["x0_low"] ** 2 + c["x0_low"] * c["eta"] + c["eta"] ** 2 / 3
+    x0_sq = _uniform_start_m2(c["x0_low"], c["eta"])
     etas = np.stack([np.asarray(S.schedule(k, steps, c["eta"], phi)) for phi in (0.0, WSD)])
     eta_k = np.concatenate([etas[:, :1], etas], axis=1)  # the step that set the state at time k
     elog = np.stack([T.sgd_mult_log_f(c["a"], e, c["sigma"]) for e in etas])
     logm = np.stack([T.sgd_mult_log_mean_f(c["a"], e, c["sigma"]) for e in etas])
-    mean, err, quasi = (np.zeros((3, 2, steps + 1)) for _ in range(3))
+    mean, err = np.zeros((3, 2, steps + 1)), np.zeros((3, 2, steps + 1))
     mean[0] = c["a"] / 2 * N.moment_recursion([c["a"]], etas, x0_sq, c["sigma"], 0.0)[..., 0]
-    # SGD-add's stationary excess at the current step: (a/2) eta sigma^2 / (a (2 - a eta))
-    quasi[0] = eta_k * c["sigma"] ** 2 / (2 * (2 - eta_k * c["a"]))
-    phi0, phi1 = T.phi_add_series(0.0), T.phi_add_series(1.0) - T.phi_add_series(0.0)
     for i, noise in enumerate(("multiplicative", "additive")):
         for j in range(2):
             mean[1 + i, j], err[1 + i, j] = T.sign_schedule_mean_f(c["a"], etas[j], c["sigma"], noise, x0_low=c["x0_low"],
                                                                    x0_high=c["x0_low"] + c["eta"], cells=64)
-    quasi[1] = T.c_unif(c["sigma"]) * c["a"] * eta_k**2
-    # kappa = a eta_k / sigma <= 0.02: the small-kappa series is exact to O(kappa^2) ~ 4e-4 relative
-    quasi[2] = c["sigma"] * eta_k * (phi0 + phi1 * c["a"] * eta_k / c["sigma"])
+    quasi = _quasi_floors(c["a"], eta_k, c["sigma"])
     return {"elog": elog, "logm": logm, "mean": mean, "err": err, "quasi": quasi}
 
 
