@@ -11,11 +11,11 @@ os.environ.setdefault("STEPLAB_RESULTS", os.path.join(_ROOT, ".pytest_cache", "r
 # programs once, for a second or less. Two compiler options halve that time: XLA's older
 # elemental emitters instead of its fusion emitters, and LLVM optimization level 1 instead of 3.
 # Measured on 79 of the suite's programs: 99 s of compilation -> 38 s; the runs take ~10 % longer;
-# the whole fast tier: 805 -> 528 CPU-s on two cores. The programs compute the same operations, in
-# IEEE double, to round-off (every comparison in the suite allows round-off or is statistical); the
-# figures and `make check` keep XLA's defaults, where long runs, not compilation, dominate. Set in
-# the environment before JAX creates its CPU client, and only where the user's XLA_FLAGS do not
-# choose these options themselves.
+# the whole fast tier: 805 -> 480-530 CPU-s on two cores (two runs). The programs compute the same
+# operations, in IEEE double, to round-off (every comparison in the suite allows round-off or is
+# statistical); the figures and `make check` keep XLA's defaults, where long runs, not compilation,
+# dominate. Set in the environment before JAX creates its CPU client, and only where the user's
+# XLA_FLAGS do not choose these options themselves.
 TEST_XLA_FLAGS = ("--xla_cpu_use_fusion_emitters=false", "--xla_backend_optimization_level=1")
 _flags = os.environ.get("XLA_FLAGS", "")
 os.environ["XLA_FLAGS"] = " ".join([_flags, *(f for f in TEST_XLA_FLAGS if f.split("=")[0] not in _flags)]).strip()
