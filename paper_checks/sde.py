@@ -1713,3 +1713,190 @@ def schedule_needs_normalization(budget: Budget) -> Result:
         arrays={"s0": s0, "frac": frac, "frac_se": se, "pred": pred,
                 "pred_constant": rivals["the constant step's law (the decay changes nothing)"],
                 "s_grid": r["s_grid"], "grid_diverged": r["grid_diverged"]}, seed=_SCHED_SEED)
+
+
+# ============================================================================= claims: is Theorem 4.3's Grönwall factor phi needed?
+
+PHI_NU, PHI_AGENTS = 1.5, 8          # Monte Carlo starts: Student-t nu = 1.5, N = 8 agents
+PHI_MC_STARTS = ((1, 0.5, 8.0), (8, 0.5, 8.0), (32, 0.5, 4.0), (8, 2.0, 1.0), (1, 0.1, 0.05))  # (d, |g_j|/sigma, L1 y)
+PHI_MC_STEPS = ("steplab", "half_phi", "below", "above")   # h_phi, h_{1/2}, 0.8 h*, 1.25 h*
+PHI_LARGE = 0.55                     # "phi is large": phi(L1 h_{1/2} sqrt d) above 1/2 by 10%
+_PHI_SEED = 4242
+
+
+def _phi_grid(budget: Budget) -> list[tuple]:
+    """Starts of the exact search: (noise, nu, d, N, u = |grad_j|/sigma, a = L1 y) with L0 = L1 = 1 (any other pair is
+    a rescaling of x and f)."""
+    noises = budget.pick(quick=(("gaussian", None), ("student_t", PHI_NU)),
+                         full=(("gaussian", None), ("student_t", PHI_NU), ("student_t", 3.5), ("cauchy", None)))
+    us = budget.pick(quick=(0.1, 0.5, 2.0, 1e3), full=(0.01, 0.1, 0.3, 0.5, 1.0, 2.0, 5.0, 1e3))
+    as_ = budget.pick(quick=(0.05, 0.5, 2.0, 8.0), full=(0.01, 0.05, 0.2, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0))
+    return [(noise, nu, d, n, u, a) for noise, nu in noises for d in (1, 2, 8, 32) for n in (1, 2, 8)
+            for u in us for a in as_]
+
+
+def _phi_scale(d: int, u: float, a: float) -> float:
+    """Noise scale sigma that puts every gradient coordinate F'(y)/sqrt(d) at u sigma (L0 = L1 = 1)."""
+    return math.expm1(a) / math.sqrt(d) / u
+
+
+def _ridge_f(y: np.ndarray) -> np.ndarray:
+    """The ridge's profile (L0 = L1 = 1) written out directly: e^|y| - 1 - |y| (the problem's definition; the theory
+    sums Taylor remainders instead)."""
+    return np.expm1(np.abs(y)) - np.abs(y)
+
+
+@experiment("sde.phi_ridge")
+def phi_ridge(budget: Budget) -> dict:
+    r"""One-step draws of DSignSGD's agent-averaged sign D (N = 8, Student-t :math:`\nu = 1.5`) at the starts
+    :data:`PHI_MC_STARTS` on the ridge :math:`f = F(\langle u, x\rangle)`: per start the table of counts of
+    :math:`B = N(\sum_jD_j + d)/2` (the total of +1 signs, dN + 1 values; the step moves :math:`\langle u, x\rangle` by
+    :math:`-h(2B - dN)/(N\sqrt d)`). Gradients are passed in noise units (sign(g + sigma Z) = sign(g/sigma + Z))."""
+    n = budget.pick(quick=20_000, full=400_000)
+    chunk = 10_000
+    # one call for every start: the simulator draws every coordinate's signs independently
+    g = np.concatenate([np.full(d, u) for d, u, _ in PHI_MC_STARTS])
+    cfg = S.Config(problem="quadratic", algo="dsignsgd", n_agents=PHI_AGENTS, noise="student_t", nu=PHI_NU)
+    counts = [np.zeros(d * PHI_AGENTS + 1, int) for d, _, _ in PHI_MC_STARTS]
+    for key in jax.random.split(jax.random.key(_PHI_SEED), n // chunk):
+        D = np.asarray(S.aggregate_samples(key, cfg, g, chunk, sigma0=1.0))
+        at = 0
+        for i, (d, _, _) in enumerate(PHI_MC_STARTS):
+            b = np.rint(PHI_AGENTS * (D[:, at:at + d].sum(axis=1) + d) / 2).astype(int)
+            counts[i] += np.bincount(b, minlength=d * PHI_AGENTS + 1)
+            at += d
+    return {"n": n, **{f"counts_{i}": c for i, c in enumerate(counts)}}
+
+
+def _phi_mc_change(d: int, a: float, counts: np.ndarray, h: float) -> tuple[float, float]:
+    """Monte Carlo mean of F(y - h <u, D>) - F(y) over the draws (from the count table) and its SE."""
+    n = int(counts.sum())
+    freq = counts / n
+    z = (2 * np.arange(counts.size) - d * PHI_AGENTS) / (PHI_AGENTS * math.sqrt(d))
+    delta = _ridge_f(a - h * z) - _ridge_f(np.array(a))
+    mu = float(freq @ delta)
+    return mu, math.sqrt(max(float(freq @ delta**2) - mu**2, 0.0) / (n - 1))
+
+
+def _phi_kurtosis(d: int, u: float, a: float, h: float) -> float:
+    r"""Kurtosis :math:`E(\Delta - \mu)^4/\mathrm{Var}^2` of one draw's change under the exact binomial law: a sample of n
+    draws estimates its own SE to about :math:`\sqrt{\kappa/n}`, so items with :math:`\kappa > n/100` (rare uphill
+    moves into the exponential wall carry the mean) are left to the exact sum (design, decided before the draws)."""
+    from scipy import stats
+
+    trials = d * PHI_AGENTS
+    w = stats.binom.pmf(np.arange(trials + 1), trials, (1 + T.mean_sign(u, 1.0, "student_t", PHI_NU)) / 2)
+    z = (2 * np.arange(trials + 1) - trials) / (PHI_AGENTS * math.sqrt(d))
+    delta = _ridge_f(a - h * z) - _ridge_f(np.array(a))
+    c = delta - w @ delta
+    return float(w @ c**4) / float(w @ c**2) ** 2
+
+
+def _phi_bound_value(d: int, n: int, u: float, a: float, h: float, phi: float) -> float:
+    r"""The descent bound :math:`-h\langle\nabla f, m\rangle + h^2(L_0 + L_1G)\varphi\,E\|D\|^2` on the ridge with a given
+    value of the factor (1/2: the small-step bound)."""
+    g = np.full(d, math.expm1(a) / math.sqrt(d))
+    m = np.full(d, T.mean_sign(u, 1.0, "student_t", PHI_NU))
+    second = (1 - 1 / n) * float(m @ m) + d / n
+    return -h * float(g @ m) + h**2 * math.exp(a) * phi * second
+
+
+@claim("compagnoni2025.sign_descent_phi_slack", paper=PAPER, provenance="derived", kind="statistical",
+       source="Theorem 4.3's Taylor-remainder bound (secondary sources; its constants not recovered); the extremal "
+              "ridge, the search and the comparison argument are derived here",
+       statement="steplab's one-step descent condition for DSignSGD carries the Grönwall factor phi(L1 h sqrt(d)) = "
+                 "(e^a - 1 - a)/a^2 >= 1/2. On the extremal (L0,L1)-smooth function, the ridge f(x) = F(<u,x>), "
+                 "F(y) = (L0/L1^2)(e^(L1|y|) - 1 - L1|y|) (F'' = L0 + L1|F'| everywhere; a sign step with all signs "
+                 "agreeing moves <u,x> by h sqrt(d), so the step length inside phi is attained), the condition with phi "
+                 "replaced by its small-step value 1/2 is still sufficient at every start searched (d = 1, 2, 8, 32; "
+                 "N = 1, 2, 8; Gaussian and Student-t noise; |grad_j|/sigma from 0.1 to 1000; L1 y from 0.05 to 8), "
+                 "tight (h*/h_{1/2} -> 1) only in the quadratic limit, and with room 2x or more where phi would be "
+                 "largest: phi is slack there, and the condition with phi is conservative by the measured factor h*/h_phi. "
+                 "In d = 1 F is the pointwise largest (L0,L1)-smooth function with a given gradient, so there the "
+                 "phi = 1/2 condition suffices for every (L0,L1)-smooth f at the starts searched.",
+       latex=r"\min_{\rm starts} h^\ast/h_{1/2} \ge 1,\quad h_{1/2}:\ \tfrac h2\Bigl[(1-\tfrac1N)\|m\|^2+\tfrac dN\Bigr]"
+             r"(L_0+L_1\|\nabla f\|)=\langle\nabla f,m\rangle,\quad f=F(\langle u,x\rangle)")
+def sign_descent_phi_slack(budget: Budget) -> Result:
+    """On the ridge f = F(<u, x>) (L0 = L1 = 1): (1) the Monte Carlo one-step change of DSignSGD (simulator's sign draws,
+    N = 8, Student-t nu = 1.5) at h_phi, h_{1/2}, 0.8 h* and 1.25 h* at five starts, against the exact binomial sum;
+    rivals: the phi = 1/2 bound and steplab's bound with phi are attained there. (2) whether each of those steps descends
+    (items resolved beyond 4 SE) against the exact sign; rival: phi is needed where it is large (the h_{1/2} step ascends
+    where phi(L1 h_{1/2} sqrt d) > 0.55). (3) min over the exact search grid of h*/h_{1/2} >= 1 (phi = 1/2 suffices);
+    rival: the phi = 1/2 condition keeps 10% room everywhere. (4) min of h*/h_phi >= 1 (steplab's condition); rival:
+    twice its step still descends everywhere."""
+    r = phi_ridge(budget)
+    n_draws = int(r["n"])
+    est, se, exact, half_bound, phi_bound, labels = [], [], [], [], [], []
+    desc_meas, desc_pred, desc_rival = [], [], []
+    for i, (d, u, a) in enumerate(PHI_MC_STARTS):
+        args = (d, _phi_scale(d, u, a), PHI_AGENTS, "student_t", PHI_NU)
+        hstar = T.ridge_critical_step(a, *args)
+        steps = T.ridge_condition_steps(a, *args)
+        hs = {"steplab": steps["steplab"], "half_phi": steps["half_phi"], "below": 0.8 * hstar, "above": 1.25 * hstar}
+        for which in PHI_MC_STEPS:
+            h = hs[which]
+            if _phi_kurtosis(d, u, a, h) > n_draws / 100:
+                continue
+            mu, s = _phi_mc_change(d, a, r[f"counts_{i}"], h)
+            ex = T.ridge_one_step_change(a, h, *args)
+            est.append(mu), se.append(s), exact.append(ex), labels.append((i, which))
+            half_bound.append(_phi_bound_value(d, PHI_AGENTS, u, a, h, 0.5))
+            phi_bound.append(_phi_bound_value(d, PHI_AGENTS, u, a, h, T.sign_remainder_factor(h * math.sqrt(d))))
+            if abs(mu) > 4 * s:
+                desc_meas.append(mu < 0), desc_pred.append(ex < 0)
+                desc_rival.append(not (which == "half_phi" and steps["phi_at_half"] > PHI_LARGE) and ex < 0)
+    # the exact search
+    grid = _phi_grid(budget)
+    ratio_half, ratio_phi, phi_half = [], [], []
+    for noise, nu, d, n, u, a in grid:
+        args = (d, _phi_scale(d, u, a), n, noise, nu)
+        hstar = T.ridge_critical_step(a, *args)
+        steps = T.ridge_condition_steps(a, *args)
+        ratio_half.append(hstar / steps["half_phi"]), ratio_phi.append(hstar / steps["steplab"])
+        phi_half.append(steps["phi_at_half"])
+    ratio_half, ratio_phi, phi_half = np.array(ratio_half), np.array(ratio_phi), np.array(phi_half)
+    large = phi_half > PHI_LARGE
+    imin = int(np.argmin(ratio_half))
+    # root accuracy: brentq to rtol 1e-14 on h*, the condition steps to 1e-14; 1e-9 leaves room for either's round-off
+    root_tol = 1e-9
+    wit = grid[imin]
+    d1 = np.array([g[2] == 1 for g in grid])
+    return Result(
+        checks=[Statistical("Monte Carlo one-step change on the ridge at h_phi, h_{1/2}, 0.8 h*, 1.25 h* (5 starts)",
+                            estimate=np.array(est), se=np.array(se), predicted=np.array(exact),
+                            rivals={"the phi = 1/2 bound is attained: -h<g,m> + (h^2/2)(L0 + L1 G) E|D|^2":
+                                    np.array(half_bound),
+                                    "steplab's bound with phi(L1 h sqrt d) is attained": np.array(phi_bound)},
+                            why=f"SE of the mean over {n_draws} draws per start (each draw's change is a function of one "
+                                "binomial count, tabulated); the exact change is a finite binomial sum; items whose "
+                                "one-draw kurtosis exceeds n/100 (their SE is not estimable from n draws) are left out; "
+                                f"{len(est)} estimates, 4 SE"),
+                Count("steps that descend (items resolved by the draws beyond 4 SE)",
+                      measured=np.array(desc_meas), predicted=np.array(desc_pred),
+                      rivals={f"phi is needed where it is large: the h_1/2 step ascends where phi(L1 h_1/2 sqrt d) > "
+                              f"{PHI_LARGE}": np.array(desc_rival)},
+                      why="each item's sign is resolved by the Monte Carlo mean beyond 4 SE; the exact change decides "
+                          "the prediction"),
+                Bound("min over the search of h*/h_{1/2} (the phi = 1/2 condition is sufficient on the extremal ridge)",
+                      measured=float(ratio_half.min()), bound=1.0, side=">=", slack=root_tol,
+                      rivals={"the phi = 1/2 condition keeps 10% room everywhere (min ratio >= 1.1)": 1.1},
+                      why="exact roots (binomial sums, brentq to rtol 1e-14): the slack 1e-9 covers their round-off; "
+                          "the ratio tends to 1 in the quadratic limit, where the condition is exact"),
+                Bound("min over the search of h*/h_phi (steplab's condition with phi is sufficient on the ridge)",
+                      measured=float(ratio_phi.min()), bound=1.0, side=">=", slack=root_tol,
+                      rivals={"twice steplab's step still descends everywhere (min ratio >= 2)": 2.0},
+                      why="exact roots as above; h_phi <= h_{1/2} since phi >= 1/2")],
+        detail=f"{len(grid)} starts (L0 = L1 = 1). h*/h_{{1/2}} from {ratio_half.min():.6f} (at noise {wit[0]}, d = {wit[2]}, "
+               f"N = {wit[3]}, |g_j|/sigma = {wit[4]:g}, L1 y = {wit[5]:g}: the quadratic limit) to {ratio_half.max():.1f}; "
+               f"where phi(L1 h_{{1/2}} sqrt d) > {PHI_LARGE} ({int(large.sum())} starts, phi up to {phi_half.max():.2f}) "
+               f"h*/h_{{1/2}} >= {ratio_half[large].min():.2f}: the phi = 1/2 step never ascends, phi is never needed on the "
+               f"extremal ridge. Conservativeness of steplab's condition with phi: h*/h_phi from {ratio_phi.min():.4f} to "
+               f"{ratio_phi.max():.1f} (median {np.median(ratio_phi):.2f}; d = 1: up to {ratio_phi[d1].max():.2f}, the rest "
+               f"is the ridge's use of only E<u,D>^2 of E|D|^2 in d > 1); phi costs up to a factor "
+               f"{np.max(ratio_phi / ratio_half):.2f} in the step. Monte Carlo ({n_draws} draws per start, N = {PHI_AGENTS}, "
+               f"Student-t nu = {PHI_NU}): {len(desc_meas)} step signs resolved, {int(np.sum(desc_meas))} descend.",
+        arrays={"ratio_half": ratio_half, "ratio_phi": ratio_phi, "phi_half": phi_half,
+                "d": np.array([g[2] for g in grid]), "n_agents": np.array([g[3] for g in grid]),
+                "u": np.array([g[4] for g in grid]), "a": np.array([g[5] for g in grid]),
+                "noise": np.array([g[0] if g[1] is None else f"{g[0]}_{g[1]:g}" for g in grid])},
+        seed=_PHI_SEED)

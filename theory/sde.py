@@ -46,6 +46,8 @@ __all__ = [
     "SIGN_DESCENT_FUNCTIONS", "SIGN_STEP_RULES", "SIGN_CHANGE_MODELS", "sign_descent_bound_symbolic",
     "sign_remainder_factor", "sign_slope_bounds", "sign_descent_bound", "sign_sufficient_step", "theorem43_step",
     "sign_l0l1", "sign_one_step_change", "sign_critical_step", "sign_generator_change", "sign_descent_K_symbolic",
+    "RIDGE_MAX_TRIALS", "l0l1_extremal_symbolic", "l0l1_extremal", "ridge_one_step_change", "ridge_critical_step",
+    "ridge_condition_steps",
     "SCHEDULE_KINDS", "quartic_schedule_map", "quartic_schedule_threshold", "quartic_schedule_divergence",
     "quartic_schedule_divergence_affine",
 ]
@@ -860,7 +862,7 @@ def one_step_generator(model: str, x, eta, n_agents, omega, sigma1, name: str = 
 # ----------------------------------------------------------------------------- DSignSGD: one-step descent under (L0, L1)
 
 SIGN_DESCENT_FUNCTIONS = ("quadratic", "quartic", "cosh2")
-SIGN_STEP_RULES = ("steplab", "explicit", "no_noise", "no_sqrt_d")
+SIGN_STEP_RULES = ("steplab", "explicit", "no_noise", "no_sqrt_d", "half_phi")
 
 
 @functools.lru_cache(maxsize=1)
@@ -950,12 +952,14 @@ def sign_sufficient_step(grad, scale, L0, L1, n_agents, noise: str = "student_t"
     sufficient too, and in theorem form :math:`h < \ell/K(x)` (:func:`sign_descent_K_symbolic`).
     ``no_noise`` drops the sign noise's share :math:`d/N` of :math:`E\|D\|^2` (what a mean-field, noise-free
     analysis of the signed step gives), ``no_sqrt_d`` counts the noise and the step length of one coordinate only
-    (:math:`1/N` for :math:`d/N`, :math:`L_1h` for :math:`L_1h\sqrt d`).
+    (:math:`1/N` for :math:`d/N`, :math:`L_1h` for :math:`L_1h\sqrt d`), ``half_phi`` replaces the Grönwall factor
+    :math:`\varphi(L_1h\sqrt d)` by its small-step value :math:`\varphi(0) = 1/2` (the local-curvature condition
+    :math:`h < 2\langle\nabla f, m\rangle/((L_0 + L_1G)E\|D\|^2)`).
     """
     choice("rule", rule, SIGN_STEP_RULES)
     g, m, L0, L1, n = _sign_inputs(grad, scale, L0, L1, n_agents, noise, nu)
     d = g.size
-    noise_part = {"steplab": d / n, "explicit": d / n, "no_noise": 0.0, "no_sqrt_d": 1 / n}[rule]
+    noise_part = {"steplab": d / n, "explicit": d / n, "no_noise": 0.0, "no_sqrt_d": 1 / n, "half_phi": d / n}[rule]
     root_d = 1.0 if rule == "no_sqrt_d" else math.sqrt(d)
     second = (1 - 1 / n) * float(m @ m) + noise_part
     gm = float(g @ m)
@@ -969,7 +973,7 @@ def sign_sufficient_step(grad, scale, L0, L1, n_agents, noise: str = "student_t"
     if second == 0:
         return math.inf
     rhs = gm / ((L0 + L1 * float(np.linalg.norm(g))) * second)
-    if L1 == 0:
+    if L1 == 0 or rule == "half_phi":
         return 2.0 * rhs
     lhs = lambda h: h * sign_remainder_factor(L1 * h * root_d) - rhs  # noqa: E731
     hi = 2.0 * rhs
@@ -1130,6 +1134,150 @@ def sign_critical_step(x, name: str, scale, n_agents, noise: str = "student_t", 
         return 0.0
     fun = lambda h: float(_binomial_change(x, np.array([h]), m, n, f0)[0])  # noqa: E731
     return float(optimize.brentq(fun, hs[i - 1], hs[i], xtol=1e-300, rtol=1e-13))
+
+
+# ----------------------------------------------------------------------------- DSignSGD on the extremal (L0, L1) ridge
+
+RIDGE_MAX_TRIALS = 20_000   # d * N signs per step enter one binomial law; beyond this the sum is left to Monte Carlo
+
+
+@functools.lru_cache(maxsize=1)
+def _extremal_symbolic():
+    y, L0, L1 = sp.symbols("y L0 L1", positive=True)
+    return L0 / L1**2 * (sp.exp(L1 * y) - 1 - L1 * y), (y, L0, L1)
+
+
+def l0l1_extremal_symbolic() -> tuple[sp.Expr, tuple[sp.Symbol, ...]]:
+    r"""The extremal :math:`(L_0, L_1)`-smooth function of one variable on :math:`y \ge 0` (sympy):
+
+    .. math:: F(y) = \frac{L_0}{L_1^2}\bigl(e^{L_1|y|} - 1 - L_1|y|\bigr),\qquad
+       F'(y) = \mathrm{sign}(y)\frac{L_0}{L_1}\bigl(e^{L_1|y|} - 1\bigr),\qquad F''(y) = L_0e^{L_1|y|} = L_0 + L_1|F'(y)| .
+
+    The curvature bound :math:`F'' \le L_0 + L_1|F'|` holds with equality everywhere (F is even, :math:`C^2` at 0:
+    :math:`F'(0) = 0`, :math:`F''(0^\pm) = L_0`): among functions with :math:`F(0) = F'(0) = 0` and that bound, F is the
+    largest at every y (Grönwall on :math:`|F'| + L_0/L_1`). Returns ``(F on y >= 0, (y, L0, L1))``."""
+    return _extremal_symbolic()
+
+
+def _e2(t: np.ndarray) -> np.ndarray:
+    r""":math:`e^t - 1 - t` without cancellation (Taylor series for :math:`|t| < 10^{-2}`, relative error < 1e-15)."""
+    t = np.asarray(t, float)
+    small = np.abs(t) < 1e-2
+    ts = np.where(small, t, 0.0)
+    series = ts**2 * (0.5 + ts * (1 / 6 + ts * (1 / 24 + ts * (1 / 120 + ts * (1 / 720 + ts / 5040)))))
+    with np.errstate(over="ignore", invalid="ignore"):
+        direct = np.expm1(np.where(small, 1.0, t)) - np.where(small, 1.0, t)
+    return np.where(small, series, direct)
+
+
+def _l0l1_pair(L0, L1) -> tuple[float, float]:
+    return _pos("L0", L0), _pos("L1", L1)
+
+
+def l0l1_extremal(y, L0=1.0, L1=1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""Values of :math:`F, F', F''` of :func:`l0l1_extremal_symbolic` at ``y`` (a number or an array; any sign),
+    without cancellation near 0. The d-dimensional ridge :math:`f(x) = F(\langle u, x\rangle)`, :math:`u = \mathbf 1/\sqrt d`,
+    has :math:`\nabla f = F'u`, :math:`\nabla^2 f = F''\,uu^\top`, hence :math:`\|\nabla^2 f\| = F'' = L_0 + L_1\|\nabla f\|`:
+    it is :math:`(L_0, L_1)`-smooth with the same constants, with equality."""
+    L0, L1 = _l0l1_pair(L0, L1)
+    y = array("y", y, ndim=(0, 1))
+    a = L1 * np.abs(y)
+    with np.errstate(over="ignore"):
+        out = (L0 / L1**2 * _e2(a), np.sign(y) * L0 / L1 * np.expm1(a), L0 * np.exp(a))
+    return out if y.ndim else tuple(float(v) for v in out)
+
+
+def _ridge_inputs(y, d, scale, n_agents, noise, nu, L0, L1):
+    y = real("y", y)
+    d = integer("d", d, low=1, high=RIDGE_MAX_TRIALS)
+    scale = _pos("scale", scale)
+    n = integer("n_agents", n_agents, low=1, high=RIDGE_MAX_TRIALS)
+    if d * n > RIDGE_MAX_TRIALS:
+        raise ValueError(f"d, n_agents: d*n_agents must be <= {RIDGE_MAX_TRIALS} (one binomial law of d*N signs), "
+                         f"got d={d}, n_agents={n}")
+    nu = _noise_args(noise, nu)
+    L0, L1 = _l0l1_pair(L0, L1)
+    a = L1 * abs(y)
+    if not a < 700.0:
+        raise ValueError(f"y: L1*|y| must be < 700 (e^(L1|y|) finite), got y={y}, L1={L1}")
+    grad_coord = L0 / L1 * math.expm1(a) / math.sqrt(d)   # every coordinate of grad f at x = y u (taken y >= 0)
+    m = float(mean_sign(grad_coord, scale, noise, nu))
+    return a, d, n, m, grad_coord, L0, L1
+
+
+def _ridge_change(a, hs, d, n, m, L0, L1):
+    r"""Exact :math:`E F(y - hZ) - F(y)` for :math:`L_1y = a \ge 0` and every h in ``hs`` (see
+    :func:`ridge_one_step_change`); the linear part :math:`-h\sqrt d\,mF'(y)` is taken out exactly, the rest summed as
+    Taylor remainders :math:`F(y + s) - F(y) - F'(y)s \ge 0` (no cancellation)."""
+    from scipy import stats
+
+    trials = d * n
+    b = np.arange(trials + 1)
+    w = stats.binom.pmf(b, trials, (1.0 + m) / 2.0)
+    z = (2 * b - trials) / (n * math.sqrt(d))                 # values of <u, D>
+    t = -L1 * np.asarray(hs, float)[:, None] * z[None, :]     # L1 times the move of <u, x>
+    ga = math.expm1(a)
+    with np.errstate(over="ignore", invalid="ignore"):
+        same = math.exp(a) * _e2(t)                           # a + t >= 0: e^a E2(t)
+        cross = _e2(-a - t) - _e2(np.array(a)) - ga * t       # a + t < 0: the step passes the minimizer
+        rem = np.where(a + t >= 0, same, cross)
+        lin = -L1 * np.asarray(hs, float) * math.sqrt(d) * m * ga
+        return L0 / L1**2 * (lin + np.sum(w[None, :] * rem, axis=1))
+
+
+def ridge_one_step_change(y, h, d, scale, n_agents, noise: str = "student_t", nu=None, L0=1.0, L1=1.0):
+    r"""Exact expected change :math:`E f(x - hD) - f(x)` of one DSignSGD step on the ridge
+    :math:`f(x) = F(\langle u, x\rangle)` (:func:`l0l1_extremal`, :math:`u = \mathbf 1/\sqrt d`) at :math:`x = yu`.
+
+    Every coordinate of :math:`\nabla f(x)` equals :math:`F'(y)/\sqrt d`, so each of the dN signs
+    :math:`\mathrm{sign}(\partial_jf + \sigma Z_{ij})` (noise law ``noise``/``nu``, scale :math:`\sigma` = ``scale``) is
+    +1 with the same probability :math:`p = (1 + m)/2`, :math:`m = 2F_\nu(F'(y)/(\sqrt d\sigma)) - 1`, independently. The
+    step moves only :math:`\langle u, x\rangle`, by
+
+    .. math:: -h\langle u, D\rangle = -h\,\frac{2B - dN}{N\sqrt d},\qquad B \sim \mathrm{Binomial}(dN, p),
+
+    so :math:`E f(x^+) - f(x) = \sum_b P(B = b)\,[F(y - hz_b) - F(y)]`: a finite sum, no expansion in h. All signs
+    agreeing moves :math:`\langle u, x\rangle` by :math:`h\sqrt d`: the step length :math:`\|hD\| \le h\sqrt d` used inside
+    the Grönwall factor is attained. ``h`` a number or a 1-D array (>= 0)."""
+    a, d, n, m, _, L0, L1 = _ridge_inputs(y, d, scale, n_agents, noise, nu, L0, L1)
+    hs = array("h", h, ndim=(0, 1), low=0.0)
+    out = _ridge_change(a, np.atleast_1d(hs), d, n, m, L0, L1)
+    return float(out[0]) if hs.ndim == 0 else out
+
+
+def ridge_critical_step(y, d, scale, n_agents, noise: str = "student_t", nu=None, L0=1.0, L1=1.0) -> float:
+    r"""The exact critical step :math:`h^\ast`: the root of :func:`ridge_one_step_change` in h > 0.
+
+    :math:`h \mapsto E F(y - hZ)` is convex (F is), so the change divided by h increases from
+    :math:`-\langle\nabla f, m\rangle < 0` at :math:`h = 0^+`: one root, every :math:`h < h^\ast` descends in expectation and
+    every larger one ascends (bracketed by doubling, then ``brentq``). 0 where :math:`\nabla f = 0` (y = 0)."""
+    a, d, n, m, gc, L0, L1 = _ridge_inputs(y, d, scale, n_agents, noise, nu, L0, L1)
+    slope0 = math.sqrt(d) * gc * m                                # <grad f, m>
+    if not slope0 > 0:
+        return 0.0
+
+    def quotient(h: float) -> float:
+        return -slope0 if h == 0 else float(_ridge_change(a, np.array([h]), d, n, m, L0, L1)[0]) / h
+
+    hi = 1.0 / (L1 * math.sqrt(d))
+    while quotient(hi) < 0:
+        hi *= 2.0
+        if hi > 1e6:   # cannot happen for p < 1 or a > 0 (F grows); a guard against an endless loop
+            return math.inf
+    return float(optimize.brentq(quotient, 0.0, hi, xtol=1e-300, rtol=1e-14, maxiter=500))
+
+
+def ridge_condition_steps(y, d, scale, n_agents, noise: str = "student_t", nu=None, L0=1.0, L1=1.0) -> dict:
+    r"""The steps that steplab's descent condition allows on the ridge at :math:`x = yu` (gradient
+    :math:`F'(y)u`): ``steplab`` with the Grönwall factor :math:`\varphi(L_1h\sqrt d)`, ``half_phi`` with
+    :math:`\varphi` replaced by 1/2 (:func:`sign_sufficient_step`), and ``phi_at_half``
+    :math:`= \varphi(L_1h_{1/2}\sqrt d)`, what the factor would be at the :math:`\varphi = 1/2` step."""
+    a, d, n, m, gc, L0, L1 = _ridge_inputs(y, d, scale, n_agents, noise, nu, L0, L1)
+    g = np.full(d, gc)
+    args = (scale, L0, L1, n, noise, nu)
+    out = {rule: sign_sufficient_step(g, *args, rule=rule) for rule in ("steplab", "half_phi")}
+    out["phi_at_half"] = sign_remainder_factor(L1 * out["half_phi"] * math.sqrt(d))
+    return out
 
 
 # ----------------------------------------------------------------------------- pre-scheduled steps on x^4/4
