@@ -321,7 +321,7 @@ def sign_descent_phi(results: dict, budget: Budget, out: Path) -> list[Path]:
         k = r["d"] == d
         ax.plot(r["phi_half"][k], r["ratio_half"][k], "o", ms=3, mfc="none", color=st.PALETTE[j], label=f"d = {d}")
     ax.axhline(1.0, color=st.MUTED, ls="--", lw=1)
-    ax.annotate("h* = h_1/2 (φ = 1/2 would be needed below)", (1.0, 1.0), xytext=(0, -10), textcoords="offset points",
+    ax.annotate("h* = h_1/2 (below it the φ = 1/2 step ascends)", (1.0, 1.0), xytext=(0, -10), textcoords="offset points",
                 color=st.MUTED, fontsize=7)
     ax.set_ylim(0.8, None)
     ax.set(yscale="log", xlabel="φ(L₁ h_1/2 √d) at the φ = 1/2 step", ylabel="h* / h_1/2",
