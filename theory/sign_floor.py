@@ -34,10 +34,11 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+from typing import NamedTuple
 
 import numpy as np
 import sympy as sp
-from scipy import integrate, special, stats
+from scipy import fft, integrate, special, stats
 
 from theory import _validate as V
 from theory import nqm
@@ -48,7 +49,7 @@ __all__ = [
     "parity_second_moments", "ladder_pmf", "additive_chain", "additive_floor", "phi_add_expansion_sym",
     "phi_add_series", "additive_drift_floor_sym", "student_density_at_zero", "sgd_contraction_sym",
     "sgd_threshold", "sgd_contraction", "sgd_additive_floor", "sgd_mult_log_step", "sgd_mult_log_f", "sgd_mult_log_mean_f", "sign_schedule_mean_f", "floor", "mixed_chain", "mixed_floor", "crossover_eta",
-    "uniform_additive_floor", "NOISES", "METHODS", "LAWS",
+    "uniform_additive_floor", "SignumConstant", "signum_constant", "NOISES", "METHODS", "LAWS",
 ]
 
 NOISES = ("multiplicative", "additive")
@@ -920,3 +921,265 @@ def sgd_mult_log_mean_f(a, eta, sigma, log_f0=0.0) -> np.ndarray:
     with np.errstate(divide="ignore"):
         step = np.log((1 - c) ** 2 + (c * sigma) ** 2)
     return log_f0 + np.concatenate([[0.0], np.cumsum(step)])
+
+
+# ----------------------------------------------------------------------------- Signum: the floor constant
+class SignumConstant(NamedTuple):
+    r"""The Signum floor constant :math:`C = E_\pi f/(a\eta^2)` of :func:`signum_constant`, with its error budget.
+
+    ``value``: :math:`C` on the fine grid; ``err``: the discretisation-error estimate (fine minus coarse
+    grid, plus the offset quadrature's change where ``offset = "uniform"``); ``leak``: the stationary mass
+    that leaves the truncated state space per step (lattice index beyond :math:`\pm N`, buffer beyond
+    :math:`\pm W`), which the iteration renormalises away; ``n_max`` (:math:`N`) and ``w_max``
+    (:math:`W/a`, the buffer range in units of :math:`a\eta`); ``cells``: cells per :math:`(1-\beta)` of
+    the buffer on the fine grid.
+    """
+
+    value: float
+    err: float
+    leak: float
+    n_max: int
+    w_max: float
+    cells: int
+
+
+def _cdf_antiderivative(x: np.ndarray, law: str, df: float | None) -> np.ndarray:
+    r"""An antiderivative :math:`G` of the noise CDF, :math:`G' = F_\xi` (defined up to a constant).
+
+    Gaussian: :math:`G(x) = x\Phi(x) + \varphi(x)`. Uniform on :math:`[-1, 1]`: :math:`0`,
+    :math:`(x+1)^2/4`, :math:`x` on :math:`x < -1`, :math:`|x| \le 1`, :math:`x > 1`. Student-t with any
+    real :math:`\nu > 0`: :math:`G(x) = xF(x) - \int_0^x t f(t)\,dt` (integration by parts), where
+    :math:`\int_0^x t f(t)\,dt = k_\nu\frac{\nu}{1-\nu}\big[(1 + x^2/\nu)^{(1-\nu)/2} - 1\big]`
+    (:math:`\tfrac{k_1}{2}\log(1+x^2)` at :math:`\nu = 1`), :math:`k_\nu = f(0)`: finite for every
+    :math:`\nu`, although :math:`\int_{-\infty}^x F` diverges for :math:`\nu \le 1`. Only second differences
+    of :math:`G` are used, so the constant does not matter.
+    """
+    if law == "gaussian":
+        return x * special.ndtr(x) + np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+    if law == "uniform":
+        return np.where(x < -1, 0.0, np.where(x > 1, x, (x + 1) ** 2 / 4))
+    k = student_density_at_zero(df)
+    half = (1.0 - df) / 2.0
+    log1p = np.log1p(x * x / df)
+    if abs(half) < 1e-12:
+        inner = k / 2 * log1p
+    else:
+        inner = k * df / (1.0 - df) * np.expm1(half * log1p)
+    return x * special.stdtr(df, x) - inner
+
+
+def _noise_quantile(law: str, df: float | None, tail: float) -> float:
+    """The level q with P(|xi| > q) = tail (the uniform law: 1, its support), capped at 20 for heavy tails."""
+    if law == "uniform":
+        return 1.0
+    if law == "gaussian":
+        return float(-special.ndtri(tail / 2))
+    return min(20.0, float(-special.stdtrit(df, tail / 2)))
+
+
+def _signum_operator(beta, sigma, theta, law, df, a, h, n_max, w_max):
+    r"""One step of the Signum chain on the truncated, discretised state space, as a function on mass arrays.
+
+    State: lattice index :math:`n \in [-N, N]` (:math:`u = \theta + n`) and the buffer
+    :math:`v = m/\eta` in cells of width ``h`` on :math:`[-W, W]` (0 is an edge), mass ``P[n, cell]``
+    piecewise constant within cells. A step: the buffer's law is contracted by :math:`\beta` (the exact
+    law of :math:`\beta v`, projected on the grid), convolved with the law of
+    :math:`(1-\beta) a u (1 + \sigma\xi)` integrated over a source cell (second differences of
+    :func:`_cdf_antiderivative`: a Toeplitz kernel per :math:`n`, applied by FFT), and split at
+    :math:`v' = 0`: mass with :math:`v' > 0` moves to :math:`n - 1`, with :math:`v' < 0` to
+    :math:`n + 1`. At :math:`\beta = 0` the contracted law is a point mass at 0 and the kernel is
+    the exact cell law (differences of :math:`F_\xi`), so the split at 0 is exact.
+
+    Returns ``(step, shape, u)``; ``step(P)`` returns ``(P', leak)`` with ``leak`` the mass that left the
+    grid, as a pair (past :math:`\pm W`, past :math:`\pm N`).
+    """
+    m_half = int(math.ceil(w_max / h))
+    edges = np.arange(-m_half, m_half + 1) * h
+    cells_total = 2 * m_half
+    positive = (edges[:-1] + edges[1:]) > 0
+    n = np.arange(-n_max, n_max + 1)
+    u = theta + n
+    mu = ((1 - beta) * a * u)[:, None]
+    s = ((1 - beta) * sigma * a * np.abs(u))[:, None]
+    if beta == 0:
+        # v' = a u (1 + sigma xi) exactly: the cell law is a difference of CDFs (no source cell to average)
+        cdf = _cdf((edges[None, :] - mu) / s, law, df)
+        kernel = np.diff(cdf, axis=1)
+
+        def step(P):
+            C = P.sum(axis=1, keepdims=True) * kernel
+            return _split(C, positive, P.sum())
+        return step, (len(n), cells_total), u
+    offsets = np.arange(-(cells_total - 1), cells_total) * h  # target minus source cell centre
+    x = offsets[None, :] - mu
+    G = functools.partial(_cdf_antiderivative, law=law, df=df)
+    kernel = np.maximum(s / h * (G((x + h) / s) - 2 * G(x / s) + G((x - h) / s)), 0.0)  # round-off can go below 0
+    support = np.nonzero(kernel.max(axis=0) > 1e-18)[0]  # beyond: below round-off of the cell masses
+    lo, hi = support[0], support[-1] + 1
+    kernel = kernel[:, lo:hi]
+    shift = lo - (cells_total - 1)  # offset, in cells, of the kernel's first entry
+    length = fft.next_fast_len(cells_total + kernel.shape[1] - 1)
+    kernel_f = fft.rfft(kernel, length, axis=1)
+    # the law of beta v: CDF_new(e) = CDF_old(e / beta), the old CDF piecewise linear between edges
+    t = np.clip(edges / beta, edges[0], edges[-1])
+    idx = np.clip(np.searchsorted(edges, t, side="right") - 1, 0, cells_total - 1)
+    frac = (t - edges[idx]) / h
+    start = -shift  # full-convolution index of target cell 0
+    lo_t, hi_t = max(0, start), min(length, start + cells_total)
+
+    def step(P):
+        cdf = np.concatenate([np.zeros((P.shape[0], 1)), np.cumsum(P, axis=1)], axis=1)
+        R = np.diff(cdf[:, idx] * (1 - frac) + cdf[:, idx + 1] * frac, axis=1)
+        full = fft.irfft(fft.rfft(R, length, axis=1) * kernel_f, length, axis=1)
+        C = np.zeros_like(P)
+        C[:, lo_t - start:hi_t - start] = full[:, lo_t:hi_t]
+        return _split(C, positive, P.sum())
+    return step, (len(n), cells_total), u
+
+
+def _split(C: np.ndarray, positive: np.ndarray, total: float):
+    """Move the buffer law ``C[n, cell]`` by its sign: :math:`v' > 0` to row n - 1, :math:`v' < 0` to row n + 1.
+
+    Returns the new law and the mass lost per step past :math:`\\pm W` (``total`` minus the mass of
+    ``C``) and past :math:`\\pm N` (the two rows that move off the lattice's box).
+    """
+    out = np.zeros_like(C)
+    out[:-1, positive] = C[1:, positive]
+    out[1:, ~positive] = C[:-1, ~positive]
+    kept = C.sum()
+    return out, (max(total - kept, 0.0), max(kept - out.sum(), 0.0))
+
+
+def _signum_stationary(step, shape, u, start=None, tol=1e-11, max_iter=50_000):
+    r"""Power iteration to the stationary law; returns ``(C, P, (leak_w, leak_n))`` (leaks per step, relative).
+
+    The chain has period 2 (every step moves :math:`n` by :math:`\pm 1`), so iterates alternate between
+    the two parity classes; the average of two successive iterates converges to :math:`\pi` (each class
+    carries mass 1/2). Stops when :math:`C = E_\pi[u^2]/2` changes by less than ``tol`` relative.
+    """
+    if start is None:
+        P = np.zeros(shape)
+        P[shape[0] // 2, shape[1] // 2] = 0.5  # u = theta > 0 with v > 0, and u = theta - 1 < 0 with v < 0
+        P[shape[0] // 2 - 1, shape[1] // 2 - 1] = 0.5
+    else:
+        P = start / start.sum()
+    prev = None
+    for _ in range(max_iter):
+        Q, leak = step(P)
+        A = P + Q
+        c = float(A.sum(axis=1) @ (u * u) / A.sum() / 2)
+        if prev is not None and abs(c - prev) <= tol * c:
+            return c, A / A.sum(), leak
+        prev = c
+        P = Q / Q.sum()
+    raise ValueError(f"beta: the Signum chain did not converge in {max_iter} iterations (C = {c:.6g})")
+
+
+MAX_STATES = 4_000_000  # lattice rows x buffer cells of one Signum grid (32 MB per law array)
+
+
+def _signum_at(beta, sigma, theta, law, df, a, cells, tol=1e-10):
+    """(fine, coarse, leak, N, W) at one offset ``theta``.
+
+    N and W start small and grow on the coarse grid until each leak per step is below ``tol``: N from the
+    measured geometric decay of the marginal law of n, W by half each time (W stops growing at 20 noise
+    scales of the largest kernel: a heavy-tailed law keeps a reported leak instead of an unbounded grid).
+    A leak of 1e-10 per step moves :math:`C` by far less than the grid error (the mass it removes sits at
+    :math:`|u| \\approx N`, and the chain forgets it within its mixing time).
+    """
+    h = a * (1 - beta) / cells if beta > 0 else a / cells
+    w_cap = a * (1 + (1 - beta) * sigma * _noise_quantile(law, df, tol))
+    n_max, w_units = 8, 1.0  # W = w_units * a (N + 1)
+    h_size = max(2 * h, a * (1 - beta)) if beta > 0 else 2 * h  # the box is sized on a grid of one cell per a (1 - beta)
+    for _ in range(12):
+        w_max = 2 * h * math.ceil(min(w_units, w_cap / a) * a * (n_max + 1) / (2 * h))
+        states = (2 * n_max + 1) * 2 * round(w_max / h)
+        if states > MAX_STATES:
+            raise ValueError(f"cells, beta, sigma: the Signum grid would need {states:.3g} states (N = {n_max}, "
+                             f"W = {w_max:.3g}); expected at most {MAX_STATES:.0e}: lower cells, beta or sigma")
+        _, P, (leak_w, leak_n) = _signum_stationary(*_signum_operator(beta, sigma, theta, law, df, a, h_size,
+                                                                       n_max, w_max), tol=1e-8)
+        marg = P.sum(axis=1)
+        grow_n = leak_n > tol or marg[:2].sum() + marg[-2:].sum() > tol
+        grow_w = leak_w > tol and w_units * a < w_cap
+        if not (grow_n or grow_w):
+            break
+        if grow_w:
+            w_units *= 1.5
+        if grow_n:
+            tail = marg[n_max:][marg[n_max:] > 1e3 * tol]
+            rho = min(max(tail[-1] / tail[-2], 0.05), 0.95) if len(tail) >= 3 else 0.7
+            extra = math.log(tol / tail[-1]) / math.log(rho) if len(tail) else n_max
+            n_max = max(n_max + 4, len(tail) + int(math.ceil(extra)) + 3)
+    coarse, P, leak_coarse = _signum_stationary(*_signum_operator(beta, sigma, theta, law, df, a, 2 * h, n_max,
+                                                                   w_max))
+    op = _signum_operator(beta, sigma, theta, law, df, a, h, n_max, w_max)
+    start = np.repeat(P, 2, axis=1) / 2 if beta > 0 else None  # the coarse law as the fine start
+    fine, _, leak_fine = _signum_stationary(*op, start=start)
+    return fine, coarse, max(*leak_coarse, *leak_fine), n_max, w_max
+
+
+def signum_constant(beta, sigma, offset="mid", *, law: str = "gaussian", df: float | None = None, a: float = 1.0,
+                    cells: int = 4) -> SignumConstant:
+    r"""The stationary floor constant :math:`C = E_\pi f/(a\eta^2)` of Signum on :math:`f = a x^2/2` under multiplicative noise.
+
+    Signum: :math:`g = a x(1 + \sigma\xi)`, :math:`m \leftarrow \beta m + (1-\beta) g` (from :math:`m_0 = 0`),
+    :math:`x \leftarrow x - \eta\,\mathrm{sign}(m)`. In :math:`u = x/\eta`, :math:`v = m/\eta` the chain
+
+    .. math:: v' = \beta v + (1-\beta)\,a u\,(1 + \sigma\xi), \qquad u' = u - \mathrm{sign}(v')
+
+    is free of :math:`\eta`, and :math:`u` stays on the lattice :math:`\theta + \mathbb Z`
+    (:math:`\theta = c/\eta`, :math:`c = x_0 \bmod \eta`), so :math:`E f = \tfrac{a\eta^2}{2} E_\pi[u^2]`
+    with :math:`\pi` the stationary law of :math:`(n, v)`, :math:`u = \theta + n`; :math:`v/a` is free of
+    :math:`a` too, so :math:`C` depends on :math:`\beta`, :math:`\sigma`, the noise law and :math:`\theta` only.
+    Given :math:`(n, v)`, :math:`v'` is an affine image of :math:`\xi`, so the probability of a buffer
+    cell is a difference of CDFs (averaged over the source cell: a second difference of the CDF's
+    antiderivative). :math:`\pi` is the fixed point of this transfer operator on :math:`|n| \le N`,
+    :math:`|v| \le W` (cells of width :math:`a(1-\beta)/`\ ``cells``), found by power iteration; :math:`N`
+    and :math:`W` grow until the stationary mass leaving that box per step is below :math:`10^{-10}`
+    (``leak``; heavy-tailed laws may stay above it: ``W`` is capped at 20 noise scales). At
+    :math:`\beta = 0` the buffer is :math:`a u(1+\sigma\xi)` and the split at :math:`v' = 0` is exact:
+    the two-ladder law of signSGD (:func:`c_mid`, :func:`c_unif`) to round-off. For :math:`\beta > 0`
+    the error is :math:`O(h^2)` in the cell width; ``err`` is :math:`|C_h - C_{2h}|` (three times the
+    error when the :math:`h^2` term dominates).
+
+    ``offset``: ``"mid"`` (:math:`\theta = 1/2`), a fraction :math:`\theta \in (0, 1)`, or ``"uniform"``
+    (:math:`\theta` uniform on :math:`(0, 1)`, as for a random start): :math:`C(\theta) = C(1-\theta)`
+    (the reflection :math:`u \to -u`), so :math:`C_{\rm unif} = 2\int_0^{1/2} C(\theta)\,d\theta` by
+    3-point Gauss--Legendre on :math:`(0, 1/2)`, whose change against the 2-point rule is added to
+    ``err``. ``a``: the curvature (the constant does not depend on it; it scales the buffer grid).
+    ``cells``: an even number of buffer cells per :math:`a(1-\beta)` on the fine grid (the coarse grid
+    has half as many). Returns a :class:`SignumConstant`.
+    """
+    beta = V.real("beta", beta, low=0.0, high=1.0, high_open=True)
+    sigma = V.real("sigma", sigma, low=0.0, low_open=True)
+    df = _law(law, df)
+    a = V.real("a", a, low=0.0, low_open=True)
+    cells = V.integer("cells", cells, low=2, high=256)
+    if cells % 2:
+        raise ValueError(f"cells: expected an even number (the error estimate halves it), got {cells}")
+    if isinstance(offset, str):
+        if offset not in ("mid", "uniform"):
+            raise ValueError(f"offset: expected 'mid', 'uniform' or a fraction theta in (0, 1), got {offset!r}")
+    else:
+        offset = V.real("offset", offset, low=0.0, high=1.0, low_open=True, high_open=True)
+    if offset != "uniform":
+        theta = 0.5 if offset == "mid" else offset
+        fine, coarse, leak, n_max, w_max = _signum_at(beta, sigma, theta, law, df, a, cells)
+        return SignumConstant(fine, abs(fine - coarse), leak, n_max, w_max / a, cells)
+    runs = {}
+    rules = {k: np.polynomial.legendre.leggauss(k) for k in (2, 3)}
+    values = {}
+    for k, (nodes, weights) in rules.items():
+        total = 0.0
+        for x, w in zip(nodes, weights):
+            theta = (x + 1) / 4  # (-1, 1) -> (0, 1/2)
+            if theta not in runs:
+                runs[theta] = _signum_at(beta, sigma, theta, law, df, a, cells)
+            total += w / 2 * np.array(runs[theta][:2])  # weights sum to 2 on (-1, 1); the mean over (0, 1/2)
+        values[k] = total
+    fine, coarse = values[3]
+    err = abs(fine - coarse) + abs(values[3][0] - values[2][0])
+    leak = max(r[2] for r in runs.values())
+    return SignumConstant(float(fine), float(err), leak, max(r[3] for r in runs.values()),
+                          max(r[4] for r in runs.values()) / a, cells)
