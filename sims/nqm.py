@@ -98,7 +98,8 @@ def _run_key(point: dict, impl: str) -> jax.Array:
 
 
 def _nqm_run(point: dict, etas: jax.Array, *, T: int, n_rec: int, method: str, full: bool, additive: bool,
-            multiplicative: bool, law: str = "gaussian", df: int = 0, impl: str = "threefry2x32") -> dict:
+            multiplicative: bool, law: str = "gaussian", df: int = 0, impl: str = "threefry2x32", ema: bool = True,
+            centered: bool = True) -> dict:
     r"""One run of :math:`T` steps on the NQM (pure; mapped over a grid by :func:`simulate`).
 
     ``point`` keys: ``key_data``, ``key_index``; ``x0`` and ``center`` (d,); ``lam`` (d,) or, when ``full``, ``H`` (d, d);
@@ -112,12 +113,20 @@ def _nqm_run(point: dict, etas: jax.Array, *, T: int, n_rec: int, method: str, f
     ``mode_m2`` of :math:`x_k^2`, ``mode_m2_step`` of :math:`(x_{k-1} - \eta_{k-1} g_{k-1})^2` (the plain
     gradient step from the parameters: Nesterov's iterate) and ``mode_m2_ema`` of :math:`z_k^2`;
     ``final_x``, ``final_ema``, ``max_abs`` (:math:`\max_{k\ge1}\|x_k\|_\infty`), ``diverged``, ``diverged_step``.
+
+    Static switches that drop per-step work (a step of the noise-free diagonal model is a handful of flops, so
+    statistics dominate it): ``ema=False`` when every run has :math:`\alpha = 0`, where :math:`z_k = x_0` exactly
+    and its outputs are filled in without the recursion; ``centered=False`` when :math:`c = 0`, where the diagonal
+    model's ``mean_loss`` is :math:`\tfrac12\sum_i\lambda_i` ``mode_m2``:math:`_i` (one per-mode sum, no per-step
+    reduction). ``mode_m2_step`` is accumulated for ``nesterov`` only (NaN for the other methods, where it is not
+    an iterate of the method).
     """
     hyper = opt.Hyper(point["momentum"], point["b2"], point["wd"], point["coupled_wd"])
     x0, sa, sm, isb = point["x0"], point["sigma_a"], point["sigma_m"], point["inv_sqrt_b"]
     alpha, burn = point["ema"], point["burn"]
     eta_row = etas[point["sched"]]
-    c = point["center"]
+    # c = 0 is a static zero, so the subtraction (and reading a centre per run every step) folds away
+    c = point["center"] if centered else 0.0
     block = T // n_rec
     if full:
         H = point["H"]
@@ -128,45 +137,68 @@ def _nqm_run(point: dict, etas: jax.Array, *, T: int, n_rec: int, method: str, f
         hx = lambda x: lam * (x - c)  # noqa: E731
         loss = lambda x: 0.5 * jnp.sum(lam * (x - c) ** 2)  # noqa: E731
 
+    step_stat = method == "nesterov"
+    # diagonal model: the loss's time average from per-mode sums of (x - c)^2 (no reduction over modes per step)
+    mode_loss = not full
+
+    # running sums over the kept steps; only those the outputs need are carried
+    sums = {"m2": lambda x, z, plain: x * x}
+    if not mode_loss:
+        sums["loss"] = lambda x, z, plain: loss(x)
+    elif centered:
+        sums["dev"] = lambda x, z, plain: (x - c) ** 2
+    if step_stat:
+        sums["step"] = lambda x, z, plain: plain * plain
+    if ema:
+        sums["ema"] = lambda x, z, plain: z * z
+
     def one(carry, inputs):
-        x, state, z, acc, bad = carry
+        x, state, z, acc, top_max, bad = carry
         k, xi = inputs
         eta = eta_row[k]
         g = hx(x)
         if multiplicative:
             g = g * (1 + sm * isb * xi[0])
         if additive:
-            g = g + sa * isb * xi[1]
+            g = g + sa * isb * xi[-1]
         plain = x - eta * g
         x, state = opt.step(method, g, state, x, eta, hyper)
-        z = (1 - alpha) * z + alpha * x
+        if ema:
+            z = (1 - alpha) * z + alpha * x
         keep = k + 1 > burn
-        s_loss, s_m2, s_step, s_ema, s_max = acc
-        acc = (s_loss + jnp.where(keep, loss(x), 0.0), s_m2 + jnp.where(keep, x * x, 0.0),
-               s_step + jnp.where(keep, plain * plain, 0.0), s_ema + jnp.where(keep, z * z, 0.0),
-               jnp.maximum(s_max, jnp.max(jnp.abs(x))))
-        broke = ~jnp.all(jnp.isfinite(x)) | (jnp.max(jnp.abs(x)) > BOUND)
-        bad = jnp.where((bad < 0) & broke, k + 1, bad)
-        return (x, state, z, acc, bad), None
+        acc = {name: acc[name] + jnp.where(keep, term(x, z, plain), 0.0) for name, term in sums.items()}
+        top = jnp.max(jnp.abs(x))
+        # one reduction serves both: NaN fails the comparison, inf exceeds the bound
+        bad = jnp.where((bad < 0) & ~(top <= BOUND), k + 1, bad)
+        return (x, state, z, acc, jnp.maximum(top_max, top), bad), None
 
     def outer(carry, j):
-        x, state, z, key, acc, bad = carry
+        x, state, z, key, acc, top_max, bad = carry
         key, k_mult, k_add = jax.random.split(key, 3)
         # only the noises present are drawn (drawing dominates the cost of a step), each from its own subkey:
         # switching one noise on or off leaves the other's stream unchanged
         shape = (block,) + x.shape
-        xi = jnp.stack([noise(k_mult, shape, law, df) if multiplicative else jnp.zeros(shape),
-                        noise(k_add, shape, law, df) if additive else jnp.zeros(shape)], axis=1)
-        (x, state, z, acc, bad), _ = lax.scan(one, (x, state, z, acc, bad), (j * block + jnp.arange(block), xi))
-        return (x, state, z, key, acc, bad), (loss(x), x, z)
+        # absent noises are not materialised (a block of zeros read every step costs as much as the step)
+        xi = [noise(k, shape, law, df) for k, on in ((k_mult, multiplicative), (k_add, additive)) if on]
+        xi = jnp.stack(xi, axis=1) if xi else None
+        inner = (x, state, z if ema else None, acc, top_max, bad)
+        (x, state, z_new, acc, top_max, bad), _ = lax.scan(one, inner, (j * block + jnp.arange(block), xi))
+        z = z_new if ema else z
+        return (x, state, z, key, acc, top_max, bad), (loss(x), x, z)
 
     zero = jnp.zeros((), x0.dtype)
-    acc0 = (zero, jnp.zeros_like(x0), jnp.zeros_like(x0), jnp.zeros_like(x0), zero)
-    init = (x0, opt.init(method, x0, hyper), x0, _run_key(point, impl), acc0, jnp.array(-1, jnp.int64))
-    (x, _, z, _, acc, bad), (curve, path, path_ema) = lax.scan(outer, init, jnp.arange(n_rec))
+    acc0 = {name: zero if name == "loss" else jnp.zeros_like(x0) for name in sums}
+    init = (x0, opt.init(method, x0, hyper), x0, _run_key(point, impl), acc0, zero, jnp.array(-1, jnp.int64))
+    (x, _, z, _, acc, top_max, bad), (curve, path, path_ema) = lax.scan(outer, init, jnp.arange(n_rec))
     n = T - burn
-    return {"curve": curve, "path": path, "path_ema": path_ema, "mean_loss": acc[0] / n, "mode_m2": acc[1] / n, "mode_m2_step": acc[2] / n,
-            "mode_m2_ema": acc[3] / n, "max_abs": acc[4], "final_x": x, "final_ema": z,
+    if mode_loss:
+        mean_loss = 0.5 * jnp.sum(lam * acc["dev" if centered else "m2"]) / n
+    else:
+        mean_loss = acc["loss"] / n
+    # without EMA z_k = x_0 at every step, exactly what the recursion with alpha = 0 gives
+    return {"curve": curve, "path": path, "path_ema": path_ema, "mean_loss": mean_loss, "mode_m2": acc["m2"] / n,
+            "mode_m2_step": acc["step"] / n if step_stat else jnp.full_like(x0, jnp.nan),
+            "mode_m2_ema": acc["ema"] / n if ema else x0 * x0, "max_abs": top_max, "final_x": x, "final_ema": z,
             "diverged": bad >= 0, "diverged_step": bad}
 
 
@@ -316,7 +348,8 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
         else:
             grid["H"] = np.broadcast_to(H_a, (n, d, d))
         static = dict(T=T, n_rec=n_rec, method=m, full=H is not None, additive=additive,
-                      multiplicative=multiplicative, law=law, df=df, impl=impl)
+                      multiplicative=multiplicative, law=law, df=df, impl=impl, ema=bool(np.any(params["ema"] > 0)),
+                      centered=bool(np.any(ctr != 0)))
         # pad each group to a power of two (at least 8 runs): sweeps of nearby sizes then share one compiled shape
         chunk = min(chunk_size, max(8, 1 << (n - 1).bit_length()))
         res = run_grid(_nqm_run, grid, etas, static=static, chunk_size=chunk, pad_to_chunk=True, desc=f"nqm {m}")
