@@ -988,7 +988,7 @@ def _signum_operator(beta, sigma, theta, law, df, a, h, n_max, w_max):
     :func:`_cdf_antiderivative`: a Toeplitz kernel per :math:`n`, applied by FFT), and split at
     :math:`v' = 0`: mass with :math:`v' > 0` moves to :math:`n - 1`, with :math:`v' < 0` to
     :math:`n + 1`. At :math:`\beta = 0` the contracted law is a point mass at 0 and the kernel is
-    the exact cell law (differences of :math:`F_\xi`), so the split at 0 is exact.
+    the exact cell law (differences of :math:`F_\xi`, the end cells taking the tails): the split at 0 is exact.
 
     Returns ``(step, shape, u)``; ``step(P)`` returns ``(P', leak)`` with ``leak`` the mass that left the
     grid, as a pair (past :math:`\pm W`, past :math:`\pm N`).
@@ -1004,6 +1004,7 @@ def _signum_operator(beta, sigma, theta, law, df, a, h, n_max, w_max):
     if beta == 0:
         # v' = a u (1 + sigma xi) exactly: the cell law is a difference of CDFs (no source cell to average)
         cdf = _cdf((edges[None, :] - mu) / s, law, df)
+        cdf[:, 0], cdf[:, -1] = 0.0, 1.0  # the end cells take the tails: the next step does not read v at beta = 0
         kernel = np.diff(cdf, axis=1)
 
         def step(P):
@@ -1055,23 +1056,32 @@ def _signum_stationary(step, shape, u, start=None, tol=1e-11, max_iter=50_000):
 
     The chain has period 2 (every step moves :math:`n` by :math:`\pm 1`), so iterates alternate between
     the two parity classes; the average of two successive iterates converges to :math:`\pi` (each class
-    carries mass 1/2). Stops when :math:`C = E_\pi[u^2]/2` changes by less than ``tol`` relative.
+    carries mass 1/2, restored after every step). Stops when :math:`C = E_\pi[u^2]/2` changes by less than ``tol`` relative.
     """
+    def halves(P):
+        # each parity class of n carries mass 1/2 at stationarity; renormalising each class on its own keeps a
+        # leak that differs between the classes from making the two-step average oscillate
+        P = P.copy()
+        P[0::2] *= 0.5 / P[0::2].sum()
+        P[1::2] *= 0.5 / P[1::2].sum()
+        return P
+
     if start is None:
         P = np.zeros(shape)
         P[shape[0] // 2, shape[1] // 2] = 0.5  # u = theta > 0 with v > 0, and u = theta - 1 < 0 with v < 0
         P[shape[0] // 2 - 1, shape[1] // 2 - 1] = 0.5
     else:
-        P = start / start.sum()
+        P = halves(start)
     prev = None
     for _ in range(max_iter):
         Q, leak = step(P)
-        A = P + Q
-        c = float(A.sum(axis=1) @ (u * u) / A.sum() / 2)
+        Q = halves(Q)
+        A = (P + Q) / 2
+        c = float(A.sum(axis=1) @ (u * u) / 2)
         if prev is not None and abs(c - prev) <= tol * c:
-            return c, A / A.sum(), leak
+            return c, A, leak
         prev = c
-        P = Q / Q.sum()
+        P = Q
     raise ValueError(f"beta: the Signum chain did not converge in {max_iter} iterations (C = {c:.6g})")
 
 
