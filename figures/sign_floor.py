@@ -230,11 +230,39 @@ def _laws(results: dict[str, Result], out: Path) -> list[Path]:
     return save(fig, "sign_floor_laws_sde", out, claims=[P + "sign_floor_any_noise_law", P + "sign_sde_floor_constant"])
 
 
+def _signum_constant(results: dict[str, Result], out: Path) -> list[Path]:
+    """Signum's floor constant against beta per (noise law, sigma): the transfer operator as a line (computed here on a
+    beta grid; no simulation), the float chains of the claim as markers, signSGD's constant as a dashed rival."""
+    r = results.get(P + "signum_floor_constant")
+    if r is None:
+        return []
+    a = r.arrays
+    fig, ax = figure(1, width=4.8, height=3.6)
+    laws, sigmas, betas, offsets = (np.asarray(a[k]) for k in ("law", "sigma", "beta", "offset"))
+    groups = sorted({(str(l), float(s), str(o)) for l, s, o in zip(laws, sigmas, offsets)})
+    for color, marker, (law, sigma, offset) in zip(PALETTE, "os^Dv", groups):
+        pick = (laws == law) & (sigmas == sigma) & (offsets == offset)
+        grid = np.linspace(0.0, float(betas[pick].max()), 10)
+        line = [T.signum_constant(b, sigma, offset, law=law, cells=4).value for b in grid]
+        label = f"{law}, σ = {sigma:g}" + ("" if offset == "mid" else f", {offset} offset")
+        ax.plot(grid, line, color=color, lw=1.2, label=f"{label}: transfer operator")
+        ax.errorbar(betas[pick], a["sim"][pick], yerr=a["sim_se"][pick], fmt=marker, color=color, ms=4, capsize=2,
+                    mfc="none" if marker != "o" else color)
+        ax.plot(grid, np.full_like(grid, a["sign"][pick][0]), color=color, ls="--", lw=0.8)
+    ax.plot([], [], "o", color=MUTED, label="markers: float Signum chains (± SE)")
+    ax.plot([], [], ls="--", color=MUTED, lw=0.8, label="rival: signSGD's constant")
+    ax.set(xlabel=r"momentum $\beta$", ylabel=r"$C = E f/(a\eta^2)$", yscale="log",
+           title="Signum floor constant, multiplicative noise")
+    ax.legend(loc="upper left", fontsize=6)
+    return save(fig, "sign_floor_signum_constant", out, claims=[P + "signum_floor_constant"])
+
+
 def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     """All figures of the topic from the claim results; a figure whose claim result is missing is skipped."""
     out = Path(out)
     paths: list[Path] = []
-    for draw in (_floor_slopes, _histogram, _constant, _cooldown, _cooldown_at_scale, _crossover, _laws, _regime_local_form):
+    for draw in (_floor_slopes, _histogram, _constant, _signum_constant, _cooldown, _cooldown_at_scale, _crossover, _laws,
+                 _regime_local_form):
         paths += draw(results, out)
     return paths
 

@@ -30,7 +30,7 @@ def test_free_of_a_and_mirror_symmetric():
 
 
 def test_grid_error_is_second_order():
-    # err(cells) = |C_h - C_2h|, h = a (1 - beta)/cells: successive differences shrink by 4 for an O(h^2) scheme
+    # err(cells) = |C_h - C_2h|, h = a min(beta, 1 - beta)/cells: successive differences shrink by 4 for an O(h^2) scheme
     coarse, fine = (T.signum_constant(0.5, 1.0, "mid", cells=k) for k in (4, 8))
     assert 3.5 < coarse.err / fine.err < 4.5
     assert abs(fine.value - coarse.value) == pytest.approx(fine.err, rel=1e-6)

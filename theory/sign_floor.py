@@ -931,8 +931,8 @@ class SignumConstant(NamedTuple):
     grid, plus the offset quadrature's change where ``offset = "uniform"``); ``leak``: the stationary mass
     that leaves the truncated state space per step (lattice index beyond :math:`\pm N`, buffer beyond
     :math:`\pm W`), which the iteration renormalises away; ``n_max`` (:math:`N`) and ``w_max``
-    (:math:`W/a`, the buffer range in units of :math:`a\eta`); ``cells``: cells per :math:`(1-\beta)` of
-    the buffer on the fine grid.
+    (:math:`W/a`, the buffer range in units of :math:`a\eta`); ``cells``: cells per :math:`a\min(\beta, 1-\beta)`
+    of the buffer on the fine grid.
     """
 
     value: float
@@ -993,7 +993,7 @@ def _signum_operator(beta, sigma, theta, law, df, a, h, n_max, w_max):
     Returns ``(step, shape, u)``; ``step(P)`` returns ``(P', leak)`` with ``leak`` the mass that left the
     grid, as a pair (past :math:`\pm W`, past :math:`\pm N`).
     """
-    m_half = int(math.ceil(w_max / h))
+    m_half = int(math.ceil(w_max / h - 1e-9))  # W is a whole number of coarse cells, up to round-off
     edges = np.arange(-m_half, m_half + 1) * h
     cells_total = 2 * m_half
     positive = (edges[:-1] + edges[1:]) > 0
@@ -1097,10 +1097,11 @@ def _signum_at(beta, sigma, theta, law, df, a, cells, tol=1e-10):
     A leak of 1e-10 per step moves :math:`C` by far less than the grid error (the mass it removes sits at
     :math:`|u| \\approx N`, and the chain forgets it within its mixing time).
     """
-    h = a * (1 - beta) / cells if beta > 0 else a / cells
+    # the buffer moves by (1 - beta) a u per step and its contracted law beta v spans beta |v|: resolve both
+    h = a * min(beta, 1 - beta) / cells if beta > 0 else a / cells
     w_cap = a * (1 + (1 - beta) * sigma * _noise_quantile(law, df, tol))
     n_max, w_units = 8, 1.0  # W = w_units * a (N + 1)
-    h_size = max(2 * h, a * (1 - beta)) if beta > 0 else 2 * h  # the box is sized on a grid of one cell per a (1 - beta)
+    h_size = max(2 * h, a * min(beta, 1 - beta)) if beta > 0 else 2 * h  # the box is sized on a coarser grid
     for _ in range(12):
         w_max = 2 * h * math.ceil(min(w_units, w_cap / a) * a * (n_max + 1) / (2 * h))
         states = (2 * n_max + 1) * 2 * round(w_max / h)
@@ -1145,7 +1146,9 @@ def signum_constant(beta, sigma, offset="mid", *, law: str = "gaussian", df: flo
     Given :math:`(n, v)`, :math:`v'` is an affine image of :math:`\xi`, so the probability of a buffer
     cell is a difference of CDFs (averaged over the source cell: a second difference of the CDF's
     antiderivative). :math:`\pi` is the fixed point of this transfer operator on :math:`|n| \le N`,
-    :math:`|v| \le W` (cells of width :math:`a(1-\beta)/`\ ``cells``), found by power iteration; :math:`N`
+    :math:`|v| \le W` (cells of width :math:`h = a\min(\beta, 1-\beta)/`\ ``cells``: the buffer moves by
+    :math:`(1-\beta)au` per step and the contracted law of :math:`\beta v` spans :math:`\beta|v|`; both are
+    resolved), found by power iteration; :math:`N`
     and :math:`W` grow until the stationary mass leaving that box per step is below :math:`10^{-10}`
     (``leak``; heavy-tailed laws may stay above it: ``W`` is capped at 20 noise scales). At
     :math:`\beta = 0` the buffer is :math:`a u(1+\sigma\xi)` and the split at :math:`v' = 0` is exact:
@@ -1158,7 +1161,7 @@ def signum_constant(beta, sigma, offset="mid", *, law: str = "gaussian", df: flo
     (the reflection :math:`u \to -u`), so :math:`C_{\rm unif} = 2\int_0^{1/2} C(\theta)\,d\theta` by
     3-point Gauss--Legendre on :math:`(0, 1/2)`, whose change against the 2-point rule is added to
     ``err``. ``a``: the curvature (the constant does not depend on it; it scales the buffer grid).
-    ``cells``: an even number of buffer cells per :math:`a(1-\beta)` on the fine grid (the coarse grid
+    ``cells``: an even number of buffer cells per :math:`a\min(\beta, 1-\beta)` on the fine grid (the coarse grid
     has half as many). Returns a :class:`SignumConstant`.
     """
     beta = V.real("beta", beta, low=0.0, high=1.0, high_open=True)
