@@ -312,30 +312,36 @@ def sign_descent(results: dict, budget: Budget, out: Path) -> list[Path]:
 
 
 def sign_descent_phi(results: dict, budget: Budget, out: Path) -> list[Path]:
-    """Is the Grönwall factor phi needed? On the extremal ridge F(<u,x>): h*/h_{1/2} against phi(L1 h_{1/2} sqrt d) at
-    every start of the exact search (never below 1), and h*/h_{1/2}, h*/h_phi along L1 y for Student-t noise, N = 8,
-    |grad_j|/sigma = 0.5 per dimension."""
+    """Is the Grönwall factor phi needed? On the extremal ridge F(<u,x>) and radial F(|x|): h*/h_{1/2} against
+    phi(L1 h_{1/2} sqrt d) at every start of the exact search (never below 1), and h*/h_{1/2}, h*/h_phi along L1|x|
+    for Student-t noise, N = 8, |grad_j|/sigma = 0.5."""
     r = _result(results, "sign_descent_phi_slack", budget).arrays
     fig, (ax, bx) = st.figure(2, 1, width=4.4)
     for j, d in enumerate((1, 2, 8, 32)):
-        k = r["d"] == d
-        ax.plot(r["phi_half"][k], r["ratio_half"][k], "o", ms=3, mfc="none", color=st.PALETTE[j], label=f"d = {d}")
+        for shape, marker in (("ridge", "o"), ("radial", "x")):
+            k = (r["d"] == d) & (r["shape"] == shape)
+            if shape == "radial" and d == 1:
+                continue          # in d = 1 the radial function is the ridge
+            ax.plot(r["phi_half"][k], r["ratio_half"][k], marker, ms=3, mfc="none", color=st.PALETTE[j],
+                    label=f"{shape}, d = {d}")
     ax.axhline(1.0, color=st.MUTED, ls="--", lw=1)
     ax.annotate("h* = h_1/2 (below it the φ = 1/2 step ascends)", (1.0, 1.0), xytext=(0, -10), textcoords="offset points",
                 color=st.MUTED, fontsize=7)
     ax.set_ylim(0.8, None)
     ax.set(yscale="log", xlabel="φ(L₁ h_1/2 √d) at the φ = 1/2 step", ylabel="h* / h_1/2",
-           title="extremal ridge: the φ = 1/2 step never ascends")
-    ax.legend(fontsize=7)
+           title="extremal functions: the φ = 1/2 step never ascends")
+    ax.legend(fontsize=6, ncol=2)
     noise = "student_t_" + f"{pc.PHI_NU:g}"
-    for j, d in enumerate((1, 8, 32)):
-        k = (r["noise"] == noise) & (r["n_agents"] == pc.PHI_AGENTS) & (r["u"] == 0.5) & (r["d"] == d)
+    lines = ((1, "ridge", "d = 1"), (8, "ridge", "ridge, d = 8"), (8, "radial", "radial, d = 8"))
+    for j, (d, shape, label) in enumerate(lines):
+        k = (r["noise"] == noise) & (r["n_agents"] == pc.PHI_AGENTS) & (r["u"] == 0.5) & (r["d"] == d) \
+            & (r["shape"] == shape)
         order = np.argsort(r["a"][k])
-        bx.plot(r["a"][k][order], r["ratio_half"][k][order], "-o", ms=3, color=st.PALETTE[j], label=f"h*/h_1/2, d = {d}")
-        bx.plot(r["a"][k][order], r["ratio_phi"][k][order], ":s", ms=3, color=st.PALETTE[j], label=f"h*/h_φ, d = {d}")
+        bx.plot(r["a"][k][order], r["ratio_half"][k][order], "-o", ms=3, color=st.PALETTE[j], label=f"h*/h_1/2, {label}")
+        bx.plot(r["a"][k][order], r["ratio_phi"][k][order], ":s", ms=3, color=st.PALETTE[j], label=f"h*/h_φ, {label}")
     bx.axhline(1.0, color=st.MUTED, ls="--", lw=1)
-    bx.set(xscale="log", yscale="log", xlabel="L₁⟨u, x⟩ (L₀ = L₁ = 1)", ylabel="critical step / allowed step",
-           title=f"Student-t ν = {pc.PHI_NU:g}, N = {pc.PHI_AGENTS}, |∂ⱼf|/σ = 0.5")
+    bx.set(xscale="log", yscale="log", xlabel="L₁‖x‖, x on the diagonal (L₀ = L₁ = 1)",
+           ylabel="critical step / allowed step", title=f"Student-t ν = {pc.PHI_NU:g}, N = {pc.PHI_AGENTS}, |∂ⱼf|/σ = 0.5")
     bx.legend(fontsize=6, ncol=2)
     return st.save(fig, "sde_sign_descent_phi", out, claims=[P + "sign_descent_phi_slack"])
 

@@ -43,13 +43,12 @@ def _ridge_jax(x, L0, L1):
     return L0 / L1**2 * (jnp.expm1(a) - a)
 
 
-@pytest.mark.parametrize("d", [1, 8])
-def test_ridge_is_l0l1_smooth_with_equality_by_autodiff(d):
+def test_ridge_is_l0l1_smooth_with_equality_by_autodiff():
     """||Hess f(x)||_2 = L0 + L1 ||grad f(x)|| at random points (JAX autodiff, eigenvalues): the same constants, attained."""
-    L0, L1 = 1.3, 0.6
+    L0, L1, d = 1.3, 0.6, 8
     rng = np.random.default_rng(d)
-    grad, hess = jax.grad(_ridge_jax), jax.hessian(_ridge_jax)
-    for _ in range(3):
+    grad, hess = jax.jit(jax.grad(_ridge_jax)), jax.jit(jax.hessian(_ridge_jax))
+    for _ in range(4):
         x = jnp.asarray(rng.normal(0, 1.5, d))
         g, H = np.asarray(grad(x, L0, L1)), np.asarray(hess(x, L0, L1))
         top = float(np.max(np.abs(np.linalg.eigvalsh(H))))
@@ -123,3 +122,59 @@ def test_in_one_dimension_the_ridge_has_the_smallest_critical_step(name, x):
     args = (1.0, 4, "student_t", 1.5)
     h_ridge = T.ridge_critical_step(y, 1, *args, L0=L0, L1=L1)
     assert T.sign_critical_step(np.array([x]), name, *args) >= h_ridge * (1 - 1e-9)
+
+
+def _radial_jax(x, L0, L1):
+    a = L1 * jnp.sqrt(jnp.sum(x**2))
+    return L0 / L1**2 * (jnp.expm1(a) - a)
+
+
+def test_radial_function_is_l0l1_smooth_by_autodiff():
+    """||Hess F(|x|)||_2 = L0 + L1 ||grad|| (radial eigenvalue F''), the tangential ones F'/r below it."""
+    L0, L1 = 0.9, 1.7
+    rng = np.random.default_rng(5)
+    grad, hess = jax.jit(jax.grad(_radial_jax)), jax.jit(jax.hessian(_radial_jax))
+    for _ in range(3):
+        x = jnp.asarray(rng.normal(0, 1.0, 4))
+        g, H = np.asarray(grad(x, L0, L1)), np.asarray(hess(x, L0, L1))
+        ev = np.linalg.eigvalsh(H)
+        assert np.max(np.abs(ev)) == pytest.approx(L0 + L1 * float(np.linalg.norm(g)), rel=1e-12)
+        assert np.sort(ev)[0] > 0 and np.sort(ev)[-2] < np.max(ev)
+
+
+def _mc_radial(y, h, d, scale, n, noise, n_draws, seed):
+    rng = np.random.default_rng(seed)
+    x = np.full(d, y / math.sqrt(d))
+    g = math.expm1(y) / math.sqrt(d) * np.ones(d)
+    draw = {"gaussian": rng.standard_normal, "cauchy": rng.standard_cauchy}[noise]
+    D = np.sign(g + scale * draw((n_draws, n, d))).mean(axis=1)
+    r = np.linalg.norm(x - h * D, axis=-1)
+    delta = np.expm1(r) - r - (math.expm1(y) - y)
+    return delta.mean(), delta.std(ddof=1) / math.sqrt(n_draws)
+
+
+@pytest.mark.parametrize("y, d, scale, n, noise", [(0.6, 3, 0.8, 2, "gaussian"), (1.2, 8, 3.0, 1, "cauchy")])
+def test_radial_change_matches_a_monte_carlo_and_equals_the_ridge_in_one_dimension(y, d, scale, n, noise):
+    hstar = T.radial_critical_step(y, d, scale, n, noise)
+    for k, h in enumerate((0.5 * hstar, 1.6 * hstar)):
+        exact = T.radial_one_step_change(y, h, d, scale, n, noise)
+        mu, se = _mc_radial(y, h, d, scale, n, noise, 40_000, seed=k + 11 * d)
+        assert abs(mu - exact) < 4.5 * se, (h, mu, exact, se)
+        assert (exact < 0) == (k == 0)
+    # d = 1: |x| = |<u, x>|, the two functions coincide
+    hs = np.array([0.1, 0.7, 2.0])
+    np.testing.assert_allclose(T.radial_one_step_change(0.9, hs, 1, 0.5, 3, "gaussian"),
+                               T.ridge_one_step_change(0.9, hs, 1, 0.5, 3, "gaussian"), rtol=1e-12)
+
+
+def test_radial_quadratic_limit_is_tight_in_every_dimension():
+    """Near the minimizer F(|x|) is the isotropic quadratic L0|x|^2/2, on which the condition is exact: h*/h_1/2 -> 1
+    for d = 8 as well (the ridge keeps a factor of up to d there)."""
+    for d, n in ((8, 1), (8, 2)):
+        a = 1e-3
+        scale = math.expm1(a) / math.sqrt(d) / 0.1
+        ratio = T.radial_critical_step(a, d, scale, n, "gaussian") / \
+            T.ridge_condition_steps(a, d, scale, n, "gaussian")["half_phi"]
+        assert 1 <= ratio < 1 + 5e-3
+    with pytest.raises(ValueError, match="d, n_agents"):
+        T.radial_critical_step(0.5, 32, 1.0, 8, "gaussian")

@@ -47,7 +47,7 @@ __all__ = [
     "sign_remainder_factor", "sign_slope_bounds", "sign_descent_bound", "sign_sufficient_step", "theorem43_step",
     "sign_l0l1", "sign_one_step_change", "sign_critical_step", "sign_generator_change", "sign_descent_K_symbolic",
     "RIDGE_MAX_TRIALS", "l0l1_extremal_symbolic", "l0l1_extremal", "ridge_one_step_change", "ridge_critical_step",
-    "ridge_condition_steps",
+    "ridge_condition_steps", "RADIAL_MAX_STATES", "radial_one_step_change", "radial_critical_step",
     "SCHEDULE_KINDS", "quartic_schedule_map", "quartic_schedule_threshold", "quartic_schedule_divergence",
     "quartic_schedule_divergence_affine",
 ]
@@ -1278,6 +1278,98 @@ def ridge_condition_steps(y, d, scale, n_agents, noise: str = "student_t", nu=No
     out = {rule: sign_sufficient_step(g, *args, rule=rule) for rule in ("steplab", "half_phi")}
     out["phi_at_half"] = sign_remainder_factor(L1 * out["half_phi"] * math.sqrt(d))
     return out
+
+
+RADIAL_MAX_STATES = 200_000   # compositions of d coordinates over the N + 1 values of one coordinate's sign sum
+
+
+@functools.lru_cache(maxsize=32)
+def _compositions(d: int, k: int) -> np.ndarray:
+    """Every vector of k non-negative counts summing to d (stars and bars), one per row."""
+    rows = []
+    for bars in itertools.combinations(range(d + k - 1), k - 1):
+        edges = (-1,) + bars + (d + k - 1,)
+        rows.append([edges[i + 1] - edges[i] - 1 for i in range(k)])
+    return np.array(rows, dtype=np.int64)
+
+
+def _radial_law(d: int, n: int, m: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""Joint law of :math:`(S_1, S_2) = (\sum_jk_j, \sum_jk_j^2)`, :math:`k_j = 2B_j - N`, :math:`B_j` iid
+    Binomial(N, (1 + m)/2): a multinomial over how many coordinates take each of the N + 1 values."""
+    from scipy import stats
+
+    k = 2 * np.arange(n + 1) - n
+    q = stats.binom.pmf(np.arange(n + 1), n, (1.0 + m) / 2.0)
+    C = _compositions(d, n + 1)
+    logq = np.log(np.where(q > 0, q, 1.0)) - np.where(q > 0, 0.0, 1e300)   # a value of probability 0: weight 0
+    logw = special.gammaln(d + 1) - np.sum(special.gammaln(C + 1), axis=1) + C @ logq
+    return np.exp(logw), C @ k, C @ k**2
+
+
+def _radial_inputs(y, d, scale, n_agents, noise, nu, L0, L1):
+    out = _ridge_inputs(y, d, scale, n_agents, noise, nu, L0, L1)
+    d, n = out[1], out[2]
+    states = math.comb(d + n, n)
+    if states > RADIAL_MAX_STATES:
+        raise ValueError(f"d, n_agents: the exact radial sum runs over C(d + N, N) = {states} states, more than "
+                         f"{RADIAL_MAX_STATES}; got d={d}, n_agents={n}")
+    return out
+
+
+def _radial_change(a, hs, d, n, m, L0, L1, law=None):
+    r"""Exact :math:`E F(\|x - hD\|) - F(r)` at :math:`L_1r = a` for every h in ``hs`` (see
+    :func:`radial_one_step_change`), the radius change computed as :math:`(\rho^2 - r^2)/(\rho + r)` and F's change as
+    :math:`F'(r)\delta + e^{L_1r}\tfrac{L_0}{L_1^2}E_2(L_1\delta)` (both radii are >= 0: no cancellation)."""
+    w, s1, s2 = _radial_law(d, n, m) if law is None else law
+    hs = np.asarray(hs, float)[:, None]
+    r = a / L1
+    num = -2 * hs * r * s1[None, :] / (n * math.sqrt(d)) + hs**2 * s2[None, :] / n**2    # rho^2 - r^2
+    rho = np.sqrt(np.maximum(r * r + num, 0.0))
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        delta = np.where(rho + r > 0, num / np.where(rho + r > 0, rho + r, 1.0), 0.0)
+        t = L1 * delta
+        change = math.expm1(a) * t + math.exp(a) * _e2(t)
+        return L0 / L1**2 * np.sum(w[None, :] * change, axis=1)
+
+
+def radial_one_step_change(y, h, d, scale, n_agents, noise: str = "student_t", nu=None, L0=1.0, L1=1.0):
+    r"""Exact expected change :math:`E f(x - hD) - f(x)` of one DSignSGD step on the radial
+    :math:`f(x) = F(\|x\|)` (:func:`l0l1_extremal`) at :math:`x = yu`, :math:`u = \mathbf 1/\sqrt d` (the same gradient as the
+    ridge of :func:`ridge_one_step_change` there, hence the same condition steps, :func:`ridge_condition_steps`).
+
+    :math:`\nabla^2 f` has the eigenvalue :math:`F''(\|x\|) = L_0 + L_1\|\nabla f\|` radially and
+    :math:`F'(\|x\|)/\|x\| \le F''` across (F' is convex with F'(0) = 0), so f is :math:`(L_0, L_1)`-smooth with the same
+    constants; unlike the ridge it curves in every direction, so the whole noise share :math:`d/N` of
+    :math:`E\|D\|^2` costs (near the minimizer it is the isotropic quadratic, where the condition is exact). With
+    :math:`k_j = ND_j` the new radius is :math:`\sqrt{r^2 - 2hrS_1/(N\sqrt d) + h^2S_2/N^2}`, :math:`S_1 = \sum_jk_j`,
+    :math:`S_2 = \sum_jk_j^2`: a finite sum over the multinomial law of the coordinates' values
+    (:math:`\binom{d+N}{N}` states, at most :data:`RADIAL_MAX_STATES`)."""
+    a, d, n, m, _, L0, L1 = _radial_inputs(y, d, scale, n_agents, noise, nu, L0, L1)
+    hs = array("h", h, ndim=(0, 1), low=0.0)
+    out = _radial_change(a, np.atleast_1d(hs), d, n, m, L0, L1)
+    return float(out[0]) if hs.ndim == 0 else out
+
+
+def radial_critical_step(y, d, scale, n_agents, noise: str = "student_t", nu=None, L0=1.0, L1=1.0) -> float:
+    r"""The root :math:`h^\ast > 0` of :func:`radial_one_step_change`: :math:`h \mapsto \|x - hD\|` is convex and F is
+    convex and increasing in the radius, so the expected change is convex in h and has one positive root, as on the
+    ridge. 0 where :math:`\nabla f = 0`."""
+    a, d, n, m, gc, L0, L1 = _radial_inputs(y, d, scale, n_agents, noise, nu, L0, L1)
+    slope0 = math.sqrt(d) * gc * m
+    if not slope0 > 0:
+        return 0.0
+
+    law = _radial_law(d, n, m)
+
+    def quotient(h: float) -> float:
+        return -slope0 if h == 0 else float(_radial_change(a, np.array([h]), d, n, m, L0, L1, law)[0]) / h
+
+    hi = 1.0 / (L1 * math.sqrt(d))
+    while quotient(hi) < 0:
+        hi *= 2.0
+        if hi > 1e6:
+            return math.inf
+    return float(optimize.brentq(quotient, 0.0, hi, xtol=1e-300, rtol=1e-14, maxiter=500))
 
 
 # ----------------------------------------------------------------------------- pre-scheduled steps on x^4/4
