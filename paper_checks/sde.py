@@ -1839,8 +1839,9 @@ def _phi_shape(shape: str):
 
 
 def _phi_feasible(shape: str, d: int, n: int) -> bool:
-    """The radial sum runs over C(d + N, N) states; the ridge's over d N + 1."""
-    return shape == "ridge" or math.comb(d + n, n) <= T.RADIAL_MAX_STATES
+    """The radial sum runs over C(d + N, N) states; the ridge's over d N + 1. In d = 1 the two functions coincide, so the
+    radial one is searched from d = 2 on."""
+    return shape == "ridge" or (d > 1 and math.comb(d + n, n) <= T.RADIAL_MAX_STATES)
 
 
 @claim("compagnoni2025.sign_descent_phi_slack", paper=PAPER, provenance="derived", kind="statistical",
@@ -1853,8 +1854,8 @@ def _phi_feasible(shape: str, d: int, n: int) -> bool:
                  "attained) and the radial F(|x|) (curved in every direction: the noise share d/N costs in full; the "
                  "isotropic quadratic near 0), the condition with phi replaced by its small-step value 1/2 is still "
                  "sufficient at every start searched (d = 1, 2, 8, 32; N = 1, 2, 8; Gaussian and Student-t noise; "
-                 "|grad_j|/sigma from 0.1 to 1000; L1|x| from 0.05 to 8; the radial function where its exact sum is "
-                 "feasible), tight (h*/h_{1/2} -> 1) only in the quadratic limit, with room where phi would be largest: "
+                 "|grad_j|/sigma from 0.1 to 1000; L1|x| from 0.05 to 8; the radial function from d = 2 on, where its "
+                 "exact sum is feasible), tight (h*/h_{1/2} -> 1) only in the quadratic limit, with room where phi would be largest: "
                  "phi is never needed there, and the condition with phi is conservative by the measured factor "
                  "h*/h_phi. In d = 1 F is the pointwise largest (L0,L1)-smooth function with a given slope, so there "
                  "the phi = 1/2 condition suffices for every (L0,L1)-smooth f at the starts searched.",
@@ -1925,7 +1926,7 @@ def sign_descent_phi_slack(budget: Budget) -> Result:
                                 "the ratio tends to 1 in the quadratic limit, where the condition is exact"))
         parts.append(f"{shape} ({int(k.sum())} starts): h*/h_{{1/2}} from {rh.min():.6f} (d = {arrays['d'][k][w]}, "
                      f"N = {arrays['n_agents'][k][w]}, |g_j|/sigma = {arrays['u'][k][w]:g}, L1|x| = {arrays['a'][k][w]:g}) "
-                     f"to {rh.max():.1f} (d >= 2: from {rh[arrays['d'][k] > 1].min():.4f}), >= {rh[big].min():.2f} where phi(L1 h_{{1/2}} sqrt d) > {PHI_LARGE} "
+                     f"to {rh.max():.1f}, >= {rh[big].min():.2f} where phi(L1 h_{{1/2}} sqrt d) > {PHI_LARGE} "
                      f"({int(big.sum())} starts, phi up to {ph.max():.2f}); h*/h_phi from {rp.min():.4f} to {rp.max():.1f} "
                      f"(median {np.median(rp):.2f})")
     return Result(
