@@ -1205,16 +1205,20 @@ def _ridge_inputs(y, d, scale, n_agents, noise, nu, L0, L1):
     return a, d, n, m, grad_coord, L0, L1
 
 
-def _ridge_change(a, hs, d, n, m, L0, L1):
-    r"""Exact :math:`E F(y - hZ) - F(y)` for :math:`L_1y = a \ge 0` and every h in ``hs`` (see
-    :func:`ridge_one_step_change`); the linear part :math:`-h\sqrt d\,mF'(y)` is taken out exactly, the rest summed as
-    Taylor remainders :math:`F(y + s) - F(y) - F'(y)s \ge 0` (no cancellation)."""
+def _ridge_law(d: int, n: int, m: float) -> tuple[np.ndarray, np.ndarray]:
+    r"""Law of :math:`\langle u, D\rangle = (2B - dN)/(N\sqrt d)`, :math:`B \sim` Binomial(dN, (1 + m)/2): weights, values."""
     from scipy import stats
 
     trials = d * n
     b = np.arange(trials + 1)
-    w = stats.binom.pmf(b, trials, (1.0 + m) / 2.0)
-    z = (2 * b - trials) / (n * math.sqrt(d))                 # values of <u, D>
+    return stats.binom.pmf(b, trials, (1.0 + m) / 2.0), (2 * b - trials) / (n * math.sqrt(d))
+
+
+def _ridge_change(a, hs, d, n, m, L0, L1, law=None):
+    r"""Exact :math:`E F(y - hZ) - F(y)` for :math:`L_1y = a \ge 0` and every h in ``hs`` (see
+    :func:`ridge_one_step_change`); the linear part :math:`-h\sqrt d\,mF'(y)` is taken out exactly, the rest summed as
+    Taylor remainders :math:`F(y + s) - F(y) - F'(y)s \ge 0` (no cancellation)."""
+    w, z = _ridge_law(d, n, m) if law is None else law       # z: the values of <u, D>
     t = -L1 * np.asarray(hs, float)[:, None] * z[None, :]     # L1 times the move of <u, x>
     ga = math.expm1(a)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -1256,8 +1260,10 @@ def ridge_critical_step(y, d, scale, n_agents, noise: str = "student_t", nu=None
     if not slope0 > 0:
         return 0.0
 
+    law = _ridge_law(d, n, m)
+
     def quotient(h: float) -> float:
-        return -slope0 if h == 0 else float(_ridge_change(a, np.array([h]), d, n, m, L0, L1)[0]) / h
+        return -slope0 if h == 0 else float(_ridge_change(a, np.array([h]), d, n, m, L0, L1, law)[0]) / h
 
     hi = 1.0 / (L1 * math.sqrt(d))
     while quotient(hi) < 0:
