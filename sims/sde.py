@@ -81,6 +81,8 @@ SCHEDULES = ("constant", "inv_sqrt")
 DRIFT_KINDS = ("first_order", "second_order", "corrected")
 ESCAPE_PROBLEMS = ("quadratic", "quartic", "cosh2")
 _BOUND = 1e100
+_MAX_BLOCK = 256  # random draws per block of at most this many steps (one key split per block)
+_MAX_DRAWS = 2048  # ... and at most this many values per path and kind (memory: chunk x 16 KiB per kind)
 
 # ----------------------------------------------------------------------------- validation helpers
 
@@ -281,15 +283,34 @@ def compress(key: jax.Array, kind: str, v: jax.Array, omega) -> jax.Array:
     omega = jnp.broadcast_to(jnp.asarray(omega, jnp.float64), (n,))
     if kind == "none":
         return v
+    return _compress(_compression_draws(key, kind, v.shape), kind, v, omega)
+
+
+def _bits(key: jax.Array, shape: tuple) -> jax.Array:
+    r"""Uniform 32-bit integers: :math:`P(b < t\,2^{32}) = \lceil t\,2^{32}\rceil/2^{32}`, a Bernoulli(t) to within
+    :math:`2^{-32}` from one 32-bit word (a float64 uniform costs two)."""
+    return jax.random.bits(key, shape, jnp.uint32)
+
+
+def _below(bits: jax.Array, t) -> jax.Array:
+    """``bits < t 2^32`` compared exactly in float64 (t = 1 keeps every draw)."""
+    return bits.astype(jnp.float64) < t * 2.0**32
+
+
+def _compression_draws(key: jax.Array, kind: str, shape: tuple) -> jax.Array:
+    """32-bit words for ``bernoulli`` masks; float64 uniforms for ``rand_k`` (ranked, where ties must not occur)."""
+    return _bits(key, shape) if kind == "bernoulli" else jax.random.uniform(key, shape, jnp.float64)
+
+
+def _compress(u: jax.Array, kind: str, v: jax.Array, omega: jax.Array) -> jax.Array:
+    """:func:`compress` from its draws ``u`` (:func:`_compression_draws`, the shape of ``v``), ``kind`` not ``none``."""
+    d = v.shape[-1]
     if kind == "bernoulli":
         q = 1.0 / (1.0 + omega)
-        keep = jax.random.uniform(key, v.shape) < q[:, None]
-        return jnp.where(keep, v / q[:, None], 0.0)
+        return jnp.where(_below(u, q[:, None]), v / q[:, None], 0.0)
     k = jnp.clip(jnp.round(d / (1.0 + omega)), 1, d)
-    u = jax.random.uniform(key, v.shape)
     kth = jnp.take_along_axis(jnp.sort(u, axis=1), (k.astype(int) - 1)[:, None], axis=1)
-    keep = u <= kth
-    return jnp.where(keep, v * (d / k)[:, None], 0.0)
+    return jnp.where(u <= kth, v * (d / k)[:, None], 0.0)
 
 
 def schedule_factor(schedule: str, k) -> jax.Array:
@@ -347,20 +368,45 @@ def direction(key: jax.Array, cfg: Config, grad: jax.Array, omega, sigma0, sigma
     """The agent-averaged update direction of ``cfg.algo`` at true gradient ``grad`` (one draw)."""
     if not isinstance(cfg, Config):
         raise TypeError(f"cfg: expected a sims.sde.Config, got {type(cfg).__name__}")
-    k_noise, k_comp = jax.random.split(_prng("key", key))
+    key = _prng("key", key)
     grad = _grad_arg("grad", grad)
     _omega_arg(omega, cfg.n_agents)
+    _num("sigma0", sigma0, low=0.0)
+    _num("sigma1", sigma1, low=0.0)
+    omega = jnp.broadcast_to(jnp.asarray(omega, jnp.float64), (cfg.n_agents,))
+    return _direction(cfg, grad, omega, sigma0, sigma1, *_draws(key, cfg, (), jnp.shape(grad)[0]))
+
+
+def _draws(key: jax.Array, cfg: Config, lead: tuple, d: int) -> tuple:
+    r"""The random inputs of ``lead`` steps (time-major) of ``cfg.algo`` with :math:`N` agents in :math:`d` coordinates:
+    standard noise values :math:`z` (the DCSGD family, unless ``noise="none"``) and the draws :math:`u` of a sign step's
+    Bernoulli or of the compressor (:func:`_bits`, :func:`_compression_draws`), each of shape ``lead + (N, d)``, or
+    ``None`` where the algorithm needs none."""
+    k_noise, k_comp = jax.random.split(key)
+    shape = lead + (cfg.n_agents, d)
     if cfg.algo == "dsignsgd":
-        return _sign_direction(k_noise, cfg, grad, sigma0, sigma1)
-    msgs = grad[None, :] + sample_noise(k_noise, cfg.noise, grad, sigma0, sigma1, cfg.n_agents, cfg.nu)
-    if cfg.algo in ("dcsgd", "dcsgd_normalized"):
-        msgs = compress(k_comp, cfg.compressor, msgs, omega)
+        return None, None if cfg.noise == "none" else _bits(k_noise, shape)
+    z = None if cfg.noise == "none" else _standard(k_noise, cfg.noise, shape, cfg.nu)
+    compresses = cfg.algo in ("dcsgd", "dcsgd_normalized") and cfg.compressor != "none"
+    return z, _compression_draws(k_comp, cfg.compressor, shape) if compresses else None
+
+
+def _direction(cfg: Config, grad, omega, sigma0, sigma1, z, u) -> jax.Array:
+    """:func:`direction` from the draws :func:`_draws` made for one step."""
+    if cfg.algo == "dsignsgd":
+        return _sign_direction(u, cfg, grad, sigma0, sigma1)
+    msgs = jnp.broadcast_to(grad[None, :], (cfg.n_agents,) + jnp.shape(grad))
+    if z is not None:
+        msgs = msgs + noise_scale(grad, sigma0, sigma1) * z
+    if u is not None:
+        msgs = _compress(u, cfg.compressor, msgs, omega)
     return jnp.mean(msgs, axis=0)
 
 
-def _sign_direction(key, cfg: Config, grad, sigma0, sigma1):
+def _sign_direction(u, cfg: Config, grad, sigma0, sigma1):
     r"""Mean of N agents' :math:`\mathrm{sign}(g_j + sZ_{ij})`, drawn as the sign it is: :math:`+1` with probability
-    :math:`F(g_j/s)` (F the CDF of the standard noise law), from one uniform per agent and coordinate.
+    :math:`F(g_j/s)` (F the CDF of the standard noise law), from the 32-bit words ``u`` (:func:`_bits`), one per agent
+    and coordinate.
 
     Exact in law for any symmetric law, any real :math:`\nu` (Student-t through the incomplete beta function),
     with no noise variate drawn at all; :math:`s = 0` (or ``noise="none"``) gives :math:`\mathrm{sign}(g_j)`."""
@@ -369,8 +415,7 @@ def _sign_direction(key, cfg: Config, grad, sigma0, sigma1):
     s = noise_scale(grad, sigma0, sigma1)
     safe = jnp.where(s > 0, s, 1.0)
     p = 0.5 * (1.0 + _mean_sign(grad / safe, cfg.noise, cfg.nu))
-    u = jax.random.uniform(key, (cfg.n_agents,) + jnp.shape(grad), jnp.float64)
-    signs = jnp.where(u < p[None, :], 1.0, -1.0)
+    signs = jnp.where(_below(u, p[None, :]), 1.0, -1.0)
     return jnp.where(s > 0, jnp.mean(signs, axis=0), jnp.sign(grad))
 
 
@@ -384,29 +429,41 @@ def _simulate(key, x0, eta, cfg: Config, params: dict) -> dict[str, jax.Array]:
     # The prescription's compression/noise factor 1 + (mean omega + d(sigma1^2 mean omega + sigma1^2))/N.
     factor = 1.0 + (jnp.mean(omega) + d * (p["sigma1"] ** 2 * jnp.mean(omega) + p["sigma1"] ** 2)) / cfg.n_agents
 
-    def step(carry, k):
-        x, bad, at, key = carry
-        key, sub = jax.random.split(key)
+    # noise for a block of steps in one call (time-major), one key split per block; blocks divide the recording
+    # interval and hold at most _MAX_DRAWS values per path and kind
+    per_record = cfg.n_steps // cfg.n_record
+    block = _block_size(per_record, max(1, _MAX_DRAWS // (cfg.n_agents * d)))
+    n_blocks = per_record // block
+
+    def step(carry, inputs):
+        x, bad, at = carry
+        k, z, u = inputs
         g = grad_f(x, p["lam"])
         eta_k = eta * schedule_factor(cfg.schedule, k)
         if cfg.algo in ("dcsgd", "dcsgd_normalized"):
             on = (p["normalized"] > 0) | (cfg.algo == "dcsgd_normalized")
             eta_k = jnp.where(on, eta_k / ((p["L0"] + p["L1"] * jnp.linalg.norm(g)) * factor), eta_k)
-        x_new = x - eta_k * direction(sub, cfg, g, omega, p["sigma0"], p["sigma1"])
+        x_new = x - eta_k * _direction(cfg, g, omega, p["sigma0"], p["sigma1"], z, u)
         now_bad = _beyond(x_new[None], cfg.bound)[0] | ~jnp.isfinite(f(x_new, p["lam"]))
         at = jnp.where(bad | ~now_bad, at, k + 1)
         bad = bad | now_bad
         x = jnp.where(bad, x, x_new)
-        return (x, bad, at, key), None
+        return (x, bad, at), None
 
-    per_block = cfg.n_steps // cfg.n_record
+    def run_block(carry, inputs):
+        k_block, k0 = inputs
+        z, u = _draws(k_block, cfg, (block,), d)
+        carry, _ = lax.scan(step, carry, (k0 + jnp.arange(block), z, u))
+        return carry, None
 
-    def block(carry, b):
-        carry, _ = lax.scan(step, carry, b * per_block + jnp.arange(per_block))
+    def record(carry, inputs):
+        k_rec, r = inputs
+        starts = r * per_record + block * jnp.arange(n_blocks)
+        carry, _ = lax.scan(run_block, carry, (jax.random.split(k_rec, n_blocks), starts))
         return carry, f(carry[0], p["lam"])
 
-    init = (x0, jnp.zeros((), bool), jnp.asarray(-1), key)
-    (x, bad, at, _), losses = lax.scan(block, init, jnp.arange(cfg.n_record))
+    init = (x0, jnp.zeros((), bool), jnp.asarray(-1))
+    (x, bad, at), losses = lax.scan(record, init, (jax.random.split(key, cfg.n_record), jnp.arange(cfg.n_record)))
     return {"loss": losses, "x": x, "diverged": bad, "diverged_at": at, "loss0": f(x0, p["lam"])}
 
 
@@ -835,7 +892,6 @@ def aggregate_samples(key: jax.Array, cfg: Config, grad, n: int, *, omega=0.0, s
 SDE_METHODS = ("dcsgd", "dsignsgd")
 SIGN_NOISES = ("gaussian", "student_t", "cauchy")
 _SDE_DEFAULTS = {"lam": 1.0, "omega": 0.0, "sigma0": 0.0, "sigma1": 0.0, "n_agents": 1.0}
-_MAX_BLOCK = 256  # Brownian increments drawn per block of at most this many steps (one key split per block)
 
 
 def _mean_sign(u: jax.Array, noise: str, nu) -> jax.Array:
@@ -918,8 +974,9 @@ def _coefficients_jit(x, eta, p, method, problem, noise, nu, coef):
     return {"drift": b, "variance": var}
 
 
-def _block_size(per_record: int) -> int:
-    return max(b for b in range(1, min(per_record, _MAX_BLOCK) + 1) if per_record % b == 0)
+def _block_size(per_record: int, cap: int = _MAX_BLOCK) -> int:
+    """The largest divisor of ``per_record`` that is at most ``min(cap, _MAX_BLOCK)`` (steps drawn per call)."""
+    return max(b for b in range(1, min(per_record, cap, _MAX_BLOCK) + 1) if per_record % b == 0)
 
 
 def _em(key, x0, eta, dt, p, coef, *, method, problem, noise, nu, n_steps, n_record):
