@@ -1568,7 +1568,7 @@ def _signum_configs(budget: Budget) -> tuple:
 
 def _signum_cells(budget: Budget, beta: float) -> int:
     """Buffer cells per a min(beta, 1 - beta) of the transfer operator: its cost grows as 1/(1 - beta) at fixed cells."""
-    return budget.pick(quick=16 if beta <= 0.5 else 4, full=16 if beta <= 0.5 else 8)
+    return budget.pick(quick=16 if beta <= 0.5 else 8, full=16 if beta <= 0.5 else 8)
 
 
 @experiment("sign_floor.signum_constants")
