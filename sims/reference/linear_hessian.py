@@ -285,14 +285,22 @@ def bench_cases(scale: str) -> list:
 
     scale = V.choice("scale", scale, SCALES)
     train_widths, train_runs, train_steps = ((6, 4, 3), 256, 400) if scale == "small" else ((32, 32, 10), 4096, 1000)
+    # a GD step from second moments: prefix and suffix products and the gradient of each layer (about three
+    # products of each layer's size with d_0-column moments, 2 flops per multiply-add)
+    d0 = train_widths[0]
+    step_flops = 3 * 2.0 * d0 * sum(a * b for a, b in zip(train_widths[:-1], train_widths[1:]))
     cases_train = [BenchCase(f"linear_hessian GD sweep {train_runs} runs x {train_steps} steps, widths {train_widths}",
                              "GD steps", float(train_runs * train_steps),
                              functools.partial(_run_jax_train, train_widths, train_runs, train_steps),
-                             functools.partial(_run_numpy_train, train_widths, train_runs, train_steps), _close_train)]
+                             functools.partial(_run_numpy_train, train_widths, train_runs, train_steps), _close_train,
+                             cost={"matmul_flop": step_flops})]
     if scale == "small":
         sizes, dense_max = [(8, 8, 8, 4), (16, 16, 16, 8), (32, 32, 32, 16)], 2000
+        # the matrix-free route against the one a NumPy user would take: every Hessian column, then eigvalsh
+        versus = [(16, 16, 16, 8), (32, 32, 32, 16), (48, 48, 48, 24)]
     else:
         sizes, dense_max = [(32, 32, 32, 16), (128, 128, 128, 64), (256, 256, 256, 128)], 12000
+        versus = [(32, 32, 32, 16), (64, 64, 64, 32), (96, 96, 96, 48)]
     iters = 40
     cases = []
     for widths in sizes:
@@ -300,9 +308,25 @@ def bench_cases(scale: str) -> list:
         m = min(iters, P)
         cases.append(BenchCase(f"linear_hessian lanczos top eig P={P}", "HVP (Lanczos steps)", float(m),
                                functools.partial(_run_jax_lanczos, widths, m),
-                               functools.partial(_run_numpy_lanczos, widths, m), _close))
+                               functools.partial(_run_numpy_lanczos, widths, m), _close,
+                               cost={"matmul_flop": _hvp_flops(widths)}))
         if P <= dense_max:
             cases.append(BenchCase(f"linear_hessian dense top eig P={P}", "Hessian columns", float(P),
                                    functools.partial(_run_jax_dense, widths),
-                                   functools.partial(_run_numpy_dense, widths), _close))
+                                   functools.partial(_run_numpy_dense, widths), _close,
+                                   cost={"matmul_flop": _hvp_flops(widths) + 4.0 * P**2 / 3}))
+    for widths in versus:
+        P = S.n_params(widths)
+        cases.append(BenchCase(f"linear_hessian top eig P={P}: JAX HVP-Lanczos vs NumPy dense eigvalsh",
+                               "top eigenvalues", 1.0, functools.partial(_run_jax_lanczos, widths, iters),
+                               functools.partial(_run_numpy_dense, widths), _close,
+                               cost={"matmul_flop": iters * _hvp_flops(widths)}))
     return cases + cases_train
+
+
+def _hvp_flops(widths: tuple[int, ...]) -> float:
+    r"""Matrix-product flops of one Hessian-vector product by forward-over-reverse autodiff: about 4 passes
+    (value, gradient and their tangents) through the net on :math:`n = 4 d_0` samples,
+    :math:`4\cdot 2n\sum_l d_l d_{l-1}`."""
+    n = 4 * widths[0]
+    return 4.0 * 2 * n * sum(a * b for a, b in zip(widths[:-1], widths[1:]))

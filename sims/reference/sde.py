@@ -86,4 +86,8 @@ def bench_cases(scale: str) -> list[BenchCase]:
         se = math.sqrt(max(fa * (1 - fa), 1e-4) / n_paths) * math.sqrt(2)
         assert abs(fa - fb) < 5 * se + 1e-9, (fa, fb)
 
-    return [BenchCase("sde: DCSGD x^4/4 paths x steps", "path-steps", n_paths * n_steps, run_jax, run_numpy, check)]
+    # per path-step (N = 4 agents, d = 1): 4 Gaussian draws and 4 Bernoulli masks (one 32-bit word each: half a
+    # float64 uniform); gradient, noise scale, messages, masks, mean, step and the divergence test ~35 flops; a square
+    # root and 4 divisions by q
+    return [BenchCase("sde: DCSGD x^4/4 paths x steps", "path-steps", n_paths * n_steps, run_jax, run_numpy, check,
+                      cost={"flop": 35, "exp": 5, "normal": 4, "uniform": 2})]

@@ -96,5 +96,7 @@ def bench_cases(scale: str) -> list[BenchCase]:
         z = abs(mx - my) / np.hypot(sx, sy)
         assert z < 5, f"JAX and NumPy Cesàro means differ by {z:.1f} standard errors ({mx:.4g} vs {my:.4g})"
 
+    # per chain-step: a counter word (8 integer operations), its compare and the step (3), f and its Cesaro sum (3),
+    # the schedule (2)
     return [BenchCase("sign_floor: signSGD chains (mult. noise)", "chain-steps", float(n_chains * T),
-                      run_jax, run_numpy, check)]
+                      run_jax, run_numpy, check, cost={"flop": 16})]

@@ -101,4 +101,7 @@ def bench_cases(scale: str) -> list:
     return [BenchCase(name=f"softmax_radius.rho_a_jvp[{n}x{width}]", unit="sample JVPs", work=float(n),
                       run_jax=lambda: S._rho_jit(model.apply, params, v, xj, 1.0),
                       run_numpy=lambda: rho_a_numpy(pn, vn, x),
-                      check=check)]
+                      check=check,
+                      # per sample: primal and tangent of the 64 -> width layer (2 products) and of the width -> 10
+                      # layer (3 products), 2 flops per multiply-add; biases, ReLU and its tangent, the spread
+                      cost={"matmul_flop": 2.0 * (2 * 64 * width + 3 * width * 10), "flop": 6.0 * width + 30})]
