@@ -418,11 +418,17 @@ def check_mult_slope(budget: Budget) -> Result:
                    rivals={"slope 1 (an O(η) floor)": 1.0, "slope 0 (no shrinking with η)": 0.0})
               for name, label in labels.items()]
     c_pred = T.c_unif(1.0)
+    # Signum's own constant at a uniform offset (five transfer-operator solves at beta = 0.9: the full budget only)
+    signum_text = ""
+    if budget.pick(quick=False, full=True):
+        sc = T.signum_constant(0.9, 1.0, "uniform", cells=4)
+        signum_text = (f"; Signum E f/eta^2 = {np.mean(r['signum_mean'] / eta**2):.4f} (transfer operator "
+                       f"C_unif(beta = 0.9, sigma = 1) = {sc.value:.4f}±{sc.err:.4f})")
     return Result(
         checks=checks,
         detail=("slopes " + ", ".join(f"{labels[n]} {c.slope:.3f}±{c.se:.3f}" for n, c in zip(labels, checks))
-                + f"; signSGD E f/eta^2 = {np.mean(r['sign_mean'] / eta**2):.4f} (C_unif(1) = {c_pred:.4f}); "
-                f"{r['n_diverged']} diverged runs"),
+                + f"; signSGD E f/eta^2 = {np.mean(r['sign_mean'] / eta**2):.4f} (C_unif(1) = {c_pred:.4f})"
+                + signum_text + f"; {r['n_diverged']} diverged runs"),
         arrays={**{f"{n}_{q}": r[f"{n}_{q}"] for n in labels for q in ("mean", "se")},
                 **{f"{n}_eta": eta for n in labels}, "sign_pred": c_pred * eta**2},
         seed=int(r["seed"]),

@@ -29,11 +29,41 @@ def test_free_of_a_and_mirror_symmetric():
     assert base.leak < 1e-10
 
 
+@pytest.mark.parametrize("law, df, var", [("gaussian", None, 1.0), ("uniform", None, 1 / 3), ("student", 5.5, 5.5 / 3.5)])
+def test_one_step_moves_mass_by_the_buffer_law(law, df, var):
+    # one step from a point-like buffer: total mass 1, and, summed over both lattice rows it reaches, the buffer's mean
+    # beta v + (1 - beta) a u and variance ((1 - beta) sigma a u)^2 Var(xi) + h^2/6 (two cell-wide uniforms convolved)
+    beta, sigma, theta, a, h, n_max = 0.6, 0.8, 0.3, 1.7, 0.05, 6
+    step, shape, u = T._signum_operator(beta, sigma, theta, law, df, a, h, n_max, w_max=150.0)
+    P = np.zeros(shape)
+    row, cell = n_max + 2, shape[1] // 2 + 37  # u = theta + 2, v in the cell centred at 37.5 h
+    P[row, cell] = 1.0
+    out, (leak_w, leak_n) = step(P)
+    centres = (np.arange(shape[1]) - shape[1] // 2 + 0.5) * h
+    v = out.sum(axis=0)
+    mean = beta * centres[cell] + (1 - beta) * a * u[row]
+    # round-off: second differences of G cancel to ~1e-16 |G| s/h per cell, over ~1e3 cells
+    assert out.sum() + leak_w == pytest.approx(1.0, abs=1e-9) and leak_w < 1e-7 and leak_n < 1e-12
+    assert v @ centres == pytest.approx(mean, rel=1e-8)
+    # the contracted source spans beta h: its variance is (beta h)^2/12, plus h^2/12 for the target cell's width
+    spread = ((1 - beta) * sigma * a * u[row]) ** 2 * var + (beta * h) ** 2 / 12 + h**2 / 12
+    assert v @ (centres - mean) ** 2 == pytest.approx(spread, rel=2e-3)
+
+
 def test_grid_error_is_second_order():
-    # err(cells) = |C_h - C_2h|, h = a min(beta, 1 - beta)/cells: successive differences shrink by 4 for an O(h^2) scheme
-    coarse, fine = (T.signum_constant(0.5, 1.0, "mid", cells=k) for k in (4, 8))
+    # err(cells) = |C_h - C_2h|, h = a min(beta, 1 - beta)/cells: successive differences shrink by 4 for an O(h^2)
+    # scheme; beta = 0.6 puts edges / beta between grid edges (at 0.5 the contraction maps edges onto edges)
+    coarse, fine = (T.signum_constant(0.6, 1.0, "mid", cells=k) for k in (4, 8))
     assert 3.5 < coarse.err / fine.err < 4.5
     assert abs(fine.value - coarse.value) == pytest.approx(fine.err, rel=1e-6)
+
+
+def test_uniform_offset_is_the_mean_over_offsets():
+    # Gauss-Legendre on (0, 1/2) with the mirror symmetry against a midpoint rule over 8 offsets of (0, 1/2)
+    unif = T.signum_constant(0.5, 0.5, "uniform", cells=2)
+    thetas = (np.arange(8) + 0.5) / 16
+    midpoint = np.mean([T.signum_constant(0.5, 0.5, th, cells=2).value for th in thetas])
+    assert unif.value == pytest.approx(midpoint, abs=1e-3)
 
 
 def test_momentum_raises_the_floor_monotonically():
