@@ -1039,10 +1039,10 @@ def _signum_operator(beta, sigma, theta, law, df, a, h, n_max, w_max):
 
 
 def _split(C: np.ndarray, positive: np.ndarray, total: float):
-    """Move the buffer law ``C[n, cell]`` by its sign: :math:`v' > 0` to row n - 1, :math:`v' < 0` to row n + 1.
+    r"""Move the buffer law ``C[n, cell]`` by its sign: :math:`v' > 0` to row n - 1, :math:`v' < 0` to row n + 1.
 
-    Returns the new law and the mass lost per step past :math:`\\pm W` (``total`` minus the mass of
-    ``C``) and past :math:`\\pm N` (the two rows that move off the lattice's box).
+    Returns the new law and the mass lost per step past :math:`\pm W` (``total`` minus the mass of
+    ``C``) and past :math:`\pm N` (the two rows that move off the lattice's box).
     """
     out = np.zeros_like(C)
     out[:-1, positive] = C[1:, positive]
@@ -1089,13 +1089,13 @@ MAX_STATES = 4_000_000  # lattice rows x buffer cells of one Signum grid (32 MB 
 
 
 def _signum_at(beta, sigma, theta, law, df, a, cells, tol=1e-10):
-    """(fine, coarse, leak, N, W) at one offset ``theta``.
+    r"""(fine, coarse, leak, N, W) at one offset ``theta``.
 
     N and W start small and grow on the coarse grid until each leak per step is below ``tol``: N from the
     measured geometric decay of the marginal law of n, W by half each time (W stops growing at 20 noise
     scales of the largest kernel: a heavy-tailed law keeps a reported leak instead of an unbounded grid).
     A leak of 1e-10 per step moves :math:`C` by far less than the grid error (the mass it removes sits at
-    :math:`|u| \\approx N`, and the chain forgets it within its mixing time).
+    :math:`|u| \approx N`, and the chain forgets it within its mixing time).
     """
     # the buffer moves by (1 - beta) a u per step and its contracted law beta v spans beta |v|: resolve both
     h = a * min(beta, 1 - beta) / cells if beta > 0 else a / cells
