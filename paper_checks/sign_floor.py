@@ -1623,8 +1623,9 @@ def _signum_theory(budget: Budget) -> dict:
        statement=("Signum (buffer m <- beta m + (1-beta) g, step -eta sign(m)) on a x^2/2 with multiplicative noise "
                   "settles on E f = C a eta^2 with C = E_pi[u^2]/2 of the eta-free chain v' = beta v + (1-beta) u "
                   "(1 + sigma xi), u' = u - sign(v') on the lattice offset + Z, computed by a transfer operator; "
-                  "momentum raises the floor above signSGD's two-ladder constant, by far more than the buffer's "
-                  "noise averaging or its memory 1/(1-beta) would suggest."),
+                  "momentum raises the floor above signSGD's two-ladder constant, and neither the buffer's noise "
+                  "averaging (signSGD at sigma sqrt((1-beta)/(1+beta))) nor its memory (signSGD's constant "
+                  "times 1/(1-beta)) gives it."),
        latex=r"E f = a\eta^2\,\tfrac12 E_\pi[u^2],\quad v' = \beta v + (1-\beta)u(1+\sigma\xi),\ u' = u - \mathrm{sign}(v')")
 def check_signum_constant(budget: Budget) -> Result:
     """Float Signum chains at several (noise law, sigma, beta, a, eta): E f/(a eta^2) against the transfer-operator
