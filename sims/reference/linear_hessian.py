@@ -300,7 +300,8 @@ def bench_cases(scale: str) -> list:
         versus = [(16, 16, 16, 8), (32, 32, 32, 16), (48, 48, 48, 24)]
     else:
         sizes, dense_max = [(32, 32, 32, 16), (128, 128, 128, 64), (256, 256, 256, 128)], 12000
-        versus = [(32, 32, 32, 16), (64, 64, 64, 32), (96, 96, 96, 48)]
+        # the NumPy side is one LAPACK call that --max-seconds cannot interrupt, so P stays where it finishes
+        versus = [(32, 32, 32, 16), (48, 48, 48, 24), (64, 64, 64, 32)]
     iters = 40
     cases = []
     for widths in sizes:
