@@ -1256,14 +1256,21 @@ def ridge_critical_step(y, d, scale, n_agents, noise: str = "student_t", nu=None
     :math:`-\langle\nabla f, m\rangle < 0` at :math:`h = 0^+`: one root, every :math:`h < h^\ast` descends in expectation and
     every larger one ascends (bracketed by doubling, then ``brentq``). 0 where :math:`\nabla f = 0` (y = 0)."""
     a, d, n, m, gc, L0, L1 = _ridge_inputs(y, d, scale, n_agents, noise, nu, L0, L1)
+    return _convex_root(_ridge_change, _ridge_law, a, d, n, m, gc, L0, L1)
+
+
+def _convex_root(change, law_of, a, d, n, m, gc, L0, L1) -> float:
+    r"""The positive root of a one-step change that is convex in h with slope :math:`-\langle\nabla f, m\rangle` at 0
+    (``change(a, hs, d, n, m, L0, L1, law)``, ``law = law_of(d, n, m)``): the change over h increases, so the root is
+    bracketed by doubling from :math:`1/(L_1\sqrt d)` and found by ``brentq``; 0 where
+    :math:`\langle\nabla f, m\rangle \le 0`."""
     slope0 = math.sqrt(d) * gc * m                                # <grad f, m>
     if not slope0 > 0:
         return 0.0
-
-    law = _ridge_law(d, n, m)
+    law = law_of(d, n, m)
 
     def quotient(h: float) -> float:
-        return -slope0 if h == 0 else float(_ridge_change(a, np.array([h]), d, n, m, L0, L1, law)[0]) / h
+        return -slope0 if h == 0 else float(change(a, np.array([h]), d, n, m, L0, L1, law)[0]) / h
 
     hi = 1.0 / (L1 * math.sqrt(d))
     while quotient(hi) < 0:
@@ -1361,21 +1368,7 @@ def radial_critical_step(y, d, scale, n_agents, noise: str = "student_t", nu=Non
     convex and increasing in the radius, so the expected change is convex in h and has one positive root, as on the
     ridge. 0 where :math:`\nabla f = 0`."""
     a, d, n, m, gc, L0, L1 = _radial_inputs(y, d, scale, n_agents, noise, nu, L0, L1)
-    slope0 = math.sqrt(d) * gc * m
-    if not slope0 > 0:
-        return 0.0
-
-    law = _radial_law(d, n, m)
-
-    def quotient(h: float) -> float:
-        return -slope0 if h == 0 else float(_radial_change(a, np.array([h]), d, n, m, L0, L1, law)[0]) / h
-
-    hi = 1.0 / (L1 * math.sqrt(d))
-    while quotient(hi) < 0:
-        hi *= 2.0
-        if hi > 1e6:
-            return math.inf
-    return float(optimize.brentq(quotient, 0.0, hi, xtol=1e-300, rtol=1e-14, maxiter=500))
+    return _convex_root(_radial_change, _radial_law, a, d, n, m, gc, L0, L1)
 
 
 # ----------------------------------------------------------------------------- pre-scheduled steps on x^4/4
