@@ -14,9 +14,13 @@ os.environ.setdefault("STEPLAB_RESULTS", os.path.join(_ROOT, ".pytest_cache", "r
 # the whole fast tier: 805 -> 480-530 CPU-s on two cores (two runs). The programs compute the same
 # operations, in IEEE double, to round-off (every comparison in the suite allows round-off or is
 # statistical); the figures and `make check` keep XLA's defaults, where long runs, not compilation,
-# dominate. Set in the environment before JAX creates its CPU client, and only where the user's
-# XLA_FLAGS do not choose these options themselves.
-TEST_XLA_FLAGS = ("--xla_cpu_use_fusion_emitters=false", "--xla_backend_optimization_level=1")
+# dominate. A third option keeps each program's LLVM module in one piece: XLA splits it for parallel
+# code generation, which on two cores shared by two test workers costs more than it saves (79 programs:
+# 34-40 s -> 30-34 s of compilation in replays on a busy machine; the code is the same). Set in the
+# environment before JAX creates its CPU client, and only where the user's XLA_FLAGS do not choose these
+# options themselves.
+TEST_XLA_FLAGS = ("--xla_cpu_use_fusion_emitters=false", "--xla_backend_optimization_level=1",
+                  "--xla_cpu_parallel_codegen_split_count=1")
 _flags = os.environ.get("XLA_FLAGS", "")
 os.environ["XLA_FLAGS"] = " ".join([_flags, *(f for f in TEST_XLA_FLAGS if f.split("=")[0] not in _flags)]).strip()
 
