@@ -753,3 +753,139 @@ def two_point_dataset(s: float, margin: float) -> tuple[np.ndarray, np.ndarray]:
     B = _sigmoid(ws)
     q = B / (A + B)
     return np.array([s, -1.0]), np.array([q, 1.0 - q])
+
+
+# ---------------------------------------------------------------------------------------------
+# Data on the sphere: a stable cycle of equal-magnitude data in higher dimensions
+# ---------------------------------------------------------------------------------------------
+def _simplex_frame(k: int) -> np.ndarray:
+    r"""The :math:`k + 1` vertices of a regular simplex in :math:`\mathbb{R}^k`, unit vectors, as rows.
+
+    Built from the Helmert rows :math:`h_j = (1, \dots, 1, -j, 0, \dots)/\sqrt{j(j+1)}` (:math:`j = 1..k`),
+    which are orthonormal and orthogonal to :math:`(1, \dots, 1)`; the columns of the :math:`k \times (k+1)`
+    matrix, rescaled by :math:`1/\sqrt{1 - 1/(k+1)}`, satisfy :math:`\sum_j u_j = 0` and
+    :math:`\sum_j u_j u_j^\top = \tfrac{k+1}{k} I_k`.
+    """
+    H = np.zeros((k, k + 1))
+    for j in range(1, k + 1):
+        H[j - 1, :j] = 1.0
+        H[j - 1, j] = -float(j)
+        H[j - 1] /= np.sqrt(j * (j + 1.0))
+    return (H / np.sqrt(1.0 - 1.0 / (k + 1))).T
+
+
+def sphere_lift(z, weights, d: int) -> tuple[np.ndarray, np.ndarray]:
+    r"""Lift 1-D data with :math:`|z_i| \le 1` to unit vectors of :math:`\mathbb{R}^d` whose axis :math:`\mathbb{R} e_1` carries the same 1-D GD.
+
+    A point with :math:`|z_i| = 1` becomes :math:`z_i e_1` (weight :math:`a_i`); a point with
+    :math:`|z_i| < 1` becomes the :math:`d` unit vectors
+    :math:`(z_i, \sqrt{1 - z_i^2}\,u_j)`, :math:`u_1, \dots, u_d` the vertices of a regular simplex in
+    :math:`\mathbb{R}^{d-1}`, each with weight :math:`a_i/d`. On the axis :math:`w = t e_1` every copy
+    has the margin :math:`z_i t`, so the loss is the 1-D loss, and the transverse gradient
+    :math:`-\sum_j (a_i/d)\sigma(-z_i t)\sqrt{1-z_i^2}\,u_j` vanishes (:math:`\sum_j u_j = 0`): the axis
+    is invariant and GD on it is 1-D GD on :math:`(z, a)`. The Hessian on the axis is block diagonal,
+
+    .. math:: \partial_{tt} L = \sum_i a_i z_i^2 \sigma\sigma'(z_i t),\qquad
+              \nabla^2_{\perp} L = \frac{1}{d-1}\sum_{|z_i|<1} a_i (1 - z_i^2)\,\sigma\sigma'(z_i t)\; I_{d-1},
+
+    (:math:`\sum_j u_j u_j^\top = \tfrac{d}{d-1} I`): the transverse curvature is the 1-D data's
+    "missing magnitude" spread over :math:`d - 1` directions, which is why equal magnitudes in
+    :math:`\mathbb{R}^d` can mimic 1-D magnitudes up to a ratio of about :math:`\sqrt d`.
+    ``z``: (n,) with :math:`|z_i| \le 1`; ``weights``: (n,) non-negative or None; ``d`` in 2..4096.
+    Returns ``(z_lifted (m, d), weights (m,))``, every row of unit norm (to round-off).
+    """
+    z2, a = validate_dataset(z, weights)
+    if z2.shape[1] != 1:
+        raise ValueError(f"z: sphere_lift needs 1-D data, got d = {z2.shape[1]}")
+    d = V.integer("d", d, low=2, high=4096)
+    zz = z2[:, 0]
+    if np.any(np.abs(zz) > 1.0 + 1e-15):
+        raise ValueError(f"z: every |z_i| must be <= 1 to lift onto the unit sphere, got max |z| = {np.max(np.abs(zz))!r}")
+    frame = _simplex_frame(d - 1)
+    rows, ws = [], []
+    for zi, ai in zip(zz, a):
+        if abs(zi) >= 1.0 - 1e-15:
+            rows.append(np.concatenate([[np.sign(zi)], np.zeros(d - 1)]))
+            ws.append(ai)
+        else:
+            tail = np.sqrt(1.0 - zi * zi) * frame
+            rows.extend(np.concatenate([np.full((d, 1), zi), tail], axis=1))
+            ws.extend([ai / d] * d)
+    return np.array(rows), np.array(ws)
+
+
+# The 1-D base of the shipped sphere witness: a spike of magnitude 1 and a bump of magnitude EPS (both signs).
+SPHERE_BASE_Z = (1.0, 1.0 / 6.0, -1.0 / 6.0)
+SPHERE_BASE_WEIGHTS = (0.08504517046180987, 0.6095682523967993, 0.3053865771413906)
+SPHERE_C = 1.995
+SPHERE_D = 33
+
+
+def periodic_orbit(z, weights, eta, guess, period: int) -> tuple[np.ndarray, float]:
+    r"""Newton-polished periodic orbit of GD: the root of :math:`F(x) = T^p(x) - x` near ``guess``, and its multiplier.
+
+    Solved by scipy's hybrid Newton (``tol`` 1e-15) on the float64 map :func:`gd_step`. Returns the
+    orbit (p, d) in time order, starting at the root, and the spectral radius of
+    :math:`D T^p = \prod_{k} (I - \eta \nabla^2 L(x_k))` (closed-form Hessians, later points on the left).
+    ``ValueError`` if the residual exceeds :math:`10^{-12}(1 + \|x\|_\infty)` or the orbit has a smaller
+    period (it would be :math:`w^\star` or a shorter cycle). ``period`` in 1..64.
+    """
+    z2, a = validate_dataset(z, weights)
+    step = V.real("eta", eta, low=0.0, low_open=True)
+    x0 = _point("guess", guess, z2.shape[1])
+    period = V.integer("period", period, low=1, high=64)
+
+    def orbit(x):
+        pts = [x]
+        for _ in range(period):
+            pts.append(gd_step(pts[-1], step, z2, a))
+        return np.array(pts)
+
+    x = optimize.root(lambda v: orbit(v)[-1] - v, x0, method="hybr", tol=1e-15).x
+    pts = orbit(x)
+    scale = 1.0 + np.max(np.abs(x))
+    res = float(np.max(np.abs(pts[-1] - x)))
+    if not res <= 1e-12 * scale:
+        raise ValueError(f"guess: no period-{period} orbit found near it (residual {res:.2e})")
+    for q in range(1, period):
+        if period % q == 0 and np.max(np.abs(pts[q] - x)) <= 1e-9 * scale:
+            raise ValueError(f"guess: the orbit found has period {q}, not {period}")
+    J = np.eye(z2.shape[1])
+    for p_ in pts[:-1]:
+        J = (np.eye(z2.shape[1]) - step * hessian(p_, z2, a)) @ J
+    return pts[:-1], float(np.max(np.abs(np.linalg.eigvals(J))))
+
+
+def sphere_witness() -> dict:
+    r"""A stable 2-cycle of GD on equal-magnitude data (:math:`\|z_i\| = 1`) in :math:`\mathbb{R}^{33}`, at :math:`\eta\lambda_{\max} = 1.995 < 2`.
+
+    The 1-D base (:data:`SPHERE_BASE_Z`, :data:`SPHERE_BASE_WEIGHTS`) is a bump of magnitude
+    :math:`1/6` (both signs) plus a spike of magnitude 1: 1-D data of unequal magnitudes with a
+    stable 2-cycle at :math:`c = 1.995` (found by an offline search, checked here by the exact cycle
+    equations). :func:`sphere_lift` puts it on the unit sphere of :math:`\mathbb{R}^{33}`; the cycle stays
+    on the axis and keeps its 1-D multiplier there, and the transverse curvature
+    :math:`\tfrac{1}{d-1}\sum a_i(1-z_i^2)\sigma\sigma'` is below the axis curvature at :math:`w^\star`
+    (so :math:`\lambda_{\max}` is the 1-D :math:`\lambda` and :math:`c` is unchanged) and small enough on the
+    cycle that the transverse multipliers :math:`\prod_k(1 - \eta\,\partial_\perp^2 L(x_k))` have modulus < 1.
+
+    Returns ``dict(z, weights, eta, c, d, w_star, lam_max, lam_axis, lam_transverse, cycle (2, d),
+    period, multiplier, base_z, base_weights)``; ``multiplier`` is the spectral radius of
+    :math:`DT^2` on the Newton-polished cycle.
+    """
+    z, a = sphere_lift(SPHERE_BASE_Z, SPHERE_BASE_WEIGHTS, SPHERE_D)
+    w_star, lam_ = minimizer(z, a)
+    H = hessian(w_star, z, a)
+    eta = SPHERE_C / lam_
+    base = np.asarray(SPHERE_BASE_Z)[:, None]
+    # the stable 2-cycle of the 1-D base (exact cycle equations by sign scan + Brent), lifted onto the axis
+    cycles = cycles_1d(base, SPHERE_BASE_WEIGHTS, eta, 2)
+    stable = cycles[np.abs(cycles[:, -1]) < 1]
+    if stable.shape[0] != 1:
+        raise ValueError(f"SPHERE_BASE_WEIGHTS: expected one stable 2-cycle of the 1-D base, found {stable.shape[0]}")
+    guess = np.zeros(SPHERE_D)
+    guess[0] = stable[0, 0]
+    orbit, mult = periodic_orbit(z, a, eta, guess, 2)
+    return {"z": z, "weights": a, "eta": float(eta), "c": SPHERE_C, "d": SPHERE_D, "w_star": w_star,
+            "lam_max": lam_, "lam_axis": float(H[0, 0]), "lam_transverse": float(np.linalg.eigvalsh(H[1:, 1:])[-1]),
+            "cycle": orbit, "period": 2, "multiplier": mult,
+            "base_z": np.asarray(SPHERE_BASE_Z), "base_weights": np.asarray(SPHERE_BASE_WEIGHTS)}
