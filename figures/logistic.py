@@ -173,6 +173,42 @@ def cascade(budget: Budget, out: Path, results: dict) -> list[Path]:
                                                         "meng2024.two_points_cycle_below_2_over_lambda"])
 
 
+def sphere(budget: Budget, out: Path, results: dict) -> list[Path]:
+    """The sphere witness: its 2-cycle over the loss on the plane (e1, e2) through w*, and its data directions."""
+    wt = th.sphere_witness()
+    z, a, w_star = wt["z"], wt["weights"], wt["w_star"]
+    traj = pc.sphere_trajectory(budget)["trajectory"]
+    fig, (ax1, ax2) = st.figure(2, 1, width=4.6, height=3.6, gridspec_kw={"width_ratios": [1.7, 1.0]})
+    x = np.linspace(-1.0, 9.0, 200)
+    y = np.linspace(-2.5, 2.5, 120)
+    g1, g2 = np.meshgrid(x, y)
+    pts = np.repeat(w_star[None], g1.size, axis=0)
+    pts[:, 0], pts[:, 1] = g1.ravel(), g2.ravel()
+    L = th.loss(pts, z, a).reshape(g1.shape) - th.loss(w_star, z, a)
+    ax1.contour(g1, g2, L, levels=np.geomspace(1e-3, 0.3, 12), colors=st.MUTED, linewidths=0.6)
+    for k, (label, color) in enumerate([("GD from the cycle + kick", st.SIM), ("GD from w* + kick", st.ACCENT)]):
+        ax1.plot(traj[k, :, 0], traj[k, :, 1], "-o", color=color, ms=2, lw=0.5, alpha=0.8, label=label)
+    ax1.plot(wt["cycle"][:, 0], wt["cycle"][:, 1], "s", mfc="none", mec=st.THEORY, ms=9,
+             label="Newton-polished 2-cycle")
+    ax1.plot(w_star[0], w_star[1], "*", color=st.THEORY, ms=10, label="w* (attracting)")
+    res = (results or {}).get("meng2024.equal_magnitude_cycle_higher_dim")
+    radius = float(res.arrays["radius"]) if res is not None else wt["multiplier"]
+    ax1.set(xlabel="w₁ (the invariant axis)", ylabel="w₂ (one of 32 transverse axes)",
+            title=f"‖z_i‖ = 1 in R^{wt['d']}: stable 2-cycle at ηλ_max = {wt['c']:g} (|mult| {radius:.3f})")
+    ax1.legend(loc="lower right", fontsize=6)
+    t = np.linspace(0, 2 * np.pi, 400)
+    ax2.plot(np.cos(t), np.sin(t), color=st.MUTED, lw=0.8, label="unit circle")
+    ax2.scatter(z[:, 0], z[:, 1], s=4000 * a, color=st.SIM, alpha=0.6, label="z_i projected on (e₁, e₂), area ∝ weight")
+    for v in (1 / 6, -1 / 6):
+        ax2.axvline(v, color=st.THEORY, ls=":", lw=0.8)
+    ax2.annotate("z₁ = ±1/6: the bump (66 points)", (-0.15, -1.25), fontsize=7, color=st.THEORY)
+    ax2.annotate("z = e₁: the spike", (0.55, 0.1), fontsize=7, color=st.THEORY)
+    ax2.set(xlim=(-1.35, 1.35), ylim=(-1.35, 1.35), aspect="equal", xlabel="z·e₁", ylabel="z·e₂",
+            title="data directions (all of norm 1 in R³³)")
+    ax2.legend(loc="upper left", fontsize=6)
+    return st.save(fig, "logistic_sphere", out, claims=["meng2024.equal_magnitude_cycle_higher_dim"])
+
+
 def make(results: dict, out: Path, budget: Budget) -> list[Path]:
     """Draw the logistic figures at ``budget`` (``results``: claim id -> Result; the cascade figure marks the
     doubling points located in simulation when that claim's result is there)."""
@@ -180,4 +216,5 @@ def make(results: dict, out: Path, budget: Budget) -> list[Path]:
     for draw in (bifurcation, cobweb, basin, witness, amplitude):
         paths += draw(budget, out)
     paths += cascade(budget, out, results or {})
+    paths += sphere(budget, out, results or {})
     return paths

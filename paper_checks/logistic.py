@@ -1285,3 +1285,14 @@ def two_point_bifurcation(budget: Budget) -> dict:
     cs = np.linspace(1.0, 2.0, budget.pick(quick=120, full=600))
     tail = sim.gd(zp, ap, cs / lam, [w_star[0] + 1e-3, w_star[0] - 2.0], 6000, keep_last=16)["w"][..., 0]
     return {"c": cs, "tail": tail, "w_star": float(w_star[0])}
+
+
+@experiment("logistic.sphere_trajectory")
+def sphere_trajectory(budget: Budget) -> dict:
+    """GD on the sphere witness from the cycle point + 0.5 (e1 + e2) and from w* + 0.5 (e1 + e2), 300 steps each."""
+    w = th.sphere_witness()
+    kick = np.zeros(w["d"])
+    kick[:2] = 0.5
+    starts = np.stack([w["cycle"][0] + kick, w["w_star"] + kick])
+    traj = sim.gd(w["z"], w["weights"], [w["eta"]], starts, 300)["w"][0]
+    return {"trajectory": np.concatenate([starts[:, None], traj], axis=1)}
