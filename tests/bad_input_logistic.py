@@ -77,4 +77,8 @@ ROWS = [
                           "ts": np.array([0.0, 1.0, 2.0]), "rtol": 1e-8, "atol": 1e-10, "max_steps": 1000},
         kinds={**DATA, "eta": "posarr", "ts": "arr", "rtol": "pos", "atol": "pos", "max_steps": "posint"},
         ok={("weights", "None"): "the default: uniform", ("inits", "ndim"): "(k, 1) starts are the same for 1-D data"}),
+    Row(_T + "sphere_lift", {"z": np.array([[1.0], [0.5], [-0.5]]), "weights": A1, "d": 3},
+        kinds={**DATA, "d": "posint"}, ok=UNIFORM),
+    Row(_T + "periodic_orbit", {"z": Z1, "weights": A1, "eta": 12.0, "guess": np.array([-1.0]), "period": 2},
+        kinds={**DATA, "eta": "pos", "period": "posint"}, ok=UNIFORM, slow=True),
 ]
