@@ -1,7 +1,8 @@
 r"""Meng, Orvieto, Cao, De Sa (2024): GD on logistic regression with non-separable data and large steps.
 
 Claims (a)-(e) of the paper's abstract (with (c) also pushed to its limit: near-critical datasets
-at 0.99 and positive controls just above 1), the follow-up's equal-magnitude statement in 1-D,
+at 0.99 and positive controls just above 1), the follow-up's equal-magnitude statements (global convergence
+in 1-D; a stable cycle of unit-norm data in higher dimensions, on a lift of 1-D data to R^33),
 and derived ones: the flip normal form, the period-doubling cascade (second doubling, c_3, c_4,
 the Feigenbaum ratio), balanced data's single 2-cycle, scale invariance (only eta*lambda matters)
 and a two-point dataset with a stable 3-cycle below 2/lambda. Each pairs a closed form from :mod:`theory.logistic`

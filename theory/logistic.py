@@ -9,7 +9,8 @@ GD map :math:`T(w) = w - \eta \nabla L(w)` with step size :math:`\eta` (the pape
 This module holds the sympy derivations (per-point derivatives, the GD map, the 2-cycle equations
 and multiplier, the normal form at :math:`c = 2`, the piecewise-linear 1-D cycle construction for
 :math:`c \in (1, 2)`) and the numerical closed forms built on them (Newton-polished minimizer,
-cycle datasets, the 2-D witness below :math:`c = 1`, the 1-D orbit bound). Pure mathematics:
+cycle datasets, the 2-D witness below :math:`c = 1`, the 1-D orbit bound, the lift of 1-D data onto
+the unit sphere of :math:`\mathbb{R}^d` and the equal-magnitude witness built with it). Pure mathematics:
 numpy/scipy/sympy only. Every public function validates its arguments (:mod:`theory._validate`).
 """
 from __future__ import annotations
@@ -31,6 +32,7 @@ __all__ = [
     "cycle_dataset", "solve_two_cycle", "two_cycle_1d", "period_doubling_step", "construct_witness_2d",
     "witness_2d", "balanced_cycle_amplitude", "balanced_cycle_multiplier", "doubling_points",
     "feigenbaum_ratios", "cycles_1d", "two_point_dataset", "FEIGENBAUM_DELTA",
+    "sphere_lift", "periodic_orbit", "sphere_witness",
 ]
 
 # ---------------------------------------------------------------------------------------------
