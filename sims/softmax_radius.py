@@ -314,17 +314,32 @@ def _build_model(name: str, hidden: tuple[int, ...], act: str, n_in: int = 64, n
                 p["g"] = jnp.ones(ch)
             return p
 
-        def apply(p, x):
-            img = x.reshape(-1, 8, 8, 1)
-            h = jax.lax.conv_general_dilated(img, p["K"], (1, 1), "SAME",
-                                             dimension_numbers=("NHWC", "HWIO", "NHWC"))
-            if bn:  # per-channel statistics over the batch and the pixels
-                mu = h.mean(axis=(0, 1, 2))
-                var = ((h - mu) ** 2).mean(axis=(0, 1, 2))
+        def conv(p, x):
+            return jax.lax.conv_general_dilated(x.reshape(-1, 8, 8, 1), p["K"], (1, 1), "SAME",
+                                                dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+        def head(p, h, mu, var):
+            if bn:
                 h = (h - mu) / jnp.sqrt(var + 1e-5) * p["g"]
             h = jax.nn.relu(h + p["c"])
             h = h.reshape(-1, 4, 2, 4, 2, ch).mean(axis=(2, 4))  # 2x2 average pool
             return h.reshape(h.shape[0], -1) @ p["W"] + p["b"]
+
+        def apply(p, x):
+            h = conv(p, x)
+            mu = var = None
+            if bn:  # per-channel statistics over the batch and the pixels
+                mu = h.mean(axis=(0, 1, 2))
+                var = ((h - mu) ** 2).mean(axis=(0, 1, 2))
+            return head(p, h, mu, var)
+
+        def row(p, x, i):
+            mu = var = None
+            if bn:  # the batch statistics from the patch moments (see _patch_stats), not from every sample
+                mu, var = _patch_stats(x, p["K"])
+            return head(p, conv(p, jax.lax.dynamic_slice_in_dim(x, i, 1)), mu, var)[0]
+
+        apply.row = row
 
     else:  # attention: 8 tokens (image rows) of 8 pixels, one head, mean pooling
         d = _ATT_D
@@ -340,6 +355,21 @@ def _build_model(name: str, hidden: tuple[int, ...], act: str, n_in: int = 64, n
             return jax.nn.gelu(h).mean(axis=1) @ p["W"] + p["b"]
 
     return Model(name, init, apply)
+
+
+def _patch_stats(x, kernel):
+    r"""Per-channel mean and variance, over the samples and pixels of ``x``, of the 3x3 'SAME' convolution of
+    the images ``x`` with ``kernel`` (3, 3, 1, C), from the patch moments: with :math:`P` the 9 pixels of a
+    neighbourhood, :math:`m=\overline P` and :math:`\Sigma=\overline{(P-m)(P-m)^\top}` (data only),
+    :math:`\mu=m^\top k_c` and :math:`\sigma^2=k_c^\top\Sigma k_c` -- the same bilinear forms as the batch
+    statistics of the convolved batch, without convolving every sample (and analytic in the kernel)."""
+    img = jnp.pad(x.reshape(-1, 8, 8), ((0, 0), (1, 1), (1, 1)))
+    patches = jnp.stack([img[:, i:i + 8, j:j + 8] for i in range(3) for j in range(3)], axis=-1).reshape(-1, 9)
+    m = patches.mean(axis=0)
+    centred = patches - m
+    cov = centred.T @ centred / patches.shape[0]
+    k = kernel.reshape(9, -1)
+    return m @ k, jnp.sum(k * (cov @ k), axis=0)
 
 
 # ----------------------------------------------------------------------------- traceable cores
@@ -527,8 +557,21 @@ def _cx(val, like_real):
     return val.astype(jnp.complex128) if jnp.issubdtype(val.dtype, jnp.floating) else val
 
 
-def _eval_continued(jaxpr, consts, real_args, cx_args):
+def _split_bilinear(prim, fixed_first: bool, res, cxs, params):
+    r"""A bilinear primitive (convolution) with one operand that does not depend on :math:`t` (a real array):
+    :math:`B(u, c)=B(u,\operatorname{Re}c)+iB(u,\operatorname{Im}c)`, two real products instead of one complex
+    product (the same sums; several times cheaper on CPU)."""
+    def bind(other):
+        return prim.bind(res[0], other, **params) if fixed_first else prim.bind(other, res[1], **params)
+
+    c = cxs[1] if fixed_first else cxs[0]
+    return jax.lax.complex(bind(jnp.real(c)), bind(jnp.imag(c)))
+
+
+def _eval_continued(jaxpr, consts, real_args, cx_args, moving_args=None):
     env = {}
+    # variables whose value depends on t (the others are the same at every t: data, parameters, constants)
+    moving = {var for var, m in zip(jaxpr.invars, moving_args or [True] * len(jaxpr.invars)) if m}
 
     def read(var):
         if isinstance(var, jex.core.Literal):
@@ -544,13 +587,16 @@ def _eval_continued(jaxpr, consts, real_args, cx_args):
         res, cxs = [i[0] for i in ins], [i[1] for i in ins]
         name = eqn.primitive.name
         inner = _INLINE.get(name)
+        mov = [not isinstance(v, jex.core.Literal) and v in moving for v in eqn.invars]
+        if any(mov):
+            moving.update(eqn.outvars)
         if inner is not None and inner in eqn.params:
             closed = eqn.params[inner]
-            outs = _eval_continued(closed.jaxpr, closed.consts, res, cxs)
+            outs = _eval_continued(closed.jaxpr, closed.consts, res, cxs, mov)
         else:
             re_out = eqn.primitive.bind(*res, **eqn.params)
             re_list = re_out if eqn.primitive.multiple_results else [re_out]
-            if name in _DECIDE:
+            if name in _DECIDE or not any(mov):  # a decision, or a value that does not depend on t: the real one
                 cx_list = [_cx(r, True) if jnp.issubdtype(jnp.asarray(r).dtype, jnp.floating) else r for r in re_list]
             elif name in ("max", "min"):
                 take = (res[0] >= res[1]) if name == "max" else (res[0] <= res[1])
@@ -566,6 +612,8 @@ def _eval_continued(jaxpr, consts, real_args, cx_args):
             elif name == "convert_element_type" or not any(
                     jnp.issubdtype(jnp.asarray(r).dtype, jnp.floating) for r in re_list):
                 cx_list = list(re_list)  # integer or boolean results: the base point's
+            elif name == "conv_general_dilated" and mov[0] != mov[1] and eqn.params.get("preferred_element_type") is None:
+                cx_list = [_split_bilinear(eqn.primitive, not mov[0], res, cxs, eqn.params)]
             else:
                 params = dict(eqn.params)
                 if "preferred_element_type" in params and params["preferred_element_type"] is not None:
@@ -621,16 +669,42 @@ def _chunk(n_rows: int) -> int:
     return int(max(4, min(64, 16384 // max(n_rows, 1))))
 
 
+def _continued_row(apply, params, v, x, t, i):
+    """Row ``i`` of the continued output at the complex distance ``t``: through ``apply.row(params, x, i)``
+    where the function has one (the batch-normalized CNN: one sample and the batch statistics, instead of the
+    whole batch at every t), else row ``i`` of the whole batch's output."""
+    row = getattr(apply, "row", None)
+    if row is None:
+        return _continued_logits(apply, params, v, x, t)[i]
+
+    def at(s):
+        return row(_along(params, v, s), x, i)
+
+    closed = jax.make_jaxpr(at)(jnp.zeros(()))
+    ((_, out),) = _eval_continued(closed.jaxpr, closed.consts, [jnp.zeros(())], [t.astype(jnp.complex128)])
+    return out
+
+
+def _continued_picked(apply, params, v, x, t, rows):
+    """Row ``rows[j]`` of the continued output at ``t[j]``, for every j."""
+    return jax.vmap(functools.partial(_continued_row, apply, params, v, x))(t, rows)
+
+
+_picked_jit = jax.jit(_continued_picked, static_argnums=0)
+
+
 def _continued_rows(apply, params, v, x, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
     """Continued logits of row ``rows[j]`` at distance ``t[j]`` for every j, shape (len(t), n); padded
-    fixed-size chunks (:func:`_chunk`) of one compiled program per model and batch shape."""
+    fixed-size chunks (:func:`_chunk`) of one compiled program per model and batch shape. The row is picked
+    inside the compiled program: only one row per distance is copied back."""
     out = []
-    size = _chunk(x.shape[0])
+    size = _chunk(1 if hasattr(apply, "row") else x.shape[0])  # memory ~ chunk x the samples evaluated per t
     for lo in range(0, t.size, size):
-        tc = t[lo:lo + size]
+        tc, rc = t[lo:lo + size], rows[lo:lo + size]
         pad = np.concatenate([tc, np.full(size - tc.size, tc[-1])])
-        z = np.asarray(_continued_jit(apply, params, v, x, jnp.asarray(pad, dtype=jnp.complex128)))
-        out.append(z[np.arange(tc.size), rows[lo:lo + size]])
+        rpad = np.concatenate([rc, np.full(size - rc.size, rc[-1])]).astype(np.int32)
+        z = np.asarray(_picked_jit(apply, params, v, x, jnp.asarray(pad, dtype=jnp.complex128), jnp.asarray(rpad)))
+        out.append(z[:tc.size])
     return np.concatenate(out)
 
 

@@ -409,6 +409,23 @@ def test_continued_model_is_the_analytic_piece_of_jet_and_the_real_forward_pass(
     np.testing.assert_allclose(real, c[:, 0] + c[:, 1] * 1e-3 + c[:, 2] * 1e-6, rtol=0, atol=1e-8)
 
 
+def test_batch_norm_rows_equal_the_whole_batch_continuation():
+    # the batch-normalized CNN's continuation evaluates one sample per distance with the batch statistics from
+    # the patch moments; it must be the whole batch's continued logits to round-off, at real and complex t
+    bn = S.make_model("cnn_bn")
+    params = bn.init(jax.random.key(4))
+    v, x = _unit(params, phase=0.4), _X[:20]
+    h = jax.lax.conv_general_dilated(jnp.asarray(x).reshape(-1, 8, 8, 1), params["K"], (1, 1), "SAME",
+                                     dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    mu, var = S._patch_stats(jnp.asarray(x), params["K"])
+    np.testing.assert_allclose(mu, h.mean(axis=(0, 1, 2)), rtol=1e-12)
+    np.testing.assert_allclose(var, h.var(axis=(0, 1, 2)), rtol=1e-12)
+    t = np.array([0.0, 0.3, 0.2 + 0.5j, -0.7j, 1.1 * np.exp(2.0j)])
+    rows = np.array([0, 7, 13, 5, 19])
+    whole = np.asarray(S.continued_logits(bn.apply, params, v, x, t))[np.arange(5), rows]
+    np.testing.assert_allclose(S._continued_rows(bn.apply, params, v, x, rows, t), whole, rtol=1e-12, atol=1e-12)
+
+
 def test_ghost_zeros_and_winding_numbers_on_a_last_layer_direction():
     x = _X[:8]
     v = _last_layer(_V)  # only the output layer moves: logits exactly linear in t, F_i entire
