@@ -321,7 +321,8 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
     sa = np.broadcast_to(sa if sa.ndim else np.full(d, float(sa)), (G, d))
     additive = bool(np.any(sa > 0))
     multiplicative = bool(np.any(params["sigma_m"] > 0))
-    block_bytes = min(chunk_size, G * n_chains) * (T // n_rec) * 2 * d * 8  # at most two noises * (df + 1 if df > 2 else 1)
+    # only the noises present are drawn (a run without noise holds no block at all)
+    block_bytes = min(chunk_size, G * n_chains) * (T // n_rec) * (additive + multiplicative) * d * 8
     if block_bytes > _MEMORY:
         raise ValueError(f"n_rec: noise is drawn per recording block and needs {block_bytes / 2**30:.1f} GiB here; "
                          "use a larger n_rec or a smaller chunk_size")

@@ -270,3 +270,13 @@ def test_normalized_step_survives_tiny_gradients():
         np.testing.assert_allclose(np.asarray(new), [-0.06, 0.0, 0.08], rtol=1e-15, atol=1e-17)
     zero, _ = opt.step("normalized", jnp.zeros(3), opt.init("normalized", x, hyper), x, 0.1, hyper)
     np.testing.assert_array_equal(np.asarray(zero), np.zeros(3))
+
+
+def test_noise_block_memory_counts_only_the_noises_drawn(monkeypatch):
+    # the guard sizes the per-block noise buffer: one buffer per noise present, none without noise
+    monkeypatch.setattr(sn, "_MEMORY", 4 * 64 * 2 * 8)  # one noise's block: 4 runs x 64 steps x 2 coordinates
+    kw = dict(T=64, eta=0.1, x0=np.ones(2), lam=np.ones(2), n_chains=4, n_rec=1)
+    sn.simulate(jax.random.key(0), **kw)                      # no noise: no block at all
+    sn.simulate(jax.random.key(1), sigma_a=1.0, **kw)         # one noise: half the limit
+    with pytest.raises(ValueError, match="n_rec"):
+        sn.simulate(jax.random.key(2), sigma_a=1.0, sigma_m=0.5, **kw)
