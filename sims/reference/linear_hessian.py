@@ -255,10 +255,16 @@ def _train_problem(widths: tuple[int, ...], runs: int, seed: int):
     return theta0, X, Y, etas
 
 
+_TRAIN_CHUNK = 256  # step sizes per gd_sweep call: one compiled shape, and --max-seconds can stop between calls
+
+
 def _run_jax_train(widths: tuple[int, ...], runs: int, steps: int):
     theta0, X, Y, etas = _train_problem(widths, runs, 0)
-    out = S.gd_sweep(theta0, X, Y, widths, etas, steps=steps)
-    return jnp.concatenate([out["theta"], out["loss"][:, None]], axis=1)
+    parts = []
+    for lo in range(0, runs, _TRAIN_CHUNK):
+        out = S.gd_sweep(theta0, X, Y, widths, etas[lo:lo + _TRAIN_CHUNK], steps=steps)
+        parts.append(jnp.concatenate([out["theta"], out["loss"][:, None]], axis=1))
+    return jnp.concatenate(parts)
 
 
 def _run_numpy_train(widths: tuple[int, ...], runs: int, steps: int):
