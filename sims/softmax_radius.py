@@ -708,6 +708,11 @@ def _continued_rows(apply, params, v, x, rows: np.ndarray, t: np.ndarray) -> np.
     return np.concatenate(out)
 
 
+def _partition(z: np.ndarray) -> np.ndarray:
+    r""":math:`F e^{-s}` per row of complex logits (``s`` the largest real part): all a phase or a count needs."""
+    return np.exp(z - z.real.max(axis=-1, keepdims=True)).sum(axis=-1)
+
+
 def _log_partition(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     r""":math:`F e^{-s}` and :math:`\sum_k|e^{z_k-s}|` per row of complex logits (``s`` the largest real part)."""
     e = np.exp(z - z.real.max(axis=-1, keepdims=True))
@@ -741,12 +746,12 @@ def ghost_zeros(apply: Callable, params, v, x, rows, t0, *, iters: int = 40) -> 
     t = start.astype(complex)
 
     def F(tt):
-        return _log_partition(_continued_rows(apply, params, v, x, rows, tt))
+        return _partition(_continued_rows(apply, params, v, x, rows, tt))
 
     # the shift s cancels in the secant quotient only if it is the same at both points: use the one at t
-    f_prev = F(t_prev)[0]
+    f_prev = F(t_prev)
     for _ in range(iters):
-        f, _ = F(t)
+        f = F(t)
         den = f - f_prev
         step = np.where(np.abs(den) > 0, f * (t - t_prev) / np.where(den == 0, 1, den), 0)
         lim = 0.5 * np.abs(t)
@@ -754,7 +759,7 @@ def ghost_zeros(apply: Callable, params, v, x, rows, t0, *, iters: int = 40) -> 
         t_prev, f_prev, t = t, f, t - step
         if np.all(np.abs(step) <= 1e-14 * np.abs(t)):
             break
-    f, total = F(t)
+    f, total = _log_partition(_continued_rows(apply, params, v, x, rows, t))
     return {"zero": t, "residual": np.abs(f) / total}
 
 
@@ -781,7 +786,7 @@ def zeros_inside(apply: Callable, params, v, x, rows, radius, *, points: int = 2
     rad = V.array("radius", radius, shape=rows.shape, low=0.0, low_open=True)
     points = V.integer("points", points, low=8, high=1 << 16)
     ts = (rad[:, None] * np.exp(2j * np.pi * np.arange(points) / points)[None, :]).ravel()
-    f, _ = _log_partition(_continued_rows(apply, params, v, x, np.repeat(rows, points), ts))
+    f = _partition(_continued_rows(apply, params, v, x, np.repeat(rows, points), ts))
     f = f.reshape(rows.size, points)
     dphase = np.angle(np.roll(f, -1, axis=1) / f)
     return {"count": np.round(dphase.sum(axis=1) / (2 * np.pi)).astype(int), "max_step": np.abs(dphase).max(axis=1)}
@@ -795,7 +800,7 @@ def _inner_windings(params, v, x, rows, radius, points):
     winding numbers (rows, 8 + 8·d) and the largest phase step of any of them."""
     ts = (radius[:, None] * np.exp(2j * np.pi * np.arange(points) / points)[None, :]).ravel()
     e = _continued_rows(_attention_exponents, params, v, x, np.repeat(rows, points), ts)  # (rows·points, M, 8)
-    f = _log_partition(e)[0].reshape(rows.size, points, -1)
+    f = _partition(e).reshape(rows.size, points, -1)
     dphase = np.angle(np.roll(f, -1, axis=1) / f)
     return np.round(dphase.sum(axis=1) / (2 * np.pi)).astype(int), np.abs(dphase).max(axis=(1, 2))
 
