@@ -19,6 +19,10 @@ _T = "theory.sde."
 _S = "sims.sde."
 _R = "sims.reference.sde."
 
+# the extremal (L0,L1) functions' one-step laws share their arguments
+_EXTREMAL = {"y": 0.7, "d": 4, "scale": 1.0, "n_agents": 2, "noise": "student_t", "nu": 1.5, "L0": 1.0, "L1": 1.0}
+_EXTREMAL_KINDS = {"d": "posint", "scale": "pos", "n_agents": "posint", "nu": "pos", "L0": "pos", "L1": "pos"}
+
 ROWS = [
     Row(_T + "gradient", {"f": F, "variables": (_x, _y)}),
     Row(_T + "hessian", {"f": F, "variables": (_x, _y)}),
@@ -97,25 +101,11 @@ ROWS = [
         kinds={"h": "nonneg", "scale": "pos", "n_agents": "posint", "nu": "pos"}),
     Row(_T + "l0l1_extremal", {"y": np.array([-0.5, 0.2]), "L0": 1.0, "L1": 2.0}, kinds={"L0": "pos", "L1": "pos"},
         ok={("y", "scalar"): "a number or an array of points"}),
-    Row(_T + "ridge_one_step_change", {"y": 0.7, "h": 0.1, "d": 4, "scale": 1.0, "n_agents": 2, "noise": "student_t",
-                                       "nu": 1.5, "L0": 1.0, "L1": 1.0},
-        kinds={"h": "nonneg", "d": "posint", "scale": "pos", "n_agents": "posint", "nu": "pos", "L0": "pos",
-               "L1": "pos"},
-        ok={("h", "vector"): "vectorized over steps"}),
-    Row(_T + "ridge_critical_step", {"y": 0.7, "d": 4, "scale": 1.0, "n_agents": 2, "noise": "student_t", "nu": 1.5,
-                                     "L0": 1.0, "L1": 1.0},
-        kinds={"d": "posint", "scale": "pos", "n_agents": "posint", "nu": "pos", "L0": "pos", "L1": "pos"}),
-    Row(_T + "ridge_condition_steps", {"y": 0.7, "d": 4, "scale": 1.0, "n_agents": 2, "noise": "student_t", "nu": 1.5,
-                                       "L0": 1.0, "L1": 1.0},
-        kinds={"d": "posint", "scale": "pos", "n_agents": "posint", "nu": "pos", "L0": "pos", "L1": "pos"}),
-    Row(_T + "radial_one_step_change", {"y": 0.7, "h": 0.1, "d": 4, "scale": 1.0, "n_agents": 2, "noise": "student_t",
-                                        "nu": 1.5, "L0": 1.0, "L1": 1.0},
-        kinds={"h": "nonneg", "d": "posint", "scale": "pos", "n_agents": "posint", "nu": "pos", "L0": "pos",
-               "L1": "pos"},
-        ok={("h", "vector"): "vectorized over steps"}),
-    Row(_T + "radial_critical_step", {"y": 0.7, "d": 4, "scale": 1.0, "n_agents": 2, "noise": "student_t", "nu": 1.5,
-                                      "L0": 1.0, "L1": 1.0},
-        kinds={"d": "posint", "scale": "pos", "n_agents": "posint", "nu": "pos", "L0": "pos", "L1": "pos"}),
+    *[Row(_T + name, {**_EXTREMAL, **({"h": 0.1} if "change" in name else {})},
+          kinds={**_EXTREMAL_KINDS, **({"h": "nonneg"} if "change" in name else {})},
+          ok={("h", "vector"): "vectorized over steps"} if "change" in name else {})
+      for name in ("ridge_one_step_change", "ridge_critical_step", "ridge_condition_steps", "radial_one_step_change",
+                   "radial_critical_step")],
     Row(_T + "quartic_schedule_threshold", {"schedule": "inv_sqrt"}),
     Row(_T + "quartic_schedule_divergence", {"s0": np.array([1.5, 3.0]), "schedule": "inv_sqrt", "n_agents": 2,
                                              "omega": 1.0, "sigma1": 0.5, "n_steps": 3, "n_grid": 40, "n_nodes": 11},
