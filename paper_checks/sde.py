@@ -1777,47 +1777,54 @@ def phi_ridge(budget: Budget) -> dict:
     return out
 
 
+def _ridge_delta(d: int, a: float, h: float) -> np.ndarray:
+    """F(y - h <u, D>) - F(y) at L1 y = a for every total B = 0..dN of +1 signs (the problem's definition)."""
+    z = (2 * np.arange(d * PHI_AGENTS + 1) - d * PHI_AGENTS) / (PHI_AGENTS * math.sqrt(d))
+    return _ridge_f(a - h * z) - _ridge_f(np.array(a))
+
+
+def _radial_delta(d: int, a: float, h: float, s1: np.ndarray, s2: np.ndarray) -> np.ndarray:
+    """F(|x - hD|) - F(|x|) at L1 |x| = a for the coordinates' sums (S1, S2) of k_j = N D_j."""
+    rho = np.sqrt(np.maximum(a * a - 2 * h * a * s1 / (PHI_AGENTS * math.sqrt(d)) + h * h * s2 / PHI_AGENTS**2, 0.0))
+    return _ridge_f(rho) - _ridge_f(np.array(a))
+
+
+def _mean_se(w: np.ndarray, delta: np.ndarray, n: int) -> tuple[float, float]:
+    """Mean of ``delta`` under the empirical weights ``w`` of n draws, and its SE."""
+    mu = float(w @ delta)
+    return mu, math.sqrt(max(float(w @ delta**2) - mu**2, 0.0) / (n - 1))
+
+
+def _kurtosis(w: np.ndarray, delta: np.ndarray) -> float:
+    r"""Kurtosis :math:`E(\Delta - \mu)^4/\mathrm{Var}^2` of ``delta`` under the exact law ``w``."""
+    c = delta - w @ delta
+    return float(w @ c**4) / float(w @ c**2) ** 2
+
+
 def _phi_mc_change(d: int, a: float, counts: np.ndarray, h: float) -> tuple[float, float]:
     """Monte Carlo mean of F(y - h <u, D>) - F(y) over the draws (from the count table) and its SE."""
     n = int(counts.sum())
-    freq = counts / n
-    z = (2 * np.arange(counts.size) - d * PHI_AGENTS) / (PHI_AGENTS * math.sqrt(d))
-    delta = _ridge_f(a - h * z) - _ridge_f(np.array(a))
-    mu = float(freq @ delta)
-    return mu, math.sqrt(max(float(freq @ delta**2) - mu**2, 0.0) / (n - 1))
+    return _mean_se(counts / n, _ridge_delta(d, a, h), n)
 
 
 def _phi_mc_radial(d: int, a: float, r: dict, i: int, h: float) -> tuple[float, float]:
     """Monte Carlo mean of F(|x - hD|) - F(|x|) over the draws (from the (S1, S2) table) and its SE."""
     w = r[f"pair_counts_{i}"] / r[f"pair_counts_{i}"].sum()
-    rho = np.sqrt(np.maximum(a * a - 2 * h * a * r[f"s1_{i}"] / (PHI_AGENTS * math.sqrt(d))
-                             + h * h * r[f"s2_{i}"] / PHI_AGENTS**2, 0.0))
-    delta = _ridge_f(rho) - _ridge_f(np.array(a))
-    mu = float(w @ delta)
-    return mu, math.sqrt(max(float(w @ delta**2) - mu**2, 0.0) / (int(r["n"]) - 1))
+    return _mean_se(w, _radial_delta(d, a, h, r[f"s1_{i}"], r[f"s2_{i}"]), int(r["n"]))
 
 
 def _phi_kurtosis_radial(d: int, u: float, a: float, h: float) -> float:
     """As :func:`_phi_kurtosis` for the radial function (exact multinomial law of (S1, S2))."""
     w, s1, s2 = T._radial_law(d, PHI_AGENTS, T.mean_sign(u, 1.0, "student_t", PHI_NU))
-    rho = np.sqrt(np.maximum(a * a - 2 * h * a * s1 / (PHI_AGENTS * math.sqrt(d)) + h * h * s2 / PHI_AGENTS**2, 0.0))
-    c = _ridge_f(rho) - _ridge_f(np.array(a))
-    c = c - w @ c
-    return float(w @ c**4) / float(w @ c**2) ** 2
+    return _kurtosis(w, _radial_delta(d, a, h, s1, s2))
 
 
 def _phi_kurtosis(d: int, u: float, a: float, h: float) -> float:
     r"""Kurtosis :math:`E(\Delta - \mu)^4/\mathrm{Var}^2` of one draw's change under the exact binomial law: a sample of n
     draws estimates its own SE to about :math:`\sqrt{\kappa/n}`, so items with :math:`\kappa > n/100` (rare uphill
     moves into the exponential wall carry the mean) are left to the exact sum (design, decided before the draws)."""
-    from scipy import stats
-
-    trials = d * PHI_AGENTS
-    w = stats.binom.pmf(np.arange(trials + 1), trials, (1 + T.mean_sign(u, 1.0, "student_t", PHI_NU)) / 2)
-    z = (2 * np.arange(trials + 1) - trials) / (PHI_AGENTS * math.sqrt(d))
-    delta = _ridge_f(a - h * z) - _ridge_f(np.array(a))
-    c = delta - w @ delta
-    return float(w @ c**4) / float(w @ c**2) ** 2
+    w, _ = T._ridge_law(d, PHI_AGENTS, T.mean_sign(u, 1.0, "student_t", PHI_NU))
+    return _kurtosis(w, _ridge_delta(d, a, h))
 
 
 def _phi_bound_value(d: int, n: int, u: float, a: float, h: float, phi: float) -> float:
