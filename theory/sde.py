@@ -26,7 +26,7 @@ import itertools
 import math
 import numpy as np
 import sympy as sp
-from scipy import integrate, optimize, special
+from scipy import integrate, optimize, special, stats
 
 from theory._validate import array, choice, integer, real
 
@@ -1207,8 +1207,6 @@ def _ridge_inputs(y, d, scale, n_agents, noise, nu, L0, L1):
 
 def _ridge_law(d: int, n: int, m: float) -> tuple[np.ndarray, np.ndarray]:
     r"""Law of :math:`\langle u, D\rangle = (2B - dN)/(N\sqrt d)`, :math:`B \sim` Binomial(dN, (1 + m)/2): weights, values."""
-    from scipy import stats
-
     trials = d * n
     b = np.arange(trials + 1)
     return stats.binom.pmf(b, trials, (1.0 + m) / 2.0), (2 * b - trials) / (n * math.sqrt(d))
@@ -1309,8 +1307,6 @@ def _compositions(d: int, k: int) -> np.ndarray:
 def _radial_law(d: int, n: int, m: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""Joint law of :math:`(S_1, S_2) = (\sum_jk_j, \sum_jk_j^2)`, :math:`k_j = 2B_j - N`, :math:`B_j` iid
     Binomial(N, (1 + m)/2): a multinomial over how many coordinates take each of the N + 1 values."""
-    from scipy import stats
-
     k = 2 * np.arange(n + 1) - n
     q = stats.binom.pmf(np.arange(n + 1), n, (1.0 + m) / 2.0)
     C = _compositions(d, n + 1)
