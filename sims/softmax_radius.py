@@ -787,9 +787,15 @@ def zeros_inside(apply: Callable, params, v, x, rows, radius, *, points: int = 2
     points = V.integer("points", points, low=8, high=1 << 16)
     ts = (rad[:, None] * np.exp(2j * np.pi * np.arange(points) / points)[None, :]).ravel()
     f = _partition(_continued_rows(apply, params, v, x, np.repeat(rows, points), ts))
-    f = f.reshape(rows.size, points)
+    count, steps = _winding(f.reshape(rows.size, points))
+    return {"count": count, "max_step": steps.max(axis=1)}
+
+
+def _winding(f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Winding numbers around 0 of closed curves sampled along axis 1 of ``f`` (argument principle), and the
+    absolute phase steps between samples (the count holds while every step stays well below pi)."""
     dphase = np.angle(np.roll(f, -1, axis=1) / f)
-    return {"count": np.round(dphase.sum(axis=1) / (2 * np.pi)).astype(int), "max_step": np.abs(dphase).max(axis=1)}
+    return np.round(dphase.sum(axis=1) / (2 * np.pi)).astype(int), np.abs(dphase)
 
 
 _LADDER = 12  # circles that bracket the nearest inner singularity before the bisection
@@ -800,9 +806,8 @@ def _inner_windings(params, v, x, rows, radius, points):
     winding numbers (rows, 8 + 8·d) and the largest phase step of any of them."""
     ts = (radius[:, None] * np.exp(2j * np.pi * np.arange(points) / points)[None, :]).ravel()
     e = _continued_rows(_attention_exponents, params, v, x, np.repeat(rows, points), ts)  # (rows·points, M, 8)
-    f = _partition(e).reshape(rows.size, points, -1)
-    dphase = np.angle(np.roll(f, -1, axis=1) / f)
-    return np.round(dphase.sum(axis=1) / (2 * np.pi)).astype(int), np.abs(dphase).max(axis=(1, 2))
+    count, steps = _winding(_partition(e).reshape(rows.size, points, -1))
+    return count, steps.max(axis=(1, 2))
 
 
 def attention_singularities(params, v, x, rows, radius, *, points: int = 512, steps: int = 20) -> dict:
