@@ -18,6 +18,10 @@ The method, the noise law, which noises are present and the horizon select code 
 everything else (curvatures, noise levels, batch size, momentum, decay, EMA rate, schedule, start,
 key) is data, so one compiled kernel serves a whole sweep.
 
+Arrays every run reads alike (the curvatures ``lam`` when no configuration has its own, ``H``, a common centre,
+common noise levels) are passed once, replicated, instead of copied into each run's grid point: a per-run copy is
+one more state-sized array streamed through every step.
+
 **Divergence is data.** A run whose state becomes non-finite or exceeds :data:`BOUND` is flagged
 ``diverged``; ``diverged_step`` is the first bad step :math:`k \ge 1` (-1 for finite runs).
 Statistics over runs use :func:`summarize` (finite runs only, with the number diverged beside them).
@@ -44,6 +48,10 @@ LAWS = ("gaussian", "student", "rademacher", "uniform")
 BOUND = 1e150  # |x| beyond this counts as diverged (squares would overflow float64)
 CHUNK = 4096
 _MEMORY = 2**30  # bytes of noise one recording block may hold
+# a coordinate past the bound (or NaN) at step k stores (T + 2 - k) * 2**540 instead of |x|: larger than any tracked
+# |x| <= BOUND and larger for earlier steps, so one running maximum keeps both max |x| and the first bad step; a power of
+# two times an integer below 2**53 is exact, so the step is read back exactly
+_STEP_CODE = 2.0**540
 
 
 def noise(key: jax.Array, shape, law: str = "gaussian", df: int = 0) -> jax.Array:
@@ -97,13 +105,14 @@ def _run_key(point: dict, impl: str) -> jax.Array:
     return jax.random.fold_in(jax.random.wrap_key_data(point["key_data"], impl=impl), point["key_index"])
 
 
-def _nqm_run(point: dict, etas: jax.Array, *, T: int, n_rec: int, method: str, full: bool, additive: bool,
+def _nqm_run(point: dict, etas: jax.Array, shared: dict, *, T: int, n_rec: int, method: str, full: bool, additive: bool,
             multiplicative: bool, law: str = "gaussian", df: int = 0, impl: str = "threefry2x32", ema: bool = True,
             centered: bool = True) -> dict:
     r"""One run of :math:`T` steps on the NQM (pure; mapped over a grid by :func:`simulate`).
 
     ``point`` keys: ``key_data``, ``key_index``; ``x0`` and ``center`` (d,); ``lam`` (d,) or, when ``full``, ``H`` (d, d);
-    ``sigma_a`` (d,); scalars ``sigma_m``, ``inv_sqrt_b`` (:math:`1/\sqrt B`), ``momentum``, ``b2``, ``wd``,
+    ``sigma_a`` (d,); any of ``lam``, ``H``, ``center``, ``sigma_a`` may come in ``shared`` instead (the same for
+    every run, not mapped); scalars ``sigma_m``, ``inv_sqrt_b`` (:math:`1/\sqrt B`), ``momentum``, ``b2``, ``wd``,
     ``coupled_wd``, ``ema`` (EMA rate :math:`\alpha` of :math:`z^+ = (1-\alpha)z + \alpha x`, :math:`z_0 = x_0`),
     ``sched`` (row of ``etas``, the shared ``(S, T)`` schedules) and ``burn``.
 
@@ -112,7 +121,8 @@ def _nqm_run(point: dict, etas: jax.Array, *, T: int, n_rec: int, method: str, f
     (:math:`\frac{1}{T-b}\sum_{b<k\le T} L(x_k)`), per coordinate over the same steps the time averages
     ``mode_m2`` of :math:`x_k^2`, ``mode_m2_step`` of :math:`(x_{k-1} - \eta_{k-1} g_{k-1})^2` (the plain
     gradient step from the parameters: Nesterov's iterate) and ``mode_m2_ema`` of :math:`z_k^2`;
-    ``final_x``, ``final_ema``, ``max_abs`` (:math:`\max_{k\ge1}\|x_k\|_\infty`), ``diverged``, ``diverged_step``.
+    ``final_x``, ``final_ema``, ``max_abs`` (:math:`\max_{k\ge1}\|x_k\|_\infty`; :math:`+\infty` for a diverged run,
+    whose iterates past the bound are not tracked), ``diverged``, ``diverged_step``.
 
     Static switches that drop per-step work (a step of the noise-free diagonal model is a handful of flops, so
     statistics dominate it): ``ema=False`` when every run has :math:`\alpha = 0`, where :math:`z_k = x_0` exactly
@@ -120,7 +130,14 @@ def _nqm_run(point: dict, etas: jax.Array, *, T: int, n_rec: int, method: str, f
     model's ``mean_loss`` is :math:`\tfrac12\sum_i\lambda_i` ``mode_m2``:math:`_i` (one per-mode sum, no per-step
     reduction). ``mode_m2_step`` is accumulated for ``nesterov`` only (NaN for the other methods, where it is not
     an iterate of the method).
+
+    Divergence and the max-norm cost one elementwise update per step and no reduction over coordinates: each
+    coordinate keeps :math:`p_i = \max_k |x_{k,i}|` while :math:`|x_{k,i}| \le` :data:`BOUND`, and from its first bad
+    step :math:`k` on (NaN fails the comparison, :math:`\pm\infty` exceeds the bound) a code
+    :math:`(T + 2 - k)\,2^{540}` that exceeds every tracked value and decreases with :math:`k`; after the run
+    :math:`\max_i p_i` is the max-norm, or decodes the run's first bad step :math:`\min_i k_i`.
     """
+    point = {**point, **shared}
     hyper = opt.Hyper(point["momentum"], point["b2"], point["wd"], point["coupled_wd"])
     x0, sa, sm, isb = point["x0"], point["sigma_a"], point["sigma_m"], point["inv_sqrt_b"]
     alpha, burn = point["ema"], point["burn"]
@@ -153,7 +170,7 @@ def _nqm_run(point: dict, etas: jax.Array, *, T: int, n_rec: int, method: str, f
         sums["ema"] = lambda x, z, plain: z * z
 
     def one(carry, inputs):
-        x, state, z, acc, top_max, bad = carry
+        x, state, z, acc, peak = carry
         k, xi = inputs
         eta = eta_row[k]
         g = hx(x)
@@ -167,13 +184,12 @@ def _nqm_run(point: dict, etas: jax.Array, *, T: int, n_rec: int, method: str, f
             z = (1 - alpha) * z + alpha * x
         keep = k + 1 > burn
         acc = {name: acc[name] + jnp.where(keep, term(x, z, plain), 0.0) for name, term in sums.items()}
-        top = jnp.max(jnp.abs(x))
-        # one reduction serves both: NaN fails the comparison, inf exceeds the bound
-        bad = jnp.where((bad < 0) & ~(top <= BOUND), k + 1, bad)
-        return (x, state, z, acc, jnp.maximum(top_max, top), bad), None
+        a = jnp.abs(x)
+        code = (T + 1 - k).astype(x.dtype) * _STEP_CODE  # step k + 1
+        return (x, state, z, acc, jnp.maximum(peak, jnp.where(a <= BOUND, a, code))), None
 
     def outer(carry, j):
-        x, state, z, key, acc, top_max, bad = carry
+        x, state, z, key, acc, peak = carry
         key, k_mult, k_add = jax.random.split(key, 3)
         # only the noises present are drawn (drawing dominates the cost of a step), each from its own subkey:
         # switching one noise on or off leaves the other's stream unchanged
@@ -181,15 +197,18 @@ def _nqm_run(point: dict, etas: jax.Array, *, T: int, n_rec: int, method: str, f
         # absent noises are not materialised (a block of zeros read every step costs as much as the step)
         xi = [noise(k, shape, law, df) for k, on in ((k_mult, multiplicative), (k_add, additive)) if on]
         xi = jnp.stack(xi, axis=1) if xi else None
-        inner = (x, state, z if ema else None, acc, top_max, bad)
-        (x, state, z_new, acc, top_max, bad), _ = lax.scan(one, inner, (j * block + jnp.arange(block), xi))
+        inner = (x, state, z if ema else None, acc, peak)
+        (x, state, z_new, acc, peak), _ = lax.scan(one, inner, (j * block + jnp.arange(block), xi))
         z = z_new if ema else z
-        return (x, state, z, key, acc, top_max, bad), (loss(x), x, z)
+        return (x, state, z, key, acc, peak), (loss(x), x, z)
 
     zero = jnp.zeros((), x0.dtype)
     acc0 = {name: zero if name == "loss" else jnp.zeros_like(x0) for name in sums}
-    init = (x0, opt.init(method, x0, hyper), x0, _run_key(point, impl), acc0, zero, jnp.array(-1, jnp.int64))
-    (x, _, z, _, acc, top_max, bad), (curve, path, path_ema) = lax.scan(outer, init, jnp.arange(n_rec))
+    init = (x0, opt.init(method, x0, hyper), x0, _run_key(point, impl), acc0, jnp.zeros_like(x0))
+    (x, _, z, _, acc, peak), (curve, path, path_ema) = lax.scan(outer, init, jnp.arange(n_rec))
+    top = jnp.max(peak)
+    diverged = top > BOUND
+    bad = jnp.where(diverged, T + 2 - (top / _STEP_CODE).astype(jnp.int64), -1)
     n = T - burn
     if mode_loss:
         mean_loss = 0.5 * jnp.sum(lam * acc["dev" if centered else "m2"]) / n
@@ -198,8 +217,8 @@ def _nqm_run(point: dict, etas: jax.Array, *, T: int, n_rec: int, method: str, f
     # without EMA z_k = x_0 at every step, exactly what the recursion with alpha = 0 gives
     return {"curve": curve, "path": path, "path_ema": path_ema, "mean_loss": mean_loss, "mode_m2": acc["m2"] / n,
             "mode_m2_step": acc["step"] / n if step_stat else jnp.full_like(x0, jnp.nan),
-            "mode_m2_ema": acc["ema"] / n if ema else x0 * x0, "max_abs": top_max, "final_x": x, "final_ema": z,
-            "diverged": bad >= 0, "diverged_step": bad}
+            "mode_m2_ema": acc["ema"] / n if ema else x0 * x0, "max_abs": jnp.where(diverged, jnp.inf, top),
+            "final_x": x, "final_ema": z, "diverged": diverged, "diverged_step": bad}
 
 
 def _per_config(name: str, value, low=None, high=None, high_open=False) -> np.ndarray:
@@ -339,21 +358,26 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
         n = len(idx) * n_chains
         rep = lambda v: np.repeat(v[idx], n_chains, axis=0)  # noqa: E731
         grid = {"key_data": np.broadcast_to(data, (n,) + data.shape), "key_index": index[idx].reshape(-1),
-                "x0": x0_a[idx].reshape(-1, d), "center": rep(np.broadcast_to(ctr, (G, d))), "sigma_a": rep(sa), "sigma_m": rep(params["sigma_m"]),
+                "x0": x0_a[idx].reshape(-1, d), "sigma_m": rep(params["sigma_m"]),
                 "inv_sqrt_b": rep(1.0 / np.sqrt(params["batch_size"])), "momentum": rep(params["momentum"]),
                 "b2": rep(params["b2"]), "wd": rep(params["wd"]), "coupled_wd": rep(params["coupled_wd"]),
                 "ema": rep(params["ema"]), "sched": rep(sched).astype(np.int64),
                 "burn": np.full(n, burn, np.int64)}
-        if lam is not None:
-            grid["lam"] = rep(np.broadcast_to(lam_a, (G, d)))
-        else:
-            grid["H"] = np.broadcast_to(H_a, (n, d, d))
+        # an array every configuration shares is passed once (replicated), not copied into every run
+        shared = {"H": H_a} if lam is None else {}
+        for name, value in (("lam", lam_a if lam is not None else None), ("center", ctr), ("sigma_a", sa)):
+            if value is not None:
+                rows = np.broadcast_to(value, (G, d))[idx]
+                if np.all(rows == rows[:1]):
+                    shared[name] = rows[0]
+                else:
+                    grid[name] = np.repeat(rows, n_chains, axis=0)
         static = dict(T=T, n_rec=n_rec, method=m, full=H is not None, additive=additive,
                       multiplicative=multiplicative, law=law, df=df, impl=impl, ema=bool(np.any(params["ema"] > 0)),
                       centered=bool(np.any(ctr != 0)))
         # pad each group to a power of two (at least 8 runs): sweeps of nearby sizes then share one compiled shape
         chunk = min(chunk_size, max(8, 1 << (n - 1).bit_length()))
-        res = run_grid(_nqm_run, grid, etas, static=static, chunk_size=chunk, pad_to_chunk=True, desc=f"nqm {m}")
+        res = run_grid(_nqm_run, grid, etas, shared, static=static, chunk_size=chunk, pad_to_chunk=True, desc=f"nqm {m}")
         for name, v in res.items():
             if name not in out:
                 out[name] = np.empty((G, n_chains) + v.shape[1:], dtype=v.dtype)

@@ -202,6 +202,50 @@ def test_simulator_matches_the_numpy_reference_without_noise():
 
 
 
+def test_divergence_step_and_max_norm_match_a_numpy_loop():
+    r"""Noise-free SGD, :math:`x_{t+1} = (1-\eta\lambda)x_t`, per coordinate: ``diverged_step`` is the first step
+    :math:`k \ge 1` at which some :math:`|x_{k,i}|` exceeds :data:`sims.nqm.BOUND` (a plain loop finds it), ``max_abs``
+    is :math:`\max_{k\ge1}\|x_k\|_\infty` for a finite run and :math:`+\infty` for a diverged one.
+
+    Growth factors :math:`|1-\eta\lambda_i|` of (1, 3, 0) (the second coordinate crosses at step 315, with the
+    first still at 1), of about :math:`10^{30}` (a crossing within a few steps, in the first recording block; later
+    steps overflow to inf and NaN) and two contracting runs.
+    """
+    lam, x0, T = np.array([1.0, 2.0, 0.5]), np.array([1.0, -1.0, 0.5]), 600
+    etas = np.array([2.0, 1e30, 0.4, 0.6])
+    out = sn.simulate(jax.random.key(0), T=T, eta=np.repeat(etas[:, None], T, axis=1), x0=x0, lam=lam, n_rec=4)
+    for g, eta in enumerate(etas):
+        x, first, top = x0.copy(), -1, 0.0
+        for k in range(1, T + 1):
+            with np.errstate(over="ignore", invalid="ignore"):
+                x = x - eta * (lam * x)
+            top = max(top, float(np.max(np.abs(x))))
+            if first < 0 and not np.max(np.abs(x)) <= sn.BOUND:
+                first = k
+        assert out["diverged_step"][g, 0] == first and out["diverged"][g, 0] == (first > 0), (eta, first)
+        if first < 0:
+            np.testing.assert_allclose(out["max_abs"][g, 0], top, rtol=1e-13)
+        else:
+            assert out["max_abs"][g, 0] == np.inf
+    assert out["diverged_step"][0, 0] > 300 and 1 <= out["diverged_step"][1, 0] <= 10  # the cases meant
+    assert not out["diverged"][2:].any()
+
+
+def test_per_configuration_arrays_equal_separate_runs():
+    r"""Curvatures, centres and additive noise levels given per configuration (rows of a grid) or once (shared by
+    every run of a call) give the same runs: configuration :math:`g` of a paired sweep equals a sweep of
+    :math:`g` alone."""
+    lam = np.array([[1.0, 0.3], [0.5, 2.0]])
+    center, sigma_a = np.array([[0.1, -0.2], [0.0, 0.3]]), np.array([[0.5, 0.1], [0.2, 0.4]])
+    kw = dict(T=24, eta=0.3, x0=np.ones(2), n_chains=3, n_rec=3, sigma_m=0.2, method="heavy_ball", momentum=0.4,
+              paired=True)
+    both = sn.simulate(jax.random.key(3), lam=lam, center=center, sigma_a=sigma_a, **kw)
+    for g in range(2):
+        one = sn.simulate(jax.random.key(3), lam=lam[g], center=center[g], sigma_a=sigma_a[g], **kw)
+        for name in ("curve", "final_x", "mode_m2", "max_abs"):
+            np.testing.assert_allclose(both[name][g], one[name][0], rtol=1e-13, atol=1e-15, err_msg=name)
+
+
 _draw = jax.jit(lambda key, law, df: sn.noise(key, (200_000,), law, df), static_argnums=(1, 2))
 
 
