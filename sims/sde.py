@@ -22,9 +22,12 @@ Gaussian, Student-t(ν) or Cauchy. Schedules :math:`\eta_k`: ``constant`` or ``i
 
 Random numbers (:func:`simulate`): drawn per block of steps in one call (time-major, one key split per block;
 blocks divide the recording interval), noise values as float64 variates, sign steps and Bernoulli masks as one
-32-bit word each (:math:`P(b < t\,2^{32})` is within :math:`2^{-32}` of :math:`t`). On a CPU the draws are the
-step's cost: threefry takes ~17 ns of CPU per 32-bit word, so these paths run at about half the speed of a
-NumPy loop with PCG64 (``make bench``); on a GPU the same draws are cheap.
+32-bit word each (:func:`sims.rng.words`; :math:`P(b < t\,2^{32})` is within :math:`2^{-32}` of :math:`t`). Gaussian
+and Cauchy noise are stable laws, so the agents' compressed noise is one draw per coordinate and step, scaled by
+:math:`(\sum_i c_{ij}^2)^{1/2}` or :math:`\sum_i c_{ij}` (:func:`_direction`): the same law as N draws. On a CPU the
+draws are still most of a step's cost: a float64 normal costs ~15 ns of a core through ``erf_inv`` against a few ns
+for NumPy's ziggurat, so these paths run at about NumPy's speed with the same reduction (``make bench``); on a GPU
+the same draws are cheap.
 
 Modified equations (:func:`sde_path`): :math:`dX = b(X)dt + \sqrt{\eta}\,s(\nabla f(X))N^{-1/2}dW` with
 :math:`b \in \{-\nabla f,\ -\nabla f - \tfrac\eta2\nabla^2f\nabla f,\ -\nabla f + \tfrac\eta2\nabla^2f\nabla f\}`;
@@ -67,6 +70,7 @@ from jax import lax
 
 import sims  # noqa: F401  (float64)
 from sims.sweep import diverged as _beyond, run_grid
+from sims.rng import words
 from theory._validate import array, choice, integer, key as _key, real, traceable as _traceable
 
 __all__ = [
@@ -293,14 +297,16 @@ def compress(key: jax.Array, kind: str, v: jax.Array, omega) -> jax.Array:
 
 
 def _bits(key: jax.Array, shape: tuple) -> jax.Array:
-    r"""Uniform 32-bit integers: :math:`P(b < t\,2^{32}) = \lceil t\,2^{32}\rceil/2^{32}`, a Bernoulli(t) to within
-    :math:`2^{-32}` from one 32-bit word (a float64 uniform costs two)."""
-    return jax.random.bits(key, shape, jnp.uint32)
+    r"""Uniform 32-bit integers (:func:`sims.rng.words`): :math:`P(b < t\,2^{32}) = \lceil t\,2^{32}\rceil/2^{32}`, a
+    Bernoulli(t) to within :math:`2^{-32}` from one 32-bit word (a float64 uniform costs two)."""
+    return words(key, shape)
 
 
 def _below(bits: jax.Array, t) -> jax.Array:
-    """``bits < t 2^32`` compared exactly in float64 (t = 1 keeps every draw)."""
-    return bits.astype(jnp.float64) < t * 2.0**32
+    r"""``bits < t 2^32``, exactly: against the integer :math:`\lceil t\,2^{32}\rceil` in 64 bits (t = 1 keeps every
+    draw). Zero-extending the words is one vector instruction; converting them to float64 is not, on CPUs without
+    AVX-512, and was a third of a compressed step's cost."""
+    return bits.astype(jnp.uint64) < jnp.ceil(t * 2.0**32).astype(jnp.uint64)
 
 
 def _compression_draws(key: jax.Array, kind: str, shape: tuple) -> jax.Array:
@@ -386,27 +392,45 @@ def direction(key: jax.Array, cfg: Config, grad: jax.Array, omega, sigma0, sigma
 def _draws(key: jax.Array, cfg: Config, lead: tuple, d: int) -> tuple:
     r"""The random inputs of ``lead`` steps (time-major) of ``cfg.algo`` with :math:`N` agents in :math:`d` coordinates:
     standard noise values :math:`z` (the DCSGD family, unless ``noise="none"``) and the draws :math:`u` of a sign step's
-    Bernoulli or of the compressor (:func:`_bits`, :func:`_compression_draws`), each of shape ``lead + (N, d)``, or
-    ``None`` where the algorithm needs none."""
+    Bernoulli or of the compressor (:func:`_bits`, :func:`_compression_draws`), of shape ``lead + (N, d)``, or
+    ``None`` where the algorithm needs none. Gaussian and Cauchy noise are stable laws, so :func:`_direction` needs
+    one value per coordinate (shape ``lead + (1, d)``) instead of one per agent."""
     k_noise, k_comp = jax.random.split(key)
     shape = lead + (cfg.n_agents, d)
     if cfg.algo == "dsignsgd":
         return None, None if cfg.noise == "none" else _bits(k_noise, shape)
-    z = None if cfg.noise == "none" else _standard(k_noise, cfg.noise, shape, cfg.nu)
+    agents = 1 if cfg.noise in _STABLE else cfg.n_agents
+    z = None if cfg.noise == "none" else _standard(k_noise, cfg.noise, lead + (agents, d), cfg.nu)
     compresses = cfg.algo in ("dcsgd", "dcsgd_normalized") and cfg.compressor != "none"
     return z, _compression_draws(k_comp, cfg.compressor, shape) if compresses else None
 
 
+# noise laws whose weighted sums of independent copies are one copy: sum_i c_i Z_i = (sum_i c_i^p)^(1/p) Z (p = 2
+# Gaussian, p = 1 Cauchy, weights c_i >= 0)
+_STABLE = {"gaussian": 2, "cauchy": 1}
+
+
 def _direction(cfg: Config, grad, omega, sigma0, sigma1, z, u) -> jax.Array:
-    """:func:`direction` from the draws :func:`_draws` made for one step."""
+    r""":func:`direction` from the draws :func:`_draws` made for one step.
+
+    Agent :math:`i` sends :math:`c_{ij}(g_j + s Z_{ij})` with compression weights :math:`c_{ij}` (:math:`1/q_i` or 0 for
+    ``bernoulli``, :math:`d/k_i` or 0 for ``rand_k``, 1 for ``none``); the mean over agents is
+    :math:`\bar c_j g_j + \frac sN \sum_i c_{ij} Z_{ij}`. For a stable noise law the sum is, exactly in law given the
+    weights, :math:`(\sum_i c_{ij}^p)^{1/p} Z_j` with one draw :math:`Z_j` per coordinate (p = 2 Gaussian, 1 Cauchy):
+    one noise value per coordinate and step instead of N."""
     if cfg.algo == "dsignsgd":
         return _sign_direction(u, cfg, grad, sigma0, sigma1)
-    msgs = jnp.broadcast_to(grad[None, :], (cfg.n_agents,) + jnp.shape(grad))
-    if z is not None:
-        msgs = msgs + noise_scale(grad, sigma0, sigma1) * z
-    if u is not None:
-        msgs = _compress(u, cfg.compressor, msgs, omega)
-    return jnp.mean(msgs, axis=0)
+    ones = jnp.ones((cfg.n_agents,) + jnp.shape(grad), jnp.result_type(grad, jnp.float64))
+    c = ones if u is None else _compress(u, cfg.compressor, ones, omega)
+    step = jnp.mean(c, axis=0) * grad
+    if z is None:
+        return step
+    s = noise_scale(grad, sigma0, sigma1)
+    if cfg.noise in _STABLE:
+        p = _STABLE[cfg.noise]
+        weight = jnp.sqrt(jnp.sum(c * c, axis=0)) if p == 2 else jnp.sum(c, axis=0)
+        return step + s * weight * z[0] / cfg.n_agents
+    return step + s * jnp.mean(c * z, axis=0)
 
 
 def _sign_direction(u, cfg: Config, grad, sigma0, sigma1):

@@ -75,4 +75,7 @@ ROWS = [
     Row("sims.bench.discover", {"scale": "small"}, slow=True),
     Row("sims.bench.run_cases", {"cases": [], "repeats": 1}, kinds={"cases": "obj", "repeats": "posint"}),
     Row("sims.bench.format_rows", {"rows": []}, kinds={"rows": "obj"}),
+    Row("sims.rng.words", lambda: {"key": jax.random.key(0), "shape": (2, 3)},
+        extra=[({"shape": (2, -1)}, "shape", "negative"), ({"shape": (2, 1.5)}, "shape", "fraction"),
+               ({"shape": (2**16, 2**16)}, "shape", "2**32 words")]),
 ]

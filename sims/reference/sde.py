@@ -20,7 +20,9 @@ __all__ = ["dcsgd_quartic", "heun_ode", "bench_cases"]
 
 
 def dcsgd_quartic(x0, eta, q, sigma1, n_agents, n_steps, rng: np.random.Generator, bound: float = 1e100) -> dict:
-    r"""DCSGD on :math:`f = x^4/4`: :math:`x^+ = x - \eta\frac1N\sum_i B_i(g + |g|\sigma_1\xi_i)/q`, :math:`g = x^3`.
+    r"""DCSGD on :math:`f = x^4/4`: :math:`x^+ = x - \eta\frac1N\sum_i B_i(g + |g|\sigma_1\xi_i)/q`, :math:`g = x^3`,
+    drawn as :math:`x^+ = x - \frac{\eta}{Nq}(Kg + |g|\sigma_1\sqrt K Z)` with :math:`K = \sum_i B_i`, one normal
+    :math:`Z` (the same law).
 
     Vectorized over the paths in ``x0`` (1-D); a path whose state leaves :math:`|x| \le` ``bound`` or whose loss
     turns non-finite is frozen and flagged. Returns ``x`` (final states), ``diverged`` and ``diverged_at``
@@ -39,11 +41,13 @@ def dcsgd_quartic(x0, eta, q, sigma1, n_agents, n_steps, rng: np.random.Generato
     at = np.full(x.shape, -1)
     for k in range(n_steps):  # the reference steps in Python on purpose: it is the slow baseline
         g = x**3
-        z = rng.standard_normal((n_agents,) + x.shape)
-        keep = rng.random((n_agents,) + x.shape) < q
-        msg = np.where(keep, (g + np.abs(g) * sigma1 * z) / q, 0.0)
+        # sum_i B_i |g| sigma1 xi_i / q over the kept agents is |g| sigma1 sqrt(K) Z / q in law (K kept, Z one normal),
+        # the same reduction as the JAX simulator's
+        kept = (rng.random((n_agents,) + x.shape) < q).sum(axis=0)
+        z = rng.standard_normal(x.shape)
+        msg_mean = (kept * g + np.abs(g) * sigma1 * np.sqrt(kept) * z) / (q * n_agents)
         with np.errstate(all="ignore"):
-            x_new = x - eta * msg.mean(axis=0)
+            x_new = x - eta * msg_mean
             # same rule as the simulator: the state leaves the bound, or the loss x^4/4 overflows
             now = (~np.isfinite(x_new) | (np.abs(x_new) > bound) | ~np.isfinite(x_new**4 / 4)) & ~bad
         at = np.where(now, k + 1, at)
@@ -86,8 +90,8 @@ def bench_cases(scale: str) -> list[BenchCase]:
         se = math.sqrt(max(fa * (1 - fa), 1e-4) / n_paths) * math.sqrt(2)
         assert abs(fa - fb) < 5 * se + 1e-9, (fa, fb)
 
-    # per path-step (N = 4 agents, d = 1): 4 Gaussian draws and 4 Bernoulli masks (one 32-bit word each: half a
-    # float64 uniform); gradient, noise scale, messages, masks, mean, step and the divergence test ~35 flops; a square
-    # root and 4 divisions by q
+    # per path-step (N = 4 agents, d = 1): 4 Bernoulli masks (one 32-bit word each: half a float64 uniform) and one
+    # Gaussian draw (the agents' noise reduced to one value); gradient, noise scale, mask weights and their sums, step
+    # and the divergence test ~30 flops; two square roots and a division
     return [BenchCase("sde: DCSGD x^4/4 paths x steps", "path-steps", n_paths * n_steps, run_jax, run_numpy, check,
-                      cost={"flop": 35, "exp": 5, "normal": 4, "uniform": 2})]
+                      cost={"flop": 30, "exp": 3, "normal": 1, "uniform": 2})]
