@@ -97,5 +97,5 @@ def bench_cases(scale: str = "small") -> list[BenchCase]:
     return [BenchCase(name=f"noisy_quadratic.heavy_ball_sweep[{n}x{T}x{d}]", unit="mode updates", work=float(n * T * d),
                       run_jax=run_jax, run_numpy=run_numpy, check=check,
                       # per mode and step: gradient 1, buffer and step 4 (with the zero decay terms 4 more), the
-                      # running second moment 3, max-norm 2
-                      cost={"flop": 14})]
+                      # running second moment 3, the max-norm and divergence test 4 (abs, compare, select, max)
+                      cost={"flop": 16})]
