@@ -245,6 +245,31 @@ def test_jvp_and_rho_a_match_the_numpy_reference():
     assert float(S.rho_a(_MLP.apply, _P, _V, _X, temperature=2.0)) == pytest.approx(2 * rho, rel=1e-13)
 
 
+@pytest.mark.parametrize("act", ["relu", "gelu"])
+def test_explicit_forward_mode_slopes_equal_the_generic_jvp(act):
+    """rho_a's explicit path for one-hidden-layer MLPs (stacked products, classes first) against
+    jax.jvp of the model, both under vmap over two parameter sets: same a to round-off, also at ReLU
+    kinks (a zero input row with zero biases puts every hidden input exactly at 0, where the
+    derivative rule decides), and the same rho_a; deeper MLPs keep the generic JVP."""
+    model = S.make_model("mlp", hidden=(8,), act=act)
+    p = {k: np.asarray(w) for k, w in model.init(jax.random.key(0)).items()}
+    stacked = jax.tree_util.tree_map(lambda a, b: np.stack([a, b]), p, _away_from_kinks(p))
+    x = np.concatenate([np.zeros((1, 64)), _X])
+
+    @jax.jit
+    def both(ps):
+        fast = jax.vmap(lambda q: model.apply.slopes_t(q, _V, x).T)(ps)
+        ref = jax.vmap(lambda q: S._jvp(model.apply, q, _V, x)[1])(ps)
+        rho = jax.vmap(lambda q: S._rho_a(model.apply, q, _V, x))(ps)
+        return fast, ref, rho, jax.vmap(lambda a: S._rho_from_slopes(a, 1.0))(ref)
+
+    a, a_ref, rho, rho_ref = (np.asarray(o) for o in both(stacked))
+    np.testing.assert_allclose(a, a_ref, rtol=1e-13, atol=1e-15 * np.max(np.abs(a_ref)))
+    np.testing.assert_allclose(rho, rho_ref, rtol=1e-13)
+    assert not hasattr(S.make_model("mlp", hidden=(8, 8), act=act).apply, "slopes_t")
+    assert not hasattr(S.make_model("mlp_ln", hidden=(8,), act=act).apply, "slopes_t")
+
+
 def _nested_jvp_coefficients(model, params, v, x, y, order):
     """c_n = l^(n)(0)/n! of every per-sample line loss by n nested jax.jvp calls (no jet). The
     parameters sit away from ReLU kinks: at a kink the line loss has no Taylor series. (Finite
