@@ -18,9 +18,10 @@ The method, the noise law, which noises are present and the horizon select code 
 everything else (curvatures, noise levels, batch size, momentum, decay, EMA rate, schedule, start,
 key) is data, so one compiled kernel serves a whole sweep.
 
-Arrays every run reads alike (the curvatures ``lam`` when no configuration has its own, ``H``, a common centre,
-common noise levels) are passed once, replicated, instead of copied into each run's grid point: a per-run copy is
-one more state-sized array streamed through every step.
+Arrays given once for all configurations (``lam`` and ``center`` as ``(d,)``, ``sigma_a`` as a scalar or ``(d,)``,
+and ``H``) are passed once, replicated, instead of copied into each run's grid point: a per-run copy is one more
+state-sized array streamed through every step. The choice follows the shapes given, so new data of the same shapes
+reuses the compiled sweep.
 
 **Divergence is data.** A run whose state becomes non-finite or exceeds :data:`BOUND` is flagged
 ``diverged``; ``diverged_step`` is the first bad step :math:`k \ge 1` (-1 for finite runs).
@@ -337,6 +338,9 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
         raise ValueError(f"x0: expected starts of shape ({d},), ({G}, {d}) or ({G}, {n_chains}, {d}), got {x0_a.shape}")
     if sa.ndim == 1 and sa.shape[0] != d:
         raise ValueError(f"sigma_a: expected a scalar, ({d},) or ({G}, {d}), got shape {sa.shape}")
+    # given per configuration, or once for all (then passed once, see below): decided by shape, never by value, so
+    # new data of the same shapes reuses the compiled sweep
+    per_config = {"lam": lam is not None and lam_a.ndim == 2, "center": ctr.ndim == 2, "sigma_a": sa.ndim == 2}
     sa = np.broadcast_to(sa if sa.ndim else np.full(d, float(sa)), (G, d))
     additive = bool(np.any(sa > 0))
     multiplicative = bool(np.any(params["sigma_m"] > 0))
@@ -363,15 +367,15 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
                 "b2": rep(params["b2"]), "wd": rep(params["wd"]), "coupled_wd": rep(params["coupled_wd"]),
                 "ema": rep(params["ema"]), "sched": rep(sched).astype(np.int64),
                 "burn": np.full(n, burn, np.int64)}
-        # an array every configuration shares is passed once (replicated), not copied into every run
+        # an array given once for all configurations is passed once (replicated), not copied into every run
         shared = {"H": H_a} if lam is None else {}
         for name, value in (("lam", lam_a if lam is not None else None), ("center", ctr), ("sigma_a", sa)):
-            if value is not None:
-                rows = np.broadcast_to(value, (G, d))[idx]
-                if np.all(rows == rows[:1]):
-                    shared[name] = rows[0]
-                else:
-                    grid[name] = np.repeat(rows, n_chains, axis=0)
+            if value is None:
+                continue
+            if per_config[name]:
+                grid[name] = rep(np.broadcast_to(value, (G, d)))
+            else:
+                shared[name] = np.broadcast_to(value, (G, d))[0]
         static = dict(T=T, n_rec=n_rec, method=m, full=H is not None, additive=additive,
                       multiplicative=multiplicative, law=law, df=df, impl=impl, ema=bool(np.any(params["ema"] > 0)),
                       centered=bool(np.any(ctr != 0)))
