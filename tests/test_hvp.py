@@ -32,6 +32,48 @@ def test_dense_hessian_is_symmetric_and_sized(dense):
     np.testing.assert_array_equal(Hd, Hd.T)
 
 
+def test_dense_hessian_by_leaf_equals_jax_hessian_of_the_flat_loss(dense):
+    # the columns are built one leaf at a time; jax.hessian on the raveled vector is the plain route
+    Hd, _ = dense
+    flat, unravel = jax.flatten_util.ravel_pytree(PARAMS)
+    Hf = np.asarray(jax.jit(jax.hessian(lambda x: mlp_loss(unravel(x))))(flat))
+    np.testing.assert_allclose(Hd, 0.5 * (Hf + Hf.T), rtol=1e-12, atol=1e-14)
+
+
+def _spectra_cases():
+    rng = np.random.default_rng(4)
+    Q = np.linalg.qr(rng.normal(size=(24, 24)))[0]
+
+    def sym(ev):
+        return Q @ np.diag(ev) @ Q.T
+
+    A = rng.normal(size=(24, 24))
+    return {
+        "random": A + A.T,
+        "threefold top": sym(np.r_[np.full(3, 2.0), rng.uniform(-1, 1, 21)]),
+        "gap 1e-12": sym(np.r_[1.0 + 1e-12, 1.0, rng.uniform(-1, 0.5, 22)]),
+        "negative definite": sym(-rng.uniform(1, 2, 24)),
+        "spiky psd": sym(np.r_[1e6, 1e-3 * rng.uniform(size=23)]),
+        "huge": 1e200 * (A + A.T),
+        "tiny": 1e-200 * (A + A.T),
+        "diagonal": np.diag(np.arange(24.0)),
+        "zero": np.zeros((24, 24)),
+    }
+
+
+def test_largest_eigenvalue_equals_lapack_to_round_off():
+    cases = _spectra_cases()
+    got = np.asarray(jax.jit(H.largest_eigenvalue)(jnp.asarray(np.stack(list(cases.values())))))   # a stack
+    for (name, A), g in zip(cases.items(), got):
+        ev = np.linalg.eigvalsh(A)
+        # both are backward stable: |error| <= c P eps ||A||
+        assert abs(g - ev[-1]) <= 24 * 4e-16 * max(np.abs(ev).max(), 1e-300), (name, g, ev[-1])
+    # it resolves a 1e-12 gap: the second eigenvalue is far outside the error bound
+    assert got[2] - 1.0 > 0.9e-12
+    assert float(H.largest_eigenvalue(np.array([[3.0]]))) == 3.0
+    assert float(H.largest_eigenvalue(np.array([[0.0, 1.0], [1.0, 0.0]]))) == pytest.approx(1.0, rel=1e-15)
+
+
 def test_hvp_equals_dense_times_vector(dense):
     Hd, _ = dense
     v = jax.tree_util.tree_map(lambda a: jnp.asarray(_rng.normal(size=a.shape)), PARAMS)
@@ -93,6 +135,8 @@ def test_hutchinson_is_exact_for_diagonal_hessians():
     (lambda: H.hvp(mlp_loss, PARAMS, jnp.ones(P)), "v"),
     (lambda: H.lanczos(jax.random.key(0), lambda v: v, 4, 5), "num_iter"),
     (lambda: H.dense_hessian(mlp_loss, {}), "params"),
+    (lambda: H.largest_eigenvalue(np.ones((3, 4))), "matrix"),
+    (lambda: H.largest_eigenvalue(np.full((2, 2), np.nan)), "matrix"),
 ])
 def test_bad_input_names_the_parameter(call, param):
     with pytest.raises((ValueError, TypeError), match=param):
