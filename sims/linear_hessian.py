@@ -111,6 +111,11 @@ def forward(theta: jax.Array, X: jax.Array, widths, activation: str = "linear") 
     if jnp.shape(X)[:1] != (widths[0],) or jnp.ndim(X) != 2:
         raise ValueError(f"X: expected shape (d_0 = {widths[0]}, n), got {jnp.shape(X)}")
     X = V.traceable("X", X, ndim=2)
+    return _forward_mats(mats, X, phi)
+
+
+def _forward_mats(mats, X, phi) -> jax.Array:
+    r""":math:`W_L\phi(\cdots\phi(W_1X))` from the weight matrices (unvalidated)."""
     h = X
     for W in mats[:-1]:
         h = phi(W @ h)
@@ -134,8 +139,39 @@ def covariance_loss(theta, sigma_xx, sigma_yx, widths) -> jax.Array:
     mats = unflatten(theta, w)
     sigma_xx = V.traceable("sigma_xx", sigma_xx, shape=(w[0], w[0]))
     sigma_yx = V.traceable("sigma_yx", sigma_yx, shape=(w[-1], w[0]))
+    return _covariance_loss_mats(mats, sigma_xx, sigma_yx)
+
+
+def _covariance_loss_mats(mats, sigma_xx, sigma_yx) -> jax.Array:
+    r""":func:`covariance_loss` of the weight matrices :math:`[W_1,\dots,W_L]` (unvalidated)."""
     W = functools.reduce(lambda acc, m: m @ acc, mats[1:], mats[0])
     return 0.5 * jnp.sum(W * (W @ sigma_xx)) - jnp.sum(sigma_yx * W)
+
+
+def _moments(X, Y) -> tuple[jax.Array, jax.Array]:
+    r""":math:`\Sigma_{xx}=XX^\top/n` and :math:`\Sigma_{yx}=YX^\top/n`."""
+    n = X.shape[1]
+    return X @ X.T / n, Y @ X.T / n
+
+
+def _curvature_loss(X, Y, widths, activation: str):
+    r"""The loss as a function of the weight matrices, for second derivatives.
+
+    A linear net's loss depends on the data only through :math:`\Sigma_{xx},\Sigma_{yx}`
+    (:func:`covariance_loss`, which differs from :func:`loss` by a constant), so its Hessian costs
+    :math:`O(d^3)` per layer instead of :math:`O(nd^2)`: the same matrix up to round-off. Other
+    activations use the data.
+    """
+    if activation == "linear":
+        sigma_xx, sigma_yx = _moments(X, Y)
+        return lambda mats: _covariance_loss_mats(mats, sigma_xx, sigma_yx)
+    phi = _PHI[activation]
+
+    def data_loss(mats):
+        r = _forward_mats(mats, X, phi) - Y
+        return 0.5 * jnp.sum(r * r) / X.shape[1]
+
+    return data_loss
 
 
 def class_losses(theta, X, Y, widths, activation: str = "linear") -> jax.Array:
@@ -146,11 +182,15 @@ def class_losses(theta, X, Y, widths, activation: str = "linear") -> jax.Array:
 
 
 def dense_hessian(theta, X, Y, widths, activation: str = "linear") -> jax.Array:
-    """The :math:`P\\times P` Hessian of :func:`loss` (:func:`sims.hvp.dense_hessian`; small :math:`P` only)."""
+    """The :math:`P\\times P` Hessian of :func:`loss` (:func:`sims.hvp.dense_hessian`; small :math:`P` only).
+
+    Linear nets differentiate :func:`covariance_loss` (the same Hessian from second moments).
+    """
     theta = _theta(theta, widths)
     X, Y = _data(X, Y, widths)
-    _activation(activation)
-    return H.dense_hessian(lambda t: loss(t, X, Y, widths, activation), theta)
+    # per weight matrix (sims.hvp.dense_hessian builds the columns of one layer at a time); the list's
+    # ravel order is the row-major concatenation of W_1..W_L, i.e. theta's own order
+    return H.dense_hessian(_curvature_loss(X, Y, widths, _activation(activation)), unflatten(theta, widths))
 
 
 def hessian_eigvalsh(theta, X, Y, widths, activation: str = "linear") -> jax.Array:
@@ -160,11 +200,14 @@ def hessian_eigvalsh(theta, X, Y, widths, activation: str = "linear") -> jax.Arr
 
 def top_eigenvalues(key, theta, X, Y, widths, *, k: int = 1, num_iter: int = 30,
                     activation: str = "linear") -> jax.Array:
-    """Top-``k`` Hessian eigenvalues (descending) by matrix-free HVP-Lanczos (:func:`sims.hvp.top_eigenvalues`)."""
+    """Top-``k`` Hessian eigenvalues (descending) by matrix-free HVP-Lanczos (:func:`sims.hvp.top_eigenvalues`).
+
+    Linear nets take the HVP of :func:`covariance_loss` (second moments: no pass over the data).
+    """
     theta = _theta(theta, widths)
     X, Y = _data(X, Y, widths)
-    _activation(activation)
-    return H.top_eigenvalues(lambda t: loss(t, X, Y, widths, activation), theta, key, k=k, num_iter=num_iter)
+    f = _curvature_loss(X, Y, widths, _activation(activation))
+    return H.top_eigenvalues(lambda t: f(unflatten(t, widths)), theta, key, k=k, num_iter=num_iter)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -413,17 +456,19 @@ def _top_eigenvalue(f, theta, key, num_iter: int) -> jax.Array:
 @functools.partial(jax.jit, static_argnames=("widths", "activation", "steps", "record_every", "lanczos_iter"))
 def _train(key, theta0, X, Y, eta, *, widths, activation, steps, record_every, lanczos_iter):
     f = functools.partial(loss, X=X, Y=Y, widths=widths, activation=activation)
-    if activation == "linear":
-        # a linear net's loss depends on the data only through Sigma_xx and Sigma_yx, so the step's gradient
-        # costs O(d^3) instead of O(n d^2) per layer (the same gradient up to round-off; records use the data)
-        grad = jax.grad(functools.partial(covariance_loss, sigma_xx=X @ X.T / X.shape[1],
-                                          sigma_yx=Y @ X.T / X.shape[1], widths=widths))
-    else:
-        grad = jax.grad(lambda t: f(t))
+    # a linear net's loss depends on the data only through Sigma_xx and Sigma_yx, so the step's gradient and
+    # the sharpness's HVPs cost O(d^3) instead of O(n d^2) per layer (the same derivatives up to round-off;
+    # the recorded losses use the data)
+    curv = _curvature_loss(X, Y, widths, activation)
+
+    def curv_flat(t):
+        return curv(unflatten(t, widths))
+
+    grad = jax.grad(curv_flat)
 
     def record(theta, k, t, div):
         # lanczos_iter = 0: no tracking (a much smaller program when only the trajectory is wanted)
-        lam = _top_eigenvalue(f, theta, k, lanczos_iter) if lanczos_iter else jnp.nan
+        lam = _top_eigenvalue(curv_flat, theta, k, lanczos_iter) if lanczos_iter else jnp.nan
         dead = (div >= 0) & (t >= div)
         nan = jnp.nan
         return (jnp.where(dead, nan, f(theta)), jnp.where(dead, nan, lam),
@@ -489,7 +534,6 @@ def _bmm(a, b):
     return jnp.sum(a[:, :, None, :] * b[None, :, :, :], axis=1)
 
 
-@functools.partial(jax.jit, static_argnames=("widths", "steps"))
 def _gd_sweep(theta0, X, Y, etas, *, widths, steps):
     n, L = X.shape[1], len(widths) - 1
     Sxx, Syx = (X @ X.T / n)[:, :, None], (Y @ X.T / n)[:, :, None]
@@ -512,9 +556,10 @@ def _gd_sweep(theta0, X, Y, etas, *, widths, steps):
     def step(i, carry):
         mats, div = carry
         new = tuple(W - etas * g for W, g in zip(mats, grads(mats)))
-        finite = functools.reduce(jnp.logical_and, [jnp.all(jnp.isfinite(W), axis=(0, 1)) for W in new])
-        big = functools.reduce(jnp.maximum, [jnp.max(jnp.abs(W), axis=(0, 1)) for W in new])
-        bad = ~(finite & (big < BLOWUP))
+        # one reduction per step over every entry of a run: the max of |W| propagates NaN, so
+        # "not below BLOWUP" is exactly "non-finite or beyond BLOWUP"
+        big = jnp.max(jnp.abs(jnp.concatenate([W.reshape(-1, etas.size) for W in new])), axis=0)
+        bad = ~(big < BLOWUP)
         div = jnp.where(bad & (div < 0), i + 1, div)
         keep = div >= 0
         return tuple(jnp.where(keep, W, V_) for W, V_ in zip(mats, new)), div
@@ -525,6 +570,27 @@ def _gd_sweep(theta0, X, Y, etas, *, widths, steps):
     loss = jnp.where(div >= 0, jnp.nan, 0.5 * jnp.sum(r * r, axis=(0, 1)) / n)
     theta = jnp.concatenate([jnp.moveaxis(m, -1, 0).reshape(etas.size, -1) for m in mats], axis=1)
     return {"theta": theta, "loss": loss, "diverged": div >= 0, "diverged_step": div}
+
+
+# XLA's CPU backend hands elementwise-and-reduce fusions to its YNNPACK library by default. For the sweep's
+# products of tiny matrices (a multiply over a (d, d, d, runs) broadcast, summed over one small axis) that
+# route is 3-4x slower than XLA's own loop fusion at a few hundred runs, and grows faster than the number of
+# runs; the option keeps this one program on XLA's loops. Other backends ignore xla_cpu_* options; a jaxlib
+# without the option compiles without it.
+_NO_YNN = {"xla_cpu_experimental_ynn_fusion_type": ""}
+
+
+@functools.lru_cache(maxsize=None)
+def _sweep_program(backend: str):
+    """The compiled sweep for ``backend``: on CPU with :data:`_NO_YNN` where this jaxlib knows the option."""
+    options = {}
+    if backend == "cpu":
+        try:
+            jax.jit(lambda x: x + 1, compiler_options=_NO_YNN).lower(jnp.zeros(())).compile()
+            options = _NO_YNN
+        except Exception:  # noqa: BLE001  (an XLA without the option: the default fusions, same results)
+            options = {}
+    return jax.jit(_gd_sweep, static_argnames=("widths", "steps"), compiler_options=options)
 
 
 def gd_sweep(theta0, X, Y, widths, etas, *, steps: int) -> dict[str, jax.Array]:
@@ -548,4 +614,4 @@ def gd_sweep(theta0, X, Y, widths, etas, *, steps: int) -> dict[str, jax.Array]:
     th = np.broadcast_to(th, (etas.size, P))
     X, Y = _data(V.array("X", X, ndim=2), V.array("Y", Y, ndim=2), w)
     steps = V.integer("steps", steps, low=1)
-    return _gd_sweep(jnp.asarray(th), X, Y, jnp.asarray(etas), widths=w, steps=steps)
+    return _sweep_program(jax.default_backend())(jnp.asarray(th), X, Y, jnp.asarray(etas), widths=w, steps=steps)

@@ -284,6 +284,19 @@ def test_jax_hvp_and_lanczos_match_numpy_reference(small_problem):
     assert ritz[-1] == pytest.approx(dense[0], rel=1e-10)
 
 
+@pytest.mark.parametrize("activation", ["linear", "tanh"])
+def test_curvature_routes_equal_the_hessian_of_the_data_loss(small_problem, activation):
+    # dense_hessian (per layer; second moments for linear nets) and top_eigenvalues against jax.hessian of loss
+    widths, X, Y, _, theta = small_problem
+    th = jnp.asarray(np.asarray(theta) + 0.3 * np.random.default_rng(1).normal(size=theta.size))
+    H = np.asarray(jax.jit(lambda t: S.dense_hessian(t, X, Y, widths, activation))(th))
+    Hd = np.asarray(jax.jit(jax.hessian(lambda t: S.loss(t, X, Y, widths, activation)))(th))
+    np.testing.assert_allclose(H, 0.5 * (Hd + Hd.T), atol=1e-12 * np.abs(Hd).max())
+    if activation == "linear":   # the HVP of the second-moment loss (other activations take the data's, as before)
+        top = jax.jit(lambda t: S.top_eigenvalues(jax.random.key(7), t, X, Y, widths, k=2, num_iter=th.size))(th)
+        np.testing.assert_allclose(np.asarray(top), np.linalg.eigvalsh(Hd)[::-1][:2], rtol=1e-10)
+
+
 def test_train_gd_tracks_sharpness_and_flags_divergence():
     # the static configuration of the sharpening experiment (widths, record every step, full Krylov space)
     widths, steps = (6, 4, 3), 200
@@ -404,13 +417,19 @@ def test_sims_bad_inputs_name_the_parameter(call, param):
 def test_bench_case_runs_small():
     cases = R.bench_cases("small")
     assert [c.name for c in cases][:2] == ["linear_hessian lanczos top eig P=160", "linear_hessian dense top eig P=160"]
-    # the smallest problem, matrix-free: JAX HVP-Lanczos against the NumPy analytic HVP + NumPy Lanczos (the dense
-    # pair is covered by test_jax_hvp_and_lanczos_match_numpy_reference)
+    # the smallest problem, matrix-free: JAX HVP-Lanczos against the NumPy analytic HVP + NumPy Lanczos
     case = cases[0]
     a, b = case.run_jax(), case.run_numpy()
     case.check(np.asarray(a), b)
     assert np.isfinite(b) and b > 0
     with pytest.raises(AssertionError):      # the comparison can fail: a 1e-6 relative error is caught
+        case.check(np.asarray(a) * (1 + 1e-6), b)
+    # the dense pair: JAX autodiff Hessian + eigenvalues-only top eigenvalue against the NumPy analytic Hessian +
+    # numpy.linalg.eigvalsh
+    case = cases[1]
+    a, b = case.run_jax(), case.run_numpy()
+    case.check(np.asarray(a), b)
+    with pytest.raises(AssertionError):
         case.check(np.asarray(a) * (1 + 1e-6), b)
 
 
