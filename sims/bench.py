@@ -122,19 +122,28 @@ def _deadline(seconds: float | None) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def _time_both(fn: Callable[[], Any], repeats: int, max_seconds: float | None = None) -> tuple[float, float, Any]:
-    """Best wall time and best process CPU time (all threads) over ``repeats`` calls, and the last output.
+# A side is timed for at least this long (and at least ``repeats`` calls, at most _MAX_CALLS): a millisecond-long call
+# on a shared machine is often delayed (another process's thread holds the core, BLAS threads stall), and the best
+# of a few calls would then compare a lucky side with an unlucky one.
+_MIN_SECONDS, _MAX_CALLS = 0.3, 200
 
-    On a machine shared with other work the wall time of a long call includes the time it waited
-    for a core; CPU time does not (it measures the work, not the waiting), so both are kept.
-    With ``max_seconds``, no new call starts once that much wall time has been spent (one always runs).
+
+def _time_both(fn: Callable[[], Any], repeats: int, max_seconds: float | None = None) -> tuple[float, float, Any]:
+    """Best wall time and best process CPU time (all threads) over at least ``repeats`` calls, and the last output.
+
+    Calls continue until ``_MIN_SECONDS`` have been spent (at most ``_MAX_CALLS`` calls), so short calls are
+    sampled often enough for their best to be the undisturbed time. On a machine shared with other work the wall
+    time of a long call includes the time it waited for a core; CPU time does not (it measures the work, not the
+    waiting), so both are kept. With ``max_seconds``, no new call starts once that much wall time has been spent
+    (one always runs).
     """
-    wall, cpu, out, spent = float("inf"), float("inf"), None, 0.0
-    for _ in range(repeats):
+    wall, cpu, out, spent, calls = float("inf"), float("inf"), None, 0.0, 0
+    while calls < repeats or (spent < _MIN_SECONDS and calls < _MAX_CALLS):
         start, start_cpu = time.perf_counter(), time.process_time()
         out = _block(fn())
         elapsed = time.perf_counter() - start
         wall, cpu, spent = min(wall, elapsed), min(cpu, time.process_time() - start_cpu), spent + elapsed
+        calls += 1
         if max_seconds is not None and spent >= max_seconds:
             break
     return wall, cpu, out
@@ -149,7 +158,8 @@ def _timing_args(repeats: Any, max_seconds: Any) -> tuple[int, float | None]:
 
 
 def time_best(fn: Callable[[], Any], repeats: int, max_seconds: float | None = None) -> tuple[float, Any]:
-    """Best wall time of ``repeats`` calls (results blocked until ready) and the last output.
+    """Best wall time of at least ``repeats`` calls (results blocked until ready; see :func:`_time_both`) and the last
+    output.
 
     With ``max_seconds``, no new call starts once that much time has been spent (at least one runs).
     """
@@ -258,8 +268,8 @@ class Limits:
 
     ``rates`` maps each cost kind to operations per second: ``flop`` (a fused multiply-add stream,
     counted as 2 flops), ``exp`` (an exp stream), ``normal`` and ``uniform`` (``jax.random`` draws),
-    ``matmul_flop`` (a square float64 matmul, :math:`2n^3` flops); ``memory_bytes_per_s`` is the
-    bandwidth of a scale-and-copy over an array far larger than the caches.
+    ``matmul_flop`` (a square float64 matmul, :math:`2n^3` flops, the faster of XLA and NumPy);
+    ``memory_bytes_per_s`` is the bandwidth of a scale-and-copy over an array far larger than the caches.
     """
 
     rates: dict[str, float]
@@ -285,11 +295,14 @@ class Limits:
             return time_best(fn, repeats)[0]
 
         m = jnp.ones((side, side)) / side
+        m_np = np.asarray(m)
         rates = {"flop": 2 * _CHAINS * _DEPTH * n / best(lambda: _JIT_FMA(x, a, b)),
                  "exp": 2 * _CHAINS * n / best(lambda: _JIT_EXP(x, jnp.float64(-0.5))),
                  "normal": (4 * n) / best(lambda: _JIT_NORMAL(key, 4 * n)),
                  "uniform": (4 * n) / best(lambda: _JIT_UNIFORM(key, 4 * n)),
-                 "matmul_flop": 2 * side ** 3 / best(lambda: _JIT_MATMUL(m, m))}
+                 # the faster of XLA's and NumPy's BLAS: a case whose JAX side beat the slower one would read > 1
+                 "matmul_flop": 2 * side ** 3 / min(best(lambda: _JIT_MATMUL(m, m)),
+                                                     best(lambda: np.matmul(m_np, m_np)))}
         memory = 2 * 8 * big.size / best(lambda: _JIT_COPY(big, jnp.float64(1.5)))
         _LIMITS = cls(rates=rates, memory_bytes_per_s=memory, device_kind=jax.devices()[0].device_kind,
                       seconds=time.perf_counter() - start)
@@ -396,7 +409,8 @@ def _run_case(case: BenchCase, repeats: int = 3, max_seconds: float | None = Non
     start = time.perf_counter()
     try:
         with _deadline(max_seconds):
-            t_np, row["numpy_cpu_s"], out_np = _time_both(case.run_numpy, max(1, repeats - 1), max_seconds)
+            # the same number of timed calls as the JAX side (whose first, compiling call is not timed)
+            t_np, row["numpy_cpu_s"], out_np = _time_both(case.run_numpy, repeats, max_seconds)
     except _Timeout:
         row["status"], row["ratio_at_least"] = "stopped", (time.perf_counter() - start) / t_jax
         row["check"] = f"skipped (NumPy side stopped by --max-seconds {max_seconds})"
