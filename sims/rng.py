@@ -1,4 +1,4 @@
-r"""Random 32-bit words for the simulators' inner loops: the law of ``jax.random.bits``, at a third of its cost on a CPU.
+r"""Random 32-bit words for the simulators' inner loops: ``jax.random.bits``'s law at a third of its CPU cost.
 
 ``jax.random.bits`` (JAX 0.10, ``jax_threefry_partitionable`` on by default) derives its counters so that a
 sharded draw equals the unsharded one; on a CPU that costs about 6.7 ns of one core per 32-bit word under
@@ -27,7 +27,8 @@ _THREEFRY = jax.random.key_impl(jax.random.key(0, impl="threefry2x32"))
 
 def words(key: jax.Array, shape) -> jax.Array:
     r"""Independent uniform 32-bit words of ``shape`` from one typed key: :math:`P(w < t\,2^{32}) =
-    \lceil t\,2^{32}\rceil/2^{32}`, so a compare against :math:`t\,2^{32}` is a Bernoulli(t) to within :math:`2^{-32}`."""
+    \lceil t\,2^{32}\rceil/2^{32}`, so a compare against :math:`t\,2^{32}` is a Bernoulli(t) to within
+    :math:`2^{-32}`."""
     key = _key("key", key)
     shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
     if not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape):
