@@ -141,9 +141,10 @@ def largest_eigenvalue(matrix: Any) -> jax.Array:
     first step as NumPy's ``eigvalsh``), then multisection on Sturm counts: the number of
     eigenvalues of :math:`T` below :math:`x` is the number of negative pivots of
     :math:`T-xI=LDL^\top`, :math:`q_1=d_1-x`, :math:`q_i=d_i-x-e_{i-1}^2/q_{i-1}`. Starting from the
-    Gershgorin interval, each round counts at :data:`_SECTIONS` points at once and keeps the
-    sub-interval where the count reaches :math:`P`; after :math:`\lceil 54/\log_2(\text{sections}+1)\rceil`
-    rounds its width is below :math:`\epsilon\lVert A\rVert`. Both steps are backward stable, so
+    Gershgorin interval (at most :math:`6\lVert A\rVert` wide: every entry of :math:`T` is at most
+    :math:`\lVert A\rVert`), each round counts at 127 points at once and keeps the sub-interval where
+    the count reaches :math:`P`; after :math:`\lceil 54/7\rceil=8` rounds (a factor 128 each) its
+    width is below :math:`\epsilon\lVert A\rVert`. Both steps are backward stable, so
     the error is :math:`O(P\epsilon\lVert A\rVert)`, as for a dense eigensolver. Only the lower
     triangle is read.
     """
