@@ -425,7 +425,7 @@ def test_bench_case_runs_small():
     with pytest.raises(AssertionError):      # the comparison can fail: a 1e-6 relative error is caught
         case.check(np.asarray(a) * (1 + 1e-6), b)
     # the dense pair: JAX autodiff Hessian + eigenvalues-only top eigenvalue against the NumPy analytic Hessian +
-    # numpy.linalg.eigvalsh
+    # LAPACK's selected-eigenvalue driver (scipy.linalg.eigvalsh)
     case = cases[1]
     a, b = case.run_jax(), case.run_numpy()
     case.check(np.asarray(a), b)
