@@ -4,9 +4,10 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 FRESH_FLAG := $(if $(FRESH),--fresh,)
-# Test workers (pytest-xdist): most of the fast tier is single-threaded XLA compilation, so two
-# processes use both cores of the CI machine; --dist loadgroup keeps each topic on one worker, where its
-# unit tests, contract rows and claims share compiled programs (tests/conftest.py).
+# Worker processes of `make test` (pytest-xdist) and `make figures` (`--jobs`): most of the work is
+# single-threaded XLA compilation and small kernels, so two processes use both cores of the CI machine.
+# --dist loadgroup keeps each topic on one test worker, where its unit tests, contract rows and claims
+# share compiled programs (tests/conftest.py); `figures --jobs` likewise gives each worker whole topics.
 WORKERS ?= 2
 # One on-disk XLA compilation cache for every target (tests, figures, check, bench): a program compiled
 # once is read back by later runs and by the other test worker instead of being compiled again
@@ -23,7 +24,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 figures: $(STAMP)   ## regenerate every figure and figures/out/report.{md,html}
-	$(PY) -m figures $(FRESH_FLAG)
+	$(PY) -m figures $(FRESH_FLAG) --jobs $(WORKERS)
 
 test: $(STAMP)      ## fast tier: unit tests and every claim at the quick budget
 	$(PY) -m pytest -m "not slow" -q -n $(WORKERS) --dist loadgroup

@@ -7,14 +7,17 @@ A topic whose figures were drawn from exactly the same sources at the same budge
 all still there, is not drawn again (``.figures-stamp.json`` in the output folder records the key, the
 files and the figure-claim links; ``--fresh`` redraws). With ``--topic T`` only that topic runs and
 its report goes to ``report_T.{html,md}``, so the full report is never overwritten by a part of it.
+With ``--jobs N`` (``make figures`` passes the machine's core count), N worker processes take the topics with
+something to draw, longest first, each running its topic's claims into the results cache and drawing its
+figures; this process then reads the claims back and writes the stamp and the report. The claims and
+figures are the same as in one process (each is a deterministic function of its code, budget and
+configuration).
 Exit status as for ``steplab check``; 1 also when a topic's figure script raises.
 """
 from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib
-import inspect
 import json
 import os
 import pkgutil
@@ -24,6 +27,7 @@ import traceback
 from pathlib import Path
 
 import figures
+from figures._jobs import draw as _draw, run_parallel as _parallel
 
 
 def topic_modules() -> list[str]:
@@ -46,6 +50,9 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--fresh", action="store_true",
                         help="recompute cached experiments and claim results and overwrite them")
     parser.add_argument("--list", action="store_true", help="list the topics with figure scripts and exit")
+    parser.add_argument("--jobs", type=_jobs, default=1, metavar="N",
+                        help="worker processes for the topics (each runs its topic's claims and draws its figures; "
+                             "default 1: everything in this process)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     parser.add_argument("--profile", action="store_true",
                         help="print where the time went (XLA compilation, tracing, running, sympy, plotting) by "
@@ -54,6 +61,17 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
 
 
 STAMP = ".figures-stamp.json"
+
+
+def _jobs(text: str) -> int:
+    """``--jobs``: a positive integer."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number of worker processes, got {text!r}")
+    return n
 
 
 def drawing_key(budget_name: str) -> str:
@@ -90,14 +108,6 @@ def _reusable(entry: object, key: str, out: Path) -> list[Path] | None:
     return paths if all(p.is_file() for p in paths) else None
 
 
-def _make(module, results: dict, out: Path, budget) -> list[Path]:
-    """Call ``module.make`` (contract: ``make(results, out, budget)``)."""
-    params = inspect.signature(module.make).parameters
-    if "fresh" in params:  # a figure script not yet moved to the experiments layer (keyword-only budget/fresh)
-        return module.make(results, out, budget=budget.name, fresh=False)
-    return module.make(results, out, budget)
-
-
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run claims, draw figures, write the report; return the exit status (``--profile``: under a time profile)."""
     if not getattr(args, "profile", False):
@@ -111,7 +121,6 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 
 def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    from figures import plot
     from figures._report import write_html, write_markdown
     from paper_checks import as_budget, claims, exit_code, run_claims, topics
     from sims.cache import recompute
@@ -134,21 +143,49 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
               file=sys.stderr, flush=True)
     broken: list[str] = []
     seconds: dict[str, float] = {}  # wall time of the claims phase and of each figure script
+    key = drawing_key(budget.name)
+    stamp = _read_stamp(out)
+    wanted = [n for n in drawable if not args.topic or n == args.topic]
+    to_draw = {n for n in wanted if args.fresh or _reusable(stamp.get(n), key, out) is None}
+    # --jobs: when figures are to be drawn, every topic's claims and figures run in worker processes first (the
+    # claims land in the results cache, read back below); a warm run (nothing to draw) stays in this process
+    parallel: dict[str, dict] = {}
+    if args.jobs > 1 and to_draw:
+        start = time.perf_counter()
+        jobs = list(dict.fromkeys([*(c.topic for c in selected), *wanted]))
+        parallel = _parallel(jobs, to_draw, budget, out, args)
+        seconds["workers"] = time.perf_counter() - start
     with recompute(args.fresh):
         start = time.perf_counter()
-        outcomes = run_claims(selected, budget, use_cache=True, progress=not args.quiet)
+        # the workers' claims are read back from the cache (--fresh was theirs to apply), the rest run here
+        with recompute(False):
+            by_worker = run_claims([c for c in selected if c.topic in parallel], budget, use_cache=True)
+        here = run_claims([c for c in selected if c.topic not in parallel], budget, use_cache=True,
+                          progress=not args.quiet)
+        done = {o.claim.id: o for o in [*by_worker, *here]}
+        outcomes = [done[c.id] for c in selected]
         seconds["claims"] = time.perf_counter() - start
         results = {o.claim.id: o.result for o in outcomes if o.result is not None}
         made: dict[str, list[Path]] = {}
         links: dict[str, tuple[str, ...]] = {}
-        key = drawing_key(budget.name)
-        stamp = _read_stamp(out)
         # a claim that errored may draw differently once fixed: its topic's figures are never stamped
         errored = {o.claim.topic for o in outcomes if o.result is None}
-        for name in drawable:
-            if args.topic and name != args.topic:
+        for name in wanted:
+            job = parallel.get(name)
+            if job is not None and name in to_draw:
+                stamp.pop(name, None)
+                made[name] = [Path(p) for p in job["files"]]
+                links.update({k: tuple(v) for k, v in job["links"].items()})
+                seconds[f"figures/{name}.py (worker, with claims)"] = job["seconds"]
+                if job["error"] is not None:
+                    print(f"figures/{name}.py raised:\n{job['error']}", file=sys.stderr)
+                    broken.append(name)
+                elif name not in errored:
+                    stamp[name] = {"key": key, "files": [os.path.relpath(p, out) for p in made[name]],
+                                   "claims": {k: list(v) for k, v in job["links"].items()}}
+                (out / STAMP).write_text(json.dumps(stamp, indent=1, sort_keys=True))
                 continue
-            kept = None if args.fresh else _reusable(stamp.get(name), key, out)
+            kept = None if name in to_draw else _reusable(stamp.get(name), key, out)
             if kept is not None:
                 made[name] = kept
                 links.update({k: tuple(v) for k, v in stamp[name].get("claims", {}).items()})
@@ -161,11 +198,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             start = time.perf_counter()
             stamp.pop(name, None)
             try:
-                module = importlib.import_module(f"figures.{name}")
-                with plot.track_claims(results) as tracked:
-                    made[name] = [Path(p) for p in _make(module, tracked, out, budget)]
-                saved = plot.figure_claims()
-                drawn = {p.stem: saved[p.stem] for p in made[name] if p.stem in saved}
+                made[name], drawn = _draw(name, results, out, budget)
                 links.update(drawn)
                 if name not in errored:
                     stamp[name] = {"key": key, "files": [os.path.relpath(p, out) for p in made[name]],

@@ -5,6 +5,7 @@ Runs against a scratch registry of tiny synthetic claims, so it needs no topic t
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
 import json
 import re
@@ -208,6 +209,62 @@ def test_a_raising_figure_script_is_reported_not_fatal(scratch, monkeypatch, tmp
     assert _cli.main(["figures", "--topic", "toy", "--budget", "quick", "--out", str(tmp_path), "--quiet"]) == 1
     assert "RuntimeError: drawing failed" in capsys.readouterr().err
     assert "figures/toy.py raised an error" in (tmp_path / "report_toy.html").read_text()
+
+
+def test_figures_jobs_run_each_topic_in_a_worker_and_read_it_back(scratch, monkeypatch, tmp_path, capsys):
+    """--jobs N: the parent hands every topic to figures._jobs.topic_job (here called in-process, as a worker would
+    run it), reads the claims back from the cache without recomputing them, and stamps and reports what the worker
+    drew; a worker's raising figure script is reported like an in-process one; nothing to draw, no workers."""
+    from figures import _jobs
+
+    drawn, calls, handed = [], [], []
+
+    def make(results, out, budget):
+        drawn.append(budget.name)
+        return _draw_toy(results, out)
+
+    def fake_parallel(names, to_draw, budget, out, args):
+        handed.append((sorted(names), sorted(to_draw), args.jobs))
+        return {n: _jobs.topic_job(n, budget.name, str(out), args.fresh, n in to_draw) for n in names}
+
+    monkeypatch.setitem(sys.modules, "figures.toy", types.SimpleNamespace(make=make))
+    monkeypatch.setattr(figures_main, "topic_modules", lambda: ["toy", "bad"])
+    monkeypatch.setitem(sys.modules, "figures.bad", types.SimpleNamespace(make=lambda *a: []))
+    monkeypatch.setattr(figures_main, "_parallel", fake_parallel)
+    def counted(budget):
+        """_good, counting its runs."""
+        calls.append(1)
+        return _good(budget)
+
+    monkeypatch.setitem(scratch, "toy2024.good", dataclasses.replace(scratch["toy2024.good"], check=counted))
+    out = tmp_path / "out"
+    assert _cli.main(["figures", "--budget", "quick", "--out", str(out), "--jobs", "2", "--quiet"]) == 1  # bad fails
+    assert handed == [(["bad", "toy"], ["bad", "toy"], 2)]
+    assert drawn == ["quick"] and len(calls) == 1  # drawn and computed once, by the worker; the parent read it back
+    stamp = json.loads((out / figures_main.STAMP).read_text())
+    assert sorted(stamp["toy"]["files"]) == ["toy_x.pdf", "toy_x.png"]
+    page = (out / "report.html").read_text()
+    good = page[page.index("id='toy2024.good'"):]
+    assert "#img-toy_x" in good[:good.index("</section>")]
+    # warm: nothing to draw, so no workers and nothing recomputed
+    assert _cli.main(["figures", "--budget", "quick", "--out", str(out), "--jobs", "2", "--quiet"]) == 1
+    assert len(handed) == 1 and drawn == ["quick"] and len(calls) == 1
+    # a worker whose figure script raises: reported, not fatal
+    monkeypatch.setitem(sys.modules, "figures.toy", types.SimpleNamespace(make=lambda *a: 1 / 0))
+    assert _cli.main(["figures", "--budget", "quick", "--out", str(out), "--jobs", "2", "--quiet", "--fresh"]) == 1
+    assert "ZeroDivisionError" in capsys.readouterr().err
+    assert "figures/toy.py raised an error" in (out / "report.html").read_text()
+    assert len(calls) == 2  # --fresh: recomputed once, by the worker, and read back by the parent
+
+
+def test_figures_worker_task_is_importable_by_name():
+    """A spawned worker unpickles its task by module and name: it must not live in ``__main__``."""
+    import pickle
+
+    from figures import _jobs
+
+    assert _jobs.topic_job.__module__ == "figures._jobs"
+    assert pickle.loads(pickle.dumps(_jobs.topic_job)) is _jobs.topic_job
 
 
 class _Tty(io.StringIO):
