@@ -40,6 +40,8 @@ _E = "sims.hvp."
 ROWS = [
     Row(_E + "hvp", {"loss_fn": quadratic, "params": _P, "v": np.ones(3)}),
     Row(_E + "dense_hessian", {"loss_fn": quadratic, "params": _P}),
+    Row(_E + "largest_eigenvalue", {"matrix": _H}, extra=[({"matrix": np.ones((3, 4))}, "matrix", "not square"),
+                                                          ({"matrix": np.ones(3)}, "matrix", "1-D")]),
     Row(_E + "lanczos", lambda: {"key": jax.random.key(0), "matvec": matvec, "dim": 3, "num_iter": 3},
         kinds={"dim": "posint", "num_iter": "posint"}),
     Row(_E + "top_eigenvalues", lambda: {"loss_fn": quadratic, "params": _P, "key": jax.random.key(0), "k": 1,
