@@ -21,6 +21,12 @@ def _tiny_cases(scale):
     return [logistic_case(8, 20, 5)]
 
 
+@pytest.fixture(autouse=True)
+def _no_minimum_timing(monkeypatch):
+    """These tests check the runner's outputs, not timings: no side is sampled for its minimum 0.3 s."""
+    monkeypatch.setattr(bench, "_MIN_SECONDS", 0.0)
+
+
 def test_tiny_run_writes_the_schema(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(bench, "discover", _tiny_cases)
     out = tmp_path / "bench.json"
@@ -113,3 +119,15 @@ def test_python_dash_m_runs_the_imported_module(tmp_path, monkeypatch):
         runpy.run_module("sims.bench", run_name="__main__")
     assert done.value.code == 0
     assert json.loads((tmp_path / "b.json").read_text())["rows"][0]["status"] == "ok"
+
+
+def test_short_calls_are_sampled_until_the_minimum_time(monkeypatch):
+    """A side is called at least ``repeats`` times and, while calls are short, until _MIN_SECONDS have passed (at
+    most _MAX_CALLS calls); a slow call is not repeated beyond ``repeats``."""
+    monkeypatch.setattr(bench, "_MIN_SECONDS", 0.05)
+    calls = []
+    bench._time_both(lambda: calls.append(1), 2)
+    assert 2 < len(calls) <= bench._MAX_CALLS
+    calls.clear()
+    bench._time_both(lambda: (calls.append(1), time.sleep(0.03)), 3)
+    assert len(calls) == 3
