@@ -33,6 +33,22 @@ def draw(name: str, results: dict, out: Path, budget) -> tuple[list[Path], dict[
     return files, {p.stem: saved[p.stem] for p in files if p.stem in saved}
 
 
+class _NotATerminal:
+    """A worker's stderr: the parent's stream, reporting that it is not a terminal."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+
+    def isatty(self) -> bool:
+        return False
+
+    def write(self, text: str) -> int:
+        return self.stream.write(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
 def topic_job(name: str, budget_name: str, out: str, fresh: bool, with_figures: bool) -> dict:
     """A worker's task (``--jobs``): topic ``name``'s claims (into the results cache) and, with ``with_figures``, its
     figures.
@@ -43,6 +59,10 @@ def topic_job(name: str, budget_name: str, out: str, fresh: bool, with_figures: 
     from paper_checks import as_budget, claims, run_claims, topics
     from sims.cache import recompute
 
+    # workers share the parent's terminal: progress bars redrawn in place by two processes would garble each
+    # other, so a worker's bars print as occasional plain lines (what they do in a log)
+    if sys.stderr.isatty():
+        sys.stderr = _NotATerminal(sys.stderr)
     budget, start = as_budget(budget_name), time.perf_counter()
     with recompute(fresh):
         outcomes = run_claims(claims(topic=name) if name in topics() else [], budget, use_cache=True)
