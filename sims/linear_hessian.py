@@ -31,6 +31,7 @@ from jax import lax
 
 import sims  # noqa: F401  (float64)
 from sims import hvp as H
+from sims.sweep import cpu_loop_fusions
 from theory import _validate as V
 from theory.linear_hessian import validate_widths
 
@@ -572,25 +573,13 @@ def _gd_sweep(theta0, X, Y, etas, *, widths, steps):
     return {"theta": theta, "loss": loss, "diverged": div >= 0, "diverged_step": div}
 
 
-# XLA's CPU backend hands elementwise-and-reduce fusions to its YNNPACK library by default. For the sweep's
-# products of tiny matrices (a multiply over a (d, d, d, runs) broadcast, summed over one small axis) that
-# route is 3-4x slower than XLA's own loop fusion at a few hundred runs, and grows faster than the number of
-# runs; the option keeps this one program on XLA's loops. Other backends ignore xla_cpu_* options; a jaxlib
-# without the option compiles without it.
-_NO_YNN = {"xla_cpu_experimental_ynn_fusion_type": ""}
-
-
+# On a CPU the sweep's products of tiny matrices (a multiply over a (d, d, d, runs) broadcast, summed over one
+# small axis) run 3-4x faster on XLA's own loop fusions than on its default YNNPACK route, and the gap grows
+# with the number of runs (sims.sweep.cpu_loop_fusions).
 @functools.lru_cache(maxsize=None)
-def _sweep_program(backend: str):
-    """The compiled sweep for ``backend``: on CPU with :data:`_NO_YNN` where this jaxlib knows the option."""
-    options = {}
-    if backend == "cpu":
-        try:
-            jax.jit(lambda x: x + 1, compiler_options=_NO_YNN).lower(jnp.zeros(())).compile()
-            options = _NO_YNN
-        except Exception:  # noqa: BLE001  (an XLA without the option: the default fusions, same results)
-            options = {}
-    return jax.jit(_gd_sweep, static_argnames=("widths", "steps"), compiler_options=options)
+def _sweep_program(platform: str):
+    """The compiled sweep for ``platform`` (on CPU with :func:`sims.sweep.cpu_loop_fusions`)."""
+    return jax.jit(_gd_sweep, static_argnames=("widths", "steps"), compiler_options=cpu_loop_fusions(platform) or None)
 
 
 def gd_sweep(theta0, X, Y, widths, etas, *, steps: int) -> dict[str, jax.Array]:

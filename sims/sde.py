@@ -559,8 +559,9 @@ def paths(cfg: Config, grid: dict[str, Any], *, chunk_size: int = 4096, progress
         _arr(f"grid[{name!r}]", grid[name], ndim=(1, 2), low=low, low_open=open_)
     integer("chunk_size", chunk_size, low=1)
     typed = {k: (v if k == "key" else np.asarray(v, np.float64)) for k, v in grid.items()}
+    # XLA's loop fusions: 54 against 75 CPU-ns per DCSGD path-step on a CPU (interleaved in one process)
     return run_grid(_path_point, typed, static={"cfg": cfg}, chunk_size=chunk_size, progress=progress,
-                    desc=f"{cfg.algo}/{cfg.problem}")
+                    desc=f"{cfg.algo}/{cfg.problem}", loop_fusions=True)
 
 
 # ----------------------------------------------------------------------------- modified equations

@@ -115,6 +115,21 @@ def test_bad_grids(bad, match):
         grid_size(bad)
 
 
+def test_loop_fusions_change_the_compiled_program_not_the_results():
+    """loop_fusions=True compiles another program (on a CPU: XLA's loop fusions instead of YNNPACK), with the same
+    float64 operations per run: equal to round-off of a 200-term mean. Off a CPU the options are empty."""
+    from sims.sweep import cpu_loop_fusions
+
+    grid = _grid(9)
+    a, b = run_grid(_logistic_map_run, grid), run_grid(_logistic_map_run, grid, loop_fusions=True)
+    np.testing.assert_allclose(a["final"], b["final"], rtol=1e-13)
+    np.testing.assert_allclose(a["mean"], b["mean"], rtol=1e-13)
+    assert cpu_loop_fusions("gpu") == {}
+    assert set(cpu_loop_fusions("cpu")) <= {"xla_cpu_experimental_ynn_fusion_type"}
+    with pytest.raises(TypeError, match="loop_fusions"):
+        run_grid(_logistic_map_run, grid, loop_fusions="yes")
+
+
 def test_bad_arguments():
     with pytest.raises(ValueError, match="chunk_size"):
         run_grid(_logistic_map_run, {"a": np.zeros(3)}, chunk_size=0)
