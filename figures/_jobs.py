@@ -54,7 +54,7 @@ def topic_job(name: str, budget_name: str, out: str, fresh: bool, with_figures: 
     figures.
 
     Returns what the parent needs: the files and figure-claim links, the traceback if the figure script raised,
-    whether a claim errored, and the wall seconds.
+    and the wall seconds (the parent reads the claims' outcomes back from the cache).
     """
     from paper_checks import as_budget, claims, run_claims, topics
     from sims.cache import recompute
@@ -74,8 +74,7 @@ def topic_job(name: str, budget_name: str, out: str, fresh: bool, with_figures: 
                 files, links = [str(p) for p in paths], {k: list(v) for k, v in drawn.items()}
             except Exception:  # noqa: BLE001 - reported by the parent like an in-process failure
                 error = traceback.format_exc()
-    return {"files": files, "links": links, "error": error, "claim_error": any(o.result is None for o in outcomes),
-            "seconds": time.perf_counter() - start}
+    return {"files": files, "links": links, "error": error, "seconds": time.perf_counter() - start}
 
 
 def cost_hints(budget_name: str) -> dict[str, float]:
