@@ -537,7 +537,7 @@ def _bmm(a, b):
 
 def _gd_sweep(theta0, X, Y, etas, *, widths, steps):
     n, L = X.shape[1], len(widths) - 1
-    Sxx, Syx = (X @ X.T / n)[:, :, None], (Y @ X.T / n)[:, :, None]
+    Sxx, Syx = (m[:, :, None] for m in _moments(X, Y))
     shapes = [(widths[l], widths[l - 1]) for l in range(1, L + 1)]
     offs = np.cumsum([0] + [a * b for a, b in shapes])
     mats = tuple(jnp.moveaxis(theta0[:, offs[l]:offs[l + 1]].reshape((-1,) + shapes[l]), 0, -1) for l in range(L))
