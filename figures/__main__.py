@@ -100,6 +100,11 @@ def _read_stamp(out: Path) -> dict:
     return stamp if isinstance(stamp, dict) else {}
 
 
+def _stamp_entry(key: str, files: list[Path], links: dict, out: Path) -> dict:
+    """A topic's stamp: the drawing key, its files relative to ``out`` and, per figure, the claims it shows."""
+    return {"key": key, "files": [os.path.relpath(p, out) for p in files], "claims": {k: list(v) for k, v in links.items()}}
+
+
 def _reusable(entry: object, key: str, out: Path) -> list[Path] | None:
     """The files of a stamp entry when it was drawn under ``key`` and every file still exists."""
     if not isinstance(entry, dict) or entry.get("key") != key or not isinstance(entry.get("files"), list):
@@ -181,8 +186,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                     print(f"figures/{name}.py raised:\n{job['error']}", file=sys.stderr)
                     broken.append(name)
                 elif name not in errored:
-                    stamp[name] = {"key": key, "files": [os.path.relpath(p, out) for p in made[name]],
-                                   "claims": {k: list(v) for k, v in job["links"].items()}}
+                    stamp[name] = _stamp_entry(key, made[name], job["links"], out)
                 (out / STAMP).write_text(json.dumps(stamp, indent=1, sort_keys=True))
                 continue
             kept = None if name in to_draw else _reusable(stamp.get(name), key, out)
@@ -201,8 +205,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 made[name], drawn = _draw(name, results, out, budget)
                 links.update(drawn)
                 if name not in errored:
-                    stamp[name] = {"key": key, "files": [os.path.relpath(p, out) for p in made[name]],
-                                   "claims": {k: list(v) for k, v in drawn.items()}}
+                    stamp[name] = _stamp_entry(key, made[name], drawn, out)
             except Exception:  # noqa: BLE001 - one broken figure script must not lose the others or the report
                 print(f"figures/{name}.py raised:\n{traceback.format_exc()}", file=sys.stderr)
                 broken.append(name)
