@@ -42,7 +42,8 @@ __all__ = ["cached", "code_version", "config_digest", "results_dir", "provenance
 _PACKAGES = ("theory", "sims", "paper_checks")
 _NAME = re.compile(r"^[A-Za-z0-9_.\-]+$")
 _ROOT = Path(__file__).resolve().parent.parent
-_FRESH: contextvars.ContextVar[bool] = contextvars.ContextVar("steplab_fresh", default=False)
+# inside a recompute() block: the (name, key) pairs it has recomputed so far; None outside one
+_FRESH: contextvars.ContextVar[set | None] = contextvars.ContextVar("steplab_fresh", default=None)
 
 
 class CacheWarning(UserWarning):
@@ -62,7 +63,12 @@ def results_dir() -> Path:
 
 
 def recompute(enabled: bool = True) -> contextlib.AbstractContextManager[None]:
-    """Within this block every :func:`cached` call recomputes and overwrites (``--fresh``)."""
+    """Within this block every :func:`cached` entry is recomputed and overwritten once (``--fresh``).
+
+    Later calls for the same entry in the same block read what the first one wrote: an experiment that
+    several claims share runs once per ``--fresh`` run, not once per claim. ``enabled=False`` inside a block
+    restores plain caching for its own extent.
+    """
     if not isinstance(enabled, bool):  # checked at the call, not when the block is entered
         raise TypeError(f"enabled: expected a bool, got {type(enabled).__name__} {enabled!r}")
     return _recompute(enabled)
@@ -70,7 +76,7 @@ def recompute(enabled: bool = True) -> contextlib.AbstractContextManager[None]:
 
 @contextlib.contextmanager
 def _recompute(enabled: bool) -> Iterator[None]:
-    token = _FRESH.set(enabled)
+    token = _FRESH.set(set() if enabled else None)
     try:
         yield
     finally:
@@ -254,7 +260,7 @@ def cached(name: str, config: dict, compute: Callable[[], dict[str, Any]], *, to
     ``compute`` returns a flat dict: NumPy-convertible array values go to the ``.npz``; JSON
     scalars (str, int, float, bool, None) go to the ``.json``. The returned dict has the same keys
     either way. ``topic`` scopes the code version in the key (None: all sources). ``fresh=True``
-    (or an enclosing :func:`recompute` block) recomputes and overwrites.
+    recomputes and overwrites; an enclosing :func:`recompute` block does so once per entry.
     """
     _name(name)
     _config(config)
@@ -262,10 +268,12 @@ def cached(name: str, config: dict, compute: Callable[[], dict[str, Any]], *, to
         raise TypeError(f"compute: expected a callable returning a dict, got {type(compute).__name__}")
     if fresh is not None and not isinstance(fresh, bool):
         raise TypeError(f"fresh: expected True, False or None, got {type(fresh).__name__} {fresh!r}")
-    fresh = _FRESH.get() if fresh is None else fresh
+    block = _FRESH.get()
     directory = results_dir()
     npz_path, json_path = directory / f"{name}.npz", directory / f"{name}.json"
     key = config_digest(config, topic)
+    if fresh is None:
+        fresh = block is not None and (name, key) not in block
     if not fresh:
         hit = _read(npz_path, json_path, key)
         if hit is not None:
@@ -292,6 +300,8 @@ def cached(name: str, config: dict, compute: Callable[[], dict[str, Any]], *, to
     # npz first, then json: a reader between the two renames sees a checksum mismatch and recomputes
     os.replace(npz_tmp, npz_path)
     os.replace(json_tmp, json_path)
+    if block is not None:
+        block.add((name, key))
     values = dict(values)
     values.update({k: arrays[k] for k in arrays})
     return values

@@ -45,6 +45,25 @@ def test_hit_miss_and_invalidation(results, monkeypatch):
     assert len(calls) == 5
 
 
+def test_a_recompute_block_recomputes_each_entry_once(results):
+    """``--fresh``: an experiment shared by several claims is recomputed by the first and read by the others."""
+    calls, compute = _counter()
+    cache.cached("shared", {"n": 1}, compute)
+    with cache.recompute():
+        first = cache.cached("shared", {"n": 1}, compute)
+        again = cache.cached("shared", {"n": 1}, compute)
+        cache.cached("shared", {"n": 2}, compute)  # another config is another entry
+        cache.cached("shared", {"n": 1}, compute, fresh=True)  # an explicit fresh=True always recomputes
+        with cache.recompute(False):
+            cache.cached("other", {"n": 1}, compute)
+            cache.cached("other", {"n": 1}, compute)  # plain caching inside recompute(False)
+    assert len(calls) == 5
+    np.testing.assert_array_equal(first["x"], again["x"])
+    with cache.recompute():  # a new block recomputes again
+        cache.cached("shared", {"n": 1}, compute)
+    assert len(calls) == 6
+
+
 def test_arrays_in_config_are_keyed_by_content(results):
     # two arrays whose repr is identical (numpy elides the middle) but whose contents differ
     a, b = np.zeros(5000), np.zeros(5000)
