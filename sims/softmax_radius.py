@@ -362,7 +362,21 @@ def _build_model(name: str, hidden: tuple[int, ...], act: str, n_in: int = 64, n
             h = tok + jax.nn.softmax(scores, axis=-1) @ v
             return jax.nn.gelu(h).mean(axis=1) @ p["W"] + p["b"]
 
+    if not hasattr(apply, "row"):  # every model but cnn_bn maps each sample on its own
+        apply.row = _one_sample(apply)
     return Model(name, init, apply)
+
+
+def _one_sample(apply: Callable) -> Callable:
+    """``row(p, x, i)``: row ``i`` of ``apply(p, x)`` for a function that maps every sample on its own,
+    computed from sample ``i`` alone (what :func:`_continued_row` uses instead of the whole batch)."""
+    def row(p, x, i):
+        return apply(p, jax.lax.dynamic_slice_in_dim(x, i, 1))[0]
+
+    return row
+
+
+_attention_exponents.row = _one_sample(_attention_exponents)
 
 
 def _mlp_slopes_t(p, v, x, f):
@@ -707,8 +721,8 @@ def _chunk(n_rows: int) -> int:
 
 def _continued_row(apply, params, v, x, t, i):
     """Row ``i`` of the continued output at the complex distance ``t``: through ``apply.row(params, x, i)``
-    where the function has one (the batch-normalized CNN: one sample and the batch statistics, instead of the
-    whole batch at every t), else row ``i`` of the whole batch's output."""
+    where the function has one (every built-in model: sample ``i`` alone, and for the batch-normalized CNN the
+    batch statistics, instead of the whole batch at every t), else row ``i`` of the whole batch's output."""
     row = getattr(apply, "row", None)
     if row is None:
         return _continued_logits(apply, params, v, x, t)[i]
@@ -721,38 +735,48 @@ def _continued_row(apply, params, v, x, t, i):
     return out
 
 
-def _continued_picked(apply, params, v, x, t, rows):
-    """Row ``rows[j]`` of the continued output at ``t[j]``, for every j."""
-    return jax.vmap(functools.partial(_continued_row, apply, params, v, x))(t, rows)
+def _partition_terms(z: jax.Array, reduce: str) -> "jax.Array | tuple[jax.Array, jax.Array]":
+    r"""Over the last axis of complex logits ``z``, with :math:`s` the largest real part: ``"partition"``,
+    :math:`F e^{-s} = \sum_k e^{z_k - s}` (all a phase or a winding count needs); ``"margin"``, that and
+    :math:`\sum_k |e^{z_k - s}|`, the scale :math:`|F|` is measured against."""
+    e = jnp.exp(z - jnp.max(z.real, axis=-1, keepdims=True))
+    f = jnp.sum(e, axis=-1)
+    return f if reduce == "partition" else (f, jnp.sum(jnp.abs(e), axis=-1))
 
 
-_picked_jit = jax.jit(_continued_picked, static_argnums=0)
+def _continued_picked(apply, params, v, x, t, rows, reduce=None):
+    """Row ``rows[j]`` of the continued output at ``t[j]``, for every j; reduced over its last axis by
+    :func:`_partition_terms` unless ``reduce`` is None."""
+    z = jax.vmap(functools.partial(_continued_row, apply, params, v, x))(t, rows)
+    return z if reduce is None else _partition_terms(z, reduce)
 
 
-def _continued_rows(apply, params, v, x, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """Continued logits of row ``rows[j]`` at distance ``t[j]`` for every j, shape (len(t), n); padded
-    fixed-size chunks (:func:`_chunk`) of one compiled program per model and batch shape. The row is picked
-    inside the compiled program: only one row per distance is copied back."""
+_picked_jit = jax.jit(_continued_picked, static_argnums=(0, 6))
+
+
+def _continued_rows(apply, params, v, x, rows: np.ndarray, t: np.ndarray, reduce: str | None = None):
+    """Continued logits of row ``rows[j]`` at distance ``t[j]`` for every j, shape (len(t), n), or with
+    ``reduce`` (``"partition"`` or ``"margin"``, :func:`_partition_terms`) their partition sums over the last
+    axis; padded fixed-size chunks (:func:`_chunk`) of one compiled program per model, batch shape and
+    ``reduce``. The row is picked, and the sums taken, inside the compiled program: only what the caller
+    needs is copied back (a winding count needs one complex number per distance, not every logit)."""
     out = []
-    size = _chunk(1 if hasattr(apply, "row") else x.shape[0])  # memory ~ chunk x the samples evaluated per t
-    for lo in range(0, t.size, size):
+    per_row = hasattr(apply, "row")
+    small = _chunk(1 if per_row else x.shape[0])  # memory ~ chunk x the samples evaluated per t
+    # one sample per distance: long requests (a winding count's circle of every row) go in chunks 8x larger,
+    # which halves their per-call overhead; the rest, and short requests, in small ones (at most two shapes)
+    big = 8 * small if per_row else small
+    lo = 0
+    while lo < t.size:
+        size = big if t.size - lo >= big else small
         tc, rc = t[lo:lo + size], rows[lo:lo + size]
+        lo += size
         pad = np.concatenate([tc, np.full(size - tc.size, tc[-1])])
         rpad = np.concatenate([rc, np.full(size - rc.size, rc[-1])]).astype(np.int32)
-        z = np.asarray(_picked_jit(apply, params, v, x, jnp.asarray(pad, dtype=jnp.complex128), jnp.asarray(rpad)))
-        out.append(z[:tc.size])
-    return np.concatenate(out)
-
-
-def _partition(z: np.ndarray) -> np.ndarray:
-    r""":math:`F e^{-s}` per row of complex logits (``s`` the largest real part): all a phase or a count needs."""
-    return np.exp(z - z.real.max(axis=-1, keepdims=True)).sum(axis=-1)
-
-
-def _log_partition(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    r""":math:`F e^{-s}` and :math:`\sum_k|e^{z_k-s}|` per row of complex logits (``s`` the largest real part)."""
-    e = np.exp(z - z.real.max(axis=-1, keepdims=True))
-    return e.sum(axis=-1), np.abs(e).sum(axis=-1)
+        z = _picked_jit(apply, params, v, x, jnp.asarray(pad, dtype=jnp.complex128), jnp.asarray(rpad), reduce)
+        out.append([np.asarray(a)[:tc.size] for a in (z if isinstance(z, tuple) else (z,))])
+    parts = tuple(np.concatenate(a) for a in zip(*out))
+    return parts if reduce == "margin" else parts[0]
 
 
 def _validated_rows(apply, params, v, x, rows):
@@ -782,7 +806,7 @@ def ghost_zeros(apply: Callable, params, v, x, rows, t0, *, iters: int = 40) -> 
     t = start.astype(complex)
 
     def F(tt):
-        return _partition(_continued_rows(apply, params, v, x, rows, tt))
+        return _continued_rows(apply, params, v, x, rows, tt, "partition")
 
     # the shift s cancels in the secant quotient only if it is the same at both points: use the one at t
     f_prev = F(t_prev)
@@ -795,7 +819,7 @@ def ghost_zeros(apply: Callable, params, v, x, rows, t0, *, iters: int = 40) -> 
         t_prev, f_prev, t = t, f, t - step
         if np.all(np.abs(step) <= 1e-14 * np.abs(t)):
             break
-    f, total = _log_partition(_continued_rows(apply, params, v, x, rows, t))
+    f, total = _continued_rows(apply, params, v, x, rows, t, "margin")
     return {"zero": t, "residual": np.abs(f) / total}
 
 
@@ -806,7 +830,7 @@ def partition_margin(apply: Callable, params, v, x, rows, t) -> np.ndarray:
     tt = np.asarray(t)
     if tt.shape != rows.shape or tt.dtype.kind not in "iufc" or not np.all(np.isfinite(tt)):
         raise ValueError(f"t: expected one finite (complex) distance per row (shape {rows.shape}), got {tt.shape}")
-    f, total = _log_partition(_continued_rows(apply, params, v, x, rows, tt.astype(complex)))
+    f, total = _continued_rows(apply, params, v, x, rows, tt.astype(complex), "margin")
     return np.abs(f) / total
 
 
@@ -822,7 +846,7 @@ def zeros_inside(apply: Callable, params, v, x, rows, radius, *, points: int = 2
     rad = V.array("radius", radius, shape=rows.shape, low=0.0, low_open=True)
     points = V.integer("points", points, low=8, high=1 << 16)
     ts = (rad[:, None] * np.exp(2j * np.pi * np.arange(points) / points)[None, :]).ravel()
-    f = _partition(_continued_rows(apply, params, v, x, np.repeat(rows, points), ts))
+    f = _continued_rows(apply, params, v, x, np.repeat(rows, points), ts, "partition")
     count, steps = _winding(f.reshape(rows.size, points))
     return {"count": count, "max_step": steps.max(axis=1)}
 
@@ -841,8 +865,8 @@ def _inner_windings(params, v, x, rows, radius, points):
     """Zeros inside |t| = radius[j] of each inner partition function of the attention model (row rows[j]):
     winding numbers (rows, 8 + 8·d) and the largest phase step of any of them."""
     ts = (radius[:, None] * np.exp(2j * np.pi * np.arange(points) / points)[None, :]).ravel()
-    e = _continued_rows(_attention_exponents, params, v, x, np.repeat(rows, points), ts)  # (rows·points, M, 8)
-    count, steps = _winding(_partition(e).reshape(rows.size, points, -1))
+    f = _continued_rows(_attention_exponents, params, v, x, np.repeat(rows, points), ts, "partition")  # (rows·points, M)
+    count, steps = _winding(f.reshape(rows.size, points, -1))
     return count, steps.max(axis=(1, 2))
 
 
@@ -895,8 +919,7 @@ def attention_singularities(params, v, x, rows, radius, *, points: int = 512, st
     denominator = wind[:, :8].sum(axis=1) > 0
     phi = np.linspace(0, np.pi, 257)
     t = hi[:, None] * np.exp(1j * phi)[None, :]
-    e = _continued_rows(_attention_exponents, params, v, x, np.repeat(rows, phi.size), t.ravel())
-    f, total = _log_partition(e)
+    f, total = _continued_rows(_attention_exponents, params, v, x, np.repeat(rows, phi.size), t.ravel(), "margin")
     margin = (np.abs(f) / total).min(axis=-1).reshape(t.shape)
     at = t[np.arange(rows.size), np.argmin(margin, axis=1)]
     return {"radius": np.where(found, hi, np.inf), "denominator": denominator & found,

@@ -451,6 +451,31 @@ def test_batch_norm_rows_equal_the_whole_batch_continuation():
     np.testing.assert_allclose(S._continued_rows(bn.apply, params, v, x, rows, t), whole, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("name", ["linear", "mlp", "mlp_ln", "cnn", "attention", "exponents"])
+def test_one_sample_rows_equal_the_whole_batch_continuation(name):
+    # every built-in model but cnn_bn maps each sample on its own, so its continuation evaluates one sample per
+    # distance (apply.row); it must be the whole batch's row (a function without .row takes that path), and the
+    # partition sums taken inside the compiled program must be NumPy's sums of the returned exponents
+    if name == "exponents":
+        params, f = S.make_model("attention").init(jax.random.key(5)), S._attention_exponents
+    else:
+        model = S.make_model(name, hidden=(16, 8))
+        params, f = model.init(jax.random.key(5)), model.apply
+    whole_batch = lambda p, x: f(p, x)  # noqa: E731
+    assert hasattr(f, "row") and not hasattr(whole_batch, "row")
+    v, x = _unit(params, phase=0.6), _X[:6]
+    t = np.array([0.0, 0.4, 0.3 + 0.8j, -0.6j, 1.3 * np.exp(2.5j), 0.9 - 0.1j, 2.0j])
+    rows = np.array([0, 5, 2, 3, 1, 5, 4])
+    z = S._continued_rows(f, params, v, x, rows, t)
+    np.testing.assert_allclose(z, S._continued_rows(whole_batch, params, v, x, rows, t), rtol=1e-12, atol=1e-12)
+    w = np.exp(z - z.real.max(axis=-1, keepdims=True))
+    np.testing.assert_allclose(S._continued_rows(f, params, v, x, rows, t, "partition"), w.sum(axis=-1),
+                               rtol=1e-12, atol=1e-14)
+    part, scale = S._continued_rows(f, params, v, x, rows, t, "margin")
+    np.testing.assert_allclose(part, w.sum(axis=-1), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(scale, np.abs(w).sum(axis=-1), rtol=1e-12, atol=1e-14)
+
+
 def test_ghost_zeros_and_winding_numbers_on_a_last_layer_direction():
     x = _X[:8]
     v = _last_layer(_V)  # only the output layer moves: logits exactly linear in t, F_i entire
@@ -479,8 +504,7 @@ def test_attention_inner_singularity_is_a_gelu_pole_or_denominator_zero():
     w_out, _ = S._inner_windings(params, v, x, rows, 1.03 * rad, 256)
     assert np.abs(w_in).sum() == 0 and np.all(np.abs(w_out).sum(axis=1) >= 2)
     # at the located point the nearest inner partition function (cosh u or an attention denominator) is ~0
-    e = S._continued_rows(S._attention_exponents, params, v, x, rows, out["at"])
-    f, total = S._log_partition(e)
+    f, total = S._continued_rows(S._attention_exponents, params, v, x, rows, out["at"], "margin")
     assert np.all((np.abs(f) / total).min(axis=-1) < 0.1)
     # a last-layer step leaves every inner quantity fixed: no singularity at all
     last = {k: (w if k in ("W", "b") else 0 * w) for k, w in v.items()}
