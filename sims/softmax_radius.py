@@ -735,31 +735,30 @@ def _continued_row(apply, params, v, x, t, i):
     return out
 
 
-def _partition_terms(z: jax.Array, reduce: str) -> "jax.Array | tuple[jax.Array, jax.Array]":
-    r"""Over the last axis of complex logits ``z``, with :math:`s` the largest real part: ``"partition"``,
-    :math:`F e^{-s} = \sum_k e^{z_k - s}` (all a phase or a winding count needs); ``"margin"``, that and
+def _partition_sums(z: jax.Array) -> tuple[jax.Array, jax.Array]:
+    r"""Over the last axis of complex logits ``z``, with :math:`s` the largest real part:
+    :math:`F e^{-s} = \sum_k e^{z_k - s}` (all a phase or a winding count needs) and
     :math:`\sum_k |e^{z_k - s}|`, the scale :math:`|F|` is measured against."""
     e = jnp.exp(z - jnp.max(z.real, axis=-1, keepdims=True))
-    f = jnp.sum(e, axis=-1)
-    return f if reduce == "partition" else (f, jnp.sum(jnp.abs(e), axis=-1))
+    return jnp.sum(e, axis=-1), jnp.sum(jnp.abs(e), axis=-1)
 
 
-def _continued_picked(apply, params, v, x, t, rows, reduce=None):
-    """Row ``rows[j]`` of the continued output at ``t[j]``, for every j; reduced over its last axis by
-    :func:`_partition_terms` unless ``reduce`` is None."""
+def _continued_picked(apply, params, v, x, t, rows, sums=False):
+    """Row ``rows[j]`` of the continued output at ``t[j]``, for every j, or with ``sums`` its
+    :func:`_partition_sums`."""
     z = jax.vmap(functools.partial(_continued_row, apply, params, v, x))(t, rows)
-    return z if reduce is None else _partition_terms(z, reduce)
+    return _partition_sums(z) if sums else (z,)
 
 
 _picked_jit = jax.jit(_continued_picked, static_argnums=(0, 6))
 
 
-def _continued_rows(apply, params, v, x, rows: np.ndarray, t: np.ndarray, reduce: str | None = None):
+def _continued_rows(apply, params, v, x, rows: np.ndarray, t: np.ndarray, sums: bool = False):
     """Continued logits of row ``rows[j]`` at distance ``t[j]`` for every j, shape (len(t), n), or with
-    ``reduce`` (``"partition"`` or ``"margin"``, :func:`_partition_terms`) their partition sums over the last
-    axis; padded fixed-size chunks (:func:`_chunk`) of one compiled program per model, batch shape and
-    ``reduce``. The row is picked, and the sums taken, inside the compiled program: only what the caller
-    needs is copied back (a winding count needs one complex number per distance, not every logit)."""
+    ``sums`` the pair :func:`_partition_sums` over their last axis; padded fixed-size chunks
+    (:func:`_chunk`) of one compiled program per model, batch shape, chunk size and ``sums``. The row is
+    picked, and the sums taken, inside the compiled program: only what the caller needs is copied back (a
+    winding count needs one complex number per distance, not every logit)."""
     out = []
     per_row = hasattr(apply, "row")
     small = _chunk(1 if per_row else x.shape[0])  # memory ~ chunk x the samples evaluated per t
@@ -773,10 +772,10 @@ def _continued_rows(apply, params, v, x, rows: np.ndarray, t: np.ndarray, reduce
         lo += size
         pad = np.concatenate([tc, np.full(size - tc.size, tc[-1])])
         rpad = np.concatenate([rc, np.full(size - rc.size, rc[-1])]).astype(np.int32)
-        z = _picked_jit(apply, params, v, x, jnp.asarray(pad, dtype=jnp.complex128), jnp.asarray(rpad), reduce)
-        out.append([np.asarray(a)[:tc.size] for a in (z if isinstance(z, tuple) else (z,))])
+        z = _picked_jit(apply, params, v, x, jnp.asarray(pad, dtype=jnp.complex128), jnp.asarray(rpad), sums)
+        out.append([np.asarray(a)[:tc.size] for a in z])
     parts = tuple(np.concatenate(a) for a in zip(*out))
-    return parts if reduce == "margin" else parts[0]
+    return parts if sums else parts[0]
 
 
 def _validated_rows(apply, params, v, x, rows):
@@ -806,7 +805,7 @@ def ghost_zeros(apply: Callable, params, v, x, rows, t0, *, iters: int = 40) -> 
     t = start.astype(complex)
 
     def F(tt):
-        return _continued_rows(apply, params, v, x, rows, tt, "partition")
+        return _continued_rows(apply, params, v, x, rows, tt, sums=True)[0]
 
     # the shift s cancels in the secant quotient only if it is the same at both points: use the one at t
     f_prev = F(t_prev)
@@ -819,7 +818,7 @@ def ghost_zeros(apply: Callable, params, v, x, rows, t0, *, iters: int = 40) -> 
         t_prev, f_prev, t = t, f, t - step
         if np.all(np.abs(step) <= 1e-14 * np.abs(t)):
             break
-    f, total = _continued_rows(apply, params, v, x, rows, t, "margin")
+    f, total = _continued_rows(apply, params, v, x, rows, t, sums=True)
     return {"zero": t, "residual": np.abs(f) / total}
 
 
@@ -830,7 +829,7 @@ def partition_margin(apply: Callable, params, v, x, rows, t) -> np.ndarray:
     tt = np.asarray(t)
     if tt.shape != rows.shape or tt.dtype.kind not in "iufc" or not np.all(np.isfinite(tt)):
         raise ValueError(f"t: expected one finite (complex) distance per row (shape {rows.shape}), got {tt.shape}")
-    f, total = _continued_rows(apply, params, v, x, rows, tt.astype(complex), "margin")
+    f, total = _continued_rows(apply, params, v, x, rows, tt.astype(complex), sums=True)
     return np.abs(f) / total
 
 
@@ -846,7 +845,7 @@ def zeros_inside(apply: Callable, params, v, x, rows, radius, *, points: int = 2
     rad = V.array("radius", radius, shape=rows.shape, low=0.0, low_open=True)
     points = V.integer("points", points, low=8, high=1 << 16)
     ts = (rad[:, None] * np.exp(2j * np.pi * np.arange(points) / points)[None, :]).ravel()
-    f = _continued_rows(apply, params, v, x, np.repeat(rows, points), ts, "partition")
+    f, _ = _continued_rows(apply, params, v, x, np.repeat(rows, points), ts, sums=True)
     count, steps = _winding(f.reshape(rows.size, points))
     return {"count": count, "max_step": steps.max(axis=1)}
 
@@ -865,7 +864,8 @@ def _inner_windings(params, v, x, rows, radius, points):
     """Zeros inside |t| = radius[j] of each inner partition function of the attention model (row rows[j]):
     winding numbers (rows, 8 + 8·d) and the largest phase step of any of them."""
     ts = (radius[:, None] * np.exp(2j * np.pi * np.arange(points) / points)[None, :]).ravel()
-    f = _continued_rows(_attention_exponents, params, v, x, np.repeat(rows, points), ts, "partition")  # (rows·points, M)
+    # (rows·points, M): one partition function per inner softmax or cosh
+    f, _ = _continued_rows(_attention_exponents, params, v, x, np.repeat(rows, points), ts, sums=True)
     count, steps = _winding(f.reshape(rows.size, points, -1))
     return count, steps.max(axis=(1, 2))
 
@@ -919,7 +919,7 @@ def attention_singularities(params, v, x, rows, radius, *, points: int = 512, st
     denominator = wind[:, :8].sum(axis=1) > 0
     phi = np.linspace(0, np.pi, 257)
     t = hi[:, None] * np.exp(1j * phi)[None, :]
-    f, total = _continued_rows(_attention_exponents, params, v, x, np.repeat(rows, phi.size), t.ravel(), "margin")
+    f, total = _continued_rows(_attention_exponents, params, v, x, np.repeat(rows, phi.size), t.ravel(), sums=True)
     margin = (np.abs(f) / total).min(axis=-1).reshape(t.shape)
     at = t[np.arange(rows.size), np.argmin(margin, axis=1)]
     return {"radius": np.where(found, hi, np.inf), "denominator": denominator & found,

@@ -469,9 +469,7 @@ def test_one_sample_rows_equal_the_whole_batch_continuation(name):
     z = S._continued_rows(f, params, v, x, rows, t)
     np.testing.assert_allclose(z, S._continued_rows(whole_batch, params, v, x, rows, t), rtol=1e-12, atol=1e-12)
     w = np.exp(z - z.real.max(axis=-1, keepdims=True))
-    np.testing.assert_allclose(S._continued_rows(f, params, v, x, rows, t, "partition"), w.sum(axis=-1),
-                               rtol=1e-12, atol=1e-14)
-    part, scale = S._continued_rows(f, params, v, x, rows, t, "margin")
+    part, scale = S._continued_rows(f, params, v, x, rows, t, sums=True)
     np.testing.assert_allclose(part, w.sum(axis=-1), rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(scale, np.abs(w).sum(axis=-1), rtol=1e-12, atol=1e-14)
 
@@ -504,7 +502,7 @@ def test_attention_inner_singularity_is_a_gelu_pole_or_denominator_zero():
     w_out, _ = S._inner_windings(params, v, x, rows, 1.03 * rad, 256)
     assert np.abs(w_in).sum() == 0 and np.all(np.abs(w_out).sum(axis=1) >= 2)
     # at the located point the nearest inner partition function (cosh u or an attention denominator) is ~0
-    f, total = S._continued_rows(S._attention_exponents, params, v, x, rows, out["at"], "margin")
+    f, total = S._continued_rows(S._attention_exponents, params, v, x, rows, out["at"], sums=True)
     assert np.all((np.abs(f) / total).min(axis=-1) < 0.1)
     # a last-layer step leaves every inner quantity fixed: no singularity at all
     last = {k: (w if k in ("W", "b") else 0 * w) for k, w in v.items()}
