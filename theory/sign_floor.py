@@ -1184,14 +1184,22 @@ def _perron_arnoldi(matvec, v0: np.ndarray, tol: float, m: int = 60, cycles: int
     return theta, x, res
 
 
+@functools.cache
+def _blas_controller():
+    """threadpoolctl's view of the loaded BLAS libraries (scanned once: a scan reads the process's memory map), or
+    None without threadpoolctl (installed with scikit-learn)."""
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:  # pragma: no cover - only without scikit-learn
+        return None
+    return ThreadpoolController()
+
+
 def _one_blas_thread():
     """A context with BLAS on one thread: Gram--Schmidt's matrix-vector products are memory-bound, and a threaded
     BLAS on a busy machine stalls them (seen: 5 to 10 times slower on 2 shared cores)."""
-    try:
-        from threadpoolctl import threadpool_limits  # installed with scikit-learn
-    except ImportError:  # pragma: no cover - only without scikit-learn
-        return contextlib.nullcontext()
-    return threadpool_limits(1, user_api="blas")
+    controller = _blas_controller()
+    return contextlib.nullcontext() if controller is None else controller.limit(limits=1, user_api="blas")
 
 
 def _signum_arnoldi(op, start, tol):
