@@ -763,7 +763,8 @@ def _continued_rows(apply, params, v, x, rows: np.ndarray, t: np.ndarray, sums: 
     per_row = hasattr(apply, "row")
     small = _chunk(1 if per_row else x.shape[0])  # memory ~ chunk x the samples evaluated per t
     # one sample per distance: long requests (a winding count's circle of every row) go in chunks 8x larger,
-    # which halves their per-call overhead; the rest, and short requests, in small ones (at most two shapes)
+    # eight times fewer calls (their Python overhead was a quarter of the time); the rest, and short requests,
+    # in small ones (at most two shapes)
     big = 8 * small if per_row else small
     lo = 0
     while lo < t.size:
