@@ -7,7 +7,7 @@ A topic whose figures were drawn from exactly the same sources at the same budge
 all still there, is not drawn again (``.figures-stamp.json`` in the output folder records the key, the
 files and the figure-claim links; ``--fresh`` redraws). With ``--topic T`` only that topic runs and
 its report goes to ``report_T.{html,md}``, so the full report is never overwritten by a part of it.
-With ``--jobs N`` (``make figures`` passes the machine's core count), N worker processes take the topics with
+With ``--jobs N`` (``make figures`` passes ``WORKERS``, 2), N worker processes take the topics with
 something to draw, longest first, each running its topic's claims into the results cache and drawing its
 figures; this process then reads the claims back and writes the stamp and the report. The claims and
 figures are the same as in one process (each is a deterministic function of its code, budget and

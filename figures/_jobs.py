@@ -6,7 +6,6 @@ Kept out of ``figures/__main__.py`` because a spawned worker unpickles its task 
 from __future__ import annotations
 
 import importlib
-import inspect
 import json
 import sys
 import time
@@ -14,21 +13,14 @@ import traceback
 from pathlib import Path
 
 
-def _make(module, results: dict, out: Path, budget) -> list[Path]:
-    """Call ``module.make`` (contract: ``make(results, out, budget)``)."""
-    params = inspect.signature(module.make).parameters
-    if "fresh" in params:  # a figure script not yet moved to the experiments layer (keyword-only budget/fresh)
-        return module.make(results, out, budget=budget.name, fresh=False)
-    return module.make(results, out, budget)
-
-
 def draw(name: str, results: dict, out: Path, budget) -> tuple[list[Path], dict[str, tuple[str, ...]]]:
-    """Draw topic ``name``'s figures from ``results``: the files and, per figure, the claims it shows."""
+    """Draw topic ``name``'s figures from ``results`` (``figures.<name>.make(results, out, budget)``): the files and,
+    per figure, the claims it shows."""
     from figures import plot
 
     module = importlib.import_module(f"figures.{name}")
     with plot.track_claims(results) as tracked:
-        files = [Path(p) for p in _make(module, tracked, out, budget)]
+        files = [Path(p) for p in module.make(tracked, out, budget)]
     saved = plot.figure_claims()
     return files, {p.stem: saved[p.stem] for p in files if p.stem in saved}
 

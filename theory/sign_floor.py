@@ -40,7 +40,6 @@ from typing import NamedTuple
 import numpy as np
 import sympy as sp
 from scipy import fft, integrate, sparse, special, stats
-from scipy.sparse import linalg as sparse_linalg
 
 from theory import _validate as V
 from theory import nqm
