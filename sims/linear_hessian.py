@@ -126,7 +126,13 @@ def _forward_mats(mats, X, phi) -> jax.Array:
 def loss(theta: jax.Array, X: jax.Array, Y: jax.Array, widths, activation: str = "linear") -> jax.Array:
     r""":math:`\mathcal L=\tfrac1{2n}\lVert f_\theta(X)-Y\rVert_F^2`."""
     X, Y = _data(X, Y, widths)
-    r = forward(theta, X, widths, activation) - Y
+    phi = _PHI[_activation(activation)]
+    return _loss_mats(unflatten(theta, widths), X, Y, phi)
+
+
+def _loss_mats(mats, X, Y, phi) -> jax.Array:
+    r""":func:`loss` of the weight matrices (unvalidated)."""
+    r = _forward_mats(mats, X, phi) - Y
     return 0.5 * jnp.sum(r * r) / X.shape[1]
 
 
@@ -166,13 +172,7 @@ def _curvature_loss(X, Y, widths, activation: str):
     if activation == "linear":
         sigma_xx, sigma_yx = _moments(X, Y)
         return lambda mats: _covariance_loss_mats(mats, sigma_xx, sigma_yx)
-    phi = _PHI[activation]
-
-    def data_loss(mats):
-        r = _forward_mats(mats, X, phi) - Y
-        return 0.5 * jnp.sum(r * r) / X.shape[1]
-
-    return data_loss
+    return functools.partial(_loss_mats, X=X, Y=Y, phi=_PHI[activation])
 
 
 def class_losses(theta, X, Y, widths, activation: str = "linear") -> jax.Array:
