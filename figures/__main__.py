@@ -176,40 +176,36 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         # a claim that errored may draw differently once fixed: its topic's figures are never stamped
         errored = {o.claim.topic for o in outcomes if o.result is None}
         for name in wanted:
-            job = parallel.get(name)
-            if job is not None and name in to_draw:
-                stamp.pop(name, None)
-                made[name] = [Path(p) for p in job["files"]]
-                links.update({k: tuple(v) for k, v in job["links"].items()})
-                seconds[f"figures/{name}.py (worker, with claims)"] = job["seconds"]
-                if job["error"] is not None:
-                    print(f"figures/{name}.py raised:\n{job['error']}", file=sys.stderr)
-                    broken.append(name)
-                elif name not in errored:
-                    stamp[name] = _stamp_entry(key, made[name], job["links"], out)
-                (out / STAMP).write_text(json.dumps(stamp, indent=1, sort_keys=True))
-                continue
-            kept = None if name in to_draw else _reusable(stamp.get(name), key, out)
-            if kept is not None:
-                made[name] = kept
-                links.update({k: tuple(v) for k, v in stamp[name].get("claims", {}).items()})
+            job = parallel.get(name) if name in to_draw else None
+            if job is None:
+                kept = None if name in to_draw else _reusable(stamp.get(name), key, out)
+                if kept is not None:
+                    made[name] = kept
+                    links.update({k: tuple(v) for k, v in stamp[name].get("claims", {}).items()})
+                    if not args.quiet:
+                        print(f"figures/{name}.py: unchanged sources and budget, {len(kept)} files kept",
+                              file=sys.stderr, flush=True)
+                    continue
                 if not args.quiet:
-                    print(f"figures/{name}.py: unchanged sources and budget, {len(kept)} files kept",
-                          file=sys.stderr, flush=True)
-                continue
-            if not args.quiet:
-                print(f"drawing figures/{name}.py", file=sys.stderr, flush=True)
-            start = time.perf_counter()
+                    print(f"drawing figures/{name}.py", file=sys.stderr, flush=True)
+                start = time.perf_counter()
+                try:
+                    files, drawn, error = *_draw(name, results, out, budget), None
+                except Exception:  # noqa: BLE001 - one broken figure script must not lose the others or the report
+                    files, drawn, error = None, {}, traceback.format_exc()
+                seconds[f"figures/{name}.py"] = time.perf_counter() - start
+            else:  # drawn by a worker (with its claims)
+                files, drawn, error = [Path(p) for p in job["files"]], job["links"], job["error"]
+                seconds[f"figures/{name}.py (worker, with claims)"] = job["seconds"]
             stamp.pop(name, None)
-            try:
-                made[name], drawn = _draw(name, results, out, budget)
-                links.update(drawn)
-                if name not in errored:
-                    stamp[name] = _stamp_entry(key, made[name], drawn, out)
-            except Exception:  # noqa: BLE001 - one broken figure script must not lose the others or the report
-                print(f"figures/{name}.py raised:\n{traceback.format_exc()}", file=sys.stderr)
+            if files is not None:
+                made[name] = files
+            links.update({k: tuple(v) for k, v in drawn.items()})
+            if error is not None:
+                print(f"figures/{name}.py raised:\n{error}", file=sys.stderr)
                 broken.append(name)
-            seconds[f"figures/{name}.py"] = time.perf_counter() - start
+            elif name not in errored:
+                stamp[name] = _stamp_entry(key, files, drawn, out)
             (out / STAMP).write_text(json.dumps(stamp, indent=1, sort_keys=True))
     notes = [f"figures/{name}.py raised an error; its figures are missing" for name in broken]
     stem = "report" if args.topic is None else f"report_{args.topic}"
