@@ -15,8 +15,10 @@ vector, a list of matrices, a dict of layers: any pytree of float arrays):
   standard error.
 
 Random routines take a typed key (``jax.random.key``) and are traceable: call them under
-``jax.jit`` with ``loss_fn`` closed over the data. Float64 throughout (importing :mod:`sims`
-enables it).
+``jax.jit`` with ``loss_fn`` closed over the data. Everything computes in the parameters' dtype:
+float64 for arrays made after importing :mod:`sims` (which enables it), float32 for a float32 model
+(a GPU-sized network), with float32's round-off (relative errors near :math:`10^{-6}` instead of
+:math:`10^{-15}`). A parameter pytree that mixes dtypes is raveled to the widest of them.
 """
 from __future__ import annotations
 
@@ -56,6 +58,17 @@ def _leaves(name: str, tree: Any) -> list:
     return leaves
 
 
+def _float_dtype(name: str, dtype: Any) -> np.dtype:
+    """``dtype`` as a NumPy dtype, which must be floating (float16 to float64)."""
+    try:
+        dt = jnp.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"{name}: expected a floating dtype such as jnp.float32, got {dtype!r:.60}") from None
+    if not jnp.issubdtype(dt, jnp.floating):
+        raise TypeError(f"{name}: expected a floating dtype such as jnp.float32 or jnp.float64, got {dt}")
+    return dt
+
+
 def _scalar_loss(loss_fn: Callable, params: Any) -> None:
     """``loss_fn(params)`` must trace to a real scalar (checked abstractly: nothing is computed)."""
     try:
@@ -80,7 +93,9 @@ def hvp(loss_fn: Callable[[Any], jax.Array], params: Any, v: Any) -> Any:
 
     Forward-over-reverse: the directional derivative of :math:`\nabla\mathcal L` along ``v``,
     :math:`\frac{d}{d\epsilon}\nabla\mathcal L(\theta+\epsilon v)\big|_0=H(\theta)v`. ``v`` has the
-    structure and shapes of ``params``.
+    structure and shapes of ``params``; each of its leaves is cast to the dtype of the matching
+    ``params`` leaf (a float64 direction for a float32 model is rounded to float32, the precision
+    the product is computed in anyway).
 
     Args:
         loss_fn: scalar loss of the parameter pytree.
@@ -97,6 +112,8 @@ def hvp(loss_fn: Callable[[Any], jax.Array], params: Any, v: Any) -> Any:
         if jnp.shape(a) != jnp.shape(b):
             raise ValueError(f"v: leaf of shape {jnp.shape(a)} where params has shape {jnp.shape(b)}")
     _scalar_loss(loss_fn, params)
+    # jvp needs each tangent in its primal's dtype: it refuses a float64 direction for float32 weights
+    v = jax.tree_util.tree_map(lambda a, b: jnp.asarray(a, dtype=jnp.result_type(b)), v, params)
     return jax.jvp(jax.grad(loss_fn), (params,), (v,))[1]
 
 
@@ -201,35 +218,42 @@ def _largest_eigenvalue(A: jax.Array) -> jax.Array:
     return 0.5 * (lo + hi) * unit
 
 
-def lanczos(key: jax.Array, matvec: Callable[[jax.Array], jax.Array], dim: int, num_iter: int) -> jax.Array:
+def lanczos(key: jax.Array, matvec: Callable[[jax.Array], jax.Array], dim: int, num_iter: int, *,
+            dtype: Any = jnp.float64) -> jax.Array:
     r"""Ritz values (ascending, ``num_iter`` of them) of a symmetric operator after ``num_iter`` Lanczos steps.
 
     Builds an orthonormal Krylov basis :math:`V=[v_0,\dots,v_{m-1}]` from a Gaussian start and the
     tridiagonal :math:`T=V^\top HV` (:math:`\alpha_i=v_i^\top Hv_i`, :math:`\beta_i=\lVert w_i\rVert`).
     Every new vector is orthogonalized against all previous ones twice (full reorthogonalization),
     which keeps :math:`V` orthonormal to round-off and prevents spurious copies of converged
-    eigenvalues. On breakdown (:math:`\beta_i` below :math:`10^{-13}` of the operator scale seen so
-    far: an invariant subspace is exhausted) the iteration continues from a fresh random vector
-    orthogonal to :math:`V` with :math:`\beta_i=0`, so repeated eigenvalues are found with their
-    multiplicity. With ``num_iter == dim`` the Ritz values are the whole spectrum; otherwise the
-    extreme ones converge first.
+    eigenvalues. On breakdown (:math:`\beta_i` below :math:`450\epsilon` of the operator scale seen so
+    far, :math:`\epsilon` the machine epsilon of ``dtype``: :math:`10^{-13}` in float64,
+    :math:`5\cdot10^{-5}` in float32; an invariant subspace is exhausted and what is left of
+    :math:`w_i` is round-off) the iteration continues from a fresh random vector orthogonal to
+    :math:`V` with :math:`\beta_i=0`, so repeated eigenvalues are found with their multiplicity.
+    With ``num_iter == dim`` the Ritz values are the whole spectrum; otherwise the extreme ones
+    converge first.
 
     Args:
         key: typed PRNG key (start vector and restarts).
         matvec: :math:`v\mapsto Hv` on vectors of length ``dim`` (traceable).
         dim: the operator's dimension.
         num_iter: Krylov steps, :math:`1\le m\le\mathrm{dim}`.
+        dtype: the floating dtype of the Krylov vectors, the one ``matvec`` takes (float32 for a
+            float32 model: JAX's ``jvp`` refuses a tangent of another dtype than its primal).
     """
     V.key("key", key)
     _callable("matvec", matvec)
     dim = V.integer("dim", dim, low=1)
     num_iter = V.integer("num_iter", num_iter, low=1, high=dim)
+    dtype = _float_dtype("dtype", dtype)
+    info = jnp.finfo(dtype)
     k_start, k_restart = jax.random.split(key)
-    v0 = jax.random.normal(k_start, (dim,))
+    v0 = jax.random.normal(k_start, (dim,), dtype)
     # the basis as columns, (dim, m + 1): both products of the reorthogonalization, c = w B and B c, then
     # read B along its contiguous axis (XLA's CPU matrix-vector product against a transposed row basis
     # is several times slower, and it dominates a step once the HVP is cheap)
-    basis = jnp.zeros((dim, num_iter + 1)).at[:, 0].set(v0 / jnp.linalg.norm(v0))
+    basis = jnp.zeros((dim, num_iter + 1), dtype).at[:, 0].set(v0 / jnp.linalg.norm(v0))
 
     def orth(w, basis):
         # classical Gram-Schmidt twice ("twice is enough"); columns not yet filled are zero
@@ -238,22 +262,22 @@ def lanczos(key: jax.Array, matvec: Callable[[jax.Array], jax.Array], dim: int, 
 
     def fresh(i, basis):
         # a restart direction after breakdown: drawn (and orthogonalized) only when it is needed
-        f = orth(jax.random.normal(jax.random.fold_in(k_restart, i), (dim,)), basis)
-        return f / jnp.maximum(jnp.linalg.norm(f), 1e-300)
+        f = orth(jax.random.normal(jax.random.fold_in(k_restart, i), (dim,), dtype), basis)
+        return f / jnp.maximum(jnp.linalg.norm(f), info.tiny)
 
     def body(i, carry):
         basis, alpha, beta, scale = carry
         v = basis[:, i]
-        w = matvec(v)
+        w = matvec(v).astype(dtype)
         a = jnp.vdot(v, w)
         w = orth(w, basis)
         b = jnp.linalg.norm(w)
         scale = jnp.maximum(scale, jnp.maximum(jnp.abs(a), b))
-        broke = b <= 1e-13 * jnp.maximum(scale, 1e-300)
+        broke = b <= 450 * info.eps * jnp.maximum(scale, info.tiny)
         nxt = lax.cond(broke, lambda: fresh(i, basis), lambda: w / jnp.where(broke, 1.0, b))
         return basis.at[:, i + 1].set(nxt), alpha.at[i].set(a), beta.at[i].set(jnp.where(broke, 0.0, b)), scale
 
-    init = (basis, jnp.zeros(num_iter), jnp.zeros(num_iter), jnp.zeros(()))
+    init = (basis, jnp.zeros(num_iter, dtype), jnp.zeros(num_iter, dtype), jnp.zeros((), dtype))
     _, alpha, beta, _ = lax.fori_loop(0, num_iter, body, init)
     T = jnp.diag(alpha) + jnp.diag(beta[:-1], 1) + jnp.diag(beta[:-1], -1)
     return jnp.linalg.eigvalsh(T)
@@ -280,7 +304,7 @@ def top_eigenvalues(loss_fn: Callable[[Any], jax.Array], params: Any, key: jax.A
     m = min(V.integer("num_iter", num_iter, low=1), flat.size)
     k = V.integer("k", k, low=1, high=m)
     grad = jax.grad(f)
-    ritz = lanczos(key, lambda v: jax.jvp(grad, (flat,), (v,))[1], flat.size, m)
+    ritz = lanczos(key, lambda v: jax.jvp(grad, (flat,), (v,))[1], flat.size, m, dtype=flat.dtype)
     return ritz[::-1][:k]
 
 

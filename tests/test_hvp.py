@@ -98,6 +98,53 @@ def test_top_eigenvalue_converges_before_full_krylov(dense):
     assert float(top[0]) == pytest.approx(ev[-1], rel=1e-9)
 
 
+def _model_in(dtype):
+    """The tanh network's loss, its parameters and its data, all in ``dtype``."""
+    X_, Y_ = X.astype(dtype), Y.astype(dtype)
+
+    def loss(p):
+        r = jnp.tanh(X_ @ p["W1"] + p["b1"]) @ p["W2"] - Y_
+        return 0.5 * jnp.mean(jnp.sum(r * r, axis=1))
+
+    return loss, jax.tree_util.tree_map(lambda a: a.astype(dtype), PARAMS)
+
+
+@pytest.mark.parametrize("dtype", [jnp.float32, jnp.float64])
+def test_top_eigenvalue_in_the_models_dtype_equals_dense_jax_hessian(dtype):
+    """A float32 model is computed in float32 (JAX's jvp refuses a float64 tangent for float32 weights)."""
+    loss, params = _model_in(dtype)
+    flat, unravel = jax.flatten_util.ravel_pytree(params)
+    Hd = np.asarray(jax.jit(jax.hessian(lambda x: loss(unravel(x))))(flat))
+    assert Hd.dtype == dtype
+    ev = np.linalg.eigvalsh(0.5 * (Hd + Hd.T))  # LAPACK in the same precision
+    top = jax.jit(lambda p: H.top_eigenvalues(loss, p, jax.random.key(1), k=2, num_iter=P))(params)
+    assert top.dtype == dtype
+    # Both sides are backward stable in `dtype`: each eigenvalue is exact for a matrix within
+    # c P eps ||H|| of the Hessian (Lanczos with full reorthogonalization, Householder + QR in LAPACK),
+    # and the two Hessians are the same derivatives evaluated with round-off eps. c = 8 covers both;
+    # in float32 that is 2e-5 ||H||, in float64 4e-14 ||H||.
+    tol = 8 * P * np.finfo(dtype).eps * np.abs(ev).max()
+    np.testing.assert_allclose(np.asarray(top), ev[::-1][:2], rtol=0, atol=tol)
+    # the tolerance separates the top two eigenvalues, so answering the second one would fail
+    assert ev[-1] - ev[-2] > 10 * tol
+
+
+def test_float32_hvp_takes_a_float64_direction_and_matches_the_float32_hessian():
+    loss, params = _model_in(jnp.float32)
+    flat, unravel = jax.flatten_util.ravel_pytree(params)
+    Hd = np.asarray(jax.hessian(lambda x: loss(unravel(x)))(flat), dtype=np.float64)
+    v = jax.tree_util.tree_map(lambda a: jnp.asarray(_rng.normal(size=a.shape)), PARAMS)  # float64
+    hv = H.hvp(loss, params, v)
+    flat_hv, _ = jax.flatten_util.ravel_pytree(hv)
+    assert flat_hv.dtype == jnp.float32
+    v32 = np.asarray(jax.flatten_util.ravel_pytree(v)[0], dtype=np.float32).astype(np.float64)
+    # float32 round-off in every product: c P eps32 ||H|| ||v|| with c = 8
+    tol = 8 * P * np.finfo(np.float32).eps * np.abs(Hd).sum(axis=1).max() * np.abs(v32).max()
+    np.testing.assert_allclose(np.asarray(flat_hv, dtype=np.float64), Hd @ v32, rtol=0, atol=tol)
+    est = H.hutchinson_trace(loss, params, jax.random.key(3), num_samples=4)
+    assert est.estimate.dtype == jnp.float32
+
+
 def test_lanczos_finds_repeated_eigenvalues():
     diag = jnp.array([5.0, 5.0, 5.0, 2.0, 1.0, 0.0, 0.0, -1.0])
     ritz = jax.jit(lambda k: H.lanczos(k, lambda v: diag * v, 8, 8))(jax.random.key(0))
@@ -134,6 +181,8 @@ def test_hutchinson_is_exact_for_diagonal_hessians():
     (lambda: H.hvp(mlp_loss, PARAMS, {"W1": jnp.ones((4, 3)), "b1": jnp.ones(3), "W2": jnp.ones((2, 3))}), "v"),
     (lambda: H.hvp(mlp_loss, PARAMS, jnp.ones(P)), "v"),
     (lambda: H.lanczos(jax.random.key(0), lambda v: v, 4, 5), "num_iter"),
+    (lambda: H.lanczos(jax.random.key(0), lambda v: v, 4, 4, dtype=jnp.int32), "dtype"),
+    (lambda: H.lanczos(jax.random.key(0), lambda v: v, 4, 4, dtype="float96x"), "dtype"),
     (lambda: H.dense_hessian(mlp_loss, {}), "params"),
     (lambda: H.largest_eigenvalue(np.ones((3, 4))), "matrix"),
     (lambda: H.largest_eigenvalue(np.full((2, 2), np.nan)), "matrix"),
