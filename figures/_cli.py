@@ -7,36 +7,101 @@
     steplab cache    where cached results live; --clear removes them
 
 Every subcommand has --help. An unknown topic, paper or claim is a usage error (exit 2)
-whose message lists the valid names, so a typo never selects nothing and passes.
+whose message names the closest valid names, so a typo never selects nothing and passes.
+``steplab list`` reads the claims' metadata from an index (:mod:`figures._index`) and imports no JAX.
 """
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
+import os
 import sys
 from pathlib import Path
 
-__all__ = ["main", "build_parser", "clear_cache"]
+__all__ = ["main", "build_parser", "clear_cache", "unknown_name"]
+
+# (option, field of a claim record): how --topic/--paper/--claim select claims
+_SELECTORS = (("topic", "topic"), ("paper", "paper"), ("claim", "id"))
+_FEW = 10  # up to this many valid names, an unknown-name message lists them all
+_LIST_DESCRIPTION = "List what is registered (claims by default), without running anything."
+
+
+def unknown_name(what: str, value: str, valid: list[str]) -> str:
+    """The usage message for an unknown ``--<what> value``: at most five near names, never a wall of them.
+
+    Names containing ``value`` come first (a claim id typed without its paper key), then the closest
+    by :func:`difflib.get_close_matches`, each group closest first. When there are few valid names
+    they are all listed; otherwise the message says which ``steplab list`` prints them.
+    """
+    def closeness(name: str) -> float:
+        return difflib.SequenceMatcher(None, value, name).ratio()
+
+    near = sorted((v for v in valid if value and value in v), key=closeness, reverse=True)[:5]
+    near += [v for v in difflib.get_close_matches(value, valid, n=5) if v not in near]
+    message = f"--{what}: unknown {what} {value!r}"
+    if near:
+        message += f" (did you mean {', '.join(near[:5])}?)"
+    if len(valid) <= _FEW:
+        return f"{message}; valid: {', '.join(valid)}"
+    return f"{message}; `steplab list {what}s` shows all {len(valid)}"
+
+
+def _check_names(records: list[dict], args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """A usage error (exit 2) for a --topic/--paper/--claim that names nothing registered."""
+    for option, field in _SELECTORS:
+        value = getattr(args, option, None)
+        if value is None:
+            continue
+        valid = list(dict.fromkeys(r[field] for r in records))
+        if value not in valid:
+            parser.error(unknown_name(option, value, valid))
+
+
+def _select(records: list[dict], args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[dict]:
+    """The records --topic/--paper/--claim select; a usage error if a name is unknown or none is left
+    (as ``paper_checks.__main__.select`` does for the live registry)."""
+    _check_names(records, args, parser)
+    chosen = {field: getattr(args, option) for option, field in _SELECTORS if getattr(args, option) is not None}
+    selected = [r for r in records if all(r[field] == value for field, value in chosen.items())]
+    if not selected:
+        given = ", ".join(f"--{option} {getattr(args, option)}" for option, field in _SELECTORS if field in chosen)
+        parser.error(f"no claim matches {given}")
+    return selected
+
+
+def _add_list_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The options of ``steplab list``.
+
+    The selection options repeat ``paper_checks.__main__.add_selection_arguments`` because importing
+    that module imports the :mod:`paper_checks` package, and with it JAX: listing must not.
+    """
+    parser.add_argument("what", nargs="?", choices=("claims", "topics", "papers"), default="claims",
+                        help="what to list (default: claims)")
+    parser.add_argument("--topic", metavar="T", help="only the claims of this topic (e.g. logistic)")
+    parser.add_argument("--paper", metavar="KEY", help="only the claims of this paper key (e.g. meng2024)")
+    parser.add_argument("--claim", metavar="ID", help="only this claim id (e.g. meng2024.cycles_between_1_and_2)")
+    parser.add_argument("--json", action="store_true", help="print the selected claims as JSON")
+    return parser
 
 
 def _list(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    from paper_checks.__main__ import describe, select
+    from figures._index import claim_records
 
-    selected = select(args, parser)
+    selected = _select(claim_records(), args, parser)
     if args.json:
-        print(json.dumps([{"id": c.id, "paper": c.paper.key, "topic": c.topic, "kind": c.kind,
-                           "provenance": c.provenance, "source": c.source, "statement": c.statement}
-                          for c in selected], indent=2))
+        print(json.dumps([{k: r[k] for k in r if k != "cite"} for r in selected], indent=2))
     elif args.what == "topics":
-        for topic in dict.fromkeys(c.topic for c in selected):
-            mine = [c for c in selected if c.topic == topic]
-            print(f"{topic}  ({len(mine)} claims; paper {', '.join(dict.fromkeys(c.paper.key for c in mine))})")
+        for topic in dict.fromkeys(r["topic"] for r in selected):
+            mine = [r for r in selected if r["topic"] == topic]
+            print(f"{topic}  ({len(mine)} claims; paper {', '.join(dict.fromkeys(r['paper'] for r in mine))})")
     elif args.what == "papers":
-        for paper in dict.fromkeys(c.paper for c in selected):
-            mine = [c for c in selected if c.paper == paper]
-            print(f"{paper.key}  ({len(mine)} claims, topic {mine[0].topic})  {paper.cite()}")
-    else:
-        print(describe(selected))
+        for paper in dict.fromkeys(r["paper"] for r in selected):
+            mine = [r for r in selected if r["paper"] == paper]
+            print(f"{paper}  ({len(mine)} claims, topic {mine[0]['topic']})  {mine[0]['cite']}")
+    else:  # the lines of paper_checks.__main__.describe
+        print("\n".join(f"{r['id']}  [{r['topic']}, {r['kind']}, {r['provenance']}; {r['source']}]  {r['statement']}"
+                        for r in selected))
     return 0
 
 
@@ -98,7 +163,6 @@ def _cache(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The ``steplab`` parser with its subcommands."""
     from figures.__main__ import build_parser as figures_parser
-    from paper_checks.__main__ import add_selection_arguments
     from paper_checks.__main__ import build_parser as check_parser
 
     parser = argparse.ArgumentParser(prog="steplab", description=__doc__,
@@ -109,12 +173,8 @@ def build_parser() -> argparse.ArgumentParser:
                                             "every claim is passed, refutes paper or differs from paper."))
     figs = figures_parser(sub.add_parser("figures", help="run claims, draw the figures, write the report",
                                   description="Run claims, draw every figure and write report.html/report.md."))
-    lister = sub.add_parser("list", help="list topics, papers or claims",
-                            description="List what is registered (claims by default).")
-    lister.add_argument("what", nargs="?", choices=("claims", "topics", "papers"), default="claims",
-                        help="what to list (default: claims)")
-    add_selection_arguments(lister)
-    lister.add_argument("--json", action="store_true", help="print the selected claims as JSON")
+    lister = _add_list_arguments(sub.add_parser("list", help="list topics, papers or claims",
+                                                description=_LIST_DESCRIPTION))
     bench = sub.add_parser("bench", add_help=False, help="time the JAX simulators against NumPy references "
                                                  "(options: steplab bench --help)")
     cache = sub.add_parser("cache", help="show where cached results live; --clear removes them",
@@ -126,18 +186,51 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``steplab`` console script."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Entry point of the ``steplab`` console script.
+
+    Output piped into a reader that stops early (``steplab list | head``) ends quietly with status
+    141, as a process killed by SIGPIPE, instead of a ``BrokenPipeError`` traceback.
+    """
+    try:
+        status = _run(list(sys.argv[1:] if argv is None else argv))
+        sys.stdout.flush()  # a reader gone before buffered output was written shows up here
+    except BrokenPipeError:
+        return _reader_gone()
+    return status
+
+
+def _reader_gone() -> int:
+    """The exit status after stdout's reader went away, with stdout pointed at devnull.
+
+    Python flushes stdout once more at exit: writing what is still buffered into the closed pipe
+    would raise again, outside any handler. Nothing can be printed about it either (the reader of
+    stdout is gone, and stderr may be the same pipe).
+    """
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout is not a real file (captured, replaced)
+        pass
+    return 128 + 13  # 13 = SIGPIPE
+
+
+def _run(argv: list[str]) -> int:
+    """Parse ``argv`` and run its subcommand; return the exit status."""
     if argv and argv[0] == "bench":  # every option belongs to the benchmark runner, help included
         from sims.bench import main as bench_main
 
-        return bench_main(argv[1:])
+        return bench_main(argv[1:], prog="steplab bench")
+    if argv and argv[0] == "list":  # without build_parser(): its other subcommands' options import JAX
+        lister = _add_list_arguments(argparse.ArgumentParser(prog="steplab list", description=_LIST_DESCRIPTION))
+        return _list(lister.parse_args(argv[1:]), lister)
     parser = build_parser()
     args = parser.parse_args(argv)
     sub = args.subparser
     if args.command == "check":
+        from figures._index import claim_records
         from paper_checks.__main__ import run
 
+        # names checked here so a typo gets the closest names (the registry's own message lists all)
+        _check_names(claim_records(report=False), args, sub)
         return run(args, sub)
     if args.command == "figures":
         from figures.__main__ import run

@@ -792,8 +792,8 @@ def _profile(argv: list[str], out: Path | None) -> int:
 
 # --- command line --------------------------------------------------------------------------------
 
-def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m sims.bench", description=__doc__.split("\n\n")[0],
+def _build_parser(prog: str = "python -m sims.bench") -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scale", choices=SCALES, default="small",
                         help="problem sizes: small (CPU, seconds) or large (GPU-sized)")
@@ -815,8 +815,9 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = _build_parser()
+def main(argv: list[str] | None = None, *, prog: str = "python -m sims.bench") -> int:
+    """Run the benchmark (or ``--profile``) as ``argv`` says; ``prog`` names the command in usage and errors."""
+    parser = _build_parser(prog)
     args = parser.parse_args(argv)
     if args.json is None:
         from sims.cache import results_dir

@@ -1,4 +1,5 @@
-"""The command line: strict names, exit codes, help for every option, progress lines, the cache command.
+"""The command line: strict names, exit codes, help for every option, progress lines, the cache command,
+the claim index behind ``steplab list`` and a quiet end on a closed pipe.
 
 Runs against a scratch registry of tiny synthetic claims, so it needs no topic to be importable.
 """
@@ -22,7 +23,7 @@ import pytest
 import figures.__main__ as figures_main
 import sims.cache
 import paper_checks.__main__ as checks_main
-from figures import _cli, plot
+from figures import _cli, _index, plot
 from paper_checks import Exact, Paper, Result, run_claims
 from paper_checks import _registry
 from paper_checks._registry import Claim
@@ -47,6 +48,14 @@ def _bad(budget):
     return Result(Exact("z", 2.0, 3.0, rtol=1e-6, rivals={"z = 1": 1.0}, why="exact"))
 
 
+@pytest.fixture(autouse=True)
+def private_index(monkeypatch, tmp_path):
+    """Every test writes its claim index to its own folder: never the checkout's build/claim-index.json."""
+    path = tmp_path / "index" / "claim-index.json"
+    monkeypatch.setattr(_index, "index_path", lambda: path)
+    return path
+
+
 @pytest.fixture
 def scratch(monkeypatch, tmp_path):
     """Replace the registry with three synthetic claims in topics 'toy' and 'bad'."""
@@ -69,8 +78,10 @@ def scratch(monkeypatch, tmp_path):
 @pytest.mark.parametrize("argv, valid", [
     (["check", "--topic", "logistc"], "valid: toy, bad"),
     (["check", "--paper", "meng"], "valid: toy2024, bad2025"),
-    (["check", "--claim", "toy2024.god"], "valid: toy2024.good, toy2024.also_good, bad2025.broken"),
+    (["check", "--claim", "toy2024.god"], "(did you mean toy2024.good, toy2024.also_good?); valid: toy2024.good, "
+                                          "toy2024.also_good, bad2025.broken"),
     (["list", "--topic", "typo"], "valid: toy, bad"),
+    (["list", "--claim", "broken"], "(did you mean bad2025.broken?)"),
     (["figures", "--topic", "typo"], "valid: toy, bad"),
 ])
 def test_unknown_names_exit_nonzero_and_list_the_valid_ones(scratch, capsys, argv, valid):
@@ -79,6 +90,30 @@ def test_unknown_names_exit_nonzero_and_list_the_valid_ones(scratch, capsys, arg
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert valid in err and f"steplab {argv[0]}" in err
+
+
+def test_an_unknown_name_among_many_gets_the_five_nearest_not_all():
+    ids = [f"paper{p}.claim_{w}" for p in range(14) for w in ("alpha", "beta", "gamma", "delta", "omega",
+                                                                  "sigma", "kappa", "theta", "zeta", "eta")]
+    msg = _cli.unknown_name("claim", "paper3.claim_thta", ids)
+    near = msg[msg.index("(did you mean ") + 14:msg.index("?)")].split(", ")
+    assert near[0] == "paper3.claim_theta" and len(near) == 5 and set(near) <= set(ids)
+    assert msg.endswith(f"`steplab list claims` shows all {len(ids)}") and "paper13.claim_zeta" not in msg
+    # a name typed without its paper key: the ids containing it come first
+    msg = _cli.unknown_name("claim", "claim_omega", ids)
+    assert msg.count("claim_omega") == 6 and "paper0.claim_omega" in msg
+    assert "did you mean" not in _cli.unknown_name("paper", "zzzz", ids)
+
+
+def test_check_suggests_names_from_the_live_registry(scratch, capsys):
+    """`check` checks names against the registry before running: the suggestion, not a list of every id."""
+    scratch.update({f"bad2025.c{k}": dataclasses.replace(scratch["bad2025.broken"], id=f"bad2025.c{k}")
+                    for k in range(20)})
+    with pytest.raises(SystemExit) as exc:
+        _cli.main(["check", "--claim", "bad2025.brokn"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "(did you mean bad2025.broken, " in err and "shows all 23" in err
+    assert err.count("bad2025.c") == 4  # five suggestions in all, not the 23 names
 
 
 def test_python_m_entry_points_are_as_strict(scratch, capsys):
@@ -299,7 +334,113 @@ def test_cache_command_shows_and_clears_only_cache_files(scratch, tmp_path, caps
 def test_bench_options_go_to_the_benchmark_runner(capsys):
     with pytest.raises(SystemExit) as exc:
         _cli.main(["bench", "--help"])
-    assert exc.value.code == 0 and "--scale" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert exc.value.code == 0 and "--scale" in out and out.startswith("usage: steplab bench ")
+    with pytest.raises(SystemExit) as exc:
+        _cli.main(["bench", "--scale", "huge"])
+    assert exc.value.code == 2 and "steplab bench: error: argument --scale" in capsys.readouterr().err
+
+
+def _listing(records: list[dict]) -> list[str]:
+    """What `steplab list` prints for these records: paper_checks' describe() lines."""
+    return [f"{r['id']}  [{r['topic']}, {r['kind']}, {r['provenance']}; {r['source']}]  {r['statement']}"
+            for r in records]
+
+
+def test_list_reads_a_current_index_and_rebuilds_a_stale_one(scratch, private_index, monkeypatch, capsys):
+    assert _cli.main(["list"]) == 0
+    first = capsys.readouterr().out.splitlines()
+    assert [ln.split()[0] for ln in first] == list(scratch)
+    stored = json.loads(private_index.read_text())
+    assert stored["key"] == _index.sources_key() and [r["id"] for r in stored["claims"]] == list(scratch)
+    # the registry changes but no source does (only a test can do that): the index is what is read
+    monkeypatch.setitem(scratch, "toy2024.good", dataclasses.replace(scratch["toy2024.good"], statement="x is two"))
+    assert _cli.main(["list", "--claim", "toy2024.good"]) == 0
+    assert capsys.readouterr().out.endswith("]  x is 2\n")
+    # a source changed: the key no longer matches, the registry is read and the index rewritten
+    monkeypatch.setattr(_index, "sources_key", lambda: "edited")
+    assert _cli.main(["list", "--claim", "toy2024.good"]) == 0
+    assert capsys.readouterr().out.endswith("]  x is two\n")
+    assert json.loads(private_index.read_text())["key"] == "edited"
+    for broken in ("{not json", '{"key": "edited", "claims": [{"id": "x"}]}', "[]"):
+        private_index.write_text(broken)
+        assert _cli.main(["list", "papers"]) == 0
+        assert capsys.readouterr().out.startswith("toy2024  (2 claims, topic toy)  A. Author (2024). Toy.")
+        assert json.loads(private_index.read_text())["key"] == "edited"
+
+
+def test_a_failing_topic_is_reported_and_never_indexed(scratch, private_index, monkeypatch, capsys):
+    records, _ = _index.live_records()
+    monkeypatch.setattr(_index, "live_records", lambda: (records, {"broken": "Traceback: ImportError"}))
+    for _ in range(2):  # reported on every listing, since nothing was written
+        assert _cli.main(["list", "topics"]) == 0
+        assert "topic 'broken' failed to import" in capsys.readouterr().err
+    assert not private_index.exists()
+
+
+def test_list_of_the_live_registry_equals_check_list(private_index, capsys):
+    """The index holds what the registry holds: `steplab list` prints what `steplab check --list` prints."""
+    from paper_checks.__main__ import describe
+
+    assert _cli.main(["list"]) == 0
+    assert capsys.readouterr().out == describe(_registry.claims()) + "\n"
+    topic = _registry.claims()[-1].topic
+    assert _cli.main(["list", "--json", "--topic", topic]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert listed == [{"id": c.id, "paper": c.paper.key, "topic": c.topic, "kind": c.kind, "provenance": c.provenance,
+                       "source": c.source, "statement": c.statement} for c in _registry.claims(topic=topic)]
+    # ... and the listing wrote the index, unless a topic fails to import (test_registry.py fails then)
+    assert private_index.exists() == (not _registry.import_errors())
+
+
+# A `steplab list` in a fresh process, with the index at argv[1]; it waits for a line on stdin before listing
+# (so a test can close the pipe first) and reports on stderr whether JAX or paper_checks got imported.
+_LIST_IN_A_FRESH_PROCESS = """
+import sys
+from pathlib import Path
+import figures._index as index
+index.index_path = lambda: Path(sys.argv[1])
+from figures._cli import main
+sys.stdin.readline()
+status = main(["list", *sys.argv[2:]])
+sys.stderr.write(" ".join(m for m in ("jax", "paper_checks") if m in sys.modules) or "no imports")
+sys.exit(status)
+"""
+
+
+def _index_file(path: Path, n: int) -> list[dict]:
+    """Write a current index of ``n`` synthetic claims at ``path``; return the records."""
+    records = [{"id": f"toy2024.c{k}", "paper": "toy2024", "topic": "toy", "kind": "exact", "provenance": "derived",
+                "source": "derived here", "statement": f"claim {k}", "cite": TOY.cite()} for k in range(n)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"key": _index.sources_key(), "claims": records}))
+    return records
+
+
+def _fresh_list(path: Path, *args: str, close_stdout: bool = False) -> tuple[int, str, str]:
+    proc = subprocess.Popen([sys.executable, "-c", _LIST_IN_A_FRESH_PROCESS, str(path), *args], cwd=ROOT,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if close_stdout:
+        proc.stdout.close()  # the reader is gone before anything is written, as `steplab list | head -0`
+    proc.stdin.write("go\n")
+    proc.stdin.close()
+    out = "" if close_stdout else proc.stdout.read()
+    err = proc.stderr.read()
+    return proc.wait(timeout=120), out, err
+
+
+def test_list_from_a_current_index_imports_neither_jax_nor_the_claims(tmp_path):
+    records = _index_file(tmp_path / "claim-index.json", 3)
+    status, out, err = _fresh_list(tmp_path / "claim-index.json", "--claim", "toy2024.c1")
+    assert (status, err) == (0, "no imports")
+    assert out.splitlines() == _listing(records[1:2])
+
+
+@pytest.mark.parametrize("n", [2, 2000])  # output still buffered at exit; output larger than the pipe's buffer
+def test_a_closed_pipe_ends_quietly_with_the_sigpipe_status(tmp_path, n):
+    _index_file(tmp_path / "claim-index.json", n)
+    status, _, err = _fresh_list(tmp_path / "claim-index.json", close_stdout=True)
+    assert (status, err) == (141, "no imports")  # no BrokenPipeError traceback, and 128 + SIGPIPE
 
 
 def test_console_script_is_declared_and_importable():
