@@ -34,8 +34,8 @@ import numpy as np
 
 from paper_checks import Outcome
 from paper_checks._checks import Bound, Check, _fmt
-from paper_checks._registry import STATUSES
-from paper_checks._runner import summary_counts
+from paper_checks._registry import COARSE, STATUSES
+from paper_checks._runner import discrepancy, format_resolution, summary_counts
 
 __all__ = ["write_html", "write_markdown", "render_html", "render_markdown", "collect_provenance",
            "render_math", "normalise_latex", "ATTENTION", "STATUS_MEANING"]
@@ -334,7 +334,24 @@ def _short(text: str, n: int = 150) -> str:
     cut = text[: n - 1]
     if cut.count("$") % 2:
         cut = cut[: cut.rindex("$")]
-    return cut.rstrip() + "…"
+    if " " in cut[n // 2:]:  # end on a whole word
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip(" ,;:") + " …"
+
+
+def _accusations(outcomes: Sequence[Outcome]) -> list[Outcome]:
+    return [o for o in outcomes if o.status in ("refutes paper", "differs from paper")]
+
+
+def _coarse(outcomes: Sequence[Outcome]) -> list[Outcome]:
+    return [o for o in outcomes if o.result is not None and o.claim.coarse(o.result)]
+
+
+def _quote_html(o: Outcome) -> str:
+    """The paper's words a claim rests on, each with its locator (empty when it rests on none)."""
+    pairs = o.claim.paper_quotes(o.result)
+    return "".join(f"<blockquote class='quote'>“{html.escape(q)}”<cite>{html.escape(w)}</cite></blockquote>"
+                   for q, w in pairs)
 
 
 def _png_size(data: bytes) -> tuple[int, int]:
@@ -389,6 +406,9 @@ code,.num{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,monospace;font-size:
 .count b{font-size:17px;margin-right:4px}
 .attention{margin:4px 0 2px;padding:0;list-style:none;font-size:14px}
 .attention li{margin:3px 0;line-height:1.35}
+.accusations li{margin:8px 0}
+blockquote.quote{margin:4px 0 4px 12px;padding:2px 10px;border-left:3px solid #b26a00;font-style:italic;font-size:13px}
+blockquote.quote cite{display:block;font-style:normal;color:#5f6368;font-size:12px}
 .badge{display:inline-block;border-radius:4px;padding:0 7px;color:#fff;font-size:12px;font-weight:600;
   white-space:nowrap;vertical-align:1px}
 .toc{columns:2 380px;column-gap:28px;font-size:14px}
@@ -452,7 +472,7 @@ def _checks_table(o: Outcome) -> str:
     checks = o.result.checks
     with_paper = any(c.paper is not None for c in checks)
     head = ["check", "quantity"] + (["paper says"] if with_paper else []) + [
-        "steplab predicts", "measured", "tolerance", "verdict"]
+        "steplab predicts", "measured", "tolerance", "verdict", "resolution"]
     rows = ["<table class='checks'><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
     for c in checks:
         pred = c.prediction()
@@ -463,7 +483,8 @@ def _checks_table(o: Outcome) -> str:
                   f"<td>{_num(_value_text(c.measured_value()))}</td>",
                   f"<td>{_tolerance(c.tolerance_text())}</td>",
                   f"<td class='verdict'><span class='{'ok' if pred.accepted else 'bad'}'>"
-                  f"{'accepted' if pred.accepted else 'REJECTED'}</span> ({html.escape(pred.text)})</td>"]
+                  f"{'accepted' if pred.accepted else 'REJECTED'}</span> ({html.escape(pred.text)})</td>",
+                  f"<td>{_num(format_resolution(c.resolution()))}</td>"]
         rows.append(f"<tr{' class=check' if c.why else ''}>" + "".join(cells) + "</tr>")
         if c.why:
             rows.append(f"<tr><td class='why' colspan='{len(head)}'>why this tolerance: {_rich(c.why)}</td></tr>")
@@ -501,8 +522,14 @@ def _claim_html(o: Outcome, topic_pngs: list[Path], linked: list[Path], sizes) -
     if c.latex:
         parts.append(f"<div class='latex'>{_display_math(c.latex)}</div>")
     flags = " · refutation registered" if c.refutes_paper else ""
+    if o.result is not None:
+        res = c.resolution(o.result)
+        flags += f" · resolution <b>{html.escape(format_resolution(res))}</b>"
+        if c.coarse(o.result):
+            flags += " <b class='bad'>coarse</b>" + (f" ({html.escape(c.coarse_reason)})" if c.coarse_reason else "")
     parts.append(f"<p class='meta'>kind <b>{html.escape(c.kind)}</b> · provenance <b>{html.escape(c.provenance)}</b> "
                  f"· source: {html.escape(c.source)} · topic <code>{html.escape(c.topic)}</code>{flags}</p>")
+    parts.append(_quote_html(o))
     if o.result is not None:
         parts.append(_checks_table(o))
         parts.append(_rivals_table(o))
@@ -553,13 +580,27 @@ def render_html(outcomes: Sequence[Outcome], figures: Mapping[str, Iterable[Path
               f"<b>{e(budget)}</b> · git {e(prov.get('git revision', '?'))} · {e(prov.get('generated (UTC)', ''))} UTC</div>",
               f"<div class='counts'>{chips}</div>"]
     parts += [f"<div class='sub'>{e(n)}</div>" for n in notes]
-    if attention:
+    accused = _accusations(outcomes)
+    if accused:
+        # a verdict against a paper leads the page, with the paper's words, so a reader can check it in a minute
+        items = "".join(
+            f"<li>{_status_badge(o.status)} <a href='#{e(_anchor(o.claim.id))}'><code>{e(o.claim.id)}</code></a>"
+            f"<div>{_rich(discrepancy(o))}</div>{_quote_html(o)}</li>" for o in accused)
+        parts.append(f"<h2>Verdicts against a paper</h2><ul class='attention accusations'>{items}</ul>")
+    others = [o for o in attention if o not in accused]
+    if others:
         items = "".join(
             f"<li>{_status_badge(o.status)} <a href='#{e(_anchor(o.claim.id))}'><code>{e(o.claim.id)}</code></a> "
-            f"— {_rich(_short(o.claim.statement, 120))}</li>" for o in attention)
+            f"— {_rich(_short(_first_line(o), 160))}</li>" for o in others)
         parts.append(f"<ul class='attention'>{items}</ul>")
-    else:
+    if not attention:
         parts.append("<p class='attention'>Every claim passed: each prediction accepted, each rival rejected.</p>")
+    coarse = _coarse(outcomes)
+    if coarse:
+        items = ", ".join(f"<a href='#{e(_anchor(o.claim.id))}'><code>{e(o.claim.id)}</code></a> "
+                          f"({e(format_resolution(o.claim.resolution(o.result)))})" for o in coarse)
+        parts.append(f"<div class='sub'><b>{len(coarse)} coarse</b> quantitative claim(s), resolution above "
+                     f"{100 * COARSE:.0f} %: {items}</div>")
     parts.append("</header>")
 
     # legend and contents
@@ -657,12 +698,25 @@ def render_markdown(outcomes: Sequence[Outcome], figures: Mapping[str, Iterable[
              "**Summary:** " + " · ".join(f"{n} {s}" for s, n in counts.items()), ""]
     lines += [f"{n}" for n in notes] + ([""] if notes else [])
     attention = [o for s in ATTENTION for o in outcomes if o.status == s]
-    if attention:
+    accused = _accusations(outcomes)
+    if accused:
+        lines += ["**Verdicts against a paper:**", ""]
+        for o in accused:
+            lines.append(f"- **{o.status}** [`{o.claim.id}`](#{_anchor(o.claim.id)}) — {discrepancy(o)}")
+            lines += [f"  > “{q}” — {w}" for q, w in o.claim.paper_quotes(o.result)]
+        lines.append("")
+    others = [o for o in attention if o not in accused]
+    if others:
         lines += ["**Not a plain pass:**", ""]
-        lines += [f"- **{o.status}** [`{o.claim.id}`](#{_anchor(o.claim.id)}) — {_short(o.claim.statement, 120)}"
-                  for o in attention]
-    else:
+        lines += [f"- **{o.status}** [`{o.claim.id}`](#{_anchor(o.claim.id)}) — {_short(_first_line(o), 160)}"
+                  for o in others]
+    if not attention:
         lines.append("Every claim passed: each prediction accepted, each rival rejected.")
+    coarse = _coarse(outcomes)
+    if coarse:
+        lines += ["", f"**{len(coarse)} coarse** quantitative claim(s), resolution above {100 * COARSE:.0f} %: "
+                  + ", ".join(f"[`{o.claim.id}`](#{_anchor(o.claim.id)}) "
+                              f"({format_resolution(o.claim.resolution(o.result))})" for o in coarse)]
     lines += ["", "Statuses: " + "; ".join(f"**{s}**: {m}" for s, m in STATUS_MEANING.items()) + ".",
               "Provenance: " + "; ".join(f"`{k}`: {v}" for k, v in PROVENANCE_MEANING.items()) + ".", "",
               "## Contents", ""]
@@ -680,13 +734,19 @@ def render_markdown(outcomes: Sequence[Outcome], figures: Mapping[str, Iterable[
             lines += [f'<a id="{_anchor(c.id)}"></a>', "", f"### `{c.id}` — {o.status}", "", c.statement, ""]
             if c.latex:
                 lines += ["$$", c.latex, "$$", ""]
+            res_note = ""
+            if o.result is not None:
+                res_note = f" · resolution **{format_resolution(c.resolution(o.result))}**" + (
+                    " **coarse**" + (f" ({c.coarse_reason})" if c.coarse_reason else "") if c.coarse(o.result) else "")
             lines += [f"kind **{c.kind}** · provenance **{c.provenance}** · source: {c.source} · topic `{c.topic}`"
-                      + (" · refutation registered" if c.refutes_paper else ""), ""]
+                      + (" · refutation registered" if c.refutes_paper else "") + res_note, ""]
+            lines += [f"> “{q}” — {w}" for q, w in c.paper_quotes(o.result)] + (
+                [""] if c.paper_quotes(o.result) else [])
             if o.result is not None:
                 checks = o.result.checks
                 with_paper = any(k.paper is not None for k in checks)
                 head = ["check", "quantity"] + (["paper says"] if with_paper else []) + [
-                    "steplab predicts", "measured", "tolerance", "verdict"]
+                    "steplab predicts", "measured", "tolerance", "verdict", "resolution"]
                 lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
                 for k in checks:
                     pred = k.prediction()
@@ -696,7 +756,8 @@ def render_markdown(outcomes: Sequence[Outcome], figures: Mapping[str, Iterable[
                     row += [_md_code(_md_cell(_value_text(k.predicted_value()))),
                             _md_code(_md_cell(_value_text(k.measured_value()))),
                             _md_code(_md_cell(k.tolerance_text())),
-                            f"{'accepted' if pred.accepted else '**REJECTED**'} ({_md_cell(pred.text)})"]
+                            f"{'accepted' if pred.accepted else '**REJECTED**'} ({_md_cell(pred.text)})",
+                            format_resolution(k.resolution())]
                     lines.append("| " + " | ".join(row) + " |")
                 lines.append("")
                 lines += [f"- why this tolerance ({k.quantity}): {k.why}" for k in checks if k.why]

@@ -121,7 +121,7 @@ def _window(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]
     axes[1].set_xticks([1.9992, 1.9996, 2.0000, 2.0004], labels=["1.9992", "1.9996", "2.0000", "2.0004"], fontsize=7)
     axes[0].set_ylabel("relative error of GD's time averages")
     axes[0].legend(loc="center left", fontsize=7)
-    return save(fig, "eos_validity_window", out, claims=["damian2023.validity_window"])
+    return save(fig, "eos_validity_window", out, claims=["steplab.validity_window"])
 
 
 def _catapult(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
@@ -218,8 +218,8 @@ def _crosslinks(results: dict[str, Result], out: Path, budget: Budget) -> list[P
     ax.set(xlabel="GD step", ylabel="sharpness", xlim=(0, shown), ylim=(0.5, 3.3),
            title="linear net: Lanczos (o) vs aligned-path theory (—)")
     ax.legend(loc="upper left", fontsize=7)
-    return save(fig, "eos_crosslinks", out, claims=["regis2026.rod_flow_fixed_point_is_logistic_two_cycle",
-                                                     "cohen2021.linear_net_reaches_2_over_eta_when_law_predicts"])
+    return save(fig, "eos_crosslinks", out, claims=["steplab.rod_flow_fixed_point_is_logistic_two_cycle",
+                                                     "steplab.linear_net_reaches_2_over_eta_when_law_predicts"])
 
 
 def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:

@@ -280,7 +280,7 @@ def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
         paths += laws(get(P + "class_means_law"), get(P + "alpha_law"), out)
     if get(P + "sharpening_staircase") is not None:
         paths += staircase(results[P + "sharpening_staircase"], out)
-    if get(P + "robustness_count") is not None:
+    if get("steplab.class_law_relaxation_count") is not None:
         from paper_checks.linear_hessian.laws import ROBUST_FACTOR
-        paths += robustness(results[P + "robustness_count"], out, ROBUST_FACTOR)
+        paths += robustness(results["steplab.class_law_relaxation_count"], out, ROBUST_FACTOR)
     return paths

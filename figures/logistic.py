@@ -170,7 +170,7 @@ def cascade(budget: Budget, out: Path, results: dict) -> list[Path]:
     ax3.legend(loc="lower left", markerscale=5, fontsize=7)
     return st.save(fig, "logistic_cascade", out, claims=["meng2024.period_doubling_cascade", "meng2024.feigenbaum_ratio",
                                                         "meng2024.balanced_two_cycle",
-                                                        "meng2024.two_points_cycle_below_2_over_lambda"])
+                                                        "steplab.two_points_cycle_below_2_over_lambda"])
 
 
 def sphere(budget: Budget, out: Path, results: dict) -> list[Path]:

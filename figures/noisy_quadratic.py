@@ -74,7 +74,7 @@ def _merging(results: dict[str, Result], out: Path, budget: Budget) -> list[Path
     _plain_minor(ax)
     ax.legend(loc="upper left", fontsize=7)
     return save(fig, "noisy_quadratic_merging", out,
-                claims=["tian2025.merging_equals_decay", "tian2025.merging_error_grows_with_curvature_window"])
+                claims=["tian2025.merging_equals_decay", "steplab.merging_error_grows_with_curvature_window"])
 
 
 def _ema(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
@@ -144,7 +144,7 @@ def _lion(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     ax.set(xscale="log", yscale="log", xlabel="η", ylabel="hover amplitude", title="constant η")
     _plain_minor(ax)
     ax.legend(loc="upper left", fontsize=7)
-    return save(fig, "noisy_quadratic_lion", out, claims=["chen2023.box_minimizer", "chen2023.hover_order_eta"])
+    return save(fig, "noisy_quadratic_lion", out, claims=["chen2023.box_minimizer", "steplab.lion_hover_order_eta"])
 
 
 def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:

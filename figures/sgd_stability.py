@@ -72,7 +72,7 @@ def ms_vs_as(budget: Budget, out: Path) -> list[Path]:
                 mfc="none", capsize=2, label="almost-sure, simulated ±2 SE")
     bx.set(xlabel="batch size B", ylabel="threshold η", title="commuting (diagonal) Hessians, n = 8")
     bx.legend(fontsize=7, loc="lower right")
-    return st.save(fig, "sgd_stability_ms_vs_as", out, claims=[M + "almost_sure_threshold_is_larger"])
+    return st.save(fig, "sgd_stability_ms_vs_as", out, claims=["steplab.almost_sure_threshold_is_larger"])
 
 
 def naive_trap(budget: Budget, out: Path) -> list[Path]:
@@ -103,7 +103,7 @@ def naive_trap(budget: Budget, out: Path) -> list[Path]:
     bx.set(xlabel="step t", ylabel="E‖θ_t‖²", title="n = 64: batches without replacement")
     bx.legend(fontsize=6.5, ncol=2, loc="upper left")
     return st.save(fig, "sgd_stability_naive_trap", out,
-                   claims=[M + "naive_monte_carlo_trap", M + "second_moment_of_paths_large_n"])
+                   claims=["steplab.naive_monte_carlo_trap", M + "second_moment_of_paths_large_n"])
 
 
 def delays(budget: Budget, out: Path) -> list[Path]:
@@ -128,7 +128,7 @@ def delays(budget: Budget, out: Path) -> list[Path]:
     bx.set(xlabel="gradient noise σ", ylabel="escape step / linear threshold", ylim=(0, 1.15),
            title=f"f = x²/2 + x⁴/4: half the paths escape in {noise['n_steps']} steps")
     bx.legend(fontsize=7, loc="lower left")
-    return st.save(fig, "sgd_stability_delay", out, claims=[L + "delay_threshold", L + "noise_tightens_delay_threshold"])
+    return st.save(fig, "sgd_stability_delay", out, claims=[L + "delay_threshold", "steplab.noise_tightens_delay_threshold"])
 
 
 def momentum_region(budget: Budget, out: Path) -> list[Path]:

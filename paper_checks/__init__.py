@@ -8,7 +8,7 @@ from paper_checks._checks import (  # noqa: F401
     Bound, Categorical, Check, Count, Exact, Rate, Statistical, fit_slope,
 )
 from paper_checks._registry import (  # noqa: F401
-    BUDGETS, KINDS, OK_STATUSES, PROVENANCES, STATUSES, Budget, Claim, Paper, Result, as_budget, check_budget,
+    BUDGETS, COARSE, KINDS, OK_STATUSES, PROVENANCES, QUANTITATIVE, STATUSES, STEPLAB, Budget, Claim, Paper, Result, as_budget, check_budget,
     claim, claims, get_claim, import_errors, load_all, papers, topics,
 )
 from paper_checks._experiment import Experiment, experiment, experiments  # noqa: F401

@@ -9,7 +9,15 @@ measurement could not tell the claim from its rival and the verdict is ``inconcl
 
 ``paper=`` records the value the paper states for the quantity when it differs from steplab's
 prediction (or when steplab's maths contradicts it). It is evaluated like a rival; when it is
-rejected the claim is reported ``refutes paper`` or ``differs from paper``.
+rejected the claim is reported ``refutes paper`` or ``differs from paper``. A paper value never
+stands alone: it needs ``quote=`` (the paper's verbatim words that state it) and ``where=`` (arXiv
+id and section, theorem, equation, figure, table or "abstract"), or the check refuses to be built.
+A reading that is steplab's own (a threshold, a count, "most") is a rival, never ``paper=``.
+
+Every check reports its *resolution* (:meth:`Check.resolution`): the smallest relative change of
+the prediction that its own rule rejects, found on the rule itself, never declared. A check with
+a 40 % resolution cannot tell its prediction from one that is 30 % off, however many rivals it
+rejects.
 
 Kinds of comparison:
 
@@ -60,12 +68,23 @@ def _jsonable(x: Any) -> Any:
     if isinstance(x, (np.generic,)):
         return x.item()
     if isinstance(x, np.ndarray):
-        return x.tolist() if x.size <= 16 else f"array{list(x.shape)}"
+        return x.tolist() if x.size <= 16 else _summary(x)
     if isinstance(x, float) and not math.isfinite(x):
         return str(x)
     if isinstance(x, (list, tuple)):
         return [_jsonable(v) for v in x]
     return x
+
+
+def _summary(a: np.ndarray) -> str:
+    """A large array in words: numbers by their count and range, outcomes by the count of each value."""
+    if a.dtype.kind in "fiu" and a.size:
+        finite = a[np.isfinite(a)] if a.dtype.kind == "f" else a
+        text = f"{a.size} values in [{_fmt(finite.min())}, {_fmt(finite.max())}]" if finite.size else f"{a.size} values"
+        bad = a.size - finite.size
+        return text + (f", {bad} not finite" if bad else "")
+    values, counts = np.unique(a.astype(str), return_counts=True)
+    return ", ".join(f"{n}× {v}" for v, n in zip(values, counts))
 
 
 def _rivals(rivals: Mapping[str, Any] | None) -> tuple[tuple[str, Any], ...]:
@@ -113,7 +132,9 @@ def _fmt(x: Any) -> str:
     if isinstance(x, np.ndarray):
         if x.size == 1:
             return _fmt(x.reshape(()).item())
-        return f"array{list(x.shape)}"
+        if x.size <= 4:
+            return "[" + ", ".join(_fmt(v) for v in x.ravel().tolist()) + "]"
+        return _summary(x)
     return str(x)
 
 
@@ -125,6 +146,8 @@ class Check:
     rivals: tuple[tuple[str, Any], ...]
     paper: Any
     why: str
+    quote: str
+    where: str
 
     def assess(self, value: Any, label: str = "prediction") -> Assessment:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -144,6 +167,13 @@ class Check:
             raise ValueError(f"quantity: say what is compared (with its symbol), got {self.quantity!r}")
         if not isinstance(self.why, str):
             raise TypeError(f"why: expected a string, got {type(self.why).__name__}")
+        for name in ("quote", "where"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"{name}: expected a string, got {type(getattr(self, name)).__name__}")
+        if self.paper is not None and not (self.quote.strip() and self.where.strip()):
+            raise ValueError(f"paper: the paper's value {_fmt(self.paper)!s:.40} for {self.quantity!r} needs quote= "
+                             "(the paper's verbatim words stating it) and where= (arXiv id and section, theorem, "
+                             "equation, figure, table or 'abstract')")
 
     def candidate(self) -> Any:
         """The predicted value in the form :meth:`assess` takes (the display form may differ)."""
@@ -158,6 +188,45 @@ class Check:
     def paper_assessment(self) -> Assessment | None:
         return None if self.paper is None else self.assess(self.paper, "paper")
 
+    def _scaled(self, factor: float) -> Any:
+        """The prediction with every element multiplied by ``factor`` (the form :meth:`assess` takes)."""
+        return np.asarray(self.candidate(), dtype=float) * factor
+
+    def resolution(self) -> float | None:
+        r"""The smallest relative change of the prediction that this check's own rule rejects.
+
+        The least :math:`\delta > 0` such that :math:`p(1+\delta)` or :math:`p(1-\delta)` (every element
+        scaled together) is rejected by :meth:`assess` on the same measurement: a log grid of
+        :math:`\delta` from :math:`10^{-12}` to :math:`10^3` on each side, then bisection to 0.1 %. It is 0
+        when the prediction itself is rejected and ``inf`` when no change up to 1000-fold is; ``None``
+        where a relative change means nothing (discrete outcomes, an all-zero prediction).
+        """
+        try:
+            p = np.asarray(self.candidate(), dtype=float)
+        except (TypeError, ValueError):
+            return None
+        if p.size == 0 or not np.any(p != 0) or not np.all(np.isfinite(p)):
+            return None
+        if not self.assess(self._scaled(1.0)).accepted:
+            return 0.0
+        best = math.inf
+        grid = np.geomspace(1e-12, 1e3, 46)
+        for sign in (1.0, -1.0):
+            rejected = lambda d: not self.assess(self._scaled(1.0 + sign * d)).accepted  # noqa: E731
+            lo, hi = 0.0, None
+            for d in grid:
+                if rejected(d):
+                    hi = float(d)
+                    break
+                lo = float(d)
+            if hi is None:
+                continue
+            while hi - lo > 1e-3 * hi:  # bisection: the rule is monotone in delta near the prediction
+                mid = math.sqrt(lo * hi) if lo > 0 else hi / 2
+                lo, hi = (lo, mid) if rejected(mid) else (mid, hi)
+            best = min(best, hi)
+        return best
+
     def to_dict(self) -> dict:
         pred = self.prediction()
         paper = self.paper_assessment()
@@ -166,8 +235,10 @@ class Check:
             "predicted": _jsonable(self.predicted_value()), "measured": _jsonable(self.measured_value()),
             "tolerance": self.tolerance_text(), "why": self.why,
             "accepted": pred.accepted, "score": _jsonable(pred.score), "margin": pred.text,
+            "resolution": _jsonable(self.resolution()),
             "rivals": [a.to_dict() for a in self.rival_assessments()],
             "paper": paper.to_dict() if paper else None,
+            "quote": self.quote, "where": self.where,
         }
 
 
@@ -187,6 +258,8 @@ class Exact(Check):
     rivals: Any = None
     paper: Any = None
     why: str = ""
+    quote: str = ""
+    where: str = ""
     kind: ClassVar[str] = "exact"
 
     def __post_init__(self) -> None:
@@ -239,6 +312,8 @@ class Bound(Check):
     rivals: Any = None
     paper: Any = None
     why: str = ""
+    quote: str = ""
+    where: str = ""
     kind: ClassVar[str] = "bound"
 
     def __post_init__(self) -> None:
@@ -342,6 +417,8 @@ class Rate(Check):
     rivals: Any = None
     paper: Any = None
     why: str = ""
+    quote: str = ""
+    where: str = ""
     kind: ClassVar[str] = "rate"
     slope: float = field(init=False, default=math.nan)
     se: float = field(init=False, default=math.nan)
@@ -395,6 +472,8 @@ class Statistical(Check):
     rivals: Any = None
     paper: Any = None
     why: str = ""
+    quote: str = ""
+    where: str = ""
     kind: ClassVar[str] = "statistical"
 
     def __post_init__(self) -> None:
@@ -457,6 +536,8 @@ class Count(Check):
     rivals: Any = None
     paper: Any = None
     why: str = ""
+    quote: str = ""
+    where: str = ""
     kind: ClassVar[str] = "count"
 
     def __post_init__(self) -> None:
@@ -481,21 +562,25 @@ class Count(Check):
         agree = int(np.sum(m == p))
         ok = agree >= self.required
         score = (self.n - agree + 1) / (self.n - self.required + 1)
-        return Assessment(label, f"{int(p.sum())}/{p.size} true", ok, score,
-                          f"{agree}/{self.n} items agree (need {self.required})")
+        return Assessment(label, f"true for {int(p.sum())} of {p.size} items", ok, score,
+                          f"agrees with the measurement on {agree} of {self.n} items (needs {self.required})")
 
     def candidate(self) -> Any:
         return self.predicted
 
     def predicted_value(self) -> Any:
         p = _outcomes("predicted", self.predicted, self.n)
-        return f"{int(p.sum())}/{p.size}"
+        return f"true for {int(p.sum())} of {p.size} items"
 
     def measured_value(self) -> Any:
-        return f"{int(np.sum(_outcomes('measured', self.measured)))}/{self.n}"
+        return f"true for {int(np.sum(_outcomes('measured', self.measured)))} of {self.n} items"
 
     def tolerance_text(self) -> str:
-        return f"≥ {self.required}/{self.n} agree"
+        return f"at least {self.required} of {self.n} items as predicted"
+
+    def resolution(self) -> None:
+        """``None``: the outcomes are discrete; a count's resolution lives in the thresholds that set them."""
+        return None
 
 
 @dataclass(frozen=True, eq=False)
@@ -508,6 +593,8 @@ class Categorical(Check):
     rivals: Any = None
     paper: Any = None
     why: str = ""
+    quote: str = ""
+    where: str = ""
     kind: ClassVar[str] = "categorical"
 
     def __post_init__(self) -> None:
@@ -539,6 +626,10 @@ class Categorical(Check):
 
     def tolerance_text(self) -> str:
         return "equal"
+
+    def resolution(self) -> None:
+        """``None``: discrete outcomes have no relative change."""
+        return None
 
 
 CHECK_KINDS = {cls.kind: cls for cls in (Exact, Bound, Rate, Statistical, Count, Categorical)}

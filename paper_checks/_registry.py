@@ -17,6 +17,15 @@ plausible wrong statement) on the same measurement. The status follows:
 * ``differs from paper`` -- as above for a claim not registered as a refutation: steplab's theory
   and simulation agree, but a number the paper states is not reproduced;
 * ``passed`` -- every prediction accepted, every rival rejected, no paper value rejected.
+
+Claim layer v3: a verdict against a paper rests on the paper's own words. A claim with
+``provenance="quoted"`` or ``refutes_paper=True`` carries ``quote=`` (the paper's verbatim words that
+say what the claim tests) and ``where=`` (arXiv id and locator); a check's ``paper=`` value carries
+its own quote and locator (:mod:`paper_checks._checks` refuses it otherwise). steplab's own findings
+(a trap, a counterexample to a naive reading, a cross-link between papers) are registered under the
+paper :data:`STEPLAB` (key ``steplab``), so a paper's count counts the paper's statements.
+Every claim reports a *resolution* (:meth:`Claim.resolution`); a quantitative claim coarser than
+:data:`COARSE` is flagged ``coarse`` unless it states why it cannot be sharper (``coarse_reason=``).
 """
 from __future__ import annotations
 
@@ -32,7 +41,7 @@ from paper_checks._checks import Bound, Categorical, Check, Count, Exact, Rate, 
 
 __all__ = [
     "Paper", "Result", "Claim", "Budget", "claim", "claims", "get_claim", "load_all", "import_errors", "topics",
-    "papers",
+    "papers", "STEPLAB", "COARSE", "QUANTITATIVE",
     "KINDS", "PROVENANCES", "BUDGETS", "STATUSES", "OK_STATUSES", "check_budget", "as_budget",
 ]
 
@@ -50,6 +59,9 @@ KIND_RULES: dict[str, tuple[tuple[type, ...], tuple[type, ...]]] = {
     "qualitative": ((Categorical, Count, Bound), (Categorical, Count, Bound, Statistical, Exact)),
 }
 KINDS = tuple(KIND_RULES)
+#: kinds whose claim is a number: their resolution must be at most COARSE or say why not
+QUANTITATIVE = ("exact", "statistical", "rate")
+COARSE = 0.10
 _ID = re.compile(r"^[a-z][a-z0-9_]*\.[a-z0-9_]+$")
 
 _REGISTRY: dict[str, "Claim"] = {}
@@ -107,6 +119,10 @@ class Paper:
         return f"{self.authors} ({self.year}). {self.title}. {where}".strip()
 
 
+#: steplab's own findings: statements no paper makes (traps, counterexamples, cross-links)
+STEPLAB = Paper(key="steplab", title="steplab's own findings", authors="steplab contributors", year=2026)
+
+
 @dataclass
 class Result:
     """Outcome of one check function: typed comparisons plus what the report and figures need.
@@ -157,6 +173,9 @@ class Claim:
     topic: str
     refutes_paper: bool = False
     uses: tuple[str, ...] = ()
+    quote: str = ""
+    where: str = ""
+    coarse_reason: str = ""
 
     @property
     def scope(self) -> tuple[str, ...]:
@@ -190,6 +209,28 @@ class Claim:
             return "refutes_paper=True but no check carries the paper's value (paper=...)"
         return ""
 
+    def resolution(self, result: Result) -> float | None:
+        """The claim's resolution: the finest :meth:`~paper_checks._checks.Check.resolution` among the checks
+        of the type its ``kind`` requires (the checks that carry the claim), ``None`` if none has one."""
+        required = KIND_RULES[self.kind][0]
+        values = [c.resolution() for c in result.checks if isinstance(c, required)]
+        values = [v for v in values if v is not None]
+        return min(values) if values else None
+
+    def coarse(self, result: Result) -> bool:
+        """A quantitative claim whose resolution is coarser than :data:`COARSE` (or undefined)."""
+        if self.kind not in QUANTITATIVE:
+            return False
+        res = self.resolution(result)
+        return res is None or res > COARSE
+
+    def paper_quotes(self, result: Result | None = None) -> list[tuple[str, str]]:
+        """``(quote, where)`` pairs the claim rests on: its own, then each paper value's (deduplicated)."""
+        pairs = [(self.quote, self.where)] if self.quote else []
+        if result is not None:
+            pairs += [(c.quote, c.where) for c in result.checks if c.paper is not None]
+        return list(dict.fromkeys(pairs))
+
     def status(self, result: Result) -> str:
         """The status that ``result`` earns (see the module docstring)."""
         if self.contract_error(result):
@@ -212,14 +253,17 @@ def _topic_of(module: str) -> str:
 
 def claim(
     id: str, *, paper: Paper, statement: str, latex: str = "", provenance: str, kind: str, source: str,
-    refutes_paper: bool = False, uses: tuple[str, ...] = (),
+    refutes_paper: bool = False, uses: tuple[str, ...] = (), quote: str = "", where: str = "",
+    coarse_reason: str = "",
 ) -> Callable[[Callable[[Budget], Result]], Callable[[Budget], Result]]:
     """Decorator registering ``check(budget) -> Result`` as claim ``id`` (``<paper.key>.<name>``).
 
     ``source`` says where the statement comes from: "abstract", "Theorem 2", "eq. (26)",
     "Table 1", or "derived here". The check function needs a docstring saying what it measures.
     ``uses`` names other topics whose theory or simulators the check calls (a cross-link), so that
-    an edit to their sources invalidates the cached result.
+    an edit to their sources invalidates the cached result. ``quote``/``where``: the paper's verbatim
+    words and their locator, required for ``provenance="quoted"`` and ``refutes_paper=True``.
+    ``coarse_reason``: why a quantitative claim cannot resolve better than :data:`COARSE`.
     """
     if not isinstance(id, str) or not _ID.match(id):
         raise ValueError(f"id: expected '<paper key>.<snake_case name>', got {id!r}")
@@ -235,6 +279,19 @@ def claim(
         raise ValueError("statement: a claim needs its statement in words")
     if not isinstance(source, str) or not source.strip():
         raise ValueError("source: say where the statement comes from (e.g. 'Theorem 2', 'abstract', 'derived here')")
+    for name, value in (("quote", quote), ("where", where), ("coarse_reason", coarse_reason)):
+        if not isinstance(value, str):
+            raise TypeError(f"{name}: expected a string, got {type(value).__name__}")
+    if bool(quote.strip()) != bool(where.strip()):
+        raise ValueError(f"quote/where: claim {id!r} gives one without the other; a quote needs its locator")
+    if provenance == "quoted" and not quote.strip():
+        raise ValueError(f"provenance: claim {id!r} is 'quoted' but carries no quote= (the paper's verbatim words "
+                         "that state what the claim tests) and where=; without them it is 'derived'")
+    if refutes_paper and not quote.strip():
+        raise ValueError(f"refutes_paper: claim {id!r} accuses the paper; it needs quote= (the paper's verbatim "
+                         "words it refutes) and where=")
+    if paper.key == STEPLAB.key and (provenance != "derived" or refutes_paper):
+        raise ValueError(f"paper: claim {id!r} is steplab's own finding: provenance 'derived', never a refutation")
 
     def register(check: Callable[[Budget], Result]) -> Callable[[Budget], Result]:
         if not (check.__doc__ or "").strip():
@@ -242,7 +299,8 @@ def claim(
         if id in _REGISTRY and _REGISTRY[id].check.__qualname__ != check.__qualname__:
             raise ValueError(f"id: claim {id!r} is already registered by {_REGISTRY[id].check.__module__}")
         _REGISTRY[id] = Claim(id, paper, statement, latex, provenance, kind, source, check,
-                              _topic_of(check.__module__), refutes_paper, _uses(uses))
+                              _topic_of(check.__module__), refutes_paper, _uses(uses), quote.strip(), where.strip(),
+                              coarse_reason.strip())
         return check
 
     return register

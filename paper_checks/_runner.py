@@ -12,10 +12,11 @@ from typing import Callable
 import numpy as np
 
 from paper_checks._checks import _fmt
-from paper_checks._registry import OK_STATUSES, STATUSES, Budget, Claim, Result, as_budget
+from paper_checks._registry import COARSE, OK_STATUSES, STATUSES, Budget, Claim, Result, as_budget
 from sims.cache import cached
 
 __all__ = ["Outcome", "run_claim", "run_claims", "format_table", "to_json", "to_records", "format_number",
+           "format_resolution", "discrepancy",
            "summary_counts", "exit_code"]
 
 
@@ -167,36 +168,106 @@ def _first_rival(r: Result) -> str:
     return ""
 
 
-def format_table(outcomes: list[Outcome]) -> str:
-    """Plain-text claims table: id, kind, predicted, measured, tolerance, status, first rival."""
-    header = ("id", "kind", "predicted", "measured", "tolerance", "status", "rival")
-    rows = []
+def format_resolution(value: float | None) -> str:
+    """A resolution as a percentage (``"0.3 %"``), ``"n/a"`` where a relative change means nothing."""
+    if value is None:
+        return "n/a"
+    if value == 0:
+        return "0 (rejected)"
+    if not np.isfinite(value):
+        return "> 1000×"
+    return f"{100 * value:.2g} %" if value < 10 else f"{value:.3g}×"
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+TABLE_WIDTH = 120
+
+
+def format_table(outcomes: list[Outcome], *, wide: bool = False) -> str:
+    """Plain-text claims table, one claim per line: id, kind, status, predicted, measured, resolution.
+
+    Each line fits :data:`TABLE_WIDTH` columns (long cells are clipped with "…") and is followed by an
+    indented line naming the first rival and its verdict; ``wide=True`` clips nothing.
+    """
+    header = ("id", "kind", "status", "predicted", "measured", "resolution")
+    rows, rivals = [], []
     for o in outcomes:
         r = o.result
         p = r.primary if r else None
+        res = o.claim.resolution(r) if r else None
+        coarse = bool(r) and o.claim.coarse(r)
         rows.append((
-            o.claim.id, o.claim.kind,
+            o.claim.id, o.claim.kind, o.status,
             format_number(p.predicted_value()) if p else "", format_number(p.measured_value()) if p else "",
-            p.tolerance_text() if p else "", o.status, _first_rival(r) if r else "",
+            format_resolution(res) + (" coarse" if coarse else "") if r else "",
         ))
+        rivals.append(_first_rival(r) if r else "")
     widths = [max(len(h), *(len(row[i]) for row in rows)) if rows else len(h) for i, h in enumerate(header)]
-    line = lambda row: "  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip()  # noqa: E731
+    if not wide:
+        # the id column keeps its width; predicted and measured share what is left of the line
+        fixed = widths[0] + widths[1] + widths[2] + widths[5] + 2 * (len(header) - 1)
+        room = max(20, TABLE_WIDTH - fixed)
+        widths[3] = min(widths[3], room // 2)
+        widths[4] = min(widths[4], room - widths[3])
+    line = lambda row: "  ".join(_clip(str(c), w).ljust(w) for c, w in zip(row, widths)).rstrip()  # noqa: E731
     out = [line(header), line(tuple("-" * w for w in widths))]
-    out += [line(row) for row in rows]
+    for row, rival in zip(rows, rivals):
+        out.append(line(row))
+        if rival:
+            text = f"    rival {rival}"
+            out.append(text if wide else _clip(text, TABLE_WIDTH))
     out.append("")
     out.append(", ".join(f"{n} {s}" for s, n in summary_counts(outcomes).items()))
+    n_coarse = sum(bool(o.result) and o.claim.coarse(o.result) for o in outcomes)
+    if n_coarse:
+        out.append(f"{n_coarse} quantitative claim(s) coarser than {100 * COARSE:.0f} % (marked coarse)")
     return "\n".join(out)
 
 
+def discrepancy(outcome: Outcome) -> str:
+    """One sentence stating what a verdict against the paper rests on: the paper's value, steplab's number.
+
+    Empty unless some check's paper value is rejected (``refutes paper`` / ``differs from paper``).
+    """
+    r = outcome.result
+    if r is None:
+        return ""
+    for c in r.checks:
+        pa = c.paper_assessment()
+        if pa is None or pa.accepted:
+            continue
+        return (f"{c.quantity}: the paper says {_value_summary(c.paper)}, steplab measures "
+                f"{_value_summary(c.measured_value())} and predicts {_value_summary(c.predicted_value())} "
+                f"(the paper's value: {pa.text})")
+    return ""
+
+
+def _value_summary(value) -> str:
+    """A value in words short enough for one sentence (arrays as a compact summary, never a shape)."""
+    if isinstance(value, str):
+        return value
+    return _fmt(value)
+
+
 def to_records(outcomes: list[Outcome]) -> list[dict]:
-    """One JSON-ready record per claim: metadata, status, and every check with its rivals and margins."""
+    """One JSON-ready record per claim: metadata, status, the paper's words it rests on (``quote``, ``where``
+    and every ``quotes`` pair), the claim's resolution, and every check with its rivals and margins."""
     items = []
     for o in outcomes:
         r = o.result
+        quotes = o.claim.paper_quotes(r)
+        res = o.claim.resolution(r) if r else None
         items.append({
             "id": o.claim.id, "paper": o.claim.paper.key, "topic": o.claim.topic, "kind": o.claim.kind,
             "provenance": o.claim.provenance, "source": o.claim.source, "statement": o.claim.statement,
             "latex": o.claim.latex, "refutes_paper": o.claim.refutes_paper, "status": o.status,
+            "quote": quotes[0][0] if quotes else "", "where": quotes[0][1] if quotes else "",
+            "quotes": [{"quote": q, "where": w} for q, w in quotes], "discrepancy": discrepancy(o),
+            "resolution": res if res is None or np.isfinite(res) else "inf",
+            "coarse": bool(r) and o.claim.coarse(r), "coarse_reason": o.claim.coarse_reason,
             "budget": o.budget, "cached": o.cached,
             "checks": [c.to_dict() for c in r.checks] if r else [],
             "detail": r.detail if r else "", "error": o.error, "seed": r.seed if r else None,

@@ -23,7 +23,7 @@ from scipy import optimize, special
 
 import sims.logistic as sim
 import theory.logistic as th
-from paper_checks import Bound, Budget, Categorical, Count, Exact, Paper, Result, claim, experiment
+from paper_checks import STEPLAB, Bound, Budget, Categorical, Count, Exact, Paper, Result, claim, experiment
 
 PAPER = Paper(
     key="meng2024",
@@ -105,6 +105,9 @@ def local_multipliers(budget: Budget) -> dict:
 
 
 @claim("meng2024.local_stability_boundary", paper=PAPER, provenance="quoted", kind="exact", source="abstract",
+       quote="In fact, the behaviour can be much more complex -- a sequence of period-doubling bifurcations begins "
+             "at the critical step size 2/λ, where λ is the largest eigenvalue of the Hessian at the solution.",
+       where="arXiv:2406.05033, abstract",
        statement="w* loses local stability, and period doubling begins, exactly at the critical step size "
                  "eta = 2/lambda.",
        latex=r"T'(w^\star) = 1 - \eta\lambda \Rightarrow |T'(w^\star)| = 1 \iff \eta\lambda = 2")
@@ -171,6 +174,8 @@ def local_convergence(budget: Budget) -> dict:
 
 
 @claim("meng2024.local_convergence_below_2_over_lambda", paper=PAPER, provenance="quoted", kind="bound",
+       quote="Using a smaller-than-critical step size guarantees convergence if initialized nearby the solution",
+       where="arXiv:2406.05033, abstract",
        source="abstract",
        statement="Any step size eta < 2/lambda gives local convergence: GD initialized near w* converges to it.",
        latex=r"\eta < 2/\lambda \Rightarrow w_t \to w^\star \text{ for } \|w_0 - w^\star\| \text{ small}")
@@ -274,6 +279,8 @@ def global_convergence_1d(budget: Budget) -> dict:
 
 
 @claim("meng2024.global_convergence_1d_below_1_over_lambda", paper=PAPER, provenance="quoted", kind="qualitative",
+       quote="In one dimension, we show that a step size less than 1/λ suffices for global convergence.",
+       where="arXiv:2406.05033, abstract",
        source="abstract",
        statement="In one dimension, eta < 1/lambda suffices for global convergence from every initialization, "
                  "and the threshold is sharp: just above 1/lambda some 1-D datasets cycle.",
@@ -363,6 +370,9 @@ def cycles_1d(budget: Budget) -> dict:
 
 
 @claim("meng2024.cycles_between_1_and_2", paper=PAPER, provenance="quoted", kind="existence", source="abstract",
+       quote="However, for all step sizes between 1/λ and the critical step size 2/λ, one can construct a dataset "
+             "such that GD converges to a stable cycle.",
+       where="arXiv:2406.05033, abstract",
        statement="For every eta in (1/lambda, 2/lambda) there is a 1-D dataset on which GD converges to a stable "
                  "cycle, while w* stays locally attracting.",
        latex=r"\forall c = \eta\lambda \in (1,2)\ \exists\, (z, a):\ \text{stable 2-cycle } u = w^\star - \frac{J}{\lambda(2-c)},\ "
@@ -448,6 +458,8 @@ def witness_2d(budget: Budget) -> dict:
 
 
 @claim("meng2024.cycle_below_1_over_lambda_2d", paper=PAPER, provenance="quoted", kind="existence", source="abstract",
+       quote="In higher dimensions, this is actually possible even for step sizes less than 1/λ.",
+       where="arXiv:2406.05033, abstract",
        statement="In higher dimensions a stable cycle can exist even for eta < 1/lambda.",
        latex=r"\exists\,(z, a) \subset \mathbb{R}^2:\ \eta\lambda_{\max} < 1 \text{ and a stable 2-cycle}")
 def cycle_below_1_over_lambda_2d(budget: Budget) -> Result:
@@ -939,12 +951,13 @@ def two_point(budget: Budget) -> dict:
             "multiplier": np.array(mult), "share_cycling": np.array(share)}
 
 
-@claim("meng2024.two_points_cycle_below_2_over_lambda", paper=PAPER, provenance="derived", kind="existence",
-       source="derived here (search over the two-point family)",
+@claim("steplab.two_points_cycle_below_2_over_lambda", paper=STEPLAB, provenance="derived", kind="existence",
+       source="found here (search over the two-point family), beside meng2024's cycles; the belief it answers is a naive "
+              "reading, not a statement of the paper",
        statement="Two distinct data points suffice for a stable cycle below 2/lambda in 1-D: z = (250, -1), weighted so "
                  "that w* puts the point 250 at margin -9, has a stable 3-cycle at eta*lambda = 1.3, 1.5, 1.9 that "
-                 "attracts most starts, while w* stays locally attracting. (Refutes the belief that two-point "
-                 "datasets never cycle below 2/lambda and that three distinct magnitudes are needed.)",
+                 "attracts most starts, while w* stays locally attracting. (A counterexample to the naive belief that "
+                 "two-point datasets never cycle below 2/lambda and that three distinct magnitudes are needed.)",
        latex=r"z = (250, -1):\ \exists \text{ stable 3-cycle at } \eta\lambda \in \{1.3, 1.5, 1.9\}")
 def two_points_cycle(budget: Budget) -> Result:
     """Periods from theory's 3-cycle (+1e-6) and from w* + 1e-3; the simulated 3-cycle against the scipy roots of
@@ -1015,6 +1028,10 @@ def equal_magnitude(budget: Budget) -> dict:
 
 
 @claim("meng2024.equal_magnitude_1d_global_convergence", paper=PAPER, provenance="quoted", kind="qualitative",
+       quote="This short paper explores whether restricting the data to have equal magnitude is a sufficient "
+             "condition for global convergence, under any step size below the stability threshold. We prove that "
+             "this is true in a one dimensional space",
+       where="arXiv:2507.11228, abstract (the follow-up)",
        source="follow-up abstract (Meng, Goujaud, Orvieto, De Sa, arXiv 2507.11228)",
        statement="With equal-magnitude data in one dimension (z = +-s, any weights) GD converges globally for every "
                  "eta < 2/lambda, although 1-D data of unequal magnitudes can cycle there.",
@@ -1084,6 +1101,9 @@ def sphere_cycle(budget: Budget) -> dict:
 
 
 @claim("meng2024.equal_magnitude_cycle_higher_dim", paper=PAPER, provenance="quoted", kind="existence",
+       quote="We prove that this is true in a one dimensional space, but in higher dimensions cycling behaviour "
+             "can still occur.",
+       where="arXiv:2507.11228, abstract (the follow-up)",
        source="follow-up abstract (Meng, Goujaud, Orvieto, De Sa, arXiv 2507.11228)",
        statement="Equal magnitudes do not save GD in higher dimensions: there is a dataset on the unit sphere on which "
                  "GD with eta < 2/lambda has a stable cycle, while w* stays locally attracting.",
@@ -1184,6 +1204,10 @@ def near_critical_1d(budget: Budget) -> dict:
 
 
 @claim("meng2024.global_convergence_1d_threshold_near_critical", paper=PAPER, provenance="quoted", kind="qualitative",
+       quote="In one dimension, we show that a step size less than 1/λ suffices for global convergence. However, "
+             "for all step sizes between 1/λ and the critical step size 2/λ, one can construct a dataset such that "
+             "GD converges to a stable cycle.",
+       where="arXiv:2406.05033, abstract",
        source="abstract",
        statement="The 1-D global-convergence threshold is exactly 1/lambda: datasets built to cycle as close above "
                  "eta*lambda = 1 as 1.002 (spikes up to K = 1e8) still converge from every start at 0.99, and cycle "

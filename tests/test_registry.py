@@ -18,6 +18,9 @@ def scratch_registry(monkeypatch):
     yield _registry._REGISTRY
 
 
+QUOTE = dict(quote="the demo paper's own words", where="arXiv:0000.00000, abstract")
+
+
 def _register(name, result, kind="exact", refutes=False):
     def check(budget):
         """demo check"""
@@ -25,13 +28,15 @@ def _register(name, result, kind="exact", refutes=False):
 
     check.__qualname__ = name
     claim(f"demo2000.{name}", paper=DEMO, statement=name, provenance="quoted", kind=kind, source="derived here",
-          refutes_paper=refutes)(check)
+          refutes_paper=refutes, **QUOTE)(check)
 
 
 def test_every_status_and_exit_codes(scratch_registry, capsys):
     _register("agrees", Result(Exact("x", 1.0, 1.0 + 1e-15, atol=1e-12, rivals={"x = 2": 2.0})))
-    _register("refuted", Result(Exact("x", 1.0, 1.0, atol=1e-12, rivals={"x = 3": 3.0}, paper=2.0)), refutes=True)
-    _register("differs", Result(Exact("spread", 1.7, 1.72, atol=0.1, rivals={"no effect: 1": 1.0}, paper=6.0)))
+    _register("refuted", Result(Exact("x", 1.0, 1.0, atol=1e-12, rivals={"x = 3": 3.0}, paper=2.0, **QUOTE)),
+              refutes=True)
+    _register("differs", Result(Exact("spread", 1.7, 1.72, atol=0.1, rivals={"no effect: 1": 1.0}, paper=6.0,
+                                      quote="the spread drops 6x", where="arXiv:0000.00000, Fig. 2")))
     assert main(["--no-cache", "--budget", "quick"]) == 0
     out = capsys.readouterr().out
     assert "1 passed, 1 refutes paper, 1 differs from paper" in out
@@ -40,8 +45,8 @@ def test_every_status_and_exit_codes(scratch_registry, capsys):
     _register("weak", Result(Exact("x", 1.0, 1.05, atol=0.1, rivals={"x = 1.1": 1.1})))
     _register("no_rival", Result(Exact("x", 1.0, 1.0, atol=0.1)))
     _register("wrong_kind", Result(Bound("x", 1.0, 2.0, rivals={"0.5": 0.5})), kind="exact")
-    _register("refutation_not_reproduced", Result(Exact("x", 1.0, 1.0, atol=0.1, rivals={"3": 3.0}, paper=1.05)),
-              refutes=True)
+    _register("refutation_not_reproduced",
+              Result(Exact("x", 1.0, 1.0, atol=0.1, rivals={"3": 3.0}, paper=1.05, **QUOTE)), refutes=True)
 
     def crashes(budget):
         """crashes"""
@@ -75,18 +80,50 @@ def test_unknown_names_exit_nonzero_and_list_valid_ones(scratch_registry, capsys
     (dict(kind="vibes"), "kind"),
     (dict(provenance="rumour"), "provenance"),
     (dict(source=""), "source"),
+    # v3: a 'quoted' statement or a registered refutation needs the paper's words and their locator
+    (dict(quote="", where=""), "provenance: claim 'demo2000.x' is 'quoted' but carries no quote"),
+    (dict(provenance="derived", quote="", where="", refutes_paper=True), "refutes_paper"),
+    (dict(where=""), "quote/where"),
+    # steplab's own findings are never a paper's statement
+    (dict(id="steplab.x", paper=paper_checks.STEPLAB), "steplab's own finding"),
 ])
 def test_bad_registrations(scratch_registry, kwargs, match):
     args = dict(id="demo2000.x", paper=DEMO, statement="s", provenance="quoted", kind="exact",
-                source="abstract") | kwargs
+                source="abstract", **QUOTE) | kwargs
     with pytest.raises(ValueError, match=match):
         claim(args.pop("id"), **args)
 
 
+def test_quote_must_be_text(scratch_registry):
+    with pytest.raises(TypeError, match="quote"):
+        claim("demo2000.x", paper=DEMO, statement="s", provenance="derived", kind="exact", source="x", quote=3)
+
+
 def test_undocumented_check_is_refused(scratch_registry):
     with pytest.raises(ValueError, match="docstring"):
-        claim("demo2000.x", paper=DEMO, statement="s", provenance="quoted", kind="exact", source="abstract")(
-            lambda budget: None)
+        claim("demo2000.x", paper=DEMO, statement="s", provenance="quoted", kind="exact", source="abstract",
+              **QUOTE)(lambda budget: None)
+
+
+def test_a_paper_value_needs_its_quote_and_locator():
+    for kwargs in ({}, {"quote": "6x"}, {"where": "Fig. 2"}, {"quote": " ", "where": "Fig. 2"}):
+        with pytest.raises(ValueError, match="paper: the paper's value"):
+            Exact("spread", 1.7, 1.72, atol=0.1, paper=6.0, **kwargs)
+    with pytest.raises(TypeError, match="quote"):
+        Exact("spread", 1.7, 1.72, atol=0.1, quote=None)
+
+
+def test_coarse_claims_are_flagged_unless_they_say_why(scratch_registry):
+    coarse = Result(Exact("x", 1.0, 1.0, rtol=0.3, rivals={"x = 2": 2.0}))
+    sharp = Result(Exact("x", 1.0, 1.0, rtol=0.01, rivals={"x = 2": 2.0}))
+    _register("coarse", coarse)
+    _register("sharp", sharp)
+    c, s = paper_checks.get_claim("demo2000.coarse"), paper_checks.get_claim("demo2000.sharp")
+    assert c.coarse(coarse) and not s.coarse(sharp)
+    assert c.resolution(coarse) == pytest.approx(0.3 / 1.3, rel=2e-3)  # p(1 - d) is rejected once d > rtol (1 - d)
+    # a bound claim is not flagged (its resolution is its room), a quantitative one is, whatever its rivals
+    assert not paper_checks.Claim("demo2000.b", DEMO, "s", "", "derived", "bound", "x", lambda b: None, "t").coarse(
+        Result(Bound("x", 0.5, 1.0, rivals={"0.1": 0.1})))
 
 
 def test_budget_object_and_result_types():

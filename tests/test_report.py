@@ -46,10 +46,12 @@ def synthetic_outcomes() -> list[Outcome]:
                         detail="Bisection on the simulated map.", seed=7), cached=True),
         _outcome(_claim("toy2024.ratio_is_small", PAPER_A, "toy", refutes=True, latex=r"\rho_1/\rho_2 = 1.0"),
                  Result([Exact("radius ratio", 1.0, 1.0 + 1e-6, rtol=1e-4, paper=4000.0, rivals={"ratio 2": 2.0},
-                               why="root finder tolerance")], detail="The paper's 4000 is off.")),
+                               why="root finder tolerance", quote="the ratio exceeds 4000",
+                               where="arXiv:2401.00001, Fig. 3")], detail="The paper's 4000 is off.")),
         _outcome(_claim("toy2024.spread", PAPER_A, "toy", kind="statistical"),
                  Result([Statistical("spread reduction", 1.7, 0.1, 1.7, paper=6.0, rivals={"no reduction": 1.0},
-                                     why="4 SE over 64 seeds")], seed=3)),
+                                     why="4 SE over 64 seeds", quote="the spread drops 6×", where="arXiv:2401.00001, §6")],
+                        seed=3)),
         _outcome(_claim("toy2024.slope", PAPER_A, "toy", kind="rate"),
                  Result([Rate("floor slope", x, 3.0 * x ** 2, 2.0, next_order=0.05, rivals={"slope 2.01": 2.01},
                               why="next-order term bounds the bias")])),
@@ -123,9 +125,25 @@ def test_html_banner_counts_match_the_outcomes(rendered):
     banner = page[page.index("id='summary'"):page.index("</header>")]
     for status, n in counts.items():
         assert re.search(rf"<b>{n}</b>{re.escape(status)}</span>", banner), status
-    # every claim that is not a plain pass is linked from the banner, and nothing else is
+    # every claim that is not a plain pass, and every coarse one, is linked from the banner, and nothing else is
     linked = re.findall(r"<a href='#([^']+)'>", banner)
-    assert sorted(linked) == sorted(o.claim.id for o in outcomes if o.status != "passed")
+    coarse = [o.claim.id for o in outcomes if o.result is not None and o.claim.coarse(o.result)]
+    assert coarse == ["toy2024.spread"]  # 4 SE of 0.1 around 1.7: a 24 % resolution
+    assert f"<b>{len(coarse)} coarse</b>" in banner
+    assert sorted(linked) == sorted([o.claim.id for o in outcomes if o.status != "passed"] + coarse)
+
+
+def test_accusations_lead_with_the_papers_words(rendered):
+    """Each verdict against a paper is on the first screen with the quote, its locator and the discrepancy."""
+    outcomes, _, page, md = rendered
+    banner = page[page.index("id='summary'"):page.index("</header>")]
+    assert "Verdicts against a paper" in banner
+    for o in outcomes:
+        if o.status in ("refutes paper", "differs from paper"):
+            quote, where = o.claim.paper_quotes(o.result)[0]
+            assert quote in banner and where in banner
+            assert "the paper says" in banner
+    assert "“the ratio exceeds 4000” — arXiv:2401.00001, Fig. 3" in md
 
 
 def test_html_anchors_links_and_figures(rendered):

@@ -20,9 +20,7 @@ import sims.linear_hessian_train as slt
 import sims.logistic as slg
 import theory.linear_hessian as tlh
 import theory.logistic as tlg
-from paper_checks import Budget, Categorical, Exact, Result, claim, experiment
-from paper_checks.eos.edge_of_stability import PAPER as EOS_PAPER
-from paper_checks.eos.rod_flow import PAPER
+from paper_checks import STEPLAB, Budget, Categorical, Exact, Result, claim, experiment
 
 SEED = 20260211
 
@@ -74,7 +72,7 @@ def rod_logistic(budget: Budget) -> dict:
     return {"ends": np.array(ends), "half": np.array(half), "failed": np.array(failed)}
 
 
-@claim("regis2026.rod_flow_fixed_point_is_logistic_two_cycle", paper=PAPER, provenance="derived", kind="exact",
+@claim("steplab.rod_flow_fixed_point_is_logistic_two_cycle", paper=STEPLAB, provenance="derived", kind="exact",
        uses=("logistic",),
        source="abstract (rod flow models GD at the edge of stability); equations reconstructed and the link to the "
               "logistic topic derived here",
@@ -148,7 +146,7 @@ def _crossing(S: np.ndarray, level: float) -> int:
     return int(hit[0]) if hit.size else -1
 
 
-@claim("cohen2021.linear_net_reaches_2_over_eta_when_law_predicts", paper=EOS_PAPER, provenance="derived", kind="exact",
+@claim("steplab.linear_net_reaches_2_over_eta_when_law_predicts", paper=STEPLAB, provenance="derived", kind="exact",
        uses=("linear_hessian",),
        source="derived here from the linear-Hessian topic's aligned-path spectrum and class law",
        statement="For a two-layer linear net trained by GD from a small aligned start on whitened class data, the "

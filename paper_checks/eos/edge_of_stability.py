@@ -31,8 +31,11 @@ def eos_phase(sharpness: np.ndarray, threshold: float) -> tuple[int, np.ndarray]
     return first, sharpness[first + BURN:]
 
 
-@claim("cohen2021.sharpness_at_two_over_eta", paper=PAPER, provenance="secondary", kind="exact",
-       source="abstract and Sec. 3 (progressive sharpening, then sharpness hovering at 2/eta)",
+@claim("cohen2021.sharpness_at_two_over_eta", paper=PAPER, provenance="quoted", kind="exact",
+       source="Figure 1 caption and abstract (progressive sharpening, then sharpness hovering at 2/eta)",
+       quote="For each step size $\\eta$, observe that the sharpness rises to $2/\\eta$ (marked by the horizontal dashed "
+             "line of the appropriate color) and then hovers right at, or just above, this value.",
+       where="arXiv:2103.00065v3, Section 1, Figure 1 caption",
        statement="Trained by full-batch GD, a small network's sharpness rises until it reaches 2/eta and then stays at "
                  "2/eta (time-averaged) instead of continuing to rise as under gradient flow.",
        latex=r"\overline{\lambda_{\max}(\nabla^2 L(w_t))}\big|_{\text{EoS}} = 2/\eta")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 import theory.eos as th
-from paper_checks import Count, Exact, Paper, Result, claim
+from paper_checks import STEPLAB, Count, Exact, Paper, Result, claim
 from paper_checks.eos import _experiments as E
 
 PAPER = Paper(key="damian2023", title="Self-Stabilization: The Implicit Bias of Gradient Descent at the Edge of Stability",
@@ -102,8 +102,9 @@ def selfstab_equilibrium(budget) -> Result:
                   arrays={"eta_a": eta_a, "beta": beta, "mean_y": run["mean_y"], "y_star": ys}, seed=E.SEED)
 
 
-@claim("damian2023.validity_window", paper=PAPER, provenance="derived", kind="exact",
-       source="derived here (window of the toy's 2-cycle from its two-step Jacobian, sympy)",
+@claim("steplab.validity_window", paper=STEPLAB, provenance="derived", kind="exact",
+       source="found here: the window of damian2023's self-stabilization toy, from its 2-cycle's two-step Jacobian "
+              "(sympy); the paper states no window",
        statement="The equilibrium prediction (GD's time averages = the central flow's fixed point) holds exactly on a "
                  "window of eta*a: from 7/4, where the 2-cycle's complex multipliers leave the unit circle, up to a fold "
                  "just below 2 (eta*a = 1.999688 at beta = 0.1, eta = 0.5), beyond which GD diverges; below 7/4 GD's "

@@ -21,8 +21,9 @@ from paper_checks._registry import Paper
 PAPER = Paper(
     key="hessian2026",
     title="How the Hessian-Spectrum of Neural Networks Depends on Data",
-    authors="(HiLD workshop authors)",
+    authors="J. Singh, E. Monzio Compagnoni, A. Orvieto",
     year=2026,
+    arxiv="2607.13631",
     venue="HiLD workshop @ ICML 2026, OpenReview 0kwxebmjLV",
 )
 

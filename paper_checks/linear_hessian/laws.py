@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from paper_checks._checks import Bound, Count, Exact
-from paper_checks._registry import Budget, Result, claim
+from paper_checks._registry import STEPLAB, Budget, Result, claim
 from paper_checks.linear_hessian import PAPER
 from paper_checks.linear_hessian import experiments as E
 from theory import linear_hessian as T
@@ -280,28 +280,32 @@ def check_balanced_flattest_local(budget: Budget) -> Result:
                   seed=int(d["seed"]))
 
 
-# a relaxation is "robust" if its lambda_max lies within 25 % of the law (a factor 1.25 either way): the law's use is
-# the step-size limit eta_c = 2 / lambda_max, which GD resolves to a few per cent (hessian2026.max_lr_law), so a 25 %
-# error is already a generous reading of "considerably robust". The count is sensitive to this choice (the
-# measured departures spread over 1.1x .. 4x), so the detail also reports it at factors 1.5 and 2.
+# steplab's own reading of the abstract's "considerably robust in most cases" (which predictions and cases the paper
+# means is not recoverable from the abstract): a relaxation counts as "robust" if its lambda_max lies within 25 % of
+# the law (a factor 1.25 either way). The law's use is the step-size limit eta_c = 2 / lambda_max, which GD resolves
+# to a few per cent (hessian2026.max_lr_law), so 25 % is a generous reading. The count is sensitive to this choice
+# (the measured departures spread over 1.1x .. 4x), so the detail also reports it at factors 1.5 and 2.
 ROBUST_FACTOR = 1.25
 
 
-@claim("hessian2026.robustness_count", paper=PAPER, source="abstract ('considerably robust in most cases')",
-       statement="Shedding the assumptions one at a time, the class law is not robust in most cases: unbalanced "
-                 "minima (gauge 0.3 and 1), Glorot initialization and non-whitened inputs move lambda_max by 1.3x to "
-                 "several-fold away from L pi_max^(1-1/L) -- by the amount the Gauss-Newton operator predicts -- and "
-                 "only the two nonlinear relaxations (tanh, ReLU) stay within 25 %: 2 of 6, where the abstract says "
-                 "most.",
+@claim("steplab.class_law_relaxation_count", paper=STEPLAB,
+       source="found here, shedding hessian2026's assumptions one at a time (the count, its 25 % rule and the two "
+              "gauge cases are steplab's; the abstract says only 'considerably robust in most cases')",
+       statement="Shedding the class law's assumptions one at a time, unbalanced minima (gauge 0.3 and 1), Glorot "
+                 "initialization and non-whitened inputs move lambda_max by 1.3x to several-fold away from "
+                 "L pi_max^(1-1/L) -- by the amount the Gauss-Newton operator predicts -- and only the two nonlinear "
+                 "relaxations (tanh, ReLU) stay within 25 %: 2 of steplab's 6. Reading the abstract's 'most' as at "
+                 "least 4 of these 6 is steplab's reading, tested as a rival, not the paper's statement.",
        latex=r"\#\{\text{relaxations with }|\log(\lambda_{\max}/\lambda_{\text{law}})|\le\log1.25\}=2\ \text{of}\ 6",
-       provenance="quoted", kind="exact")
+       provenance="derived", kind="exact",
+       coarse_reason="a count of six relaxations: the smallest change it can resolve is one relaxation, 50 % of 2")
 def check_robustness_count(budget: Budget) -> Result:
     """The six relaxations of hessian2026.shed_assumptions (gauge 0.3, gauge 1, Glorot init, mixed inputs after GD,
     tanh, ReLU; medians / means over their runs), each lambda_max (autodiff) over the law. Per linear relaxation,
     steplab predicts from the Gauss-Newton operator of the same weights (not from the autodiff Hessian) whether it
     stays within 25 %; the count of robust relaxations of six is compared with steplab's (the linear ones predicted,
-    the two nonlinear ones taken as measured: steplab has no closed form for them) and with the paper's 'most' (at
-    least 4 of 6). Rival: every relaxation robust (6 of 6)."""
+    the two nonlinear ones taken as measured: steplab has no closed form for them). Rivals: every relaxation robust
+    (6 of 6); steplab's reading of the abstract's 'most' as at least 4 of 6."""
     from paper_checks.linear_hessian import shed
 
     rows = shed.relaxation_table(budget)
@@ -315,9 +319,10 @@ def check_robustness_count(budget: Budget) -> Result:
                            within)
     checks = [
         Exact(f"relaxations with lambda_max within {ROBUST_FACTOR}x of the law (of 6)", predicted=float(pred_within.sum()),
-              measured=float(within.sum()), atol=0.5, paper=4.0,
-              rivals={"robust in every relaxation (6 of 6)": 6.0},
-              why="a count: any difference is a miscount; the paper's 'most' is read as at least 4 of 6"),
+              measured=float(within.sum()), atol=0.5,
+              rivals={"robust in every relaxation (6 of 6)": 6.0,
+                      "'most' read as 4 of 6 (steplab's reading of the abstract, not the paper's number)": 4.0},
+              why="a count: any difference is a miscount"),
         Count("linear relaxations robust, autodiff vs Gauss-Newton prediction", measured=within[linear],
               predicted=pred_within[linear],
               rivals={"the law survives every linear relaxation": np.ones(int(linear.sum()), bool)},

@@ -177,6 +177,9 @@ def check_class_law_at_minimum(budget: Budget) -> Result:
 
 
 @claim("hessian2026.sharpness_set_by_max_class", paper=PAPER, source="abstract",
+       quote="Importantly, for classification tasks with MSE loss, we identify that the sharpness of the solution is "
+             "directly related to the maximum proportion of samples belonging to any class.",
+       where="arXiv:2607.13631, abstract",
        statement="For classification with MSE loss, the sharpness of the solution is directly related to the maximum "
                  "proportion of samples belonging to any class.",
        latex=r"\lambda_{\max}=\lambda_{\max}(\pi_{\max}),\ \text{increasing}",

@@ -13,13 +13,11 @@ import numpy as np
 import sims.nqm as sn
 import theory.noisy_quadratic as th
 import theory.nqm as tn
-from paper_checks import Paper, Rate, Result, Statistical, claim, fit_slope
+from paper_checks import STEPLAB, Paper, Rate, Result, Statistical, claim, fit_slope
 from paper_checks.noisy_quadratic import _experiments as E
 
 PAPER = Paper(key="morales2024", title="Exponential Moving Average of Weights in Deep Learning: Dynamics and Benefits",
               authors="D. Morales-Brotons, T. Vogels, H. Hendrikx", year=2024, arxiv="2411.18704")
-KIDAMBI = Paper(key="kidambi2018", title="On the insufficiency of existing momentum schemes for Stochastic Optimization",
-                authors="R. Kidambi, P. Netrapalli, P. Jain, S. M. Kakade", year=2018, arxiv="1803.05591")
 
 
 def _ratio_stats(num: np.ndarray, den: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -86,8 +84,9 @@ def ema_bias_rate(budget) -> Result:
     return Result(checks, detail="; ".join(details), seed=E.SEED + 3)
 
 
-@claim("kidambi2018.momentum_stationary_variance", paper=KIDAMBI, provenance="derived", kind="statistical",
-       source="abstract (momentum schemes do not beat SGD with noisy gradients); variances derived here (sympy)",
+@claim("steplab.momentum_stationary_variance", paper=STEPLAB, provenance="derived", kind="statistical",
+       source="derived here (sympy); not a statement of Kidambi et al. 2018, whose claim is about rates (heavy ball "
+              "and Nesterov cannot beat SGD on some instances; ASGD does), untested so far",
        statement="With additive gradient noise, heavy ball's stationary variance is eta sigma^2 (1+mu)/(lambda (1-mu) "
                  "(2(1+mu) - eta lambda)) (not SGD's at the effective step eta/(1-mu)), and Nesterov's exceeds SGD's "
                  "at the same eta by the factor 1 + 2mu(1+mu)(eta lambda - 1)^2 / ((1 - mu + eta mu lambda)"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 import theory.noisy_quadratic as th
-from paper_checks import Bound, Exact, Paper, Rate, Result, claim
+from paper_checks import STEPLAB, Bound, Exact, Paper, Rate, Result, claim
 from paper_checks.noisy_quadratic import _experiments as E
 
 PAPER = Paper(key="chen2023", title="Lion Secretly Solves Constrained Optimization: As Lyapunov Predicts",
@@ -79,8 +79,11 @@ def box_contraction(budget) -> Result:
                                  f"1 - eta lambda = {q}", seed=E.SEED + 6, arrays={"excess": excess})
 
 
-@claim("chen2023.box_minimizer", paper=PAPER, provenance="derived", kind="exact",
-       source="abstract (the limit points solve the box-constrained problem)",
+@claim("chen2023.box_minimizer", paper=PAPER, provenance="quoted", kind="exact",
+       source="abstract (the limit points solve the box-constrained problem); 'to within the last step size' and the "
+              "rival minimizers are steplab's sharpening",
+       quote="minimizing a general loss function $f(x)$ while enforcing a bound constraint $\\|x\\|_\\infty \\leq 1/\\lambda$",
+       where="arXiv:2310.05898, abstract",
        statement="With a decaying step, Lion with decoupled decay lambda converges to argmin f over the box "
                  "|x|_inf <= 1/lambda (to within the last step size), not to the unconstrained, clipped or "
                  "L2-penalized minimizer.",
@@ -105,8 +108,8 @@ def box_minimizer(budget) -> Result:
                   arrays={"path": ex["path"][nc], "target": target})
 
 
-@claim("chen2023.hover_order_eta", paper=PAPER, provenance="derived", kind="rate",
-       source="derived here (a sign method cannot settle: each step moves every coordinate by eta)",
+@claim("steplab.lion_hover_order_eta", paper=STEPLAB, provenance="derived", kind="rate",
+       source="found here on chen2023's Lion (a sign method cannot settle: each step moves every coordinate by eta)",
        statement="At a constant step Lion hovers around the box-constrained minimizer at a distance proportional to "
                  "eta (not sqrt(eta) as SGD's noise ball).",
        latex=r"\max_{t > T/2}\|x_t - x^\star\|_\infty = \Theta(\eta)")

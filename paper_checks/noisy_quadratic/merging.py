@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 import theory.noisy_quadratic as th
-from paper_checks import Exact, Paper, Rate, Result, claim, fit_slope
+from paper_checks import STEPLAB, Exact, Paper, Rate, Result, claim, fit_slope
 from paper_checks.noisy_quadratic import _experiments as E
 
 PAPER = Paper(key="tian2025", title="WSM: Decay-Free Learning Rate Schedule via Checkpoint Merging for LLM Pre-training",
@@ -21,6 +21,9 @@ WANG = Paper(key="wang2024", title="How to set AdamW's weight decay as you scale
 
 @claim("tian2025.merging_equals_decay", paper=PAPER, provenance="derived", kind="exact",
        source="abstract (merging emulates decay); the identity derived here",
+       quote="WSM provides a unified theoretical foundation for emulating various decay strategies—including cosine "
+             "decay, linear decay and inverse square root decay—as principled model averaging schemes",
+       where="arXiv:2507.17634v2, abstract",
        statement="For a fixed gradient sequence, merging the constant-step checkpoints x_{t_k} with weights w_k equals "
                  "the last iterate of one run with step eta (1 - C_s), C_s = sum_{t_k <= s} w_k: uniform weights on the "
                  "last W checkpoints are a linear decay over W steps.",
@@ -45,8 +48,8 @@ def merging_equals_decay(budget) -> Result:
                   seed=E.SEED + 2, arrays={"eta_eff": ex["eta_eff"], "identity_error": np.abs(merged - decayed)})
 
 
-@claim("tian2025.merging_error_grows_with_curvature_window", paper=PAPER, provenance="derived", kind="rate",
-       source="derived here (where the identity stops being exact)",
+@claim("steplab.merging_error_grows_with_curvature_window", paper=STEPLAB, provenance="derived", kind="rate",
+       source="found here (where tian2025's merging-decay identity stops being exact; the paper states no error law)",
        statement="On a noisy quadratic the gradients depend on the iterates and merging only approximates the decay: the "
                  "root-mean-square gap between the merged model and the decayed run grows linearly in curvature x "
                  "window, eta lambda W (leading order).",
@@ -76,7 +79,12 @@ def merging_error_scaling(budget) -> Result:
 
 
 @claim("wang2024.adamw_weights_are_an_ema", paper=WANG, provenance="derived", kind="exact",
-       source="abstract (AdamW's weights as an exponential moving average of updates); weights derived here",
+       source="abstract (AdamW's weights as an exponential moving average of updates, at a given learning rate); the "
+              "any-schedule weights c_t are Bergsma et al.'s extension (arXiv:2502.15938, 'coefficients governed by the LR "
+              "schedule'), re-derived here",
+       quote="We show that weights learned by AdamW can be understood as an exponential moving average (EMA) of recent "
+             "updates.",
+       where="arXiv:2405.13698v3, abstract",
        statement="With decoupled weight decay lambda and any schedule, x_T = prod(1 - eta_t lambda) x_0 - (1/lambda) "
                  "sum_t c_t u_t with c_t = eta_t lambda prod_{k>t}(1 - eta_k lambda): an exponential moving average of "
                  "the updates.",

@@ -14,7 +14,7 @@ import numpy as np
 
 import sims.nqm as sn
 import theory.noisy_quadratic as th
-from paper_checks import Categorical, Exact, Paper, Rate, Result, Statistical, claim
+from paper_checks import STEPLAB, Categorical, Exact, Paper, Rate, Result, Statistical, claim
 from paper_checks.noisy_quadratic import _experiments as E
 
 PAPER = Paper(key="kosson2023", title="Rotational Equilibrium: How Weight Decay Balances Learning Across Neural Networks",
@@ -23,8 +23,13 @@ PAPER = Paper(key="kosson2023", title="Rotational Equilibrium: How Weight Decay 
 TAIL = 20  # recording blocks (of 60) averaged at equilibrium
 
 
-@claim("kosson2023.equilibrium_angle_and_norm", paper=PAPER, provenance="derived", kind="statistical",
-       source="abstract (rotational equilibrium); leading-order formulas derived here",
+@claim("kosson2023.equilibrium_angle_and_norm", paper=PAPER, provenance="secondary", kind="statistical",
+       source="the paper's equilibrium formulas (its angle sqrt(2 eta lambda/(1+alpha)) for SGD with momentum is also "
+              "what the authors' public code computes; the paper's text was not recovered here, so no quote); the sign-"
+              "update form is the paper's AdamW angle at beta1 = 0; re-derived here to leading order",
+       quote="Weight decay can cause the expected magnitude and angular updates of a neuron's weight vector to converge "
+             "to a steady state we call rotational equilibrium.",
+       where="arXiv:2305.17212, abstract",
        statement="In the random-walk model, SGD with momentum alpha and coupled decay lambda rotates the weights by "
                  "sqrt(2 eta lambda/(1+alpha)) per step at a norm |w|^4 = eta G^2/(2 lambda (1-alpha)); sign updates "
                  "with decoupled decay rotate by sqrt(2 eta lambda) at |w| = sqrt(eta d/(2 lambda)).",
@@ -131,8 +136,9 @@ def no_decay_norm_identity(budget) -> Result:
                   seed=E.SEED)
 
 
-@claim("kosson2023.breaks_on_correlated_gradients", paper=PAPER, provenance="derived", kind="qualitative",
-       source="derived here (the random-walk assumption tested on a real scale-invariant loss)",
+@claim("steplab.rotational_equilibrium_breaks_on_correlated_gradients", paper=STEPLAB, provenance="derived",
+       kind="qualitative",
+       source="found here (kosson2023's random-walk assumption tested on a real scale-invariant loss)",
        statement="On a real scale-invariant loss (full-batch logistic regression on w/|w|) the angular update of plain "
                  "GD with coupled decay is exactly arccos(1 - eta lambda) ~ sqrt(2 eta lambda) once the norm settles, "
                  "but with momentum 0.9 the random-walk formula sqrt(2 eta lambda/(1+alpha)) fails: correlated "

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 import theory.sgd_stability as th
-from paper_checks import Budget, Categorical, Exact, Paper, Result, claim
+from paper_checks import STEPLAB, Budget, Categorical, Exact, Paper, Result, claim
 from paper_checks.sgd_stability import _experiments as ex
 
 PAPER = Paper(
@@ -44,8 +44,8 @@ def delay_threshold(budget: Budget) -> Result:
                   arrays={"delays": s, "measured": run["crossing"], "predicted": predicted})
 
 
-@claim("levinmay1976.noise_tightens_delay_threshold", paper=PAPER, provenance="derived", kind="qualitative",
-       source="measured here (not a statement of the paper)",
+@claim("steplab.noise_tightens_delay_threshold", paper=STEPLAB, provenance="derived", kind="qualitative",
+       source="measured here beside levinmay1976's delay threshold (not a statement of the paper)",
        statement="On the hardening toy f = x^2/2 + x^4/4 with additive gradient noise, delayed SGD escapes below the "
                  "linear threshold 2 sin(pi/(2(2S+1))), and the more so the larger the noise.",
        latex=r"\hat\eta_c(S, \sigma) < 2\sin\tfrac{\pi}{2(2S+1)},\ \text{decreasing in } \sigma")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 import theory.sgd_stability as th
-from paper_checks import Bound, Budget, Categorical, Count, Exact, Paper, Result, Statistical, claim
+from paper_checks import STEPLAB, Bound, Budget, Categorical, Count, Exact, Paper, Result, Statistical, claim
 from paper_checks.sgd_stability import _experiments as ex
 
 PAPER = Paper(
@@ -56,9 +56,12 @@ def mixture_identity(budget: Budget) -> Result:
                   arrays={"batch_sizes": sizes})
 
 
-@claim("mulayoff2024.threshold_nondecreasing_in_batch", paper=PAPER, provenance="secondary", kind="exact",
+@claim("mulayoff2024.threshold_nondecreasing_in_batch", paper=PAPER, provenance="quoted", kind="exact",
        source="abstract (threshold non-decreasing in B); eta*(n) = 2/lambda_max is gradient descent's limit; "
               "eta*(B) = 1/lambda_max(Q_B, H(x)I + I(x)H) derived here",
+       quote="In particular, we show that the stability threshold is monotonically non-decreasing in the batch size, "
+             "which means that reducing the batch size can only decrease stability.",
+       where="arXiv:2306.07850, abstract",
        statement="The mean-square threshold eta*(B) = sup{eta : rho(M_B) < 1} is non-decreasing in B, equals 2/lambda_max "
                  "at B = n, and the exact second moment grows like rho(M_B)^t.",
        latex=r"\eta^*(B) = \sup\{\eta: \rho(\mathcal M_B) < 1\}\ \uparrow\ \text{in } B,\quad \eta^*(n) = 2/\lambda_{\max},"
@@ -142,8 +145,8 @@ def second_moment_of_paths(budget: Budget) -> Result:
                   arrays={"mean": run["mean"], "se": run["se"], "predicted": traces("without")}, seed=ex.SEED + 4)
 
 
-@claim("mulayoff2024.almost_sure_threshold_is_larger", paper=PAPER, provenance="derived", kind="statistical",
-       source="derived here: Jensen gives 2 gamma <= log rho(M_B); for commuting Hessians gamma = max_k E log|1 - eta h_Bk|",
+@claim("steplab.almost_sure_threshold_is_larger", paper=STEPLAB, provenance="derived", kind="statistical",
+       source="found here beside mulayoff2024's mean-square threshold (the paper speaks of mean-square stability only): Jensen gives 2 gamma <= log rho(M_B); for commuting Hessians gamma = max_k E log|1 - eta h_Bk|",
        statement="The almost-sure threshold, where the top Lyapunov exponent of linearized SGD changes sign, is a separate "
                  "threshold at or above the mean-square one; for commuting Hessians it is the first root of "
                  "max_k E_B log|1 - eta (h_B)_k|.",
@@ -180,8 +183,9 @@ def almost_sure_threshold(budget: Budget) -> Result:
                           "ls_ms": ms_l}, seed=ex.SEED)
 
 
-@claim("mulayoff2024.naive_monte_carlo_trap", paper=PAPER, provenance="derived", kind="qualitative",
-       source="derived here (a finding about how to simulate the claim, not a statement of the paper)",
+@claim("steplab.naive_monte_carlo_trap", paper=STEPLAB, provenance="derived", kind="qualitative",
+       source="found here, simulating mulayoff2024's mean-square threshold (a finding about how to simulate it, not a "
+              "statement of the paper)",
        statement="At eta = 1.1 eta*(1) the second moment diverges (rho(M_1) > 1), yet a naive Monte Carlo average of "
                  "||theta_T||^2 over long paths reports decay: rare paths carry the second moment; short horizons with "
                  "many paths recover rho(M_1)^t.",

@@ -22,10 +22,14 @@ PAPER = Paper(
 )
 
 
-@claim("wusu2023.trace_bound_at_batch_one", paper=PAPER, provenance="secondary", kind="bound",
-       source="abstract ('linearly stable for SGD => tr H <= 2/eta'); exact form at B = 1 for rank-one per-sample "
-              "Hessians derived here",
-       statement="At batch size 1, a minimum with rank-one per-sample Hessians is mean-square stable only if "
+@claim("wusu2023.trace_bound_at_batch_one", paper=PAPER, provenance="derived", kind="bound",
+       source="abstract ('linearly stable for SGD => tr H <= 2/eta', no batch size given); reading it at batch size 1 "
+              "is steplab's interpretation (at B = n the condition is GD's, so no B-free trace bound holds for every "
+              "B); the exact form for rank-one per-sample Hessians is derived here",
+       quote="Notably, if a global minimum is linearly stable for SGD, then the trace of Hessian must be less than or "
+             "equal to $2/\\eta$, where $\\eta$ denotes the learning rate.",
+       where="arXiv:2305.17490, abstract",
+       statement="(steplab's reading at batch size 1) At batch size 1, a minimum with rank-one per-sample Hessians is mean-square stable only if "
                  "eta <= 2 tr H / ((1/n) sum_i ||g_i||^4) <= 2 / tr H; the trace bound fails for large batches.",
        latex=r"\eta^*(1) \le \frac{2\,\mathrm{tr}H}{\frac1n\sum_i\|g_i\|^4} \le \frac{2}{\mathrm{tr}H}")
 def trace_bound_at_batch_one(budget: Budget) -> Result:
