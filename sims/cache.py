@@ -1,21 +1,33 @@
-r"""Results cache: ``<results>/<name>.npz`` (arrays) plus ``<results>/<name>.json`` (provenance).
+r"""Results cache: one entry per (name, key) -- ``<name>.<key>.json`` plus the ``.npz`` it names.
 
-An entry is valid only if its key matches :math:`\mathrm{sha256}(\text{config} \,\|\, \text{code version of its topic})`:
+An entry is valid only if its key matches :math:`\mathrm{sha256}(\text{config} \,\|\, \text{code version of its topic}
+\,\|\, \text{environment})`:
 
 * the config is hashed by *content* (arrays by their bytes, dtype and shape, never by ``repr``);
 * the code version of topic ``T`` hashes the sources of ``theory``, ``sims`` and ``paper_checks``
   that belong to ``T`` (a module, package or data file named ``T`` or ``T_*``, or under a folder
-  of that name) together with every shared source (files that belong to no topic: the sweep
-  engine, this cache, the claim layer, shared problems). Editing ``sims/sde.py`` therefore
-  recomputes no logistic result, while editing the sweep engine recomputes everything.
+  of that name; when one topic's name is a prefix of another's, ``sign`` and ``sign_floor``, a file
+  belongs to the longest name that matches, so ``sign`` never owns ``sign_floor*``) together with every
+  shared source (files that belong to no topic: the sweep engine, this cache, the claim layer, shared
+  problems). Editing ``sims/sde.py`` therefore recomputes no logistic result, while editing the sweep
+  engine recomputes everything;
+* the environment: the versions of the numerical libraries (jax, jaxlib, numpy, scipy, sympy, optax,
+  diffrax), JAX's x64 mode, its backend and its device count (results are not proven invariant under any
+  of them).
 
-The JSON holds the sha256 of the ``.npz`` it belongs to, so a truncated, corrupt or mismatched
-pair is detected on read, discarded with a warning and recomputed. Both files are written to a
-temporary name and renamed into place.
+The key is part of both file names, so two configurations, code versions or environments never share a
+path. The ``.npz`` name also carries the sha256 of its own bytes: once written it never changes (a rewrite
+of identical bytes is harmless), and the ``.json`` -- replaced atomically -- always names an ``.npz`` that
+matches it. Concurrent writers of one key are therefore harmless: a reader sees one writer's complete pair
+or the other's. The ``.json`` holds the JSON scalars, the sha256 of the ``.npz`` and the provenance, and is
+sealed by the sha256 of its own content (``json_sha256``; the file must be exactly the canonical
+serialisation of that content). A reader reads each file's bytes once, verifies them and parses those
+bytes; any edited, truncated or mismatched byte in either file is discarded with a :class:`CacheWarning`
+and recomputed.
 
 Where: ``$STEPLAB_RESULTS`` if set; else ``results/`` at the root of the steplab checkout when the
 current directory is inside it; else the user cache directory (``$XDG_CACHE_HOME/steplab`` or
-``~/.cache/steplab``). ``steplab clean`` style removal is just deleting that folder.
+``~/.cache/steplab``). ``steplab cache --clear`` deletes the entries.
 """
 from __future__ import annotations
 
@@ -23,31 +35,53 @@ import contextlib
 import contextvars
 import functools
 import hashlib
+import io
 import json
+import math
 import os
 import platform
 import re
+import secrets
 import subprocess
+import tempfile
 import time
 import warnings
+import zipfile
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import numpy as np
 
-__all__ = ["cached", "code_version", "config_digest", "results_dir", "provenance", "recompute", "topic_names",
-           "CacheWarning", "read_meta"]
+__all__ = ["cached", "code_version", "config_digest", "results_dir", "provenance", "recompute", "memory_only",
+           "topic_names", "CacheWarning", "ResultsFolderError", "read_meta", "prepare_results_dir",
+           "remove_stale_temporaries"]
 
 _PACKAGES = ("theory", "sims", "paper_checks")
 _NAME = re.compile(r"^[A-Za-z0-9_.\-]+$")
 _ROOT = Path(__file__).resolve().parent.parent
+# libraries whose version can change a number a simulator or a derivation produces
+_KEY_LIBRARIES = ("jax", "jaxlib", "numpy", "scipy", "sympy", "optax", "diffrax")
+_FORMAT = 2  # entry layout; 1 was <name>.npz + <name>.json (such files are ignored, `steplab cache --clear` removes them)
+# an .npz no .json names any more is removed once it is older than this: a writer publishes its .json right
+# after its .npz, so a younger one may belong to a concurrent writer whose .json is about to name it
+_ORPHAN_GRACE_S = 60.0
+# a temporary file of a dead writer is removed only after this long: "dead" is judged by process id on this
+# host, and a folder shared by several hosts may hold a live writer from another one
+_DEAD_WRITER_GRACE_S = 60.0
+_TMP = re.compile(r"^(?P<final>.+)\.(?P<pid>\d+)(?:-[0-9a-f]+)?\.tmp$")
 # inside a recompute() block: the (name, key) pairs it has recomputed so far; None outside one
 _FRESH: contextvars.ContextVar[set | None] = contextvars.ContextVar("steplab_fresh", default=None)
+# inside a memory_only() block: the entries computed in it, by (name, key); None outside one
+_MEMORY: contextvars.ContextVar[dict | None] = contextvars.ContextVar("steplab_memory", default=None)
 
 
 class CacheWarning(UserWarning):
-    """A cached entry was unreadable or inconsistent and is being recomputed."""
+    """A cached entry was unreadable or inconsistent and is being recomputed, or could not be written."""
+
+
+class ResultsFolderError(OSError):
+    """The results folder cannot be created or written (raised by :func:`prepare_results_dir`)."""
 
 
 def results_dir() -> Path:
@@ -60,6 +94,67 @@ def results_dir() -> Path:
         return _ROOT / "results"
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "steplab"
+
+
+def prepare_results_dir() -> Path:
+    """Create the results folder if needed, prove it writable, remove stale temporary files; return it.
+
+    Commands call this before any work, so an unwritable folder is a usage error at the start instead of
+    an error after every result has been computed. Raises :class:`ResultsFolderError` naming the folder.
+    """
+    folder = results_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".steplab-write-probe-", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise ResultsFolderError(f"results folder {folder} is not writable ({exc.strerror or exc}); set "
+                                 f"STEPLAB_RESULTS to a writable folder") from exc
+    remove_stale_temporaries(folder)
+    return folder
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # another user's process (or a number no process can have: kept, to be safe)
+    return True
+
+
+def remove_stale_temporaries(folder: "Path | str", max_age_s: float = 3600.0) -> list[Path]:
+    """Delete the temporary files of interrupted writes in ``folder``; return what was deleted.
+
+    A temporary file is ``<final name>.<writer pid>[-<random>].tmp``. It is stale when it is older than
+    ``max_age_s`` or when its writer is no longer running on this host (and it is over a minute old). Live
+    writers' files and every other file are left alone.
+    """
+    if not isinstance(folder, (str, os.PathLike)) or isinstance(folder, bool):
+        raise TypeError(f"folder: expected a path, got {type(folder).__name__} {folder!r:.60}")
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ValueError(f"folder: expected an existing directory, got {str(folder)!r}")
+    if isinstance(max_age_s, bool) or not isinstance(max_age_s, (int, float)) or not max_age_s > 0 \
+            or not math.isfinite(max_age_s):
+        raise ValueError(f"max_age_s: expected a positive number of seconds, got {max_age_s!r}")
+    now, removed = time.time(), []
+    for path in folder.iterdir():
+        m = _TMP.match(path.name)
+        if m is None or not path.is_file():
+            continue
+        try:
+            age = now - path.stat().st_mtime
+        except OSError:
+            continue  # renamed into place or removed meanwhile
+        pid = int(m["pid"])
+        if age > max_age_s or (age > _DEAD_WRITER_GRACE_S and pid != os.getpid() and not _pid_alive(pid)):
+            with contextlib.suppress(OSError):
+                path.unlink()
+                removed.append(path)
+    return removed
 
 
 def recompute(enabled: bool = True) -> contextlib.AbstractContextManager[None]:
@@ -83,6 +178,26 @@ def _recompute(enabled: bool) -> Iterator[None]:
         _FRESH.reset(token)
 
 
+def memory_only(enabled: bool = True) -> contextlib.AbstractContextManager[None]:
+    """Within this block :func:`cached` neither reads nor writes the results folder (``--no-cache``).
+
+    Each entry is computed once per block and kept in memory for the block's extent, so an experiment that
+    several claims share still runs once. ``enabled=False`` inside a block restores the results folder.
+    """
+    if not isinstance(enabled, bool):
+        raise TypeError(f"enabled: expected a bool, got {type(enabled).__name__} {enabled!r}")
+    return _memory_only(enabled)
+
+
+@contextlib.contextmanager
+def _memory_only(enabled: bool) -> Iterator[None]:
+    token = _MEMORY.set({} if enabled else None)
+    try:
+        yield
+    finally:
+        _MEMORY.reset(token)
+
+
 @functools.lru_cache(maxsize=1)
 def topic_names() -> tuple[str, ...]:
     """Topics: the modules and packages of ``paper_checks`` whose names do not start with ``_``."""
@@ -91,12 +206,29 @@ def topic_names() -> tuple[str, ...]:
     return tuple(sorted(n for n in names if not n.startswith("_")))
 
 
+def _part_owner(part: str, topics: tuple[str, ...]) -> str | None:
+    """The topic one path component belongs to: ``T`` itself or ``T_*``, the longest such ``T`` winning.
+
+    Longest first, because one topic's name may be a prefix of another's (``sign``, ``sign_floor``): the
+    component ``sign_floor_regime`` belongs to ``sign_floor``, never to ``sign``.
+    """
+    if part in topics:
+        return part
+    matches = [t for t in topics if part.startswith(t + "_")]
+    return max(matches, key=len) if matches else None
+
+
 def _owner(rel: Path) -> str | None:
-    """The topic a source file belongs to, or None for shared sources."""
-    parts = [*rel.parts[1:-1], Path(rel.parts[-1]).stem]
-    for topic in topic_names():
-        if any(p == topic or p.startswith(topic + "_") for p in parts):
-            return topic
+    """The topic a source file (a path relative to the checkout) belongs to, or None for shared sources.
+
+    The outermost path component below the package that belongs to a topic decides:
+    ``paper_checks/sign_floor/_helpers.py`` belongs to ``sign_floor``.
+    """
+    topics = topic_names()
+    for part in [*rel.parts[1:-1], Path(rel.parts[-1]).stem]:
+        owner = _part_owner(part, topics)
+        if owner is not None:
+            return owner
     return None
 
 
@@ -147,6 +279,33 @@ def _code_version(scope: tuple[str, ...] | None) -> str:
 code_version.cache_clear = _code_version.cache_clear  # tests edit sources and re-read the version
 
 
+@functools.lru_cache(maxsize=1)
+def _library_versions() -> tuple[tuple[str, str], ...]:
+    found = []
+    for dist in _KEY_LIBRARIES:
+        try:
+            found.append((dist, metadata.version(dist)))
+        except metadata.PackageNotFoundError:
+            pass
+    return tuple(found)
+
+
+@functools.lru_cache(maxsize=1)
+def _steplab_version() -> str:
+    return metadata.version("steplab")
+
+
+def _environment() -> dict:
+    """What besides the configuration and the code changes a result: library versions and JAX's numerics.
+
+    x64 mode is read on every call (a program may switch it); the rest is fixed once JAX has started.
+    """
+    import jax
+
+    return {"libraries": dict(_library_versions()), "x64": bool(jax.config.read("jax_enable_x64")),
+            "backend": jax.default_backend(), "device_count": jax.device_count()}
+
+
 def _canonical(x: Any) -> Any:
     """A JSON-serialisable stand-in for ``x`` that identifies it by content."""
     if isinstance(x, dict):
@@ -181,13 +340,16 @@ def _name(name: Any) -> str:
 
 
 def config_digest(config: dict, topic: "str | tuple[str, ...] | None" = None) -> str:
-    """The cache key of ``config`` under the code version of ``topic``."""
+    """The cache key of ``config`` under the code version of ``topic`` and this process's environment."""
     _config(config)
-    blob = json.dumps(_canonical(config), sort_keys=True) + code_version(topic)
+    blob = json.dumps({"config": _canonical(config), "code": code_version(topic), "environment": _environment()},
+                      sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
+@functools.lru_cache(maxsize=1)
 def _git_revision() -> str:
+    """The checkout's revision, read once per process like the code version the keys use."""
     try:
         out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=5,
                              cwd=_ROOT)
@@ -199,6 +361,18 @@ def _git_revision() -> str:
         return "unknown"
 
 
+def _seed(config: dict, values: dict | None = None) -> Any:
+    """The seed behind a result: the configuration's ``seed``, else a ``seed`` the computation returned."""
+    for source in (config, values or {}):
+        seed = source.get("seed")
+        if seed is None or isinstance(seed, bool):
+            continue
+        if isinstance(seed, (int, np.integer)):
+            return int(seed)
+        return _canonical(seed)  # a seed per run (an array or a list of them) is recorded by content
+    return None
+
+
 def provenance(config: dict, wall_s: float, topic: "str | tuple[str, ...] | None" = None) -> dict:
     """Provenance record stored next to every cached result."""
     import jax
@@ -208,16 +382,14 @@ def provenance(config: dict, wall_s: float, topic: "str | tuple[str, ...] | None
     _config(config)
     wall_s = V.real("wall_s", wall_s, low=0.0)
 
-    versions = {}
-    for dist in ("jax", "jaxlib", "numpy", "scipy", "sympy", "optax", "diffrax", "steplab"):
-        try:
-            versions[dist] = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            pass
+    versions = dict(_library_versions())
+    with contextlib.suppress(metadata.PackageNotFoundError):
+        versions["steplab"] = _steplab_version()
     devices = jax.devices()
+    env = _environment()
     return {
         "config": _canonical(config),
-        "seed": config.get("seed"),
+        "seed": _seed(config),
         "topic": topic,
         "git_revision": _git_revision(),
         "code_version": code_version(topic),
@@ -225,63 +397,142 @@ def provenance(config: dict, wall_s: float, topic: "str | tuple[str, ...] | None
         "python": platform.python_version(),
         "device_kind": devices[0].device_kind,
         "device_count": len(devices),
+        "backend": env["backend"],
+        "x64": env["x64"],
         "wall_s": round(wall_s, 3),
         "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
-def _read(npz_path: Path, json_path: Path, key: str) -> dict[str, Any] | None:
-    """The cached values if the pair exists, matches ``key`` and is intact; None otherwise."""
-    if not (npz_path.exists() and json_path.exists()):
-        return None
-    try:
-        meta = json.loads(json_path.read_text())
-        if meta.get("key") != key:
-            return None  # another config or code version: an ordinary miss
-        if meta.get("npz_sha256") != _sha256(npz_path):
-            raise ValueError("the .npz does not match the checksum recorded in its .json")
-        with np.load(npz_path, allow_pickle=False) as data:
-            values = {k: data[k] for k in data.files}
-        values.update(meta["scalars"])
-        return values
-    except Exception as exc:  # noqa: BLE001 - any unreadable entry is discarded, never trusted
-        warnings.warn(f"cache entry {npz_path.stem!r} is corrupt ({exc}); recomputing", CacheWarning, stacklevel=3)
-        return None
+_ENCODE = json.JSONEncoder(sort_keys=True, ensure_ascii=True).encode  # one encoder, not one per value
 
 
-def cached(name: str, config: dict, compute: Callable[[], dict[str, Any]], *, topic: "str | tuple[str, ...] | None" = None,
-           fresh: bool | None = None) -> dict[str, Any]:
-    """Return ``compute()``, reusing ``<results>/<name>.*`` when its key matches and the pair is intact.
+def _dumps(body: dict) -> bytes:
+    """The one serialisation of an entry's ``.json``: one sorted top-level key per line, ASCII.
 
-    ``compute`` returns a flat dict: NumPy-convertible array values go to the ``.npz``; JSON
-    scalars (str, int, float, bool, None) go to the ``.json``. The returned dict has the same keys
-    either way. ``topic`` scopes the code version in the key (None: all sources). ``fresh=True``
-    recomputes and overwrites; an enclosing :func:`recompute` block does so once per entry.
+    Each value is written by the C encoder on its line (``indent`` would select the pure-Python encoder,
+    several times slower on every read, which re-serialises the file to verify it).
     """
-    _name(name)
-    _config(config)
-    if not callable(compute):
-        raise TypeError(f"compute: expected a callable returning a dict, got {type(compute).__name__}")
-    if fresh is not None and not isinstance(fresh, bool):
-        raise TypeError(f"fresh: expected True, False or None, got {type(fresh).__name__} {fresh!r}")
-    block = _FRESH.get()
-    directory = results_dir()
-    npz_path, json_path = directory / f"{name}.npz", directory / f"{name}.json"
-    key = config_digest(config, topic)
-    if fresh is None:
-        fresh = block is not None and (name, key) not in block
-    if not fresh:
-        hit = _read(npz_path, json_path, key)
-        if hit is not None:
-            return hit
+    lines = [f" {_ENCODE(k)}: {_ENCODE(v)}" for k, v in sorted(body.items())]
+    return ("{\n" + ",\n".join(lines) + "\n}\n").encode()
 
-    start = time.perf_counter()
-    values = compute()
-    wall = time.perf_counter() - start
+
+def _seal(body: dict) -> bytes:
+    """``body`` serialised with ``json_sha256``: the sha256 of the serialisation of everything else."""
+    payload = {k: v for k, v in body.items() if k != "json_sha256"}
+    return _dumps({**payload, "json_sha256": _sha256(_dumps(payload))})
+
+
+def _unseal(raw: bytes) -> dict:
+    """The content of a sealed ``.json``; ValueError unless ``raw`` is exactly what :func:`_seal` writes.
+
+    Comparing whole bytes (not only the checksum) also rejects edits that parse to the same content, such
+    as changed whitespace: every byte of the file is covered.
+    """
+    meta = json.loads(raw)
+    if not isinstance(meta, dict) or _seal(meta) != raw:
+        raise ValueError("the .json does not match its own checksum (edited or damaged)")
+    return meta
+
+
+def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
+    """An ``.npz`` of ``arrays`` whose bytes depend only on the arrays (fixed member dates, sorted names)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as archive:
+        for key in sorted(arrays):
+            member = zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            with archive.open(member, "w", force_zip64=True) as fh:
+                np.lib.format.write_array(fh, np.asanyarray(arrays[key]), allow_pickle=False)
+    return buffer.getvalue()
+
+
+def _json_path(directory: Path, name: str, key: str) -> Path:
+    return directory / f"{name}.{key}.json"
+
+
+def _read_once(directory: Path, name: str, key: str) -> dict[str, Any] | None:
+    """One attempt at reading entry (name, key): its values, None for a miss; FileNotFoundError when the
+    ``.npz`` its ``.json`` names is gone (replaced meanwhile); ValueError or OSError when damaged."""
+    try:
+        raw = _json_path(directory, name, key).read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return None  # never computed under this key (or no results folder yet): an ordinary miss
+    meta = _unseal(raw)
+    if meta.get("name") != name or meta.get("key") != key or meta.get("format") != _FORMAT:
+        raise ValueError(f"the .json describes entry {meta.get('name')!r} under key {meta.get('key')!r}")
+    npz = meta["npz"]
+    if not isinstance(npz, str) or not npz.startswith(f"{name}.{key}.") or Path(npz).name != npz:
+        raise ValueError(f"the .json names an unexpected .npz {npz!r}")
+    blob = (directory / npz).read_bytes()
+    if len(blob) != meta["npz_bytes"] or _sha256(blob) != meta["npz_sha256"]:
+        raise ValueError("the .npz does not match the checksum recorded in its .json")
+    with np.load(io.BytesIO(blob), allow_pickle=False) as data:  # the bytes just verified, not the file again
+        values = {k: data[k] for k in data.files}
+    if sorted(values) != meta["arrays"]:
+        raise ValueError("the .npz holds other arrays than its .json lists")
+    values.update(meta["scalars"])
+    return values
+
+
+def _read(directory: Path, name: str, key: str) -> dict[str, Any] | None:
+    """The cached values of (name, key) if the entry exists and is intact; None otherwise (with a warning
+    when it exists but is damaged)."""
+    try:
+        for _ in range(3):
+            try:
+                return _read_once(directory, name, key)
+            except FileNotFoundError:
+                continue  # a concurrent writer replaced the entry between our two reads: read its new .json
+        raise ValueError("the .npz its .json names is missing")
+    except Exception as exc:  # noqa: BLE001 - any unreadable entry is discarded, never trusted
+        warnings.warn(f"cache entry {name!r} ({key}) is corrupt ({exc}); recomputing", CacheWarning, stacklevel=3)
+        return None
+
+
+def _publish(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically: a temporary file in the same folder, then a rename.
+
+    The temporary name carries the writer's process id, so :func:`remove_stale_temporaries` can tell a dead
+    writer's leftovers from a live one's; an interrupted write removes its own.
+    """
+    tmp = path.with_name(f"{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+
+
+def _prune(directory: Path, name: str, key: str, keep: str) -> None:
+    """Remove the ``.npz`` files of (name, key) that its ``.json`` no longer names (after the grace period)."""
+    cutoff = time.time() - _ORPHAN_GRACE_S
+    for path in directory.glob(f"{name}.{key}.*.npz"):
+        with contextlib.suppress(OSError):
+            if path.name != keep and path.stat().st_mtime < cutoff:
+                path.unlink()
+
+
+def _write(directory: Path, name: str, key: str, arrays: dict, scalars: dict, meta: dict) -> None:
+    """Publish entry (name, key): the ``.npz`` under a name carrying its checksum, then the sealed ``.json``."""
+    blob = _npz_bytes(arrays)
+    digest = _sha256(blob)
+    npz = f"{name}.{key}.{digest[:16]}.npz"
+    directory.mkdir(parents=True, exist_ok=True)
+    _publish(directory / npz, blob)
+    body = {**meta, "format": _FORMAT, "name": name, "key": key, "npz": npz, "npz_sha256": digest,
+            "npz_bytes": len(blob), "arrays": sorted(arrays), "scalars": scalars}
+    _publish(_json_path(directory, name, key), _seal(body))
+    _prune(directory, name, key, keep=npz)
+
+
+def _split(values: Any) -> tuple[dict, dict]:
+    """``compute()``'s dict split into JSON scalars and NumPy arrays."""
     if not isinstance(values, dict):
         raise TypeError(f"compute: expected it to return a dict, got {type(values).__name__}")
     scalars = {k: v for k, v in values.items() if v is None or isinstance(v, (str, bool, int, float))}
@@ -289,28 +540,86 @@ def cached(name: str, config: dict, compute: Callable[[], dict[str, Any]], *, to
     for k, a in arrays.items():
         if a.dtype == object:
             raise TypeError(f"compute: value {k!r} is not a numeric array or a JSON scalar")
-    directory.mkdir(parents=True, exist_ok=True)
-    tmp = f".{os.getpid()}.tmp"
-    npz_tmp, json_tmp = npz_path.with_name(npz_path.name + tmp), json_path.with_name(json_path.name + tmp)
-    with open(npz_tmp, "wb") as fh:
-        np.savez(fh, **arrays)
-    meta = {"name": name, "key": key, "npz_sha256": _sha256(npz_tmp), "scalars": scalars,
-            **provenance(config, wall, topic)}
-    json_tmp.write_text(json.dumps(meta, indent=2, sort_keys=True, default=str) + "\n")
-    # npz first, then json: a reader between the two renames sees a checksum mismatch and recomputes
-    os.replace(npz_tmp, npz_path)
-    os.replace(json_tmp, json_path)
+    for k in values:
+        if not isinstance(k, str) or not k or "/" in k:
+            raise TypeError(f"compute: value names must be non-empty strings without '/', got {k!r}")
+    return scalars, arrays
+
+
+def _copy(values: dict) -> dict:
+    return {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in values.items()}
+
+
+def cached(name: str, config: dict, compute: Callable[[], dict[str, Any]], *, topic: "str | tuple[str, ...] | None" = None,
+           fresh: bool | None = None) -> dict[str, Any]:
+    """Return ``compute()``, reusing entry ``name`` under the key of ``config`` when it exists and is intact.
+
+    ``compute`` returns a flat dict: NumPy-convertible array values go to the ``.npz``; JSON
+    scalars (str, int, float, bool, None) go to the ``.json``. The returned dict has the same keys
+    either way. ``topic`` scopes the code version in the key (None: all sources). ``fresh=True``
+    recomputes and overwrites; an enclosing :func:`recompute` block does so once per entry, and an enclosing
+    :func:`memory_only` block keeps the entry in memory instead of the results folder. A result that cannot
+    be written (a full disk) is returned with a :class:`CacheWarning`, not lost.
+    """
+    _name(name)
+    _config(config)
+    if not callable(compute):
+        raise TypeError(f"compute: expected a callable returning a dict, got {type(compute).__name__}")
+    if fresh is not None and not isinstance(fresh, bool):
+        raise TypeError(f"fresh: expected True, False or None, got {type(fresh).__name__} {fresh!r}")
+    key = config_digest(config, topic)
+    memory = _MEMORY.get()
+    if memory is not None:
+        if not fresh and (name, key) in memory:
+            return _copy(memory[(name, key)])
+        scalars, arrays = _split(compute())
+        memory[(name, key)] = {**scalars, **arrays}
+        return _copy(memory[(name, key)])
+
+    block = _FRESH.get()
+    directory = results_dir()
+    if fresh is None:
+        fresh = block is not None and (name, key) not in block
+    if not fresh:
+        hit = _read(directory, name, key)
+        if hit is not None:
+            return hit
+
+    start = time.perf_counter()
+    values = compute()
+    wall = time.perf_counter() - start
+    scalars, arrays = _split(values)
+    meta = provenance(config, wall, topic)
+    meta["seed"] = _seed(config, scalars)
+    try:
+        _write(directory, name, key, arrays, scalars, meta)
+    except OSError as exc:
+        warnings.warn(f"cache entry {name!r} could not be written to {directory} ({exc}); the result is used but "
+                      "not kept", CacheWarning, stacklevel=2)
     if block is not None:
         block.add((name, key))
-    values = dict(values)
-    values.update({k: arrays[k] for k in arrays})
-    return values
+    return {**scalars, **arrays}
 
 
-def read_meta(name: str) -> dict | None:
-    """The provenance JSON of a cached entry (None if absent or unreadable)."""
+def read_meta(name: str, config: dict | None = None, topic: "str | tuple[str, ...] | None" = None) -> dict | None:
+    """The provenance JSON of a cached entry (None if absent or damaged).
+
+    With ``config`` (and ``topic``, as given to :func:`cached`), the entry under exactly that key; without,
+    the most recently written intact entry named ``name`` under any key (any code version).
+    """
     _name(name)
-    try:
-        return json.loads((results_dir() / f"{name}.json").read_text())
-    except (OSError, ValueError):
-        return None
+    directory = results_dir()
+    if config is not None:
+        paths = [_json_path(directory, name, config_digest(config, topic))]
+    else:
+        pattern = re.compile(rf"^{re.escape(name)}\.[0-9a-f]{{16}}\.json$")
+        paths = [p for p in directory.glob(f"{name}.*.json") if pattern.match(p.name)]
+    found = []
+    for path in paths:
+        try:
+            meta = _unseal(path.read_bytes())
+        except (OSError, ValueError):
+            continue
+        if meta.get("name") == name:
+            found.append(meta)
+    return max(found, key=lambda m: str(m.get("written", ""))) if found else None

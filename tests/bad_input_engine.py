@@ -5,6 +5,8 @@ small scale's discovery only (cheap), and ``sims.cache`` rows write under the te
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -74,6 +76,10 @@ ROWS = [
         kinds={"name": "text"}, ok={("topic", "None"): "shared sources only", ("config", "emptydict"): "an empty configuration is valid",
             ("fresh", "None"): "the default: follow recompute()"}),
     Row("sims.cache.read_meta", {"name": "bad_input.probe"}, kinds={"name": "text"}),
+    Row("sims.cache.memory_only", {"enabled": True}),
+    # a folder that holds no cache temporaries: the baseline removes nothing
+    Row("sims.cache.remove_stale_temporaries", {"folder": str(Path(__file__).parent), "max_age_s": 3600.0},
+        kinds={"max_age_s": "pos"}),
     Row("sims.bench.time_best", {"fn": _noop, "repeats": 2, "max_seconds": 1.0},
         kinds={"repeats": "posint", "max_seconds": "pos"}, ok={("max_seconds", "None"): "the default: no limit"}),
     Row("sims.bench.discover", {"scale": "small"}, slow=True),

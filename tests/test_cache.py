@@ -1,16 +1,29 @@
 import json
+import os
+import subprocess
+import sys
+import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from sims import cache
 
+ROOT = Path(__file__).resolve().parent.parent
+
 
 @pytest.fixture
 def results(tmp_path, monkeypatch):
     monkeypatch.setenv("STEPLAB_RESULTS", str(tmp_path))
     return tmp_path
+
+
+def _entry(folder: Path, name: str) -> tuple[Path, Path]:
+    """The one entry named ``name`` in ``folder``: its ``.json`` and the ``.npz`` that ``.json`` names."""
+    (js,) = [p for p in folder.glob(f"{name}.*.json")]
+    return js, folder / json.loads(js.read_text())["npz"]
 
 
 def _counter():
@@ -29,9 +42,12 @@ def test_hit_miss_and_invalidation(results, monkeypatch):
     b = cache.cached("demo", {"seed": 7, "n": 3}, compute)
     assert len(calls) == 1 and b["label"] == "ok" and b["n"] == 3
     np.testing.assert_array_equal(a["x"], b["x"])
-    meta = json.loads((results / "demo.json").read_text())
+    js, npz = _entry(results, "demo")
+    meta = json.loads(js.read_text())
     assert meta["seed"] == 7 and meta["config"] == {"seed": 7, "n": 3}
     assert {"git_revision", "versions", "device_kind", "wall_s", "code_version", "npz_sha256"} <= set(meta)
+    assert js.name == f"demo.{cache.config_digest({'seed': 7, 'n': 3})}.json"  # the key is in the name
+    assert npz.name.startswith(js.name[:-len("json")]) and npz.name.endswith(".npz")
 
     cache.cached("demo", {"seed": 8, "n": 3}, compute)  # config change invalidates
     assert len(calls) == 2
@@ -80,7 +96,7 @@ def test_arrays_in_config_are_keyed_by_content(results):
 def test_corrupt_entries_are_discarded_and_recomputed(results, damage):
     calls, compute = _counter()
     cache.cached("demo", {"n": 1}, compute)
-    npz, js = results / "demo.npz", results / "demo.json"
+    js, npz = _entry(results, "demo")
     if damage == "truncate":
         npz.write_bytes(npz.read_bytes()[:40])
     elif damage == "empty":
@@ -159,3 +175,267 @@ def test_bad_names(results):
         cache.cached("ok", [1], dict)
     with pytest.raises(TypeError, match="config"):
         cache.config_digest({"f": object()})
+
+
+def test_every_byte_of_both_halves_is_checked(results):
+    """Any edited byte of the ``.json`` or the ``.npz`` makes the entry recompute with a CacheWarning, never serve."""
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return {"x": np.linspace(0.0, 1.0, 5), "radius": 1.2345678, "label": "ok"}
+
+    truth = cache.cached("exp.demo.quick", {"n": 1}, compute)
+    js, npz = _entry(results, "exp.demo.quick")
+    originals = {js: js.read_bytes(), npz: npz.read_bytes()}
+    edits = 0
+    for path, data in originals.items():
+        for i in range(len(data)):
+            for p, d in originals.items():
+                p.write_bytes(d)
+            path.write_bytes(data[:i] + bytes([data[i] ^ 0x01]) + data[i + 1:])
+            with pytest.warns(cache.CacheWarning, match="corrupt"):
+                got = cache.cached("exp.demo.quick", {"n": 1}, compute)
+            assert got["radius"] == truth["radius"] and got["label"] == "ok"
+            np.testing.assert_array_equal(got["x"], truth["x"])
+            edits += 1
+    assert len(calls) == 1 + edits  # every edit recomputed; none was served
+    assert edits == sum(len(d) for d in originals.values()) > 1000
+
+
+def test_a_changed_digit_of_a_measured_scalar_is_not_served(results):
+    """The reported failure: one digit of "radius" edited in the .json gave a passing claim with a wrong value."""
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return {"radius": 0.731, "x": np.zeros(2)}
+
+    cache.cached("exp.logistic.sphere_cycle.quick", {}, compute)
+    js, _ = _entry(results, "exp.logistic.sphere_cycle.quick")
+    text = js.read_text()
+    assert text.count('"radius": 0.731') == 1
+    js.write_text(text.replace('"radius": 0.731', '"radius": 0.781'))
+    with pytest.warns(cache.CacheWarning, match="checksum"):
+        assert cache.cached("exp.logistic.sphere_cycle.quick", {}, compute)["radius"] == 0.731
+    assert len(calls) == 2
+
+
+def test_the_key_covers_code_config_libraries_and_jax_numerics(results, monkeypatch):
+    env = cache._environment()
+    assert {"jax", "jaxlib", "numpy", "scipy"} <= set(env["libraries"])
+    assert env["x64"] is True and env["device_count"] >= 1 and env["backend"]
+    base = cache.config_digest({"n": 1}, "logistic")
+    changed = {
+        "numpy": {**env, "libraries": {**env["libraries"], "numpy": "0.0.1"}},
+        "x64": {**env, "x64": False},
+        "devices": {**env, "device_count": env["device_count"] + 1},
+        "backend": {**env, "backend": "gpu"},
+    }
+    for what, other in changed.items():
+        monkeypatch.setattr(cache, "_environment", lambda other=other: other)
+        assert cache.config_digest({"n": 1}, "logistic") != base, what
+    monkeypatch.setattr(cache, "_environment", lambda: env)
+    assert cache.config_digest({"n": 1}, "logistic") == base
+    assert cache.config_digest({"n": 1}, "sde") != base  # another topic's code version
+    assert cache.config_digest({"n": 2}, "logistic") != base
+
+
+def test_each_key_has_its_own_files(results, monkeypatch):
+    """Two configurations or two code versions never share a path, so neither can overwrite the other."""
+    calls, compute = _counter()
+    cache.cached("demo", {"n": 1}, compute)
+    cache.cached("demo", {"n": 2}, compute)
+    monkeypatch.setattr(cache, "code_version", lambda topic=None: "another-version")
+    cache.cached("demo", {"n": 1}, compute)
+    assert len(list(results.glob("demo.*.json"))) == 3 and len(list(results.glob("demo.*.npz"))) == 3
+    monkeypatch.undo()
+    monkeypatch.setenv("STEPLAB_RESULTS", str(results))
+    cache.cached("demo", {"n": 1}, compute)  # the first code version's entry is still there
+    assert len(calls) == 3
+
+
+def test_a_replaced_entry_leaves_no_orphan_once_it_is_old(results):
+    """``--fresh`` with a result whose bytes differ: the .npz the .json no longer names goes (after the grace)."""
+    n = iter(range(10))
+
+    def compute():
+        return {"x": np.full(3, float(next(n)))}
+
+    cache.cached("demo", {}, compute)
+    _, first = _entry(results, "demo")
+    cache.cached("demo", {}, compute, fresh=True)
+    assert first.exists()  # young: a concurrent writer's .json may be about to name it
+    old = time.time() - 2 * cache._ORPHAN_GRACE_S
+    os.utime(first, (old, old))
+    cache.cached("demo", {}, compute, fresh=True)
+    assert not first.exists() and len(list(results.glob("demo.*.npz"))) == 2
+    np.testing.assert_array_equal(cache.cached("demo", {}, compute)["x"], np.full(3, 2.0))
+
+
+def test_seed_is_recorded_from_the_config_or_the_result(results):
+    cache.cached("a", {"seed": 3}, lambda: {"x": np.zeros(1)})
+    cache.cached("b", {"n": 1}, lambda: {"x": np.zeros(1), "seed": 11})
+    cache.cached("c", {"seeds": [1, 2]}, lambda: {"x": np.zeros(1)})
+    assert cache.read_meta("a")["seed"] == 3 and cache.read_meta("b")["seed"] == 11
+    assert cache.read_meta("c")["seed"] is None
+
+
+def test_read_meta_by_key_or_latest(results, monkeypatch):
+    cache.cached("demo", {"n": 1}, lambda: {"x": np.zeros(1)})
+    cache.cached("demo", {"n": 2}, lambda: {"x": np.zeros(1)})
+    assert cache.read_meta("demo", {"n": 1})["config"] == {"n": 1}
+    assert cache.read_meta("demo", {"n": 3}) is None and cache.read_meta("nothing") is None
+    assert cache.read_meta("demo")["name"] == "demo"
+    js = results / f"demo.{cache.config_digest({'n': 1})}.json"
+    js.write_text(js.read_text().replace('"n": 1', '"n": 5'))
+    assert cache.read_meta("demo", {"n": 1}) is None  # a damaged .json is not provenance
+
+
+def test_memory_only_writes_nothing_and_computes_each_entry_once(results):
+    calls, compute = _counter()
+    with cache.memory_only():
+        first = cache.cached("demo", {"n": 1}, compute)
+        first["x"][0] = 99.0  # a caller editing its copy does not edit the next caller's
+        again = cache.cached("demo", {"n": 1}, compute)
+        with cache.memory_only(False):
+            cache.cached("kept", {"n": 1}, compute)
+    assert len(calls) == 2 and again["x"][0] == 0.0
+    assert sorted(p.name.split(".")[0] for p in results.iterdir()) == ["kept", "kept"]
+    with pytest.raises(TypeError, match="enabled"):
+        cache.memory_only("yes")
+
+
+def test_an_unwritable_folder_is_a_clear_error_and_never_loses_a_result(tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("STEPLAB_RESULTS", str(blocker / "results"))
+    with pytest.raises(cache.ResultsFolderError, match=f"results folder {blocker / 'results'} is not writable"):
+        cache.prepare_results_dir()
+    with pytest.warns(cache.CacheWarning, match="could not be written"):
+        got = cache.cached("demo", {"n": 1}, lambda: {"x": np.arange(2.0)})
+    np.testing.assert_array_equal(got["x"], np.arange(2.0))
+
+
+def test_only_stale_temporaries_are_removed(results):
+    old = time.time() - 7200
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True).stdout.strip()
+    files = {
+        "exp.a.quick.npz.1-0a1b2c3d.tmp": old,  # older than an hour
+        f"exp.b.quick.json.{dead}-0a1b2c3d.tmp": time.time() - 120,  # its writer is gone
+        f"exp.c.quick.json.{dead}-0a1b2c3d.tmp": time.time(),  # gone, but too young to be sure (another host?)
+        f"exp.d.quick.json.{os.getpid()}-0a1b2c3d.tmp": time.time() - 120,  # a live writer's
+        "notes.tmp": old,  # not a cache temporary
+        "exp.e.quick.json": old,
+    }
+    for name, mtime in files.items():
+        (results / name).write_text("x")
+        os.utime(results / name, (mtime, mtime))
+    assert cache.prepare_results_dir() == results
+    assert sorted(p.name for p in results.iterdir()) == sorted(list(files)[2:])
+    with pytest.raises(ValueError, match="folder"):
+        cache.remove_stale_temporaries(results / "missing")
+    with pytest.raises(ValueError, match="max_age_s"):
+        cache.remove_stale_temporaries(results, max_age_s=0)
+
+
+def test_a_topic_never_owns_another_topic_it_is_a_prefix_of(tmp_path, monkeypatch):
+    """Topics ``sign`` and ``sign_floor``: each file belongs to the longest topic name that matches it whole."""
+    root = tmp_path / "repo"
+    files = {"theory": ["sign.py", "sign_floor.py", "sign_floor_regime.py", "sign_utils.py", "__init__.py"],
+             "sims": ["sign.py", "sign_floor.py", "signum.py", "sweep.py", "__init__.py"],
+             "paper_checks": ["sign.py", "sign_floor/__init__.py", "sign_floor/_experiments.py", "__init__.py"]}
+    for pkg, names in files.items():
+        for f in names:
+            (root / pkg / f).parent.mkdir(parents=True, exist_ok=True)
+            (root / pkg / f).write_text(f"# {pkg}/{f}\n")
+    monkeypatch.setattr(cache, "_ROOT", root)
+    cache.topic_names.cache_clear()
+    cache.code_version.cache_clear()
+    try:
+        assert cache.topic_names() == ("sign", "sign_floor")
+        owners = {f"{pkg}/{f}": cache._owner(Path(pkg, f)) for pkg, names in files.items() for f in names}
+        assert owners == {
+            "theory/sign.py": "sign", "theory/sign_floor.py": "sign_floor", "theory/sign_floor_regime.py": "sign_floor",
+            "theory/sign_utils.py": "sign", "theory/__init__.py": None,
+            "sims/sign.py": "sign", "sims/sign_floor.py": "sign_floor", "sims/signum.py": None, "sims/sweep.py": None,
+            "sims/__init__.py": None,
+            "paper_checks/sign.py": "sign", "paper_checks/sign_floor/__init__.py": "sign_floor",
+            "paper_checks/sign_floor/_experiments.py": "sign_floor", "paper_checks/__init__.py": None}
+        before = {t: cache.code_version(t) for t in ("sign", "sign_floor")}
+        for edited, moves in (("theory/sign_floor_regime.py", "sign_floor"), ("sims/sign.py", "sign")):
+            (root / edited).write_text("# edited\n")
+            cache.code_version.cache_clear()
+            after = {t: cache.code_version(t) for t in ("sign", "sign_floor")}
+            assert [t for t in after if after[t] != before[t]] == [moves], edited
+            before = after
+    finally:
+        cache.topic_names.cache_clear()
+        cache.code_version.cache_clear()
+
+
+_HAMMER = r'''
+"""One of two processes hammering one results folder; prints what it saw as JSON."""
+import json, os, random, sys, warnings
+
+import numpy as np
+
+from sims import cache
+
+calls, seed = int(sys.argv[1]), int(sys.argv[2])
+versions = ("code-A", "code-B")  # two code versions sharing the folder
+current = {"version": versions[0]}
+cache.code_version = lambda topic=None: current["version"]
+rng, counter = random.Random(seed), [0]
+seen = {"reads": 0, "wrong": 0, "computed": 0, "warnings": 0, "from_the_other": 0}
+
+
+def compute(j, v):
+    counter[0] += 1
+    seen["computed"] += 1
+    writer = [os.getpid(), counter[0]]
+    return {"x": np.full(1024, 10.0 * j + versions.index(v)), "writer": np.array(writer),
+            "tag": f"{j}|{v}|{writer[0]}|{writer[1]}"}
+
+
+for _ in range(calls):
+    j, v = rng.randrange(6), rng.choice(versions)
+    current["version"] = v
+    before = seen["computed"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = cache.cached("exp.hammer.quick", {"j": j}, lambda: compute(j, v), fresh=rng.random() < 0.1)
+    seen["warnings"] += len(caught)
+    if seen["computed"] > before:
+        continue
+    seen["reads"] += 1
+    tag = got["tag"].split("|")
+    ok = (tag[:2] == [str(j), v] and np.all(got["x"] == 10.0 * j + versions.index(v))
+          and got["writer"].tolist() == [int(tag[2]), int(tag[3])])  # the .npz belongs to the .json's writer
+    seen["wrong"] += not ok
+    seen["from_the_other"] += int(tag[2]) != os.getpid()
+print(json.dumps(seen))
+'''
+
+
+def test_two_processes_hammering_one_folder_never_serve_a_wrong_entry(tmp_path):
+    """Two processes, six configurations, two code versions, one folder; a tenth of the calls rewrite their entry.
+
+    Every value read is checked against what its configuration and code version compute, and the ``.npz``
+    half against the writer named in the ``.json`` half: >= 10^4 reads, none wrong, no spurious warning.
+    """
+    script = tmp_path / "hammer.py"
+    script.write_text(_HAMMER)
+    env = {**os.environ, "STEPLAB_RESULTS": str(tmp_path / "results"), "PYTHONPATH": str(ROOT)}
+    procs = [subprocess.Popen([sys.executable, str(script), "6000", str(seed)], env=env, cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for seed in (1, 2)]
+    seen = []
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+        seen.append(json.loads(out))
+    total = {k: sum(s[k] for s in seen) for k in seen[0]}
+    assert total["reads"] >= 10_000, total
+    assert all(s["computed"] > 100 and s["from_the_other"] > 100 for s in seen), seen  # they did share the folder
+    assert total["wrong"] == 0 and total["warnings"] == 0, total
