@@ -484,7 +484,7 @@ def _checks_table(o: Outcome) -> str:
                   f"<td>{_tolerance(c.tolerance_text())}</td>",
                   f"<td class='verdict'><span class='{'ok' if pred.accepted else 'bad'}'>"
                   f"{'accepted' if pred.accepted else 'REJECTED'}</span> ({html.escape(pred.text)})</td>",
-                  f"<td>{_num(format_resolution(c.resolution()))}</td>"]
+                  f"<td>{_num(format_resolution(c.resolution(), c.absolute_resolution()))}</td>"]
         rows.append(f"<tr{' class=check' if c.why else ''}>" + "".join(cells) + "</tr>")
         if c.why:
             rows.append(f"<tr><td class='why' colspan='{len(head)}'>why this tolerance: {_rich(c.why)}</td></tr>")
@@ -757,7 +757,7 @@ def render_markdown(outcomes: Sequence[Outcome], figures: Mapping[str, Iterable[
                             _md_code(_md_cell(_value_text(k.measured_value()))),
                             _md_code(_md_cell(k.tolerance_text())),
                             f"{'accepted' if pred.accepted else '**REJECTED**'} ({_md_cell(pred.text)})",
-                            format_resolution(k.resolution())]
+                            format_resolution(k.resolution(), k.absolute_resolution())]
                     lines.append("| " + " | ".join(row) + " |")
                 lines.append("")
                 lines += [f"- why this tolerance ({k.quantity}): {k.why}" for k in checks if k.why]

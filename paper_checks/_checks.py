@@ -188,44 +188,58 @@ class Check:
     def paper_assessment(self) -> Assessment | None:
         return None if self.paper is None else self.assess(self.paper, "paper")
 
-    def _scaled(self, factor: float) -> Any:
-        """The prediction with every element multiplied by ``factor`` (the form :meth:`assess` takes)."""
-        return np.asarray(self.candidate(), dtype=float) * factor
-
-    def resolution(self) -> float | None:
-        r"""The smallest relative change of the prediction that this check's own rule rejects.
-
-        The least :math:`\delta > 0` such that :math:`p(1+\delta)` or :math:`p(1-\delta)` (every element
-        scaled together) is rejected by :meth:`assess` on the same measurement: a log grid of
-        :math:`\delta` from :math:`10^{-12}` to :math:`10^3` on each side, then bisection to 0.1 %. It is 0
-        when the prediction itself is rejected and ``inf`` when no change up to 1000-fold is; ``None``
-        where a relative change means nothing (discrete outcomes, an all-zero prediction).
-        """
+    def _numeric_prediction(self) -> np.ndarray | None:
         try:
             p = np.asarray(self.candidate(), dtype=float)
         except (TypeError, ValueError):
             return None
-        if p.size == 0 or not np.any(p != 0) or not np.all(np.isfinite(p)):
-            return None
-        if not self.assess(self._scaled(1.0)).accepted:
-            return 0.0
+        return p if p.size and np.all(np.isfinite(p)) else None
+
+    def _smallest_rejected(self, moved) -> float:
+        """The least ``d > 0`` for which ``moved(d)`` or ``moved(-d)`` is rejected: a log grid of ``d`` from 1e-12 to
+        1e3 (relative) on each side, then bisection to 0.1 % of ``d``; ``inf`` if none is."""
         best = math.inf
-        grid = np.geomspace(1e-12, 1e3, 46)
         for sign in (1.0, -1.0):
-            rejected = lambda d: not self.assess(self._scaled(1.0 + sign * d)).accepted  # noqa: E731
+            rejected = lambda d: not self.assess(moved(sign * d)).accepted  # noqa: E731
             lo, hi = 0.0, None
-            for d in grid:
+            for d in np.geomspace(1e-12, 1e3, 46):
                 if rejected(d):
                     hi = float(d)
                     break
                 lo = float(d)
             if hi is None:
                 continue
-            while hi - lo > 1e-3 * hi:  # bisection: the rule is monotone in delta near the prediction
+            while hi - lo > 1e-3 * hi:  # bisection: the rule is monotone in d near the prediction
                 mid = math.sqrt(lo * hi) if lo > 0 else hi / 2
                 lo, hi = (lo, mid) if rejected(mid) else (mid, hi)
             best = min(best, hi)
         return best
+
+    def resolution(self) -> float | None:
+        r"""The smallest relative change of the prediction that this check's own rule rejects.
+
+        The least :math:`\delta > 0` such that :math:`p(1+\delta)` or :math:`p(1-\delta)` (every element
+        scaled together) is rejected by :meth:`assess` on the same measurement (a log grid of :math:`\delta`
+        from :math:`10^{-12}` to :math:`10^3` on each side, then bisection to 0.1 %). It is 0 when the
+        prediction itself is rejected and ``inf`` when no change up to 1000-fold is; ``None`` where a relative
+        change means nothing (discrete outcomes; an all-zero prediction, whose resolution is
+        :meth:`absolute_resolution`).
+        """
+        p = self._numeric_prediction()
+        if p is None or not np.any(p != 0):
+            return None
+        if not self.assess(p).accepted:
+            return 0.0
+        return self._smallest_rejected(lambda d: p * (1.0 + d))
+
+    def absolute_resolution(self) -> float | None:
+        """For an all-zero prediction: the smallest shift ``d`` (added to every element) that the rule rejects."""
+        p = self._numeric_prediction()
+        if p is None or np.any(p != 0):
+            return None
+        if not self.assess(p).accepted:
+            return 0.0
+        return self._smallest_rejected(lambda d: p + d)
 
     def to_dict(self) -> dict:
         pred = self.prediction()
@@ -235,7 +249,7 @@ class Check:
             "predicted": _jsonable(self.predicted_value()), "measured": _jsonable(self.measured_value()),
             "tolerance": self.tolerance_text(), "why": self.why,
             "accepted": pred.accepted, "score": _jsonable(pred.score), "margin": pred.text,
-            "resolution": _jsonable(self.resolution()),
+            "resolution": _jsonable(self.resolution()), "resolution_abs": _jsonable(self.absolute_resolution()),
             "rivals": [a.to_dict() for a in self.rival_assessments()],
             "paper": paper.to_dict() if paper else None,
             "quote": self.quote, "where": self.where,

@@ -218,11 +218,12 @@ class Claim:
         return min(values) if values else None
 
     def coarse(self, result: Result) -> bool:
-        """A quantitative claim whose resolution is coarser than :data:`COARSE` (or undefined)."""
+        """A quantitative claim whose resolution is coarser than :data:`COARSE` (a claim whose predictions are all
+        zero has an absolute resolution instead, shown beside it, and is never flagged)."""
         if self.kind not in QUANTITATIVE:
             return False
         res = self.resolution(result)
-        return res is None or res > COARSE
+        return res is not None and res > COARSE
 
     def paper_quotes(self, result: Result | None = None) -> list[tuple[str, str]]:
         """``(quote, where)`` pairs the claim rests on: its own, then each paper value's (deduplicated)."""

@@ -168,10 +168,11 @@ def _first_rival(r: Result) -> str:
     return ""
 
 
-def format_resolution(value: float | None) -> str:
-    """A resolution as a percentage (``"0.3 %"``), ``"n/a"`` where a relative change means nothing."""
+def format_resolution(value: float | None, absolute: float | None = None) -> str:
+    """A resolution as a percentage (``"0.3 %"``); an all-zero prediction's absolute one as ``"± 1e-04 abs"``;
+    ``"n/a"`` where neither means anything (discrete outcomes)."""
     if value is None:
-        return "n/a"
+        return f"± {_fmt(float(absolute))} abs" if absolute is not None and np.isfinite(absolute) else "n/a"
     if value == 0:
         return "0 (rejected)"
     if not np.isfinite(value):
