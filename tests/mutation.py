@@ -21,6 +21,13 @@ topic's contract rows, its claims in ``tests/test_power.py`` and its bad-input r
 subprocess with its own ``STEPLAB_RESULTS``. A failing run (or one past ``--timeout``) kills the
 mutant; a passing one means it survived. The unmutated copy (re-printed by ``ast.unparse``) must pass
 first. The report lists the score and every survivor (file, line, the change).
+
+``--claims-only`` measures the *claims'* sensitivity instead (the claim sensitivity score): for each
+mutant only the topic's registered claims run, at the quick budget, with nothing cached
+(``python -m paper_checks --topic T --budget quick --no-cache --json``), and the mutant is killed when
+any claim's status differs from the unmutated copy's (a passed claim turning failed, inconclusive or
+error; a verdict against a paper appearing or disappearing). The unit tests are not run, so a mutant
+that only a unit test catches survives here: that is the point of the score.
 """
 from __future__ import annotations
 
@@ -190,6 +197,27 @@ def run_tests(tree: Path, topic: str, timeout: float, results: Path, deselect: t
     return status, time.perf_counter() - t0, tail
 
 
+def claim_statuses(tree: Path, topic: str, timeout: float, results: Path) -> tuple[str, float, dict[str, str]]:
+    """('ok' | 'timeout' | 'error', seconds, {claim id: status}) of the topic's claims at the quick budget.
+
+    'error' means the run produced no readable JSON (an import error of the mutated module, a crash of the
+    runner): the topic's claims are gone, which a reader would notice, so it counts as a kill.
+    """
+    env = {**os.environ, "STEPLAB_RESULTS": str(results), "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1"}
+    cmd = [sys.executable, "-m", "paper_checks", "--topic", topic, "--budget", "quick", "--no-cache", "--json",
+           "--quiet"]
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "timeout", time.perf_counter() - t0, {}
+    try:
+        records = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        return "error", time.perf_counter() - t0, {}
+    return "ok", time.perf_counter() - t0, {r["id"]: r["status"] for r in records}
+
+
 def _pristine(tree: Path, rel: str, originals: dict[str, str]) -> None:
     (tree / rel).write_text(originals[rel])
 
@@ -209,6 +237,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-clean", action="store_true",
                     help="skip the clean run (only when these tests just passed on this commit: saves one full run)")
     ap.add_argument("--json", type=Path, help="write the outcomes here")
+    ap.add_argument("--claims-only", action="store_true",
+                    help="run only the topic's claims (quick, uncached) per mutant: the claim sensitivity score")
     args = ap.parse_args(argv)
 
     here = Path(__file__).resolve().parents[1]
@@ -242,6 +272,8 @@ def main(argv: list[str] | None = None) -> int:
         for rel in files:  # the clean run uses the same ast.unparse printing as the mutants
             (tree / rel).write_text(ast.unparse(ast.parse(originals[rel])))
         deselect: tuple[str, ...] = tuple(args.deselect or ())
+        if args.claims_only:
+            return _claims_only(args, tree, files, originals, sample, mutants, results)
         if args.no_clean:
             secs = args.timeout / 3 if args.timeout else 600
         else:
@@ -281,6 +313,49 @@ def main(argv: list[str] | None = None) -> int:
                                          "excluded_red_tests": list(deselect),
                                          "outcomes": outcomes}, indent=1))
     return 0
+
+
+def _claims_only(args, tree: Path, files: list[str], originals: dict[str, str], sample: list[Mutant],
+                 mutants: list[Mutant], results: Path) -> int:
+    """The claim sensitivity score: per mutant, do the topic's claims alone change status?"""
+    status, secs, baseline = claim_statuses(tree, args.topic, 3600, results)
+    if status != "ok" or not baseline:
+        print(f"clean run: {status}, {len(baseline)} claims")
+        return 2
+    print(f"clean run in {secs:.0f} s: {len(baseline)} claims, " + ", ".join(
+        f"{n} {s}" for s, n in sorted(_count(baseline.values()).items())), flush=True)
+    limit = args.timeout or 3 * secs + 30
+    outcomes = []
+    for k, m in enumerate(sample, 1):
+        for rel in files:
+            _pristine(tree, rel, originals)
+        (tree / m.file).write_text(mutate_source(originals[m.file], m.index))
+        status, secs, got = claim_statuses(tree, args.topic, limit, results)
+        changed = sorted(c for c in baseline if got.get(c) != baseline[c])
+        verdict = "killed" if status != "ok" or changed else "survived"
+        by = status if status != "ok" else ", ".join(f"{c}: {baseline[c]} -> {got.get(c, 'missing')}" for c in changed)
+        outcomes.append({"mutant": m.describe(), "verdict": verdict, "seconds": round(secs, 1), "by": by})
+        print(f"[{k}/{len(sample)}] {verdict:8s} ({secs:4.0f} s) {m.describe()}" + (f"  [{by[:120]}]" if by else ""),
+              flush=True)
+    for rel in files:
+        _pristine(tree, rel, originals)
+    killed = sum(o["verdict"] == "killed" for o in outcomes)
+    print(f"\n{args.topic}: the claims alone kill {killed}/{len(outcomes)} "
+          f"({100 * killed / max(len(outcomes), 1):.0f} %); claims run: {', '.join(sorted(baseline))}")
+    for o in outcomes:
+        if o["verdict"] == "survived":
+            print("  survived: " + o["mutant"])
+    if args.json:
+        args.json.write_text(json.dumps({"topic": args.topic, "seed": args.seed, "sites": len(mutants),
+                                         "mode": "claims-only", "claims": baseline, "outcomes": outcomes}, indent=1))
+    return 0
+
+
+def _count(values) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for v in values:
+        out[v] = out.get(v, 0) + 1
+    return out
 
 
 if __name__ == "__main__":
