@@ -3,7 +3,8 @@
 The notes in ``docs/`` are Markdown (MyST); the API pages are generated from the docstrings by
 autodoc. An API page lists its modules with one line, ``.. steplab-modules:: <package>``, which is
 expanded here into one ``automodule`` section per module found on disk, so a new module is
-documented without editing the docs.
+documented without editing the docs. Maths is typeset by a vendored copy of MathJax
+(``_static/mathjax``), so the site renders with no network.
 """
 from __future__ import annotations
 
@@ -38,13 +39,22 @@ autodoc_typehints = "description"
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 html_theme = "alabaster"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+# MathJax 3.2.2's single-file bundle from npm's `mathjax` package (es5/tex-svg-full.js, Apache-2.0, its
+# LICENSE beside it): SVG output needs no font files and "full" has every TeX extension, so nothing is
+# fetched at view time; Sphinx's default loads MathJax from a CDN and offline pages show raw \( ... \).
+# A relative path is relative to _static in the built site.
+mathjax_path = "mathjax/tex-svg-full.js"
 html_theme_options = {"description": "step sizes, claim by claim", "fixed_sidebar": True}
 
 _DIRECTIVE = re.compile(r"^\.\. steplab-modules:: (\S+)\s*$", re.M)
 # inline literals and roles keep their text as it is; a bare "|" elsewhere is an absolute value
 _VERBATIM = re.compile(r"(``.+?``|:[\w:+-]+:`[^`]*`|`[^`]*`)")
 _BLOCK_START = re.compile(r"^(\s*)(\.\. [\w:-]+::|.*::\s*$)")
+# a line of a line block is "|" then a space (or nothing); "|x| <= 1" is an absolute value
+_LINE_BLOCK = re.compile(r"^\|(\s|$)")
+# the top border of a grid table; the table runs to the next blank line
+_TABLE_BORDER = re.compile(r"^\+[-=]+\+")
 
 
 def _escape_bars(line: str) -> str:
@@ -59,6 +69,7 @@ def plain_bars(app, what, name, obj, options, lines: list[str]) -> None:
     (where the text is passed on verbatim, e.g. to LaTeX), and outside tables and line blocks.
     """
     block_indent = None
+    in_table = False
     for i, line in enumerate(lines):
         stripped = line.lstrip()
         indent = len(line) - len(stripped)
@@ -69,8 +80,9 @@ def plain_bars(app, what, name, obj, options, lines: list[str]) -> None:
         start = _BLOCK_START.match(line)
         if start:
             block_indent = len(start.group(1))
-        if stripped.startswith(("|", "+", "..", ">>>")):
-            continue  # line blocks, tables, directives, doctest lines
+        in_table = bool(stripped) and (in_table or bool(_TABLE_BORDER.match(stripped)))
+        if in_table or _LINE_BLOCK.match(stripped) or stripped.startswith(("..", ">>>")):
+            continue  # tables, line blocks, directives, doctest lines
         lines[i] = _escape_bars(line)
 
 
