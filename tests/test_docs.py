@@ -1,11 +1,15 @@
 """The documentation stands alone: its files exist, every paper has a note and a BibTeX entry, every
-reference resolves inside the repository, and (slow tier) the Sphinx site builds without a warning."""
+reference resolves inside the repository, maths is typeset by a vendored MathJax (no script from the
+network), absolute values in docstrings survive reST, and (slow tier) the Sphinx site builds without a
+warning."""
 from __future__ import annotations
 
+import functools
 import importlib.util
 import re
 import subprocess
 import sys
+import textwrap
 import tomllib
 from pathlib import Path
 
@@ -117,10 +121,99 @@ def test_docstring_cross_references_resolve():
 
 @pytest.mark.slow
 def test_sphinx_builds_without_warnings(tmp_path):
-    if importlib.util.find_spec("sphinx") is None or importlib.util.find_spec("myst_parser") is None:
-        pytest.skip("needs the docs extra: pip install -e '.[docs]' (make docs installs it)")
+    _sphinx_or_skip()
     done = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
                            str(DOCS), str(tmp_path / "html")], capture_output=True, text=True, timeout=600,
                           cwd=ROOT)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-6000:]
     assert (tmp_path / "html" / "papers" / "sao2026.html").exists()
+    assert not _remote_assets(tmp_path / "html"), "pages load scripts or styles from the network"
+    assert 'src="../_static/mathjax/tex-svg-full.js' in (tmp_path / "html" / "api" / "sims.html").read_text()
+
+
+@functools.cache
+def _conf():
+    """docs/conf.py as a module (it needs no Sphinx to import)."""
+    spec = importlib.util.spec_from_file_location("steplab_docs_conf", DOCS / "conf.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _escaped(*lines: str) -> list[str]:
+    out = list(lines)
+    _conf().plain_bars(None, "module", "m", None, {}, out)
+    return out
+
+
+def test_absolute_values_are_escaped_anywhere_on_a_line():
+    # reST reads |x| as a substitution reference: an undefined one is a build error
+    assert _escaped("|x| is the norm; |y| too") == [r"\|x\| is the norm; \|y\| too"]
+    assert _escaped("    |x - y| <= 1 for every pair") == [r"    \|x - y\| <= 1 for every pair"]
+    assert _escaped("the bound |x| <= 1") == [r"the bound \|x\| <= 1"]
+
+
+def test_line_blocks_tables_literals_and_directives_keep_their_bars():
+    kept = ["| a line block", "|", "    | an indented one", ":math:`|x|` and ``|x|``", ">>> a | b",
+            ".. math::", "", "   |x|^2", ""]
+    assert _escaped(*kept) == kept
+    table = ["+-----+-----+", "| a   | b   |", "+=====+=====+", "|x|  | y   |", "+-----+-----+"]
+    assert _escaped(*table, "", "|x| after the table") == [*table, "", r"\|x\| after the table"]
+
+
+def test_mathjax_is_vendored_with_its_license():
+    conf = _conf()
+    assert "sphinx.ext.mathjax" in conf.extensions and "_static" in conf.html_static_path
+    assert not re.match(r"^(https?:)?//", conf.mathjax_path), "MathJax must not come from the network"
+    bundle = DOCS / "_static" / conf.mathjax_path
+    assert bundle.is_file() and 'VERSION="3.2.2"' in bundle.read_text()
+    assert (bundle.parent / "LICENSE").read_text().lstrip().startswith("Apache License")
+
+
+_REMOTE = re.compile(r"<script\b[^>]*\bsrc=\"(?:https?:)?//[^\"]*\"|<link\b[^>]*\bhref=\"(?:https?:)?//[^\"]*\.(?:js|css)\b[^\"]*\"")
+
+
+def _remote_assets(html_dir: Path) -> list[str]:
+    """Scripts and style sheets that the built pages load from the network."""
+    return [f"{page.relative_to(html_dir)}: {m}" for page in sorted(html_dir.rglob("*.html"))
+            for m in _REMOTE.findall(page.read_text())]
+
+
+def test_remote_asset_pattern_finds_a_cdn_script(tmp_path):
+    (tmp_path / "a.html").write_text('<script defer="defer" src="https://cdn.jsdelivr.net/npm/mathjax@4/tex-mml-chtml.js">'
+                                     '</script><link rel="stylesheet" href="//example.org/x.css" />')
+    (tmp_path / "b.html").write_text('<script src="_static/mathjax/tex-svg-full.js"></script>'
+                                     '<a href="https://www.sphinx-doc.org/">Sphinx</a>')
+    assert len(_remote_assets(tmp_path)) == 2 and all(r.startswith("a.html") for r in _remote_assets(tmp_path))
+
+
+def _sphinx_or_skip() -> None:
+    if importlib.util.find_spec("sphinx") is None or importlib.util.find_spec("myst_parser") is None:
+        pytest.skip("needs the docs extra: pip install -e '.[docs]' (make docs installs it)")
+
+
+def test_a_page_with_maths_and_bars_builds_offline(tmp_path):
+    """docs/conf.py on a two-file site: a docstring with |x| at a line start builds without a warning, and
+    the page loads MathJax from _static, no script from the network."""
+    _sphinx_or_skip()
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "barsdemo.py").write_text(textwrap.dedent('''
+        """Absolute values.
+
+        |x| is the absolute value of :math:`x`; the bound |x| <= 1 holds.
+
+        | a line block
+        | of two lines
+        """
+    '''))
+    (src / "index.rst").write_text("Demo\n====\n\nInline :math:`\\sqrt{x}`.\n\n.. automodule:: barsdemo\n")
+    done = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", "-c", str(DOCS),
+                           str(src), str(tmp_path / "html")], capture_output=True, text=True, timeout=300,
+                          cwd=ROOT, env={**__import__("os").environ, "PYTHONPATH": str(src)})
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    page = (tmp_path / "html" / "index.html").read_text()
+    assert "|x| is the absolute value" in page and "<div class=\"line\">a line block</div>" in page
+    assert 'src="_static/mathjax/tex-svg-full.js' in page and "math notranslate" in page
+    assert (tmp_path / "html" / "_static" / "mathjax" / "tex-svg-full.js").is_file()
+    assert not _remote_assets(tmp_path / "html")
