@@ -24,6 +24,8 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import itertools
+import os
+import secrets
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -411,8 +413,24 @@ def save(fig, name: str, out: Path | str, *, claims: Sequence[str] | None = None
         paths = []
         for ext in ("png", "pdf"):
             path = out / f"{name}.{ext}"
-            fig.savefig(path, metadata=_METADATA[ext])
+            _write_atomically(fig, path, ext)
             paths.append(path)
     finally:
         plt.close(fig)
     return paths
+
+
+def _write_atomically(fig, path: Path, ext: str) -> None:
+    """Save ``fig`` to ``path`` through a temporary file in the same folder, renamed into place when complete.
+
+    An interrupted save (a signal, a full disk) leaves the previous file or none, never a truncated one that a
+    later run would keep and the report embed. The temporary name carries the process id, as the results
+    cache's do, so ``sims.cache.remove_stale_temporaries`` can remove a dead writer's leftovers.
+    """
+    tmp = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    try:
+        fig.savefig(tmp, format=ext, metadata=_METADATA[ext])
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
