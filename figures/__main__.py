@@ -4,15 +4,20 @@ Each selected claim runs at the budget (cached results are reused when still val
 ``figures/<topic>.py`` draws from the claims' results and the topic's experiments, and the
 report is written beside the figures: ``report.html`` (self-contained) and ``report.md``.
 A topic whose figures were drawn from exactly the same sources at the same budget, and whose files are
-all still there, is not drawn again (``.figures-stamp.json`` in the output folder records the key, the
-files and the figure-claim links; ``--fresh`` redraws). With ``--topic T`` only that topic runs and
+all still there with the bytes it wrote, is not drawn again (``.figures-stamp.json`` in the output folder
+records the key, each file's size and sha256 and the figure-claim links; ``--fresh`` redraws). Figures are
+written to a temporary name and renamed when complete, so an interrupted drawing never leaves a truncated
+file behind. With ``--topic T`` only that topic runs and
 its report goes to ``report_T.{html,md}``, so the full report is never overwritten by a part of it.
 With ``--jobs N`` (``make figures`` passes ``WORKERS``, 2), N worker processes take the topics with
 something to draw, longest first, each running its topic's claims into the results cache and drawing its
 figures; this process then reads the claims back and writes the stamp and the report. The claims and
 figures are the same as in one process (each is a deterministic function of its code, budget and
 configuration).
-Exit status as for ``steplab check``; 1 also when a topic's figure script raises.
+Exit status as for ``steplab check``; 1 also when a topic's figure script raises; 2 also when ``--out`` or
+the results folder cannot be written. SIGINT (Ctrl-C) or SIGTERM stops the run within seconds: queued topics
+never start, the workers are ended, every figure and cache entry already written stays intact, no report is
+written, one line says what was kept, and the exit status is 130 or 143; the same command resumes from there.
 """
 from __future__ import annotations
 
@@ -21,7 +26,9 @@ import hashlib
 import json
 import os
 import pkgutil
+import secrets
 import sys
+import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -100,35 +107,90 @@ def _read_stamp(out: Path) -> dict:
     return stamp if isinstance(stamp, dict) else {}
 
 
+def _fingerprint(path: Path) -> dict:
+    """What the stamp records of a file: its size and sha256."""
+    data = path.read_bytes()
+    return {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
+
 def _stamp_entry(key: str, files: list[Path], links: dict, out: Path) -> dict:
-    """A topic's stamp: the drawing key, its files relative to ``out`` and, per figure, the claims it shows."""
-    return {"key": key, "files": [os.path.relpath(p, out) for p in files], "claims": {k: list(v) for k, v in links.items()}}
+    """A topic's stamp: the drawing key, its files relative to ``out`` with their size and sha256 and, per figure,
+    the claims it shows."""
+    return {"key": key, "files": {os.path.relpath(p, out): _fingerprint(Path(p)) for p in files},
+            "claims": {k: list(v) for k, v in links.items()}}
 
 
 def _reusable(entry: object, key: str, out: Path) -> list[Path] | None:
-    """The files of a stamp entry when it was drawn under ``key`` and every file still exists."""
-    if not isinstance(entry, dict) or entry.get("key") != key or not isinstance(entry.get("files"), list):
+    """The files of a stamp entry when it was drawn under ``key`` and every file still has the size and sha256
+    recorded (a truncated, edited or missing file means: draw again)."""
+    if not isinstance(entry, dict) or entry.get("key") != key or not isinstance(entry.get("files"), dict):
         return None
-    paths = [out / name for name in entry["files"]]
-    return paths if all(p.is_file() for p in paths) else None
+    paths = []
+    for name, recorded in entry["files"].items():
+        path = out / name
+        try:
+            if path.stat().st_size != recorded["size"] or _fingerprint(path) != recorded:
+                return None
+        except (OSError, TypeError, KeyError):
+            return None
+        paths.append(path)
+    return paths
+
+
+def _write_stamp(out: Path, stamp: dict) -> None:
+    """Write the stamp through a temporary file renamed into place (an interrupted write keeps the old one)."""
+    path = out / STAMP
+    tmp = path.with_name(f"{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    try:
+        tmp.write_text(json.dumps(stamp, indent=1, sort_keys=True))
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _unwritable(folder: Path) -> str | None:
+    """Why ``folder`` cannot take the figures and the report (None when it can): created if missing, then
+    proven writable with a probe file."""
+    if folder.exists() and not folder.is_dir():
+        return "it exists and is not a folder"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".steplab-write-probe-", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    """Run claims, draw figures, write the report; return the exit status (``--profile``: under a time profile)."""
-    if not getattr(args, "profile", False):
-        return _run(args, parser)
-    from sims.bench import TimeProfile
+    """Run claims, draw figures, write the report; return the exit status (``--profile``: under a time profile;
+    128 + the signal's number when SIGINT or SIGTERM stopped it)."""
+    from paper_checks.__main__ import Interrupted, Progress, signals_stop_the_run, stopped_line
 
-    with TimeProfile() as prof:
-        code = _run(args, parser)
-    print(f"time profile (seconds; sampled every {prof.interval * 1e3:.0f} ms):\n{prof.format()}", file=sys.stderr)
-    return code
+    progress = Progress(folder=None, total=0, unit="topics")
+    with signals_stop_the_run():
+        try:
+            if not getattr(args, "profile", False):
+                return _run(args, parser, progress)
+            from sims.bench import TimeProfile
+
+            with TimeProfile() as prof:
+                code = _run(args, parser, progress)
+            print(f"time profile (seconds; sampled every {prof.interval * 1e3:.0f} ms):\n{prof.format()}",
+                  file=sys.stderr)
+            return code
+        except Interrupted as exc:
+            print(stopped_line(exc.signum, progress), file=sys.stderr, flush=True)
+            return 128 + exc.signum
 
 
-def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, progress) -> int:
     from figures._report import write_html, write_markdown
     from paper_checks import as_budget, claims, exit_code, run_claims, topics
-    from sims.cache import recompute
+    from paper_checks.__main__ import defer_signals
+    from sims.cache import ResultsFolderError, prepare_results_dir, recompute, remove_stale_temporaries
 
     drawable = topic_modules()
     if args.list:
@@ -140,7 +202,14 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             parser.error(f"topic: unknown topic {args.topic!r}; valid: {', '.join(valid)}")
     budget = as_budget(args.budget)
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    why = _unwritable(out)
+    if why is not None:
+        parser.error(f"--out: {str(out)!r} is not a writable folder ({why})")
+    try:
+        progress.folder = prepare_results_dir()
+    except ResultsFolderError as exc:
+        parser.error(str(exc))
+    remove_stale_temporaries(out)  # figures and stamps of interrupted writes
 
     selected = claims(topic=args.topic) if args.topic is None or args.topic in topics() else []
     if not args.quiet:
@@ -155,11 +224,17 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     # --jobs: when figures are to be drawn, every topic's claims and figures run in worker processes first (the
     # claims land in the results cache, read back below); a warm run (nothing to draw) stays in this process
     parallel: dict[str, dict] = {}
+    progress.total = len(wanted)
     if args.jobs > 1 and to_draw:
         start = time.perf_counter()
         jobs = list(dict.fromkeys([*(c.topic for c in selected), *wanted]))
-        parallel = _parallel(jobs, to_draw, budget, out, args)
+
+        def finished(name: str, result: dict) -> None:
+            progress.done += name in wanted
+
+        parallel = _parallel(jobs, to_draw, budget, out, args, on_done=finished)
         seconds["workers"] = time.perf_counter() - start
+        progress.done = 0  # counted again below, as each topic is stamped
     with recompute(args.fresh):
         start = time.perf_counter()
         # the workers' claims are read back from the cache (--fresh was theirs to apply), the rest run here
@@ -185,6 +260,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                     if not args.quiet:
                         print(f"figures/{name}.py: unchanged sources and budget, {len(kept)} files kept",
                               file=sys.stderr, flush=True)
+                    progress.done += 1
                     continue
                 if not args.quiet:
                     print(f"drawing figures/{name}.py", file=sys.stderr, flush=True)
@@ -206,11 +282,15 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 broken.append(name)
             elif name not in errored:
                 stamp[name] = _stamp_entry(key, files, drawn, out)
-            (out / STAMP).write_text(json.dumps(stamp, indent=1, sort_keys=True))
+            with defer_signals():
+                _write_stamp(out, stamp)
+                progress.done += 1
     notes = [f"figures/{name}.py raised an error; its figures are missing" for name in broken]
     stem = "report" if args.topic is None else f"report_{args.topic}"
-    md = write_markdown(outcomes, made, out, budget.name, figure_claims=links, name=stem, notes=notes)
-    page = write_html(outcomes, made, out, budget.name, figure_claims=links, name=stem, notes=notes)
+    with defer_signals():  # a report is written whole or not at all
+        md = write_markdown(outcomes, made, out, budget.name, figure_claims=links, name=stem, notes=notes)
+        page = write_html(outcomes, made, out, budget.name, figure_claims=links, name=stem, notes=notes)
+        progress.written = f"the report was written ({md.name}, {page.name})"
     n_fig = sum(len(v) for v in made.values())
     print(f"wrote {n_fig} figure files, {md} and {page}")
     if not args.quiet or getattr(args, "profile", False):

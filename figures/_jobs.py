@@ -2,15 +2,29 @@
 
 Kept out of ``figures/__main__.py`` because a spawned worker unpickles its task function by module name, and
 ``__main__`` names a different module in the worker.
+
+The pool is this module's own, not ``concurrent.futures``: the parent hands one topic at a time to an idle
+worker over that worker's pipe, so on SIGINT/SIGTERM it knows exactly which processes to end and no queued
+topic starts; a worker that dies is noticed by its process sentinel and its topic redone in the parent.
+Workers ignore SIGINT (Ctrl-C reaches the whole process group; the parent decides) and exit on their own
+when the parent is gone, so no worker outlives the run.
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
+import os
+import re
+import signal
 import sys
+import threading
 import time
 import traceback
 from pathlib import Path
+from typing import Iterator
+
+STOP_TIMEOUT_S = 3.0  # a worker still running this long after SIGTERM is killed
 
 
 def draw(name: str, results: dict, out: Path, budget) -> tuple[list[Path], dict[str, tuple[str, ...]]]:
@@ -69,45 +83,173 @@ def topic_job(name: str, budget_name: str, out: str, fresh: bool, with_figures: 
     return {"files": files, "links": links, "error": error, "seconds": time.perf_counter() - start}
 
 
+_ENTRY_JSON = re.compile(r"^(?P<name>.+)\.[0-9a-f]{16}\.json$")
+
+
 def cost_hints(budget_name: str) -> dict[str, float]:
-    """Per topic, the seconds its cached claims and experiments took when last computed at this budget (any code
-    version; a claim's time includes the experiments it ran, so this over-counts, which ordering tolerates): the
-    workers take the longest topics first, so the last one does not finish alone."""
+    """Per topic, the seconds its cached claims and experiments took when last computed at this budget (the newest
+    entry of each name, any code version; a claim's time includes the experiments it ran, so this over-counts,
+    which ordering tolerates): the workers take the longest topics first, so the last one does not finish alone."""
     from sims.cache import results_dir
 
-    hints: dict[str, float] = {}
-    for path in results_dir().glob(f"*.{budget_name}.json"):
+    newest: dict[str, tuple[str, str, float]] = {}  # entry name -> (written, topic, seconds)
+    try:
+        paths = list(results_dir().iterdir())
+    except OSError:
+        return {}
+    for path in paths:
+        m = _ENTRY_JSON.match(path.name)
+        if m is None or not m["name"].endswith(f".{budget_name}"):
+            continue
         try:
             meta = json.loads(path.read_text())
             owners = meta["topic"]
             owner = owners if isinstance(owners, str) else owners[0]
-            hints[owner] = hints.get(owner, 0.0) + float(meta.get("wall_s") or 0.0)
+            entry = (str(meta.get("written", "")), owner, float(meta.get("wall_s") or 0.0))
         except (OSError, ValueError, KeyError, IndexError, TypeError):
             continue
+        if entry > newest.get(m["name"], ("", "", 0.0)):
+            newest[m["name"]] = entry
+    hints: dict[str, float] = {}
+    for _, owner, seconds in newest.values():
+        hints[owner] = hints.get(owner, 0.0) + seconds
     return hints
 
 
-def run_parallel(names: list[str], drawn: set[str], budget, out: Path, args) -> dict[str, dict]:
+def _exit_with_parent(parent: int) -> None:
+    """In a worker: end this process within a second of its parent's death (even by SIGKILL, which leaves the
+    parent no chance to end its workers)."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
+def _serve(conn, parent: int) -> None:
+    """A worker's loop: run each task the parent sends (``None``: exit) and send back ``("done", result)`` or
+    ``("failed", traceback)``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group; the parent decides
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _exit_with_parent(parent)
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return  # the parent is gone
+        if task is None:
+            return
+        try:
+            reply = ("done", topic_job(*task))
+        except Exception:  # noqa: BLE001 - the parent redoes the topic in its own process
+            reply = ("failed", traceback.format_exc())
+        conn.send(reply)
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored while workers are started: a spawned child inherits the ignored disposition, so a
+    Ctrl-C during its start-up (seconds of imports) cannot kill it with a traceback. The parent's own handler
+    is back as soon as the processes exist."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+class _Worker:
+    """One worker process, its end of the pipe and the topic it is running (None: idle or finished)."""
+
+    def __init__(self, context, parent: int) -> None:
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=_serve, args=(child, parent), name="steplab-figures-worker")
+        self.process.start()
+        child.close()
+        self.topic: str | None = None
+
+
+def stop_workers(workers: list, *, now: bool = True) -> None:
+    """End every worker: SIGTERM (``now``; otherwise first :data:`STOP_TIMEOUT_S` to exit as told), then SIGKILL
+    for one still running :data:`STOP_TIMEOUT_S` later. Returns when every worker is gone."""
+    for stage in (["wait"] if not now else []) + ["terminate", "kill"]:
+        deadline = time.monotonic() + STOP_TIMEOUT_S
+        for w in workers:
+            if stage != "wait" and w.process.is_alive():
+                getattr(w.process, stage)()
+        for w in workers:
+            w.process.join(max(0.0, deadline - time.monotonic()))
+        if not any(w.process.is_alive() for w in workers):
+            break
+    for w in workers:
+        w.conn.close()
+
+
+def run_parallel(names: list[str], drawn: set[str], budget, out: Path, args, on_done=None) -> dict[str, dict]:
     """Run :func:`topic_job` for every topic in ``names`` on ``args.jobs`` worker processes (spawned: a forked JAX is
-    unsafe); a topic whose worker died is left out (the caller then runs it in this process)."""
+    unsafe); a topic whose worker died or raised is left out (the caller then runs it in this process).
+
+    ``on_done(name, result)`` is called as each topic finishes. Any exception here, an :class:`Interrupted` by a
+    signal included, ends every worker before it propagates: queued topics never start and no worker is left.
+    """
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from multiprocessing.connection import wait
 
     hints = cost_hints(budget.name)
-    order = sorted(names, key=lambda n: -hints.get(n, 0.0))
+    queue = sorted(names, key=lambda n: -hints.get(n, 0.0))
+    context = multiprocessing.get_context("spawn")
     done: dict[str, dict] = {}
-    with ProcessPoolExecutor(max_workers=min(args.jobs, len(order)),
-                             mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = {pool.submit(topic_job, n, budget.name, str(out), args.fresh, n in drawn): n for n in order}
-        for future in as_completed(futures):
-            name = futures[future]
+    workers: list[_Worker] = []
+    finished = False
+    try:
+        with _sigint_ignored():
+            workers = [_Worker(context, os.getpid()) for _ in range(min(args.jobs, len(queue)))]
+
+        def hand_out(w: _Worker) -> None:
+            w.topic = queue.pop(0) if queue else None
             try:
-                done[name] = future.result()
-            except Exception as exc:  # noqa: BLE001 - a dead worker: redo the topic here
-                print(f"worker for topic {name} failed ({type(exc).__name__}: {exc}); running it here",
-                      file=sys.stderr, flush=True)
-                continue
-            if not args.quiet:
-                print(f"topic {name}: claims{' and figures' if name in drawn else ''} in "
-                      f"{done[name]['seconds']:.1f} s (worker)", file=sys.stderr, flush=True)
+                w.conn.send(None if w.topic is None else (w.topic, budget.name, str(out), args.fresh, w.topic in drawn))
+            except OSError:  # the worker died between two topics: another worker (or the parent) takes this one
+                if w.topic is not None:
+                    queue.insert(0, w.topic)
+                w.topic = None
+
+        for w in workers:
+            hand_out(w)
+        while any(w.topic is not None for w in workers):
+            busy = [w for w in workers if w.topic is not None]
+            ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy])
+            for w in busy:
+                if w.conn not in ready and w.process.sentinel not in ready:
+                    continue
+                name = w.topic
+                try:
+                    kind, payload = w.conn.recv() if w.conn.poll() else ("died", None)
+                except (EOFError, OSError):
+                    kind, payload = "died", None
+                if kind == "done":
+                    done[name] = payload
+                    if on_done is not None:
+                        on_done(name, payload)
+                    if not args.quiet:
+                        print(f"topic {name}: claims{' and figures' if name in drawn else ''} in "
+                              f"{payload['seconds']:.1f} s (worker)", file=sys.stderr, flush=True)
+                    hand_out(w)
+                    continue
+                why = (payload.strip().splitlines()[-1] if kind == "failed"
+                       else f"the worker process ended with status {w.process.exitcode}")
+                print(f"worker for topic {name} failed ({why}); running it here", file=sys.stderr, flush=True)
+                if kind == "failed":
+                    hand_out(w)
+                else:
+                    w.topic = None  # a dead worker takes no more topics
+        finished = True
+    finally:
+        # finished: every worker was told to exit and is given the time to; otherwise (a signal, an error) they are
+        # ended at once, whatever they were running
+        stop_workers(workers, now=not finished)
     return done

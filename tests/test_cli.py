@@ -258,7 +258,7 @@ def test_figures_jobs_run_each_topic_in_a_worker_and_read_it_back(scratch, monke
         drawn.append(budget.name)
         return _draw_toy(results, out)
 
-    def fake_parallel(names, to_draw, budget, out, args):
+    def fake_parallel(names, to_draw, budget, out, args, on_done=None):
         handed.append((sorted(names), sorted(to_draw), args.jobs))
         return {n: _jobs.topic_job(n, budget.name, str(out), args.fresh, n in to_draw) for n in names}
 
