@@ -156,10 +156,8 @@ def _sigint_ignored() -> Iterator[None]:
         yield
         return
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    yield  # a run stopping on an exception (a SIGTERM meanwhile) keeps SIGINT ignored while it ends its workers
+    signal.signal(signal.SIGINT, previous)
 
 
 class _Worker:
@@ -207,7 +205,8 @@ def run_parallel(names: list[str], drawn: set[str], budget, out: Path, args, on_
     finished = False
     try:
         with _sigint_ignored():
-            workers = [_Worker(context, os.getpid()) for _ in range(min(args.jobs, len(queue)))]
+            for _ in range(min(args.jobs, len(queue))):
+                workers.append(_Worker(context, os.getpid()))  # one by one: stop_workers ends those started
 
         def hand_out(w: _Worker) -> None:
             w.topic = queue.pop(0) if queue else None

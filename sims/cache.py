@@ -69,7 +69,8 @@ _ORPHAN_GRACE_S = 60.0
 # a temporary file of a dead writer is removed only after this long: "dead" is judged by process id on this
 # host, and a folder shared by several hosts may hold a live writer from another one
 _DEAD_WRITER_GRACE_S = 60.0
-_TMP = re.compile(r"^(?P<final>.+)\.(?P<pid>\d+)(?:-[0-9a-f]+)?\.tmp$")
+# what a steplab writer names its temporary files (the random part keeps a user's "notes.2024.tmp" out of it)
+_TMP = re.compile(r"^(?P<final>.+)\.(?P<pid>\d+)-[0-9a-f]{8}\.tmp$")
 # inside a recompute() block: the (name, key) pairs it has recomputed so far; None outside one
 _FRESH: contextvars.ContextVar[set | None] = contextvars.ContextVar("steplab_fresh", default=None)
 # inside a memory_only() block: the entries computed in it, by (name, key); None outside one
@@ -128,7 +129,7 @@ def _pid_alive(pid: int) -> bool:
 def remove_stale_temporaries(folder: "Path | str", max_age_s: float = 3600.0) -> list[Path]:
     """Delete the temporary files of interrupted writes in ``folder``; return what was deleted.
 
-    A temporary file is ``<final name>.<writer pid>[-<random>].tmp``. It is stale when it is older than
+    A temporary file is ``<final name>.<writer pid>-<8 hex digits>.tmp``. It is stale when it is older than
     ``max_age_s`` or when its writer is no longer running on this host (and it is over a minute old). Live
     writers' files and every other file are left alone.
     """
