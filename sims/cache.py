@@ -363,14 +363,20 @@ def _git_revision() -> str:
 
 
 def _seed(config: dict, values: dict | None = None) -> Any:
-    """The seed behind a result: the configuration's ``seed``, else a ``seed`` the computation returned."""
+    """The seed behind a result: the configuration's ``seed``, else a ``seed`` the computation returned.
+
+    An integer, or a list of them (a seed per run); anything else is recorded by content.
+    """
     for source in (config, values or {}):
         seed = source.get("seed")
         if seed is None or isinstance(seed, bool):
             continue
         if isinstance(seed, (int, np.integer)):
             return int(seed)
-        return _canonical(seed)  # a seed per run (an array or a list of them) is recorded by content
+        a = np.asarray(seed) if isinstance(seed, (list, tuple, np.ndarray)) else None
+        if a is not None and a.dtype.kind in "iu" and a.ndim == 1 and a.size <= 1000:
+            return [int(v) for v in a]
+        return _canonical(seed)
     return None
 
 
@@ -591,7 +597,7 @@ def cached(name: str, config: dict, compute: Callable[[], dict[str, Any]], *, to
     wall = time.perf_counter() - start
     scalars, arrays = _split(values)
     meta = provenance(config, wall, topic)
-    meta["seed"] = _seed(config, scalars)
+    meta["seed"] = _seed(config, values)
     try:
         _write(directory, name, key, arrays, scalars, meta)
     except OSError as exc:

@@ -276,9 +276,10 @@ def test_a_replaced_entry_leaves_no_orphan_once_it_is_old(results):
 def test_seed_is_recorded_from_the_config_or_the_result(results):
     cache.cached("a", {"seed": 3}, lambda: {"x": np.zeros(1)})
     cache.cached("b", {"n": 1}, lambda: {"x": np.zeros(1), "seed": 11})
-    cache.cached("c", {"seeds": [1, 2]}, lambda: {"x": np.zeros(1)})
+    cache.cached("c", {"n": 1}, lambda: {"x": np.zeros(1), "seed": np.array([4, 5])})
+    cache.cached("d", {"seeds": [1, 2]}, lambda: {"x": np.zeros(1)})
     assert cache.read_meta("a")["seed"] == 3 and cache.read_meta("b")["seed"] == 11
-    assert cache.read_meta("c")["seed"] is None
+    assert cache.read_meta("c")["seed"] == [4, 5] and cache.read_meta("d")["seed"] is None
 
 
 def test_read_meta_by_key_or_latest(results, monkeypatch):
