@@ -72,6 +72,8 @@ ROWS = [
                                                                                  "lam": "pos"}),
     Row(_T + "ema_bias", {"alpha": 0.1, "eta": 0.1, "lam": 1.0, "t": np.arange(4), "x0": 1.0},
         kinds={"alpha": "unit", "eta": "pos", "lam": "pos", "t": "iarr"}),
+    Row(_T + "ema_bias_rate", {"alpha": 0.1, "eta": 0.1, "lam": 1.0}, kinds={"alpha": "unit", "eta": "pos",
+                                                                            "lam": "pos"}),
     Row(_T + "uniform_average_bias", {"eta": 0.1, "lam": 1.0, "t": np.arange(1, 5), "x0": 1.0},
         kinds={"eta": "pos", "lam": "pos", "t": "posiarr"}),
     Row(_T + "wd_angular_update", {"eta": 0.1, "wd": 0.1, "momentum": 0.5}, kinds={"eta": "pos", "wd": "pos",

@@ -14,6 +14,16 @@ whose trajectory is known step by step, a NumPy loop, optax), never with the cod
 
 (The shared substrate's tests that came out of the same run -- window averages against a NumPy loop, Lion's
 default :math:`\beta_2` -- live in ``tests/test_nqm.py``.) Small shapes throughout: the whole file runs in a few seconds, most of it compilation.
+
+The claim mutants below (issue 27, "power you can measure") apply a plausible mistake to the theory function a claim
+calls (``monkeypatch`` on the module the claim reads it from), rerun the claim at the quick budget on the same
+cached experiment, and assert it turns ``failed``: the measurement, obtained without that function, rejects the
+mutated prediction (the unmutated claims passing is ``tests/test_power.py``'s job):
+
+* ``kosson2023.equilibrium_angle_and_norm`` -- the sign update's angle off by :math:`\sqrt2` either way (once hidden
+  by an allowance taken at the norm's scale);
+* ``morales2024.ema_bias_rate`` -- :math:`\max(1-\alpha, 1-\eta\lambda)` without the modulus (an oscillating iterate
+  read as a fast-decaying one), and the EMA's own factor :math:`1-\alpha` alone.
 """
 from __future__ import annotations
 
@@ -24,6 +34,7 @@ import pytest
 
 import sims.noisy_quadratic as sq
 import theory.noisy_quadratic as th
+from paper_checks import Budget, get_claim
 from sims.nqm import BOUND
 
 pytestmark = pytest.mark.xdist_group("noisy_quadratic")
@@ -99,3 +110,23 @@ def test_fit_relative_residual_is_scale_free():
     assert one["relative_residual"] > 1e-4
     np.testing.assert_allclose(ten["residual_rms"], 10 * one["residual_rms"], rtol=1e-9)
     np.testing.assert_allclose(ten["relative_residual"], one["relative_residual"], rtol=1e-9)
+
+
+# ----------------------------------------------------------------------------- claims against mutated theory
+def _status(claim_id: str) -> str:
+    claim = get_claim(claim_id)
+    return claim.status(claim.run(Budget("quick")))
+
+
+@pytest.mark.parametrize("factor", [2**0.5, 2**-0.5])
+def test_sign_angle_off_by_sqrt2_fails_the_equilibrium_claim(monkeypatch, factor):
+    original = th.sign_wd_angular_update
+    monkeypatch.setattr(th, "sign_wd_angular_update", lambda eta, wd: factor * original(eta, wd))
+    assert _status("kosson2023.equilibrium_angle_and_norm") == "failed"
+
+
+@pytest.mark.parametrize("mutant", [lambda a, e, lam: max(1 - a, 1 - e * lam), lambda a, e, lam: 1 - a],
+                         ids=["modulus_dropped", "ema_factor_only"])
+def test_ema_bias_rate_without_the_iterate_branch_fails(monkeypatch, mutant):
+    monkeypatch.setattr(th, "ema_bias_rate", mutant)
+    assert _status("morales2024.ema_bias_rate") == "failed"

@@ -49,7 +49,7 @@ from theory import nqm
 __all__ = [
     "SCHEDULES", "schedule", "tuned_final_loss", "d2z_cosine_ratio", "wsd_plateau_excess", "last_iterate_bound",
     "merge_effective_schedule", "merge_error_variance", "merge_weights_for_schedule", "adamw_ema_weights", "ema_variance_sympy",
-    "ema_variance_ratio", "ema_bias", "uniform_average_bias", "wd_angular_update", "wd_equilibrium_norm",
+    "ema_variance_ratio", "ema_bias", "ema_bias_rate", "uniform_average_bias", "wd_angular_update", "wd_equilibrium_norm",
     "sign_wd_angular_update", "sign_wd_equilibrium_norm", "sgd_wd_exact", "wd_norm_relaxation",
     "lion_box_radius", "box_minimizer", "l2_minimizer", "schedule_from_log", "fit_nqm_to_log",
 ]
@@ -268,6 +268,23 @@ def ema_bias(alpha, eta, lam, t, x0: float = 1.0) -> np.ndarray:
     if abs(rho - q) < 1e-12:
         return x0 * (q**tt + alpha * tt * rho**tt)
     return x0 * (q**tt + alpha * rho * (rho**tt - q**tt) / (rho - q))
+
+
+def ema_bias_rate(alpha, eta, lam) -> float:
+    r"""Per-step factor of the noise-free EMA's decay, :math:`\max(1-\alpha, |1-\eta\lambda|)`.
+
+    :func:`ema_bias` is a combination of :math:`(1-\alpha)^t` and :math:`\rho^t` (:math:`\rho = 1-\eta\lambda`); the larger
+    modulus wins, so :math:`|z_t|^{1/t} \to \max(1-\alpha, |\rho|)`: the EMA forgets at its own pace when
+    :math:`1-\alpha > |\rho|`, and follows the iterate otherwise -- including an oscillating iterate
+    (:math:`1 < \eta\lambda < 2`, :math:`\rho < 0`), whose :math:`|\rho|` counts, not :math:`\rho`. Needs
+    :math:`0 < \alpha \le 1` and a stable step :math:`0 < \eta\lambda < 2`.
+    """
+    alpha = V.real("alpha", alpha, low=0.0, high=1.0, low_open=True)
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    lam = V.real("lam", lam, low=0.0, low_open=True)
+    if not eta * lam < 2:
+        raise ValueError(f"eta: expected a stable step eta * lam < 2, got {eta * lam:.6g}")
+    return max(1 - alpha, abs(1 - eta * lam))
 
 
 def uniform_average_bias(eta, lam, t, x0: float = 1.0) -> np.ndarray:

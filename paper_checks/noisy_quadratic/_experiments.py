@@ -120,22 +120,26 @@ AVG_REC = 50
 AVG_LAM = 1.0
 EMA_ETA = 0.2
 EMA_ALPHAS = (0.05, 0.1, 0.3)
+# (alpha, eta) of the noise-free EMA runs: both branches of max(1 - alpha, |1 - eta lambda|), the second with the
+# iterate decaying (eta lambda = 0.2) and oscillating (eta lambda = 1.8, where |1 - eta lambda| = 0.8, not -0.8)
+EMA_CLEAN = ((0.05, 0.2), (0.1, 0.2), (0.3, 0.2), (0.05, 1.8), (0.3, 1.8))
 MOMENTUM_POINTS = ((0.05, 0.9), (0.2, 0.5))  # (eta, mu) of the heavy-ball runs
 NESTEROV_POINTS = ((0.1, 0.5), (0.3, 0.7))
 
 
 @experiment("noisy_quadratic.averaging")
 def averaging(budget: Budget) -> dict:
-    """One mode (lambda = 1) with additive noise: SGD with EMAs, SGD baselines, heavy ball, Nesterov; and noise-free EMA runs."""
+    """One mode (lambda = 1) with additive noise: SGD with EMAs, SGD baselines, heavy ball, Nesterov; and noise-free EMA
+    runs at the (alpha, eta) of ``EMA_CLEAN``."""
     n = budget.pick(quick=64, full=512)
     burn = AVG_BURN
     key = jax.random.key(SEED + 3)
     lam = np.array([AVG_LAM])
     # SGD: EMA configurations (noisy), SGD baselines at the Nesterov step sizes, noise-free EMA configurations
-    ema = list(EMA_ALPHAS) + [0.0] * len(NESTEROV_POINTS) + list(EMA_ALPHAS)
-    etas = [EMA_ETA] * len(EMA_ALPHAS) + [e for e, _ in NESTEROV_POINTS] + [EMA_ETA] * len(EMA_ALPHAS)
-    sig = np.array([1.0] * (len(EMA_ALPHAS) + len(NESTEROV_POINTS)) + [0.0] * len(EMA_ALPHAS))[:, None]
-    x0 = np.array([0.0] * (len(EMA_ALPHAS) + len(NESTEROV_POINTS)) + [1.0] * len(EMA_ALPHAS))[:, None]
+    ema = list(EMA_ALPHAS) + [0.0] * len(NESTEROV_POINTS) + [a for a, _ in EMA_CLEAN]
+    etas = [EMA_ETA] * len(EMA_ALPHAS) + [e for e, _ in NESTEROV_POINTS] + [e for _, e in EMA_CLEAN]
+    sig = np.array([1.0] * (len(EMA_ALPHAS) + len(NESTEROV_POINTS)) + [0.0] * len(EMA_CLEAN))[:, None]
+    x0 = np.array([0.0] * (len(EMA_ALPHAS) + len(NESTEROV_POINTS)) + [1.0] * len(EMA_CLEAN))[:, None]
     sgd = sn.simulate(key, T=AVG_T, eta=np.stack([np.full(AVG_T, e) for e in etas]), x0=x0, lam=lam, sigma_a=sig,
                       ema=ema, n_chains=n, n_rec=AVG_REC, burn=burn)
     mom = sn.simulate(key, T=AVG_T, eta=np.stack([np.full(AVG_T, e) for e, _ in MOMENTUM_POINTS]), x0=np.zeros(1),
@@ -147,7 +151,7 @@ def averaging(budget: Budget) -> dict:
     k, m = len(EMA_ALPHAS), len(NESTEROV_POINTS)
     return {"alphas": np.array(EMA_ALPHAS), "ema_m2_x": sgd["mode_m2"][:k, :, 0], "ema_m2_z": sgd["mode_m2_ema"][:k, :, 0],
             "sgd_m2": sgd["mode_m2"][k:k + m, :, 0], "clean_path_ema": sgd["path_ema"][k + m:, 0, :, 0],
-            "clean_path": sgd["path"][k + m:, 0, :, 0], "t_rec": (AVG_T // AVG_REC) * np.arange(1, AVG_REC + 1),
+            "clean_path": sgd["path"][k + m:, 0, :, 0], "clean_points": np.array(EMA_CLEAN), "t_rec": (AVG_T // AVG_REC) * np.arange(1, AVG_REC + 1),
             "hb_points": np.array(MOMENTUM_POINTS), "hb_m2": mom["mode_m2"][:, :, 0],
             "nag_points": np.array(NESTEROV_POINTS), "nag_m2_iterate": nag["mode_m2_step"][:, :, 0],
             "nag_m2_lookahead": nag["mode_m2"][:, :, 0],
