@@ -293,16 +293,24 @@ def _path_run(point, key, hessians, theta0, *, n_steps, bound):
 
     def step(carry, mask):
         theta, dead = carry
-        new = theta - point["eta"] * jnp.tensordot(mask, hessians @ theta, axes=1)
+        per_sample = hessians @ theta                       # H_i theta, (n, d)
+        batch = jnp.tensordot(mask, per_sample, axes=1)     # H_B theta
+        new = theta - point["eta"] * batch
+        # the step's batch noise (H_B - H) theta and the population's spread (1/n) sum_i |(H_i - H) theta|^2
+        mean = per_sample.mean(axis=0)
+        noise = jnp.sum((batch - mean) ** 2)
+        spread = jnp.mean(jnp.sum((per_sample - mean) ** 2, axis=1))
         sq = jnp.sum(new * new)
         dead_now = dead | ~(sq <= bound**2)
         theta = jnp.where(dead, theta, new)  # frozen after divergence
-        return (theta, dead_now), jnp.where(dead, jnp.inf, sq)
+        gone = dead | dead_now
+        return (theta, dead_now), (jnp.where(dead, jnp.inf, sq), jnp.where(gone, 0.0, noise), jnp.where(gone, 0.0, spread))
 
-    (_, dead), sq = lax.scan(step, (theta0, jnp.array(False)), masks)
+    (_, dead), (sq, noise, spread) = lax.scan(step, (theta0, jnp.array(False)), masks)
     sq = jnp.concatenate([jnp.sum(theta0 * theta0)[None], sq])
     bad = ~(sq <= bound**2)
-    return {"sq_norm": sq, "diverged": dead, "diverged_step": jnp.where(dead, jnp.argmax(bad), -1)}
+    return {"sq_norm": sq, "batch_noise": noise, "spread": spread, "diverged": dead,
+            "diverged_step": jnp.where(dead, jnp.argmax(bad), -1)}
 
 
 def sgd_paths(key, hessians, batch_size, eta, theta0, *, n_steps: int, n_paths: int, bound: float = 1e100) -> dict:
@@ -312,7 +320,12 @@ def sgd_paths(key, hessians, batch_size, eta, theta0, *, n_steps: int, n_paths: 
     numbers); ``eta``: step sizes :math:`(m,)`; ``batch_size``: an int or one per entry of ``eta``;
     ``theta0``: :math:`(d,)`. Returns ``sq_norm`` :math:`\|\theta_t\|^2`, shape :math:`(m, P, T+1)`
     (``inf`` after divergence), ``diverged`` :math:`(m, P)` (:math:`\|\theta\| >` ``bound`` or
-    non-finite) and ``diverged_step``.
+    non-finite) and ``diverged_step``; and per step :math:`t = 0..T-1`, shape :math:`(m, P, T)`: ``batch_noise``
+    :math:`\|(H_{\mathcal B_t} - H)\theta_t\|^2` (the noise the step's batch adds to the full-batch step, over
+    :math:`\eta`) and ``spread`` :math:`\frac1n\sum_i\|(H_i - H)\theta_t\|^2` (the population's spread at the same
+    state; both 0 from the step that diverges). Given :math:`\theta_t`, a uniform :math:`B`-subset has
+    :math:`E\|(H_{\mathcal B} - H)\theta\|^2 = p\,\frac1n\sum_i\|(H_i - H)\theta\|^2` with :math:`p` the mixture weight,
+    so their ratio measures :math:`p` on the paths.
     """
     val.key("key", key)
     h = check_hessians(hessians)

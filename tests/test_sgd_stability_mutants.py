@@ -1,0 +1,38 @@
+r"""Claims of the ``sgd_stability`` topic against plausible mistakes in the theory they test (issue 27, "power you can
+measure").
+
+Each test applies one mistake to the theory function a claim calls (``monkeypatch`` on the module the claim reads it
+from), reruns the claim at the quick budget on the same cached experiment, and asserts the claim turns ``failed``:
+the measurement, obtained without that function, rejects the mutated prediction. The unmutated claim passing is
+``tests/test_power.py``'s job.
+
+* ``mulayoff2024.second_moment_of_paths_large_n`` -- the mixture weight with :math:`n` where :math:`n - 1` belongs,
+  :math:`p = (n-B)/(Bn)` (1.6 % off at :math:`n = 64`): the second moment over eight steps cannot see it, the per-step
+  batch-noise share does.
+"""
+from __future__ import annotations
+
+import pytest
+
+import theory.sgd_stability as th
+from paper_checks import Budget, get_claim
+
+pytestmark = pytest.mark.xdist_group("sgd_stability")
+
+
+def _status(claim_id: str) -> str:
+    claim = get_claim(claim_id)
+    return claim.status(claim.run(Budget("quick")))
+
+
+def test_mixture_weight_with_n_instead_of_n_minus_one_fails_the_paths_claim(monkeypatch):
+    original = th.batch_weight
+
+    def with_n(n, batch_size, sampling="without"):
+        if sampling == "with":
+            return original(n, batch_size, sampling)
+        return (n - batch_size) / (batch_size * n)
+
+    monkeypatch.setattr(th, "batch_weight", with_n)
+    assert th.batch_weight(64, 16) == pytest.approx(48 / 1024)  # the mistake is in place
+    assert _status("mulayoff2024.second_moment_of_paths_large_n") == "failed"
