@@ -12,6 +12,8 @@ The quadratic experiments (schedules, merging, averaging, Lion's box) run on the
   with decoupled decay (:mod:`sims.optimizers`).
 * :func:`logistic_sphere` -- a real scale-invariant loss, logistic regression on :math:`w/\|w\|`,
   full batch: gradients are orthogonal to :math:`w` (scale invariance) but strongly correlated in time.
+* :func:`lion_logistic` -- Lion with decoupled weight decay on logistic regression (full batch): a non-quadratic
+  loss for the box-constrained limit of Lion.
 
 Each per-run function is pure, mapped over a grid by :func:`sims.sweep.run_grid`, with ``lax.scan``
 over steps. Divergence is data (``diverged``, ``diverged_step``).
@@ -29,7 +31,7 @@ from sims.nqm import BOUND, noise
 from sims.sweep import run_grid
 from theory import _validate as V
 
-__all__ = ["abs_sgd", "sphere_walk", "logistic_sphere", "SPHERE_METHODS"]
+__all__ = ["abs_sgd", "sphere_walk", "logistic_sphere", "lion_logistic", "SPHERE_METHODS"]
 
 SPHERE_METHODS = ("heavy_ball", "sign")
 
@@ -244,3 +246,70 @@ def logistic_sphere(X, y, w0, *, eta, wd, momentum=0.0, scale: float = 4.0, T: i
     grid.update(w0=np.broadcast_to(w0, (G, w0.size)).copy(), scale=np.full(G, scale))
     return run_grid(_logistic_run, grid, Xa, ya, static=dict(T=T, n_rec=n_rec), chunk_size=_pow2(G),
                     pad_to_chunk=True)
+
+
+# ----------------------------------------------------------------------------- Lion on a non-quadratic loss
+def _logreg_loss(x, X, y):
+    r"""Mean logistic loss :math:`\frac1n\sum_i\log(1 + e^{-y_i x_i\cdot x})` (convex, not quadratic)."""
+    return jnp.mean(jnp.logaddexp(0.0, -y * (X @ x)))
+
+
+def _lion_run(point: dict, X: jax.Array, y: jax.Array, x0: jax.Array, *, n_rec: int) -> dict:
+    r"""Full-batch Lion (:math:`\beta_1, \beta_2`) with decoupled decay on :func:`_logreg_loss` along ``point["eta"]`` (pure).
+
+    Returns the iterate at the end of each of ``n_rec`` equal blocks (``path``), ``diverged`` (a non-finite
+    iterate or one beyond :data:`sims.nqm.BOUND`) and ``diverged_step`` (the first such step, counted from 1;
+    -1 if none; the run is frozen from there).
+    """
+    hyper = opt.Hyper(momentum=point["b1"], b2=point["b2"], wd=point["wd"])
+    grad = jax.grad(_logreg_loss)
+    etas = point["eta"].reshape(n_rec, -1)
+
+    def one(carry, e):
+        x, state, bad, k = carry
+        new, new_state = opt.step("lion", grad(x, X, y), state, x, e, hyper)
+        broken = ~jnp.all(jnp.abs(new) < BOUND)
+        bad = jnp.where((bad < 0) & broken, k + 1, bad)
+        keep = bad >= 0
+        x = jnp.where(keep, x, new)
+        state = jax.tree.map(lambda a, b: jnp.where(keep, a, b), state, new_state)
+        return (x, state, bad, k + 1), None
+
+    def block(carry, es):
+        carry, _ = lax.scan(one, carry, es)
+        return carry, carry[0]
+
+    start = (x0, opt.init("lion", x0, hyper), jnp.array(-1, jnp.int64), jnp.array(0, jnp.int64))
+    (_, _, bad, _), path = lax.scan(block, start, etas)
+    return {"path": path, "diverged": bad >= 0, "diverged_step": bad}
+
+
+def lion_logistic(X, y, x0, *, eta, wd, b1=0.9, b2=0.99, n_rec: int) -> dict:
+    r"""Lion with decoupled decay on full-batch logistic regression, one run per configuration.
+
+    ``X`` (n, d) data, ``y`` (n,) labels :math:`\pm1`, ``x0`` (d,) the start; ``eta`` one schedule :math:`(T,)` or one per
+    configuration :math:`(G, T)`; ``wd``, ``b1``, ``b2`` scalars or length-:math:`G` sequences. The update is
+    :func:`sims.optimizers.step` with ``method="lion"``: :math:`x \leftarrow x - \eta_t(\mathrm{sign}(\beta_1 m +
+    (1-\beta_1)g) + \lambda x)`, then :math:`m \leftarrow \beta_2 m + (1-\beta_2)g`. Returns ``path`` :math:`(G, n_{rec}, d)`
+    (the iterate after each block of :math:`T/n_{rec}` steps), ``diverged`` and ``diverged_step`` :math:`(G,)`.
+    """
+    Xa = V.array("X", X, ndim=2)
+    ya = V.array("y", y, shape=(Xa.shape[0],))
+    if not np.all(np.abs(ya) == 1):
+        raise ValueError("y: expected labels +1 or -1")
+    x0 = V.array("x0", x0, shape=(Xa.shape[1],))
+    e = V.array("eta", eta, ndim=(1, 2), low=0.0)
+    e = e.reshape(-1, e.shape[-1])
+    n_rec = V.integer("n_rec", n_rec, low=1)
+    if e.shape[1] % n_rec:
+        raise ValueError(f"n_rec: expected a divisor of the schedule's length T = {e.shape[1]}, got {n_rec}")
+    cols = {"wd": V.array("wd", wd, ndim=(0, 1), low=0.0).reshape(-1),
+            "b1": V.array("b1", b1, ndim=(0, 1), low=0.0, high=1.0).reshape(-1),
+            "b2": V.array("b2", b2, ndim=(0, 1), low=0.0, high=1.0).reshape(-1)}
+    G = max([e.shape[0]] + [len(v) for v in cols.values()])
+    for name, n in [("eta", e.shape[0])] + [(k, len(v)) for k, v in cols.items()]:
+        if n not in (1, G):
+            raise ValueError(f"{name}: expected one value (schedule) or {G} (one per configuration), got {n}")
+    grid = {"eta": np.broadcast_to(e, (G, e.shape[1])).copy(),
+            **{k: np.broadcast_to(v, (G,)).copy() for k, v in cols.items()}}
+    return run_grid(_lion_run, grid, Xa, ya, x0, static=dict(n_rec=n_rec), chunk_size=_pow2(G), pad_to_chunk=True)

@@ -44,6 +44,11 @@ def _logistic(X=_X, y=_Y, w0=_W0, eta=(0.3, 0.2, 0.1), wd=0.01, momentum=0.5, T=
     return sq.logistic_sphere(X, y, w0, eta=eta, wd=wd, momentum=momentum, T=T, n_rec=n_rec)
 
 
+def _lion(X=_X, y=_Y, x0=(0.1, -0.2, 0.3), eta=None, wd=(0.5, 1.0, 2.0), b1=0.9, b2=0.99, n_rec=2):
+    eta = np.full(4, 0.1) if eta is None else eta
+    return sq.lion_logistic(X, y, np.asarray(x0), eta=eta, wd=wd, b1=b1, b2=b2, n_rec=n_rec)
+
+
 _NQM_OUT = lambda o: [o["curve"], o["path"], o["mode_m2"], o["mode_m2_ema"], o["final_x"], o["diverged"]]  # noqa: E731
 
 SIMULATORS = [
@@ -74,4 +79,11 @@ SIMULATORS = [
         bad=[({"y": np.full(10, 0.5)}, "y"), ({"w0": np.ones(2)}, "w0"), ({"eta": -1.0}, "eta"), ({"n_rec": 3}, "n_rec")],
         diverging=({"eta": (1.0, 1.0), "wd": 1000.0, "T": 120, "n_rec": 2, "momentum": 0.0}, lambda o: o["diverged"]),
         vary={"w0": _RNG.normal(size=3), "momentum": 0.3}),
+    Sim("noisy_quadratic.lion_logistic", _lion, outputs=lambda o: [o["path"], o["diverged"]],
+        grid=("wd", np.array([0.5, 1.0, 2.0]), 0),
+        bad=[({"y": np.full(10, 0.5)}, "y"), ({"x0": (1.0, 2.0)}, "x0"), ({"eta": -np.ones(4)}, "eta"),
+             ({"n_rec": 3}, "n_rec"), ({"wd": (0.1, 0.2), "b1": (0.9, 0.8, 0.7)}, "wd"), ({"b1": 1.5}, "b1")],
+        # decoupled decay with eta * wd = 1e3: |x| is multiplied by ~1e3 per step, past the bound 1e150 in 50 steps
+        diverging=({"eta": np.full(60, 1.0), "wd": 1000.0, "n_rec": 2}, lambda o: o["diverged"]),
+        vary={"x0": (0.2, 0.1, -0.1), "b1": 0.5}),
 ]

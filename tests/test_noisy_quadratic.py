@@ -11,6 +11,7 @@ import pytest
 import sympy as sp
 
 import sims.noisy_quadratic as sq
+import sims.nqm as sn
 import theory.noisy_quadratic as th
 import theory.nqm as tn
 
@@ -102,6 +103,27 @@ def test_box_minimizer_satisfies_kkt():
     np.testing.assert_allclose(th.l2_minimizer(H, c, 1e-12), c, rtol=1e-6)
 
 
+def test_logistic_minimizer_satisfies_kkt():
+    """Box: zero gradient on free coordinates, gradient pointing into the box on active faces; the penalized
+    minimizer zeroes the penalized gradient; the unconstrained one the plain gradient (non-separable data)."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 4))
+    y = np.where(X @ np.array([4.0, -3.0, 0.5, 0.2]) + rng.normal(size=40) > 0, 1.0, -1.0)
+
+    def grad(x):
+        return X.T @ (-y / (1 + np.exp(y * (X @ x)))) / X.shape[0]
+
+    x = th.logistic_minimizer(X, y, radius=1.0)
+    g = grad(x)
+    free = np.abs(x) < 1 - 1e-9
+    assert free.any() and (~free).any()
+    assert np.all(np.abs(g[free]) < 1e-7)
+    assert np.all(g[~free] * np.sign(x[~free]) <= 1e-9)
+    xl = th.logistic_minimizer(X, y, wd=0.5)
+    np.testing.assert_allclose(grad(xl) + 0.5 * xl, 0.0, atol=1e-7)
+    np.testing.assert_allclose(grad(th.logistic_minimizer(X, y)), 0.0, atol=1e-7)
+
+
 def test_tuned_final_loss_finds_an_interior_minimum():
     lam = np.logspace(0, -2, 8)
     loss, peak = th.tuned_final_loss(lam, np.sqrt(lam), "d2z", 300)
@@ -121,6 +143,7 @@ def test_tuned_final_loss_finds_an_interior_minimum():
     (lambda: th.wd_angular_update(0.1, 0.01, 1.0), "momentum"),
     (lambda: th.lion_box_radius(2.0, 1.0), "eta"),
     (lambda: th.box_minimizer(np.eye(2), [1.0, 2.0, 3.0], 1.0), "center"),
+    (lambda: th.logistic_minimizer(np.eye(2), [1.0, 0.5]), "y"),
     (lambda: th.fit_nqm_to_log([0, 5, 3], [0.1, 0.1, 0.1], [1.0, 0.5, 0.4]), "step"),
 ])
 def test_theory_bad_input(call, name):
@@ -130,6 +153,65 @@ def test_theory_bad_input(call, name):
 
 
 # ----------------------------------------------------------------------------- simulators
+def test_lion_box_is_invariant_from_inside_under_noise():
+    r"""An identity of the update rule (once presented as chen2023 evidence): :math:`|\mathrm{sign}| \le 1`, so
+    :math:`|x^+| \le (1-\eta\lambda)|x| + \eta \le 1/\lambda` whenever :math:`|x| \le 1/\lambda` and :math:`\eta\lambda \le 1`.
+
+    Random centers far outside, unit gradient noise, starts inside, :math:`\eta\lambda = 0.5` and 1 at two decays: the
+    largest :math:`\lambda\|x_t\|_\infty` over every step stays at most 1 (round-off of :math:`(1-\eta\lambda)x + \eta`: 1e-12).
+    Also the theory's radius at hand values.
+    """
+    rng = np.random.default_rng(11)
+    wds = np.array([0.5, 0.5, 2.0, 2.0])
+    etas = np.array([0.5, 1.0, 0.5, 1.0]) / wds
+    out = sn.simulate(jax.random.key(12), T=300, eta=np.stack([np.full(300, e) for e in etas]),
+                      x0=rng.uniform(-1, 1, size=(4, 3)) / wds[:, None], lam=np.array([0.5, 1.0, 2.0]),
+                      center=rng.normal(size=(4, 3)) * 5 / wds[:, None], sigma_a=1.0, method="lion", momentum=0.9,
+                      b2=0.99, wd=wds, n_chains=3, n_rec=1)
+    assert np.max(out["max_abs"] * wds[:, None]) <= 1 + 1e-12
+    assert np.max(out["max_abs"] * wds[:, None]) > 0.99   # the noise and the centers drive it to the face
+    assert th.lion_box_radius(0.3, 2.0) == 0.5 and th.lion_box_radius(1.0, 0.25) == 4.0
+
+
+def test_lion_excess_outside_the_box_contracts_by_one_minus_eta_lambda():
+    r"""An identity of the update rule (once a chen2023 claim): outside the box, with the update pointing outward
+    (:math:`u = -1` in every coordinate: the minimizer further out on the same side),
+    :math:`\lambda x^+ - 1 = (1-\eta\lambda)(\lambda x - 1)` exactly; pointing inward it contracts faster,
+    :math:`(1-\eta\lambda)(\lambda x - 1) - 2\eta\lambda`. Ratios to 1e-8 (round-off of an excess >= 1e-6 at |x| ~ 1).
+    """
+    wd, eta, T = 1.0, 0.05, 400
+    out = sn.simulate(jax.random.key(13), T=T, eta=np.full((2, T), eta), x0=np.full((2, 2), 3.0),
+                      lam=np.array([1.0, 0.5]), center=np.array([[5.0, 5.0], [-5.0, -5.0]]), method="lion",
+                      momentum=0.9, b2=0.99, wd=wd, n_rec=T)
+    path = np.concatenate([np.full((2, 1, 2), 3.0), out["path"][:, 0]], axis=1)
+    excess = np.abs(path).max(axis=2) * wd - 1
+    q = 1 - eta * wd
+    out_ = excess[0, :-1] > 1e-6
+    np.testing.assert_allclose(excess[0, 1:][out_] / excess[0, :-1][out_], q, rtol=1e-8)
+    assert out_.sum() > 100
+    # pointing inward: the first step already takes 2 eta lambda more
+    assert excess[1, 1] == pytest.approx(q * excess[1, 0] - 2 * eta * wd, rel=1e-12)
+
+
+def test_lion_logistic_first_steps_by_hand():
+    r"""Lion with :math:`\beta_1 = \beta_2 = 0` is sign descent with decoupled decay:
+    :math:`x^+ = x - \eta(\mathrm{sign}\,\nabla f(x) + \lambda x)`, the gradient of the mean logistic loss
+    :math:`-\frac1n\sum_i y_i x_i/(1 + e^{y_i x_i\cdot x})` in NumPy; two configurations, the second from a run of two
+    blocks of one step (``n_rec`` = T)."""
+    rng = np.random.default_rng(4)
+    X, y = rng.normal(size=(12, 3)), np.where(rng.normal(size=12) > 0, 1.0, -1.0)
+    x0 = np.array([0.3, -0.2, 0.1])
+    eta, wd = np.array([[0.1, 0.05], [0.2, 0.2]]), np.array([0.5, 2.0])
+    out = sq.lion_logistic(X, y, x0, eta=eta, wd=wd, b1=0.0, b2=0.0, n_rec=2)
+    for g in range(2):
+        x = x0.copy()
+        for t in range(2):
+            grad = X.T @ (-y / (1 + np.exp(y * (X @ x)))) / 12
+            x = x - eta[g, t] * (np.sign(grad) + wd[g] * x)
+            np.testing.assert_allclose(out["path"][g, t], x, rtol=1e-13)
+    assert not out["diverged"].any()
+
+
 def test_abs_sgd_without_noise_is_deterministic_and_paired():
     eta = np.stack([np.full(20, 0.3), np.full(20, 0.1)])
     out = sq.abs_sgd(jax.random.key(0), eta, x0=1.0, sigma=0.0, n_chains=2)

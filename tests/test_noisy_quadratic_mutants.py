@@ -23,7 +23,9 @@ mutated prediction (the unmutated claims passing is ``tests/test_power.py``'s jo
 * ``kosson2023.equilibrium_angle_and_norm`` -- the sign update's angle off by :math:`\sqrt2` either way (once hidden
   by an allowance taken at the norm's scale);
 * ``morales2024.ema_bias_rate`` -- :math:`\max(1-\alpha, 1-\eta\lambda)` without the modulus (an oscillating iterate
-  read as a fast-decaying one), and the EMA's own factor :math:`1-\alpha` alone.
+  read as a fast-decaying one), and the EMA's own factor :math:`1-\alpha` alone;
+* ``chen2023.box_radius`` and ``chen2023.box_minimizer`` -- :func:`theory.noisy_quadratic.lion_box_radius` halved (no
+  Lion claim called it before).
 """
 from __future__ import annotations
 
@@ -130,3 +132,10 @@ def test_sign_angle_off_by_sqrt2_fails_the_equilibrium_claim(monkeypatch, factor
 def test_ema_bias_rate_without_the_iterate_branch_fails(monkeypatch, mutant):
     monkeypatch.setattr(th, "ema_bias_rate", mutant)
     assert _status("morales2024.ema_bias_rate") == "failed"
+
+
+@pytest.mark.parametrize("claim_id", ["chen2023.box_radius", "chen2023.box_minimizer"])
+def test_lion_box_radius_halved_fails_the_box_claims(monkeypatch, claim_id):
+    original = th.lion_box_radius
+    monkeypatch.setattr(th, "lion_box_radius", lambda eta, wd: 0.5 * original(eta, wd))
+    assert _status(claim_id) == "failed"

@@ -51,7 +51,7 @@ __all__ = [
     "merge_effective_schedule", "merge_error_variance", "merge_weights_for_schedule", "adamw_ema_weights", "ema_variance_sympy",
     "ema_variance_ratio", "ema_bias", "ema_bias_rate", "uniform_average_bias", "wd_angular_update", "wd_equilibrium_norm",
     "sign_wd_angular_update", "sign_wd_equilibrium_norm", "sgd_wd_exact", "wd_norm_relaxation",
-    "lion_box_radius", "box_minimizer", "l2_minimizer", "schedule_from_log", "fit_nqm_to_log",
+    "lion_box_radius", "box_minimizer", "l2_minimizer", "logistic_minimizer", "schedule_from_log", "fit_nqm_to_log",
 ]
 
 SCHEDULES = ("constant", "wsd", "d2z", "cosine")
@@ -396,6 +396,37 @@ def l2_minimizer(H, center, wd) -> np.ndarray:
     h, c = _quadratic(H, center)
     wd = V.real("wd", wd, low=0.0, low_open=True)
     return np.linalg.solve(h + wd * np.eye(c.size), h @ c)
+
+
+def logistic_minimizer(X, y, *, radius=None, wd: float = 0.0) -> np.ndarray:
+    r""":math:`\arg\min_{\|x\|_\infty\le r}\ \frac1n\sum_i\log(1 + e^{-y_i x_i\cdot x}) + \tfrac{\lambda}2\|x\|^2` by SciPy's L-BFGS-B.
+
+    ``X`` (n, d), labels ``y`` :math:`\pm1`; ``radius`` :math:`r` (``None``: no box), ``wd`` :math:`\lambda \ge 0` (an L2
+    penalty; 0: none). Gradient supplied, tolerances at round-off. Without box and penalty the minimizer exists only
+    for data that are not linearly separable (``ValueError`` when L-BFGS-B does not converge).
+    """
+    Xa = V.array("X", X, ndim=2)
+    ya = V.array("y", y, shape=(Xa.shape[0],))
+    if not np.all(np.abs(ya) == 1):
+        raise ValueError("y: expected labels +1 or -1")
+    r = None if radius is None else V.real("radius", radius, low=0.0, low_open=True)
+    wd = V.real("wd", wd, low=0.0)
+    n = Xa.shape[0]
+
+    def fun(x):
+        m = ya * (Xa @ x)
+        return float(np.mean(np.logaddexp(0.0, -m)) + 0.5 * wd * x @ x)
+
+    def jac(x):
+        m = ya * (Xa @ x)
+        return Xa.T @ (-ya * 0.5 * (1 - np.tanh(m / 2))) / n + wd * x   # sigmoid(-m) without overflow
+
+    res = optimize.minimize(fun, np.zeros(Xa.shape[1]), jac=jac, method="L-BFGS-B",
+                            bounds=None if r is None else [(-r, r)] * Xa.shape[1],
+                            options={"ftol": 1e-15, "gtol": 1e-13, "maxiter": 10_000})
+    if r is None and not res.success and np.max(np.abs(jac(res.x))) > 1e-8:
+        raise ValueError(f"X: L-BFGS-B did not converge ({res.message}); separable data have no unconstrained minimizer")
+    return np.asarray(res.x)
 
 
 # ----------------------------------------------------------------------------- fitting a user's run

@@ -205,6 +205,8 @@ def logistic(budget: Budget) -> dict:
 LION_T = 2000
 LION_WD = 1.0
 LION_ETAS = (0.008, 0.016, 0.032, 0.064)
+LION_WDS = (0.5, 1.0, 2.0)   # decays of the box-radius runs (the radius 1/lambda measured at three scales)
+LION_RADIUS_ETAWD = 0.016    # eta * lambda of the box-radius runs
 
 
 def lion_problem() -> tuple[np.ndarray, np.ndarray]:
@@ -216,31 +218,46 @@ def lion_problem() -> tuple[np.ndarray, np.ndarray]:
 
 @experiment("noisy_quadratic.lion")
 def lion(budget: Budget) -> dict:
-    """Lion (b1 = 0.9, b2 = 0.99) with decoupled decay 1 on the least-squares problem, recorded every step.
+    """Lion (b1 = 0.9, b2 = 0.99) with decoupled decay on the least-squares problem, recorded every step.
 
-    Rows: constant eta in ``LION_ETAS`` from 0; a decaying eta_t = 0.05/sqrt(1 + t/10) from 0; then random
-    centers and starts with gradient noise at eta*wd = 0.5 and 1 (inside the box), and a start outside the box.
+    Rows: constant eta in ``LION_ETAS`` from 0 and a decaying eta_t = 0.05/sqrt(1 + t/10) from 0, at decay
+    ``LION_WD``; then, per decay lambda in ``LION_WDS`` at eta lambda = ``LION_RADIUS_ETAWD``, the problem scaled to
+    the box (center c/lambda) from 0 and from 3/lambda in every coordinate (outside the box).
     """
     H, c = lion_problem()
-    n_rand = budget.pick(quick=8, full=32)
-    rng = np.random.default_rng(SEED + 6)
     t = np.arange(LION_T)
     rows = [np.full(LION_T, e) for e in LION_ETAS] + [0.05 / np.sqrt(1 + t / 10.0)]
     centers = [c] * len(rows)
     starts = [np.zeros(6)] * len(rows)
-    noise = [0.0] * len(rows)
-    for i in range(n_rand):
-        rows.append(np.full(LION_T, (0.5, 1.0)[i % 2] / LION_WD))
-        centers.append(rng.normal(size=6) * 3.0)
-        starts.append(rng.uniform(-1, 1, size=6) / LION_WD)
-        noise.append(1.0)
-    rows.append(np.full(LION_T, 0.05))          # from outside the box, with the minimizer outside on the same side
-    centers.append(np.full(6, 5.0))
-    starts.append(np.full(6, 3.0) / LION_WD)
-    noise.append(0.0)
+    wds = [LION_WD] * len(rows)
+    for wd in LION_WDS:
+        for x0 in (np.zeros(6), np.full(6, 3.0 / wd)):
+            rows.append(np.full(LION_T, LION_RADIUS_ETAWD / wd))
+            centers.append(c / wd)
+            starts.append(x0)
+            wds.append(wd)
     out = sn.simulate(jax.random.key(SEED + 6), T=LION_T, eta=np.stack(rows), x0=np.stack(starts), H=H,
-                      center=np.stack(centers), sigma_a=np.outer(noise, np.ones(6)), method="lion", momentum=0.9,
-                      b2=0.99, wd=LION_WD, n_rec=LION_T)
+                      center=np.stack(centers), method="lion", momentum=0.9, b2=0.99, wd=wds, n_rec=LION_T)
     return {"H": H, "c": c, "etas": np.stack(rows), "centers": np.stack(centers), "starts": np.stack(starts),
-            "noise": np.array(noise), "path": out["path"][:, 0], "max_abs": out["max_abs"][:, 0],
+            "wds": np.array(wds), "path": out["path"][:, 0], "max_abs": out["max_abs"][:, 0],
             "n_const": len(LION_ETAS), "diverged": out["diverged"][:, 0]}
+
+
+def lion_logistic_data() -> tuple[np.ndarray, np.ndarray]:
+    r"""64 Gaussian points in d = 6 with labels from a linear rule plus noise (not separable): the unconstrained
+    logistic minimizer has five coordinates outside the unit box, the box solution three on its faces."""
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(64, 6))
+    y = np.where(X @ np.array([3.0, -2.5, 1.5, 0.6, -0.4, 0.2]) + rng.normal(size=64) > 0, 1.0, -1.0)
+    return X, y
+
+
+@experiment("noisy_quadratic.lion_logistic")
+def lion_logistic(budget: Budget) -> dict:
+    """Lion (b1 = 0.9, b2 = 0.99) with decoupled decay ``LION_WD`` on full-batch logistic regression from 0, along the
+    decaying step eta_t = 0.05/sqrt(1 + t/10) of the least-squares run."""
+    X, y = lion_logistic_data()
+    t = np.arange(LION_T)
+    eta = 0.05 / np.sqrt(1 + t / 10.0)
+    out = sq.lion_logistic(X, y, np.zeros(X.shape[1]), eta=eta, wd=LION_WD, n_rec=LION_T // 10)
+    return {"eta": eta, "path": out["path"][0], "diverged": out["diverged"][0]}
