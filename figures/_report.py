@@ -302,7 +302,9 @@ def _run_note(o: Outcome) -> str:
         try:
             from sims.cache import read_meta
 
-            meta = read_meta(f"claim.{o.claim.id}.{o.budget}")
+            # the exact entry this outcome was read from, not the newest of that name
+            meta = read_meta(f"claim.{o.claim.id}.{o.budget}", {"claim": o.claim.id, "budget": o.budget},
+                             topic=o.claim.scope)
         except Exception:  # noqa: BLE001 - the note is informative only
             meta = None
         if meta and "wall_s" in meta:
@@ -665,9 +667,12 @@ def write_html(outcomes: Sequence[Outcome], figures: Mapping[str, Iterable[Path]
                *, figure_claims: Mapping[str, Sequence[str]] | None = None,
                provenance: Mapping[str, str] | None = None, name: str = "report", notes: Sequence[str] = ()) -> Path:
     """Write ``out/<name>.html`` (self-contained) and return its path."""
+    from sims.cache import write_atomic
+
     path = Path(out) / f"{name}.html"
-    path.write_text(render_html(outcomes, figures, budget, figure_claims=figure_claims, provenance=provenance,
-                                notes=notes), encoding="utf-8")
+    # atomic: an interrupted or crashing run never leaves half a report under the final name
+    write_atomic(path, render_html(outcomes, figures, budget, figure_claims=figure_claims, provenance=provenance,
+                                   notes=notes).encode("utf-8"))
     return path
 
 
@@ -801,7 +806,9 @@ def write_markdown(outcomes: Sequence[Outcome], figures: Mapping[str, Iterable[P
                    provenance: Mapping[str, str] | None = None, name: str = "report",
                    notes: Sequence[str] = ()) -> Path:
     """Write ``out/<name>.md`` and return its path."""
+    from sims.cache import write_atomic
+
     path = Path(out) / f"{name}.md"
-    path.write_text(render_markdown(outcomes, figures, budget, figure_claims=figure_claims, provenance=provenance,
-                                    notes=notes), encoding="utf-8")
+    write_atomic(path, render_markdown(outcomes, figures, budget, figure_claims=figure_claims,
+                                       provenance=provenance, notes=notes).encode("utf-8"))
     return path

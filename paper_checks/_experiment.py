@@ -16,6 +16,8 @@ Figures call experiments; they never simulate.
 """
 from __future__ import annotations
 
+import inspect
+
 import functools
 import re
 from dataclasses import dataclass
@@ -44,9 +46,17 @@ class Experiment:
         """The topics whose sources key the cache: its own and those it ``uses``."""
         return (self.topic, *self.uses)
 
+    def _default_seed(self, config: dict) -> dict:
+        """``{"seed": default}`` when ``fn`` has a ``seed`` keyword with a default that ``config`` does not set, so
+        every cache record names the seed its numbers came from."""
+        p = inspect.signature(self.fn).parameters.get("seed")
+        if p is None or p.default is inspect.Parameter.empty or "seed" in config:
+            return {}
+        return {"seed": p.default}
+
     def __call__(self, budget: "Budget | str", **config: Any) -> dict[str, Any]:
         b = as_budget(budget)
-        key = {"experiment": self.name, "budget": b.name, **config}
+        key = {"experiment": self.name, "budget": b.name, **self._default_seed(config), **config}
         return cached(f"exp.{self.name}.{b.name}", key, lambda: self.fn(b, **config), topic=self.scope)
 
 

@@ -40,7 +40,8 @@ def _cached_result(claim: Claim, budget: Budget) -> tuple[Result, bool]:
         computed.append(True)
         # the Result holds typed checks (dataclasses of numbers and arrays): stored pickled, read back only
         # from steplab's own results folder under a key that covers the claim layer's source
-        return {"result": np.frombuffer(pickle.dumps(claim.run(budget)), dtype=np.uint8)}
+        result = claim.run(budget)
+        return {"result": np.frombuffer(pickle.dumps(result), dtype=np.uint8), "seed": result.seed}
 
     v = cached(f"claim.{claim.id}.{budget.name}", {"claim": claim.id, "budget": budget.name}, compute,
                topic=claim.scope)

@@ -649,7 +649,7 @@ class TimeProfile:
         cached = self._owners.get(filename, "?")
         if cached != "?":
             return cached
-        from sims.cache import topic_names
+        from sims.cache import _part_owner, topic_names
 
         owner = None
         try:
@@ -657,11 +657,11 @@ class TimeProfile:
         except ValueError:
             rel = None
         if rel is not None and rel.parts and rel.parts[0] in _LAYERS:
-            parts = [*rel.parts[1:-1], Path(rel.parts[-1]).stem]
-            for topic in topic_names():
-                if any(p == topic or p.startswith(topic + "_") or p in (f"test_{topic}", f"contract_{topic}")
-                       for p in parts):
-                    owner = topic
+            topics = topic_names()
+            # the cache's rule (a topic never owns another it is a prefix of), tests' prefixes stripped first
+            for p in [*rel.parts[1:-1], Path(rel.parts[-1]).stem]:
+                owner = _part_owner(p.removeprefix("test_").removeprefix("contract_"), topics)
+                if owner is not None:
                     break
         self._owners[filename] = owner
         return owner

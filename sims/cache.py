@@ -53,7 +53,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-__all__ = ["cached", "code_version", "config_digest", "results_dir", "provenance", "recompute", "memory_only",
+__all__ = ["write_atomic", "cached", "code_version", "config_digest", "results_dir", "provenance", "recompute", "memory_only",
            "topic_names", "CacheWarning", "ResultsFolderError", "read_meta", "prepare_results_dir",
            "remove_stale_temporaries"]
 
@@ -500,12 +500,18 @@ def _read(directory: Path, name: str, key: str) -> dict[str, Any] | None:
         return None
 
 
-def _publish(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically: a temporary file in the same folder, then a rename.
 
     The temporary name carries the writer's process id, so :func:`remove_stale_temporaries` can tell a dead
     writer's leftovers from a live one's; an interrupted write removes its own.
     """
+    if isinstance(path, str):
+        path = Path(path)
+    if not isinstance(path, Path) or not path.name:
+        raise TypeError(f"path: expected a file path (str or Path), got {type(path).__name__} {path!r:.60}")
+    if not isinstance(data, (bytes, bytearray)):
+        raise TypeError(f"data: expected bytes, got {type(data).__name__}")
     tmp = path.with_name(f"{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     try:
         tmp.write_bytes(data)
@@ -531,10 +537,10 @@ def _write(directory: Path, name: str, key: str, arrays: dict, scalars: dict, me
     digest = _sha256(blob)
     npz = f"{name}.{key}.{digest[:16]}.npz"
     directory.mkdir(parents=True, exist_ok=True)
-    _publish(directory / npz, blob)
+    write_atomic(directory / npz, blob)
     body = {**meta, "format": _FORMAT, "name": name, "key": key, "npz": npz, "npz_sha256": digest,
             "npz_bytes": len(blob), "arrays": sorted(arrays), "scalars": scalars}
-    _publish(_json_path(directory, name, key), _seal(body))
+    write_atomic(_json_path(directory, name, key), _seal(body))
     _prune(directory, name, key, keep=npz)
 
 

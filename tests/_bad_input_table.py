@@ -114,12 +114,13 @@ def has_parameters(fn: Callable) -> bool:
 
 def topic_of(module: str) -> str:
     """The topic a module belongs to (as the results cache assigns files), else ``"engine"``."""
-    from sims.cache import topic_names
+    from sims.cache import _part_owner, topic_names
 
-    parts = module.split(".")[1:]
-    for topic in topic_names():
-        if any(p == topic or p.startswith(topic + "_") for p in parts):
-            return topic
+    topics = topic_names()
+    for part in module.split(".")[1:]:  # the cache's rule: a topic never owns another it is a prefix of
+        owner = _part_owner(part, topics)
+        if owner is not None:
+            return owner
     return "engine"
 
 

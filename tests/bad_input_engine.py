@@ -5,6 +5,7 @@ small scale's discovery only (cheap), and ``sims.cache`` rows write under the te
 """
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import jax
@@ -77,6 +78,9 @@ ROWS = [
             ("fresh", "None"): "the default: follow recompute()"}),
     Row("sims.cache.read_meta", {"name": "bad_input.probe"}, kinds={"name": "text"}),
     Row("sims.cache.memory_only", {"enabled": True}),
+    Row("sims.cache.write_atomic", lambda: {"path": str(Path(tempfile.gettempdir()) / "steplab-bad-input-probe.bin"),
+                                            "data": b"probe"},
+        kinds={"path": "text", "data": "obj"}),
     # a folder that holds no cache temporaries: the baseline removes nothing
     Row("sims.cache.remove_stale_temporaries", {"folder": str(Path(__file__).parent), "max_age_s": 3600.0},
         kinds={"max_age_s": "pos"}),
