@@ -25,7 +25,9 @@ mutated prediction (the unmutated claims passing is ``tests/test_power.py``'s jo
 * ``morales2024.ema_bias_rate`` -- :math:`\max(1-\alpha, 1-\eta\lambda)` without the modulus (an oscillating iterate
   read as a fast-decaying one), and the EMA's own factor :math:`1-\alpha` alone;
 * ``chen2023.box_radius`` and ``chen2023.box_minimizer`` -- :func:`theory.noisy_quadratic.lion_box_radius` halved (no
-  Lion claim called it before).
+  Lion claim called it before);
+* ``kosson2023.no_decay_angular_update`` -- the momentum factor of the norm's growth dropped (heavy ball growing the
+  norm like plain SGD).
 """
 from __future__ import annotations
 
@@ -139,3 +141,10 @@ def test_lion_box_radius_halved_fails_the_box_claims(monkeypatch, claim_id):
     original = th.lion_box_radius
     monkeypatch.setattr(th, "lion_box_radius", lambda eta, wd: 0.5 * original(eta, wd))
     assert _status(claim_id) == "failed"
+
+
+def test_no_decay_norm_growth_without_its_momentum_factor_fails(monkeypatch):
+    original = th.no_decay_norm
+    monkeypatch.setattr(th, "no_decay_norm", lambda eta, t, momentum=0.0, grad_scale=1.0, w0_norm=1.0:
+                        original(eta * (1 - momentum), t, momentum, grad_scale, w0_norm))
+    assert _status("kosson2023.no_decay_angular_update") == "failed"

@@ -26,7 +26,9 @@ model of :mod:`theory.nqm`, whose exact SGD moment recursion it reuses.
   (:func:`wd_angular_update`), :math:`\|w\|^4 = \eta\tilde G^2/(2\lambda(1-\alpha))` (:func:`wd_equilibrium_norm`);
   sign updates with decoupled decay: :math:`\sqrt{2\eta\lambda}` and :math:`\|w\| = \sqrt{\eta d/(2\lambda)}`.
   For plain SGD the map is deterministic and exact: :math:`\cos\theta = 1 - \eta\lambda` and
-  :math:`\|w\|^4 = \eta\tilde G^2/(\lambda(2-\eta\lambda))` (:func:`sgd_wd_exact`).
+  :math:`\|w\|^4 = \eta\tilde G^2/(\lambda(2-\eta\lambda))` (:func:`sgd_wd_exact`). Without decay the norm grows,
+  :math:`\|w_t\|^4 \approx \|w_0\|^4 + 2\eta^2\tilde G^2t/(1-\alpha)^2` (:func:`no_decay_norm`), and the angle decays like
+  :math:`\sqrt{(1-\alpha)/(1+\alpha)}/\sqrt{2t}` (:func:`no_decay_angular_update`).
 * **A user's run** (:func:`fit_nqm_to_log`): the NQM fitted to a logged (step, lr, loss) curve along its own schedule.
 * **Lion's box** (:func:`lion_box_radius`): with decoupled decay :math:`\lambda` and :math:`\eta\lambda \le 1`,
   :math:`\|x\|_\infty \le 1/\lambda` is invariant; outside it the excess contracts by at most
@@ -51,6 +53,7 @@ __all__ = [
     "merge_effective_schedule", "merge_error_variance", "merge_weights_for_schedule", "adamw_ema_weights", "ema_variance_sympy",
     "ema_variance_ratio", "ema_bias", "ema_bias_rate", "uniform_average_bias", "wd_angular_update", "wd_equilibrium_norm",
     "sign_wd_angular_update", "sign_wd_equilibrium_norm", "sgd_wd_exact", "wd_norm_relaxation",
+    "no_decay_norm", "no_decay_angular_update",
     "lion_box_radius", "box_minimizer", "l2_minimizer", "logistic_minimizer", "schedule_from_log", "fit_nqm_to_log",
 ]
 
@@ -357,6 +360,39 @@ def wd_norm_relaxation(eta, wd) -> float:
     eta = V.real("eta", eta, low=0.0, low_open=True)
     wd = V.real("wd", wd, low=0.0, low_open=True)
     return 2 * (1 - eta * wd) ** 2 - 1
+
+
+def no_decay_norm(eta, t, momentum=0.0, grad_scale=1.0, w0_norm=1.0) -> np.ndarray:
+    r""":math:`\|w_t\|` of scale-invariant weights without weight decay (random-walk model), leading order:
+    :math:`\|w_t\|^4 = \|w_0\|^4 + 2\eta^2\tilde G^2 t/(1-\alpha)^2`.
+
+    Heavy ball :math:`m \leftarrow \alpha m + g`, :math:`w \leftarrow w - \eta m`, with :math:`g \perp w`,
+    :math:`\|g\| = \tilde G/\|w\|` in uncorrelated directions. With :math:`v = \|w\|^2`, :math:`M = E\|m\|^2 = \|g\|^2/(1-\alpha^2)`
+    and :math:`a = w\cdot m`: :math:`a_t = \alpha(a_{t-1} - \eta M)` settles at :math:`-\alpha\eta M/(1-\alpha)`, so
+    :math:`\Delta v = -2\eta a + \eta^2 M = \eta^2\tilde G^2/((1-\alpha)^2 v)` (the norm identity
+    :math:`\|w^+\|^2 = \|w\|^2 + \eta^2\|g\|^2` at :math:`\alpha = 0`): :math:`v^2` grows linearly. Leading order in
+    :math:`\eta\tilde G/((1-\alpha)v)` (the effective step over the norm) and :math:`1/d`.
+    """
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    tt = _whole("t", V.array("t", t, ndim=(0, 1), low=0.0))
+    momentum = V.real("momentum", momentum, low=0.0, high=1.0, high_open=True)
+    G = V.real("grad_scale", grad_scale, low=0.0, low_open=True)
+    w0 = V.real("w0_norm", w0_norm, low=0.0, low_open=True)
+    return (w0**4 + 2 * eta**2 * G**2 * tt / (1 - momentum) ** 2) ** 0.25
+
+
+def no_decay_angular_update(eta, t, momentum=0.0, grad_scale=1.0, w0_norm=1.0) -> np.ndarray:
+    r"""Angle per step of scale-invariant weights without weight decay (random-walk model), leading order:
+    :math:`\theta_t = \eta\tilde G/(\sqrt{1-\alpha^2}\,\|w_t\|^2)` with :math:`\|w_t\|` from :func:`no_decay_norm`.
+
+    The step :math:`\eta m` is almost orthogonal to :math:`w` (its parallel part is :math:`O(\theta)` of it) and
+    :math:`E\|m\|^2 = \tilde G^2/(\|w\|^2(1-\alpha^2))`. For large :math:`t`,
+    :math:`\theta_t \to \sqrt{(1-\alpha)/(1+\alpha)}/\sqrt{2t}`, whatever :math:`\eta` and :math:`\tilde G`: without decay
+    the rotation never settles (the norm identity's consequence; weight decay's equilibrium is
+    :func:`wd_angular_update`).
+    """
+    v = no_decay_norm(eta, t, momentum, grad_scale, w0_norm) ** 2
+    return eta * grad_scale / (math.sqrt(1 - momentum**2) * v)
 
 
 # ----------------------------------------------------------------------------- Lion's box

@@ -6,6 +6,8 @@ call (one compiled kernel: the method, the horizon and the recording grid are th
 """
 from __future__ import annotations
 
+import math
+
 import jax
 import numpy as np
 
@@ -161,11 +163,14 @@ def averaging(budget: Budget) -> dict:
 # ----------------------------------------------------------------------------- weight-decay equilibria
 WD_POINTS = ((0.1, 0.005, 0.0), (0.1, 0.005, 0.9))  # (eta, wd, momentum) of heavy ball with coupled decay
 SIGN_POINT = (0.01, 0.1)                            # (eta, wd) of sign updates with decoupled decay
+NO_DECAY_ETA, NO_DECAY_MOMENTA = 0.1, (0.0, 0.9)    # heavy ball without decay, from |w0|^2 = 10 eta/(1 - momentum)
+NO_DECAY_W0 = tuple(math.sqrt(10 * NO_DECAY_ETA / (1 - m)) for m in NO_DECAY_MOMENTA)  # (eta/(1-mom))^2/|w0|^4 = 0.01
 
 
 @experiment("noisy_quadratic.sphere")
 def sphere(budget: Budget) -> dict:
-    """The random-walk model of scale-invariant weights: heavy ball (two momenta) with coupled decay, sign with decoupled."""
+    """The random-walk model of scale-invariant weights: heavy ball (two momenta) with coupled decay, sign with decoupled,
+    and heavy ball (momenta 0 and 0.9) without decay."""
     d = budget.pick(quick=64, full=512)
     T = budget.pick(quick=4200, full=18000)
     n_rec = 60
@@ -175,9 +180,13 @@ def sphere(budget: Budget) -> dict:
                         w0_norm=[1.2 * th.sgd_wd_exact(*p[:2], 1.0)[1] for p in WD_POINTS])
     sg = sq.sphere_walk(jax.random.key(SEED + 5), eta=SIGN_POINT[0], wd=SIGN_POINT[1], method="sign", d=d, T=T,
                         n_rec=n_rec, n_chains=n, w0_norm=1.0)
+    # without decay (same shapes as the heavy-ball call: one compiled program)
+    free = sq.sphere_walk(jax.random.key(SEED + 7), eta=NO_DECAY_ETA, wd=0.0, momentum=list(NO_DECAY_MOMENTA), d=d,
+                          T=T, n_rec=n_rec, n_chains=n, w0_norm=list(NO_DECAY_W0))
     return {"d": d, "T": T, "t_rec": (T // n_rec) * np.arange(1, n_rec + 1), "hb_angle": hb["angle"],
             "hb_norm": hb["norm"], "sign_angle": sg["angle"][0], "sign_norm": sg["norm"][0],
-            "diverged": np.concatenate([hb["diverged"].ravel(), sg["diverged"].ravel()])}
+            "free_angle": free["angle"], "free_norm": free["norm"],
+            "diverged": np.concatenate([hb["diverged"].ravel(), sg["diverged"].ravel(), free["diverged"].ravel()])}
 
 
 LOGISTIC_ETA, LOGISTIC_WD = 0.5, 0.002
