@@ -108,7 +108,7 @@ def _run_key(point: dict, impl: str) -> jax.Array:
 
 def _nqm_run(point: dict, etas: jax.Array, shared: dict, *, T: int, n_rec: int, method: str, full: bool, additive: bool,
             multiplicative: bool, law: str = "gaussian", df: int = 0, impl: str = "threefry2x32", ema: bool = True,
-            centered: bool = True) -> dict:
+            centered: bool = True, window_mean: bool = False) -> dict:
     r"""One run of :math:`T` steps on the NQM (pure; mapped over a grid by :func:`simulate`).
 
     ``point`` keys: ``key_data``, ``key_index``; ``x0`` and ``center`` (d,); ``lam`` (d,) or, when ``full``, ``H`` (d, d);
@@ -123,7 +123,9 @@ def _nqm_run(point: dict, etas: jax.Array, shared: dict, *, T: int, n_rec: int, 
     ``mode_m2`` of :math:`x_k^2`, ``mode_m2_step`` of :math:`(x_{k-1} - \eta_{k-1} g_{k-1})^2` (the plain
     gradient step from the parameters: Nesterov's iterate) and ``mode_m2_ema`` of :math:`z_k^2`;
     ``final_x``, ``final_ema``, ``max_abs`` (:math:`\max_{k\ge1}\|x_k\|_\infty`; :math:`+\infty` for a diverged run,
-    whose iterates past the bound are not tracked), ``diverged``, ``diverged_step``.
+    whose iterates past the bound are not tracked), ``diverged``, ``diverged_step``; and ``mean_x``, the time average
+    :math:`\frac{1}{T-b}\sum_{b<k\le T} x_k` (the uniform merge of the last :math:`T-b` checkpoints) when the static
+    ``window_mean`` is on (NaN otherwise: the sum costs an add per coordinate and step).
 
     Static switches that drop per-step work (a step of the noise-free diagonal model is a handful of flops, so
     statistics dominate it): ``ema=False`` when every run has :math:`\alpha = 0`, where :math:`z_k = x_0` exactly
@@ -169,6 +171,8 @@ def _nqm_run(point: dict, etas: jax.Array, shared: dict, *, T: int, n_rec: int, 
         sums["step"] = lambda x, z, plain: plain * plain
     if ema:
         sums["ema"] = lambda x, z, plain: z * z
+    if window_mean:
+        sums["x"] = lambda x, z, plain: x
 
     def one(carry, inputs):
         x, state, z, acc, peak = carry
@@ -219,7 +223,8 @@ def _nqm_run(point: dict, etas: jax.Array, shared: dict, *, T: int, n_rec: int, 
     return {"curve": curve, "path": path, "path_ema": path_ema, "mean_loss": mean_loss, "mode_m2": acc["m2"] / n,
             "mode_m2_step": acc["step"] / n if step_stat else jnp.full_like(x0, jnp.nan),
             "mode_m2_ema": acc["ema"] / n if ema else x0 * x0, "max_abs": jnp.where(diverged, jnp.inf, top),
-            "final_x": x, "final_ema": z, "diverged": diverged, "diverged_step": bad}
+            "final_x": x, "final_ema": z, "diverged": diverged, "diverged_step": bad,
+            "mean_x": acc["x"] / n if window_mean else jnp.full_like(x0, jnp.nan)}
 
 
 def _per_config(name: str, value, low=None, high=None, high_open=False) -> np.ndarray:
@@ -262,7 +267,7 @@ def _broadcast_configurations(lengths: dict, params: dict, methods: list) -> tup
 def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, method="sgd", momentum=0.0, b2=0.99, wd=0.0,
              coupled_wd=0.0, sigma_a=0.0, sigma_m=0.0, batch_size=1, ema=0.0, burn: int = 0, n_chains: int = 1,
              n_rec: int = 1, law: str = "gaussian", df: int = 0, paired: bool = False,
-             chunk_size: int = CHUNK) -> dict:
+             chunk_size: int = CHUNK, window_mean: bool = False) -> dict:
     r"""Run ``n_chains`` independent runs of every configuration in a list of :math:`G` configurations.
 
     Problem: ``lam`` (curvatures, ``(d,)`` or ``(G, d)``) or ``H`` (one ``(d, d)`` symmetric matrix).
@@ -273,6 +278,9 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
     name of :data:`sims.optimizers.METHODS` or one per configuration (runs are grouped by method, one
     compiled kernel each). Run :math:`j` of configuration :math:`g` uses ``fold_in(key, g n + j)``, or
     ``fold_in(key, j)`` with ``paired=True`` (common random numbers across configurations).
+
+    ``window_mean``: also return ``mean_x``, the average of the iterates after ``burn`` (the uniform merge of the last
+    :math:`T - b` checkpoints); off by default, since it costs a sum per coordinate and step.
 
     Returns arrays with leading shape ``(G, n_chains)``: see :func:`_nqm_run`.
     """
@@ -287,6 +295,8 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
     df = _law(law, df)
     if not isinstance(paired, bool):
         raise TypeError(f"paired: expected a bool, got {type(paired).__name__}")
+    if not isinstance(window_mean, bool):
+        raise TypeError(f"window_mean: expected a bool, got {type(window_mean).__name__}")
     if (lam is None) == (H is None):
         raise ValueError("lam, H: give exactly one of lam (diagonal curvatures) or H (a full matrix)")
     methods = [method] if isinstance(method, str) else list(method) if isinstance(method, (list, tuple)) else None
@@ -378,7 +388,7 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
                 shared[name] = np.broadcast_to(value, (G, d))[0]
         static = dict(T=T, n_rec=n_rec, method=m, full=H is not None, additive=additive,
                       multiplicative=multiplicative, law=law, df=df, impl=impl, ema=bool(np.any(params["ema"] > 0)),
-                      centered=bool(np.any(ctr != 0)))
+                      centered=bool(np.any(ctr != 0)), window_mean=window_mean)
         # pad each group to a power of two (at least 8 runs): sweeps of nearby sizes then share one compiled shape
         chunk = min(chunk_size, max(8, 1 << (n - 1).bit_length()))
         res = run_grid(_nqm_run, grid, etas, shared, static=static, chunk_size=chunk, pad_to_chunk=True, desc=f"nqm {m}")

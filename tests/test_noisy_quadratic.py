@@ -153,6 +153,61 @@ def test_theory_bad_input(call, name):
 
 
 # ----------------------------------------------------------------------------- simulators
+def test_merging_equals_its_effective_schedule_on_a_fixed_gradient_sequence():
+    r"""An identity of the update rule (once tian2025's claim): on a flat mode the gradients are the noise, a sequence
+    that does not depend on the iterate, so the merged checkpoints :math:`\sum_kw_kx_{t_k}` of the constant run equal
+    the last iterate of the run at :math:`\eta(1 - C_s)` on the same noise (round-off: 1e-13 of
+    :math:`\eta T\max|g|`). The window mean ``mean_x`` (``window_mean=True``, ``burn = T - W``) is the uniform merge of
+    the last W iterates of the recorded path, on the flat and on a curved mode (a NumPy mean of the path).
+    """
+    T, W, eta = 60, 12, 0.1
+    ck = np.arange(T - W + 1, T + 1)
+    w = np.full(W, 1.0 / W)
+    eff = th.merge_effective_schedule(eta, ck, w, T)
+    out = sn.simulate(jax.random.key(21), T=T, eta=np.stack([np.full(T, eta), eff]), x0=np.array([1.0, 0.5]),
+                      lam=np.array([0.0, 2.0]), sigma_a=1.0, n_chains=4, n_rec=T, burn=T - W, paired=True,
+                      window_mean=True)
+    path = out["path"][0]                                      # (runs, T, d): x_1..x_T of the constant run
+    merged = np.einsum("k,nkd->nd", w, path[:, ck - 1])
+    scale = eta * T * 5.0
+    np.testing.assert_allclose(merged[:, 0], out["final_x"][1][:, 0], rtol=0, atol=1e-13 * scale)
+    np.testing.assert_allclose(out["mean_x"][0], path[:, T - W:].mean(axis=1), rtol=1e-12, atol=1e-14)
+    assert abs(merged[0, 1] - out["final_x"][1][0, 1]) > 1e-6   # a curved mode: only approximately
+    assert np.all(np.isnan(sn.simulate(jax.random.key(21), T=4, eta=0.1, x0=np.ones(2), lam=np.ones(2))["mean_x"]))
+
+
+def test_adamw_final_iterate_is_the_moving_average_of_its_updates():
+    r"""An identity of the update rule (once wang2024's claim): with decoupled decay and any schedule,
+    :math:`x_T = \prod_t(1-\eta_t\lambda)x_0 - \frac1\lambda\sum_tc_tu_t`, :math:`c_t = \eta_t\lambda\prod_{k>t}(1-\eta_k\lambda)`;
+    on a flat mode the updates :math:`u_t` are the noise, read off the paired constant-step run's path. Round-off:
+    the same linear recursion summed in another order (1e-12)."""
+    T, eta, wd = 50, 0.2, 0.5
+    sched = th.schedule("wsd", T, eta, cooldown=0.4)
+    out = sn.simulate(jax.random.key(22), T=T, eta=np.stack([np.full(T, eta), sched]), x0=np.array([1.5]),
+                      lam=np.array([0.0]), sigma_a=1.0, wd=[0.0, wd], n_chains=3, n_rec=T, paired=True)
+    steps = np.concatenate([np.full((3, 1), 1.5), out["path"][0][:, :, 0]], axis=1)
+    u = -(steps[:, 1:] - steps[:, :-1]) / eta
+    c = th.adamw_ema_weights(sched, wd)
+    pred = np.prod(1 - sched * wd) * 1.5 - u @ c / wd
+    np.testing.assert_allclose(out["final_x"][1][:, 0], pred, rtol=1e-12, atol=1e-12)
+
+
+def test_merged_second_moment_against_a_direct_sum():
+    r""":math:`E\bar x^2` from the explicit linear map of the noise (a NumPy matrix of the recursion), for two modes."""
+    T, eta, lam, sig, x0 = 20, 0.3, np.array([0.5, 1.5]), np.array([1.0, 0.4]), np.array([1.0, -2.0])
+    ck, w = np.array([5, 12, 20]), np.array([0.2, 0.3, 0.5])
+    for i in range(2):
+        rho = 1 - eta * lam[i]
+        A = np.zeros((T + 1, T))                         # x_t = rho^t x0 + A[t] @ xi
+        for t in range(1, T + 1):
+            A[t] = rho * A[t - 1]
+            A[t, t - 1] = -eta * sig[i]
+        mean = x0[i] * np.sum(w * rho**ck)
+        var = np.sum((w @ A[ck]) ** 2)
+        assert th.merged_second_moment(lam[i], eta, ck, w, T, sig[i], x0[i])[0] == pytest.approx(mean**2 + var,
+                                                                                              rel=1e-12)
+
+
 def test_lion_box_is_invariant_from_inside_under_noise():
     r"""An identity of the update rule (once presented as chen2023 evidence): :math:`|\mathrm{sign}| \le 1`, so
     :math:`|x^+| \le (1-\eta\lambda)|x| + \eta \le 1/\lambda` whenever :math:`|x| \le 1/\lambda` and :math:`\eta\lambda \le 1`.

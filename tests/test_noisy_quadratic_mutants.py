@@ -27,7 +27,9 @@ mutated prediction (the unmutated claims passing is ``tests/test_power.py``'s jo
 * ``chen2023.box_radius`` and ``chen2023.box_minimizer`` -- :func:`theory.noisy_quadratic.lion_box_radius` halved (no
   Lion claim called it before);
 * ``kosson2023.no_decay_angular_update`` -- the momentum factor of the norm's growth dropped (heavy ball growing the
-  norm like plain SGD).
+  norm like plain SGD);
+* ``tian2025.merged_loss_vs_decay`` -- the merged model's second moment taken to be that of its effective schedule's
+  run (the fixed-gradient identity carried over to a problem whose gradients depend on the iterate).
 """
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ import pytest
 
 import sims.noisy_quadratic as sq
 import theory.noisy_quadratic as th
+import theory.nqm as tn
 from paper_checks import Budget, get_claim
 from sims.nqm import BOUND
 
@@ -148,3 +151,12 @@ def test_no_decay_norm_growth_without_its_momentum_factor_fails(monkeypatch):
     monkeypatch.setattr(th, "no_decay_norm", lambda eta, t, momentum=0.0, grad_scale=1.0, w0_norm=1.0:
                         original(eta * (1 - momentum), t, momentum, grad_scale, w0_norm))
     assert _status("kosson2023.no_decay_angular_update") == "failed"
+
+
+def test_merged_moment_as_its_decay_fails_the_merging_claim(monkeypatch):
+    def as_decay(lam, eta, checkpoints, weights, T, sigma_a=1.0, x0=1.0):
+        eff = th.merge_effective_schedule(eta, checkpoints, weights, T)
+        return tn.final_second_moment(np.atleast_1d(lam), eff, np.asarray(x0, float) ** 2, sigma_a)
+
+    monkeypatch.setattr(th, "merged_second_moment", as_decay)
+    assert _status("tian2025.merged_loss_vs_decay") == "failed"

@@ -50,7 +50,7 @@ from theory import nqm
 
 __all__ = [
     "SCHEDULES", "schedule", "tuned_final_loss", "d2z_cosine_ratio", "wsd_plateau_excess", "last_iterate_bound",
-    "merge_effective_schedule", "merge_error_variance", "merge_weights_for_schedule", "adamw_ema_weights", "ema_variance_sympy",
+    "merge_effective_schedule", "merge_error_variance", "merged_second_moment", "merge_weights_for_schedule", "adamw_ema_weights", "ema_variance_sympy",
     "ema_variance_ratio", "ema_bias", "ema_bias_rate", "uniform_average_bias", "wd_angular_update", "wd_equilibrium_norm",
     "sign_wd_angular_update", "sign_wd_equilibrium_norm", "sgd_wd_exact", "wd_norm_relaxation",
     "no_decay_norm", "no_decay_angular_update",
@@ -165,6 +165,37 @@ def merge_effective_schedule(eta: float, checkpoints, weights, T: int) -> np.nda
     return eta * (1 - C)
 
 
+def _merged_noise_coefficients(rho: float, eta: float, tk: np.ndarray, w: np.ndarray, T: int) -> np.ndarray:
+    r"""Coefficient of :math:`\xi_s` (:math:`s = 0..T-1`) in :math:`\sum_k w_kx_{t_k}` of a constant-step run:
+    :math:`-\eta\sum_{t_k > s} w_k\rho^{t_k-1-s}`."""
+    s = np.arange(T)
+    expo = tk[None, :] - 1 - s[:, None]
+    return -eta * np.sum(np.where(expo >= 0, w * rho ** np.maximum(expo, 0), 0.0), axis=1)
+
+
+def merged_second_moment(lam, eta: float, checkpoints, weights, T: int, sigma_a=1.0, x0=1.0) -> np.ndarray:
+    r""":math:`E\bar x^2` per mode of the merged checkpoints :math:`\bar x = \sum_k w_kx_{t_k}` of constant-step SGD on :math:`\tfrac12\lambda x^2`.
+
+    With additive noise :math:`\sigma` (``sigma_a``, one per mode or a scalar) and start ``x0``,
+    :math:`x_t = \rho^tx_0 - \eta\sum_{s<t}\rho^{t-1-s}\sigma\xi_s` (:math:`\rho = 1-\eta\lambda`), so
+    :math:`E\bar x = x_0\sum_kw_k\rho^{t_k}` and :math:`\mathrm{Var}\,\bar x = \sigma^2\eta^2\sum_s\big(\sum_{t_k>s}w_k\rho^{t_k-1-s}\big)^2`
+    exactly. The loss of the merged model is :math:`\tfrac12\sum_i\lambda_iE\bar x_i^2` (:func:`theory.nqm.expected_loss`).
+    """
+    lam_a = V.array("lam", lam, ndim=(0, 1), low=0.0).reshape(-1)
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    merge_effective_schedule(eta, checkpoints, weights, T)   # validates checkpoints, weights and T
+    tk = np.asarray(checkpoints, dtype=int)
+    w = np.asarray(weights, dtype=float)
+    sa = np.broadcast_to(V.array("sigma_a", sigma_a, ndim=(0, 1), low=0.0), lam_a.shape)
+    m0 = np.broadcast_to(V.array("x0", x0, ndim=(0, 1)), lam_a.shape)
+    out = np.empty(lam_a.size)
+    for i, lm in enumerate(lam_a):
+        rho = 1 - eta * lm
+        mean = m0[i] * np.sum(w * rho ** tk)
+        out[i] = mean**2 + sa[i] ** 2 * np.sum(_merged_noise_coefficients(rho, eta, tk, w, int(T)) ** 2)
+    return out
+
+
 def merge_error_variance(lam, eta: float, checkpoints, weights, T: int, sigma: float = 1.0) -> np.ndarray:
     r""":math:`E(\bar x - y_T)^2` on one mode :math:`\lambda x^2/2` with additive noise :math:`\sigma` and :math:`x_0 = 0`, per ``lam``.
 
@@ -179,12 +210,9 @@ def merge_error_variance(lam, eta: float, checkpoints, weights, T: int, sigma: f
     tk = np.asarray(checkpoints, dtype=int)
     w = np.asarray(weights, dtype=float)
     sigma = V.real("sigma", sigma, low=0.0)
-    s = np.arange(T)
     out = np.empty(lam_a.size)
     for i, lm in enumerate(lam_a):
-        rho = 1 - eta * lm
-        expo = tk[None, :] - 1 - s[:, None]
-        merged = -eta * np.sum(np.where(expo >= 0, w * rho ** np.maximum(expo, 0), 0.0), axis=1)
+        merged = _merged_noise_coefficients(1 - eta * lm, eta, tk, w, int(T))
         keep = 1 - eff * lm
         after = np.append(np.cumprod(keep[::-1])[::-1][1:], 1.0)
         out[i] = sigma**2 * np.sum((merged + eff * after) ** 2)

@@ -81,17 +81,16 @@ def last_iterate(budget: Budget) -> dict:
     return {"T": T, "etas": etas, "final": out["final"], "diverged": out["diverged"]}
 
 
-# ----------------------------------------------------------------------------- checkpoint merging, AdamW as EMA
+# ----------------------------------------------------------------------------- checkpoint merging
 MERGE_T = 200
 MERGE_WINDOW = 40
 MERGE_ETA = 0.1
 MERGE_LAM = np.concatenate([[0.0], np.geomspace(0.005, 0.16, 6)])  # eta*lambda*W from 0.02 to 0.64
-MERGE_WD = 0.5
 
 
 @experiment("noisy_quadratic.merging")
 def merging(budget: Budget) -> dict:
-    """Constant-step SGD recorded every step, the merged-equivalent decayed run and an AdamW-style run, paired noise.
+    """Constant-step SGD recorded every step and the merged-equivalent decayed run, paired noise.
 
     Mode 0 is flat (the gradients are the noise itself: a fixed gradient sequence), the others have
     curvature. Uniform weights on the last ``MERGE_WINDOW`` checkpoints emulate a linear decay.
@@ -100,19 +99,37 @@ def merging(budget: Budget) -> dict:
     ck = np.arange(MERGE_T - MERGE_WINDOW + 1, MERGE_T + 1)
     w = np.full(ck.size, 1.0 / ck.size)
     eff = th.merge_effective_schedule(MERGE_ETA, ck, w, MERGE_T)
-    wsd = th.schedule("wsd", MERGE_T, MERGE_ETA, cooldown=0.5)
-    etas = np.stack([np.full(MERGE_T, MERGE_ETA), eff, wsd])
+    etas = np.stack([np.full(MERGE_T, MERGE_ETA), eff])
     x0 = np.zeros(MERGE_LAM.size)
     x0[0] = 1.0
     out = sn.simulate(jax.random.key(SEED + 2), T=MERGE_T, eta=etas, x0=x0, lam=MERGE_LAM, sigma_a=1.0,
-                      wd=[0.0, 0.0, MERGE_WD], n_chains=n, n_rec=MERGE_T, paired=True)
+                      n_chains=n, n_rec=MERGE_T, paired=True)
     path = out["path"][0]                                    # (n, T, d): x_1..x_T of the constant run
     merged = np.einsum("k,nkd->nd", w, path[:, ck - 1])
-    steps = np.concatenate([np.broadcast_to(x0, (n, 1, x0.size)), path], axis=1)  # x_0..x_T
-    updates = -(steps[:, 1:] - steps[:, :-1]) / MERGE_ETA  # the gradients u_t the constant run saw
-    return {"lam": MERGE_LAM, "checkpoints": ck, "weights": w, "eta_eff": eff, "wsd": wsd, "merged": merged,
-            "decayed": out["final_x"][1], "last": path[:, -1], "adamw": out["final_x"][2], "updates": updates,
-            "x0": x0, "diverged": out["diverged"]}
+    return {"lam": MERGE_LAM, "checkpoints": ck, "weights": w, "eta_eff": eff, "merged": merged,
+            "decayed": out["final_x"][1], "last": path[:, -1], "x0": x0, "diverged": out["diverged"]}
+
+
+MERGE_LOSS_T, MERGE_LOSS_W = 1000, 200   # the merge of the last 20 % emulates WSD's 20 % linear cooldown
+
+
+@experiment("noisy_quadratic.merging_loss")
+def merging_loss(budget: Budget) -> dict:
+    """The schedule claims' 64-mode NQM from x0 = 1: a constant-step run at eta = 1.2 whose last ``MERGE_LOSS_W``
+    checkpoints are merged with uniform weights (its window mean), and the paired WSD run whose linear cooldown over
+    those steps is the merge's effective schedule; losses per run."""
+    lam, sa = spectrum()
+    T, W = MERGE_LOSS_T, MERGE_LOSS_W
+    n = budget.pick(quick=256, full=4096)
+    etas = np.stack([th.schedule("constant", T, PLATEAU_ETA), th.schedule("wsd", T, PLATEAU_ETA, cooldown=W / T)])
+    out = sn.simulate(jax.random.key(SEED + 8), T=T, eta=etas, x0=np.ones(D_MODES), lam=lam, sigma_a=sa, n_chains=n,
+                      burn=T - W, paired=True, window_mean=True)
+    merged, last = out["mean_x"][0], out["final_x"]
+    loss = lambda x: 0.5 * np.sum(lam * x**2, axis=-1)  # noqa: E731
+    return {"lam": lam, "sigma_a": sa, "T": T, "W": W, "etas": etas, "loss_merged": loss(merged),
+            "loss_constant": loss(last[0]), "loss_wsd": loss(last[1]), "mode_m2_merged": (merged**2).mean(axis=0),
+            "mode_m2_constant": (last[0] ** 2).mean(axis=0), "mode_m2_wsd": (last[1] ** 2).mean(axis=0),
+            "diverged": out["diverged"]}
 
 
 # ----------------------------------------------------------------------------- averaging and momentum
