@@ -1,3 +1,4 @@
+import gc
 import os
 import re
 
@@ -71,3 +72,21 @@ def pytest_collection_modifyitems(config, items):
         topic = _topic(item, topics)
         if topic is not None:
             item.add_marker(pytest.mark.xdist_group(topic))
+
+
+def pytest_sessionfinish(session):
+    """In a test worker, free JAX's compiled programs and collect garbage before the worker reports back.
+
+    pytest-xdist's controller ends a worker 5 s after the worker reports its session finished (execnet
+    then sends it SIGINT). pytest's own cleanup after that report runs a full garbage collection, in
+    which JAX's gc callback releases the thousands of programs a worker compiled; on two busy cores it
+    outlasted the 5 s and was interrupted: a passing ``make test`` printed a ``KeyboardInterrupt``
+    traceback from ``_xla_gc_callback``. Here, before the report (xdist sends it after every
+    sessionfinish hook), the same work has no deadline, and ``gc.freeze()`` leaves the later
+    collection nothing to scan.
+    """
+    if not hasattr(session.config, "workerinput"):  # one process: nothing waits on its cleanup
+        return
+    jax.clear_caches()
+    gc.collect()
+    gc.freeze()
