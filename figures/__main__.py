@@ -240,6 +240,11 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, progress) ->
         # the workers' claims are read back from the cache (--fresh was theirs to apply), the rest run here
         with recompute(False):
             by_worker = run_claims([c for c in selected if c.topic in parallel], budget, use_cache=True)
+        # "cached" only for what no worker computed in this run: a worker's fresh result is this run's computation
+        fresh = {cid: wall for job in parallel.values() for cid, wall in job.get("computed", {}).items()}
+        for o in by_worker:
+            if o.claim.id in fresh:
+                o.cached, o.wall_s = False, fresh[o.claim.id]
         here = run_claims([c for c in selected if c.topic not in parallel], budget, use_cache=True,
                           progress=not args.quiet)
         done = {o.claim.id: o for o in [*by_worker, *here]}

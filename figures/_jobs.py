@@ -55,12 +55,13 @@ class _NotATerminal:
         self.stream.flush()
 
 
-def topic_job(name: str, budget_name: str, out: str, fresh: bool, with_figures: bool) -> dict:
+def topic_job(name: str, budget_name: str, out: str, fresh: bool, with_figures: bool, quiet: bool = True) -> dict:
     """A worker's task (``--jobs``): topic ``name``'s claims (into the results cache) and, with ``with_figures``, its
-    figures.
+    figures; unless ``quiet``, one ``[k/N] id … s status`` line per claim on stderr.
 
     Returns what the parent needs: the files and figure-claim links, the traceback if the figure script raised,
-    and the wall seconds (the parent reads the claims' outcomes back from the cache).
+    the wall seconds, and the claims computed here (not read from the cache) with their wall seconds (the parent
+    reads the claims' outcomes back from the cache, and reports these as computed in this run).
     """
     from paper_checks import as_budget, claims, run_claims, topics
     from sims.cache import recompute
@@ -71,7 +72,9 @@ def topic_job(name: str, budget_name: str, out: str, fresh: bool, with_figures: 
         sys.stderr = _NotATerminal(sys.stderr)
     budget, start = as_budget(budget_name), time.perf_counter()
     with recompute(fresh):
-        outcomes = run_claims(claims(topic=name) if name in topics() else [], budget, use_cache=True)
+        outcomes = run_claims(claims(topic=name) if name in topics() else [], budget, use_cache=True,
+                              progress=not quiet)
+        computed = {o.claim.id: o.wall_s for o in outcomes if not o.cached}
         results = {o.claim.id: o.result for o in outcomes if o.result is not None}
         files, links, error = [], {}, None
         if with_figures:
@@ -80,7 +83,8 @@ def topic_job(name: str, budget_name: str, out: str, fresh: bool, with_figures: 
                 files, links = [str(p) for p in paths], {k: list(v) for k, v in drawn.items()}
             except Exception:  # noqa: BLE001 - reported by the parent like an in-process failure
                 error = traceback.format_exc()
-    return {"files": files, "links": links, "error": error, "seconds": time.perf_counter() - start}
+    return {"files": files, "links": links, "error": error, "seconds": time.perf_counter() - start,
+            "computed": computed}
 
 
 _ENTRY_JSON = re.compile(r"^(?P<name>.+)\.[0-9a-f]{16}\.json$")
@@ -211,7 +215,10 @@ def run_parallel(names: list[str], drawn: set[str], budget, out: Path, args, on_
         def hand_out(w: _Worker) -> None:
             w.topic = queue.pop(0) if queue else None
             try:
-                w.conn.send(None if w.topic is None else (w.topic, budget.name, str(out), args.fresh, w.topic in drawn))
+                w.conn.send(None if w.topic is None else (w.topic, budget.name, str(out), args.fresh, w.topic in drawn,
+                                                          args.quiet))
+                if w.topic is not None and not args.quiet:
+                    print(f"topic {w.topic}: started (worker)", file=sys.stderr, flush=True)
             except OSError:  # the worker died between two topics: another worker (or the parent) takes this one
                 if w.topic is not None:
                     queue.insert(0, w.topic)
