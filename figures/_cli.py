@@ -13,49 +13,31 @@ whose message names the closest valid names, so a typo never selects nothing and
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import os
 import sys
 from pathlib import Path
 
-__all__ = ["main", "build_parser", "clear_cache", "unknown_name"]
+__all__ = ["main", "build_parser", "clear_cache"]
 
 # (option, field of a claim record): how --topic/--paper/--claim select claims
 _SELECTORS = (("topic", "topic"), ("paper", "paper"), ("claim", "id"))
-_FEW = 10  # up to this many valid names, an unknown-name message lists them all
 _LIST_DESCRIPTION = "List what is registered (claims by default), without running anything."
 
 
-def unknown_name(what: str, value: str, valid: list[str]) -> str:
-    """The usage message for an unknown ``--<what> value``: at most five near names, never a wall of them.
-
-    Names containing ``value`` come first (a claim id typed without its paper key), then the closest
-    by :func:`difflib.get_close_matches`, each group closest first. When there are few valid names
-    they are all listed; otherwise the message says which ``steplab list`` prints them.
-    """
-    def closeness(name: str) -> float:
-        return difflib.SequenceMatcher(None, value, name).ratio()
-
-    near = sorted((v for v in valid if value and value in v), key=closeness, reverse=True)[:5]
-    near += [v for v in difflib.get_close_matches(value, valid, n=5) if v not in near]
-    message = f"--{what}: unknown {what} {value!r}"
-    if near:
-        message += f" (did you mean {', '.join(near[:5])}?)"
-    if len(valid) <= _FEW:
-        return f"{message}; valid: {', '.join(valid)}"
-    return f"{message}; `steplab list {what}s` shows all {len(valid)}"
-
-
 def _check_names(records: list[dict], args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
-    """A usage error (exit 2) for a --topic/--paper/--claim that names nothing registered."""
+    """A usage error (exit 2) for a --topic/--paper/--claim (every one given) that names nothing registered."""
     for option, field in _SELECTORS:
+        values = (getattr(args, "claims", None) or []) if option == "claim" else []
         value = getattr(args, option, None)
-        if value is None:
-            continue
+        values = list(dict.fromkeys([*values, *([value] if value is not None else [])]))
         valid = list(dict.fromkeys(r[field] for r in records))
-        if value not in valid:
-            parser.error(unknown_name(option, value, valid))
+        for v in values:
+            if v not in valid:
+                # imported only on this path: the registry's module brings JAX with it, a listing must not
+                from paper_checks._registry import unknown_name
+
+                parser.error(unknown_name(option, v, valid))
 
 
 def _select(records: list[dict], args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[dict]:

@@ -29,6 +29,7 @@ Every claim reports a *resolution* (:meth:`Claim.resolution`); a quantitative cl
 """
 from __future__ import annotations
 
+import difflib
 import importlib
 import pkgutil
 import re
@@ -41,7 +42,7 @@ from paper_checks._checks import Bound, Categorical, Check, Count, Exact, Rate, 
 
 __all__ = [
     "Paper", "Result", "Claim", "Budget", "claim", "claims", "get_claim", "load_all", "import_errors", "topics",
-    "papers", "STEPLAB", "COARSE", "QUANTITATIVE",
+    "papers", "STEPLAB", "COARSE", "QUANTITATIVE", "unknown_name",
     "KINDS", "PROVENANCES", "BUDGETS", "STATUSES", "OK_STATUSES", "check_budget", "as_budget",
 ]
 
@@ -64,6 +65,7 @@ QUANTITATIVE = ("exact", "statistical", "rate")
 COARSE = 0.10
 _ID = re.compile(r"^[a-z][a-z0-9_]*\.[a-z0-9_]+$")
 
+_FEW_NAMES = 10  # up to this many valid names, an unknown-name message lists them all
 _REGISTRY: dict[str, "Claim"] = {}
 _IMPORT_ERRORS: dict[str, str] = {}
 
@@ -361,6 +363,26 @@ def papers() -> list[str]:
     return list(dict.fromkeys(c.paper.key for c in _REGISTRY.values()))
 
 
+def unknown_name(what: str, value: str, valid: list[str]) -> str:
+    """The usage message for an unknown ``--<what> value``: at most five near names, never a wall of them.
+
+    Names containing ``value`` come first (a claim id typed without its paper key), then the closest
+    by :func:`difflib.get_close_matches`, each group closest first. When there are few valid names
+    they are all listed; otherwise the message says which ``steplab list`` prints them.
+    """
+    def closeness(name: str) -> float:
+        return difflib.SequenceMatcher(None, value, name).ratio()
+
+    near = sorted((v for v in valid if value and value in v), key=closeness, reverse=True)[:5]
+    near += [v for v in difflib.get_close_matches(value, valid, n=5) if v not in near]
+    message = f"--{what}: unknown {what} {value!r}"
+    if near:
+        message += f" (did you mean {', '.join(near[:5])}?)"
+    if len(valid) <= _FEW_NAMES:
+        return f"{message}; valid: {', '.join(valid)}"
+    return f"{message}; `steplab list {what}s` shows all {len(valid)}"
+
+
 def claims(*, paper: str | None = None, claim_id: str | None = None, topic: str | None = None) -> list[Claim]:
     """Registered claims (all topic modules loaded), optionally filtered; in registration order.
 
@@ -375,7 +397,7 @@ def claims(*, paper: str | None = None, claim_id: str | None = None, topic: str 
             continue
         known = list(dict.fromkeys(attr(c) for c in _REGISTRY.values()))
         if value not in known:
-            raise ValueError(f"{what}: unknown {what} {value!r}; valid: {', '.join(known)}")
+            raise ValueError(unknown_name(what, value, known))
         selected = [c for c in selected if attr(c) == value]
     return selected
 

@@ -95,16 +95,18 @@ def test_unknown_names_exit_nonzero_and_list_the_valid_ones(scratch, capsys, arg
 
 
 def test_an_unknown_name_among_many_gets_the_five_nearest_not_all():
+    from paper_checks._registry import unknown_name
+
     ids = [f"paper{p}.claim_{w}" for p in range(14) for w in ("alpha", "beta", "gamma", "delta", "omega",
                                                                   "sigma", "kappa", "theta", "zeta", "eta")]
-    msg = _cli.unknown_name("claim", "paper3.claim_thta", ids)
+    msg = unknown_name("claim", "paper3.claim_thta", ids)
     near = msg[msg.index("(did you mean ") + 14:msg.index("?)")].split(", ")
     assert near[0] == "paper3.claim_theta" and len(near) == 5 and set(near) <= set(ids)
     assert msg.endswith(f"`steplab list claims` shows all {len(ids)}") and "paper13.claim_zeta" not in msg
     # a name typed without its paper key: the ids containing it come first
-    msg = _cli.unknown_name("claim", "claim_omega", ids)
+    msg = unknown_name("claim", "claim_omega", ids)
     assert msg.count("claim_omega") == 6 and "paper0.claim_omega" in msg
-    assert "did you mean" not in _cli.unknown_name("paper", "zzzz", ids)
+    assert "did you mean" not in unknown_name("paper", "zzzz", ids)
 
 
 def test_check_suggests_names_from_the_live_registry(scratch, capsys):
