@@ -50,7 +50,10 @@ def _schedules(results: dict[str, Result], out: Path, budget: Budget) -> list[Pa
     ax.legend(loc="lower left", fontsize=7)
     ax = axes[1]
     hz = E.horizons(budget)
-    ax.plot(hz["T"], hz["cosine"] / hz["d2z"], "s-", color=THEORY, label="tuned cosine-to-10 % / tuned D2Z")
+    ax.plot(hz["T"], hz["cosine"] / hz["d2z"], "s-", color=THEORY, label="tuned cosine-to-10 % / tuned D2Z (exact)")
+    r = _claim_result(results, "bergsma2025.d2z_beats_cosine", budget).arrays
+    ax.errorbar(r["sim_T"], r["sim_ratio"], yerr=4 * r["sim_ratio_se"], fmt="o", color=SIM, mfc="none",
+                label="simulated, paired runs (± 4 SE)")
     ax.axhline(1.0, color=MUTED, ls="--", lw=1)
     ax.set(xscale="log", xlabel="horizon T", ylabel="final-loss ratio", title="decay to zero wins more with T")
     _plain_minor(ax)

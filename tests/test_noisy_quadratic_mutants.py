@@ -29,7 +29,9 @@ mutated prediction (the unmutated claims passing is ``tests/test_power.py``'s jo
 * ``kosson2023.no_decay_angular_update`` -- the momentum factor of the norm's growth dropped (heavy ball growing the
   norm like plain SGD);
 * ``tian2025.merged_loss_vs_decay`` -- the merged model's second moment taken to be that of its effective schedule's
-  run (the fixed-gradient identity carried over to a problem whose gradients depend on the iterate).
+  run (the fixed-gradient identity carried over to a problem whose gradients depend on the iterate);
+* ``bergsma2025.d2z_beats_cosine`` -- the baseline read as cosine decay to zero instead of to 10 % (the prediction's
+  schedule, not the runs'): the measured ratios reject it.
 """
 from __future__ import annotations
 
@@ -120,37 +122,43 @@ def test_fit_relative_residual_is_scale_free():
 
 
 # ----------------------------------------------------------------------------- claims against mutated theory
-def _status(claim_id: str) -> str:
+def _mutated_status(monkeypatch, claim_id: str, name: str, mutant) -> str:
+    """The claim's status with ``theory.noisy_quadratic.<name>`` replaced by ``mutant``.
+
+    The claim runs once unmutated first: it must pass (the power test's verdict), and its experiments are then cached
+    with the true theory, so the mutant changes the prediction only, never the measurement (an experiment that calls
+    the same function, e.g. ``schedule``, would otherwise simulate the mutant too).
+    """
     claim = get_claim(claim_id)
+    assert claim.status(claim.run(Budget("quick"))) == "passed"
+    monkeypatch.setattr(th, name, mutant)
     return claim.status(claim.run(Budget("quick")))
 
 
 @pytest.mark.parametrize("factor", [2**0.5, 2**-0.5])
 def test_sign_angle_off_by_sqrt2_fails_the_equilibrium_claim(monkeypatch, factor):
     original = th.sign_wd_angular_update
-    monkeypatch.setattr(th, "sign_wd_angular_update", lambda eta, wd: factor * original(eta, wd))
-    assert _status("kosson2023.equilibrium_angle_and_norm") == "failed"
+    assert _mutated_status(monkeypatch, "kosson2023.equilibrium_angle_and_norm", "sign_wd_angular_update",
+                           lambda eta, wd: factor * original(eta, wd)) == "failed"
 
 
 @pytest.mark.parametrize("mutant", [lambda a, e, lam: max(1 - a, 1 - e * lam), lambda a, e, lam: 1 - a],
                          ids=["modulus_dropped", "ema_factor_only"])
 def test_ema_bias_rate_without_the_iterate_branch_fails(monkeypatch, mutant):
-    monkeypatch.setattr(th, "ema_bias_rate", mutant)
-    assert _status("morales2024.ema_bias_rate") == "failed"
+    assert _mutated_status(monkeypatch, "morales2024.ema_bias_rate", "ema_bias_rate", mutant) == "failed"
 
 
 @pytest.mark.parametrize("claim_id", ["chen2023.box_radius", "chen2023.box_minimizer"])
 def test_lion_box_radius_halved_fails_the_box_claims(monkeypatch, claim_id):
     original = th.lion_box_radius
-    monkeypatch.setattr(th, "lion_box_radius", lambda eta, wd: 0.5 * original(eta, wd))
-    assert _status(claim_id) == "failed"
+    assert _mutated_status(monkeypatch, claim_id, "lion_box_radius", lambda eta, wd: 0.5 * original(eta, wd)) == "failed"
 
 
 def test_no_decay_norm_growth_without_its_momentum_factor_fails(monkeypatch):
     original = th.no_decay_norm
-    monkeypatch.setattr(th, "no_decay_norm", lambda eta, t, momentum=0.0, grad_scale=1.0, w0_norm=1.0:
-                        original(eta * (1 - momentum), t, momentum, grad_scale, w0_norm))
-    assert _status("kosson2023.no_decay_angular_update") == "failed"
+    assert _mutated_status(monkeypatch, "kosson2023.no_decay_angular_update", "no_decay_norm",
+                           lambda eta, t, momentum=0.0, grad_scale=1.0, w0_norm=1.0:
+                           original(eta * (1 - momentum), t, momentum, grad_scale, w0_norm)) == "failed"
 
 
 def test_merged_moment_as_its_decay_fails_the_merging_claim(monkeypatch):
@@ -158,5 +166,12 @@ def test_merged_moment_as_its_decay_fails_the_merging_claim(monkeypatch):
         eff = th.merge_effective_schedule(eta, checkpoints, weights, T)
         return tn.final_second_moment(np.atleast_1d(lam), eff, np.asarray(x0, float) ** 2, sigma_a)
 
-    monkeypatch.setattr(th, "merged_second_moment", as_decay)
-    assert _status("tian2025.merged_loss_vs_decay") == "failed"
+    assert _mutated_status(monkeypatch, "tian2025.merged_loss_vs_decay", "merged_second_moment", as_decay) == "failed"
+
+
+def test_cosine_to_zero_in_the_prediction_fails_the_d2z_claim(monkeypatch):
+    original = th.schedule
+    assert _mutated_status(monkeypatch, "bergsma2025.d2z_beats_cosine", "schedule",
+                           lambda kind, T, peak, *, cooldown=0.2, floor=0.1:
+                           original(kind, T, peak, cooldown=cooldown, floor=0.0 if kind == "cosine" else floor)
+                           ) == "failed"

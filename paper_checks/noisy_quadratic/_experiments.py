@@ -24,6 +24,7 @@ SCHED_T = 3000
 SCHED_REC = 30
 PLATEAU_ETA = 1.2  # the WSD/constant peak: eta*lambda up to 1.2, where 2 - eta*lambda differs from 2
 HORIZONS = (300, 1000, 3000, 10000)
+SIM_HORIZONS = (300, 1000)   # simulated D2Z vs cosine besides T = 3000 (the schedules experiment)
 
 
 def spectrum() -> tuple[np.ndarray, np.ndarray]:
@@ -52,12 +53,24 @@ def schedules(budget: Budget) -> dict:
 
 @experiment("noisy_quadratic.horizons")
 def horizons(budget: Budget) -> dict:
-    """Tuned final losses (exact recursion) of D2Z and cosine-to-10 % over horizons T."""
+    """Tuned peaks and final losses (exact recursion) of D2Z and cosine-to-10 % over horizons T; and simulated final
+    losses of both at their tuned peaks (paired runs) at the horizons of ``SIM_HORIZONS`` (T = 3000 is the schedules
+    experiment's)."""
     lam, sa = spectrum()
     Ts = HORIZONS if budget.name == "full" else HORIZONS[:3]
     rows = [(th.tuned_final_loss(lam, sa, "d2z", T), th.tuned_final_loss(lam, sa, "cosine", T)) for T in Ts]
-    return {"T": np.array(Ts), "d2z": np.array([r[0][0] for r in rows]), "cosine": np.array([r[1][0] for r in rows]),
-            "d2z_peak": np.array([r[0][1] for r in rows]), "cosine_peak": np.array([r[1][1] for r in rows])}
+    out = {"T": np.array(Ts), "d2z": np.array([r[0][0] for r in rows]), "cosine": np.array([r[1][0] for r in rows]),
+           "d2z_peak": np.array([r[0][1] for r in rows]), "cosine_peak": np.array([r[1][1] for r in rows])}
+    n = budget.pick(quick=384, full=1024)
+    sim = []
+    for T in SIM_HORIZONS:
+        k = Ts.index(T)
+        etas = np.stack([th.schedule("d2z", T, out["d2z_peak"][k]), th.schedule("cosine", T, out["cosine_peak"][k])])
+        run = sn.simulate(jax.random.key(SEED + 9 + T), T=T, eta=etas, x0=np.ones(D_MODES), lam=lam, sigma_a=sa,
+                          n_chains=n, paired=True)
+        sim.append(0.5 * np.sum(lam * run["final_x"] ** 2, axis=-1))     # (2, n): final loss per run
+    out.update(sim_T=np.array(SIM_HORIZONS), sim_loss=np.stack(sim))      # (horizons, schedule, run)
+    return out
 
 
 # ----------------------------------------------------------------------------- last-iterate bound

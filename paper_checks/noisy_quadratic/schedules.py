@@ -74,44 +74,70 @@ def wsd_plateau_excess(budget) -> Result:
                   arrays={"lam": lam[keep], "excess": s.mean, "excess_se": s.se, "predicted": pred})
 
 
+def _ratio(cos: np.ndarray, d2z: np.ndarray) -> tuple[float, float]:
+    """Ratio of mean final losses over paired runs and its delta-method standard error."""
+    r = cos.mean() / d2z.mean()
+    return float(r), float((cos - r * d2z).std(ddof=1) / np.sqrt(cos.size) / d2z.mean())
+
+
 @claim("bergsma2025.d2z_beats_cosine", paper=BERGSMA, provenance="derived", kind="statistical",
        source="abstract (linear decay to zero beats cosine to 10 % at a tuned peak, more so for longer training); "
-              "checked on a noisy quadratic here",
-       statement="At each schedule's own tuned peak step, linear decay to zero ends below cosine decay to 10 %, and the "
-                 "ratio loss(cosine)/loss(D2Z) grows with the horizon T (the exact recursion, checked against the "
-                 "simulator at T = 3000).",
-       latex=r"\frac{\min_\eta L_T^{\cos\to10\%}}{\min_\eta L_T^{\rm D2Z}} > 1,\ \uparrow T")
+              "measured on a noisy quadratic here",
+       statement="On the 64-mode noisy quadratic, at each schedule's own tuned peak step, the ratio loss(cosine to "
+                 "10 %)/loss(linear decay to zero) measured over paired runs is the exact recursion's at T = 300, 1000 "
+                 "and 3000 (0.96, 1.016, 1.117): below 1 at short horizons, above 1 from T ~ 1000, and growing with T.",
+       latex=r"\frac{L_T^{\cos\to10\%}(\eta^\star_{\cos})}{L_T^{\rm D2Z}(\eta^\star_{\rm D2Z})}\ \uparrow T,\ > 1 "
+             r"\text{ for } T \gtrsim 1000")
 def d2z_beats_cosine(budget) -> Result:
-    r"""Exact tuned final losses over horizons, and simulated final losses of both schedules at T = 3000 against them.
+    r"""Simulated final losses of D2Z and cosine-to-10 % at their tuned peaks (exact-recursion tuning) over paired runs
+    at T = 300, 1000 (``horizons`` experiment) and 3000 (``schedules`` experiment): the ratio of mean losses per
+    horizon (delta-method standard error) against the exact recursion's ratio at the same peaks, the growth of the
+    ratio from one horizon to the next, and each schedule's mean loss at T = 3000 against the exact recursion.
 
-    Rivals: cosine-to-10 % is at least as good (ratio ≤ 1); the ratio does not grow with T; in the simulator (paired
-    runs), the two schedules end at the same loss.
+    The 1.6 % margin at T = 1000 is resolved at the full budget only (quick: 0.7 % standard error); the growth and the
+    margin at T = 3000 are resolved at quick. Rivals: cosine-to-10 % as good (ratio 1 at every horizon); the advantage
+    does not depend on the horizon (the T = 1000 ratio at every horizon, growth 0).
     """
     hz = E.horizons(budget)
-    ratio = hz["cosine"] / hz["d2z"]
-    long = hz["T"] >= 1000
     ex = E.schedules(budget)
     lam, sa = ex["lam"], ex["sigma_a"]
-    pred = np.array([_exact_loss(lam, sa, ex["etas"][k])[-1] for k in (2, 3)])
+    Ts = list(hz["T"])
+    losses = {int(T): (hz["sim_loss"][i, 1], hz["sim_loss"][i, 0]) for i, T in enumerate(hz["sim_T"])}
+    losses[E.SCHED_T] = (ex["curve"][3, :, -1], ex["curve"][2, :, -1])
+    horizons = sorted(losses)
+    est, se = np.array([_ratio(*losses[T]) for T in horizons]).T
+    # the prediction: the exact recursion along the schedules theory describes, at the peaks the runs used
+    exact = {}
+    for T in horizons:
+        k = Ts.index(T)
+        pair = [_exact_loss(lam, sa, th.schedule(kind, T, hz[f"{kind}_peak"][k]))[-1] for kind in ("d2z", "cosine")]
+        exact[T] = pair
+    pred = np.array([exact[T][1] / exact[T][0] for T in horizons])
+    flat = np.full(pred.size, pred[horizons.index(1000)])
+    grow_est, grow_se = np.diff(est), np.sqrt(se[1:] ** 2 + se[:-1] ** 2)
     f = sn.summarize(ex["curve"][2:, :, -1])
-    # the runs are paired (run j sees the same noise under both schedules): the difference has a far smaller SE
-    diff = sn.summarize((ex["curve"][3, :, -1] - ex["curve"][2, :, -1])[None])
     checks = [
+        Statistical(f"loss(cosine)/loss(D2Z) at tuned peaks, T = {horizons}", estimate=est, se=se, predicted=pred, z=Z,
+                    rivals={"cosine to 10 % is as good: ratio 1": np.ones(pred.size),
+                            "the advantage does not depend on T: the T = 1000 ratio throughout": flat},
+                    why="delta-method standard error of a ratio of means over paired runs (common random numbers); the "
+                        "prediction is the exact recursion (no bias beyond the ratio estimator's O(1/n))"),
+        Statistical("growth of the ratio from one horizon to the next", estimate=grow_est, se=grow_se,
+                    predicted=np.diff(pred), z=Z, rivals={"the ratio does not grow with T": np.zeros(pred.size - 1)},
+                    why="independent runs at each horizon: the standard errors add in quadrature"),
         Statistical("E L_T of D2Z and cosine-to-10 % at their tuned peaks (T = 3000)", estimate=f.mean, se=f.se,
-                    predicted=pred, z=Z, why="standard error over independent runs; exact recursion, no bias"),
-        Statistical("paired difference E L_T(cosine) − E L_T(D2Z) at T = 3000", estimate=diff.mean, se=diff.se,
-                    predicted=np.array([pred[1] - pred[0]]), z=Z,
-                    rivals={"cosine to 10 % ends as low as D2Z (difference 0)": np.zeros(1)},
-                    why="standard error of the per-run difference over paired runs (common random numbers)"),
-        Categorical("exact ratio loss(cosine)/loss(D2Z) > 1 for T ≥ 1000", measured=ratio[long] > 1, predicted=True,
-                    rivals={"cosine to 10 % is at least as good at a tuned peak": False}),
-        Categorical("the ratio grows from one horizon to the next", measured=np.diff(ratio) > 0, predicted=True,
-                    rivals={"the ratio does not grow with T": False}),
+                    predicted=np.array(exact[E.SCHED_T]), z=Z,
+                    rivals={"both schedules end at the plateau's loss (no decay)":
+                            np.full(2, _exact_loss(lam, sa, ex["etas"][0])[-1])},
+                    why="standard error over independent runs; exact recursion, no bias"),
     ]
-    detail = ("tuned ratios " + ", ".join(f"T={T}: {r:.4f}" for T, r in zip(hz["T"], ratio))
-              + f" (at T = 300 cosine still wins: the advantage needs long horizons); simulated E L_T at T=3000: D2Z "
-                f"{f.mean[0]:.5f} ± {f.se[0]:.5f} (pred {pred[0]:.5f}), cosine {f.mean[1]:.5f} ± {f.se[1]:.5f} (pred {pred[1]:.5f})")
-    return Result(checks, detail=detail, seed=E.SEED, arrays={"T": hz["T"], "ratio": ratio})
+    detail = ("measured ratio " + ", ".join(f"T={T}: {e:.4f} ± {s:.4f} (exact {p:.4f})"
+                                            for T, e, s, p in zip(horizons, est, se, pred))
+              + "; exact tuned ratios " + ", ".join(f"T={T}: {c / d:.4f}" for T, c, d in zip(hz["T"], hz["cosine"],
+                                                                                        hz["d2z"])))
+    return Result(checks, detail=detail, seed=E.SEED,
+                  arrays={"T": hz["T"], "ratio": hz["cosine"] / hz["d2z"], "sim_T": np.array(horizons),
+                          "sim_ratio": est, "sim_ratio_se": se})
 
 
 HAND_CASES = (((1.0, 1.0), 1.0, 1.0, Fraction(5, 4), Fraction(3, 4)),
