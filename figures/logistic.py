@@ -32,13 +32,25 @@ def bifurcation(budget: Budget, out: Path) -> list[Path]:
     cs2, tail2 = data["c_witness"], data["tail_witness"]
     for k, (label, color) in enumerate([("init w* + 1e-3", st.THEORY), ("init in the cycle's basin", st.SIM)]):
         ax2.plot(np.repeat(cs2, tail2.shape[2]), tail2[:, k].ravel(), ".", ms=1.2, color=color, label=label)
-    # piecewise-linear cycle of this fixed dataset where it exists: |w*| < J(c-1)/(lambda(2-c))
+    # theory: the exact 2-cycle of this fixed dataset (the cycle equations solved by scipy from the piecewise-linear
+    # guess), drawn where it exists and is stable; the piecewise-linear limit is the claims' rival, drawn as one
     cc = np.linspace(1.0001, 1.999, 400)
     J, lam, w2 = d["J"], d["lam"], d["w_star"]
     exists = abs(w2) < J * (cc - 1) / (lam * (2 - cc))
-    ax2.plot(cc, np.where(exists, w2 - J / (lam * (2 - cc)), np.nan), color=st.THEORY, lw=1,
-             label="piecewise-linear cycle (theory)")
-    ax2.plot(cc, np.where(exists, w2 + J * (cc - 1) / (lam * (2 - cc)), np.nan), color=st.THEORY, lw=1)
+    lin_u, lin_v = w2 - J / (lam * (2 - cc)), w2 + J * (cc - 1) / (lam * (2 - cc))
+    exact = np.full((cc.size, 2), np.nan)
+    for i in np.flatnonzero(exists):
+        try:
+            uv, mult = th.solve_two_cycle(d["z"], d["weights"], cc[i] / lam, [lin_u[i], lin_v[i]])
+        except ValueError:  # no 2-cycle near the guess at this step: nothing to draw
+            continue
+        if abs(mult) < 1:
+            exact[i] = np.sort(uv)
+    ax2.plot(cc, exact[:, 0], color=st.THEORY, lw=1, label="exact stable 2-cycle (theory)")
+    ax2.plot(cc, exact[:, 1], color=st.THEORY, lw=1)
+    for k, y in enumerate((lin_u, lin_v)):
+        ax2.plot(cc, np.where(exists, y, np.nan), color=st.MUTED, lw=0.8, ls="--",
+                 label="rival: piecewise-linear limit" if k == 0 else None)
     st.threshold(ax2, 1.0, "ηλ = 1")
     st.threshold(ax2, 2.0, "ηλ = 2")
     ax2.set(xlabel="ηλ", ylabel="w (last 16 iterates)", title="bump + spike dataset (built for ηλ = 1.5)",
@@ -108,13 +120,17 @@ def witness(budget: Budget, out: Path) -> list[Path]:
         ax.plot(-n[1] * t, n[0] * t, color=st.ACCENT, lw=1, ls=ls,
                 label=f"spike {name} edge, n_{name}·w = 0")
     ax.plot(traj[:, 0], traj[:, 1], "-o", color=st.SIM, ms=3, lw=0.7, label="GD iterates (simulation)")
+    # theory: the shipped cycle, polished on the exact equations T(T(p)) = p (what the claim predicts); the
+    # piecewise-linear cycle is the claim's rival and is drawn as one
+    exact = np.stack([wt["cycle_point"], th.gd_step(wt["cycle_point"], eta, z, a)])
     pred = th.construct_witness_2d(c=wt["c"], theta_deg=wt["theta_deg"], J=wt["J"], K=wt["K"],
                                    offset=wt["offset"])["predicted_cycle"]
-    ax.plot(pred[:, 0], pred[:, 1], "s", mfc="none", mec=st.THEORY, ms=9, label="piecewise-linear cycle (theory)")
+    ax.plot(exact[:, 0], exact[:, 1], "s", mfc="none", mec=st.THEORY, ms=9, label="exact 2-cycle (theory)")
+    ax.plot(pred[:, 0], pred[:, 1], "x", color=st.MUTED, ms=6, label="rival: piecewise-linear cycle")
     ax.plot(*w_star, "*", color=st.THEORY, ms=10, label="w* (attracting)")
     ax.set(xlim=(-0.1, 0.25), ylim=(-0.17, 0.17), xlabel="w₁", ylabel="w₂", aspect="equal",
            title=f"2-D stable 2-cycle at ηλ_max = {eta * lam:.2f} < 1")
-    ax.legend(loc="lower right", fontsize=6)
+    ax.legend(loc="upper left", fontsize=6)  # the cycle's lower point sits in the lower right corner
     return st.save(fig, "logistic_witness_2d", out)
 
 
