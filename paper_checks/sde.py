@@ -813,7 +813,11 @@ def mlp_pattern(budget: Budget) -> Result:
 # both sides of 1, so the classic second-order SDE has a finite threshold in two cells and none in the others.
 MS_CELLS = ((2.0, 4, (0.0, 1.0, 3.0, 0.5), 0.7), (1.0, 1, (3.0,), 0.3), (1.0, 4, (0.0, 0.0, 0.0, 0.0), 1.0),
             (0.5, 1, (1.0,), 1.0))
-MS_ETA_FRACTIONS = (0.5, 1.0)   # SDE runs at these fractions of the discrete threshold
+MS_GRID = (0.5, 8.0, 13)   # coarse SDE grid: 13 steps log-spaced over [0.5, 8] x the measured discrete threshold
+MS_FINE = 6                # fine SDE grid: 6 steps over +-20 % around the coarse estimate of each edge
+MS_FINE_SPAN = 0.2
+MS_HORIZON_SPREAD = 0.4    # each SDE runs for the time t with sigma^2 t = 0.4: the rate's standard error is least there
+MS_SUBSTEPS = 32           # Euler-Maruyama steps per run
 _MS_SEED = 6021
 
 
@@ -822,17 +826,59 @@ def _ms_cell_args(cell) -> tuple:
     return a, n, np.asarray(om), s1
 
 
+def _ms_sde_rates(key, cells: list, cell: np.ndarray, kind: np.ndarray, eta: np.ndarray, excess: np.ndarray,
+                  n_paths: int) -> tuple[np.ndarray, np.ndarray]:
+    r"""Each point's SDE second-moment rate :math:`\log(\overline{X_t^2})/t` from :math:`X_0 = 1` over ``n_paths``
+    Euler-Maruyama paths (independent keys at every point), and its delta-method standard error.
+
+    Point :math:`p` runs model ``kind[p]`` (an index into :data:`theory.sde.DRIFT_KINDS`) of cell ``cell[p]`` at step
+    ``eta[p]`` for the time :math:`t = 0.4/(\eta a^2\hat E)` (``excess`` :math:`\hat E` per cell, measured from the
+    one-step draws): :math:`X_t^2` is then nearly log-normal with log-variance :math:`4\sigma^2t = 1.6`, and the rate's
+    relative standard error :math:`\sqrt{(e^{4\sigma^2t} - 1)/n}/(\sigma^2t)` is least near :math:`\sigma^2t = 0.4`.
+    """
+    a = np.array([c[0] for c in cells])
+    t = MS_HORIZON_SPREAD / (eta * a[cell] ** 2 * excess[cell])
+    grid, shape = cartesian(point=np.arange(eta.size), path=np.arange(n_paths))
+    pt = grid["point"]
+    c = cell[pt]
+    keys = jax.random.split(key, pt.size)                       # independent paths at every point
+    r = S.sde_sweep("dcsgd", {"key": keys, "x0": np.ones((pt.size, 1)), "eta": eta[pt],
+                              "dt": t[pt] / MS_SUBSTEPS, "lam": a[c],
+                              "omega": np.array([np.mean(cells[j][2]) for j in c]),
+                              "sigma1": np.array([cells[j][3] for j in c]),
+                              "n_agents": np.array([float(cells[j][1]) for j in c]), "kind": kind[pt]},
+                    problem="quadratic", kind=None, n_steps=MS_SUBSTEPS, chunk_size=8192)
+    x2 = (np.asarray(r["x"])[:, 0] ** 2).reshape(shape)
+    mean = x2.mean(axis=1)
+    return np.log(mean) / t, x2.std(axis=1, ddof=1) / mean / math.sqrt(n_paths) / t
+
+
+def _root_of_line(eta: np.ndarray, rate: np.ndarray, se: np.ndarray) -> tuple[float, float]:
+    """Where the weighted least-squares line through (eta, rate) crosses 0, and its delta-method standard error.
+
+    The SDE's rate is affine in eta (drift and diffusion coefficients are), so the line is the model of the curve,
+    not an approximation of it (Euler-Maruyama's own curvature is in :func:`_em_root_bias`).
+    """
+    w = 1.0 / se**2
+    X = np.stack([np.ones_like(eta), eta], axis=1)
+    cov = np.linalg.inv(X.T @ (w[:, None] * X))
+    b0, b1 = cov @ (X.T @ (w * rate))
+    grad = np.array([-1.0 / b1, b0 / b1**2])
+    return float(-b0 / b1), float(math.sqrt(grad @ cov @ grad))
+
+
 @experiment("sde.ms_thresholds")
 def ms_thresholds(budget: Budget) -> dict:
     r"""On :math:`f = a x^2/2` per cell of :data:`MS_CELLS`: (1) one-step draws of DCSGD's agent-averaged direction
     D at x = 1 (the simulator's own noise, compressors and averaging), whose moments give the one-step
     second-moment factor :math:`\rho(\eta) = 1 - 2\eta\,E D + \eta^2 E D^2` at every step at once; (2) each modified
-    equation's SDE (Euler-Maruyama, ``substeps`` steps) over one step's time :math:`t = \eta` from :math:`X_0 = 1`,
-    at :math:`\eta` = :data:`MS_ETA_FRACTIONS` of the discrete threshold: :math:`X_t^2` per path."""
+    equation's own mean-square edge, located on the SDE: its second-moment rate (:func:`_ms_sde_rates`) on a coarse
+    grid of :data:`MS_GRID` steps (in units of the discrete threshold measured in (1), never a prediction), then on
+    :data:`MS_FINE` steps around the coarse estimate of the sign change, where a weighted line gives the root."""
     n_draws = budget.pick(quick=40_000, full=1_000_000)
-    n_paths, substeps = budget.pick(quick=4_000, full=30_000), budget.pick(quick=32, full=64)
-    keys = jax.random.split(jax.random.key(_MS_SEED), len(MS_CELLS) + 1)
-    out = {"n_draws": n_draws, "n_paths": n_paths, "substeps": substeps, "fractions": np.asarray(MS_ETA_FRACTIONS)}
+    n_coarse, n_fine = budget.pick(quick=2_000, full=4_000), budget.pick(quick=16_000, full=24_000)
+    keys = jax.random.split(jax.random.key(_MS_SEED), len(MS_CELLS) + 2)
+    out = {"n_draws": n_draws, "n_coarse": n_coarse, "n_fine": n_fine}
     d1, d2, d1_se, d2_se, cov = (np.empty(len(MS_CELLS)) for _ in range(5))
     for i, cell in enumerate(MS_CELLS):
         a, n, om, s1 = _ms_cell_args(cell)
@@ -842,37 +888,77 @@ def ms_thresholds(budget: Budget) -> dict:
         d1_se[i], d2_se[i] = D.std(ddof=1), (D**2).std(ddof=1)
         cov[i] = np.cov(D, D**2)[0, 1]
     out.update(d1=d1, d2=d2, d1_sd=d1_se, d2_sd=d2_se, cov12=cov)
-    # SDE runs: cells x models x step fractions x paths, the drift kind and every coefficient as data (one compile).
-    eta_d = np.array([T.ms_threshold("discrete", *_ms_cell_args(c)) for c in MS_CELLS])
-    grid, shape = cartesian(cell=np.arange(len(MS_CELLS)), kind=np.arange(len(T.DRIFT_KINDS)),
-                            frac=np.asarray(MS_ETA_FRACTIONS), key=jax.random.split(keys[-1], n_paths))
-    c = grid["cell"]
-    eta = eta_d[c] * grid["frac"]
-    r = S.sde_sweep("dcsgd", {"key": grid["key"], "x0": np.ones((c.size, 1)), "eta": eta, "dt": eta / substeps,
-                              "lam": np.array([MS_CELLS[j][0] for j in c]),
-                              "omega": np.array([np.mean(MS_CELLS[j][2]) for j in c]),
-                              "sigma1": np.array([MS_CELLS[j][3] for j in c]),
-                              "n_agents": np.array([float(MS_CELLS[j][1]) for j in c]), "kind": grid["kind"]},
-                    problem="quadratic", kind=None, n_steps=substeps, chunk_size=grid["cell"].size)
-    x2 = (np.asarray(r["x"])[:, 0] ** 2).reshape(shape)
-    div = np.asarray(r["diverged"]).reshape(shape)
-    out.update(eta_d=eta_d, sde_mean=x2.mean(axis=-1), sde_sd=x2.std(axis=-1, ddof=1), sde_diverged=div.sum(axis=-1))
+    cells = [_ms_cell_args(c) for c in MS_CELLS]
+    eta_hat = 2 * d1 / d2                                 # the measured discrete threshold
+    excess = d2 / d1**2 - 1                                # the measured relative variance of D
+    n_cells, n_kinds = len(MS_CELLS), len(T.DRIFT_KINDS)
+    frac = np.geomspace(*MS_GRID)
+    c, k, f = (g.ravel() for g in np.meshgrid(np.arange(n_cells), np.arange(n_kinds), np.arange(frac.size),
+                                              indexing="ij"))
+    coarse, coarse_se = _ms_sde_rates(keys[-2], cells, c, k, eta_hat[c] * frac[f], excess, n_coarse)
+    coarse, coarse_se = coarse.reshape(n_cells, n_kinds, -1), coarse_se.reshape(n_cells, n_kinds, -1)
+    # fine grids centred on the coarse estimate of each edge (cells x models whose rate never turns positive get none):
+    # the root of the weighted line through the coarse rates on both sides of the first sign change
+    crossing = np.zeros((n_cells, n_kinds), bool)
+    fine_eta = np.full((n_cells, n_kinds, MS_FINE), np.nan)
+    for ci in range(n_cells):
+        for ki in range(n_kinds):
+            up = np.flatnonzero(coarse[ci, ki] > 0)
+            if not (up.size and up[0] > 0):
+                continue
+            crossing[ci, ki] = True
+            near = slice(max(up[0] - 2, 0), up[0] + 2)
+            guess, _ = _root_of_line(eta_hat[ci] * frac[near], coarse[ci, ki, near], coarse_se[ci, ki, near])
+            lo, hi = eta_hat[ci] * frac[up[0] - 1], eta_hat[ci] * frac[up[0]]
+            centre = guess if lo <= guess <= hi else math.sqrt(lo * hi)   # a wild coarse line: the bracket's middle
+            fine_eta[ci, ki] = centre * np.linspace(1 - MS_FINE_SPAN, 1 + MS_FINE_SPAN, MS_FINE)
+    cc, kk = np.nonzero(crossing)
+    fine, fine_se = _ms_sde_rates(keys[-1], cells, np.repeat(cc, MS_FINE), np.repeat(kk, MS_FINE),
+                                  fine_eta[cc, kk].ravel(), excess, n_fine)
+    root, root_se = np.full((n_cells, n_kinds), np.inf), np.full((n_cells, n_kinds), np.nan)
+    fine_rate, fine_rate_se = np.full_like(fine_eta, np.nan), np.full_like(fine_eta, np.nan)
+    for j, (ci, ki) in enumerate(zip(cc, kk)):
+        sl = slice(j * MS_FINE, (j + 1) * MS_FINE)
+        fine_rate[ci, ki], fine_rate_se[ci, ki] = fine[sl], fine_se[sl]
+        root[ci, ki], root_se[ci, ki] = _root_of_line(fine_eta[ci, ki], fine[sl], fine_se[sl])
+    out.update(eta_hat=eta_hat, excess_hat=excess, grid=frac, coarse_rate=coarse, coarse_rate_se=coarse_se,
+               crossing=crossing, fine_eta=fine_eta, fine_rate=fine_rate, fine_rate_se=fine_rate_se, sde_root=root,
+               sde_root_se=root_se)
     return out
 
 
-def _em_bias(model: str, eta: float, cell, substeps: int) -> float:
-    r"""How far Euler-Maruyama's own second-moment rate is from the linear SDE's: each step multiplies
-    :math:`E X^2` by :math:`(1 + c\,dt)^2 + \sigma^2dt` (drift :math:`cX`, diffusion :math:`\sigma X`), while the
-    SDE grows like :math:`e^{(2c+\sigma^2)t}`; the discretization bias of the measured rate (from the SDE's
-    coefficients, not from the prediction being tested)."""
+_COEF = {"first_order": 0.0, "second_order": -1.0, "corrected": 1.0}
+
+
+def _em_root_bias(model: str, cell, excess_hat: float) -> float:
+    r"""How far Euler-Maruyama's own mean-square edge lies from its SDE's, relative: each of the
+    :data:`MS_SUBSTEPS` steps multiplies :math:`E X^2` by :math:`(1 + c\,dt)^2 + \sigma^2dt` (drift :math:`cX`,
+    diffusion :math:`\sigma X`, :math:`dt` as run), whose root in :math:`\eta` is not that of :math:`2c + \sigma^2`. From the
+    model's coefficients (the simulator's inputs), not from the threshold under test."""
+    from scipy import optimize
+
     a, n, om, s1 = _ms_cell_args(cell)
     e = T.ms_excess(n, om, s1)
-    c, sig2 = -a + _COEF[model] * eta / 2 * a**2, eta * a**2 * e
-    dt = eta / substeps
-    return abs(substeps * math.log((1 + c * dt) ** 2 + sig2 * dt) / eta - (2 * c + sig2))
 
+    def coefficients(eta):
+        c, sig2 = -a + _COEF[model] * eta / 2 * a**2, eta * a**2 * e
+        return c, sig2, MS_HORIZON_SPREAD / (eta * a**2 * excess_hat) / MS_SUBSTEPS
 
-_COEF = {"first_order": 0.0, "second_order": -1.0, "corrected": 1.0}
+    def sde(eta):
+        c, sig2, _ = coefficients(eta)
+        return 2 * c + sig2
+
+    def em(eta):
+        c, sig2, dt = coefficients(eta)
+        return (1 + c * dt) ** 2 + sig2 * dt - 1
+
+    lo, hi = 1e-3 / a, 1e3 / a
+    if not sde(hi) > 0:
+        return 0.0
+    r_sde = optimize.brentq(sde, lo, hi, xtol=1e-14, rtol=1e-14)
+    # Euler-Maruyama's edge near the SDE's (far below it the huge dt of a tiny eta makes the factor exceed 1 again)
+    r_em = optimize.brentq(em, r_sde / 2, 2 * r_sde, xtol=1e-14, rtol=1e-14)
+    return abs(r_em - r_sde) / r_sde
 
 
 @claim("compagnoni2025.ms_threshold_per_model", paper=PAPER, provenance="derived", kind="statistical",
@@ -888,58 +974,70 @@ def ms_threshold_per_model(budget: Budget) -> Result:
     """(1) Measures DCSGD's threshold from one-step draws of its direction D at x = 1: the one-step factor
     1 - 2 eta E D + eta^2 E D^2 equals 1 at eta* = 2 E D / E D^2, so 1/eta* = E D^2 / (2 E D) (ratio estimate, delta-
     method SE); predicted 1/ms_threshold('discrete') (= the corrected SDE's); rivals: the classic first- and
-    second-order SDEs' 1/eta* (0 where a model has no threshold). (2) Measures each SDE's second-moment rate
-    log(E X_t^2)/t over one step's time t = eta (Euler-Maruyama paths) at half and at the discrete threshold, against
-    the Ito rate of that model (whose root is ms_threshold(model)); rivals: the rate without the Ito diffusion term,
-    and every model having the first-order SDE's rate."""
+    second-order SDEs' 1/eta* (0 where a model has no threshold). (2) Measures each SDE's own mean-square edge on the
+    SDE: whether its second-moment rate turns positive on a grid up to 8x the measured discrete threshold, and where
+    (the root of a weighted line through the rates on a fine grid across the sign change, delta-method SE), against
+    ms_threshold(model) per cell and model; the allowance is Euler-Maruyama's own shift of the edge. Rivals: the
+    SDE inherits DCSGD's threshold; the curvature correction does not matter (the first-order SDE's threshold); the
+    Ito term dropped (the ODE's threshold, none without the correction)."""
+    from paper_checks._checks import Categorical
+
     r = ms_thresholds(budget)
-    n, m = int(r["n_draws"]), int(r["n_paths"])
+    n = int(r["n_draws"])
     cells = [_ms_cell_args(c) for c in MS_CELLS]
-    inv = {mod: np.array([1.0 / T.ms_threshold(mod, *c) for c in cells]) for mod in T.MS_MODELS}
+    table = {mod: np.array([T.ms_threshold(mod, *c) for c in cells]) for mod in T.MS_MODELS}
+    inv = {mod: 1.0 / table[mod] for mod in T.MS_MODELS}
     d1, d2 = r["d1"], r["d2"]
     est = d2 / (2 * d1)
     # delta method for g(m1, m2) = m2 / (2 m1): grad = (-m2/(2 m1^2), 1/(2 m1))
     g1, g2 = -d2 / (2 * d1**2), 1 / (2 * d1)
     var = (g1**2 * r["d1_sd"] ** 2 + g2**2 * r["d2_sd"] ** 2 + 2 * g1 * g2 * r["cov12"]) / n
     se = np.sqrt(var)
-    # SDE rates: cells x models x fractions
-    fr, eta_d, substeps = r["fractions"], r["eta_d"], int(r["substeps"])
-    eta = eta_d[:, None] * fr[None, :]
-    t = eta[:, None, :]
-    rate = np.log(r["sde_mean"]) / t
-    rate_se = r["sde_sd"] / r["sde_mean"] / math.sqrt(m) / t
-    pred = np.array([[[T.ms_rate(mod, e, *c) for e in eta[i]] for mod in T.DRIFT_KINDS] for i, c in enumerate(cells)])
-    bias = max(_em_bias(mod, e, MS_CELLS[i], substeps) for i in range(len(cells)) for mod in T.DRIFT_KINDS
-               for e in eta[i])
-    no_ito = np.array([[[2 * (-c[0] + _COEF[mod] * e / 2 * c[0] ** 2) for e in eta[i]] for mod in T.DRIFT_KINDS]
-                       for i, c in enumerate(cells)])
-    first = np.broadcast_to(pred[:, :1, :], pred.shape)
-    # measured SDE thresholds (for the table): root of the line through the two measured rates
-    slope = (rate[..., 1] - rate[..., 0]) / (eta[:, None, 1] - eta[:, None, 0])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        root = np.where(slope > 0, eta[:, None, 0] - rate[..., 0] / slope, np.inf)
-    table = {mod: np.array([T.ms_threshold(mod, *c) for c in cells]) for mod in T.MS_MODELS}
+    checks = [Statistical("1/eta* of DCSGD from its one-step second-moment factor, per cell", estimate=est, se=se,
+                          predicted=inv["discrete"],
+                          rivals={"classic first-order SDE: eta* = 2/(aE)": inv["first_order"],
+                                  "classic second-order SDE: eta* = 2/(a(E-1)), none for E <= 1": inv["second_order"]},
+                          why="delta-method standard error of the ratio of sample moments of i.i.d. one-step draws; "
+                              "4 cells, so 4 SE")]
+    kinds = T.DRIFT_KINDS
+    has = np.isfinite(np.stack([table[k] for k in kinds], axis=1))            # cells x models
+    no_ito = np.zeros_like(has)
+    no_ito[:, kinds.index("corrected")] = True                                # rate -2a + coef eta a^2: only coef > 0
+    checks.append(Categorical(f"second-moment rate positive somewhere up to {MS_GRID[1]:g} x the measured discrete "
+                              "threshold, per cell and SDE", measured=r["crossing"], predicted=has,
+                              rivals={"every modified equation has a threshold (the second-order SDE too)":
+                                      np.ones_like(has),
+                                      "the Ito term dropped: only the corrected SDE has one": no_ito},
+                              why="the finite thresholds lie below 5x the discrete one; a rate without a root stays "
+                                  "below -2a"))
+    rivals = {"first_order": {"the SDE inherits DCSGD's threshold 2/(a(1+E))": "discrete"},
+              "second_order": {"the SDE inherits DCSGD's threshold 2/(a(1+E))": "discrete",
+                               "the curvature term does not matter: 2/(aE)": "first_order"},
+              "corrected": {"the curvature term does not matter: 2/(aE)": "first_order"}}
+    for ci, cell in enumerate(MS_CELLS):
+        for ki, mod in enumerate(kinds):
+            if not (has[ci, ki] and r["crossing"][ci, ki]):
+                continue
+            bias = _em_root_bias(mod, cell, float(r["excess_hat"][ci])) * table[mod][ci]
+            riv = {label: float(table[other][ci]) for label, other in rivals[mod].items()}
+            if mod == "corrected":
+                riv["the Ito term dropped: the ODE's 2/a"] = 2.0 / cell[0]
+            checks.append(Statistical(
+                f"{mod} SDE's mean-square edge, cell {ci + 1} (a = {cell[0]:g}, E = {T.ms_excess(*cells[ci][1:]):.3g})",
+                estimate=r["sde_root"][ci, ki], se=r["sde_root_se"][ci, ki], predicted=table[mod][ci], z=4.0,
+                bias=bias, rivals=riv,
+                why=f"delta-method standard error of the root of a weighted line through {MS_FINE} SDE rates, each "
+                    f"over {int(r['n_fine'])} independent paths; bias: Euler-Maruyama's own edge, {bias:.1e} away"))
     return Result(
-        checks=[Statistical("1/eta* of DCSGD from its one-step second-moment factor, per cell", estimate=est, se=se,
-                            predicted=inv["discrete"],
-                            rivals={"classic first-order SDE: eta* = 2/(aE)": inv["first_order"],
-                                    "classic second-order SDE: eta* = 2/(a(E-1)), none for E <= 1": inv["second_order"]},
-                            why="delta-method standard error of the ratio of sample moments of i.i.d. one-step draws; "
-                                "4 cells, so 4 SE"),
-                Statistical("each SDE's second-moment rate log(E X_t^2)/t, t = eta, per (cell, model, eta)",
-                            estimate=rate, se=rate_se, predicted=pred, bias=bias,
-                            rivals={"the Ito term eta Sigma dropped (rate 2c)": no_ito,
-                                    "every model has the first-order SDE's rate": first},
-                            why=f"delta-method standard error over {m} independent paths; bias: Euler-Maruyama's own "
-                                f"second-moment factor per step differs from the SDE's, at most {bias:.1e} per unit time "
-                                f"with {substeps} steps")],
-        detail="thresholds per cell (discrete measured | discrete, first-order, second-order, corrected theory): "
-               + "; ".join(f"{1 / est[i]:.3f} | {table['discrete'][i]:.3f}, {table['first_order'][i]:.3f}, "
-                           f"{table['second_order'][i]:.3g}, {table['corrected'][i]:.3f}" for i in range(len(cells)))
-               + f"; SDE paths diverged: {int(np.sum(r['sde_diverged']))}.",
-        arrays={"eta_measured": 1 / est, "eta_measured_se": se / est**2, "sde_root": root,
-                **{f"eta_{mod}": table[mod] for mod in T.MS_MODELS}, "sde_rate": rate, "sde_rate_se": rate_se,
-                "sde_rate_theory": pred}, seed=_MS_SEED)
+        checks=checks,
+        detail="thresholds per cell (discrete measured | theory; SDE edges measured | theory, first, second, corrected): "
+               + "; ".join(f"{1 / est[i]:.3f} | {table['discrete'][i]:.3f}; "
+                           + ", ".join(f"{r['sde_root'][i, k]:.3g} ± {r['sde_root_se'][i, k]:.2g} | {table[m][i]:.3g}"
+                                       if r["crossing"][i, k] else f"none | {table[m][i]:.3g}"
+                                       for k, m in enumerate(kinds)) for i in range(len(cells))),
+        arrays={"eta_measured": 1 / est, "eta_measured_se": se / est**2, "sde_root": r["sde_root"],
+                "sde_root_se": r["sde_root_se"], **{f"eta_{mod}": table[mod] for mod in T.MS_MODELS}},
+        seed=_MS_SEED)
 
 
 # ============================================================================= claims: one-step drift

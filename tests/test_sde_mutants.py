@@ -21,7 +21,9 @@ holds exactly on a degenerate case (one agent, a one-dimensional problem, zero s
   :math:`h\varphi(L_1h\sqrt d) = \langle g, m\rangle/((L_0 + L_1\|g\|)[\dots])`,
   :math:`\varphi(a) = (e^a - 1 - a)/a^2`, and its value 0 at a stationary point;
 * ``paths`` with one scalar start per run (a 1-D ``grid['x0']``) and with chunks of one run: the same paths as
-  starts of shape (runs, 1) in one chunk.
+  starts of shape (runs, 1) in one chunk;
+* (issue 27) ``compagnoni2025.ms_threshold_per_model`` turns ``failed`` when the SDEs' Itô diffusion in
+  ``theory.sde`` is 20 % too large: the SDE edges are measured on the SDEs, not inferred from the theory's rates.
 """
 import math
 
@@ -124,3 +126,31 @@ def test_paths_take_scalar_starts_and_one_run_chunks():
     for out in (_contract_paths(np.full(3, 1.2)), _contract_paths(np.full((3, 1), 1.2), chunk_size=1)):
         for name in ("loss", "x", "diverged", "diverged_at"):
             assert np.array_equal(np.asarray(out[name]).reshape(3, -1), np.asarray(ref[name]).reshape(3, -1)), name
+
+
+# ----------------------------------------------------------------------------- claims against mutated theory (issue 27)
+def test_ito_diffusion_twenty_percent_off_fails_the_ms_threshold_claim(monkeypatch):
+    """``compagnoni2025.ms_threshold_per_model`` with the Itô term of every SDE's second-moment growth 20 % too large
+    (``theory.sde._ms_growth``: the generator's sigma^2/2 phi'' with sigma^2 = 1.2 eta a^2 x^2 E): the SDE edges it
+    predicts move by 4-23 %; the edges measured on the SDEs themselves reject them. The claim runs unmutated first
+    (it must pass, and its experiment is then cached with the true theory)."""
+    import functools
+
+    import sympy as sp
+
+    from paper_checks import Budget, get_claim
+
+    claim = get_claim("compagnoni2025.ms_threshold_per_model")
+    assert claim.status(claim.run(Budget("quick"))) == "passed"
+    original = T._ms_growth.__wrapped__
+
+    def more_diffusion(model):
+        growth, (eta, a, e) = original(model)
+        if model == "discrete":
+            return growth, (eta, a, e)
+        return sp.expand(growth + sp.Rational(1, 5) * eta * a**2 * e), (eta, a, e)
+
+    monkeypatch.setattr(T, "_ms_growth", functools.lru_cache(maxsize=8)(more_diffusion))
+    monkeypatch.setattr(T, "_ms_threshold_sym", functools.lru_cache(maxsize=8)(T._ms_threshold_sym.__wrapped__))
+    assert T.ms_threshold("first_order", 2.0, 1, 0.0, 1.0) == pytest.approx(2 / (2.0 * 1.2 * 1.0))  # in place
+    assert claim.status(claim.run(Budget("quick"))) == "failed"
