@@ -14,6 +14,10 @@ The quadratic experiments (schedules, merging, averaging, Lion's box) run on the
   full batch: gradients are orthogonal to :math:`w` (scale invariance) but strongly correlated in time.
 * :func:`lion_logistic` -- Lion with decoupled weight decay on logistic regression (full batch): a non-quadratic
   loss for the box-constrained limit of Lion.
+* :func:`worst_case_instance` and :func:`subgradient_max_affine` -- a worst-case construction for the last iterate
+  of the subgradient method: the convex :math:`G`-Lipschitz function (a maximum of affine pieces) that makes
+  :math:`f(x_T) - f^\star` largest for a given schedule, found by SciPy's SLSQP over interpolation conditions, and
+  the subgradient method run on it.
 
 Each per-run function is pure, mapped over a grid by :func:`sims.sweep.run_grid`, with ``lax.scan``
 over steps. Divergence is data (``diverged``, ``diverged_step``).
@@ -31,7 +35,8 @@ from sims.nqm import BOUND, noise
 from sims.sweep import run_grid
 from theory import _validate as V
 
-__all__ = ["abs_sgd", "sphere_walk", "logistic_sphere", "lion_logistic", "SPHERE_METHODS"]
+__all__ = ["abs_sgd", "sphere_walk", "logistic_sphere", "lion_logistic", "worst_case_instance", "subgradient_max_affine",
+           "SPHERE_METHODS"]
 
 SPHERE_METHODS = ("heavy_ball", "sign")
 
@@ -313,3 +318,116 @@ def lion_logistic(X, y, x0, *, eta, wd, b1=0.9, b2=0.99, n_rec: int) -> dict:
     grid = {"eta": np.broadcast_to(e, (G, e.shape[1])).copy(),
             **{k: np.broadcast_to(v, (G,)).copy() for k, v in cols.items()}}
     return run_grid(_lion_run, grid, Xa, ya, x0, static=dict(n_rec=n_rec), chunk_size=_pow2(G), pad_to_chunk=True)
+
+
+# ----------------------------------------------------------------------------- a worst case for the last iterate
+def _instance_parts(z, eta, d: int):
+    """``(x_1..x_T, g_1..g_T, f_1..f_T)`` from the search vector: the start, the subgradients and the values; the
+    iterates follow from the start by the method itself, :math:`x_{t+1} = x_t - \eta_tg_t`."""
+    T = eta.shape[0]
+    x1, g, f = z[:d], z[d:d + T * d].reshape(T, d), z[d + T * d:]
+    steps = jnp.cumsum(eta[:T - 1, None] * g[:T - 1], axis=0)
+    return jnp.concatenate([x1[None], x1[None] - steps], axis=0), g, f
+
+
+def _interpolation(z, eta, D, G, *, d: int):
+    r"""Constraint values, all :math:`\ge 0` for a valid instance: :math:`f_i - f_j - \langle g_j, x_i - x_j\rangle` for every
+    ordered pair of the points :math:`x_1..x_T` and the minimizer :math:`x^\star = 0` (:math:`g^\star = 0`, :math:`f^\star = 0`),
+    :math:`G^2 - \|g_t\|^2` and :math:`D^2 - \|x_1\|^2`. These are the conditions under which
+    :math:`\max_j(f_j + \langle g_j, x - x_j\rangle)` is a convex :math:`G`-Lipschitz function with :math:`g_t \in \partial f(x_t)`."""
+    xs, g, f = _instance_parts(z, eta, d)
+    X = jnp.concatenate([xs, jnp.zeros((1, d))])
+    S = jnp.concatenate([g, jnp.zeros((1, d))])
+    F = jnp.append(f, 0.0)
+    M = F[:, None] - F[None, :] - jnp.einsum("jd,ijd->ij", S, X[:, None, :] - X[None, :, :])
+    n = X.shape[0]
+    i, j = np.nonzero(~np.eye(n, dtype=bool))
+    return jnp.concatenate([M[i, j], G**2 - jnp.sum(g * g, axis=1), (D**2 - jnp.sum(xs[0] ** 2))[None]])
+
+
+_interpolation_jit = jax.jit(_interpolation, static_argnames=("d",))
+_interpolation_jac = jax.jit(jax.jacfwd(_interpolation), static_argnames=("d",))
+
+
+def worst_case_instance(eta, D: float, G: float, *, starts: int = 4, seed: int = 0) -> dict:
+    r"""A convex :math:`G`-Lipschitz instance on which the subgradient method with steps ``eta`` (:math:`\eta_1..\eta_T`)
+    from :math:`\|x_1 - x^\star\| \le D` ends with :math:`f(x_T) - f^\star` as large as SciPy's SLSQP finds.
+
+    The unknowns are the start :math:`x_1`, subgradients :math:`g_1..g_T` and values :math:`f_1..f_T` in dimension
+    :math:`T + 1` (enough for any instance, the performance-estimation argument); the iterates follow from the method
+    (:math:`x_{t+1} = x_t - \eta_tg_t`, :math:`x_T` after :math:`T - 1` updates); the constraints are
+    :func:`_interpolation`'s (exact Jacobian by JAX); the objective :math:`f_T`. ``starts`` random starts from
+    ``seed``; the best instance whose constraints hold to 1e-10 is kept. A local optimum: a valid instance, so its value
+    is a lower bound on the worst case. Returns ``x1``, ``g`` (T, d), ``f`` (T,), ``value`` (:math:`f_T`) and
+    ``violation`` (the largest constraint violation, >= 0).
+    """
+    from scipy import optimize
+
+    e = V.array("eta", eta, ndim=1, low=0.0, low_open=True)
+    D = V.real("D", D, low=0.0, low_open=True)
+    G = V.real("G", G, low=0.0, low_open=True)
+    starts = V.integer("starts", starts, low=1)
+    seed = V.integer("seed", seed, low=0)
+    T = e.size
+    if T < 2:
+        raise ValueError(f"eta: a last iterate after at least one update needs T >= 2 step sizes, got {T}")
+    d = T + 1
+    nv = d + T * d + T
+    ej = jnp.asarray(e)
+    cons = {"type": "ineq", "fun": lambda z: np.asarray(_interpolation_jit(z, ej, D, G, d=d)),
+            "jac": lambda z: np.asarray(_interpolation_jac(z, ej, D, G, d=d))}
+    grad = np.zeros(nv)
+    grad[-1] = -1.0
+    rng = np.random.default_rng(seed)
+    best = None
+    for _ in range(starts):
+        res = optimize.minimize(lambda z: -z[-1], rng.normal(size=nv) * 0.3 * max(D, G * e.max()),
+                                jac=lambda z: grad, constraints=[cons], method="SLSQP",
+                                options={"maxiter": 1000, "ftol": 1e-14})
+        viol = float(max(0.0, -np.min(cons["fun"](res.x))))
+        if viol <= 1e-10 and (best is None or -res.fun > best[0]):
+            best = (-res.fun, viol, res.x)
+    if best is None:
+        raise ValueError("starts: no start reached a valid instance (constraints to 1e-10); use more starts")
+    xs, g, f = (np.asarray(a) for a in _instance_parts(jnp.asarray(best[2]), ej, d))
+    return {"x1": xs[0], "g": g, "f": f, "value": float(best[0]), "violation": best[1]}
+
+
+def subgradient_max_affine(x1, eta, points, grads, values) -> dict:
+    r"""The subgradient method on :math:`F(x) = \max\big(0, \max_j f_j + \langle g_j, x - x_j\rangle\big)` from ``x1``.
+
+    ``points`` :math:`x_j`, ``grads`` :math:`g_j` (m, d) and ``values`` :math:`f_j` (m,) are the affine pieces (with the
+    piece 0 for the minimizer at the origin). The oracle returns, at step :math:`t`, the gradient of piece :math:`t`
+    when it is active at :math:`x_t` (within ``gap`` = 1e-9 of the maximum: a valid subgradient up to that), else of
+    the first active piece (0 for the constant piece): any active piece's gradient is a subgradient, and an adversary
+    may pick which. Runs :math:`x_{t+1} = x_t - \eta_t g_t` for the :math:`T - 1` updates with :math:`\eta_1..\eta_{T-1}`.
+    Returns ``x_T``, ``value`` :math:`F(x_T) - F(0)` (the minimum is at most :math:`F(0)` and at least 0),
+    ``min_gap`` :math:`F(0)` and ``activity`` (the largest shortfall of a returned piece below the maximum).
+    """
+    x = V.array("x1", x1, ndim=1)
+    e = V.array("eta", eta, ndim=1, low=0.0)
+    P = V.array("points", points, ndim=2)
+    Gm = V.array("grads", grads, shape=P.shape)
+    f = V.array("values", values, shape=(P.shape[0],))
+    if P.shape[1] != x.size:
+        raise ValueError(f"points: expected pieces in dimension {x.size} (as x1), got shape {P.shape}")
+
+    def pieces(y):
+        return f + np.einsum("jd,jd->j", Gm, y[None] - P)
+
+    def F(y):
+        return max(0.0, float(pieces(y).max()))
+
+    shortfall = 0.0
+    for t in range(e.size - 1):
+        v = pieces(x)
+        top = F(x)
+        if t < f.size and v[t] >= top - 1e-9:
+            g, shortfall = Gm[t], max(shortfall, top - float(v[t]))
+        elif top > 0:
+            g = Gm[int(np.argmax(v >= top - 1e-9))]
+        else:
+            g = np.zeros_like(x)
+        x = x - e[t] * g
+    base = F(np.zeros_like(x))
+    return {"x_T": x, "value": F(x) - base, "min_gap": base, "activity": shortfall}

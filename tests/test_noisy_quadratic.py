@@ -208,6 +208,27 @@ def test_merged_second_moment_against_a_direct_sum():
                                                                                               rel=1e-12)
 
 
+def test_subgradient_max_affine_on_the_absolute_value_by_hand():
+    r"""Pieces :math:`\pm x` (points 1 and -1 with gradients :math:`\pm1`, values 1): :math:`F = |x|` (the 0 piece never
+    wins). From :math:`x_1 = 0.25`, steps 0.5, 0.5, 0.5: the oracle's step-0 piece (+1) is active at 0.25, so
+    :math:`x_2 = -0.25`; step 1 takes piece 1 (-x), active at -0.25: :math:`x_3 = 0.25`; :math:`F(x_3) = 0.25`."""
+    out = sq.subgradient_max_affine(np.array([0.25]), np.full(3, 0.5), np.array([[1.0], [-1.0]]),
+                                    np.array([[1.0], [-1.0]]), np.array([1.0, 1.0]))
+    np.testing.assert_allclose(out["x_T"], [0.25], rtol=1e-15)
+    assert out["value"] == pytest.approx(0.25, rel=1e-15) and out["min_gap"] == 0.0 and out["activity"] == 0.0
+
+
+def test_worst_case_instance_is_valid_and_at_least_the_kink_construction():
+    r"""The search returns a valid instance (its interpolation conditions, Lipschitz and distance constraints hold to
+    1e-10) whose value lies between a hand construction and the bound: at :math:`T = 2`, :math:`\eta = 1`, :math:`G = 1`,
+    :math:`f = |\langle u, x\rangle|` from :math:`x_1 = x^\star = 0` with the subgradient :math:`u` at the kink gives
+    :math:`f(x_2) = \eta G^2 = 1`, so the worst case is at least 1; the bound is 1.0625 at :math:`D = 0.5`."""
+    w = sq.worst_case_instance(np.ones(2), 0.5, 1.0, starts=2, seed=1)
+    assert w["violation"] <= 1e-10
+    assert np.linalg.norm(w["x1"]) <= 0.5 + 1e-9 and np.all(np.linalg.norm(w["g"], axis=1) <= 1 + 1e-9)
+    assert 1.0 - 1e-9 <= w["value"] <= th.last_iterate_bound(np.ones(2), 0.5, 1.0) + 1e-9
+
+
 def test_lion_box_is_invariant_from_inside_under_noise():
     r"""An identity of the update rule (once presented as chen2023 evidence): :math:`|\mathrm{sign}| \le 1`, so
     :math:`|x^+| \le (1-\eta\lambda)|x| + \eta \le 1/\lambda` whenever :math:`|x| \le 1/\lambda` and :math:`\eta\lambda \le 1`.

@@ -31,7 +31,9 @@ mutated prediction (the unmutated claims passing is ``tests/test_power.py``'s jo
 * ``tian2025.merged_loss_vs_decay`` -- the merged model's second moment taken to be that of its effective schedule's
   run (the fixed-gradient identity carried over to a problem whose gradients depend on the iterate);
 * ``bergsma2025.d2z_beats_cosine`` -- the baseline read as cosine decay to zero instead of to 10 % (the prediction's
-  schedule, not the runs'): the measured ratios reject it.
+  schedule, not the runs'): the measured ratios reject it;
+* ``defazio2023.last_iterate_bound`` -- the last-iterate sum at half its weight (a constant of the bound): a
+  constructed worst case exceeds it (the SGD-on-|x| runs, 8-500x below the bound, never could).
 """
 from __future__ import annotations
 
@@ -175,3 +177,17 @@ def test_cosine_to_zero_in_the_prediction_fails_the_d2z_claim(monkeypatch):
                            lambda kind, T, peak, *, cooldown=0.2, floor=0.1:
                            original(kind, T, peak, cooldown=cooldown, floor=0.0 if kind == "cosine" else floor)
                            ) == "failed"
+
+
+def test_last_iterate_sum_at_half_weight_fails_the_bound_claim(monkeypatch):
+    def halved(eta, D, G):
+        e = np.asarray(eta, float)
+        q = e**2 * np.broadcast_to(np.asarray(G, float), e.shape) ** 2
+        tail_eta, tail_q = np.cumsum(e[::-1])[::-1], np.cumsum(q[::-1])[::-1]
+        k = np.arange(e.size - 1)
+        extra = 0.5 * np.sum(e[k] / tail_eta[k + 1] * tail_q[k] / tail_eta[k])
+        return float((D**2 + q.sum()) / (2 * e.sum()) + 0.5 * extra)
+
+    # the mutant is the bound with its last sum halved: equal to the bound where that sum is 0
+    assert halved([1.0, 1.0], 1.0, 1.0) == pytest.approx(th.last_iterate_bound([1.0, 1.0], 1.0, 1.0) - 0.25)
+    assert _mutated_status(monkeypatch, "defazio2023.last_iterate_bound", "last_iterate_bound", halved) == "failed"

@@ -94,6 +94,38 @@ def last_iterate(budget: Budget) -> dict:
     return {"T": T, "etas": etas, "final": out["final"], "diverged": out["diverged"]}
 
 
+WORST_D, WORST_G = 0.5, 1.0       # distance to the minimizer and gradient bound of the worst-case constructions
+WORST_KINDS = ("constant", "d2z")  # schedules at peak 1 (the bound is tightest where the steps, not D, dominate)
+
+
+def worst_case_steps(kind: str, T: int) -> np.ndarray:
+    """The schedule of a worst-case construction: ``theory.noisy_quadratic.schedule(kind, T, 1.0)``."""
+    return th.schedule(kind, T, 1.0)
+
+
+@experiment("noisy_quadratic.worst_case")
+def worst_case(budget: Budget) -> dict:
+    """For each schedule of ``WORST_KINDS`` and horizon T, the convex G-Lipschitz instance that SLSQP finds worst for
+    the last iterate (``sims.noisy_quadratic.worst_case_instance``), realized as a maximum of affine pieces and run
+    through the subgradient method (``sims.noisy_quadratic.subgradient_max_affine``)."""
+    Ts = budget.pick(quick=(2, 3, 4), full=(2, 3, 4, 6, 8))
+    starts = budget.pick(quick=3, full=8)
+    rows = []
+    for kind in WORST_KINDS:
+        for T in Ts:
+            eta = worst_case_steps(kind, T)
+            w = sq.worst_case_instance(eta, WORST_D, WORST_G, starts=starts, seed=SEED % 2**31)
+            xs = [w["x1"]]
+            for t in range(T - 1):
+                xs.append(xs[-1] - eta[t] * w["g"][t])
+            run = sq.subgradient_max_affine(w["x1"], eta, np.array(xs), w["g"], w["f"])
+            rows.append((kind, T, run["value"], w["value"], w["violation"], run["activity"], run["min_gap"]))
+    cols = list(zip(*rows))
+    return {"kind": np.array(cols[0]), "T": np.array(cols[1]), "value": np.array(cols[2]),
+            "search_value": np.array(cols[3]), "violation": np.array(cols[4]), "activity": np.array(cols[5]),
+            "min_gap": np.array(cols[6])}
+
+
 # ----------------------------------------------------------------------------- checkpoint merging
 MERGE_T = 200
 MERGE_WINDOW = 40
