@@ -177,13 +177,14 @@ def _rod_flow(results: dict[str, Result], out: Path, budget: Budget) -> list[Pat
     ax.set(xlabel="step", ylabel="sharpness", xlim=(0, ts[-1]), title=f"(uv − 1)²/2, η = {ex['eta'][i]:g}, w₀ = (1.5, 0)")
     ax.legend(loc="lower right", fontsize=7)
     ax = axes[1]
-    x = np.arange(ex["eta"].size)
-    gd = ex["gd_final_sharpness"]
+    conv = ~ex["cycle"].astype(bool)  # the 2-cycle settings (eta > 1) have no final sharpness to compare
+    x = np.arange(int(conv.sum()))
+    gd = ex["gd_final_sharpness"][conv]
     for k, col, mk in (("rod", ACCENT, "o"), ("central", THEORY, "s"), ("gradient", MUTED, "^")):
-        ax.plot(x, ex[f"{k}_final_sharpness"] / gd - 1, mk, color=col, mfc="none", label=f"{k} flow")
+        ax.plot(x, ex[f"{k}_final_sharpness"][conv] / gd - 1, mk, color=col, mfc="none", label=f"{k} flow")
     ax.axhline(0, color=SIM, lw=1, label="GD")
     # one line per setting, turned upright: the full budget has 16 settings, whose two-line labels overlapped
-    ax.set_xticks(x, labels=[f"{e:g} ({w[0]:g}, {w[1]:g})" for e, w in zip(ex["eta"], ex["w0"])], fontsize=6,
+    ax.set_xticks(x, labels=[f"{e:g} ({w[0]:g}, {w[1]:g})" for e, w in zip(ex["eta"][conv], ex["w0"][conv])], fontsize=6,
                   rotation=90)
     ax.set(xlabel="η (w₀)", ylabel="final sharpness / GD's − 1", title="final sharpness against GD's")
     ax.legend(loc="upper left", fontsize=7)

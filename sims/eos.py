@@ -315,15 +315,14 @@ def _poly_flow_run(point, ts, *, rtol: float, atol: float, max_steps: int):
     loss = jax.vmap(poly_loss, (0, None))(c, coef)
     g, S, gS = jax.vmap(_sharpness_and_gradient, (0, None))(c, coef)
     s2 = jax.vmap(central_flow_sigma2, (0, 0, 0, None, None))(g, gS, S, eta, relax)
-    rod_mean_loss = 0.5 * (jax.vmap(poly_loss, (0, None))(c + r, coef) + jax.vmap(poly_loss, (0, None))(c - r, coef))
+    # the mean loss at the rod's two ends c +- r: the rod flow's prediction of GD's time-averaged loss, and L(c) for the
+    # other flows (r = 0); the central flow's prediction L + sigma^2 S / 2 is theory (theory.eos.central_flow_mean_loss)
+    end_loss = 0.5 * (jax.vmap(poly_loss, (0, None))(c + r, coef) + jax.vmap(poly_loss, (0, None))(c - r, coef))
     sigma2 = jnp.where(code == 1, s2, jnp.where(code == 2, jnp.sum(r * r, axis=1), 0.0))
-    # predicted time average of GD's loss: L + sigma^2 S / 2 (= L + sigma^2/eta at S = 2/eta) for the central flow,
-    # the mean loss of the rod's two ends for the rod flow, L itself for gradient flow
-    predicted = jnp.where(code == 1, loss + 0.5 * s2 * S, jnp.where(code == 2, rod_mean_loss, loss))
     failed = sol.result != diffrax.RESULTS.successful
     div = failed | ~jnp.all(jnp.isfinite(ys)) | (jnp.max(jnp.abs(jnp.where(jnp.isfinite(ys), ys, 0.0))) > DIVERGENCE_BOUND)
     first_bad = jnp.argmax(~jnp.all(jnp.isfinite(ys), axis=1))
-    return {"center": c, "r": r, "loss": loss, "sharpness": S, "sigma2": sigma2, "predicted_loss": predicted,
+    return {"center": c, "r": r, "loss": loss, "sharpness": S, "sigma2": sigma2, "end_loss": end_loss,
             "diverged": div, "diverged_step": jnp.where(div, jnp.where(jnp.any(~jnp.isfinite(ys)), first_bad, -1), -1)}
 
 
@@ -345,9 +344,11 @@ def poly_flow(coef, eta, w0, ts, *, flow: str = "central", relax: float = 1.0, r
     non-finite state marks the run ``diverged``. Returns (leading axis = run, then time):
     ``center`` (n, T, 2), ``r`` (n, T, 2) (zero except for the rod), ``loss`` :math:`L(c)`,
     ``sharpness`` :math:`S(c)`, ``sigma2`` (the central flow's :math:`\sigma^2`; the rod's
-    :math:`\|r\|^2`; 0 for gradient flow), ``predicted_loss`` (the flow's prediction of GD's
-    time-averaged loss: :math:`L + \tfrac12\sigma^2S`, the mean of :math:`L(c \pm r)`, or :math:`L`),
-    ``diverged``, ``diverged_step`` (index into ``ts`` of the first non-finite state, -1 if none).
+    :math:`\|r\|^2`; 0 for gradient flow), ``end_loss`` (the mean loss at the rod's two ends,
+    :math:`\tfrac12[L(c+r) + L(c-r)]`: the rod flow's prediction of GD's time-averaged loss; :math:`L(c)` for the
+    other flows), ``diverged``, ``diverged_step`` (index into ``ts`` of the first non-finite state, -1 if none).
+    The central flow's prediction of GD's time-averaged loss is
+    :func:`theory.eos.central_flow_mean_loss` of ``loss`` and ``sigma2 * sharpness``.
     """
     V.choice("flow", flow, FLOWS)
     relax = V.real("relax", relax, low=0.0, low_open=True)

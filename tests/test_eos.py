@@ -13,6 +13,7 @@ import sympy as sp
 
 import sims.eos as sim
 import theory.eos as th
+from paper_checks import fit_slope
 from sims.reference import eos as ref
 from tests.contract_eos import _MLP, _catapult, _mlp, _poly_gd
 
@@ -88,6 +89,38 @@ def test_window_edges():
     assert th.selfstab_window(1.0, 0.5)["upper"] == pytest.approx(1.9721359549995794, rel=1e-12)
     with pytest.raises(ValueError, match="beta"):
         th.selfstab_window(-0.1, 0.5)
+
+
+def test_averaged_dynamics_jacobian_and_eigenvalues():
+    """The averaged self-stabilization dynamics: the sympy Jacobian against the hand derivation, its eigenvalues against
+    the roots of lambda^2 + (eta beta/y*) lambda + 4 eta^2 beta y*, and their rate against GD's exact two-step one."""
+    J = th.selfstab_averaged_jacobian()
+    # hand: d/dp 2 eta (y^2 - y*^2) = 0, d/dy = 4 eta y*; d/dp eta(beta - y e^p) = -eta y* (beta/y*), d/dy = -eta beta/y*
+    assert sp.simplify(J - sp.Matrix([[0, 4 * e_ * ys_], [-b_ * e_, -b_ * e_ / ys_]])) == sp.zeros(2, 2)
+    for a, beta, eta in ((3.8, 0.1, 0.5), (1.85, 0.05, 1.0)):
+        ys, _ = th.selfstab_equilibrium(a, beta, eta)
+        lam = np.sort_complex(th.selfstab_averaged_eigenvalues(a, beta, eta))
+        np.testing.assert_allclose(lam, np.sort_complex(np.roots([1.0, eta * beta / ys, 4 * eta ** 2 * beta * ys])),
+                                   rtol=1e-12)
+        # GD's exact rate per step, ln|mu|/2, keeps the eta^2 term the averaging drops: here tens of per cent apart
+        exact = np.log(np.abs(th.selfstab_cycle_multipliers(a, beta, eta)[0])) / 2
+        assert abs(exact / lam[0].real - 1) > 0.2
+    with pytest.raises(ValueError, match="a: no equilibrium"):
+        th.selfstab_averaged_eigenvalues(4.0, 0.1, 0.5)
+
+
+def test_central_flow_mean_loss_is_the_two_cycle_average():
+    """At the toy's 2-cycle (S = 2/eta at the centre, x = +-r): L(0, y*) + sigma^2 S/2 equals the loss averaged over
+    the cycle's two iterates (theory.eos.selfstab_cycle_loss, a separate formula), on the quadratic direction x exactly."""
+    for a in (3.5, 3.8, 3.95):
+        ys, s2 = th.selfstab_equilibrium(a, 0.1, 0.5)
+        got = th.central_flow_mean_loss(-0.1 * ys, s2 * (a + ys * ys))
+        assert float(got) == pytest.approx(th.selfstab_cycle_loss(a, 0.1, 0.5), rel=1e-13)
+    np.testing.assert_allclose(th.central_flow_mean_loss([1.0, 2.0], [0.5, 0.0]), [1.25, 2.0], rtol=1e-15)
+    with pytest.raises(ValueError, match="sigma2_sharpness"):
+        th.central_flow_mean_loss([1.0, 2.0], [0.5])
+    with pytest.raises(ValueError, match="sigma2_sharpness"):
+        th.central_flow_mean_loss(1.0, -0.1)
 
 
 def test_rod_flow_fixed_point_is_the_gd_cycle():
@@ -274,3 +307,32 @@ def test_mlp_heavy_ball_with_zero_momentum_is_gd():
     hb = _mlp(methods=("heavy_ball", "nesterov"), momentum=0.0)
     gd = _mlp(methods=("gd",))
     np.testing.assert_allclose(hb["loss"], np.repeat(gd["loss"], 2, axis=0), rtol=1e-13)
+
+
+# ------------------------------------------------------------------------------------------- claim measurements
+
+@pytest.mark.parametrize("phase", [0.0, 0.7, 2.1, 4.0])
+def test_ringing_rates_recover_a_damped_cosine_within_their_bounds(phase):
+    """The overshoot envelope and zero-crossing fits of cohen2025.selfstab_transient, on an exactly linear signal.
+
+    A scalar observable of a linear 2-D map sampled at blocks k = 0, 1, ... (2 steps each) is A rho^k cos(k theta +
+    phi). The fitted slopes must lie within their derived next_order bounds of ln(rho)/2 per step and 2 pi/theta
+    steps, for any sampling phase (the bounds hold whatever phi is; the SE term is not needed here).
+    """
+    from paper_checks.eos.central_flow import half_cycle_extrema, sampling_bias_bound, zero_crossings
+
+    rho, theta = 0.932918, 0.425517  # the toy's multiplier at eta*a = 1.9
+    k = np.arange(300)
+    t = 2.0 * k + 0.5
+    u = 0.3 * rho ** k * np.cos(theta * k + phase)
+    te, ue = half_cycle_extrema(t, u)
+    assert np.all(ue[1:] * ue[:-1] < 0)  # consecutive overshoots alternate
+    width = -np.log(np.cos(np.arctan(np.log(1 / rho) / theta) + theta))
+    slope, _ = fit_slope(te, np.log(np.abs(ue)), log=False)
+    assert abs(slope - np.log(rho) / 2) <= sampling_bias_bound(te, width)
+    tc = zero_crossings(t, u)
+    spacing, _ = fit_slope(np.arange(tc.size, dtype=float), tc, log=False)
+    assert abs(spacing - 2 * np.pi / theta) <= sampling_bias_bound(np.arange(tc.size, dtype=float), abs(np.log(rho)) / 2)
+    # the bound is not vacuous: the rate is resolved to a few per cent
+    assert sampling_bias_bound(te, width) < 0.05 * abs(np.log(rho) / 2)
+

@@ -1,13 +1,27 @@
 """Edge-of-stability tests that kill mutants the topic's other tests let through (see tests/mutation.py).
 
-Each test pins one quantity exactly, with the reason the expected value holds written beside it.
-They reuse the compiled programs of tests/contract_eos.py (same static configurations).
+Two kinds. Pinned quantities: one number, with the reason the expected value holds written beside it (they
+reuse the compiled programs of tests/contract_eos.py). Claim power (issue 27, "power you can measure"): each
+test applies a plausible mistake to the theory a claim tests -- by monkeypatching the theory function the
+claim calls, or by feeding the claim a model integrated with the mistake -- reruns the claim at the quick
+budget on the same (cached) measurement, and asserts it fails; the unbroken theory passes on that same
+measurement (the control). The experiments are read before any patch, so a patched function never reaches a
+cached result, and claims are run with ``Claim.run`` (uncached), never ``run_claim``.
 """
 from __future__ import annotations
 
-import numpy as np
+import functools
 
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+import theory.eos as th
+from paper_checks import Budget, get_claim
+from paper_checks.eos import _experiments as E
 from tests.contract_eos import _catapult
+
+QUICK = Budget("quick")
 
 
 def test_catapult_initial_loss_is_the_first_recorded_loss():
@@ -17,3 +31,110 @@ def test_catapult_initial_loss_is_the_first_recorded_loss():
     out = _catapult(eta_lambda0=(0.5,))
     np.testing.assert_allclose(out["loss0"], out["block_max_loss"][..., 0], rtol=1e-12)
     assert np.all(out["block_loss"][..., -1] < out["loss0"])
+
+
+# ------------------------------------------------------------------------------------------- claim power
+
+def _status(claim_id: str) -> str:
+    """The status the claim earns now (uncached: ``Claim.run``, not ``run_claim``, so no patched result is stored)."""
+    claim = get_claim(claim_id)
+    return claim.status(claim.run(QUICK))
+
+
+@pytest.mark.parametrize("factor", [1.0, 0.9, 1.1])
+def test_relaxation_rate_off_by_10_percent_fails_the_transient_claim(monkeypatch, factor):
+    """The 2-cycle's relaxation rate ln(1/|mu|) 10 % off (the multipliers' modulus |mu|^factor, angle kept).
+
+    GD's overshoots decay at -0.03472 per step (envelope fit, band ~6e-4 per step: 2 %); a 10 % error moves the
+    prediction by 3.5e-3. Control (factor 1): the claim passes.
+    """
+    E.selfstab_transient(QUICK)
+    true = th.selfstab_cycle_multipliers
+
+    def wrong(a, beta, eta):
+        mu = true(a, beta, eta)
+        return np.abs(mu) ** factor * np.exp(1j * np.angle(mu))
+
+    monkeypatch.setattr(th, "selfstab_cycle_multipliers", wrong)
+    assert _status("cohen2025.selfstab_transient") == ("passed" if factor == 1.0 else "failed")
+
+
+# a rod flow with a wrong restoring term: integrated here (SciPy), since the simulator's is compiled in
+
+def _poly(w, C) -> tuple[float, np.ndarray]:
+    """(L, grad L) of sum_ij C_ij x^i y^j at the point w (the power basis of sims.eos)."""
+    x, y = w
+    px, py = np.array([1.0, x, x * x]), np.array([1.0, y, y * y])
+    dpx, dpy = np.array([0.0, 1.0, 2 * x]), np.array([0.0, 1.0, 2 * y])
+    return float(px @ C @ py), np.array([dpx @ C @ py, px @ C @ dpy])
+
+
+def _rod_final(C, eta: float, w0, t1: float, pull: float) -> tuple[np.ndarray, np.ndarray]:
+    r"""Centre and half-rod at ``t1`` of :math:`\dot c = -\tfrac\eta2[\nabla L(c+r) + \nabla L(c-r)]`,
+    :math:`\dot r = \tfrac\eta2[\nabla L(c+r) - \nabla L(c-r)] - \mathrm{pull}\,r` from GD's first two iterates
+    (``pull`` = 2 is the rod flow of :func:`sims.eos.poly_flow`), by SciPy's DOP853 at rtol 1e-10."""
+    C, w = np.asarray(C, float), np.asarray(w0, float)
+    w1 = w - eta * _poly(w, C)[1]
+
+    def field(t, z):
+        gp, gm = _poly(z[:2] + z[2:], C)[1], _poly(z[:2] - z[2:], C)[1]
+        return np.concatenate([-0.5 * eta * (gp + gm), 0.5 * eta * (gp - gm) - pull * z[2:]])
+
+    z = solve_ivp(field, (0.0, t1), np.concatenate([0.5 * (w + w1), 0.5 * (w - w1)]), method="DOP853",
+                  rtol=1e-10, atol=1e-12).y[:, -1]
+    return z[:2], z[2:]
+
+
+@functools.lru_cache(maxsize=None)
+def _rod_toy_with(pull: float) -> dict:
+    """The rod experiment of the self-stabilization claim, its rods integrated with restoring term ``pull``."""
+    ex = dict(E.rod_toy(QUICK))
+    ends = [_rod_final(th.selfstab_coefficients(ea / E.TOY_ETA, b), E.TOY_ETA, E.TOY_INIT, float(ex["ts"][-1]), pull)
+            for ea, b in zip(ex["eta_a"], ex["beta"])]
+    ex["center"], ex["r"] = (np.array([[end[k]] for end in ends]) for k in (0, 1))
+    return ex
+
+
+@functools.lru_cache(maxsize=None)
+def _uv_with(pull: float) -> dict:
+    """The (uv - 1)^2 experiment with the rods of its 2-cycle settings integrated with restoring term ``pull``.
+
+    (The converging settings keep the simulator's rods: under the real mutation their sharpness comparison with
+    the central flow stays as it is -- checked once on a mutated copy of the sources -- so only the 2-cycle
+    settings can turn the claim red, and only they are recomputed here.)
+    """
+    ex = {k: np.array(v, copy=True) if isinstance(v, np.ndarray) else v for k, v in E.uv_compare(QUICK).items()}
+    C = th.uv_coefficients()
+    for i in np.flatnonzero(ex["cycle"]):
+        c, r = _rod_final(C, float(ex["eta"][i]), ex["w0"][i], float(ex["ts"][-1]), pull)
+        ex["rod_final_center"][i], ex["rod_final_r"][i] = c, r
+        ex["rod_final_sharpness"][i] = th.uv_sharpness(*c)
+        ex["rod_final_end_loss"][i] = 0.5 * (_poly(c + r, C)[0] + _poly(c - r, C)[0])
+    return ex
+
+
+def test_scipy_rod_matches_the_simulated_rod():
+    """The SciPy rod of these tests (pull 2) is the simulator's rod flow: diffrax and DOP853, each at rtol 1e-10,
+    agree to 1e-7 at the ends of the quick runs (the toy at t = 3000, the 2-cycle settings of (uv - 1)^2 at
+    t = 4000), so feeding the claims the pull-2.2 rods below changes only the restoring term."""
+    toy, uv = E.rod_toy(QUICK), E.uv_compare(QUICK)
+    mine = _rod_toy_with(2.0)
+    np.testing.assert_allclose(mine["center"][:, -1], toy["center"][:, -1], rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(mine["r"][:, -1], toy["r"][:, -1], rtol=1e-7, atol=1e-9)
+    mine, cyc = _uv_with(2.0), uv["cycle"]
+    np.testing.assert_allclose(mine["rod_final_center"][cyc], uv["rod_final_center"][cyc], rtol=1e-7)
+    np.testing.assert_allclose(mine["rod_final_end_loss"][cyc], uv["rod_final_end_loss"][cyc], rtol=1e-7)
+
+
+@pytest.mark.parametrize("claim_id", ["regis2026.rod_flow_self_stabilizes", "regis2026.rod_flow_beats_central_flow_on_uv"])
+def test_wrong_rod_restoring_term_fails_the_rod_flow_claims(monkeypatch, claim_id):
+    """A consistently wrong rod flow (-2r -> -2.2r): its stationary rods are its own, not GD's 2-cycles.
+
+    Measured on GD (its simulated 2-cycles and their closed form), the wrong rod's centre sits where
+    eta (a + y^2) = 2.2 on the toy and off the midpoint of GD's cycle on (uv - 1)^2: far outside the 1e-8 and
+    1e-6 tolerances. (Before issue 27 both claims compared the rod with its own fixed point and stayed green.)
+    """
+    toy, uv = _rod_toy_with(2.2), _uv_with(2.2)  # from the true experiments, before they are replaced
+    monkeypatch.setattr(E, "rod_toy", lambda budget: toy)
+    monkeypatch.setattr(E, "uv_compare", lambda budget: uv)
+    assert _status(claim_id) == "failed"

@@ -44,6 +44,7 @@ __all__ = [
     "selfstab_loss_expr", "selfstab_coefficients", "uv_coefficients", "poly_expr",
     "selfstab_cycle_equations", "selfstab_equilibrium", "selfstab_cycle_loss", "selfstab_central_flow_loss",
     "selfstab_cycle_jacobian", "selfstab_cycle_multipliers", "selfstab_window", "selfstab_edge_polynomials",
+    "selfstab_averaged_jacobian", "selfstab_averaged_eigenvalues", "central_flow_mean_loss",
     "rod_flow_fixed_point_equations", "critical_sharpness", "momentum_characteristic_polynomial",
     "catapult_map", "catapult_edges", "catapult_phase", "uv_sharpness", "uv_gradient_flow_limit_sharpness",
     "uv_conserved_quantity",
@@ -234,6 +235,62 @@ def _lambdified_jacobian():
 def selfstab_cycle_multipliers(a: float, beta: float, eta: float) -> np.ndarray:
     """Eigenvalues of :func:`selfstab_cycle_jacobian` (complex): the cycle is stable iff all have modulus < 1."""
     return np.linalg.eigvals(selfstab_cycle_jacobian(a, beta, eta))
+
+
+@functools.lru_cache(maxsize=None)
+def selfstab_averaged_jacobian() -> sp.Matrix:
+    r"""Jacobian, at the equilibrium, of the *averaged* self-stabilization dynamics of the toy (per step), by sympy.
+
+    Along the 2-cycle GD flips :math:`x` every step, :math:`x_{t+1} = -(1 + \eta(y_t^2 - y^{\star2}))x_t`, while
+    :math:`y_{t+1} = y_t + \eta(\beta - y_t x_t^2)`. Treating both as slow (the continuous-time picture of
+    self-stabilization: the oscillation energy :math:`X = x^2` grows while the sharpness is above
+    :math:`2/\eta` and the cubic term pulls :math:`y` back), :math:`p = \ln X` obeys
+    :math:`\dot p = 2\eta(y^2 - y^{\star2})` and :math:`\dot y = \eta(\beta - y e^p)`. Returned: the Jacobian of
+    that field at :math:`(p, y) = (\ln(\beta/y^\star), y^\star)`, in the symbols (eta, beta, y_star):
+    :math:`\begin{pmatrix}0 & 4\eta y^\star\\ -\eta\beta & -\eta\beta/y^\star\end{pmatrix}`.
+    """
+    p = sp.symbols("p", real=True)
+    field = sp.Matrix([2 * eta_ * (y ** 2 - ys_ ** 2), eta_ * (beta_ - y * sp.exp(p))])
+    J = field.jacobian(sp.Matrix([p, y]))
+    return sp.simplify(J.subs({p: sp.log(beta_ / ys_), y: ys_}))
+
+
+@functools.lru_cache(maxsize=None)
+def _lambdified_averaged_jacobian():
+    return sp.lambdify((eta_, beta_, ys_), selfstab_averaged_jacobian(), "numpy")
+
+
+def selfstab_averaged_eigenvalues(a: float, beta: float, eta: float) -> np.ndarray:
+    r"""Eigenvalues (per step, complex) of :func:`selfstab_averaged_jacobian` at the toy's equilibrium.
+
+    :math:`\lambda^2 + (\eta\beta/y^\star)\lambda + 4\eta^2\beta y^\star = 0`: the averaged dynamics relax at
+    :math:`\eta\beta/(2y^\star)` per step. GD's exact two-step multipliers (:func:`selfstab_cycle_multipliers`)
+    have modulus :math:`1 - \eta\beta/y^\star + 4\eta^2\beta y^\star`, i.e. a rate
+    :math:`\eta\beta/(2y^\star) - 2\eta^2\beta y^\star + \dots` per step: averaging drops a term of the same order
+    as the one it keeps (:math:`4\eta^2\beta y^\star` is :math:`c^2`, the square of the cycle's x-y coupling).
+    This is the naive continuous-time law that the discrete relaxation is tested against.
+    """
+    ys, _ = selfstab_equilibrium(a, beta, eta)  # validates; raises where no equilibrium exists
+    return np.linalg.eigvals(np.array(_lambdified_averaged_jacobian()(eta, beta, ys), dtype=float))
+
+
+def central_flow_mean_loss(loss, sigma2_sharpness):
+    r"""The central flow's prediction of GD's time-averaged loss, :math:`L(w) + \tfrac12\sigma^2 S(w)` (rank one).
+
+    GD oscillates about the central point :math:`w` along the top eigenvector :math:`u`,
+    :math:`w_t = w + x_t u` with :math:`\mathbb E[x_t] = 0`, :math:`\mathbb E[x_t^2] = \sigma^2`; to second
+    order :math:`\mathbb E[L(w + x u)] = L(w) + \tfrac12\sigma^2\,u^\top\nabla^2L\,u = L + \tfrac12\sigma^2S`.
+    Where the flow holds :math:`S = 2/\eta` this is :math:`L + \sigma^2/\eta`, the form on the authors' companion
+    site (:math:`L + \operatorname{tr}\Sigma/\eta`). Linear in :math:`\sigma^2S`, so time averages combine:
+    ``loss`` and ``sigma2_sharpness`` may be window means of :math:`L` and of the product :math:`\sigma^2S`.
+
+    ``loss``: :math:`L` (number or array); ``sigma2_sharpness``: :math:`\sigma^2 S \ge 0`, same shape.
+    """
+    L = V.array("loss", loss)
+    P = V.array("sigma2_sharpness", sigma2_sharpness, low=0.0)
+    if P.shape != L.shape:
+        raise ValueError(f"sigma2_sharpness: expected the shape of loss {L.shape}, got {P.shape}")
+    return L + 0.5 * P
 
 
 @functools.lru_cache(maxsize=None)

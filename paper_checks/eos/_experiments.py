@@ -105,30 +105,40 @@ def selfstab_transient(budget: Budget) -> dict:
     return {"t_gd": block * np.arange(n_blocks) + 0.5 * (block - 1), "y_gd": means[:, 1], "x2_gd": means[:, 2],
             "loss_gd": means[:, 3], "gd_diverged": bool(gd["diverged"][0]), "ts": ts,
             "y_cf": cf["center"][0, :, 1], "sigma2_cf": cf["sigma2"][0], "loss_cf": cf["loss"][0],
-            "predicted_loss_cf": cf["predicted_loss"][0], "sharpness_cf": cf["sharpness"][0],
+            "sharpness_cf": cf["sharpness"][0],
             "cf_diverged": bool(cf["diverged"][0]), "y_rod": rod["center"][0, :, 1], "r2_rod": rod["sigma2"][0],
             "rod_diverged": bool(rod["diverged"][0]), "a": a}
 
 
-ROD_TOY_POINTS = (1.8, 1.9, 1.95)
-
-
 @experiment("eos.rod_toy")
 def rod_toy(budget: Budget) -> dict:
-    """The rod flow of the toy (diffrax) from GD's first two iterates at (0.1, 0), run to t = 3000 steps."""
-    coef = np.stack([th.selfstab_coefficients(e / TOY_ETA, TOY_BETA) for e in ROD_TOY_POINTS])
+    """The rod flow of the toy (diffrax) at the (eta*a, beta) of ``SELFSTAB_POINTS``, from GD's first two iterates at
+    (0.1, 0), run to t = 3000 steps (GD's own 2-cycles there are :func:`selfstab_points`)."""
+    pts = np.array(SELFSTAB_POINTS)
+    coef = np.stack([th.selfstab_coefficients(e / TOY_ETA, b) for e, b in pts])
     ts = np.linspace(0.0, 3000.0, sim.N_SAVE)
     rod = sim.poly_flow(coef, TOY_ETA, TOY_INIT, ts, flow="rod")
-    return {"eta_a": np.array(ROD_TOY_POINTS), "center": rod["center"], "r": rod["r"], "ts": ts,
+    return {"eta_a": pts[:, 0], "beta": pts[:, 1], "center": rod["center"], "r": rod["r"], "ts": ts,
             "diverged": rod["diverged"]}
 
 
+UV_CYCLE_ETAS = (1.05, 1.1)  # GD's 2-cycles of (uv - 1)^2 / 2 (stable; both runs of each on the cycle about (1, 1))
+
+
 def uv_settings(budget: Budget) -> list[tuple[float, tuple[float, float]]]:
-    """(eta, w0) settings of the (uv - 1)^2 comparison: at the edge of stability from (1.5, 0), stable ones elsewhere."""
+    """(eta, w0) settings of the (uv - 1)^2 comparison: at the edge of stability from (1.5, 0), stable ones elsewhere,
+    and (last, ``uv_cycle_count``) step sizes above 1, where every minimum (sharpness u^2 + v^2 >= 2 on uv = 1) is
+    unstable and GD from (1.2, 0.5) settles on a 2-cycle about (1, 1) instead."""
     eos = [(e, (1.5, 0.0)) for e in budget.pick(quick=(0.6, 0.7, 0.8, 0.9), full=(0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9))]
     stable = [(e, (4.0, 0.05)) for e in budget.pick(quick=(0.1, 0.12), full=(0.08, 0.1, 0.11, 0.12, 0.13))]
     mid = [(e, (2.5, 0.1)) for e in budget.pick(quick=(0.25, 0.35), full=(0.2, 0.25, 0.3, 0.35))]
-    return eos + stable + mid
+    cycle = [(e, (1.2, 0.5)) for e in UV_CYCLE_ETAS]
+    return eos + stable + mid + cycle
+
+
+def uv_cycle_count() -> int:
+    """How many of :func:`uv_settings` (the last ones) are 2-cycle settings."""
+    return len(UV_CYCLE_ETAS)
 
 
 @experiment("eos.uv_compare")
@@ -148,6 +158,8 @@ def uv_compare(budget: Budget) -> dict:
     ts_short = np.linspace(0.0, 100.0, sim.N_SAVE)
     short = {k: sim.poly_flow(coef, etas, w0, ts_short, flow=k)["sharpness"] for k in sim.FLOWS}
     out = {"eta": etas, "w0": w0, "ts": ts, "gd_final_sharpness": gd["block_mean"][:, -1, 4],
+           "gd_tail": gd["block_mean"][:, -1], "gd_gap2": gd["gap2"],
+           "cycle": np.arange(len(sets)) >= len(sets) - uv_cycle_count(),
            "gd_diverged": gd["diverged"], "gd_short_sharpness": gd_short["block_mean"][:, :, 4],
            "gd_short_t": (s_steps // s_blocks) * np.arange(s_blocks) + 0.5,
            "gf_limit": np.array([th.uv_gradient_flow_limit_sharpness(*w) for w in w0])}
@@ -157,6 +169,12 @@ def uv_compare(budget: Budget) -> dict:
         out[f"{k}_sharpness_short"] = short[k]
         out[f"{k}_final_sharpness"] = f["sharpness"][:, -1]
         out[f"{k}_diverged"] = f["diverged"]
+        # the final state: centre, half-rod (zero but for the rod), sigma^2 (the central flow's), mean loss at the ends
+        out[f"{k}_final_center"] = f["center"][:, -1]
+        out[f"{k}_final_r"] = f["r"][:, -1]
+        out[f"{k}_final_sigma2"] = f["sigma2"][:, -1]
+        out[f"{k}_final_loss"] = f["loss"][:, -1]
+        out[f"{k}_final_end_loss"] = f["end_loss"][:, -1]
     return out
 
 

@@ -2,16 +2,17 @@ r"""Cohen, Damian, Talwalkar, Kolter, Lee (2025): central flows, on the toy and 
 
 The central flow :math:`\dot w = -\eta[\nabla L + \tfrac12\sigma^2\nabla S]` (time in steps), with
 :math:`\sigma^2` holding the sharpness at :math:`2/\eta`, is integrated by diffrax on the toy
-(:func:`sims.eos.poly_flow`) and by explicit Euler on the network (:func:`sims.eos.mlp_central_flow`);
-GD by :func:`sims.eos.poly_gd` and :func:`sims.eos.mlp_train`. The flow's equations come from secondary
-sources (the authors' notes and code); the toy is derived here.
+(:func:`sims.eos.poly_flow`) and by explicit Euler on the network (:func:`sims.eos.mlp_run`);
+GD by :func:`sims.eos.poly_gd` and :func:`sims.eos.mlp_run`. The flow's prediction of GD's time-averaged
+loss, :math:`L + \tfrac12\sigma^2S`, is :func:`theory.eos.central_flow_mean_loss`. The flow's equations come
+from secondary sources (the authors' companion site and code); the toy is derived here.
 """
 from __future__ import annotations
 
 import numpy as np
 
 import theory.eos as th
-from paper_checks import Bound, Count, Exact, Paper, Result, claim
+from paper_checks import Bound, Count, Exact, Paper, Rate, Result, claim, fit_slope
 from paper_checks.eos import _experiments as E
 
 PAPER = Paper(key="cohen2025", title="Understanding Optimization in Deep Learning with Central Flows",
@@ -22,37 +23,109 @@ PAPER = Paper(key="cohen2025", title="Understanding Optimization in Deep Learnin
 # multiplier rho has shrunk the measured peak deviation to SETTLE_RTOL / 10 of y*; after that GD is within round-off
 # of the exact cycle and the central flow within its ODE tolerance (rtol 1e-10) of y*.
 SETTLE_RTOL = 1e-6
+# The window of the ringing (relaxation) fits, in |<y> - y*| / y*: below RING_HI the deviation obeys the linearized
+# two-step map up to terms O(|<y> - y*| / y*) <= 1e-3 relative; above RING_LO float64 round-off of the 2-step
+# averages (~1e-16 y*) is below 1e-6 of the smallest deviation used.
+RING_LO, RING_HI = 1e-10, 1e-3
 
 
-@claim("cohen2025.selfstab_transient", paper=PAPER, provenance="derived", kind="exact",
-       source="derived here (toy); central-flow equations from secondary sources (authors' notes and code)",
-       statement="Integrated from the start, the central flow of the toy (eta*a = 1.9) sharpens like gradient flow, "
-                 "then locks at y* with sigma^2 = beta/y*; GD's 2-step averages overshoot it (self-stabilization) "
-                 "and relax onto the flow's y(t) and predicted loss L + sigma^2/eta at the closed-form rate of the "
-                 "2-cycle's multipliers.",
-       latex=r"\bar y_{\mathrm{GD}}(t) \to y_{\mathrm{CF}}(t) = y^\star,\ "
-             r"\overline{L}_{\mathrm{GD}}(t) \to L(w_{\mathrm{CF}}) + \sigma^2/\eta\ \text{ after } "
-             r"t_{\mathrm{peak}} + 2\log(\delta_{\mathrm{peak}}/\epsilon)/\log(1/\rho)")
+def half_cycle_extrema(t: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Time and value of the largest ``|u|`` in each maximal run of one sign of ``u`` (an overshoot and its return).
+
+    The first and last runs are dropped (they may be cut by the ends of the record). Consecutive extrema
+    alternate in sign by construction.
+    """
+    sign = np.sign(u)
+    runs = np.split(np.arange(u.size), np.flatnonzero(sign[1:] != sign[:-1]) + 1)[1:-1]
+    idx = np.array([r[np.argmax(np.abs(u[r]))] for r in runs], dtype=int)
+    return t[idx], u[idx]
+
+
+def zero_crossings(t: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Times where ``u`` changes sign, by linear interpolation between the two samples around each change."""
+    i = np.flatnonzero(np.sign(u[1:]) * np.sign(u[:-1]) < 0)
+    return t[i] - u[i] * (t[i + 1] - t[i]) / (u[i + 1] - u[i])
+
+
+def sampling_bias_bound(x: np.ndarray, width: float) -> float:
+    r"""Largest change of a least-squares slope on ``x`` when every ordinate moves by some amount in an interval of ``width``.
+
+    Ordinates :math:`y_j + \delta_j`, :math:`\delta_j \in [d, d + w]`: a constant shift leaves the slope alone,
+    the rest moves it by :math:`\sum_j (x_j - \bar x)\delta_j / S_{xx}`, at most :math:`\tfrac w2\sum_j|x_j - \bar x|/S_{xx}`.
+    """
+    x = np.asarray(x, float)
+    d = x - x.mean()
+    return float(0.5 * width * np.sum(np.abs(d)) / np.sum(d * d))
+
+
+@claim("cohen2025.selfstab_transient", paper=PAPER, provenance="derived", kind="rate",
+       source="derived here (toy: the 2-cycle's two-step multipliers, sympy); central-flow equations from secondary "
+              "sources (authors' companion site and code)",
+       statement="Integrated from the start, the central flow of the toy (eta*a = 1.9) locks at y* with sigma^2 = beta/y* "
+                 "once gradient-flow sharpening (GD's 2-step averages grow as eta*beta*t) reaches the edge; GD's 2-step "
+                 "averages overshoot it and ring down onto the flow's y(t) and predicted loss L + sigma^2 S/2: the "
+                 "overshoots alternate in sign, half a period pi/arg(mu) two-step blocks apart, and their envelope "
+                 "decays at ln|mu|/2 per step, mu the closed-form multiplier of the 2-cycle (not at the averaged "
+                 "self-stabilization ODE's rate eta*beta/(2 y*)).",
+       latex=r"|\bar y_{\mathrm{GD}}(t) - y^\star| \propto |\mu|^{t/2},\ \text{zeros every } \tfrac{2\pi}{\arg\mu}"
+             r"\text{ steps};\ \bar y_{\mathrm{GD}} \to y_{\mathrm{CF}} = y^\star,\ "
+             r"\overline{L}_{\mathrm{GD}} \to L(w_{\mathrm{CF}}) + \tfrac12\sigma^2S")
 def selfstab_transient(budget) -> Result:
-    r"""GD's 2-step averages against the central flow integrated by diffrax from the same start (0.1, 0).
+    r"""GD's 2-step averages against the closed-form two-step multiplier and the central flow from the same start (0.1, 0).
 
-    The comparison window starts once the relaxation predicted by the closed-form multiplier
-    :math:`\rho` (spectral radius of the two-step Jacobian, :func:`theory.eos.selfstab_cycle_multipliers`)
-    has shrunk GD's measured peak deviation from the flow to ``SETTLE_RTOL/10``: if the true relaxation
-    were slower, GD would still be off there and the check would fail. Rivals: GD's average follows
-    gradient flow (which keeps sharpening, :math:`\dot y = \eta\beta` once :math:`x` has decayed); the
-    time-averaged loss is the central point's loss, without :math:`\sigma^2/\eta`.
+    Relaxation: the overshoots of :math:`u = \langle y\rangle - y^\star` (the extremum of :math:`|u|` in each
+    run of one sign) while :math:`10^{-10} \le |u|/y^\star \le 10^{-3}`. Rates: their envelope
+    :math:`\ln|u_j|` against time (predicted slope :math:`\ln|\mu|/2`, :math:`\mu` from
+    :func:`theory.eos.selfstab_cycle_multipliers`), and the zero crossings of :math:`u` against their index
+    (predicted spacing :math:`2\pi/\arg\mu` steps, half a ringing period). The ``next_order`` of each rate bounds
+    the error of sampling a damped cosine at whole blocks (:func:`sampling_bias_bound`). Rivals: the averaged
+    (continuous-time) self-stabilization dynamics (:func:`theory.eos.selfstab_averaged_eigenvalues`); :math:`y`
+    relaxing at the curvature of :math:`L` along :math:`y` alone, :math:`1 - \eta r^2` per step. Before the edge
+    GD's averages sharpen like gradient flow, :math:`\eta\beta t` (tolerance: the oscillation's drag, at most
+    :math:`\eta y^\star x_0^2` per step). Settled state (after the predicted relaxation): :math:`y` and the loss
+    against the flow, :math:`\sigma^2` against :math:`\beta/y^\star`.
     """
     ex = E.selfstab_transient(budget)
     if ex["gd_diverged"] or ex["cf_diverged"]:
         raise RuntimeError("the transient run diverged (GD or the central flow); the configuration is inside the window")
     a, beta, eta = float(ex["a"]), E.TOY_BETA, E.TOY_ETA
     ys, s2 = th.selfstab_equilibrium(a, beta, eta)
-    rho = float(np.max(np.abs(th.selfstab_cycle_multipliers(a, beta, eta))))
+    mu = th.selfstab_cycle_multipliers(a, beta, eta)
+    mu = mu[np.argmax(mu.imag)]
+    rho, theta = float(np.abs(mu)), float(np.abs(np.angle(mu)))  # per two-step block
+    avg = th.selfstab_averaged_eigenvalues(a, beta, eta)
+    avg = avg[np.argmax(avg.imag)]  # per step
     t, ts = ex["t_gd"], ex["ts"]
     y_cf = np.interp(t, ts, ex["y_cf"])
-    pred_loss = np.interp(t, ts, ex["predicted_loss_cf"])
+    pred_loss = np.interp(t, ts, th.central_flow_mean_loss(ex["loss_cf"], ex["sigma2_cf"] * ex["sharpness_cf"]))
     center_loss = np.interp(t, ts, ex["loss_cf"])
+    y0, x0 = E.TOY_INIT[1], E.TOY_INIT[0]
+
+    # before the edge: y_{t+1} = y_t + eta (beta - y_t x_t^2) with |x_t| <= x0 (|1 - eta S| <= 1 while a <= S <= 2/eta)
+    # and y_t <= y*, so 0 <= eta beta t - y_t <= eta y* x0^2 t: a relative tolerance y* x0^2 / beta
+    pre = (t + 0.5 < (ys - y0) / (eta * beta))
+    drag = ys * x0 * x0 / beta
+
+    # ringing: the overshoots in the linear window
+    u = ex["y_gd"] - ys
+    te, ue = half_cycle_extrema(t, u)
+    inwin = (np.abs(ue) >= RING_LO * ys) & (np.abs(ue) <= RING_HI * ys)
+    te, ue = te[inwin], ue[inwin]
+    if te.size < 8:
+        raise RuntimeError(f"only {te.size} overshoots in the linear window: the run ({t[-1]:.0f} steps) is too short")
+    tc = zero_crossings(t, u)
+    tc = tc[(tc >= te[0]) & (tc <= te[-1])]
+    # a linear 2-D map's scalar observable is A rho^k cos(k theta + phi) (k: blocks of 2 steps). Its discrete extremum
+    # in a half-cycle is within one block of the continuous one, whose phase is -atan(ln(1/rho)/theta): so ln|u_j| sits
+    # below the envelope by between 0 and -ln cos(atan(ln(1/rho)/theta) + theta). A chord's zero is off the true zero
+    # by between 0 and |f''/f'| h^2 / 8 = |ln rho| / 2 steps (f''/f' = ln rho per step at a zero, h = 2 steps).
+    env_width = -np.log(np.cos(np.arctan(np.log(1.0 / rho) / theta) + theta))
+    zero_width = abs(np.log(rho)) / 2.0
+    slope_pred = np.log(rho) / 2.0
+    half_period = 2.0 * np.pi / theta
+    r2 = beta / ys
+
+    # settled: after the predicted relaxation the comparison with the flow is to round-off
     onset = float(ts[np.argmax(ex["sigma2_cf"] > 0)])
     dev = np.abs(ex["y_gd"] - y_cf)
     after = t >= onset
@@ -62,10 +135,29 @@ def selfstab_transient(budget) -> Result:
     seg = t >= t_settle
     if seg.sum() < 0.2 * seg.size:
         raise RuntimeError(f"the run ({t[-1]:.0f} steps) is too short: relaxation predicted until t = {t_settle:.0f}")
-    y0 = E.TOY_INIT[1]
     why = (f"after the predicted relaxation (rho = {rho:.4f} per 2 steps, peak deviation {peak:.3f} at t = {t_peak:.0f}) "
            "GD sits on the exact cycle to round-off and the flow at y* to its ODE tolerance")
     checks = [
+        Rate("envelope of GD's overshoots about y*: slope of ln|<y> - y*| at the extrema against t (per step)",
+             x=te, y=np.log(np.abs(ue)), predicted=slope_pred, log=False,
+             next_order=sampling_bias_bound(te, env_width),
+             rivals={"the averaged (continuous-time) self-stabilization dynamics, rate eta beta/(2 y*) per step":
+                     float(avg.real),
+                     "y relaxes at the curvature of L along y alone, ln(1 - eta r*^2) per step": float(np.log(1 - eta * r2))},
+             why=f"SE of the least-squares slope over {te.size} overshoots; next_order bounds the whole-block sampling of "
+                 f"the damped cosine (each extremum within {env_width:.3f} below the envelope in log); nonlinear "
+                 f"terms <= {RING_HI:g} relative in the window"),
+        Rate("half-period of GD's ringing about y*: spacing of the zero crossings of <y> - y* (steps)",
+             x=np.arange(tc.size, dtype=float), y=tc, predicted=half_period, log=False,
+             next_order=sampling_bias_bound(np.arange(tc.size, dtype=float), zero_width),
+             rivals={"the averaged self-stabilization dynamics' half-period pi/Im(lambda)": float(np.pi / avg.imag)},
+             why=f"SE of the least-squares spacing over {tc.size} crossings; next_order bounds linear interpolation "
+                 f"of each zero (within {zero_width:.3f} steps, one-sided)"),
+        Exact("2-step average of y before the edge (eta beta t < y*) vs gradient flow's eta beta t",
+              predicted=y0 + eta * beta * t[pre], measured=ex["y_gd"][pre], rtol=drag,
+              rivals={"GD's average sits at the edge from the start, y = y*": np.full(int(pre.sum()), ys)},
+              why=f"the oscillation drags y by at most eta y* x0^2 per step (|x_t| <= x0 = {x0:g} below the edge): "
+                  f"a relative tolerance y* x0^2/beta = {drag:.3f}"),
         Exact("2-step average of y vs the central flow's y(t), t >= t_settle", predicted=y_cf[seg],
               measured=ex["y_gd"][seg], rtol=SETTLE_RTOL,
               rivals={"GD's average follows gradient flow, y(t) = y0 + eta beta t": y0 + eta * beta * t[seg]}, why=why),
@@ -76,13 +168,19 @@ def selfstab_transient(budget) -> Result:
               rtol=1e-6, rivals={"no oscillation at the fixed point (gradient flow): sigma^2 = 0": 0.0},
               why="the flow relaxes to S = 2/eta at rate 1 per step (relax = 1); ODE tolerance 1e-10"),
     ]
-    detail = (f"eta*a = {a * eta:g}: flow at the edge from t = {onset:.0f}; GD overshoots by {peak:.3f} (y* = {ys:.4f}) at "
-              f"t = {t_peak:.0f} and is within {SETTLE_RTOL:g} of the flow from t = {t_settle:.0f} (predicted); "
-              f"max |<y> - y_CF| there = {np.max(dev[seg]):.1e}")
+    env_slope, _ = fit_slope(te, np.log(np.abs(ue)), log=False)
+    spacing, _ = fit_slope(np.arange(tc.size, dtype=float), tc, log=False)
+    detail = (f"eta*a = {a * eta:g}: GD's first overshoot {peak:.3f} above y* = {ys:.4f} at t = {t_peak:.0f}; then "
+              f"{te.size} overshoots in the linear window (t = {te[0]:.0f}-{te[-1]:.0f}): envelope {env_slope:.6f} per step "
+              f"(|mu| = {rho:.6f}: {slope_pred:.6f}; averaged ODE {avg.real:.4f}), zero spacing {spacing:.4f} steps "
+              f"(2 pi/arg mu = {half_period:.4f}; averaged ODE {np.pi / avg.imag:.4f}), overshoot ratio "
+              f"{np.median(ue[1:] / ue[:-1]):.3f} (-|mu|^(pi/arg mu) = {-rho ** (np.pi / theta):.3f}); within "
+              f"{SETTLE_RTOL:g} of the flow from t = {t_settle:.0f} (predicted); max |<y> - y_CF| there = {np.max(dev[seg]):.1e}")
     return Result(checks, detail=detail,
                   arrays={"t_gd": t, "y_gd": ex["y_gd"], "ts": ts, "y_cf": ex["y_cf"], "y_rod": ex["y_rod"],
-                          "loss_gd": ex["loss_gd"], "predicted_loss_cf": ex["predicted_loss_cf"],
-                          "loss_cf": ex["loss_cf"], "t_settle": np.array(t_settle), "y_star": np.array(ys)})
+                          "loss_gd": ex["loss_gd"], "predicted_loss_cf": pred_loss, "loss_cf": ex["loss_cf"],
+                          "t_settle": np.array(t_settle), "y_star": np.array(ys), "overshoot_t": te, "overshoot_u": ue,
+                          "rate": np.array([slope_pred, env_slope, half_period, spacing])})
 
 
 @claim("cohen2025.network_time_averaged_loss", paper=PAPER, provenance="secondary", kind="qualitative",
