@@ -876,7 +876,10 @@ def ms_thresholds(budget: Budget) -> dict:
     grid of :data:`MS_GRID` steps (in units of the discrete threshold measured in (1), never a prediction), then on
     :data:`MS_FINE` steps around the coarse estimate of the sign change, where a weighted line gives the root."""
     n_draws = budget.pick(quick=40_000, full=1_000_000)
-    n_coarse, n_fine = budget.pick(quick=2_000, full=4_000), budget.pick(quick=16_000, full=24_000)
+    # paths per SDE step: at full the coarse and fine stages together (4 x 3 x 13 x 2000 + 10 x 6 x 18000 paths x 32
+    # steps = 44.6M path-steps) run fewer than the one-step-time runs they replaced (720k paths x 64 steps = 46.1M);
+    # the fine stage sets the edges' standard errors
+    n_coarse, n_fine = budget.pick(quick=2_000, full=2_000), budget.pick(quick=16_000, full=18_000)
     keys = jax.random.split(jax.random.key(_MS_SEED), len(MS_CELLS) + 2)
     out = {"n_draws": n_draws, "n_coarse": n_coarse, "n_fine": n_fine}
     d1, d2, d1_se, d2_se, cov = (np.empty(len(MS_CELLS)) for _ in range(5))

@@ -150,9 +150,9 @@ def no_decay_angular_update(budget) -> Result:
     law); the norm conserved by small steps (a constant angle).
     """
     ex = E.sphere(budget)
-    t_end = ex["t_rec"]
+    t_end = ex["free_t_rec"]
     block = int(t_end[0])
-    keep = t_end > ex["T"] // 4
+    keep = t_end > ex["free_T"] // 4
     mom = np.array(E.NO_DECAY_MOMENTA)
     eta = E.NO_DECAY_ETA
     steps = [np.arange(t - block, t) for t in t_end[keep]]
@@ -179,8 +179,8 @@ def no_decay_angular_update(budget) -> Result:
         # the momentum-0 walk has g exactly orthogonal to w with |g| = G/|w|: no 1/d term) and the buffer's start from
         # 0, which withholds at most the growth of its first 1/(1 - alpha) steps, 2c/(1 - alpha), from u
         c, u, u0 = (eta / (1 - m)) ** 2, float(nrm_pred[k, 0]) ** 4, float(w0[k]) ** 4
-        rel = (c / u + 0.5 * c * math.log1p(2 * c * ex["T"] / u0) / u
-               + ((1.0 / ex["d"] + 2 * c / ((1 - m) * u)) if m > 0 else 0.0))
+        rel = (c / u + 0.5 * c * math.log1p(2 * c * ex["free_T"] / u0) / u
+               + ((1.0 / ex["free_d"] + 2 * c / ((1 - m) * u)) if m > 0 else 0.0))
         why = ("standard error over runs" + (" (floored at round-off: the momentum-0 walk is deterministic)" if m == 0
                                              else "") + f"; bias: the next-order terms, {rel:.1e} relative")
         checks.append(Statistical(

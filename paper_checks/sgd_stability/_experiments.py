@@ -238,8 +238,8 @@ def large_n_moments(budget: Budget) -> dict:
     eta = np.full(sizes.size, 1.9 / lam)
     theta0 = np.ones(h.shape[1]) / np.sqrt(h.shape[1])
     # 2^15 paths at quick: the per-step noise share then has a 0.2 % standard error, fine enough to tell p with n - 1
-    # from p with n (1.6 % apart at n = 64)
-    n_paths, t_short = budget.pick(quick=32768, full=131072), _short_steps(budget)
+    # from p with n (1.6 % apart at n = 64); 0.1 % at full
+    n_paths, t_short = budget.pick(quick=32768, full=100000), _short_steps(budget)
     out = sim.sgd_paths(jax.random.key(SEED + 4), h, sizes, eta, theta0, n_steps=t_short, n_paths=n_paths)
     sq = np.where(out["diverged"][..., None], np.nan, out["sq_norm"])
     # the batch-noise share of the population's spread, step by step: given theta_t the ratio's expectation is the
