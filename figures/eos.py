@@ -15,6 +15,7 @@ from figures._style import ACCENT, MUTED, PALETTE, SIM, THEORY, figure, save, th
 from paper_checks import Budget, Result
 from paper_checks.eos import _experiments as E
 from paper_checks.eos import crosslinks as X
+from paper_checks.eos.edge_of_stability import JUST_ABOVE, settled_window
 
 
 def _edge(ax, x: float, label: str, color: str = MUTED) -> None:
@@ -25,32 +26,38 @@ def _edge(ax, x: float, label: str, color: str = MUTED) -> None:
 
 
 def _sharpness(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
-    """Sharpness vs steps of the network runs, each with its method's threshold (and 2/eta for momentum)."""
+    """Sharpness over each run's threshold: GD at five step sizes (and the central flow), heavy ball and Nesterov.
+
+    The shaded band is the prediction, "right at, or just above": [1, 1 + JUST_ABOVE]; the dotted vertical line
+    starts the settled window the claims average over (the last quarter of each run).
+    """
     ex = E.mlp(budget)
+    win = settled_window(ex["sharpness"].shape[1])
     fig, axes = figure(2, width=4.3, height=3.3)
     ax = axes[0]
-    for color, r in zip(PALETTE[1:], np.flatnonzero(ex["method"] == "gd")):
+    gd = [r for r in np.flatnonzero(ex["method"] == "gd") if ex["seed"][r] == 0]
+    for color, r in zip(PALETTE[1:], sorted(gd, key=lambda r: ex["eta"][r])):
         eta = ex["eta"][r]
-        ax.plot(ex["t"], ex["sharpness"][r], color=color, lw=1, label=f"GD, η = {eta:g} (seed {ex['seed'][r]})")
-        ax.axhline(2 / eta, color=color, ls="--", lw=0.8)
+        ax.plot(ex["t"][r], ex["sharpness"][r] / th.critical_sharpness(eta), color=color, lw=1, label=f"GD, η = {eta:g}")
     cf = np.flatnonzero(ex["method"] == "central")
     if cf.size:
-        ax.plot(ex["t"], ex["sharpness"][cf[0]], color=THEORY, lw=1.6, label="central flow, η = 0.5")
-    ax.set(xlabel="step", ylabel="sharpness λmax(∇²L)", title="GD (dashed: 2/η for each η)")
-    ax.legend(loc="lower right", fontsize=7)
+        ax.plot(ex["t"][cf[0]], ex["sharpness"][cf[0]] / th.critical_sharpness(ex["eta"][cf[0]]), color=THEORY, lw=1.6,
+                label=f"central flow, η = {ex['eta'][cf[0]]:g}")
+    ax.set(xlabel="step", ylabel="sharpness / (2/η)", title="GD: sharpness over 2/η")
     ax = axes[1]
-    for color, r in zip(PALETTE[2:], np.flatnonzero(ex["method"] != "gd")):
-        m = ex["method"][r]
-        if m == "central":
-            continue
-        eta, mu = ex["eta"][r], ex["momentum"][r]
+    for color, r in zip(PALETTE[2:], np.flatnonzero(np.isin(ex["method"], ("heavy_ball", "nesterov")))):
+        m, eta, mu = ex["method"][r], ex["eta"][r], ex["momentum"][r]
         crit = th.critical_sharpness(eta, mu, nesterov=bool(m == "nesterov"))
         name = "Nesterov" if m == "nesterov" else "heavy ball"
-        ax.plot(ex["t"], ex["sharpness"][r], color=color, lw=1, label=f"{name}, μ = {mu:g}, η = {eta:g}")
-        ax.axhline(2 / eta, color=color, ls=":", lw=0.8)
-        ax.axhline(crit, color=color, ls="--", lw=0.8)
-    ax.set(xlabel="step", ylabel="sharpness", title="momentum (dashed: critical, dotted: 2/η)")
-    ax.legend(loc="lower right", fontsize=7)
+        ax.plot(ex["t"][r], ex["sharpness"][r] / crit, color=color, lw=1, label=f"{name}, μ = {mu:g}, η = {eta:g}")
+    ax.set(xlabel="step", ylabel="sharpness / critical sharpness", title="momentum: over the method's threshold")
+    for ax, rows in ((axes[0], gd), (axes[1], np.flatnonzero(np.isin(ex["method"], ("heavy_ball", "nesterov"))))):
+        ax.axhspan(1.0, 1.0 + JUST_ABOVE, color=THEORY, alpha=0.1, lw=0)
+        ax.axhline(1.0, color=MUTED, ls="--", lw=0.8)
+        for r in rows[:1]:
+            ax.axvline(ex["t"][r][win][0], color=MUTED, ls=":", lw=0.8)
+        ax.set_ylim(0.4, 1.6)
+        ax.legend(loc="lower right", fontsize=6)
     return save(fig, "eos_sharpness", out, claims=["cohen2021.sharpness_at_two_over_eta",
                                                     "cohen2022.momentum_thresholds_network"])
 
@@ -77,10 +84,13 @@ def _central_flow(results: dict[str, Result], out: Path, budget: Budget) -> list
     if cf.size:
         c = cf[0]
         g = int(np.flatnonzero((ex["method"] == "gd") & (ex["eta"] == ex["eta"][c]) & (ex["seed"] == ex["seed"][c]))[0])
-        ax.plot(ex["t"], ex["mean_loss"][g], color=SIM, lw=1, label="GD, loss averaged over 10 steps")
-        ax.plot(ex["t"], ex["mean_loss"][c], color=THEORY, lw=1.6, label="central flow: L + σ²S/2")
-        ax.plot(ex["t"], ex["loss"][c], color=MUTED, lw=1, ls="--", label="central flow: L(w) alone")
-        ax.axvline(ex["t"][len(ex["t"]) // 2], color=MUTED, lw=0.8, ls=":")
+        t = ex["t"][c]
+        every = int(t[1] - t[0])
+        ax.plot(t, ex["mean_loss"][g], color=SIM, lw=1, label=f"GD, loss averaged over {every} steps")
+        ax.plot(t, th.central_flow_mean_loss(ex["mean_loss"][c], ex["mean_sigma2_sharpness"][c]), color=THEORY, lw=1.6,
+                label="central flow: L + σ²S/2")
+        ax.plot(t, ex["mean_loss"][c], color=MUTED, lw=1, ls="--", label="central flow: L(w) alone")
+        ax.axvline(t[len(t) // 2], color=MUTED, lw=0.8, ls=":")
     ax.set(xlabel="step", ylabel="training loss", yscale="log",
            title=f"tiny MLP, η = {MLP_ETA}: the time-averaged loss")
     ax.legend(loc="upper right", fontsize=7)
@@ -88,7 +98,7 @@ def _central_flow(results: dict[str, Result], out: Path, budget: Budget) -> list
                                                       "cohen2025.network_time_averaged_loss"])
 
 
-MLP_ETA = E.MLP_RUNS[0][2]
+MLP_ETA = E.MLP_ETA
 
 
 def _window(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:

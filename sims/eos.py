@@ -594,12 +594,12 @@ def _mlp_run(point, X, Y, every, *, widths, n_meas: int, substeps: int, lanczos_
         L = loss(th)
         first = jnp.where(i == 0, jnp.stack([S, S2, s2, L]), first)
         carry = (jnp.where(div, th, new), jnp.where(div, th_prev, new_prev), u, div, div_step)
-        return carry, (acc + jnp.where(live, L + 0.5 * s2 * S, 0.0), first)
+        return carry, (acc + jnp.where(live, jnp.stack([L, s2, s2 * S]), 0.0), first)
 
     def block(carry, k):
         was_div = carry[3]
         start = jnp.where(k == 0, -WARMUP * lanczos_iter, 0)
-        carry, (acc, first) = lax.fori_loop(start, every * substeps, substep, (carry, (jnp.zeros(()), jnp.zeros(4))))
+        carry, (acc, first) = lax.fori_loop(start, every * substeps, substep, (carry, (jnp.zeros(3), jnp.zeros(4))))
         th, th_prev, u, div, div_step = carry
         div_step = jnp.where(div & ~was_div, k * every + div_step, div_step)
         return (th, th_prev, u, div, div_step), (acc / (every * substeps), *first)
@@ -609,7 +609,8 @@ def _mlp_run(point, X, Y, every, *, widths, n_meas: int, substeps: int, lanczos_
     (_, _, _, div, div_step), (avg, S, S2, s2, L) = lax.scan(block, init, jnp.arange(n_meas))
     dead = div & (jnp.arange(n_meas) >= (div_step - 1) // every)  # the diverging block and every later one
     nan = lambda a: jnp.where(dead, jnp.nan, a)  # noqa: E731
-    return {"sharpness": nan(S), "second": nan(S2), "sigma2": nan(s2), "loss": nan(L), "mean_loss": nan(avg),
+    return {"sharpness": nan(S), "second": nan(S2), "sigma2": nan(s2), "loss": nan(L), "mean_loss": nan(avg[:, 0]),
+            "mean_sigma2": nan(avg[:, 1]), "mean_sigma2_sharpness": nan(avg[:, 2]),
             "diverged": div, "diverged_step": div_step}
 
 
@@ -644,10 +645,11 @@ def mlp_run(keys, eta, X, Y, *, widths, methods="gd", momentum=0.0, n_steps: int
     * ``"gradient"``: the same with :math:`\sigma^2 = 0`.
 
     Returns per run and measurement :math:`k` (at time :math:`k\cdot` ``every``): ``sharpness``, ``second``
-    (the second Ritz value), ``sigma2`` (0 but for the central flow), ``loss`` :math:`L(\theta)`,
-    ``mean_loss`` (the mean over the next ``every`` units of :math:`L + \tfrac12\sigma^2S`: GD's
-    time-averaged loss for the optimizers, the prediction of it for the flows), ``diverged``,
-    ``diverged_step``.
+    (the second Ritz value), ``sigma2`` (0 but for the central flow), ``loss`` :math:`L(\theta)`, and means over
+    the next ``every`` units (every substep): ``mean_loss`` of :math:`L(\theta)` (for the optimizers their
+    time-averaged loss), ``mean_sigma2`` of :math:`\sigma^2` and ``mean_sigma2_sharpness`` of :math:`\sigma^2S`
+    (from which :func:`theory.eos.central_flow_mean_loss` forms the central flow's prediction of GD's
+    time-averaged loss), ``diverged``, ``diverged_step``.
     """
     Xa, Ya, ws = _mlp_args(X, Y, widths)
     V.key("keys", keys)

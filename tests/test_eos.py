@@ -336,3 +336,17 @@ def test_ringing_rates_recover_a_damped_cosine_within_their_bounds(phase):
     # the bound is not vacuous: the rate is resolved to a few per cent
     assert sampling_bias_bound(te, width) < 0.05 * abs(np.log(rho) / 2)
 
+
+def test_proportional_fit_matches_least_squares():
+    """The fit through the origin of the edge-of-stability claims against numpy's least squares and the textbook SE."""
+    from paper_checks.eos.edge_of_stability import proportional_fit
+
+    rng = np.random.default_rng(4)
+    T = rng.uniform(3.0, 5.0, 9)
+    S = 1.02 * T + rng.normal(0, 0.03, 9)
+    c, se = proportional_fit(T, S)
+    (c_ls,), res, _, _ = np.linalg.lstsq(T[:, None], S, rcond=None)
+    assert c == pytest.approx(c_ls, rel=1e-13)
+    assert se == pytest.approx(np.sqrt(res[0] / (T.size - 1) / (T @ T)), rel=1e-12)
+    with pytest.raises(ValueError, match="threshold"):
+        proportional_fit([4.0], [4.1])

@@ -41,6 +41,41 @@ def _status(claim_id: str) -> str:
     return claim.status(claim.run(QUICK))
 
 
+def _scaled_threshold(factor: float, *, nesterov_only: bool = False):
+    """``theory.eos.critical_sharpness`` times ``factor`` (only Nesterov's, with ``nesterov_only``)."""
+    true = th.critical_sharpness
+
+    def wrong(eta, momentum=0.0, *, nesterov=False):
+        hit = (nesterov and momentum > 0) if nesterov_only else True
+        return (factor if hit else 1.0) * true(eta, momentum, nesterov=nesterov)
+
+    return wrong
+
+
+@pytest.mark.parametrize("factor", [1.0, 0.92, 1.08])
+def test_gd_threshold_off_by_8_percent_fails_the_edge_of_stability_claim(monkeypatch, factor):
+    """A GD threshold 8 % off (1.84/eta or 2.16/eta) is outside "right at, or just above" the settled sharpness.
+
+    The settled sharpness sits 1-3 % above 2/eta with a fitted SE of ~0.4 %: 2.16/eta puts the fitted ratio near
+    0.94, below 1 - 4 SE; 1.84/eta near 1.11, above 1.05 + 4 SE. Control (factor 1): the claim passes.
+    """
+    E.mlp(QUICK)  # the measurement, before the theory is broken
+    monkeypatch.setattr(th, "critical_sharpness", _scaled_threshold(factor))
+    assert _status("cohen2021.sharpness_at_two_over_eta") == ("passed" if factor == 1.0 else "failed")
+
+
+@pytest.mark.parametrize("factor", [1.0, 0.89, 1.11])
+def test_nesterov_threshold_off_by_11_percent_fails_the_momentum_claim(monkeypatch, factor):
+    """Nesterov's threshold 11 % off, heavy ball's left alone: the Nesterov runs' fitted ratio leaves [1, 1.05].
+
+    The Nesterov runs settle 1-2 % above their threshold (SE ~0.2 %); scaled by 1/1.11 or 1/0.89 their ratio is
+    0.91 or 1.14. Control (factor 1): the claim passes.
+    """
+    E.mlp(QUICK)
+    monkeypatch.setattr(th, "critical_sharpness", _scaled_threshold(factor, nesterov_only=True))
+    assert _status("cohen2022.momentum_thresholds_network") == ("passed" if factor == 1.0 else "failed")
+
+
 @pytest.mark.parametrize("factor", [1.0, 0.9, 1.1])
 def test_relaxation_rate_off_by_10_percent_fails_the_transient_claim(monkeypatch, factor):
     """The 2-cycle's relaxation rate ln(1/|mu|) 10 % off (the multipliers' modulus |mu|^factor, angle kept).
@@ -57,6 +92,19 @@ def test_relaxation_rate_off_by_10_percent_fails_the_transient_claim(monkeypatch
 
     monkeypatch.setattr(th, "selfstab_cycle_multipliers", wrong)
     assert _status("cohen2025.selfstab_transient") == ("passed" if factor == 1.0 else "failed")
+
+
+@pytest.mark.parametrize("half", [0.5, 0.25])
+def test_quarter_instead_of_half_fails_the_network_time_averaged_loss(monkeypatch, half):
+    """L + sigma^2 S/4 instead of L + sigma^2 S/2 as the central flow's time-averaged loss.
+
+    The oscillation term is ~half of GD's averaged loss here: with 1/4 the predicted loss drops by ~25 % and GD's
+    ratio to it rises to ~1.3, against a 4-SE band of ~0.1. Control (1/2, the theory): the claim passes.
+    """
+    E.mlp(QUICK)
+    monkeypatch.setattr(th, "central_flow_mean_loss",
+                        lambda loss, sigma2_sharpness: np.asarray(loss) + half * np.asarray(sigma2_sharpness))
+    assert _status("cohen2025.network_time_averaged_loss") == ("passed" if half == 0.5 else "failed")
 
 
 # a rod flow with a wrong restoring term: integrated here (SciPy), since the simulator's is compiled in

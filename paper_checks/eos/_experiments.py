@@ -197,38 +197,68 @@ def catapult(budget: Budget) -> dict:
             "block_eta_lambda": stack("block_eta_lambda"), "n_steps": n_steps}
 
 
-# the network: (momentum, nesterov, eta). GD at two step sizes; heavy ball and Nesterov at the step sizes that give
-# them the same critical sharpness 4 as GD at eta = 0.5 (so 2/eta is 2.67 and 5.33 for them: far from 4)
-MLP_RUNS = ((0.0, False, 0.5), (0.0, False, 0.3), (0.5, False, 0.75), (0.5, True, 0.375))
+# The network runs, (method, momentum, eta, seed). GD at MLP_ETA with MLP_SEEDS seeds, paired seed by seed with the
+# central flow from the same initialization (cohen2025), and GD at four more step sizes (cohen2021: five step sizes,
+# 2/eta from 3.3 to 5; each starts below its 2/eta -- the initial sharpness is 2.8-3.0 -- and settles by step 600).
+# Heavy ball and Nesterov at three momenta each, with step sizes putting each method's critical sharpness between 3.4
+# and 4.4, where every run has settled by step 900 (cohen2022); there 2/eta, the other method's threshold and the
+# "effective step eta/(1 - mu)" threshold are 9-100 % away (per run).
+MLP_ETA = 0.5
+MLP_SEEDS = 4
+MLP_GD_ETAS = (0.4, 0.45, 0.55, 0.6)
+MLP_MOMENTUM = (("heavy_ball", 0.1, 0.5, 0), ("heavy_ball", 0.25, 0.7, 0), ("heavy_ball", 0.5, 0.8, 0),
+                ("nesterov", 0.2, 0.5, 0), ("nesterov", 0.3, 0.42, 1), ("nesterov", 0.5, 0.4, 1))
+N_MEAS = 80  # measurements per network run (one compiled program for every run length)
+
+
+def mlp_rows() -> list[tuple[str, float, float, int]]:
+    """(method, momentum, eta, seed) of every network run, in the order of :func:`mlp`'s outputs."""
+    rows = [("gd", 0.0, MLP_ETA, k) for k in range(MLP_SEEDS)] + [("central", 0.0, MLP_ETA, k) for k in range(MLP_SEEDS)]
+    rows += [("gd", 0.0, eta, 0) for eta in MLP_GD_ETAS]
+    return rows + [tuple(r) for r in MLP_MOMENTUM]
 
 
 def mlp_setup(budget: Budget) -> dict:
-    """Data, architecture and integration settings of the network experiment."""
+    """Data, architecture and integration settings of the network experiment.
+
+    ``n_steps``: GD and the central flow; ``n_steps_momentum``: heavy ball and Nesterov, whose catapults die out
+    later (at 800 steps some still spike every 100-200 steps; by 900 every run used has settled). Both are cut
+    into ``N_MEAS`` measurements, so runs of both lengths share one compiled program.
+    """
     # one network at both budgets (so the thresholds sit where they do at quick: above the initial sharpness);
-    # the full budget adds seeds, steps and a finer integration of the flow
+    # the full budget adds steps and a finer integration of the flow
     X, Y = sim.mlp_data(jax.random.key(SEED), 128, 4)
-    return {"X": X, "Y": Y, "widths": (4, 16, 16, 1), "n_steps": budget.pick(quick=800, full=2000), "every": 10,
+    n_steps = budget.pick(quick=800, full=2000)
+    return {"X": X, "Y": Y, "widths": (4, 16, 16, 1), "n_steps": n_steps, "every": n_steps // N_MEAS,
+            "n_steps_momentum": budget.pick(quick=1200, full=2000),
             "substeps": budget.pick(quick=2, full=4), "lanczos_iter": budget.pick(quick=6, full=8)}
 
 
 @experiment("eos.mlp")
 def mlp(budget: Budget) -> dict:
-    """GD (two step sizes), heavy ball and Nesterov on the tiny MLP, and the central flow from GD's starts at eta = 0.5.
+    """Every network run of :func:`mlp_rows`: GD, the central flow, heavy ball and Nesterov on the tiny MLP.
 
-    One call of :func:`sims.eos.mlp_run` (one compiled program); the central-flow runs share their keys,
-    hence their initializations, with the GD runs at ``MLP_RUNS[0]``.
+    One compiled program (:func:`sims.eos.mlp_run`, ``N_MEAS`` measurements), called once per run length; the
+    central-flow runs share their keys, hence their initializations, with the GD runs of the same seed at
+    ``MLP_ETA``. ``t`` is per run (the momentum runs are longer at the quick budget).
     """
     s = mlp_setup(budget)
-    n_seeds = budget.pick(quick=(2, 1, 1, 1), full=(3, 3, 3, 3))
-    n_flow = budget.pick(quick=1, full=3)
-    keys = jax.random.split(jax.random.key(SEED + 2), max(n_seeds))
-    rows = [(m, nest, eta, k) for (m, nest, eta), ns in zip(MLP_RUNS, n_seeds) for k in range(ns)]
-    methods = ["gd" if m == 0 else ("nesterov" if nest else "heavy_ball") for m, nest, _, _ in rows]
-    methods += ["central"] * n_flow
-    rows += [(0.0, False, MLP_RUNS[0][2], k) for k in range(n_flow)]
-    out = sim.mlp_run(jax.numpy.stack([keys[r[3]] for r in rows]), [r[2] for r in rows], s["X"], s["Y"],
-                      widths=s["widths"], methods=methods, momentum=[r[0] for r in rows], n_steps=s["n_steps"],
-                      every=s["every"], substeps=s["substeps"], lanczos_iter=s["lanczos_iter"])
-    return {"method": np.array(methods), "momentum": np.array([r[0] for r in rows]),
+    rows = mlp_rows()
+    keys = jax.random.split(jax.random.key(SEED + 2), 6)
+    lengths = [s["n_steps_momentum"] if m in ("heavy_ball", "nesterov") else s["n_steps"] for m, _, _, _ in rows]
+    parts = {}
+    for n_steps in sorted(set(lengths)):
+        idx = [i for i, n in enumerate(lengths) if n == n_steps]
+        parts[n_steps] = (idx, sim.mlp_run(jax.numpy.stack([keys[rows[i][3]] for i in idx]), [rows[i][2] for i in idx],
+                                           s["X"], s["Y"], widths=s["widths"], methods=[rows[i][0] for i in idx],
+                                           momentum=[rows[i][1] for i in idx], n_steps=n_steps, every=n_steps // N_MEAS,
+                                           substeps=s["substeps"], lanczos_iter=s["lanczos_iter"]))
+    out: dict = {}
+    for idx, part in parts.values():
+        for k, v in part.items():
+            if k not in out:
+                out[k] = np.empty((len(rows),) + v.shape[1:], v.dtype)
+            out[k][idx] = v
+    return {"method": np.array([r[0] for r in rows]), "momentum": np.array([r[1] for r in rows]),
             "eta": np.array([r[2] for r in rows]), "seed": np.array([r[3] for r in rows]),
-            "t": s["every"] * np.arange(s["n_steps"] // s["every"]), **out}
+            "t": np.array([(n // N_MEAS) * np.arange(N_MEAS) for n in lengths]), "n_steps": np.array(lengths), **out}

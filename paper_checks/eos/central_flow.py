@@ -10,9 +10,10 @@ from secondary sources (the authors' companion site and code); the toy is derive
 from __future__ import annotations
 
 import numpy as np
+from scipy import stats
 
 import theory.eos as th
-from paper_checks import Bound, Count, Exact, Paper, Rate, Result, claim, fit_slope
+from paper_checks import Bound, Exact, Paper, Rate, Result, Statistical, claim, fit_slope
 from paper_checks.eos import _experiments as E
 
 PAPER = Paper(key="cohen2025", title="Understanding Optimization in Deep Learning with Central Flows",
@@ -183,53 +184,70 @@ def selfstab_transient(budget) -> Result:
                           "rate": np.array([slope_pred, env_slope, half_period, spacing])})
 
 
-@claim("cohen2025.network_time_averaged_loss", paper=PAPER, provenance="secondary", kind="qualitative",
-       source="central-flow prediction of the time-averaged loss (rank one: L + sigma^2/eta), secondary sources",
-       statement="On a tiny tanh MLP trained by full-batch GD at the edge of stability, GD's time-averaged loss follows "
-                 "the central flow's prediction L(w_CF) + sigma^2 S/2 (= L + sigma^2/eta at S = 2/eta) rather than the "
-                 "loss at the central point L(w_CF).",
-       latex=r"\big|\overline{L(w_t)} - (L + \tfrac12\sigma^2S)\big| < \big|\overline{L(w_t)} - L(w_{\mathrm{CF}})\big|")
+@claim("cohen2025.network_time_averaged_loss", paper=PAPER, provenance="secondary", kind="statistical",
+       source="central-flow prediction of the time-averaged loss; the authors' companion site states it as "
+              "L(w(t)) + tr Sigma(t)/eta (rank one: L + sigma^2/eta), equal to L + sigma^2 S/2 where the flow holds "
+              "S = 2/eta; the paper's own equation was not recovered",
+       statement="On a tiny tanh MLP trained by full-batch GD at the edge of stability, GD's time-averaged loss equals "
+                 "the central flow's prediction L(w_CF) + sigma^2 S/2 (= L + sigma^2/eta at S = 2/eta), started from "
+                 "the same initialization -- not L + sigma^2 S/4, not L + sigma^2 S, not the loss at the central point.",
+       latex=r"\overline{L(w_t)} = L(w_{\mathrm{CF}}) + \tfrac12\sigma^2S")
 def network_time_averaged_loss(budget) -> Result:
-    r"""GD's loss averaged over 100-step windows of the second half of the run, per seed, against the central flow.
+    r"""GD's loss averaged over the second half of the run against the central flow's prediction, over seeds.
 
-    Each (seed, window) is an item: is GD's average closer to the flow's prediction
-    :math:`L + \tfrac12\sigma^2S` (averaged over the same window) than to the loss at the flow's point?
-    Rival: GD's average is the central point's loss (every item the other way). The relative error of the
-    prediction per seed is reported beside it: the flow is a model of GD's average, not an identity, and
-    its error is a property of each trajectory (seeds are the independent replicates). A bound checks the
-    flow holds the sharpness at :math:`2/\eta` over the second half.
+    Per seed (GD and the flow from the same initialization at :math:`\eta` = ``MLP_ETA``): the ratio of GD's
+    time-averaged loss to the flow's :math:`L + \tfrac12\sigma^2S` (:func:`theory.eos.central_flow_mean_loss` of
+    the window means of :math:`L` and :math:`\sigma^2S`) over the second half of the run. Estimate: the mean
+    ratio over seeds, SE from their spread (the flow is a model of GD's average, not an identity: its error is a
+    property of each trajectory, and seeds are the independent replicates). Rivals, evaluated as the ratio they
+    would give: :math:`L + \tfrac14\sigma^2S`, :math:`L + \sigma^2S`, the central point's :math:`L`. A bound checks
+    the flow holds the sharpness at :math:`2/\eta`, where the authors' form :math:`L + \sigma^2/\eta` coincides.
     """
     ex = E.mlp(budget)
     cf_rows = np.flatnonzero(ex["method"] == "central")
     eta = float(ex["eta"][cf_rows[0]])
     gd_rows = [int(np.flatnonzero((ex["method"] == "gd") & (ex["eta"] == eta) & (ex["seed"] == ex["seed"][c]))[0])
                for c in cf_rows]
-    n_meas = ex["sharpness"].shape[1]
-    half = slice(n_meas // 2, None)
     if np.any(ex["diverged"][gd_rows]) or np.any(ex["diverged"][cf_rows]):
         raise RuntimeError("a network run diverged")
-    gd_loss, cf_pred, cf_loss = ex["mean_loss"][gd_rows], ex["mean_loss"][cf_rows], ex["loss"][cf_rows]
-    window = 10  # measurements (100 steps)
-    n_win = (n_meas - half.start) // window
-    cut = lambda a: a[:, n_meas - n_win * window:].reshape(a.shape[0], n_win, window).mean(axis=2)  # noqa: E731
-    g, p, c = cut(gd_loss), cut(cf_pred), cut(cf_loss)
-    closer = (np.abs(g - p) < np.abs(g - c)).ravel()
-    rel = np.mean(gd_loss[:, half] / cf_pred[:, half] - 1, axis=1)
-    rel_center = np.mean(gd_loss[:, half] / cf_loss[:, half] - 1, axis=1)
+    n_meas = ex["sharpness"].shape[1]
+    half = slice(n_meas // 2, None)
+    mean = lambda key, rows: ex[key][rows][:, half].mean(axis=1)  # noqa: E731  (window means, one per seed)
+    gd_loss = mean("mean_loss", gd_rows)
+    L, s2S, s2 = mean("mean_loss", cf_rows), mean("mean_sigma2_sharpness", cf_rows), mean("mean_sigma2", cf_rows)
+    pred = th.central_flow_mean_loss(L, s2S)
+    ratio = gd_loss / pred
+    n = ratio.size
+    est, se = float(ratio.mean()), float(ratio.std(ddof=1) / np.sqrt(n))
+    as_ratio = lambda other: float(np.mean(other / pred))  # noqa: E731  (what GD's loss = `other` would give)
+    authors = L + s2 / eta
     S_half = ex["sharpness"][cf_rows][:, half]
     checks = [
-        Count("(seed, 100-step window) items where GD's averaged loss is closer to L + sigma^2 S/2 than to L(w_CF)",
-              measured=closer, predicted=True,
-              rivals={"GD's average loss is the loss at the central point, L(w_CF)": False},
-              why="a comparison of two predictions on the same GD average: no tolerance enters"),
+        Statistical("GD's time-averaged loss / the central flow's L + sigma^2 S/2 (second half, mean over seeds)",
+                    estimate=est, se=se, predicted=1.0, z=4.0,
+                    rivals={"GD's average loss is L + sigma^2 S/4": as_ratio(L + 0.25 * s2S),
+                            "GD's average loss is L + sigma^2 S": as_ratio(L + s2S),
+                            "GD's average loss is the loss at the central point, L(w_CF)": as_ratio(L)},
+                    why=f"SE from the spread of the ratio over {n} seeds ({n - 1} degrees of freedom: 4 SE is Student's "
+                        f"{100 * (2 * stats.t.cdf(4.0, n - 1) - 1):.1f} % two-sided band); the flow's own Euler and "
+                        "Lanczos errors (a few 1e-3, see the bound) are inside it"),
         Bound("central flow's sharpness over the second half, relative to 2/eta", measured=np.abs(S_half * eta / 2 - 1),
               bound=1e-2, side="<=",
-              why="the flow holds S at 2/eta up to the Euler step and Lanczos accuracy (a few 1e-3)"),
+              why="the flow holds S at 2/eta up to the Euler step and Lanczos accuracy (a few 1e-3); there the authors' "
+                  "L + sigma^2/eta and L + sigma^2 S/2 coincide"),
     ]
-    detail = (f"eta = {eta}, {len(gd_rows)} seed(s), steps {half.start * 10}-{n_meas * 10}: GD / prediction - 1 = "
-              f"{np.round(rel, 3).tolist()} per seed, GD / central-point loss - 1 = {np.round(rel_center, 3).tolist()}; "
-              f"the flow's second Ritz value reaches {np.nanmax(ex['second'][cf_rows][:, half]) * eta / 2:.3f} x 2/eta")
+    gap, res = float(np.max(np.abs(authors / pred - 1))), checks[0].resolution()
+    detail = (f"eta = {eta}, {n} seeds, steps {ex['t'][cf_rows[0]][half.start]}-{ex['n_steps'][cf_rows[0]]}: "
+              f"GD / (L + sigma^2 S/2) = {np.round(ratio, 4).tolist()} (mean {est:.4f} +- {se:.4f}); the authors' form "
+              f"L + sigma^2/eta differs from the prediction by at most {gap:.1e} (relative), against a resolution of "
+              f"{res:.1%}: {'the measurement cannot tell the two forms apart' if gap < res else 'the forms differ measurably'}"
+              f"; GD / L(w_CF) = "
+              f"{np.round(gd_loss / L, 3).tolist()}; the flow's second Ritz value reaches "
+              f"{np.nanmax(ex['second'][cf_rows][:, half]) * eta / 2:.3f} x 2/eta")
     return Result(checks, detail=detail,
-                  arrays={"t": ex["t"], "gd_mean_loss": gd_loss, "cf_predicted": cf_pred, "cf_loss": cf_loss,
+                  arrays={"t": ex["t"][cf_rows[0]], "gd_mean_loss": ex["mean_loss"][gd_rows],
+                          "cf_predicted": th.central_flow_mean_loss(ex["mean_loss"][cf_rows],
+                                                                    ex["mean_sigma2_sharpness"][cf_rows]),
+                          "cf_loss": ex["mean_loss"][cf_rows], "ratio": ratio,
                           "cf_sharpness": ex["sharpness"][cf_rows], "gd_sharpness": ex["sharpness"][gd_rows]},
                   seed=E.SEED)

@@ -3,7 +3,8 @@ r"""Cohen et al. (2022): with momentum the edge of stability moves to the moment
 Heavy ball :math:`w^+ = w + \mu(w - w^-) - \eta\nabla L(w)` is stable on a quadratic of curvature
 :math:`\lambda` iff :math:`\eta\lambda < 2 + 2\mu`; Nesterov (gradient at the look-ahead) iff
 :math:`\eta\lambda < (2+2\mu)/(1+2\mu)` (:func:`theory.eos.critical_sharpness`, derived by sympy). The
-toy admits an exact 2-cycle at these thresholds (derived here); the network's sharpness settles there.
+toy admits an exact 2-cycle at these thresholds (derived here); the network's sharpness settles there
+(fitted per method as in :mod:`paper_checks.eos.edge_of_stability`).
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import numpy as np
 import theory.eos as th
 from paper_checks import Count, Exact, Paper, Result, claim
 from paper_checks.eos import _experiments as E
-from paper_checks.eos.edge_of_stability import BURN, SETTLE_RTOL, eos_phase
+from paper_checks.eos import edge_of_stability as EOS
 
 PAPER = Paper(key="cohen2022", title="Adaptive Gradient Methods at the Edge of Stability",
               authors="J. M. Cohen, B. Ghorbani, S. Krishnan, N. Agarwal, S. Medapati, M. Badura, D. Suo, D. Cardoze, "
@@ -60,40 +61,67 @@ def momentum_thresholds_toy(budget) -> Result:
                                                  "mean_y": ex["mean_y"], "mean_x2": ex["mean_x2"]})
 
 
-@claim("cohen2022.momentum_thresholds_network", paper=PAPER, provenance="secondary", kind="exact",
-       source="momentum thresholds of the edge of stability (secondary notes of the paper)",
-       statement="Trained with heavy ball or Nesterov momentum, a small network's sharpness settles at the method's "
-                 "critical sharpness 2(1+mu)/eta or 2(1+mu)/((1+2mu) eta), not at 2/eta.",
-       latex=r"\overline{\lambda_{\max}}\big|_{\text{EoS}} = \frac{2+2\mu}{\eta}\ \text{(HB)},\ "
-             r"\frac{2+2\mu}{(1+2\mu)\eta}\ \text{(NAG)}")
+@claim("cohen2022.momentum_thresholds_network", paper=PAPER, provenance="secondary", kind="statistical",
+       source="momentum thresholds of the edge of stability (secondary notes of the paper; the thresholds themselves are "
+              "derived here from the characteristic polynomials, theory.eos.critical_sharpness)",
+       statement="Trained with heavy ball or Nesterov momentum, a small network's sharpness settles right at, or just "
+                 "above (within 5 %), the method's critical sharpness 2(1+mu)/eta or 2(1+mu)/((1+2mu) eta) -- not at "
+                 "2/eta, not at the other method's threshold, and not at the threshold 2(1-mu)/eta of GD at the "
+                 "'effective step' eta/(1-mu).",
+       latex=r"\overline{\lambda_{\max}}\big|_{\text{settled}} = c\,T,\ 1 \le c \le 1.05,\ "
+             r"T = \frac{2+2\mu}{\eta}\ \text{(HB)},\ \frac{2+2\mu}{(1+2\mu)\eta}\ \text{(NAG)}")
 def momentum_thresholds_network(budget) -> Result:
-    r"""Time-averaged Lanczos sharpness after the first crossing of the method's threshold, heavy ball and Nesterov.
+    r"""Settled sharpness of heavy ball and Nesterov (three momenta each), fitted against each method's threshold.
 
-    The runs use step sizes giving both methods the critical sharpness 4 (heavy ball :math:`\mu = 0.5`,
-    :math:`\eta = 0.75`; Nesterov :math:`\mu = 0.5`, :math:`\eta = 0.375`), where :math:`2/\eta` is 2.67 and
-    5.33: the rival "the edge stays at 2/eta" is evaluated on the same averages.
+    Measured per run: the Lanczos sharpness averaged over the last quarter of the run (fixed in advance). Fitted
+    per method: :math:`\bar S = c\,T` through the origin (:func:`~paper_checks.eos.edge_of_stability.proportional_fit`,
+    SE from the scatter of the method's runs). Predicted: :math:`c \in [1, 1.05]` for both methods, :math:`T` from
+    :func:`theory.eos.critical_sharpness`. The runs' step sizes and momenta give thresholds from 3.4 to 4.4 where
+    each rival formula, evaluated on the same runs, sits 9-100 % away: momentum leaves the edge at :math:`2/\eta`;
+    the methods share one threshold (Nesterov's is heavy ball's, or the reverse); momentum acts as GD at the
+    effective step :math:`\eta/(1-\mu)`, threshold :math:`2(1-\mu)/\eta`.
     """
-    gd = E.mlp(budget)
-    rows = np.flatnonzero((gd["method"] == "heavy_ball") | (gd["method"] == "nesterov"))
-    means, thr, naive, reached = [], [], [], []
-    for r in rows:
-        c = th.critical_sharpness(gd["eta"][r], gd["momentum"][r], nesterov=bool(gd["method"][r] == "nesterov"))
-        first, phase = eos_phase(gd["sharpness"][r], c)
-        reached.append(bool(gd["sharpness"][r][0] < c and first > 0 and phase.size >= 10 and not gd["diverged"][r]))
-        means.append(float(np.mean(phase)) if reached[-1] else np.nan)  # NaN fails the check, never dropped
-        thr.append(c)
-        naive.append(2.0 / gd["eta"][r])
+    ex = E.mlp(budget)
+    methods = ("heavy_ball", "nesterov")
+    fitted, ses, rival_vals, reached_all, lines = [], [], {}, [], []
+    rival_names = {"gd": "the edge of stability stays at 2/eta with momentum",
+                   "other": "the two methods share one threshold (Nesterov's is heavy ball's, and the reverse)",
+                   "effective": "momentum acts as GD at the effective step eta/(1-mu): threshold 2(1-mu)/eta"}
+    for m in methods:
+        rows = np.flatnonzero(ex["method"] == m)
+        nest = m == "nesterov"
+        eta, mu = ex["eta"][rows], ex["momentum"][rows]
+        T = np.array([th.critical_sharpness(e, u, nesterov=nest) for e, u in zip(eta, mu)])
+        S = ex["sharpness"][rows]
+        reached = np.array([EOS.reaches(s, thr, d) for s, thr, d in zip(S, T, ex["diverged"][rows])])
+        reached_all.append(reached)
+        settled = EOS.settled_sharpness(S)
+        ok = reached & np.isfinite(settled)  # a run that did not reach its threshold fails the count, never dropped
+        c, se = EOS.proportional_fit(T[ok], settled[ok])
+        fitted.append(c)
+        ses.append(se)
+        others = {"gd": [th.critical_sharpness(e) for e in eta],
+                  "other": [th.critical_sharpness(e, u, nesterov=not nest) for e, u in zip(eta, mu)],
+                  "effective": [th.critical_sharpness(e / (1.0 - u)) for e, u in zip(eta, mu)]}
+        for key, Tr in others.items():
+            k = EOS.as_fitted_ratio(T[ok], np.asarray(Tr)[ok])
+            rival_vals.setdefault(rival_names[key], []).append(k * (1.0 + EOS.JUST_ABOVE / 2))
+        lines.append(f"{'NAG' if nest else 'HB'}: " + ", ".join(
+            f"mu={u:g} eta={e:g} T={thr:.3f}: {sv / thr:.3f}" for u, e, thr, sv in zip(mu, eta, T, settled))
+            + f" -> c = {c:.4f} +- {se:.4f}")
     checks = [
-        Count("runs that start below their threshold and reach it", measured=np.array(reached), predicted=True,
+        EOS.at_or_just_above(
+            "fitted c per method (heavy ball, Nesterov) in settled sharpness = c * T (prediction: c in [1, 1.05], shown "
+            "as midpoint 1.025 with half-width 0.025 as bias)", np.array(fitted), np.array(ses),
+            rivals={k: np.array(v) for k, v in rival_vals.items()},
+            why=f"SE per method from the scatter of its three runs (different momenta and step sizes) about the fit; "
+                f"{EOS.Z:g} SE, plus the 'just above' interval [1, {1 + EOS.JUST_ABOVE:g}] (see the GD claim)"),
+        Count("runs that start below their threshold and reach it", measured=np.concatenate(reached_all), predicted=True,
               why="the momentum edge of stability needs progressive sharpening up to the threshold first"),
-        Exact("time-averaged sharpness at the edge of stability", predicted=np.array(thr), measured=np.array(means),
-              rtol=SETTLE_RTOL, rivals={"the edge of stability stays at 2/eta with momentum": np.array(naive)},
-              why="the claim is 'settles at the threshold' to 10 % (see the GD claim); 2/eta is 33 % away here"),
     ]
-    labels = [f"{'NAG' if gd['method'][r] == 'nesterov' else 'HB'} eta={gd['eta'][r]}" for r in rows]
-    detail = (f"time-averaged sharpness / threshold (from {BURN * 10} steps after the first crossing): "
-              + ", ".join(f"{lab}: {m / c:.3f}" for lab, m, c in zip(labels, means, thr))
-              + f"; the 2/eta rival would need {np.round(np.array(naive) / np.array(thr), 2).tolist()}")
-    return Result(checks, detail=detail, arrays={"t": gd["t"], "sharpness": gd["sharpness"][rows], "eta": gd["eta"][rows],
-                                                 "momentum": gd["momentum"][rows], "method": gd["method"][rows]},
+    detail = "settled sharpness / threshold (last quarter of each run): " + "; ".join(lines)
+    rows = np.flatnonzero(np.isin(ex["method"], methods))
+    return Result(checks, detail=detail, arrays={"t": ex["t"][rows], "sharpness": ex["sharpness"][rows],
+                                                 "eta": ex["eta"][rows], "momentum": ex["momentum"][rows],
+                                                 "method": ex["method"][rows], "fit": np.array([fitted, ses])},
                   seed=E.SEED)
