@@ -52,14 +52,34 @@ from theory import _validate as V
 
 __all__ = [
     "MODEL_NAMES", "MODES", "digits", "Model", "make_model", "evaluate", "normalize", "random_directions",
-    "gradient_direction", "directional_derivatives", "rho_a", "line_taylor", "logit_line_taylor",
+    "gradient_direction", "directional_derivatives", "logit_curvature", "rho_a", "line_taylor", "logit_line_taylor",
     "continued_logits", "ghost_zeros", "attention_singularities", "zeros_inside", "continued_line_loss", "partition_margin", "one_step_sweep", "onset", "mode_code", "run_adam", "train", "spike_runs", "temperature_runs", "finite_median",
     "tilted_kl", "cgf_increment", "logistic_loss_taylor", "logistic_inverse_curvature",
+    "ARCHGRID_NAMES", "archgrid_digits", "archgrid_runs",
 ]
 
 MODEL_NAMES = ("linear", "mlp", "mlp_ln", "cnn", "cnn_bn", "attention")
 MODES = ("plain", "clip", "controller")
-_ACTS = {"relu": jax.nn.relu, "gelu": jax.nn.gelu, "tanh": jnp.tanh}
+
+
+def _gelu_erf(x):
+    r"""Exact GELU :math:`x\Phi(x)=\tfrac x2\operatorname{erfc}(-x/\sqrt2)` (PyTorch's ``F.gelu`` default): entire, no
+    complex singularity (the paper's App. 2.2)."""
+    return jax.nn.gelu(x, approximate=False)
+
+
+def _gelu_tanh(x):
+    r"""The tanh approximation :math:`\tfrac x2(1+\tanh u)`, :math:`u=\sqrt{2/\pi}(x+0.044715x^3)` (``jax.nn.gelu``'s
+    default): poles wherever :math:`\cosh u=0` (the paper's App. 2.4: it "reintroduces tanh poles")."""
+    return jax.nn.gelu(x, approximate=True)
+
+
+# "gelu" is the exact (erf) GELU, as in the paper's PyTorch models; "gelu_tanh" the approximation, a named variant
+_ACTS = {"relu": jax.nn.relu, "gelu": _gelu_erf, "gelu_tanh": _gelu_tanh, "tanh": jnp.tanh}
+# the activations with complex poles, and the argument u(h) whose cosh vanishes at them (tanh h = sinh h / cosh h)
+_POLE_ARGUMENT = {"tanh": lambda h: h, "gelu_tanh": lambda h: math.sqrt(2 / math.pi) * (h + 0.044715 * h**3)}
+# the activation of each model when make_model is given none: the paper's attention models use (exact) GELU
+_DEFAULT_ACT = {"attention": "gelu"}
 _BLOWUP = 1e150  # a finite value beyond this counts as diverged (squares would overflow float64)
 
 
@@ -220,19 +240,21 @@ def _layer_norm(h, gain, bias, eps=1e-5):
     return (h - mu) / jnp.sqrt(var + eps) * gain + bias
 
 
-def make_model(name: str, *, hidden=(128,), act: str = "relu") -> Model:
+def make_model(name: str, *, hidden=(128,), act: str | None = None) -> Model:
     """A small classifier for 8x8 images: ``linear``, ``mlp``, ``mlp_ln``, ``cnn``, ``cnn_bn``, ``attention``.
 
     ``cnn_bn`` normalizes the convolution's channels with the statistics of the batch it is applied
     to (training-mode batch normalization everywhere, no running averages), so its logits depend on
     the whole batch ``x``; evaluate it on a whole split at once.
 
-    ``hidden`` (widths, positive integers) and ``act`` (``relu``, ``gelu``, ``tanh``) apply to the
-    MLPs. Parameters are flat dicts of arrays, so they can be cached as ``.npz`` and used as JVP
-    tangents directly.
+    ``hidden`` (widths, positive integers) applies to the MLPs; ``act`` to the MLPs and the attention model:
+    ``relu``, ``gelu`` (the exact, erf-based GELU, entire), ``gelu_tanh`` (its tanh approximation, with complex
+    poles), ``tanh``. Default (None): ``gelu`` for ``attention`` (the paper's models use PyTorch's exact GELU),
+    ``relu`` for the others. Parameters are flat dicts of arrays, so they can be cached as ``.npz`` and used as
+    JVP tangents directly.
     """
     V.choice("name", name, MODEL_NAMES)
-    V.choice("act", act, tuple(_ACTS))
+    act = _DEFAULT_ACT.get(name, "relu") if act is None else V.choice("act", act, tuple(_ACTS))
     if isinstance(hidden, (str, bytes)) or not hasattr(hidden, "__iter__"):
         raise TypeError(f"hidden: expected a tuple of positive widths, got {type(hidden).__name__}")
     widths = tuple(V.integer("hidden", h, low=1, high=100_000) for h in hidden)
@@ -252,21 +274,35 @@ def _attention_scores(p, x):
     return tok, q @ jnp.swapaxes(k, 1, 2) / math.sqrt(_ATT_D), v
 
 
-def _attention_exponents(p, x):
-    r"""The exponents of the attention model's inner partition functions, shape (N, 8 + 8·d, 8).
+@lru_cache(maxsize=None)
+def _attention_exponents(act: str = "gelu") -> Callable:
+    r"""``exponents(p, x)``: the exponents of the inner partition functions of the attention model with activation
+    ``act``, shape (N, 8, 8) for an activation without poles (``gelu``, ``relu``) and (N, 8 + 8·d, 8) for one with
+    (``gelu_tanh``, ``tanh``).
 
     Rows 0..7 of a sample: the scores of one query token, whose partition function
-    :math:`D_q=\sum_je^{s_{qj}}` is the attention softmax's denominator. The other rows: :math:`(u,-u)` padded
-    with :math:`-\infty`, for every GELU input :math:`h` with :math:`u=\sqrt{2/\pi}(h+0.044715h^3)` (GELU's tanh
-    argument): their partition function :math:`e^u+e^{-u}=2\cosh u` vanishes exactly at the poles of
-    :math:`\tanh u`. Every singularity of the continued logits is a zero of one of them (a pole of the
-    attention weights at a zero of :math:`D_q`; a pole of GELU at a zero of :math:`\cosh u`)."""
-    tok, scores, v = _attention_scores(p, x)
-    h = tok + jax.nn.softmax(scores, axis=-1) @ v
-    u = math.sqrt(2 / math.pi) * (h + 0.044715 * h**3)
-    u = u.reshape(u.shape[0], -1, 1)
-    pair = jnp.concatenate([u, -u, jnp.full(u.shape[:2] + (6,), -jnp.inf)], axis=-1)
-    return jnp.concatenate([scores, pair], axis=1)
+    :math:`D_q=\sum_je^{s_{qj}}` is the attention softmax's denominator. For an activation with poles, the other
+    rows are :math:`(u,-u)` padded with :math:`-\infty`, for every activation input :math:`h` with :math:`u(h)` the
+    argument whose :math:`\cosh` vanishes at the poles (:data:`_POLE_ARGUMENT`: :math:`u=\sqrt{2/\pi}(h+0.044715h^3)`
+    for the tanh-approximate GELU, :math:`u=h` for tanh): their partition function :math:`e^u+e^{-u}=2\cosh u`
+    vanishes exactly at the poles of :math:`\tanh u`. Every singularity of the continued logits is a zero of one of
+    them (a pole of the attention weights at a zero of :math:`D_q`; a pole of the activation at a zero of
+    :math:`\cosh u`). The exact GELU is entire and the ReLU piece continued from t = 0 is linear: they add no row.
+    One function object per ``act`` (a static argument of the compiled continuation)."""
+    pole = _POLE_ARGUMENT.get(V.choice("act", act, tuple(_ACTS)))
+
+    def exponents(p, x):
+        tok, scores, v = _attention_scores(p, x)
+        if pole is None:
+            return scores
+        h = tok + jax.nn.softmax(scores, axis=-1) @ v
+        u = pole(h)
+        u = u.reshape(u.shape[0], -1, 1)
+        pair = jnp.concatenate([u, -u, jnp.full(u.shape[:2] + (6,), -jnp.inf)], axis=-1)
+        return jnp.concatenate([scores, pair], axis=1)
+
+    exponents.row = _one_sample(exponents)
+    return exponents
 
 
 @lru_cache(maxsize=None)
@@ -360,7 +396,7 @@ def _build_model(name: str, hidden: tuple[int, ...], act: str, n_in: int = 64, n
         def apply(p, x):
             tok, scores, v = _attention_scores(p, x)
             h = tok + jax.nn.softmax(scores, axis=-1) @ v
-            return jax.nn.gelu(h).mean(axis=1) @ p["W"] + p["b"]
+            return f(h).mean(axis=1) @ p["W"] + p["b"]
 
     if not hasattr(apply, "row"):  # every model but cnn_bn maps each sample on its own
         apply.row = _one_sample(apply)
@@ -374,9 +410,6 @@ def _one_sample(apply: Callable) -> Callable:
         return apply(p, jax.lax.dynamic_slice_in_dim(x, i, 1))[0]
 
     return row
-
-
-_attention_exponents.row = _one_sample(_attention_exponents)
 
 
 def _mlp_slopes_t(p, v, x, f):
@@ -534,6 +567,28 @@ _jvp_jit = jax.jit(_jvp, static_argnums=0)
 _logits_jit = jax.jit(lambda apply, params, x: apply(params, x), static_argnums=0)
 
 
+def _curvature(apply, params, v, x):
+    def slope(t):
+        return jax.jvp(lambda s: apply(_along(params, v, s), x), (t,), (jnp.ones(()),))[1]
+
+    return jax.jvp(slope, (jnp.zeros(()),), (jnp.ones(()),))[1]
+
+
+_curvature_jit = jax.jit(_curvature, static_argnums=0)
+
+
+def logit_curvature(apply: Callable, params, v, x) -> jax.Array:
+    r"""Second directional derivatives of the logits, :math:`z''=\frac{d^2}{dt^2}f_{\theta+tv}(x)\big|_{t=0}`,
+    ``(N, n)``, by two nested forward-mode ``jax.jvp`` calls (piecewise models: the derivative of the piece active
+    at :math:`t=0`; for a one-hidden-layer ReLU MLP that piece is quadratic in :math:`t`, so :math:`z''` is exact
+    on the whole line). The curvature :math:`C` of the paper's Prop. App. 1.1 is its largest modulus per sample."""
+    apply = _apply_fn(apply)
+    params = _tree("params", params)
+    v, x = _tree("v", v, like=params), _inputs(x)
+    _applied(apply, params, x)
+    return _curvature_jit(apply, params, v, x)
+
+
 def rho_a(apply: Callable, params, v, x, temperature=1.0) -> jax.Array:
     r""":math:`\rho_a(v)=\pi T/\max_x(\max_ka_k-\min_ka_k)` over the samples ``x`` (``inf`` if
     every spread is 0). ``temperature`` :math:`T>0` rescales the logits to :math:`z/T`."""
@@ -618,6 +673,23 @@ def _split_bilinear(prim, fixed_first: bool, res, cxs, params):
     return jax.lax.complex(bind(jnp.real(c)), bind(jnp.imag(c)))
 
 
+def _erf_host(name: str, z: np.ndarray) -> np.ndarray:
+    """scipy's erf or erfc of a complex array (Faddeeva-function algorithms, relative accuracy ~1e-13)."""
+    from scipy import special
+
+    return np.asarray((special.erf if name == "erf" else special.erfc)(np.asarray(z, dtype=np.complex128)),
+                      dtype=np.complex128)
+
+
+def _complex_erf(name: str, z: jax.Array) -> jax.Array:
+    r"""``erf`` or ``erfc`` of a complex array: XLA's ``erf``/``erfc`` take real arguments only, so the complex
+    values come from scipy through a host callback (elementwise, so batching adds leading axes). The exact GELU
+    :math:`\tfrac x2\operatorname{erfc}(-x/\sqrt2)` continues through it; erf is entire, so the continued GELU has
+    no singularity of its own."""
+    return jax.pure_callback(functools.partial(_erf_host, name), jax.ShapeDtypeStruct(z.shape, jnp.complex128), z,
+                             vmap_method="expand_dims")
+
+
 def _eval_continued(jaxpr, consts, real_args, cx_args, moving_args=None):
     env = {}
     # variables whose value depends on t (the others are the same at every t: data, parameters, constants)
@@ -662,6 +734,8 @@ def _eval_continued(jaxpr, consts, real_args, cx_args, moving_args=None):
             elif name == "convert_element_type" or not any(
                     jnp.issubdtype(jnp.asarray(r).dtype, jnp.floating) for r in re_list):
                 cx_list = list(re_list)  # integer or boolean results: the base point's
+            elif name in ("erf", "erfc"):
+                cx_list = [_complex_erf(name, cxs[0])]
             elif name == "conv_general_dilated" and mov[0] != mov[1] and eqn.params.get("preferred_element_type") is None:
                 cx_list = [_split_bilinear(eqn.primitive, not mov[0], res, cxs, eqn.params)]
             else:
@@ -861,36 +935,40 @@ def _winding(f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 _LADDER = 12  # circles that bracket the nearest inner singularity before the bisection
 
 
-def _inner_windings(params, v, x, rows, radius, points):
-    """Zeros inside |t| = radius[j] of each inner partition function of the attention model (row rows[j]):
-    winding numbers (rows, 8 + 8·d) and the largest phase step of any of them."""
+def _inner_windings(params, v, x, rows, radius, points, act="gelu"):
+    """Zeros inside |t| = radius[j] of each inner partition function of the attention model with activation ``act``
+    (row rows[j]): winding numbers (rows, M) and the largest phase step of any of them (M = 8 attention
+    denominators, plus 8·d cosh rows for an activation with poles)."""
     ts = (radius[:, None] * np.exp(2j * np.pi * np.arange(points) / points)[None, :]).ravel()
     # (rows·points, M): one partition function per inner softmax or cosh
-    f, _ = _continued_rows(_attention_exponents, params, v, x, np.repeat(rows, points), ts, sums=True)
+    f, _ = _continued_rows(_attention_exponents(act), params, v, x, np.repeat(rows, points), ts, sums=True)
     count, steps = _winding(f.reshape(rows.size, points, -1))
     return count, steps.max(axis=(1, 2))
 
 
-def attention_singularities(params, v, x, rows, radius, *, points: int = 512, steps: int = 20) -> dict:
+def attention_singularities(params, v, x, rows, radius, *, act: str = "gelu", points: int = 512,
+                            steps: int = 20) -> dict:
     r"""The nearest singularity of the attention model's continued logits along ``v``, per sample ``rows[j]``,
     searched inside :math:`|t|\le` ``radius[j]``.
 
     The continued logits are analytic except where an inner partition function vanishes
     (:func:`_attention_exponents`): a zero of an attention denominator :math:`D_q(t)=\sum_je^{s_{qj}(t)}`
-    (scores polynomial in :math:`t`, so :math:`D_q` is entire) or a pole of GELU's :math:`\tanh u(t)`. Inside
+    (scores polynomial in :math:`t`, so :math:`D_q` is entire) or, for an activation ``act`` with poles
+    (``gelu_tanh``, ``tanh``), a pole of its :math:`\tanh u(t)`; the exact GELU (``gelu``, the default) is entire
+    and adds none. Inside
     the nearest singularity every inner partition function is analytic, so the argument principle counts the
     zeros of all of them on a circle: the first of 12 equispaced circles with a non-zero count brackets the
     nearest one, and bisection on "some count non-zero" gives its modulus (relative precision
     :math:`2^{-\text{steps}}` of the bracket), independently of the output softmax.
 
     Returns ``radius`` (inf where no singularity lies inside the given radius), ``denominator`` (True where
-    the nearest one is a zero of an attention denominator, False for a GELU pole), ``at`` (the point of that
+    the nearest one is a zero of an attention denominator, False for an activation pole), ``at`` (the point of that
     circle with Im t >= 0 where the inner partition functions come nearest to 0), and the certificate on the
     circle of 0.97 times the radius: ``count_in`` (zeros counted there, 0) and ``max_step`` (the largest phase
     step there, which must stay well below :math:`\pi` for the count to hold).
     """
     params = _tree("params", params)
-    model = make_model("attention")
+    model = make_model("attention", act=act)
     if set(params) != set(model.init(jax.random.key(0))):
         raise ValueError(f"params: expected the attention model's parameters, got keys {sorted(params)}")
     _, params, v, x, rows = _validated_rows(model.apply, params, v, x, rows)
@@ -898,12 +976,13 @@ def attention_singularities(params, v, x, rows, radius, *, points: int = 512, st
     points = V.integer("points", points, low=16, high=1 << 14)
     steps = V.integer("steps", steps, low=1, high=60)
     # a ladder of circles first: a circle beyond a zero of D_q can enclose poles of u (essential singularities of
-    # cosh u), where the count means nothing, so the bracket is the first circle with any non-zero count
+    # cosh u) or of an attention weight, where the count means nothing, so the bracket is the first circle with
+    # any non-zero count
     top, lo = hi.copy(), np.zeros(rows.size)
     found = np.zeros(rows.size, dtype=bool)
     for k in range(1, _LADDER + 1):
         rad = top * k / _LADDER
-        w, st = _inner_windings(params, v, x, rows, rad, points)
+        w, st = _inner_windings(params, v, x, rows, rad, points, act)
         new = ~found & (np.abs(w).sum(axis=1) > 0)
         hi = np.where(new, rad, hi)
         lo = np.where(found | new, lo, rad)
@@ -911,16 +990,17 @@ def attention_singularities(params, v, x, rows, radius, *, points: int = 512, st
     hi = np.where(found, hi, top)
     for _ in range(steps):
         mid = 0.5 * (lo + hi)
-        w, st = _inner_windings(params, v, x, rows, mid, points)
+        w, st = _inner_windings(params, v, x, rows, mid, points, act)
         inside = np.abs(w).sum(axis=1) > 0
         lo, hi = np.where(inside, lo, mid), np.where(inside, mid, hi)
-    wind, _ = _inner_windings(params, v, x, rows, hi, points)
+    wind, _ = _inner_windings(params, v, x, rows, hi, points, act)
     # the certificate: no zero inside 0.97 of the radius, with phase steps well below pi on that circle
-    w_in, max_step = _inner_windings(params, v, x, rows, 0.97 * hi, points)
+    w_in, max_step = _inner_windings(params, v, x, rows, 0.97 * hi, points, act)
     denominator = wind[:, :8].sum(axis=1) > 0
     phi = np.linspace(0, np.pi, 257)
     t = hi[:, None] * np.exp(1j * phi)[None, :]
-    f, total = _continued_rows(_attention_exponents, params, v, x, np.repeat(rows, phi.size), t.ravel(), sums=True)
+    f, total = _continued_rows(_attention_exponents(act), params, v, x, np.repeat(rows, phi.size), t.ravel(),
+                               sums=True)
     margin = (np.abs(f) / total).min(axis=-1).reshape(t.shape)
     at = t[np.arange(rows.size), np.argmin(margin, axis=1)]
     return {"radius": np.where(found, hi, np.inf), "denominator": denominator & found,
@@ -992,18 +1072,22 @@ def logit_line_taylor(z, a, y, order: int) -> jax.Array:
 
 
 # ----------------------------------------------------------------------------- one-step sweeps
-def _one_step_point(point, x, y, r, temperature, *, model):
-    """One direction: slopes, rho_a and the loss/accuracy after t = r rho_a for every r."""
+def _one_step_point(point, x, y, r, temperature, xt, yt, *, model, with_test):
+    """One direction: slopes, rho_a and the loss/accuracy after t = r rho_a for every r (and, ``with_test``, the
+    accuracy on ``(xt, yt)`` after the same steps)."""
     v, base = point["v"], point["params"]
     _, a = _jvp(model.apply, base, v, x)
     rho = _rho_from_slopes(a, temperature)
 
     def at(ri):
-        z = model.apply(_along(base, v, ri * rho), x)
-        return _cross_entropy(z, y, temperature), _accuracy(z, y)
+        moved = _along(base, v, ri * rho)
+        z = model.apply(moved, x)
+        test = _accuracy(model.apply(moved, xt), yt) if with_test else jnp.nan
+        return _cross_entropy(z, y, temperature), _accuracy(z, y), test
 
-    loss, acc = jax.vmap(at)(r)
-    return {"rho_a": rho, "loss": loss, "acc": acc, "a": a / temperature}
+    loss, acc, test_acc = jax.vmap(at)(r)
+    out = {"rho_a": rho, "loss": loss, "acc": acc, "a": a / temperature}
+    return out | ({"test_acc": test_acc} if with_test else {})
 
 
 def _chunking(chunk_size: Any) -> dict:
@@ -1014,7 +1098,8 @@ def _chunking(chunk_size: Any) -> dict:
     return {"chunk_size": V.integer("chunk_size", chunk_size, low=1, high=1_000_000), "pad_to_chunk": True}
 
 
-def one_step_sweep(model: Model, params, directions, x, y, r, *, temperature=1.0, chunk_size: int | None = None) -> dict:
+def one_step_sweep(model: Model, params, directions, x, y, r, *, temperature=1.0, chunk_size: int | None = None,
+                   test=None) -> dict:
     r"""One step :math:`\theta+r\rho_a(v)v` from ``params`` for every stacked unit direction
     (leading axis of ``directions``) and every normalized step ``r`` (the paper's
     :math:`r=t/\rho_a`, a 1-d array of values >= 0).
@@ -1023,7 +1108,10 @@ def one_step_sweep(model: Model, params, directions, x, y, r, *, temperature=1.0
     vmapped inside; ``chunk_size`` (None: one chunk) fixes the compiled grid size. Returns NumPy arrays: ``rho_a (D,)``; ``loss0``, ``acc0`` (scalars);
     ``loss``, ``ratio`` (= loss / loss0), ``acc`` and ``diverged`` (non-finite or > 1e150 post-step
     loss) of shape ``(D, R)``; the logits ``z (N, n)`` and slopes ``a (D, N, n)`` of the scaled
-    logits :math:`z/T` at the start, from which the linearized loss follows in closed form.
+    logits :math:`z/T` at the start, from which the linearized loss follows in closed form. With
+    ``test=(x_test, y_test)`` also ``test_acc (D, R)`` and ``test_acc0``: the accuracy on the held-out split after
+    the same steps (the direction and :math:`\rho_a` stay those of ``x``; a batch-normalized model normalizes the
+    test split with its own batch statistics).
     """
     model = _model(model)
     params = _tree("params", params)
@@ -1037,12 +1125,23 @@ def one_step_sweep(model: Model, params, directions, x, y, r, *, temperature=1.0
     n_dir = int(np.shape(d_leaves[0])[0]) if np.ndim(d_leaves[0]) else 0
     if d_def != p_def or n_dir < 1 or any(np.shape(d) != (n_dir,) + np.shape(w) for d, w in zip(d_leaves, p_leaves)):
         raise ValueError("directions: expected the pytree of params with one leading axis (one entry per direction)")
+    if test is None:
+        xt, yt = x, y
+    else:
+        if not isinstance(test, (tuple, list)) or len(test) != 2:
+            raise TypeError(f"test: expected a pair (x_test, y_test), got {type(test).__name__}")
+        try:
+            xt, yt = _model_inputs(model.apply, params, test[0], test[1])
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"test: {exc}") from None
     loss0, acc0 = _evaluate_jit(model.apply, params, x, y, T)
     # the parameters ride along the grid axis (one copy per direction) so XLA sees them as inputs,
     # not constants: constant-folding data @ weights at compile time is slow
     tiled = jax.tree_util.tree_map(lambda w: jnp.broadcast_to(w, (n_dir,) + w.shape), params)
-    out = run_grid(_one_step_point, {"v": directions, "params": tiled}, x, y, jnp.asarray(r), jnp.asarray(T),
-                   static={"model": model}, **chunking)
+    out = run_grid(_one_step_point, {"v": directions, "params": tiled}, x, y, jnp.asarray(r), jnp.asarray(T), xt, yt,
+                   static={"model": model, "with_test": test is not None}, **chunking)
+    if test is not None:
+        out["test_acc0"] = float(_evaluate_jit(model.apply, params, xt, yt, T)[1])
     loss0 = float(loss0)
     out["loss0"], out["acc0"] = loss0, float(acc0)
     out["ratio"] = out["loss"] / loss0
@@ -1278,6 +1377,211 @@ def temperature_runs(data: dict, *, temperatures, seeds, r, steps: int = 120, ba
     out["onset_r"] = np.where(out["diverged"], np.nan, on)
     out["onset_distance"] = out["onset_r"] * out["rho_a"]
     return out
+
+
+# ----------------------------------------------------------------------------- the authors' Table 1 setting
+# The paper's Table 1 comes from the authors' script experiments/archgrid/run.py (github.com/piyush314/
+# ghosts-of-softmax), whose setting differs from the paper's text: full-batch Adam at lr 0.015 for every
+# architecture, 200 steps, the spike at step 50 only, float32, the first 20 % of the digits as the test split;
+# its "Transformer" embeds each image as one token (so its attention softmax runs over a single key), its
+# MLP+LN has three GELU layers, its CNN+BN convolves the 64 pixels as a 1-d sequence with batch normalization
+# (running statistics for the controller's JVP, batch statistics otherwise), and its controller caps
+# lr·||g|| at rho_a along the normalized gradient. The models below are those architectures in JAX, with
+# PyTorch's default initialization distributions (drawn from JAX keys, so not the same draws).
+ARCHGRID_NAMES = ("transformer", "mlp_ln3", "cnn1d_bn")
+_AG_BN_MOMENTUM = 0.1  # PyTorch's BatchNorm default
+_AG_EPS = 1e-5  # LayerNorm and BatchNorm eps (PyTorch's default)
+
+
+def archgrid_digits() -> dict:
+    """The digits as the authors' Table 1 script splits them: pixels / 16 in float32, the first
+    ``int(0.2 · 1797) = 359`` images the test split, the other 1438 the (full-batch) training set."""
+    from sklearn.datasets import load_digits
+
+    raw = load_digits()
+    x = np.asarray(raw.data, dtype=np.float32) / np.float32(16.0)
+    y = np.asarray(raw.target, dtype=np.int32)
+    n_test = int(0.2 * len(y))
+    return {"x_train": x[n_test:], "y_train": y[n_test:], "x_test": x[:n_test], "y_test": y[:n_test]}
+
+
+def _ag_uniform(key, shape, fan_in):
+    """PyTorch's default for Linear/Conv1d weights and biases: U(-1/sqrt(fan_in), 1/sqrt(fan_in)) (kaiming_uniform
+    with a = sqrt(5) gives this bound for the weights)."""
+    b = 1.0 / math.sqrt(fan_in)
+    return jax.random.uniform(key, shape, jnp.float32, -b, b)
+
+
+def _ag_linear(key, n_in, n_out) -> dict:
+    kw, kb = jax.random.split(key)
+    return {"W": _ag_uniform(kw, (n_in, n_out), n_in), "b": _ag_uniform(kb, (n_out,), n_in)}
+
+
+def _ag_norm(n) -> dict:
+    return {"g": jnp.ones(n, jnp.float32), "c": jnp.zeros(n, jnp.float32)}
+
+
+def _ag_init(name: str, key) -> dict:
+    """Parameters (nested dicts of float32 arrays) of one of the authors' Table 1 models."""
+    ks = jax.random.split(key, 8)
+    if name == "transformer":
+        d = 32
+        return {"embed": _ag_linear(ks[0], 64, d), "qkv": _ag_linear(ks[1], d, 3 * d), "out": _ag_linear(ks[2], d, d),
+                "ffn1": _ag_linear(ks[3], d, 4 * d), "ffn2": _ag_linear(ks[4], 4 * d, d), "norm1": _ag_norm(d),
+                "norm2": _ag_norm(d), "head": _ag_linear(ks[5], d, 10)}
+    if name == "mlp_ln3":
+        d = 64
+        return {"fc1": _ag_linear(ks[0], 64, d), "fc2": _ag_linear(ks[1], d, d), "fc3": _ag_linear(ks[2], d, d),
+                "norm1": _ag_norm(d), "norm2": _ag_norm(d), "norm3": _ag_norm(d), "head": _ag_linear(ks[3], d, 10)}
+    ch = 32  # cnn1d_bn: kernels stored (3, C_in, C_out), tap-major (see _ag_conv)
+    return {"conv1": {"W": _ag_uniform(ks[0], (3, 1, ch), 3), "b": _ag_uniform(ks[1], (ch,), 3)},
+            "conv2": {"W": _ag_uniform(ks[2], (3, ch, ch), 3 * ch), "b": _ag_uniform(ks[3], (ch,), 3 * ch)},
+            "bn1": _ag_norm(ch), "bn2": _ag_norm(ch), "head": _ag_linear(ks[4], ch, 10)}
+
+
+def _ag_dense(p, h):
+    return h @ p["W"] + p["b"]
+
+
+def _ag_layer_norm(p, h):
+    mu = h.mean(-1, keepdims=True)
+    var = ((h - mu) ** 2).mean(-1, keepdims=True)
+    return (h - mu) / jnp.sqrt(var + _AG_EPS) * p["g"] + p["c"]
+
+
+def _ag_conv(p, h):
+    r"""PyTorch's ``Conv1d(k=3, padding=1)`` (a cross-correlation) on channels-last ``h`` (N, L, C):
+    :math:`y_{lo}=b_o+\sum_{j,c}W_{jco}h_{l+j-1,c}`, as one product of the three shifted copies (im2col)."""
+    L = h.shape[1]
+    hp = jnp.pad(h, ((0, 0), (1, 1), (0, 0)))
+    patches = jnp.concatenate([hp[:, j:j + L, :] for j in range(3)], axis=-1)
+    return patches @ p["W"].reshape(-1, p["W"].shape[-1]) + p["b"]
+
+
+def _ag_batch_norm(p, h, stats):
+    """BatchNorm1d over the samples and positions of ``h`` (N, L, C): with ``stats`` None the batch's mean and
+    biased variance (training mode; also returns the unbiased variance the running average takes), else the
+    running ``(mean, var)`` (evaluation mode)."""
+    if stats is None:
+        mu = h.mean(axis=(0, 1))
+        var = ((h - mu) ** 2).mean(axis=(0, 1))
+        n = h.shape[0] * h.shape[1]
+        new = (mu, var * n / (n - 1))
+    else:
+        (mu, var), new = stats, None
+    return (h - mu) / jnp.sqrt(var + _AG_EPS) * p["g"] + p["c"], new
+
+
+def _ag_apply(name: str, p, x, stats=None):
+    """Logits of an authors' Table 1 model and, for ``cnn1d_bn`` in training mode (``stats`` None), the two
+    layers' batch statistics ``((mean, unbiased var), ...)`` (``()`` for the others and in evaluation mode)."""
+    gelu = _gelu_erf  # the authors' F.gelu: PyTorch's default, the exact GELU
+    if name == "transformer":
+        h = _ag_dense(p["embed"], x)[:, None, :]  # one token per image
+        q, k, v = jnp.split(_ag_dense(p["qkv"], _ag_layer_norm(p["norm1"], h)), 3, axis=-1)
+        scores = q @ jnp.swapaxes(k, 1, 2) * (32 ** -0.5)  # (N, 1, 1): a softmax over one key
+        h = h + _ag_dense(p["out"], jax.nn.softmax(scores, axis=-1) @ v)
+        h = h + _ag_dense(p["ffn2"], gelu(_ag_dense(p["ffn1"], _ag_layer_norm(p["norm2"], h))))
+        return _ag_dense(p["head"], h[:, 0]), ()
+    if name == "mlp_ln3":
+        h = x
+        for i in (1, 2, 3):
+            h = gelu(_ag_layer_norm(p[f"norm{i}"], _ag_dense(p[f"fc{i}"], h)))
+        return _ag_dense(p["head"], h), ()
+    h = x[:, :, None]  # cnn1d_bn: the 64 pixels as a sequence of one channel
+    new = []
+    for i in (1, 2):
+        h, s = _ag_batch_norm(p[f"bn{i}"], _ag_conv(p[f"conv{i}"], h), None if stats is None else stats[i - 1])
+        h = jax.nn.relu(h)
+        new.append(s)
+    return _ag_dense(p["head"], h.mean(axis=1)), (tuple(new) if stats is None else ())
+
+
+def _ag_running(old, new):
+    """PyTorch's running-statistics update ``(1 - m)·old + m·batch`` (unbiased batch variance), m = 0.1."""
+    return jax.tree_util.tree_map(lambda o, b: (1 - _AG_BN_MOMENTUM) * o + _AG_BN_MOMENTUM * b, old, new)
+
+
+def _ag_run(point, data, eta, factor, spike_step, *, name, steps, mode):
+    r"""One seed of the authors' Table 1 run (traceable): full-batch Adam (optax ``scale_by_adam``, PyTorch's
+    defaults), the learning rate ``eta·factor`` at step ``spike_step`` only. ``mode`` (static): 0 plain, 1 clip
+    (PyTorch's ``clip_grad_norm_(·, 1)``: g·min(1, 1/(||g|| + 1e-6))), 2 controller (step size lr·s with
+    :math:`s=\min(1,\rho_a/(\mathrm{lr}\,\|g\|))`, :math:`\rho_a` by one JVP of the training logits along
+    :math:`-g/\|g\|`, batch normalization in evaluation mode with the running statistics). Per step it records
+    the training loss before the step, the test accuracy after it (a training-mode forward pass, as the authors'
+    script evaluates, which also moves the running statistics), the scale s and :math:`\rho_a`."""
+    xtr, ytr, xte, yte = data["x_train"], data["y_train"], data["x_test"], data["y_test"]
+    params = _ag_init(name, jax.random.key(point["seed"]))
+    bn = name == "cnn1d_bn"
+    running = ((jnp.zeros(32, jnp.float32), jnp.ones(32, jnp.float32)),) * 2 if bn else ()
+    adam = optax.scale_by_adam()
+
+    def loss_fn(p):
+        z, stats = _ag_apply(name, p, xtr)
+        return _cross_entropy(z, ytr), stats
+
+    def step(carry, i):
+        p, s, run = carry
+        (loss, stats), g = jax.value_and_grad(loss_fn, has_aux=True)(p)
+        if bn:
+            run = _ag_running(run, stats)
+        g_norm = _tree_norm(g)
+        lr = eta * jnp.where(i == spike_step, factor, 1.0)
+        if mode == 1:
+            g = jax.tree_util.tree_map(lambda w: w * jnp.minimum(1.0, 1.0 / (g_norm + 1e-6)), g)
+        if mode == 2:
+            v = jax.tree_util.tree_map(lambda w: -w / jnp.where(g_norm > 0, g_norm, 1.0), g)
+            a = jax.jvp(lambda q: _ag_apply(name, q, xtr, run if bn else None)[0], (p,), (v,))[1]
+            rho = _rho_from_slopes(a, 1.0)
+            tau = lr * g_norm
+            scale = jnp.where(g_norm < 1e-12, 1.0, jnp.minimum(1.0, rho / jnp.where(tau > 0, tau, 1.0)))
+        else:
+            rho, scale = jnp.nan, 1.0
+        u, s = adam.update(g, s, p)
+        p = jax.tree_util.tree_map(lambda w, d: w - (lr * scale) * d, p, u)
+        z_te, stats_te = _ag_apply(name, p, xte)
+        if bn:
+            run = _ag_running(run, stats_te)
+        out = {"loss": loss, "test_acc": _accuracy(z_te, yte), "scale": jnp.asarray(scale, jnp.float32),
+               "rho_a": jnp.asarray(rho, jnp.float32)}
+        return (p, s, run), out
+
+    _, trace = jax.lax.scan(step, (params, adam.init(params), running), jnp.arange(steps, dtype=jnp.int32))
+    return trace
+
+
+def archgrid_runs(name: str, *, seeds, modes=MODES, steps: int = 200, eta: float = 0.015, factor: float = 1e4,
+                  spike_step: int = 50) -> dict:
+    r"""The authors' Table 1 runs of model ``name`` (:data:`ARCHGRID_NAMES`) on :func:`archgrid_digits`, for every
+    (mode, seed): full-batch Adam, one step at ``eta·factor`` (step ``spike_step``; ``factor`` 1 for an unspiked
+    run), see :func:`_ag_run`. Float32, as the authors'. One compiled program per (model, mode, steps); the seeds
+    of a mode are vmapped. Returns, mode-major: ``mode, seed (G,)``; ``loss`` (training loss before each step),
+    ``test_acc`` (after each step), ``scale``, ``rho_a (G, steps)`` (``rho_a`` NaN outside the controller);
+    ``final_acc``, ``final_loss (G,)`` and ``diverged (G,)`` -- Table 1's rule: the final loss exceeds 10 (or is
+    not finite)."""
+    V.choice("name", name, ARCHGRID_NAMES)
+    if isinstance(modes, str) or not hasattr(modes, "__iter__"):
+        raise TypeError(f"modes: expected a sequence of mode names, got {type(modes).__name__}")
+    codes = [MODES.index(V.choice("modes", m, MODES)) for m in modes]
+    if not codes:
+        raise ValueError("modes: expected at least one mode, got none")
+    seeds = _seeds(seeds)
+    steps = V.integer("steps", steps, low=1, high=100_000)
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    factor = V.real("factor", factor, low=0.0, low_open=True)
+    spike_step = V.integer("spike_step", spike_step, low=-1, high=steps - 1)
+    data = {k: jnp.asarray(v) for k, v in archgrid_digits().items()}
+    parts = []
+    for code in codes:
+        out = run_grid(_ag_run, {"seed": jnp.asarray(seeds)}, data, jnp.asarray(eta, jnp.float32),
+                       jnp.asarray(factor, jnp.float32), jnp.asarray(spike_step, jnp.int32),
+                       static={"name": name, "steps": steps, "mode": code})
+        out["mode"], out["seed"] = np.full(seeds.size, code, dtype=np.int32), np.asarray(seeds)
+        parts.append(out)
+    res = {k: np.concatenate([p_[k] for p_ in parts]) for k in parts[0]}
+    res["final_acc"], res["final_loss"] = res["test_acc"][:, -1], res["loss"][:, -1]
+    res["diverged"] = ~np.isfinite(res["final_loss"]) | (res["final_loss"] > 10)
+    return res
 
 
 def finite_median(values, diverged) -> tuple[float, int]:

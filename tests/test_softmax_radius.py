@@ -149,6 +149,48 @@ def test_linearized_line_loss_and_increment_bound():
     assert far[1] - far[0] == pytest.approx(T.increment_bound(a[0, :1], y[:1]), rel=1e-9)
 
 
+def test_hessian_step_scale_is_two_over_the_curvature():
+    """eq. (43): τ_H = 2/κ with κ = f''(δ)Δ² (eq. 46), against sympy's f'' and the ratios of Fig. 13 and §8.5."""
+    fpp = T.logistic_scales()["fpp"]
+    x = sp.Symbol("x")
+    for d, da in ((10.0, 1.0), (2.0, 0.5), (-3.0, 2.0)):
+        kappa = float(fpp.subs(x, d)) * da**2
+        assert T.hessian_step_scale(d, da) == pytest.approx(2 / kappa, rel=1e-12)
+        rho = math.sqrt(d**2 + math.pi**2) / abs(da)
+        assert T.hessian_ratio(d, da, "radius") == pytest.approx(2 / kappa / rho, rel=1e-12)
+        assert T.hessian_ratio(d, da, "rho_a") == pytest.approx(2 / kappa / (math.pi / abs(da)), rel=1e-12)
+    # the paper's numbers at δ = 10: over 4000x against both radii; the 1/f'' reading gives 2101 against the radius
+    assert 4200 < T.hessian_ratio(10.0) < 4210 and 14020 < T.hessian_ratio(10.0, against="rho_a") < 14030
+    assert T.curvature_to_radius_ratio(10.0) == pytest.approx(T.hessian_ratio(10.0) / 2, rel=1e-14)
+
+
+def test_accuracy_floor_and_linearized_accuracy_by_hand():
+    z = np.array([[2.0, 0.0, -1.0], [0.0, 0.5, 0.0], [1.0, 0.9, 0.0]])  # margins 2, -0.5 (wrong), 0.1
+    a = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 0.0], [0.0, 1.0, -1.0]])  # spreads 1, 0, 2
+    y = np.array([0, 0, 0])
+    np.testing.assert_allclose(T.top2_margin(z, y), [2.0, -0.5, 0.1])
+    t = np.array([0.0, 0.04, 1.0, 1.9, 2.5])
+    # sample 0 keeps while 2 > t; sample 1 is wrong; sample 2 keeps while 0.1 > 2t
+    np.testing.assert_allclose(T.accuracy_floor(z, a, y, t), [2 / 3, 2 / 3, 1 / 3, 1 / 3, 0.0])
+    # the linearized logits themselves: sample 0 flips at t = 2, sample 2 when 1 < 0.9 + t, i.e. t > 0.1
+    np.testing.assert_allclose(T.linearized_accuracy(z, a, y, t), [2 / 3, 2 / 3, 1 / 3, 1 / 3, 0.0])
+    # per-direction distances (D, R) with slopes (D, N, n)
+    two = T.accuracy_floor(z, np.stack([a, 0 * a]), y, np.stack([t, t]))
+    np.testing.assert_allclose(two[1], 2 / 3)
+    assert np.all(T.accuracy_floor(z, a, y, t) <= T.linearized_accuracy(z, a, y, t) + 1e-15)
+
+
+def test_perturbation_epsilon_by_hand():
+    """ε = C π²/(2 Δa² min_k w_k) with C = max_k |z_k''| and w = softmax(z)."""
+    z = np.array([[0.0, math.log(3.0)], [1.0, 1.0]])  # weights (1/4, 3/4) and (1/2, 1/2)
+    a = np.array([[0.0, 2.0], [0.5, 0.5]])
+    c2 = np.array([[0.1, -0.3], [0.2, 0.0]])
+    eps = T.perturbation_epsilon(z, a, c2)
+    assert eps[0] == pytest.approx(0.3 * math.pi**2 / (2 * 4.0) * 4.0, rel=1e-13)
+    assert eps[1] == math.inf  # Δa = 0: no linearized zero to perturb
+    assert T.perturbation_epsilon(z[:1], a[:1], 0 * c2[:1])[0] == 0.0  # linear logits: ε = 0
+
+
 def test_kl_zero_probability_limit_and_small_t_ratio():
     a = np.array([0.3, -1.0, 2.0])
     for fn in (T.kl_forward, T.kl_reverse):
@@ -323,6 +365,32 @@ def test_one_step_sweep_matches_the_numpy_reference():
     assert np.allclose(lin[:, 0], out["loss0"], rtol=1e-12)
 
 
+def test_one_step_sweep_test_accuracy_matches_the_numpy_reference():
+    """The held-out accuracy after each step (the paper's criterion) against the NumPy forward pass."""
+    dirs = {k: np.stack([np.roll(v, i) for i in range(3)]) for k, v in _V.items()}
+    r = np.array([0.0, 0.5, 2.0])
+    xt, yt = _DATA["x_test"], _DATA["y_test"]
+    out = S.one_step_sweep(_MLP, _P, dirs, _X, _Y, r, chunk_size=4, test=(xt, yt))
+    for j in range(3):
+        vj = {k: v[j] for k, v in dirs.items()}
+        for i, ri in enumerate(r * out["rho_a"][j]):
+            ref = np.mean(R.mlp_logits({k: _P[k] + ri * vj[k] for k in _P}, xt).argmax(axis=1) == yt)
+            assert out["test_acc"][j, i] == pytest.approx(ref, abs=1e-6)
+    assert out["test_acc0"] == pytest.approx(np.mean(R.mlp_logits(_P, xt).argmax(axis=1) == yt), abs=1e-6)
+    with pytest.raises(TypeError, match="test"):
+        S.one_step_sweep(_MLP, _P, dirs, _X, _Y, r, chunk_size=4, test=xt)
+
+
+def test_logit_curvature_is_the_second_derivative_of_the_forward_pass():
+    """z'' by nested JVPs against central second differences of the NumPy MLP (exact for its quadratic active piece
+    while no ReLU switches within ±h)."""
+    h = 1e-4
+    c2 = np.asarray(S.logit_curvature(_MLP.apply, _P, _V, _X))
+    f = lambda t: R.mlp_logits({k: _P[k] + t * _V[k] for k in _P}, _X)  # noqa: E731
+    np.testing.assert_allclose(c2, (f(h) - 2 * f(0.0) + f(-h)) / h**2, rtol=1e-4, atol=1e-6)
+    assert np.max(np.abs(c2)) > 1e-3
+
+
 def test_onset_and_finite_median():
     r = np.array([0.5, 1.0, 2.0])
     ratio = np.array([[1.0, 1.05, 3.0], [1.0, NAN, 1.0], [1.0, 1.0, 1.0]])
@@ -458,8 +526,8 @@ def test_one_sample_rows_equal_the_whole_batch_continuation(name):
     # partition sums taken inside the compiled program must be NumPy's sums of the returned exponents. One
     # model per way of mixing within a sample (a layer norm across units, attention across tokens, the attention
     # exponents' own function); linear, mlp and cnn share their row rule with these (_one_sample, or cnn_bn's)
-    if name == "exponents":
-        params, f = S.make_model("attention").init(jax.random.key(5)), S._attention_exponents
+    if name == "exponents":  # the tanh variant's, which has the cosh rows besides the attention denominators
+        params, f = S.make_model("attention").init(jax.random.key(5)), S._attention_exponents("gelu_tanh")
     else:
         model = S.make_model(name, hidden=(16, 8))
         params, f = model.init(jax.random.key(5)), model.apply
@@ -491,24 +559,160 @@ def test_ghost_zeros_and_winding_numbers_on_a_last_layer_direction():
     assert S.zeros_inside(_MLP.apply, _P, v, x, rows, 1.03 * R)["count"].tolist() == [2, 2, 2]
 
 
-def test_attention_inner_singularity_is_a_gelu_pole_or_denominator_zero():
-    att = S.make_model("attention")
+@pytest.mark.parametrize("act", ["gelu_tanh", "gelu"])
+def test_attention_inner_singularity_is_a_gelu_pole_or_denominator_zero(act):
+    """The tanh-approximate GELU brings poles (its inner partition functions include cosh u); the exact GELU is
+    entire, so only the attention denominators remain, and the exponent function has no cosh rows."""
+    att = S.make_model("attention", act=act)
     params = _away_from_kinks(att.init(jax.random.key(3)))
     v, x = _unit(params, phase=0.9), _X[:2]
     rows = np.array([0, 1])
-    out = S.attention_singularities(params, v, x, rows, np.full(2, 20.0), points=256, steps=14)
+    out = S.attention_singularities(params, v, x, rows, np.full(2, 20.0), act=act, points=256, steps=14)
     rad = out["radius"]
     assert np.all(np.isfinite(rad)) and np.all(out["count_in"] == 0) and np.all(out["max_step"] < 1.0)
     # inside the located circle no inner partition function vanishes; just outside one does (a conjugate pair)
-    w_in, _ = S._inner_windings(params, v, x, rows, 0.97 * rad, 256)
-    w_out, _ = S._inner_windings(params, v, x, rows, 1.03 * rad, 256)
+    w_in, _ = S._inner_windings(params, v, x, rows, 0.97 * rad, 256, act)
+    w_out, _ = S._inner_windings(params, v, x, rows, 1.03 * rad, 256, act)
     assert np.abs(w_in).sum() == 0 and np.all(np.abs(w_out).sum(axis=1) >= 2)
     # at the located point the nearest inner partition function (cosh u or an attention denominator) is ~0
-    f, total = S._continued_rows(S._attention_exponents, params, v, x, rows, out["at"], sums=True)
+    f, total = S._continued_rows(S._attention_exponents(act), params, v, x, rows, out["at"], sums=True)
     assert np.all((np.abs(f) / total).min(axis=-1) < 0.1)
+    if act == "gelu":  # entire activation: the exponents are the scores only, every singularity a denominator zero
+        assert np.asarray(S._attention_exponents("gelu")(params, x)).shape == (2, 8, 8)
+        assert np.all(out["denominator"])
+    else:  # this draw: the tanh poles come before any denominator zero
+        assert not np.any(out["denominator"])
     # a last-layer step leaves every inner quantity fixed: no singularity at all
     last = {k: (w if k in ("W", "b") else 0 * w) for k, w in v.items()}
-    assert np.all(np.isinf(S.attention_singularities(params, last, x, rows, np.full(2, 20.0), points=64, steps=2)["radius"]))
+    none = S.attention_singularities(params, last, x, rows, np.full(2, 20.0), act=act, points=64, steps=2)
+    assert np.all(np.isinf(none["radius"]))
+
+
+# ----------------------------------------------------------------------------- the exact (erf) GELU
+def _gelu_ref(h):
+    """x Φ(x) by scipy's erf: the exact GELU of PyTorch's F.gelu."""
+    from scipy.special import erf
+
+    return 0.5 * h * (1.0 + erf(h / math.sqrt(2.0)))
+
+
+def _attention_ref(p, x, gelu=_gelu_ref):
+    """NumPy forward pass of the attention model (8 row tokens, one head, mean pooling)."""
+    p = {k: np.asarray(w) for k, w in p.items()}
+    tok = np.asarray(x).reshape(-1, 8, 8) @ p["E"] + p["pos"]
+    q, k, v = tok @ p["Q"], tok @ p["Kw"], tok @ p["V"]
+    s = q @ np.swapaxes(k, 1, 2) / math.sqrt(16)
+    w = np.exp(s - s.max(axis=-1, keepdims=True))
+    h = tok + (w / w.sum(axis=-1, keepdims=True)) @ v
+    return gelu(h).mean(axis=1) @ p["W"] + p["b"]
+
+
+def test_erf_gelu_is_the_default_and_the_paper_models_use_it():
+    """make_model's attention model and the temperature MLP use the exact GELU (the paper's PyTorch models); the tanh
+    form is a named variant. The two differ by up to ~5e-4 (a test that would not see the swap is no test)."""
+    assert S.make_model("attention") is S.make_model("attention", act="gelu")
+    h = np.linspace(-4, 4, 81)
+    np.testing.assert_allclose(np.asarray(S._ACTS["gelu"](jnp.asarray(h))), _gelu_ref(h), rtol=1e-13, atol=1e-15)
+    assert np.max(np.abs(np.asarray(S._ACTS["gelu_tanh"](jnp.asarray(h))) - _gelu_ref(h))) > 1e-4
+    # the temperature study builds its MLP with act="gelu": that model's logits are the exact GELU's
+    mlp = S.make_model("mlp", hidden=(8,), act="gelu")
+    p = {k: np.asarray(w) for k, w in mlp.init(jax.random.key(2)).items()}
+    ref = _gelu_ref(_X @ p["W0"] + p["b0"]) @ p["W1"] + p["b1"]
+    np.testing.assert_allclose(np.asarray(mlp.apply(p, _X)), ref, rtol=1e-12, atol=1e-13)
+
+
+def test_erf_gelu_attention_logits_and_rho_a_match_a_scipy_reference():
+    """Logits of the exact-GELU attention model against the NumPy forward pass with scipy's erf, and ρ_a (JAX
+    JVP) against central differences of that reference (O(h²) ~ 1e-10 relative at h = 1e-5)."""
+    att = S.make_model("attention")
+    p = _away_from_kinks(att.init(jax.random.key(7)))
+    v = _unit(p, phase=0.3)
+    x = _X[:16]
+    np.testing.assert_allclose(np.asarray(att.apply(p, x)), _attention_ref(p, x), rtol=1e-12, atol=1e-13)
+    h = 1e-5
+    a = (_attention_ref({k: p[k] + h * v[k] for k in p}, x) - _attention_ref({k: p[k] - h * v[k] for k in p}, x)) / (2 * h)
+    rho_ref = math.pi / np.max(a.max(axis=1) - a.min(axis=1))
+    assert float(S.rho_a(att.apply, p, v, x)) == pytest.approx(rho_ref, rel=1e-8)
+    # and the tanh variant is a different model (its logits differ from the exact GELU's reference)
+    tanh = S.make_model("attention", act="gelu_tanh")
+    assert np.max(np.abs(np.asarray(tanh.apply(p, x)) - _attention_ref(p, x))) > 1e-6
+
+
+def test_erf_gelu_continues_to_complex_steps_as_mpmath_says():
+    """The continuation of the exact GELU at complex arguments (scipy's Faddeeva erf through a host callback)
+    against mpmath's erfc, and the continued attention logits at a complex step against the NumPy reference
+    evaluated with mpmath's complex erf (independent of scipy and of JAX)."""
+    import mpmath
+
+    zs = np.array([0.3 + 0.2j, -1.5 + 2.0j, 2.5 - 1.0j, -0.2 - 3.0j])
+    got = np.asarray(S._complex_erf("erfc", jnp.asarray(zs)))
+    ref = np.array([complex(mpmath.erfc(complex(z))) for z in zs])
+    np.testing.assert_allclose(got, ref, rtol=1e-12)
+    att = S.make_model("attention")
+    p = _away_from_kinks(att.init(jax.random.key(7)))
+    v = _unit(p, phase=0.3)
+    x = _X[:2]
+    t = 0.4 + 0.3j
+    cerf = np.vectorize(lambda z: complex(mpmath.erf(complex(z))))
+    ref = _attention_ref({k: p[k] + t * v[k] for k in p}, x, gelu=lambda h: 0.5 * h * (1.0 + cerf(h / math.sqrt(2.0))))
+    np.testing.assert_allclose(np.asarray(S.continued_logits(att.apply, p, v, x, np.array([t])))[0], ref, rtol=1e-11)
+
+
+def test_tanh_gelu_poles_where_theory_puts_them_and_the_exact_gelu_has_none():
+    """The continued tanh GELU blows up at the pole gelu_tanh_pole_distance locates (a root of u(x) = ±iπ/2 nearest
+    x0, searched on its circle), while the exact GELU stays bounded there."""
+    for x0 in (-1.0, 0.5, 2.0):
+        rho = float(T.gelu_tanh_pole_distance(x0))
+        circle = x0 + rho * np.exp(1j * np.linspace(0, 2 * np.pi, 20001))
+        tanh_vals = np.abs(np.asarray(S._ACTS["gelu_tanh"](jnp.asarray(circle))))
+        erf_vals = np.abs(0.5 * circle * np.asarray(S._complex_erf("erfc", jnp.asarray(-circle / math.sqrt(2)))))
+        assert tanh_vals.max() > 1e3 * np.median(tanh_vals)  # a pole on the circle
+        inner = x0 + 0.9 * rho * np.exp(1j * np.linspace(0, 2 * np.pi, 2001))
+        assert np.abs(np.asarray(S._ACTS["gelu_tanh"](jnp.asarray(inner)))).max() < 1e2  # none inside
+        assert erf_vals.max() < 1e3 * np.median(erf_vals)  # entire: nothing special on that circle
+
+
+# ----------------------------------------------------------------------------- the authors' Table 1 setting
+def test_authors_models_conv_batch_norm_and_one_key_attention():
+    """The 1-d convolution is PyTorch's Conv1d (a cross-correlation with padding 1: XLA's convolution as the
+    reference), batch normalization uses the batch's biased variance and hands the unbiased one to the running
+    average, and the one-token Transformer's attention softmax over a single key is 1 (so q and k do not matter)."""
+    p = S._ag_init("cnn1d_bn", jax.random.key(0))
+    h = jnp.asarray(np.random.default_rng(0).normal(size=(5, 64, 32)), dtype=jnp.float32)
+    ref = jax.lax.conv_general_dilated(h, p["conv2"]["W"], (1,), [(1, 1)], dimension_numbers=("NWC", "WIO", "NWC"))
+    np.testing.assert_allclose(np.asarray(S._ag_conv(p["conv2"], h)), np.asarray(ref + p["conv2"]["b"]), rtol=2e-5,
+                               atol=2e-5)
+    out, (mu, var) = S._ag_batch_norm({"g": jnp.ones(32), "c": jnp.zeros(32)}, h, None)
+    hn = np.asarray(h, dtype=np.float64)
+    np.testing.assert_allclose(np.asarray(var), hn.var(axis=(0, 1), ddof=1), rtol=1e-4)
+    np.testing.assert_allclose(np.asarray(out).std(axis=(0, 1)), 1.0, rtol=1e-3)
+    x = jnp.asarray(S.archgrid_digits()["x_train"][:6])
+    tp = S._ag_init("transformer", jax.random.key(1))
+    qk = jax.tree_util.tree_map(jnp.zeros_like, tp)
+    qk["qkv"] = {"W": jnp.zeros_like(tp["qkv"]["W"]).at[:, :64].set(1.0), "b": jnp.zeros_like(tp["qkv"]["b"])}
+    _, da = jax.jvp(lambda q: S._ag_apply("transformer", q, x)[0], (tp,), (qk,))  # move only q and k
+    assert float(jnp.max(jnp.abs(da))) == 0.0
+    # counted from the authors' PyTorch modules: e.g. the Transformer 2080 + 3168 + 1056 + 4224 + 4128 + 64 + 64 + 330
+    for name, n_par in (("transformer", 15_114), ("mlp_ln3", 13_514), ("cnn1d_bn", 3_690)):
+        leaves = jax.tree_util.tree_leaves(S._ag_init(name, jax.random.key(0)))
+        assert sum(w.size for w in leaves) == n_par  # the authors' models' parameter counts
+        assert all(w.dtype == jnp.float32 for w in leaves)
+
+
+def test_authors_runs_controller_caps_the_step_and_clipping_is_plain_adam_on_small_gradients():
+    d = S.archgrid_digits()
+    assert d["x_test"].shape == (359, 64) and d["x_train"].shape == (1438, 64)  # the first 20 % is the test split
+    out = S.archgrid_runs("mlp_ln3", seeds=[0], steps=4, spike_step=2, factor=1e4)
+    ctrl = out["mode"] == 2
+    assert out["test_acc"].shape == (3, 4) and np.all(np.isnan(out["rho_a"][~ctrl]))
+    # the controller's step lr·s·||g|| never exceeds ρ_a; at the spike it cuts the step
+    scale, rho = out["scale"][ctrl][0], out["rho_a"][ctrl][0]
+    assert scale[2] < 1e-2 and np.all(scale <= 1)
+    assert not np.any(out["diverged"][ctrl])
+    # Table 1's rule: divergent iff the final loss exceeds 10 (or is not finite)
+    np.testing.assert_array_equal(out["diverged"], ~np.isfinite(out["final_loss"]) | (out["final_loss"] > 10))
+    with pytest.raises(ValueError, match="name"):
+        S.archgrid_runs("resnet18", seeds=[0])
 
 
 def test_bench_case_numpy_reference_agrees():

@@ -43,9 +43,10 @@ __all__ = [
     "third_moment_extremum",
     "binary_radius", "binary_ghost", "lower_bound", "radius", "radius_details", "strip_margin",
     "log_partition_taylor", "cauchy_hadamard_radius", "prony_pair", "prony_radius", "prony_error_scale",
-    "domb_sykes_pair", "taylor_truncation_error",
-    "logistic_radius", "logistic_inverse_curvature", "curvature_to_radius_ratio",
-    "linearized_line_loss", "increment_bound",
+    "domb_sykes_pair", "taylor_truncation_error", "gelu_tanh_pole_distance",
+    "logistic_radius", "logistic_inverse_curvature", "curvature_to_radius_ratio", "hessian_step_scale",
+    "hessian_ratio", "linearized_line_loss", "increment_bound", "top2_margin", "accuracy_floor", "linearized_accuracy",
+    "perturbation_epsilon",
     "third_central_moment", "third_moment_bound", "kl_forward", "kl_reverse", "kl_small_t_ratio",
 ]
 
@@ -534,6 +535,18 @@ def prony_pair(coeffs, n_min=None) -> complex:
     return complex(re_lam / mod2, math.sqrt(mod2 - re_lam**2) / mod2)
 
 
+def gelu_tanh_pole_distance(x0):
+    r"""Distance from a real point :math:`x_0` to the nearest pole of the tanh-approximate GELU
+    :math:`\tfrac x2(1+\tanh u)`, :math:`u(x)=\sqrt{2/\pi}(x+0.044715x^3)`: the poles are the roots of
+    :math:`u(x)=i\pi(k+\tfrac12)` (where :math:`\cosh u=0`), three per integer :math:`k` (NumPy's roots of the cubic;
+    :math:`|k|\le4` suffices, farther ones lie farther out for :math:`|x_0|\le10`). The exact GELU
+    :math:`x\Phi(x)` is entire: it has none."""
+    x = _reals("x0", x0, low=-10.0, high=10.0)
+    c = math.sqrt(2 / math.pi)
+    poles = np.concatenate([np.roots([0.044715, 0.0, 1.0, -1j * math.pi * (k + 0.5) / c]) for k in range(-5, 5)])
+    return _scalar_or_array(np.min(np.abs(poles[None, :] - np.atleast_1d(x)[:, None]), axis=1).reshape(np.shape(x)))
+
+
 def prony_radius(coeffs, n_min=None) -> float:
     r"""Modulus :math:`|t_0|` of the nearest conjugate pair of singularities (:func:`prony_pair`)."""
     return abs(prony_pair(coeffs, n_min))
@@ -613,6 +626,29 @@ def curvature_to_radius_ratio(delta, curvature_factor=1.0):
     return _scalar_or_array(c * np.asarray(logistic_inverse_curvature(delta)) / np.asarray(logistic_radius(delta)))
 
 
+def hessian_step_scale(delta, delta_a=1.0):
+    r"""The paper's Hessian step scale along a direction, :math:`\tau_H=2/\kappa` with
+    :math:`\kappa=v^\top Hv=f''(\delta)\Delta^2` (App. 5 eqs. (30), (43); binary curvature eq. (46)
+    :math:`\ell''(0)=\sigma(\delta)(1-\sigma(\delta))\Delta^2_{y,c}`):
+    :math:`\tau_H=2(e^\delta+2+e^{-\delta})/\Delta^2` (``delta_a`` :math:`\Delta\ne0`)."""
+    da = _reals("delta_a", delta_a)
+    if np.any(da == 0):
+        raise ValueError("delta_a: the logit-derivative gap must be non-zero (a zero gap has no curvature)")
+    return _scalar_or_array(2.0 * np.asarray(logistic_inverse_curvature(delta)) / da**2)
+
+
+def hessian_ratio(delta, delta_a=1.0, against: str = "radius"):
+    r""":math:`\tau_H/\rho` for the binary line loss at margin :math:`\delta` and gap :math:`\Delta`:
+    against the Taylor radius :math:`\rho^*=\sqrt{\delta^2+\pi^2}/|\Delta|` (``"radius"``, Fig. 13's comparison)
+    or against :math:`\rho_a=\pi/|\Delta|` (``"rho_a"``, §8.5's), i.e.
+    :math:`2(e^\delta+2+e^{-\delta})/(|\Delta|\sqrt{\delta^2+\pi^2})` or :math:`2(e^\delta+2+e^{-\delta})/(\pi|\Delta|)`.
+    For large :math:`\delta` the latter is the paper's eq. (47), :math:`\approx2e^\delta/(\pi|\Delta|)`."""
+    V.choice("against", against, ("radius", "rho_a"))
+    da = np.abs(_reals("delta_a", delta_a))
+    rho = np.asarray(binary_radius(delta, da)) if against == "radius" else np.pi / da
+    return _scalar_or_array(np.asarray(hessian_step_scale(delta, da)) / rho)
+
+
 # --- the linearized line loss -------------------------------------------------------------
 def _logsumexp(x: np.ndarray, axis: int) -> np.ndarray:
     m = x.max(axis=axis, keepdims=True)
@@ -663,6 +699,71 @@ def increment_bound(a, y):
     _, aa, yy = _logits_slopes_labels(np.zeros(aa.shape[-2:]), aa, y)
     rows = np.arange(aa.shape[-2])
     return _scalar_or_array((aa.max(axis=-1) - aa[..., rows, yy]).mean(axis=-1))
+
+
+def top2_margin(z, y) -> np.ndarray:
+    r"""Per sample the logit margin of the labelled class over the best other one,
+    :math:`m_i=z_{iy_i}-\max_{k\ne y_i}z_{ik}` (> 0 exactly when the sample is classified correctly, ties
+    aside). ``z``: ``(N, n)``; ``y``: ``(N,)``."""
+    zz, _, yy = _logits_slopes_labels(z, np.zeros(np.shape(z)), y)
+    rows = np.arange(zz.shape[0])
+    other = zz.copy()
+    other[rows, yy] = -np.inf
+    return zz[rows, yy] - other.max(axis=1)
+
+
+def accuracy_floor(z, a, y, t) -> np.ndarray:
+    r"""A floor on the accuracy after a step of length ``t`` under logit linearization: the fraction of samples
+    classified correctly at :math:`t=0` whose margin exceeds their slope spread times the step,
+    :math:`m_i>\Delta a_i\,t` with :math:`\Delta a_i=\max_ka_{ik}-\min_ka_{ik}`.
+
+    Such a sample cannot flip: :math:`(z_{iy}+a_{iy}t)-(z_{ik}+a_{ik}t)\ge m_i-(a_{ik}-a_{iy})t\ge m_i-\Delta a_it>0`
+    for every :math:`k\ne y`. For the samples that set :math:`\rho_a` (:math:`\Delta a_i\le\pi/\rho_a`) the
+    condition at :math:`t=r\rho_a` is implied by :math:`m_i>\pi r`. ``z``: ``(N, n)``; ``a``: ``(N, n)`` or
+    ``(D, N, n)``; ``y``: ``(N,)``; ``t``: ``(R,)`` or ``(D, R)`` (one row of distances per direction). Returns
+    ``(R,)`` or ``(D, R)``."""
+    zz, aa, yy = _logits_slopes_labels(z, a, y)
+    tt = _reals("t", t, ndim=(1, 2))
+    m = top2_margin(zz, yy)
+    spread = aa.max(axis=-1) - aa.min(axis=-1)  # (..., N)
+    if tt.ndim == 2 and (aa.ndim != 3 or tt.shape[0] != aa.shape[0]):
+        raise ValueError(f"t: a 2-d t needs one row per direction of a (D = {aa.shape[0] if aa.ndim == 3 else 1})")
+    tb = tt[..., None, :] if tt.ndim == 2 else tt
+    keep = (m > 0)[:, None] & (m[:, None] > spread[..., :, None] * tb)  # (..., N, R)
+    return keep.mean(axis=-2)
+
+
+def linearized_accuracy(z, a, y, t) -> np.ndarray:
+    r"""Accuracy of the linearized logits :math:`z_i+a_it` (arg-max against the label) for every distance; shapes
+    as in :func:`accuracy_floor`. The exact prediction of the linearization, which the floor bounds from below."""
+    zz, aa, yy = _logits_slopes_labels(z, a, y)
+    tt = _reals("t", t, ndim=(1, 2))
+    if tt.ndim == 2 and (aa.ndim != 3 or tt.shape[0] != aa.shape[0]):
+        raise ValueError(f"t: a 2-d t needs one row per direction of a (D = {aa.shape[0] if aa.ndim == 3 else 1})")
+    tb = tt[..., None, None, :] if tt.ndim == 2 else tt
+    zt = zz[..., None] + aa[..., None] * tb  # (..., N, n, R)
+    return (np.argmax(zt, axis=-2) == yy[:, None]).mean(axis=-2)
+
+
+def perturbation_epsilon(z, a, c2) -> np.ndarray:
+    r"""The paper's linearization-quality parameter (Prop. App. 1.1), per sample:
+    :math:`\varepsilon_i=C_i\pi^2/(2\Delta a_i^2\min_kw_{ik})` with :math:`C_i=\max_k|z_{ik}''|` (``c2``: the second
+    directional derivatives of the logits, ``(N, n)``), :math:`\Delta a_i=\max_ka_{ik}-\min_ka_{ik}` and the
+    partition weights normalized to sum to one, :math:`w_{ik}=\operatorname{softmax}(z_i)_k` (the zeros of
+    :math:`F` do not depend on the weights' scale; the paper leaves it unnamed, and this one is the largest
+    :math:`\min_kw_k` any normalization with :math:`\sum_kw_k\le1` gives). For :math:`\varepsilon_i<1` the
+    proposition states :math:`\rho_{\rm true}\ge\rho_{a,i}(1-\varepsilon_i)`. Returns ``(N,)`` (inf where
+    :math:`\Delta a_i=0`)."""
+    zz = _reals("z", z, ndim=2)
+    zz, aa, _ = _logits_slopes_labels(zz, a, np.zeros(zz.shape[0], dtype=np.int64))
+    cc = _reals("c2", c2)
+    if cc.shape != zz.shape:
+        raise ValueError(f"c2: expected shape {zz.shape} like z, got {cc.shape}")
+    logw = zz - _logsumexp(zz, axis=1)[:, None]
+    da = aa.max(axis=1) - aa.min(axis=1)
+    C = np.abs(cc).max(axis=1)
+    with np.errstate(divide="ignore", over="ignore"):
+        return np.where(da > 0, C * np.pi**2 / (2 * np.where(da > 0, da, 1.0) ** 2) * np.exp(-logw.min(axis=1)), np.inf)
 
 
 # --- KL and moments (numeric) --------------------------------------------------------------
