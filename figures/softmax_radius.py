@@ -99,21 +99,23 @@ def _fig_rsweeps(budget: Budget, out: Path) -> list[Path]:
     archs = [str(a) for a in np.asarray(sw["archs"])]
     fig, axes = figure(2, 1, width=4.4, height=3.3)
     for i, name in enumerate(archs):
-        ratio, acc = sw[f"{name}.ratio"], sw[f"{name}.acc"]
+        ratio, acc = sw[f"{name}.ratio"], sw[f"{name}.test_acc"]
         c = PALETTE[i % len(PALETTE)]
         # the legend of the right panel names the colours of both panels
         axes[0].loglog(grid, np.where(np.isfinite(ratio[0]), ratio[0], np.nan), "-o", color=c, ms=2.5)
         axes[1].semilogx(grid, acc[0], "-o", color=c, ms=2.5, label=f"{name} (gradient)")
+        axes[1].semilogx(grid, P._floor(sw, name)[0], ":", color=c, lw=1)  # steplab's linearized floor
         for j in range(1, ratio.shape[0]):
             axes[0].loglog(grid, np.where(np.isfinite(ratio[j]), ratio[j], np.nan), color=c, lw=0.6, alpha=0.6)
             axes[1].semilogx(grid, acc[j], color=c, lw=0.6, alpha=0.6)
     for ax in axes:
         threshold(ax, 1.0, "r = 1")
         ax.set_xlabel(r"normalized step $r=t/\rho_a$")
-    threshold(axes[0], 2.0, "2× onset rule", vertical=False)
-    threshold(axes[0], 1.1, "1.1 onset rule (paper)", vertical=False)
+    threshold(axes[0], 2.0, "2× onset rule (steplab)", vertical=False)
+    threshold(axes[0], 1.1, "1.1 (authors' code, Fig. 8)", vertical=False)
     axes[0].set_ylabel("loss after / before one step")
-    axes[1].set_ylabel("training accuracy after the step")
+    axes[1].set_ylabel("test accuracy after the step")
+    axes[1].set_title("paper's criterion (dotted: linearized floor)")
     axes[1].set_ylim(top=1.1)  # room for the r = 1 label above the curves
     axes[0].set_title("one step from a trained model (thin: random directions)")
     axes[1].legend(fontsize=6.5)
@@ -154,8 +156,28 @@ def _fig_temperature(results: dict[str, Result], out: Path) -> list[Path]:
 def _fig_spike(budget: Budget, out: Path) -> list[Path]:
     res = P.lr_spike(budget)
     tags = [str(t) for t in np.asarray(res["runs"])]
-    fig, axes = figure(len(tags), 1, width=3.4, height=3.0)
-    axes = np.atleast_1d(axes)
+    authors = list(budget.pick(quick=(), full=P.S.ARCHGRID_NAMES))
+    ncols = max(len(tags), len(authors))
+    fig, grid = figure(ncols, 2 if authors else 1, width=3.4, height=3.0)
+    grid = np.atleast_2d(grid)
+    axes = list(grid[0][:len(tags)])
+    for ax in list(grid[0][len(tags):]) + (list(grid[1][len(authors):]) if authors else []):
+        ax.set_axis_off()  # a row shorter than the other
+    for ax, arch in zip(grid[1] if authors else [], authors):  # second row: Table 1's setting (the authors' script)
+        ag = P.archgrid(budget, arch=arch)
+        acc, mode = ag["spiked.test_acc"], ag["spiked.mode"]
+        steps = np.arange(acc.shape[1])
+        for code, (name, c) in enumerate(zip(MODES, (SIM, ACCENT, THEORY))):
+            sel = acc[mode == code]
+            ax.plot(steps, np.median(sel, axis=0), color=c)
+            ax.fill_between(steps, sel.min(axis=0), sel.max(axis=0), color=c, alpha=0.15, lw=0)
+            ax.plot([steps[-1]], [P.TABLE1[arch][code] / 100], "*", color=c, ms=7)  # Table 1's median
+        ax.plot(steps, np.median(ag["calm.test_acc"], axis=0), ":", color=MUTED, lw=1)
+        threshold(ax, 50, "spike")
+        ax.set_title(f"authors' setting: {P.TABLE1_NAMES[arch]} (star: Table 1; dotted: no spike)")
+        ax.set_xlabel("step")
+        ax.set_ylabel("test accuracy")
+        ax.set_ylim(0, 1)
     for k, (ax, tag) in enumerate(zip(axes, tags)):
         acc, mode = res[f"{tag}.test_acc"], res[f"{tag}.mode"]
         steps = np.arange(acc.shape[1])

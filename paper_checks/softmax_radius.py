@@ -21,7 +21,8 @@ import numpy as np
 import sympy as sp
 
 import sims  # noqa: F401  (float64)
-from paper_checks import Bound, Budget, Categorical, Count, Exact, Paper, Rate, Result, claim, experiment, fit_slope
+from paper_checks import (Bound, Budget, Categorical, Count, Exact, Paper, Rate, Result, Statistical, claim, experiment,
+                          fit_slope)
 from sims import softmax_radius as S
 from theory import softmax_radius as T
 
@@ -33,7 +34,11 @@ PAPER = Paper(
     arxiv="2603.13552",
 )
 
-ARCHS = S.MODEL_NAMES  # linear, mlp, mlp_ln, cnn, attention
+ARXIV = "arXiv:2603.13552"
+# the paper's text: the author's repository github.com/piyush314/ghosts-of-softmax, assets/paper.pdf (builds of
+# 2026-03-13, = arXiv v1, and 2026-03-26); a locator names the later build where a quote is in it only
+ARCHS = S.MODEL_NAMES  # linear, mlp, mlp_ln, cnn, cnn_bn, attention: the paper's six (Linear, MLP, MLP+LayerNorm, CNN,
+# CNN+BatchNorm, TinyTransformer)
 JET_ORDER = 16  # jet's tracing cost grows like the order squared; 16 keeps the Prony error scale below 4e-3 for |δ| ≤ 4
 N_BINARY = {"quick": 16, "full": 64}  # one row count for every binary jet call: they share one compiled program
 ROOT_RTOL = 1e-8  # certified Newton zeros: |F|/sum|terms| < 1e-10 at a simple zero
@@ -59,9 +64,15 @@ def _jet_prony(z: np.ndarray, a: np.ndarray, order: int) -> np.ndarray:
 
 # ============================================================================= exact theory
 @claim(
-    "sao2026.binary_radius_exact", paper=PAPER, provenance="quoted", kind="exact", source="Theorem 4.3",
-    statement="Binary case: the zeros of F(t) = w1 + w2 exp(Δa t) are t_k = (−δ + iπ(2k+1))/Δa, so the exact "
-              "Taylor radius of the line loss is ρ* = sqrt(δ² + π²)/|Δa|.",
+    "sao2026.binary_radius_exact", paper=PAPER, provenance="quoted", kind="exact", source="§4.2, Theorem 4.3, eq. (10)",
+    statement="Binary case: F(t) has its zeros at distance sqrt(δ² + π²)/|Δa| from 0, so the exact Taylor radius of "
+              "the line loss is ρ* = sqrt(δ² + π²)/|Δa|. (steplab writes the zeros t_k = (−δ + iπ(2k+1))/Δa with "
+              "δ = z1 − z2, Δa = a1 − a2; the paper's F = w1 + w2 e^{Δa t}, δ = log(w1/w2) puts them at "
+              "Δa t = δ + iπ(2k+1): the same points, the same modulus.)",
+    quote="Theorem 4.3 (Binary Convergence Radius). For F ( t) = w1 + w2 eΔa t with w1 , w2 > 0, spread "
+          "Δa = | a1 − a2 | , and logit gap δ = log ( w1 /w2 ) : ρ∗ = √(δ2 + π2) / Δa (10) The minimum ρ∗ = π/Δa occurs "
+          "when δ = 0 (balanced).",
+    where=f"{ARXIV}, §4.2, Theorem 4.3, eq. (10)",
     latex=r"\rho^*=\sqrt{\delta^2+\pi^2}/|\Delta a|",
 )
 def binary_radius_exact(budget: Budget) -> Result:
@@ -100,9 +111,18 @@ def binary_radius_exact(budget: Budget) -> Result:
 
 
 @claim(
-    "sao2026.ghost_above_flip_point", paper=PAPER, provenance="quoted", kind="exact", source="Theorem 4.3",
-    statement="The nearest binary ghost sits directly above the real point where the decision flips "
-              "(Re t0 = the flip point), at height π/|Δa|.",
+    "sao2026.ghost_above_flip_point", paper=PAPER, provenance="quoted", kind="exact",
+    source="§4.2 (after Theorem 4.3) and §4.3.2, eq. (13)",
+    statement="The nearest binary ghost has imaginary part π/|Δa| (the paper's confidence-independent part) and "
+              "real part δ/Δa in Theorem 4.3's convention; steplab's reading (not the paper's words): that real "
+              "part is the point where the two linear logits cross, so the ghost sits directly above the decision "
+              "flip. (Eq. (13) written with δ = z_y − z_c and Δ = a_y − a_c has the opposite sign of the real part, "
+              "the 'mirrored point' rival below: a sign convention that leaves the radius unchanged.)",
+    quote="The formula reveals two contributions to the radius: • The imaginary part π/Δa is confidence-independent: "
+          "it is set by eiπ = −1, the condition for exponential sums to cancel. Even a balanced prediction (δ = 0) has "
+          "finite radius. • The real part δ/Δa grows with confidence: large margins shift the zero away from the "
+          "imaginary axis, making confident predictions more robust to large steps.",
+    where=f"{ARXIV}, §4.2, after Theorem 4.3",
     latex=r"t_0=t_{\rm flip}+i\pi/|\Delta a|",
 )
 def ghost_above_flip_point(budget: Budget) -> Result:
@@ -151,15 +171,17 @@ def _random_multiclass(rng: np.random.Generator, n_inst: int) -> list[tuple[np.n
 
 
 @claim(
-    "sao2026.multiclass_lower_bound", paper=PAPER, provenance="quoted", kind="bound", source="Theorem 4.6",
+    "sao2026.multiclass_lower_bound", paper=PAPER, provenance="quoted", kind="bound", source="§4.3.1, Theorem 4.6, eq. (12)",
+    quote="Theorem 4.6 (General Lower Bound). For F ( t) = Σ wk eak t with wk > 0: ρ∗ ≥ π/Δa (12) where "
+          "Δa = maxk ak − mink ak .",
+    where=f"{ARXIV}, §4.3.1, Theorem 4.6, eq. (12)",
     statement="Multiclass: the exact linearized radius is at least ρ_a = π/Δa with Δa = max_k a_k − min_k a_k.",
     latex=r"\rho^*\ge\rho_a=\pi/(\max_k a_k-\min_k a_k)",
 )
 def multiclass_lower_bound(budget: Budget) -> Result:
     r"""Random instances with 3-10 classes: the certified nearest zero :math:`\rho^*` over the closed-form
     :math:`\rho_a` must be >= 1. Rivals (tighter bounds a reader might hold): :math:`2\rho_a` (a strip
-    of half-width :math:`2\pi/\Delta a`) and :math:`1.11\rho_a` (the smallest ratio the paper saw on 40
-    instances). A second, independent measurement of :math:`\rho^*`: the root test on 160 Taylor
+    of half-width :math:`2\pi/\Delta a`) and :math:`1.1\rho_a` (some margin always left). A second, independent measurement of :math:`\rho^*`: the root test on 160 Taylor
     coefficients of :math:`\log F` must match the certified zero; rival: :math:`\rho^*=\rho_a`."""
     seed = 13
     inst = _random_multiclass(np.random.default_rng(seed), budget.pick(quick=40, full=300))
@@ -171,20 +193,24 @@ def multiclass_lower_bound(budget: Budget) -> Result:
         checks=[
             Bound("min over instances of ρ*/ρ_a", measured=ratio, bound=1.0, side=">=", slack=1e-10,
                   rivals={"ρ* ≥ 2ρ_a (strip half-width 2π/Δa)": 2.0,
-                          "ρ* ≥ 1.11ρ_a (the smallest ratio in the paper's 40 instances)": 1.11},
+                          "ρ* ≥ 1.1ρ_a (the bound always leaves 10 % of margin)": 1.1},
                   why="the bound is exact; slack = relative accuracy of the certified zeros"),
             Exact("ρ* from the root test on 160 Taylor coefficients of log F", predicted=rho, measured=ch, rtol=CH_RTOL,
                   rivals={"ρ* = ρ_a (the bound is the radius)": rho_a},
                   why="root test at orders 80..160: bias O(log(1/max|cos nθ|)/N), about 1-2 %"),
         ],
-        detail=(f"{len(inst)} random instances with 3–10 classes: ρ*/ρ_a ∈ [{ratio.min():.4f}, {ratio.max():.3f}] "
-                f"(the paper saw [1.11, 3.52] on 40); root test within {np.max(np.abs(ch / rho - 1)):.1e} of the zeros"),
+        detail=(f"{len(inst)} random instances with 3–10 classes: ρ*/ρ_a ∈ [{ratio.min():.4f}, {ratio.max():.3f}]; "
+                f"root test within {np.max(np.abs(ch / rho - 1)):.1e} of the zeros"),
         arrays={"ratio": ratio, "rho": rho, "rho_a": rho_a, "rho_taylor": ch}, seed=seed,
     )
 
 
 @claim(
-    "sao2026.lower_bound_infimum_attained", paper=PAPER, provenance="derived", kind="existence", source="derived here",
+    "sao2026.lower_bound_infimum_attained", paper=PAPER, provenance="derived", kind="existence",
+    source="derived here (the paper states tightness for binary δ = 0 only, §4.3.1)",
+    quote="How tight is this bound? For confident predictions ( |δ| large) or multi-class problems, the bound is "
+          "conservative, but for binary classification at δ = 0 it is tight: ρ∗ = π/Δa .",
+    where=f"{ARXIV}, §4.3.1",
     statement="π/Δa is the infimum of ρ* over the logits: equal weight on the arg-max and arg-min classes "
               "and weight ε → 0 elsewhere gives ρ* → π/Δa, so the weight-free bound is sharp.",
     latex=r"\inf_z\rho^*(z,a)=\pi/\Delta a",
@@ -193,7 +219,7 @@ def lower_bound_infimum_attained(budget: Budget) -> Result:
     r"""A witness family: six classes, weights 1 on the arg-max and arg-min slope classes and ε on the
     others. :math:`\rho^*/\rho_a` (certified zeros) must reach 1 at the smallest ε, and approach it
     linearly (a simple zero moves by :math:`O(\epsilon)` under an :math:`O(\epsilon)` perturbation).
-    Rivals: the infimum is the 1.11 the paper saw on random instances; the approach is
+    Rivals: the infimum is 1.1 (a margin always left); the approach is
     :math:`\sqrt\epsilon` (as for a double zero)."""
     seed = 14
     rng = np.random.default_rng(seed)
@@ -212,7 +238,7 @@ def lower_bound_infimum_attained(budget: Budget) -> Result:
     return Result(
         checks=[
             Exact("ρ*/ρ_a at the smallest ε", predicted=1.0, measured=float(ratios[-1]), atol=100 * float(eps[-1]),
-                  rivals={"inf ρ*/ρ_a = 1.11 (the smallest ratio on the paper's random instances)": 1.11},
+                  rivals={"inf ρ*/ρ_a = 1.1 (multiclass weights always leave a margin)": 1.1},
                   why="ratio − 1 = O(nε) with n = 6 classes; 100ε covers the constant (measured slope)"),
             Exact("log-log slope of ρ*/ρ_a − 1 in ε (ε < 1e-4)", predicted=1.0, measured=slope, atol=0.05,
                   rivals={"ρ*/ρ_a − 1 ∝ sqrt(ε) (a double zero splitting)": 0.5},
@@ -225,9 +251,15 @@ def lower_bound_infimum_attained(budget: Budget) -> Result:
 
 
 @claim(
-    "sao2026.zero_free_strip", paper=PAPER, provenance="quoted", kind="bound", source="Lemma 4.5",
+    "sao2026.zero_free_strip", paper=PAPER, provenance="quoted", kind="bound",
+    source="§4.3.1, Lemma 4.5 and the proof of Theorem 4.6; Figure 5",
     statement="Half-plane lemma: for |Im t| < π/Δa all terms of F have phases in an open half-plane, so F has no "
-              "zero in the strip |Im t| < π/Δa; quantitatively |F| ≥ cos(Δa|Im t|/2) Σ_k |e^{z_k + a_k t}|.",
+              "zero in the strip |Im t| < π/Δa (the paper's). Quantitatively |F| ≥ cos(Δa|Im t|/2) Σ_k |e^{z_k + a_k t}| "
+              "(steplab's strengthening of the lemma, not in the paper; the second check).",
+    quote="Let t = u + iy, where u = Re ( t) and y = Im ( t) . Each term wk eak t has phase ak y, because wk eak u > 0 "
+          "contributes only magnitude. If Δa | y | < π, all phases lie in an arc of length < π. By Lemma 4.5, "
+          "F ( t) ≠ 0. Therefore any zero satisfies | Im ( t)| ≥ π/Δa , giving | t | ≥ π/Δa .",
+    where=f"{ARXIV}, §4.3.1, proof of Theorem 4.6 (Lemma 4.5)",
     latex=r"|F(u+iy)|\ge\cos(\Delta a|y|/2)\sum_k|e^{z_k+a_k(u+iy)}|>0\quad(|y|<\pi/\Delta a)",
 )
 def zero_free_strip(budget: Budget) -> Result:
@@ -251,7 +283,8 @@ def zero_free_strip(budget: Budget) -> Result:
             Bound("|Im t0|·Δa/π of the nearest zero, min over instances", measured=heights, bound=1.0, side=">=",
                   slack=1e-10, rivals={"the zero-free strip is |Im t| < 2π/Δa": 2.0},
                   why="exact lemma; slack = relative accuracy of the certified zeros"),
-            Bound("min over a 41×201 grid in the strip of |F|/Σ|terms| − cos(Δa|y|/2)", measured=worst, bound=0.0,
+            Bound("min over a 41×201 grid in the strip of |F|/Σ|terms| − cos(Δa|y|/2) (steplab's strengthening)",
+                  measured=worst, bound=0.0,
                   side=">=", slack=1e-12, why="exact inequality; float64 evaluation of |F|/Σ|terms| to ~1e-15"),
         ],
         detail=(f"{len(inst)} instances: nearest-zero heights |Im t0|Δa/π ∈ [{heights.min():.4f}, {heights.max():.3f}]; "
@@ -262,7 +295,10 @@ def zero_free_strip(budget: Budget) -> Result:
 
 @claim(
     "sao2026.logistic_regression_exact_radius", paper=PAPER, provenance="quoted", kind="exact",
-    source="Section 4 (logit linearization is exact when only the output layer moves)",
+    source="Appendix 1.1.1 (linearization exact when only the output layer moves); §4.3.2 eq. (13); §4.4 eq. (14)",
+    quote="Appendix 1.1.1 When linearization is exact — If the output layer is linear (z = Wh + b) and only "
+          "outputlayer parameters move, then zi (τ) is exactly linear in τ. In this case, ρ∗ is the true radius.",
+    where=f"{ARXIV}, Appendix 1.1.1",
     statement="When only the output layer moves (logistic / softmax regression) the linearization is exact: the "
               "per-sample Taylor radius of the line loss is sqrt(m_i² + π²)/|x_i·v| (binary) and the nearest "
               "zero of F (multiclass), and the data-set bound is ρ_a = π/max_i Δa_i.",
@@ -347,19 +383,29 @@ def _logistic_series(d0: float) -> tuple[np.ndarray, np.ndarray]:
             T.log_partition_taylor([0.0, -d0], [0.0, -1.0], LOGISTIC_ORDER))
 
 
+APP5_QUOTE = ("Consider the scalar logistic loss: f ( x) = log ( 1 + e −x ) , (31) ... f has complex singularities where "
+              "1 + e −x = 0, located at x = ( 2k + 1) iπ. (34) These are logarithmic branch points. The Taylor series of "
+              "f about a real point δ has a finite radius of convergence: Rx (δ) = √(δ2 + π2) . (35) Although f ′′ (δ) "
+              "vanishes exponentially, Rx (δ) grows only linearly with δ. Consequently, 1/f ′′ (δ) / Rx (δ) ∼ eδ/δ "
+              "(δ → ∞) . (36)")
+
+
 @claim(
-    "sao2026.scalar_logistic_vs_curvature", paper=PAPER, provenance="quoted", kind="exact", source="Appendix 5",
+    "sao2026.scalar_logistic_vs_curvature", paper=PAPER, provenance="quoted", kind="exact",
+    source="Appendix 5.1, eqs. (31)-(36)",
     statement="log(1+e^{−x}) has singularities at x = iπ(2k+1); about a margin δ its Taylor radius is sqrt(δ²+π²), "
-              "while 1/f''(δ) grows like e^δ. At δ = 10: 1/f'' ≈ 22,028 and radius ≈ 10.5.",
+              "while 1/f''(δ) = e^δ + 2 + e^{−δ} grows like e^δ. Checked at δ = 10, where steplab evaluates "
+              "1/f'' = 22,028.5 and the radius sqrt(100 + π²) = 10.48 (steplab's numbers: the paper's text states "
+              "none at δ = 10; only Fig. 13's annotation, 'Hessian suggests 22,000; true limit is 10', rounds them).",
     latex=r"\rho(\delta)=\sqrt{\delta^2+\pi^2},\ 1/f''(\delta)=e^\delta+2+e^{-\delta}",
+    quote=APP5_QUOTE, where=f"{ARXIV}, Appendix 5.1, eqs. (31)-(36)",
 )
 def scalar_logistic_vs_curvature(budget: Budget) -> Result:
     r"""At δ = 10: :math:`1/f''` by ``jax.grad`` twice against the sympy closed form
     :math:`e^\delta+2+e^{-\delta}` (rival: the stability edge :math:`2/f''`); the radius of the Taylor
     series of :math:`f(\delta+t)` (Prony fit of 120 coefficients from the :math:`\log F` recursion,
     whose first 12 are checked against ``jet``) against :math:`\sqrt{\delta^2+\pi^2}` (rivals: π, the
-    radius at the decision boundary; :math:`|\delta|`; the curvature scale :math:`1/f''`). The
-    paper's two numbers, 22,028 and 10.5, are compared at the precision it quotes them."""
+    radius at the decision boundary; :math:`|\delta|`; the curvature scale :math:`1/f''`)."""
     del budget  # one point; nothing to scale
     d0 = 10.0
     sc = T.logistic_scales()
@@ -381,10 +427,6 @@ def scalar_logistic_vs_curvature(budget: Budget) -> Result:
                   why=f"Prony error scale (ρ1/ρ2)^(N/2) at N = {LOGISTIC_ORDER}, times 4, plus round-off"),
             Exact("series of f(10 + t): jet (JAX) vs the log-F recursion, orders 0-12", predicted=rec_c[:13],
                   measured=jet_c, rtol=1e-9, atol=1e-20, why="two float64 recursions on numbers ~e^-10: ~1e-13 relative"),
-            Exact("1/f''(10) at the paper's precision (22,028)", predicted=22028.0, measured=inv_jax, atol=0.5,
-                  why="the paper quotes an integer: ±0.5"),
-            Exact("radius at the paper's precision (10.5)", predicted=10.5, measured=abs(ghost), atol=0.05,
-                  why="the paper quotes one decimal: ±0.05"),
         ],
         detail=(f"δ = 10: 1/f'' = {inv_jax:.2f} (jax) vs {inv_sym:.2f} (sympy); series radius {abs(ghost):.6f} vs "
                 f"sqrt(δ²+π²) = {rad_sym:.6f}; located singularity {ghost:.6f} (theory: −10 + πi)"),
@@ -393,30 +435,72 @@ def scalar_logistic_vs_curvature(budget: Budget) -> Result:
     )
 
 
+FIG13_QUOTE = ("Figure 13. Hessian curvature σ( 1 − σ) ∼ e−δ vanishes exponentially while the radius bound "
+               "π/√(δ2 + π2) decays only algebraically. At δ = 10, the mismatch exceeds 4000×.")
+SEC85_QUOTE = ("The Hessian comparison (section Appendix 5) quantifies the mismatch directly: at logit margin δ = 10, "
+               "Hessian-implied step scales exceed ρa by over 4000×.")
+EQ43_QUOTE = ("For a direction v, a quadratic model predicts a characteristic step size τH ( v) = 2/κ( v) , "
+              "κ( v) = v⊤ Hv. (43)")
+
+
 @claim(
-    "sao2026.hessian_ratio_4000x", paper=PAPER, provenance="derived", kind="exact", refutes_paper=True,
-    source="Appendix 5",
-    statement="The paper quotes 1/f''(10) ≈ 22,000 and says the curvature scale exceeds the radius ≈ 10.5 by "
-              "'4000×'. With 1/f'' the ratio is ≈ 2,100; '4000×' is (2/f'')/ρ, so the two numbers mix the 1/f'' "
-              "and 2/f'' scales.",
-    latex=r"\frac{1/f''(10)}{\rho(10)}\approx 2101,\quad\frac{2/f''(10)}{\rho(10)}\approx 4203",
+    "sao2026.hessian_ratio_4000x", paper=PAPER, provenance="quoted", kind="bound",
+    source="Figure 13 caption; §8.5 (build of 2026-03-26); Appendix 5 eqs. (30), (43), (47)",
+    statement="At logit margin δ = 10 the paper's Hessian step scale τ_H = 2/κ (eq. 43; κ = f''(δ)Δ², eq. 46) exceeds "
+              "the Taylor radius sqrt(δ²+π²)/|Δ| by more than 4000× (Fig. 13: ≈ 4203×) and ρ_a = π/|Δ| by more "
+              "than 4000× (§8.5: ≈ 14,024×, eq. (47)'s 2e^δ/(π|Δ|)). Both are lower bounds, and both hold. "
+              "(Fig. 13's annotation 'Hessian suggests 22,000' and its legend 'τH ∼ 1/σ(1−σ)' use 1/f'' instead: "
+              "a labelling inconsistency of the figure, a factor 2 against its own eq. (43), not a false "
+              "statement.)",
+    latex=r"\frac{2/f''(10)}{\sqrt{100+\pi^2}}\approx4203>4000,\quad\frac{2/f''(10)}{\pi}\approx14024>4000",
+    quote=FIG13_QUOTE, where=f"{ARXIV}, Figure 13 caption",
 )
 def hessian_ratio_4000x(budget: Budget) -> Result:
-    r"""The ratio of the curvature scale :math:`1/f''(10)` (``jax.grad`` twice) to the radius of the
-    Taylor series (Prony) against the closed form :math:`(e^{10}+2+e^{-10})/\sqrt{100+\pi^2}\approx2101`;
-    the paper's 4000 is rejected; rival: the ratio built on :math:`2/f''` (≈ 4203, which is what
-    "4000×" matches)."""
+    r"""Both sides measured, then compared with the paper's words. :math:`\tau_H=2/\kappa` from the curvature
+    :math:`f''(10)` by ``jax.grad`` twice (:math:`\Delta=1`, the scalar logistic loss); the radius of the
+    Taylor series of :math:`f(10+t)` by a Prony fit of 120 coefficients (:math:`\rho_a=\pi/|\Delta|=\pi`).
+    (1) Exact: measured :math:`\tau_H/\rho` against the closed form :math:`2(e^{10}+2+e^{-10})/\sqrt{100+\pi^2}`
+    (:func:`theory.softmax_radius.hessian_ratio`); rival: the ratio with Fig. 13's annotated scale
+    :math:`1/f''` (≈ 2101). (2) Exact: measured :math:`\tau_H/\rho_a` against eq. (47)'s
+    :math:`2e^\delta/(\pi|\Delta|)` (an approximation, relative error :math:`(2+e^{-\delta})e^{-\delta}`);
+    rival: :math:`e^\delta/\pi`, eq. (47) on the 1/f'' scale. (3) Bound: both measured ratios exceed
+    4000 (the caption's and §8.5's "4000×"); rival: they exceed 4000 on Fig. 13's 1/f'' scale too, i.e. the
+    2/κ ratios exceed 8000 (false for the caption's ratio, 4203)."""
     del budget
     d0 = 10.0
-    measured = S.logistic_inverse_curvature(d0) / abs(T.prony_pair(_logistic_series(d0)[1]))
-    predicted = float(T.curvature_to_radius_ratio(d0))
+    tau_h = 2.0 * S.logistic_inverse_curvature(d0)  # eq. (43): tau_H = 2/kappa, kappa = f''(delta)·Delta², Delta = 1
+    radius = abs(T.prony_pair(_logistic_series(d0)[1]))
+    ratio_radius, ratio_rho_a = tau_h / radius, tau_h / math.pi
     rtol = 4.0 * float(T.prony_error_scale(d0, LOGISTIC_ORDER)) + 1e-9
+    eq47 = 2.0 * math.exp(d0) / math.pi
+    eq47_err = (2.0 + math.exp(-d0)) * math.exp(-d0)  # eq. (47) drops 2 + e^-δ from 1/f'' = e^δ + 2 + e^-δ
+    one_over = float(T.hessian_ratio(d0, 1.0, "radius")) / 2  # the ratio with Fig. 13's annotated 1/f''
     return Result(
-        checks=[Exact("(1/f''(10)) / ρ(10)", predicted=predicted, measured=measured, rtol=rtol, paper=4000.0,
-                      rivals={"(2/f'')/ρ ≈ 4203 (the ratio '4000×' matches)": float(T.curvature_to_radius_ratio(d0, 2.0))},
-                      why=f"the radius's Prony error scale at N = {LOGISTIC_ORDER}, times 4 (the curvature is exact to 1e-14)")],
-        detail=(f"(1/f'')/ρ = {measured:.1f} (closed form {predicted:.1f}), not 4000; (2/f'')/ρ = "
-                f"{T.curvature_to_radius_ratio(d0, 2.0):.0f} ≈ 4000: the paper's '4000×' uses 2/f'' while its '22,000' is 1/f''"),
+        checks=[
+            Exact("τ_H/ρ at δ = 10: (2/f'' by jax) / (radius of the Taylor series, Prony)",
+                  predicted=float(T.hessian_ratio(d0, 1.0, "radius")), measured=ratio_radius, rtol=rtol,
+                  rivals={"(1/f'')/ρ ≈ 2101 (Fig. 13's annotated scale '22,000' = 1/f'')": one_over},
+                  why=f"the radius's Prony error scale at N = {LOGISTIC_ORDER}, times 4 (the curvature is exact to 1e-14)"),
+            Exact("τ_H/ρ_a at δ = 10: (2/f'' by jax) / π, against eq. (47)'s 2e^δ/(π|Δ|)", predicted=eq47,
+                  measured=ratio_rho_a, rtol=1.5 * eq47_err,
+                  rivals={"e^δ/π (eq. 47 on the 1/f'' scale)": eq47 / 2},
+                  why=f"eq. (47) approximates 1/f'' = e^δ + 2 + e^-δ by e^δ: relative error {eq47_err:.1e}, times 1.5"),
+            Bound("τ_H/ρ at δ = 10 (Fig. 13 caption: 'the mismatch exceeds 4000×')", measured=ratio_radius,
+                  bound=4000.0, side=">=",
+                  rivals={"it exceeds 4000× on Fig. 13's annotated 1/f'' scale too (2/κ ratio ≥ 8000)": 8000.0},
+                  why="the paper states a lower bound; the measured ratio is accurate to 1e-6"),
+            Bound("τ_H/ρ_a at δ = 10 (§8.5: 'exceed ρa by over 4000×')", measured=ratio_rho_a, bound=4000.0, side=">=",
+                  paper=4000.0, quote=SEC85_QUOTE, where=f"{ARXIV}, §8.5 (build of 2026-03-26)",
+                  why="the paper states a lower bound; the measured ratio is accurate to 1e-6"),
+        ],
+        detail=(f"τ_H = 2/κ = {tau_h:.1f} (eq. 43); τ_H/ρ = {ratio_radius:.1f} (closed form "
+                f"{float(T.hessian_ratio(d0, 1.0, 'radius')):.1f}) > 4000 as Fig. 13's caption says; τ_H/ρ_a = "
+                f"{ratio_rho_a:.0f} > 4000 as §8.5 says. Fig. 13's annotation 'Hessian suggests 22,000' is 1/f'' = "
+                f"{tau_h / 2:.0f} (legend 'τH ∼ 1/σ(1−σ)'), half of eq. (43)'s τ_H: with that scale the caption's "
+                f"ratio would be {ratio_radius / 2:.0f}, below 4000 -- a labelling inconsistency inside the figure "
+                "(a factor 2), not a false statement"),
+        arrays={"tau_h": np.array([tau_h]), "radius": np.array([radius]), "ratio_radius": np.array([ratio_radius]),
+                "ratio_rho_a": np.array([ratio_rho_a])},
     )
 
 
@@ -436,8 +520,15 @@ def _kl_instances(rng: np.random.Generator, n_inst: int) -> list[tuple[np.ndarra
     return out
 
 
+KL_THEOREM_QUOTE = ("Theorem Appendix 4.2 (Sharp KL remainder). For softmax distributions p (τ) with logits z + τa, "
+                    "step size τ, and logit-derivative spread Δa = maxi ai − mini ai : | KL ( p (τ) ∥ p ( 0)) − τ2/2 "
+                    "Varp ( 0 ) ( a) | ≤ |τ| 3 Δ3a / (18 √3) (29) The constant 1/( 18 √3) ≈ 0.032 is sharp.")
+
+
 @claim(
-    "sao2026.kl_remainder_bound", paper=PAPER, provenance="quoted", kind="bound", source="Appendix 4",
+    "sao2026.kl_remainder_bound", paper=PAPER, provenance="quoted", kind="bound",
+    source="Appendix 4.4, Theorem Appendix 4.2, eq. (29)", quote=KL_THEOREM_QUOTE,
+    where=f"{ARXIV}, Appendix 4.4, Theorem Appendix 4.2, eq. (29)",
     statement="|KL − (t²/2)Var_p(a)| ≤ |t|³Δa³/(18√3) for the tilted family p(t) ∝ p e^{at}; steplab checks both KL "
               "directions: the constant is sharp for KL(p(t)‖p(0)), while KL(p(0)‖p(t)) obeys the sharp 1/(36√3).",
     latex=r"\big|\mathrm{KL}-\tfrac{t^2}{2}\mathrm{Var}_p(a)\big|\le\frac{|t|^3\Delta a^3}{18\sqrt3}",
@@ -486,13 +577,13 @@ def kl_remainder_bound(budget: Budget) -> Result:
                   why="the sympy constant is sharp: the extremal law attains it as t → 0 (next-order term as below)"),
             Exact("largest forward remainder ratio at tΔa = 1e-3 (the extremal two-point law)", predicted=c_fwd,
                   measured=float(lm["forward"].max()), atol=atol,
-                  rivals={"the paper's 1/(18√3), sharp for both directions": c_rev},
+                  rivals={"1/(18√3) is the sharp constant of this direction too": c_rev},
                   why="the sympy constant is sharp: the extremal law attains it as t → 0 (next-order term as below)"),
             Exact("reverse remainder ratio at tΔa = 1e-3, per law", predicted=lp["reverse"], measured=lm["reverse"],
                   atol=atol, rivals={"the forward limit |κ3|/(6Δa³)": lp["forward"]},
                   why="next-order term κ4 t/8 with |κ4| ≤ Δa⁴/8, plus float64 cancellation"),
             Exact("forward remainder ratio at tΔa = 1e-3, per law", predicted=lp["forward"], measured=lm["forward"],
-                  atol=atol, rivals={"the reverse limit |κ3|/(3Δa³) (the paper's constant sharp for both)": lp["reverse"]},
+                  atol=atol, rivals={"the reverse limit |κ3|/(3Δa³) (one constant for both directions)": lp["reverse"]},
                   why="next-order term κ4 t/24 with |κ4| ≤ Δa⁴/8, plus float64 cancellation"),
         ],
         detail=(f"{len(inst)} laws × {unit.size} t: sup remainder ratio {sup['reverse']:.5f} (reverse; 1/(18√3) = "
@@ -504,9 +595,15 @@ def kl_remainder_bound(budget: Budget) -> Result:
 
 @claim(
     "sao2026.kl_direction_label", paper=PAPER, provenance="derived", kind="exact", refutes_paper=True,
-    source="Appendix 4, eq. (26)",
+    source="Appendix 4.2, eq. (26) (and eq. (28), which inherits its label)",
     statement="The paper's eq. (26) labels K(t) − K(0) − tK'(0) as KL(p(t)‖p(0)); that expression is "
-              "KL(p(0)‖p(t)) (the other direction is tK'(t) − K(t) + K(0)).",
+              "KL(p(0)‖p(t)) (the other direction is tK'(t) − K(t) + K(0)). The label is wrong, the theorem is not: "
+              "Theorem App. 4.2's constant 1/(18√3) for KL(p(t)‖p(0)) holds and is sharp "
+              "(sao2026.kl_remainder_bound); the derivation through eq. (26) gives the other direction's 1/(36√3).",
+    quote="Appendix 4.2 KL as a Bregman Divergence For exponential families, KL has an elegant form. Along the path "
+          "τ ↦ p (τ) , it equals the Bregman divergence of the log-partition: KL ( p (τ) ∥ p ( 0)) = "
+          "K (τ) − K ( 0) − τK ′ ( 0) (26)",
+    where=f"{ARXIV}, Appendix 4.2, eq. (26)",
     latex=r"K(t)-K(0)-tK'(0)=\mathrm{KL}(p(0)\|p(t))\ne\mathrm{KL}(p(t)\|p(0))",
 )
 def kl_direction_label(budget: Budget) -> Result:
@@ -531,15 +628,26 @@ def kl_direction_label(budget: Budget) -> Result:
     return Result(
         checks=[Exact("K(t) − K(0) − tK'(0) (JAX), per instance", predicted=fwd, measured=expr, rtol=1e-10, atol=1e-14,
                       paper=rev, rivals={"t²Var_p(a)/2 (the quadratic approximation)": np.array(quad)},
-                      why="float64 evaluation of O(1) logarithms: ~1e-15 relative")],
+                      why="float64 evaluation of O(1) logarithms: ~1e-15 relative",
+                      quote="KL ( p (τ) ∥ p ( 0)) = K (τ) − K ( 0) − τK ′ ( 0) (26)",
+                      where=f"{ARXIV}, Appendix 4.2, eq. (26)")],
         detail=(f"JAX K(t)−K(0)−tK'(0) equals KL(p(0)‖p(t)) to {np.max(np.abs(expr - fwd)):.0e}; it differs from the "
-                f"paper's label KL(p(t)‖p(0)) by {np.min(np.abs(expr - rev)):.2e} to {np.max(np.abs(expr - rev)):.2e}"),
+                f"paper's label KL(p(t)‖p(0)) by {np.min(np.abs(expr - rev)):.2e} to {np.max(np.abs(expr - rev)):.2e}. "
+                "Only the label of eq. (26) (and eq. (28), which inherits it) is wrong: Theorem App. 4.2 itself, "
+                "1/(18√3) for KL(p(t)‖p(0)), holds and is sharp (sao2026.kl_remainder_bound: the extremal two-point "
+                "law attains it as t → 0), while eq. (26)'s right side obeys the sharp 1/(36√3)"),
         seed=seed,
     )
 
 
 @claim(
-    "sao2026.third_moment_sharp", paper=PAPER, provenance="quoted", kind="exact", source="Appendix 4 (lemma)",
+    "sao2026.third_moment_sharp", paper=PAPER, provenance="quoted", kind="exact",
+    source="Appendix 4.4, Lemma Appendix 4.1",
+    quote="Lemma Appendix 4.1 (Sharp third moment). For any distribution on an interval of width Δ, "
+          "| E [( X − EX ) 3 ]| ≤ Δ3 /( 6 √3) . Proof. The extremum is a two-point distribution at endpoints. Setting "
+          "X ∈ {0, Δ} with P ( X =Δ) = p, we get E [( X −EX ) 3 ] = Δ3 p ( 1−p)( 1−2p) . Maximizing over p gives "
+          "p∗ = ( 3 ± √3)/6, yielding 1/( 6 √3) .",
+    where=f"{ARXIV}, Appendix 4.4, Lemma Appendix 4.1",
     statement="Sharp third-moment lemma: a variable supported on an interval of length Δ has "
               "|E(X−EX)³| ≤ Δ³/(6√3), attained by a two-point law with p = (3 ± √3)/6.",
     latex=r"|E(X-EX)^3|\le\Delta^3/(6\sqrt3)",
@@ -615,24 +723,32 @@ def rsweeps(budget: Budget, *, seed: int = 21) -> dict:
     """One step from each trained model along the descent direction and random unit directions, at every
     normalized step r (the paper's r = t/ρ_a).
 
-    Per architecture ``<arch>.``: ``loss``, ``ratio``, ``acc`` (D, R), ``rho_a`` (D,), ``loss0``,
-    ``acc0``, the logits ``z`` (N, 10) and slopes ``a`` (D, N, 10) at the start; and ``r``, ``y``.
+    Per architecture ``<arch>.``: ``loss``, ``ratio``, ``acc`` (training accuracy), ``test_acc`` (accuracy on the
+    held-out split, the paper's criterion) (D, R), ``rho_a`` (D,), ``loss0``, ``acc0``, ``test_acc0``, the logits
+    ``z`` (N, 10) and slopes ``a`` (D, N, 10) at the start on the training split, the same on the test split
+    (``z_test``, ``a_test``); and ``r``, ``y``, ``y_test``. Direction 0 is the descent direction.
     """
     archs = budget.pick(quick=("mlp",), full=ARCHS)
     n_random = budget.pick(quick=2, full=4)
     r = np.geomspace(*budget.pick(quick=(0.05, 50.0), full=(0.01, 100.0)), budget.pick(quick=25, full=41))
     data = S.digits()
     x, y = data["x_train"], data["y_train"]
-    out = {"r": r, "y": y}
+    xt, yt = data["x_test"], data["y_test"]
+    out = {"r": r, "y": y, "y_test": yt}
     for i, arch in enumerate(archs):
         model = S.make_model(arch, hidden=(64,))
         params = _params_of(trained(budget, arch=arch))
         vg = S.gradient_direction(model, params, x, y)
         dirs = S.random_directions(jax.random.fold_in(jax.random.key(seed), i), params, n_random)
         allv = jax.tree_util.tree_map(lambda g, d: jnp.concatenate([g[None], d]), vg, dirs)
-        sw = S.one_step_sweep(model, params, allv, x, y, r)
-        for k in ("loss", "ratio", "acc", "rho_a", "loss0", "acc0", "z", "a", "diverged"):
+        sw = S.one_step_sweep(model, params, allv, x, y, r, test=(xt, yt))
+        for k in ("loss", "ratio", "acc", "test_acc", "rho_a", "loss0", "acc0", "test_acc0", "z", "a", "diverged"):
             out[f"{arch}.{k}"] = sw[k]
+        # the test split's logits and slopes along each direction (the accuracy floor of the linearized logits)
+        za = [S.directional_derivatives(model.apply, params, {k: w[j] for k, w in allv.items()}, xt)
+              for j in range(n_random + 1)]
+        out[f"{arch}.z_test"] = np.asarray(za[0][0])
+        out[f"{arch}.a_test"] = np.stack([np.asarray(u[1]) for u in za])
     out["archs"] = np.array(archs)
     return out
 
@@ -641,26 +757,54 @@ def _arch_list(sw: dict) -> list[str]:
     return [str(a) for a in np.asarray(sw["archs"])]
 
 
+FIG1_QUOTE = ("Every network keeps its accuracy for r < 1; once r crosses 1, collapse appears across all six "
+              "architectures.")
+SEC62_QUOTE = ("Figure 7 sweeps r from 0.01 to 100 on six architectures via single gradient steps on converged models. "
+               "The key result is that no tested architecture fails for r < 1.")
+
+
+def _floor(sw: dict, arch: str) -> np.ndarray:
+    """steplab's linearized accuracy floor on the test split at t = r·ρ_a, per direction (D, R)."""
+    t = sw["r"][None, :] * sw[f"{arch}.rho_a"][:, None]
+    return T.accuracy_floor(sw[f"{arch}.z_test"], sw[f"{arch}.a_test"], sw["y_test"], t)
+
+
 @claim(
-    "sao2026.no_blowup_below_r1", paper=PAPER, provenance="quoted", kind="bound", source="Section 6 (r-sweeps)",
-    statement="One step from a trained model at normalized step r = t/ρ_a < 1 does not fail, for every architecture "
-              "and direction (gradient and random): with the paper's onset rule, the loss never reaches 1.1× its "
-              "value below r = 1. steplab's guarantee is on the loss increment: under logit linearization a step "
-              "of length t raises the mean loss by at most B t ≤ π r nats.",
-    latex=r"\ell(\theta+tv)-\ell(\theta)\le Bt\le\pi r,\quad B=\tfrac1N\textstyle\sum_i(\max_ka_{ik}-a_{iy_i})",
+    "sao2026.no_blowup_below_r1", paper=PAPER, provenance="quoted", kind="bound",
+    source="Figure 1 caption; §6.2 and Figure 7 (A: test accuracy retained)", quote=FIG1_QUOTE,
+    where=f"{ARXIV}, Figure 1 caption",
+    statement="One gradient step of normalized length r = t/ρ_a < 1 from a converged model keeps its test accuracy, "
+              "in every architecture (the paper's criterion: Fig. 1, §6.2, Fig. 7A 'Test accuracy retained'). "
+              "steplab's prediction for 'keeps': under logit linearization a sample classified correctly with top-2 "
+              "margin m_i > Δa_i·t cannot flip, so the test accuracy stays above that floor; for the samples that set "
+              "ρ_a, Δa_i·t ≤ π r. steplab's own guarantee on the loss: the mean loss rises by at most B t ≤ π r nats. "
+              "The loss-ratio rule 1.1 of the authors' code (their Fig. 8 onset of the median random curve) is not "
+              "the paper's criterion and is evaluated as a rival.",
+    latex=r"\mathrm{acc}(r)\ge\tfrac1N\#\{i:m_i>\Delta a_i\,r\rho_a\},\quad"
+          r"\ell(\theta+tv)-\ell(\theta)\le Bt\le\pi r\quad(r<1)",
 )
 def no_blowup_below_r1(budget: Budget) -> Result:
-    r"""From the r-sweeps of trained models (every direction, every grid ``r`` < 1):
-    (1) the measured loss increment over steplab's linearized guarantee :math:`Bt` (:math:`B` from the
-    JVP slopes, :func:`theory.softmax_radius.increment_bound`) is at most 1; rival: a step with
-    :math:`r<1` never raises the loss (bound 0). (2) The largest loss ratio below r = 1 against the
-    same guarantee expressed as a ratio, :math:`1+\max_j B_j t_j/\ell(0)`; the paper's rule (ratio
-    below 1.1) is its value and is not reproduced."""
+    r"""From the r-sweeps of trained models (:func:`rsweeps`; the test split's accuracy after the step is the
+    paper's criterion), every grid ``r`` < 1:
+    (1) the measured test accuracy minus steplab's linearized floor
+    :func:`theory.softmax_radius.accuracy_floor` (from the logits and JVP slopes of the test images at the start;
+    no step taken) is >= 0, every direction (gradient and random) and architecture. (2) Along the gradient (the
+    paper's setting), the test accuracy retained :math:`\mathrm{acc}(r)/\mathrm{acc}(0)` is at least the floor's
+    smallest value below r = 1 over :math:`\mathrm{acc}(0)`; rival: a step with r < 1 costs no accuracy at all.
+    (3) The loss increment over steplab's linearized guarantee :math:`Bt`
+    (:func:`theory.softmax_radius.increment_bound`) is at most 1; rival: a step with r < 1 never raises the loss.
+    (4) The largest loss ratio below r = 1 against the same guarantee as a ratio, :math:`1+\max_jB_jt_j/\ell(0)`;
+    rival: the 1.1 onset rule of the authors' code (their Fig. 8), the loss never reaching 1.1× below r = 1."""
     sw = rsweeps(budget)
     r, y = sw["r"], sw["y"]
     below = r < 1
-    inc_ratio, ratios, guarantee, rows, n_fail, n_dir = [], [], [], [], 0, 0
-    for arch in _arch_list(sw):
+    archs = _arch_list(sw)
+    above_floor, retained, floor_min, inc_ratio, ratios, guarantee, rows = [], [], [], [], [], [], []
+    for arch in archs:
+        acc, acc0, fl = sw[f"{arch}.test_acc"][:, below], sw[f"{arch}.test_acc0"], _floor(sw, arch)[:, below]
+        above_floor.append((acc - fl).ravel())
+        retained.append(acc[0] / acc0)
+        floor_min.append(fl[0].min() / acc0)
         B = np.atleast_1d(T.increment_bound(sw[f"{arch}.a"], y))
         t = r[below][None, :] * sw[f"{arch}.rho_a"][:, None]
         inc = sw[f"{arch}.loss"][:, below] - sw[f"{arch}.loss0"]
@@ -668,23 +812,39 @@ def no_blowup_below_r1(budget: Budget) -> Result:
         ratio = sw[f"{arch}.ratio"][:, below]
         ratios.append(ratio.ravel())
         guarantee.append(float(np.max(1 + B * t.max(axis=1) / sw[f"{arch}.loss0"])))
-        fails = np.any(ratio >= 1.1, axis=1)
-        n_fail, n_dir = n_fail + int(fails.sum()), n_dir + fails.size
-        rows.append(f"{arch}: max ratio {ratio.max():.3f}, max increment/(Bt) {np.max(inc_ratio[-1]):.3f}")
-    inc_ratio, ratios = np.concatenate(inc_ratio), np.concatenate(ratios)
+        rows.append(f"{arch}: test accuracy {100 * acc0:.1f}% at r = 0, along the gradient ≥ {100 * acc[0].min():.1f}% for "
+                    f"r < 1 (floor ≥ {100 * fl[0].min():.1f}%), over {acc.shape[0] - 1} random directions ≥ "
+                    f"{100 * acc[1:].min():.1f}%; training accuracy ≥ {100 * sw[f'{arch}.acc'][:, below].min():.1f}% "
+                    f"(from {100 * sw[f'{arch}.acc0']:.1f}%); max loss ratio {ratio.max():.3f} "
+                    f"({int(np.sum(np.any(ratio >= 1.1, axis=1)))}/{ratio.shape[0]} directions reach 1.1)")
+    above_floor, inc_ratio, ratios = (np.concatenate(u) for u in (above_floor, inc_ratio, ratios))
+    retained = np.concatenate(retained)
+    n_test = int(np.size(sw["y_test"]))
     return Result(
         checks=[
+            Bound("test accuracy after one step minus the linearized floor, every r < 1, direction and architecture",
+                  measured=above_floor, bound=0.0, side=">=", slack=0.5 / n_test,
+                  why="the floor is exact under logit linearization (a sample with m_i > Δa_i t keeps its arg-max); the "
+                      "trained nonlinear models test it; accuracies are multiples of 1/N_test (stored in float32): "
+                      "slack half an image"),
+            Bound("test accuracy retained acc(r)/acc(0) after one gradient step, min over r < 1 and architectures",
+                  measured=retained, bound=float(min(floor_min)), side=">=",
+                  rivals={"a step with r < 1 costs no test accuracy at all (retained ≥ 1)": 1.0},
+                  why=f"the bound is the smallest linearized floor below r = 1 over acc(0); one test image is "
+                      f"1/{n_test} of the accuracy, so the rival is rejected by a single flipped image"),
             Bound("max over directions and r < 1 of the loss increment / (B t)", measured=inc_ratio, bound=1.0,
                   side="<=", rivals={"a step with r < 1 never raises the loss (increment ≤ 0)": 0.0},
                   why="exact under logit linearization (ℓ_i' ≤ max_k a_ik − a_iy); the nonlinear models test it"),
             Bound("max loss ratio ℓ(θ + tv)/ℓ(θ) over directions and r < 1", measured=ratios, bound=max(guarantee),
-                  side="<=", paper=1.1,
-                  why="the same linearized guarantee as a ratio, 1 + max_j B_j t_j/ℓ(0); the paper's 1.1 onset rule"),
+                  side="<=",
+                  rivals={"the loss never reaches 1.1× below r = 1 (the authors' code's onset rule for Fig. 8)": 1.1},
+                  why="the same linearized guarantee as a ratio, 1 + max_j B_j t_j/ℓ(0)"),
         ],
-        detail=("; ".join(rows) + f". With the paper's 1.1 rule {n_fail}/{n_dir} directions fail below r = 1; "
-                f"with its 2× rule {int(np.sum(ratios >= 2))} grid points do"),
-        arrays={"r": r, **{f"{a}_ratio": sw[f"{a}.ratio"] for a in _arch_list(sw)},
-                **{f"{a}_acc": sw[f"{a}.acc"] for a in _arch_list(sw)}},
+        detail="; ".join(rows) + (". The paper's own Fig. 8 shows gradient loss ratios 1.50/1.48/1.59 at r = 1, so the "
+                                  "1.1 rule of its code is crossed below r = 1 there too"),
+        arrays={"r": r, **{f"{a}_ratio": sw[f"{a}.ratio"] for a in archs},
+                **{f"{a}_acc": sw[f"{a}.acc"] for a in archs}, **{f"{a}_test_acc": sw[f"{a}.test_acc"] for a in archs},
+                **{f"{a}_floor": _floor(sw, a) for a in archs}},
         seed=21,
     )
 
@@ -703,60 +863,71 @@ def _linearized_ratio(sw: dict, arch: str) -> np.ndarray:
     return lin / sw[f"{arch}.loss0"]
 
 
+def _acc_onset(sw: dict, arch: str, level: float = 0.9) -> np.ndarray:
+    """First r where the test accuracy retained falls below ``level`` of its start, per direction (inf if never)."""
+    ret = sw[f"{arch}.test_acc"] / sw[f"{arch}.test_acc0"]
+    hit = ret < level
+    return np.where(hit.any(axis=1), sw["r"][np.argmax(hit, axis=1)], np.inf)
+
+
+CLUSTER_QUOTE = "Phase transitions cluster between r = 1 and r = 10."
+
+
 @claim(
     "sao2026.onsets_between_1_and_10", paper=PAPER, provenance="quoted", kind="qualitative",
-    source="Section 6 (r-sweeps)",
-    statement="Transitions cluster between r = 1 and r = 10 for every architecture, along the gradient and random "
-              "directions, with the paper's onset rule: the first r where the loss ratio reaches 1.1. steplab: the "
-              "onset of either rule (1.1 or 2) sits where the logit-linearized loss puts it on models without "
-              "normalization layers; with the 1.1 rule most directions of low-loss trained models cross below r = 1 "
-              "(not reproduced), with the 2× rule in [1, 10]. On LayerNorm/BatchNorm models the linearized decade is "
-              "reported, not asserted (at the full budget it missed 2 of 10 directions: the onset came one grid "
-              "step earlier, across r = 1).",
+    source="§6.2 (Figure 7)", quote=CLUSTER_QUOTE, where=f"{ARXIV}, §6.2 (Figure 7)",
+    statement="In Fig. 7's setting -- one gradient step from each converged architecture -- the phase transitions "
+              "cluster between r = 1 and r = 10. The paper defines no onset rule; steplab's is the first r where the "
+              "loss doubles (Fig. 7B's loss inflation), and 'cluster' is read as most architectures. steplab predicts "
+              "each onset's decade from the logit-linearized loss (asserted on models without normalization layers; "
+              "on LayerNorm/BatchNorm models it is reported). The first r where the test accuracy retained "
+              "(Fig. 7A) falls below 90 % and the onsets along random directions (Fig. 8's setting, where the "
+              "paper says 'near r ≈ 1') are reported in the detail.",
     latex=r"r_{\rm onset}\in[1,10]",
 )
 def onsets_between_1_and_10(budget: Budget) -> Result:
-    r"""Per direction of every trained model: the decade of the onset (r < 1, 1 ≤ r ≤ 10, r > 10) measured
-    on the one-step sweeps, against the decade predicted by the linearized loss
-    :math:`\ell(t)=\frac1N\sum_i(\log\sum_ke^{z_{ik}+a_{ik}t}-z_{iy_i}-a_{iy_i}t)` on the same grid (closed
-    form from the JVP slopes; no step is taken). For the paper's 1.1 rule the paper's value is
-    "1 ≤ r ≤ 10" for every direction; rival: transitions only beyond r = 10. For the 2× rule the
-    rivals are: the loss doubles inside the disk (r < 1); only beyond r = 10."""
+    r"""Along the gradient of every trained model (the r-sweeps' direction 0): the onset, the first grid r where
+    the loss ratio reaches 2. (1) Count: the onset lies in [1, 10] for most architectures (at least half, and all
+    but one when there are three or more); rival: the transitions cluster below r = 1. (2) Categorical: the
+    onset's decade (r < 1, 1 ≤ r ≤ 10, r > 10) on models without normalization layers equals the decade of the
+    linearized loss :math:`\ell(t)=\frac1N\sum_i(\log\sum_ke^{z_{ik}+a_{ik}t}-z_{iy_i}-a_{iy_i}t)` on the same grid
+    (closed form from the JVP slopes; no step is taken); rivals: the loss doubles inside the disk (r < 1); only
+    beyond r = 10."""
     sw = rsweeps(budget)
     r = sw["r"]
     archs = _arch_list(sw)
-    # normalization layers divide by a statistic of the activations that the step itself moves, so the logits
-    # leave their linearization sooner; the linearized decade is asserted only on the other models (the
-    # full-budget run found 2 of 10 normalized-model directions one grid step earlier, across r = 1)
+    grad = {a: S.onset(r, sw[f"{a}.ratio"][:1], 2.0)[0] for a in archs}
+    lin = {a: S.onset(r, _linearized_ratio(sw, a)[:1], 2.0)[0] for a in archs}
+    acc = {a: _acc_onset(sw, a)[0] for a in archs}
+    on = np.array([grad[a] for a in archs])
+    inside = (on >= 1) & (on <= 10)
+    n = len(archs)
+    required = n - 1 if n >= 3 else max(1, (n + 1) // 2)
     plain = [a for a in archs if a not in NORMALIZED]
-    on11 = np.concatenate([S.onset(r, sw[f"{a}.ratio"], 1.1) for a in plain])
-    on2 = np.concatenate([S.onset(r, sw[f"{a}.ratio"], 2.0) for a in plain])
-    lin11 = np.concatenate([S.onset(r, _linearized_ratio(sw, a), 1.1) for a in plain])
-    lin2 = np.concatenate([S.onset(r, _linearized_ratio(sw, a), 2.0) for a in plain])
-    normed = [a for a in archs if a in NORMALIZED]
-    n_norm_match = sum(int(np.sum(_decade(S.onset(r, sw[f"{a}.ratio"], 1.1))
-                                  == _decade(S.onset(r, _linearized_ratio(sw, a), 1.1)))) for a in normed)
-    n_norm = sum(np.shape(sw[f"{a}.ratio"])[0] for a in normed)
-    all11 = np.concatenate([S.onset(r, sw[f"{a}.ratio"], 1.1) for a in archs])
-    n_below = int(np.sum(all11 < 1))
-    rows = [f"{a}: 1.1 onsets {np.array2string(S.onset(r, sw[f'{a}.ratio'], 1.1), precision=2)}, 2× onsets "
-            f"{np.array2string(S.onset(r, sw[f'{a}.ratio'], 2.0), precision=2)}" for a in archs]
+    rand = {a: S.onset(r, sw[f"{a}.ratio"][1:], 2.0) for a in archs}
+    rand11 = {a: S.onset(r, np.median(sw[f"{a}.ratio"][1:], axis=0, keepdims=True), 1.1)[0] for a in archs}
+    rows = [f"{a}: loss 2× at r = {grad[a]:.2f} (linearized {lin[a]:.2f}), test accuracy below 90 % of its start at "
+            f"r = {acc[a]:.2f}; random directions: 2× at r = {np.array2string(rand[a], precision=2)}, the median "
+            f"random curve reaches 1.1 at r = {rand11[a]:.2f}" for a in archs]
     why = "onsets located on the sweep's geometric r grid; the linearized loss is evaluated on the same grid"
     return Result(
         checks=[
-            Categorical("decade of the 1.1-rule onset, per direction (the paper's rule)", measured=_decade(on11),
-                        predicted=_decade(lin11), paper="1 ≤ r ≤ 10",
-                        rivals={"transitions only beyond r = 10": "r > 10"}, why=why),
-            Categorical("decade of the 2×-rule onset, per direction", measured=_decade(on2), predicted=_decade(lin2),
+            Count("gradient-step onset (loss ratio 2) in [1, 10], per architecture", measured=inside,
+                  predicted=np.ones(n, dtype=bool), required=required,
+                  rivals={"the transitions cluster below r = 1": np.zeros(n, dtype=bool)},
+                  why=f"'cluster' read as most: {required} of {n} architectures"),
+            Categorical("decade of the gradient-step onset, architectures without normalization layers",
+                        measured=_decade(np.array([grad[a] for a in plain])),
+                        predicted=_decade(np.array([lin[a] for a in plain])),
                         rivals={"the loss doubles inside the disk": "r < 1", "transitions only beyond r = 10": "r > 10"},
                         why=why),
         ],
-        detail=(f"with the paper's 1.1 rule {n_below}/{all11.size} directions cross below r = 1; "
-                + (f"on the normalization-layer models ({', '.join(normed)}) the linearized loss puts {n_norm_match}/"
-                   f"{n_norm} 1.1-onsets in the measured decade (reported, not asserted); " if normed else "")
-                + "; ".join(rows) + f"; the linearized loss puts {int(np.sum(_decade(lin11) == _decade(on11)))}/{on11.size}"
-                f" 1.1-onsets and {int(np.sum(_decade(lin2) == _decade(on2)))}/{on2.size} 2×-onsets in the measured decade"),
-        arrays={"onset2": on2, "onset11": on11, "lin_onset2": lin2, "lin_onset11": lin11}, seed=21,
+        detail=("; ".join(rows) + "; " + ", ".join(
+            f"{a} linearized decade {'matches' if _decade(np.array([lin[a]]))[0] == _decade(np.array([grad[a]]))[0] else 'misses'}"
+            " (normalization layer, not asserted)" for a in archs if a in NORMALIZED)).rstrip("; "),
+        arrays={"archs": np.array(archs), "onset_grad": on, "onset_lin": np.array([lin[a] for a in archs]),
+                "onset_acc": np.array([acc[a] for a in archs])},
+        seed=21,
     )
 
 
@@ -773,6 +944,7 @@ LAST_LAYER = {"mlp": ("W1", "b1"), "mlp_ln": ("W1", "b1"), "cnn_bn": ("W", "b"),
 # add branch points or poles
 ENTIRE = ("linear", "mlp", "cnn")
 DIR_KINDS = ("gradient", "random", "last layer")
+ATTENTION_ACT = "gelu"  # the attention model's activation: the exact GELU of the paper's PyTorch models (entire)
 
 
 def _last_layer_direction(raw: dict, arch: str) -> dict:
@@ -811,10 +983,14 @@ def series_radius(budget: Budget, *, seed: int = 41, archs: tuple | None = None)
     inside and outside it (entire :math:`F_i` only), the linearized radius :math:`\\rho^*_i` (certified
     zero of :math:`\\sum_ke^{z_k+a_kt}`), and the truncation error of the order-n Taylor polynomial at
     :math:`t=rR_i` against the continued loss; ``inner``: the distance of the nearest singularity of the
-    continued logits themselves (inf for entire logits; for attention the nearest zero of an attention
-    denominator or pole of GELU's tanh, :func:`sims.softmax_radius.attention_singularities`, inf if none within
-    1.5 R, negative when it is a zero of an attention denominator; NaN for normalization layers, whose
-    square-root branch points are not located).
+    continued logits themselves (inf for entire logits; for attention (exact GELU, entire) the nearest zero of an
+    attention denominator, :func:`sims.softmax_radius.attention_singularities`, inf if none within 1.5 R, negative
+    when it is a zero of an attention denominator; NaN for normalization layers, whose square-root branch points
+    are not located); ``eps``: the paper's perturbation parameter :math:`\\varepsilon_i` (Prop. App. 1.1,
+    :func:`theory.softmax_radius.perturbation_epsilon`) from the logit curvature
+    :func:`sims.softmax_radius.logit_curvature`; ``kink``: for the ReLU MLP the distance along the step to the
+    sample's first ReLU switch, :math:`\\min_j|h_j/\\dot h_j|` (inf elsewhere); ``inner_tanh``: for attention, as
+    ``inner`` for the same weights with the tanh-approximate GELU.
     Keys ``<arch>.<field>``, arrays of shape (D, K[, ...]). ``archs`` overrides the budget's architectures.
     """
     archs = budget.pick(quick=("mlp",), full=("mlp", "mlp_ln", "cnn_bn", "attention")) if archs is None else tuple(archs)
@@ -836,7 +1012,7 @@ def series_radius(budget: Budget, *, seed: int = 41, archs: tuple | None = None)
         coupled = arch == "cnn_bn"  # batch statistics: every sample's logits depend on the whole batch
         fields = {f: [] for f in ("rho_a_set", "rows", "rho_a", "rho_star", "coeffs", "prony_re", "prony_im",
                                   "domb_sykes", "zero_re", "zero_im", "residual", "wind_in", "wind_out", "trunc_err",
-                                  "inner")}
+                                  "inner", "inner_tanh", "eps", "kink")}
         for d, v in enumerate(dirs):
             z, a = (np.asarray(u) for u in S.directional_derivatives(model.apply, params, v, x))
             rho_i = np.asarray(T.lower_bound(a))
@@ -844,6 +1020,15 @@ def series_radius(budget: Budget, *, seed: int = 41, archs: tuple | None = None)
             xs, ys = (x, y) if coupled else (x[rows], y[rows])
             local = rows if coupled else np.arange(K)
             coeffs = np.asarray(S.line_taylor(model.apply, params, v, xs, ys, order))[local]
+            c2 = np.asarray(S.logit_curvature(model.apply, params, v, xs))[local]
+            eps = np.asarray(T.perturbation_epsilon(z[rows], a[rows], c2))
+            if arch == "mlp":  # the first ReLU switch along the step: h + t·ḣ = 0 for some hidden unit
+                h = x[rows] @ np.asarray(params["W0"]) + np.asarray(params["b0"])
+                hd = x[rows] @ np.asarray(v["W0"]) + np.asarray(v["b0"])
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    kink = np.nan_to_num(np.min(np.abs(h) / np.abs(hd), axis=1), nan=np.inf)
+            else:
+                kink = np.full(K, np.inf)
             pr = np.array([T.prony_pair(c) for c in coeffs])
             ds = np.array([T.domb_sykes_pair(c) for c in coeffs])
             # three starts per sample: the linearized loss's nearest zero, the series' Prony pair and i·ρ_a; the
@@ -864,13 +1049,17 @@ def series_radius(budget: Budget, *, seed: int = 41, archs: tuple | None = None)
             else:
                 w_in = w_out = np.full(K, -1)
             # singularities of the continued logits themselves (the loss's radius is at most their distance): none
-            # for entire logits; for attention the nearest zero of an inner partition function (an attention
-            # denominator or a GELU pole), searched out to 1.5 R; not located for normalization layers (NaN)
+            # for entire logits; for attention the nearest zero of an attention denominator (the exact GELU is
+            # entire), searched out to 1.5 R; not located for normalization layers (NaN)
+            inner_tanh = np.full(K, np.nan)
             if arch in ENTIRE or kinds[d] == 2:
                 inner = np.full(K, np.inf)
             elif arch == "attention":
-                sing = S.attention_singularities(params, v, xs, local, 1.5 * R)
+                sing = S.attention_singularities(params, v, xs, local, 1.5 * R, act=ATTENTION_ACT)
                 inner = np.where(sing["denominator"], -sing["radius"], sing["radius"])  # < 0: a denominator zero
+                # the same weights with the tanh-approximate GELU: its poles (App. 2.4: it "reintroduces tanh poles")
+                tanh = S.attention_singularities(params, v, xs, local, 1.5 * R, act="gelu_tanh")
+                inner_tanh = np.where(tanh["denominator"], -tanh["radius"], tanh["radius"])
             else:
                 inner = np.full(K, np.nan)
             t = np.array(TRUNC_R)[None, :] * R[:, None]
@@ -880,7 +1069,8 @@ def series_radius(budget: Budget, *, seed: int = 41, archs: tuple | None = None)
                            ("rho_star", np.asarray(T.radius(z[rows], a[rows]))), ("coeffs", coeffs),
                            ("prony_re", pr.real), ("prony_im", pr.imag), ("domb_sykes", ds),
                            ("zero_re", g["zero"].real), ("zero_im", g["zero"].imag), ("residual", g["residual"]),
-                           ("wind_in", w_in), ("wind_out", w_out), ("trunc_err", err), ("inner", inner)):
+                           ("wind_in", w_in), ("wind_out", w_out), ("trunc_err", err), ("inner", inner), ("eps", eps),
+                           ("kink", kink), ("inner_tanh", inner_tanh)):
                 fields[f].append(val)
         for f, vals in fields.items():
             out[f"{arch}.{f}"] = np.stack([np.asarray(u) for u in vals])
@@ -890,7 +1080,7 @@ def series_radius(budget: Budget, *, seed: int = 41, archs: tuple | None = None)
 
 def _series_view(sr: dict) -> dict:
     """Flattened per-sample arrays of the series-radius experiment over architectures and directions."""
-    keys = ("rho_a", "rho_star", "domb_sykes", "residual", "wind_in", "wind_out", "inner")
+    keys = ("rho_a", "rho_star", "domb_sykes", "residual", "wind_in", "wind_out", "inner", "inner_tanh", "eps", "kink")
     out = {k: [] for k in keys + ("arch", "kind", "R", "R_loss", "prony", "trunc_err", "zero")}
     for arch in [str(a) for a in np.asarray(sr["archs"])]:
         D, K = sr[f"{arch}.rho_a"].shape
@@ -925,83 +1115,122 @@ def _prony_windows(coeffs: np.ndarray) -> np.ndarray:
     return np.array(out)
 
 
+PROP_A11_QUOTE = ("Proposition Appendix 1.1 (Linearization quality). Let v be the unit step direction, Δa = maxi ai − "
+                  "mini ai the logitderivative spread, ρa = π/Δa the conservative linearized bound, and ρtrue the true "
+                  "convergence radius. If the logit curvature C = maxi ∥ d 2 zi /d θ2 ∥ along v satisfies "
+                  "ε = Cπ2 /( 2Δ2a · mini wi ) ≪ 1, then ρtrue ≥ ρa ( 1 − ε) .")
+
+
 @claim(
     "sao2026.trained_radius_at_least_rho_a", paper=PAPER, provenance="quoted", kind="bound",
-    source="Section 4 (three radii) and Section 6",
-    statement="On trained models whose continued logits are entire along the step (ReLU MLP along every sampled "
-              "direction -- descent, random, last layer -- and every model along a last-layer direction) the "
-              "Taylor radius of the line loss is at least ρ_a = π/Δa, per sample and over the data set; it lies "
-              "between ρ_a and the linearized radius ρ*, and can fall below ρ* (the paper's R_true ≥≈ ρ*). Not "
-              "for the one-head attention model: GELU's tanh has poles at complex steps, so its logits are "
-              "meromorphic and its radius fell to 0.92 ρ_a on one sample of a random direction at the full budget "
-              "(the detail); normalization layers' square-root branch points are not located.",
-    latex=r"R_i\ge\rho_{a,i},\quad q_i=\frac{R_i-\rho_{a,i}}{\rho^*_i-\rho_{a,i}}\ge0\quad(\text{entire logits})",
+    source="Appendix 1.1.2, Proposition Appendix 1.1; §4 introduction (build of 2026-03-26)", quote=PROP_A11_QUOTE,
+    where=f"{ARXIV}, Appendix 1.1.2, Proposition Appendix 1.1",
+    statement="Prop. App. 1.1: if the perturbation parameter ε = Cπ²/(2Δa²·min_i w_i) (C the logit curvature along "
+              "v) is small, the true radius is at least ρ_a(1 − ε). steplab computes ε per bottleneck sample of the "
+              "trained models (C = max_k |z_k''|, exact for the one-hidden-layer ReLU MLP, whose continued logits are "
+              "quadratic in t; w the softmax weights) and tests the bound on every sample with entire continued "
+              "logits and ε < 1. Along descent and random directions ε ≫ 1 on every sample, where the proposition "
+              "says nothing; there steplab reports its own finding: the located radius R is still ≥ ρ_a on every "
+              "sample with entire logits, and lies between ρ_a and the linearized ρ* or somewhat below ρ* (for a ReLU "
+              "net R is the radius of the continued active piece, which the paper's App. 1.3.1 does not treat). Not "
+              "bounded: the attention model, whose attention denominators can vanish at complex steps, and "
+              "normalization layers' square-root branch points (reported).",
+    latex=r"R_i\ge\rho_{a,i}(1-\varepsilon_i)\ (\varepsilon_i<1),\quad"
+          r"\varepsilon_i=\frac{C_i\pi^2}{2\Delta a_i^2\min_kw_{ik}}",
 )
 def trained_radius_at_least_rho_a(budget: Budget) -> Result:
     r"""For every bottleneck sample (smallest :math:`\rho_{a,i}`) of every direction along which the continued
-    logits are entire (ReLU MLP; last-layer directions of every model): :math:`R_i` = the modulus of the zero
-    of :math:`F_i` located by the secant method on the complex-continued model and certified nearest by the
-    argument principle (the next claim), which is then the radius of the line loss. Measured
-    :math:`q_i=(R_i-\rho_{a,i})/(\rho^*_i-\rho_{a,i})`, the radius's position between the bound (0) and the
-    linearized radius (1). Prediction :math:`q\ge0`. Rival: :math:`q\ge1`, the nonlinear radius is at least
-    the linearized one. Models with other singularities are reported in the detail, not bounded: for
-    attention the loss's radius is at most :math:`\min(R_i,\rho_{\rm inner})` with :math:`\rho_{\rm inner}`
-    the nearest zero of an attention denominator or pole of GELU (the continued logits' own singularities);
+    logits are entire (ReLU MLP; last-layer directions of every model): :math:`R_i` = the modulus of the zero of
+    :math:`F_i` located by the secant method on the complex-continued model and certified nearest by the argument
+    principle (the next claim), which is then the radius of the line loss; :math:`\varepsilon_i` from
+    :func:`theory.softmax_radius.perturbation_epsilon` with the logit curvature by nested JVPs.
+    (1) Bound, the proposition where it applies: :math:`R_i/\rho_{a,i}-(1-\varepsilon_i)\ge0` over the samples with
+    :math:`\varepsilon_i<1`. (2) Count, steplab's finding beyond it: :math:`R_i\ge\rho_{a,i}` on every sample with
+    entire logits, :math:`\varepsilon_i` whatever it is; rival: the series' radius cannot exceed the first ReLU
+    switch along the step (the paper's per-neuron ReLU radius :math:`|h_j|/|\dot h_j|`, App. 2), which predicts
+    :math:`R_i\ge\rho_{a,i}` only where that switch lies beyond :math:`\rho_{a,i}`. (3) Bound: the data-set radius
+    over the data-set :math:`\rho_a`, per direction with entire logits, >= 1. Models with other singularities are
+    reported in the detail, not bounded: for attention the loss's radius is at most
+    :math:`\min(R_i,\rho_{\rm inner})` with :math:`\rho_{\rm inner}` the nearest zero of an attention denominator;
     for normalization layers :math:`R_i` is only an upper bound on it (square-root branch points)."""
     sr = series_radius(budget)
     v = _series_view(sr)
     ent = v["entire"]
+    eps = v["eps"]
+    small = ent & (eps < 1)
     q = (v["R"] - v["rho_a"]) / (v["rho_star"] - v["rho_a"])
     ratio = v["R_loss"] / v["rho_a"]
     rows = []
     archs = [str(a) for a in np.asarray(sr["archs"])]
     for arch in archs:
         sel = (v["arch"] == arch) & (v["kind"] < 2)
-        row = (f"{arch}{'' if arch in ENTIRE else ' (not bounded)'}: R/ρ_a ∈ [{ratio[sel].min():.3f}, "
-               f"{ratio[sel].max():.2f}], R/ρ* ∈ [{(v['R_loss'] / v['rho_star'])[sel].min():.3f}, "
-               f"{(v['R_loss'] / v['rho_star'])[sel].max():.3f}]")
-        inner = v["inner"][sel]
+        row = (f"{arch}{'' if arch in ENTIRE else ' (not bounded)'}: ε ∈ [{eps[sel].min():.3g}, {eps[sel].max():.3g}], "
+               f"R/ρ_a ∈ [{ratio[sel].min():.3f}, {ratio[sel].max():.2f}], R/ρ* ∈ "
+               f"[{(v['R_loss'] / v['rho_star'])[sel].min():.3f}, {(v['R_loss'] / v['rho_star'])[sel].max():.3f}]")
         if arch == "attention":
+            inner = v["inner"][sel]
             near = np.abs(inner) < v["R"][sel]
-            row += (f" with R = min(|zero of F_i|, ρ_inner): the logits' own singularity is nearer than the zero of "
+            row += (f" with R = min(|zero of F_i|, ρ_inner): an attention denominator vanishes nearer than the zero of "
                     f"F_i in {int(near.sum())}/{near.size} samples (ρ_inner/R down to "
-                    f"{np.min(np.abs(inner) / v['R'][sel]):.2f}); of the {int(np.isfinite(inner).sum())} located within 1.5 R, "
-                    f"{int(np.sum(np.isfinite(inner) & (inner > 0)))} are GELU poles and {int(np.sum(inner < 0))} zeros "
-                    f"of an attention denominator; R < ρ_a in "
-                    f"{int(np.sum(ratio[sel] < 1))}")
+                    f"{np.min(np.abs(inner) / v['R'][sel]):.2f}); R < ρ_a in {int(np.sum(ratio[sel] < 1))}")
+            tanh = v["inner_tanh"][sel]
+            poles = np.isfinite(tanh) & (tanh > 0)
+            row += (f". The same weights with the tanh-approximate GELU (not the paper's models; App. 2.4 predicts it "
+                    f"'reintroduces tanh poles'): a GELU pole is the nearest inner singularity within 1.5 R in "
+                    f"{int(poles.sum())}/{tanh.size} samples, nearer than R in {int(np.sum(poles & (tanh < v['R'][sel])))} "
+                    f"and nearer than ρ_a in {int(np.sum(poles & (tanh < v['rho_a'][sel])))}")
         rows.append(row)
     ent_dir = np.concatenate([np.isin(a, ENTIRE) | (sr[f"{a}.kind"] == 2) for a in archs])
     set_ratio = np.concatenate([np.min(np.abs(sr[f"{a}.zero_re"] + 1j * sr[f"{a}.zero_im"]), axis=1) / sr[f"{a}.rho_a_set"]
                                 for a in archs])
+    kink_beyond = v["kink"][ent] >= v["rho_a"][ent]
     # the located zeros are accurate to the secant's convergence (|F|/Σ|terms| ~ 1e-16): relative error ~1e-12
     return Result(
         checks=[
-            Bound("q = (R − ρ_a)/(ρ* − ρ_a), min over samples and directions with entire logits", measured=q[ent],
-                  bound=0.0, side=">=", slack=1e-9,
-                  rivals={"q ≥ 1: the nonlinear radius is at least the linearized ρ* (R_true ≥ ρ*)": 1.0},
+            Bound("R/ρ_a − (1 − ε) over samples with entire logits and ε < 1 (Prop. App. 1.1)",
+                  measured=(v["R"] / v["rho_a"] - (1 - eps))[small], bound=0.0, side=">=", slack=1e-9,
                   why="located zeros converge to |F|/Σ|terms| ~ 1e-16, a relative error ~1e-12 in R"),
+            Count("R_i ≥ ρ_a,i, every sample with entire logits (ε whatever it is: steplab's finding)",
+                  measured=v["R"][ent] >= v["rho_a"][ent] * (1 - 1e-9), predicted=np.ones(int(ent.sum()), dtype=bool),
+                  rivals={"the series' radius cannot exceed the first ReLU switch along the step (|h_j|/|ḣ_j|)":
+                          kink_beyond},
+                  why="R to ~1e-12 relative; the comparison allows 1e-9"),
             Bound("data-set radius / data-set ρ_a = min_i R_i / min_i ρ_a,i, per direction with entire logits",
                   measured=set_ratio[ent_dir], bound=1.0, side=">=", slack=1e-9, why="as above"),
         ],
-        detail="; ".join(rows) + f"; data-set R/ρ_a per direction with entire logits ∈ [{set_ratio[ent_dir].min():.3f}, "
-                                 f"{set_ratio[ent_dir].max():.2f}]",
+        detail=(f"ε < 1 on {int(small.sum())}/{int(ent.sum())} samples with entire logits (the last-layer directions, "
+                f"ε = 0; along descent and random directions ε ≥ {eps[ent & (v['kind'] < 2)].min():.3g}); "
+                f"q = (R − ρ_a)/(ρ* − ρ_a) ∈ [{q[ent].min():.3f}, {q[ent].max():.3f}] (0: R at ρ_a, 1: at ρ*); the first "
+                f"ReLU switch lies inside ρ_a on {int(np.sum(~kink_beyond))}/{kink_beyond.size} of those samples; "
+                + "; ".join(rows) + f"; data-set R/ρ_a per direction with entire logits ∈ [{set_ratio[ent_dir].min():.3f}, "
+                f"{set_ratio[ent_dir].max():.2f}]"),
         arrays={"q": q, "ratio_a": ratio, "ratio_star": v["R_loss"] / v["rho_star"], "kind": v["kind"], "arch": v["arch"],
-                "entire": ent, "inner": v["inner"]},
+                "entire": ent, "inner": v["inner"], "inner_tanh": v["inner_tanh"], "eps": eps},
         seed=41,
     )
 
 
 @claim(
     "sao2026.series_radius_is_located_ghost", paper=PAPER, provenance="quoted", kind="rate",
-    source="Section 4 (the radius is set by the nearest complex singularity)",
+    source="§4.1, Definition 4.1 and Proposition 4.2, eq. (9)",
+    quote="Definition 4.1 (Exact Convergence Radius). For a loss function f at parameters θ with unit update direction "
+          "v, the exact convergence radius is the convergence radius of ℓ( t) = f (θ + tv) at t = 0. By the "
+          "Cauchy–Hadamard theorem, this equals the distance from the origin to the nearest singularity of ℓ’s "
+          "analytic continuation to C.",
+    where=f"{ARXIV}, §4.1, Definition 4.1",
     statement="Along a step direction of a trained model whose continued logits are entire (ReLU MLP; any model "
               "stepped in its last layer), the radius of convergence of the line loss's Taylor series is the "
               "distance to the nearest complex zero of the sample's partition function F(t) = Σ_k exp z_k(t): "
               "extrapolated from the Taylor coefficients it equals the zero located in the complex step plane; for "
-              "a step in the last layer only it equals the linearized ρ*. (Where the logits have singularities of "
-              "their own -- GELU poles in the attention model, square roots in normalization layers -- a nearer "
-              "one can set the radius instead.)",
+              "a step in the last layer only it equals the linearized ρ*. (The paper states the partition-zero radius "
+              "for the linearized logits, Prop. 4.2, and in general the nearest singularity of the continuation, "
+              "Def. 4.1; that the nonlinear loss's radius is a zero of Σ_k exp z_k(t) needs entire logits, steplab's "
+              "added condition. Where the logits have singularities of their own -- zeros of the attention "
+              "denominators, square roots in normalization layers -- a nearer one can set the radius instead.)",
     latex=r"\limsup_n|c_n|^{-1/n}=\min\{|t|:F_i(t)=0\}",
+    coarse_reason="the root test's predicted slope is the -1/n of a logarithmic branch point, about -0.1: a relative "
+                  "change of a near-zero slope measures nothing; the check's power is the rival's distance in SE "
+                  "(tens of SE), and the band is set by the Taylor order jet can trace through a trained model (12-16)",
 )
 def series_radius_is_located_ghost(budget: Budget) -> Result:
     r"""The singularity is located in the complex step plane: the zero of :math:`F_i` nearest to 0, found
@@ -1081,9 +1310,15 @@ def series_radius_is_located_ghost(budget: Budget) -> Result:
 
 
 @claim(
-    "sao2026.truncation_error_rate", paper=PAPER, provenance="quoted", kind="rate", source="Section 5 (normalized step)",
+    "sao2026.truncation_error_rate", paper=PAPER, provenance="quoted", kind="rate",
+    source="§5.1 (build of 2026-03-26) and §2.3.3",
     statement="The error of the order-n Taylor polynomial of the line loss at distance t scales like (t/ρ)^n: it "
-              "grows with n past the radius (r = t/ρ > 1) and shrinks below it, on trained nonlinear models.",
+              "shrinks with n inside the radius (the paper's O(r^n)) and grows with n past it, on trained nonlinear "
+              "models. (The paper says only that past the radius adding terms 'need not improve the approximation "
+              "and can make it worse'; the growth rate (t/ρ)^n there is steplab's two-sided strengthening.)",
+    quote="Inside the disk (r < 1), the Cauchy integral formula bounds every Taylor coefficient: | cn | ≤ M /ρna where "
+          "M = sup | t |=ρa |ℓ( t)| , so the n-th order truncation error decays as O ( r n ) .",
+    where=f"{ARXIV}, §5.1 (build of 2026-03-26)",
     latex=r"|\ell(t)-P_n(t)|\propto(t/\rho)^n",
 )
 def truncation_error_rate(budget: Budget) -> Result:
@@ -1136,12 +1371,20 @@ def truncation_error_rate(budget: Budget) -> Result:
 
 
 # ============================================================================= temperature
+TEMP_QUOTE = ("Temperature rescales logits as z/T , so the predicted radius rescales as ρa ( T ) = πT /Δa . Figure 9 tests "
+              "this prediction directly. In raw τ coordinates (panel A), collapse onsets vary widely across temperatures "
+              "(collapse std = 0.992). After theory normalization by T (panel B), those onsets collapse to a common "
+              "transition (std = 0.164, a 6× reduction).")
+TEMPS = {"quick": [0.125, 0.5, 2.0, 8.0], "full": [0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0]}
+
+
 @experiment("softmax_radius.temperature")
 def temperature(budget: Budget, *, seed: int = 31) -> dict:
-    """The temperature study: an MLP (GELU) trained on logits z/T per (T, seed), then one step along the
-    descent direction at t = r ρ_a(T); the collapse onset is where the loss first doubles (the paper's 2× rule:
-    on these low-loss models the 1.1 rule's onset scatters by 4× between seeds at one temperature)."""
-    temps = budget.pick(quick=[0.125, 0.5, 2.0, 8.0], full=[0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0])
+    """The temperature study: an MLP 64-128-128-10 with the exact GELU (the authors' ``F.gelu``) trained by Adam on
+    logits z/T per (T, seed) (lr 0.01, 120 steps, batch 256 at the full budget: the authors' code), then one step
+    along the descent direction at t = r ρ_a(T); the collapse onset is where the loss first doubles (the 2× rule of
+    the authors' code; the paper's text names none)."""
+    temps = budget.pick(**TEMPS)
     seeds = [seed + i for i in range(budget.pick(quick=3, full=5))]
     out = S.temperature_runs(S.digits(), temperatures=temps, seeds=seeds, r=np.geomspace(0.05, 50, budget.pick(quick=31, full=61)),
                              steps=budget.pick(quick=60, full=120), batch=256, threshold=2.0)  # the paper's batch
@@ -1149,20 +1392,36 @@ def temperature(budget: Budget, *, seed: int = 31) -> dict:
                                 "diverged_step", "ratio")}
 
 
+def _spreads(temp: np.ndarray, od: np.ndarray, orr: np.ndarray) -> dict:
+    """The spread of the onsets in raw distance and in r under four readings of the paper's undefined 'collapse
+    std': the standard deviation of the raw values or of their log10, over all (T, seed) runs or over the
+    per-temperature medians. Returns {reading: (sd raw distance, sd r)}."""
+    meds = [(np.median(od[temp == t]), np.median(orr[temp == t])) for t in np.unique(temp)]
+    md, mr = np.array(meds).T
+    return {"sd of values, runs": (np.std(od), np.std(orr)), "sd of log10, runs": (np.std(np.log10(od)), np.std(np.log10(orr))),
+            "sd of values, T medians": (np.std(md), np.std(mr)),
+            "sd of log10, T medians": (np.std(np.log10(md)), np.std(np.log10(mr)))}
+
+
 @claim(
-    "sao2026.temperature_onset_spread", paper=PAPER, provenance="quoted", kind="rate", source="Section 6 (temperature)",
+    "sao2026.temperature_onset_spread", paper=PAPER, provenance="quoted", kind="rate",
+    source="§6.4, Figure 9; abstract", quote=TEMP_QUOTE, where=f"{ARXIV}, §6.4",
     statement="Temperature scaling z/T moves ρ_a(T) = πT/Δa and the collapse onset moves with it: the spread of "
-              "onsets across T is much smaller in r = t/ρ_a than in the raw distance t (paper: 0.992 → 0.164, 6×). "
-              "steplab's onset is the first r where the loss doubles (the paper's 2× rule).",
+              "onsets across T is much smaller in r = t/ρ_a than in the raw distance t (the paper: 'collapse std' "
+              "0.992 → 0.164, 'a 6× reduction'). The onset is the first r where the loss doubles (the 2× rule of the "
+              "authors' code, experiments/tempfingerprint/run.py; the paper's text defines none).",
     latex=r"t_{\rm onset}\propto\rho_a(T)",
+    coarse_reason="the slope's band is set by the number of (T, seed) runs, whose trained ρ_a(T) span less than a "
+                  "decade (training compensates most of the 1/T); a sharper slope needs more runs, not a finer rule",
 )
 def temperature_onset_spread(budget: Budget) -> Result:
     r"""Over (T, seed) runs that did not diverge: the log-log slope of the onset distance against
-    :math:`\rho_a(T)` is 1 (the onset follows the radius; rival: 0, the raw distance is the scale), and
-    the spread of :math:`\log_{10}` onsets shrinks from raw distance to r (factor >= 1; the paper's
-    0.992/0.164 = 6.0 is its value for that factor); the raw spread equals
-    :math:`\sqrt{\mathrm{sd}^2\log\rho_a+\mathrm{sd}^2\log r_{\rm onset}}` (onset r independent of the radius), the
-    paper's 0.992 is its value (rival: 0, the distance does not move with T)."""
+    :math:`\rho_a(T)` is 1 (the onset follows the radius; rival: 0, the raw distance is the scale); the spread of
+    :math:`\log_{10}` onsets shrinks from raw distance to r (factor >= 1; the paper's '6× reduction', 0.992/0.164,
+    is its value for that factor); the raw spread equals :math:`\sqrt{\mathrm{sd}^2\log\rho_a+\mathrm{sd}^2\log r_{\rm
+    onset}}` (onset r independent of the radius; rival: 0, the distance does not move with T). The paper's 0.992 and
+    0.164 themselves are not compared: it does not say whether its std is of raw or log values, nor over what; the
+    detail gives the spreads under four readings."""
     out = temperature(budget)
     ok = ~out["diverged"] & np.isfinite(out["onset_r"])
     od, orr, rho = out["onset_distance"][ok], out["onset_r"][ok], out["rho_a"][ok]
@@ -1176,6 +1435,8 @@ def temperature_onset_spread(budget: Budget) -> Result:
         boot.append(np.std(np.log10(od[k])) - math.hypot(np.std(np.log10(rho[k])), np.std(np.log10(orr[k]))))
     se = max(float(np.std(boot)), 1e-6)
     indep = math.hypot(sd_rho, sd_r)
+    readings = _spreads(out["temperature"][ok], od, orr)
+    temps = sorted(set(out["temperature"].tolist()))
     # the onset is located on a geometric grid of ratio g = 10^(3/30) or 10^(3/60): a quantization of ±(log g)/2 in each
     # log onset, noise rather than bias, so the slope band is z·SE alone
     return Result(
@@ -1184,15 +1445,24 @@ def temperature_onset_spread(budget: Budget) -> Result:
                  rivals={"0: the onset distance does not follow ρ_a (raw distance is the scale)": 0.0},
                  why="z·SE over finite runs; grid quantization is noise, not bias"),
             Bound("spread reduction sd log10 t_onset / sd log10 r_onset", measured=sd_d / sd_r, bound=1.0, side=">=",
-                  paper=0.992 / 0.164, why="onset distance = r_onset·ρ_a: a spread in ρ_a adds to the raw spread"),
+                  paper=0.992 / 0.164, quote=TEMP_QUOTE, where=f"{ARXIV}, §6.4",
+                  why="onset distance = r_onset·ρ_a: a spread in ρ_a adds to the raw spread; the paper's '6× "
+                      "reduction' (0.992/0.164) is a ratio of spreads, the one number whose meaning does not hang on "
+                      "the std's undefined unit"),
             Exact("sd log10 of the raw onset distance over (T, seed)", predicted=indep, measured=sd_d, atol=4 * se,
-                  paper=0.992, rivals={"the onset distance does not move with T (raw spread 0)": 0.0},
+                  rivals={"the onset distance does not move with T (raw spread 0)": 0.0},
                   why=f"4 SE; prediction sqrt(sd²log10 ρ_a + sd²log10 r_onset) (onset r independent of ρ_a); SE {se:.3f} "
                       "by a 400-fold bootstrap over runs of the difference"),
         ],
-        detail=(f"{int(ok.sum())} finite runs ({int(out['diverged'].sum())} diverged); sd log10 ρ_a {sd_rho:.3f}; sd log10 onset: distance {sd_d:.3f} "
-                f"→ r {sd_r:.3f} (×{sd_d / sd_r:.2f}; paper 0.992 → 0.164, ×6.0); ρ_a spans {rho.min():.3f}–{rho.max():.3f} "
-                f"over T ∈ {sorted(set(out['temperature'].tolist()))}: training compensates most of the 1/T"),
+        detail=(f"{int(ok.sum())} finite runs ({int(out['diverged'].sum())} diverged); sd log10 ρ_a {sd_rho:.3f}; sd log10 onset: "
+                f"distance {sd_d:.3f} → r {sd_r:.3f} (×{sd_d / sd_r:.2f}; paper 0.992 → 0.164, ×6.0); ρ_a spans "
+                f"{rho.min():.3f}–{rho.max():.3f} over T ∈ {temps}: training compensates most of the 1/T. The paper's std "
+                "unit is undefined (raw or log values; over temperatures or temperatures × seeds); spread distance → r "
+                "under each reading: " + "; ".join(f"{k}: {a:.3g} → {b:.3g} (×{a / b:.2f})" for k, (a, b) in readings.items())
+                + ". The grids differ: the authors' code steps a raw-τ grid geomspace(1e-4, max(4ρ_a(T), 2), 80) per "
+                "run, at T ∈ {0.25, 0.5, 1, 2, 4, 8} (Fig. 9's caption lists {0.25, …, 64}), 5 seeds, and takes the "
+                f"first loss-ratio crossing of 2 (first_crossing(..., 2.0)); steplab steps an r grid geomspace(0.05, 50) at "
+                f"T ∈ {temps}, the same 2× rule"),
         arrays={"temperature": out["temperature"][ok], "onset_distance": od, "onset_r": orr, "rho_a": rho},
         seed=31,
     )
@@ -1224,9 +1494,29 @@ def lr_spike(budget: Budget) -> dict:
     return out
 
 
+TABLE1_QUOTE = ("Table 1. Median final test accuracy at 10 000× spike. A seed is divergent if final loss exceeds 10. "
+                "Arch Plain Clip ρa -ctrl Transformer 31.8% 38.7% 95.3% MLP+LN 44.6% 51.5% 93.9% CNN+BN 13.4% 10.3% "
+                "71.6%")
 # Table 1 of the paper: median final test accuracy (%) after a 10,000x spike, plain Adam / clipping / controller
-TABLE1 = {"attention": (31.8, 38.7, 95.3), "mlp_ln": (44.6, 51.5, 93.9), "cnn_bn": (13.4, 10.3, 71.6)}
-TABLE1_NAMES = {"attention": "Transformer", "mlp_ln": "MLP+LN", "cnn_bn": "CNN+BN", "mlp": "MLP"}
+TABLE1 = {"transformer": (31.8, 38.7, 95.3), "mlp_ln3": (44.6, 51.5, 93.9), "cnn1d_bn": (13.4, 10.3, 71.6)}
+TABLE1_NAMES = {"transformer": "Transformer", "mlp_ln3": "MLP+LN", "cnn1d_bn": "CNN+BN", "attention": "attention",
+                "mlp_ln": "MLP+LN (steplab's)", "cnn_bn": "CNN+BN (steplab's)", "mlp": "MLP"}
+# seeds of the authors' setting at the full budget: the authors' five (0-4), three for the CNN+BN, whose 1-d convolution
+# over 1438 images costs ~0.3-0.7 s per full-batch step on two CPU cores (four runs of 200 steps per seed)
+ARCHGRID_SEEDS = {"transformer": 5, "mlp_ln3": 5, "cnn1d_bn": 3}
+
+
+@experiment("softmax_radius.archgrid")
+def archgrid(budget: Budget, *, arch: str) -> dict:
+    """Table 1 in the authors' setting (:func:`sims.softmax_radius.archgrid_runs`: their three architectures,
+    full-batch Adam at lr 0.015, 200 steps, a 10,000× spike at step 50, float32, their controller and clipping):
+    ``spiked.<field>`` for plain / clip / controller and ``calm.<field>`` for the controller without a spike (the
+    run the controller's spiked run is predicted to match), seeds 0.. (2 at the quick budget)."""
+    seeds = list(range(budget.pick(quick=2, full=ARCHGRID_SEEDS[arch])))
+    spiked = S.archgrid_runs(arch, seeds=seeds, modes=S.MODES, factor=1e4, spike_step=50)
+    calm = S.archgrid_runs(arch, seeds=seeds, modes=("controller",), factor=1.0, spike_step=-1)
+    keys = ("mode", "seed", "test_acc", "loss", "scale", "final_acc", "final_loss", "diverged")
+    return {**{f"spiked.{k}": spiked[k] for k in keys}, **{f"calm.{k}": calm[k] for k in keys}}
 
 
 def _ordering(med: np.ndarray) -> str:
@@ -1234,24 +1524,89 @@ def _ordering(med: np.ndarray) -> str:
     return " < ".join(S.MODES[k] for k in np.argsort(med, kind="stable"))
 
 
+def _median_se(values: np.ndarray, rng: np.random.Generator, floor: float) -> tuple[float, float]:
+    """Median over seeds and its bootstrap standard error (1000 resamples of the seeds), at least ``floor``."""
+    boot = np.median(values[rng.integers(0, values.size, (1000, values.size))], axis=1)
+    return float(np.median(values)), max(float(np.std(boot)), floor)
+
+
+def _authors_checks(budget: Budget) -> tuple[list, list]:
+    """Table 1 against the authors' setting, per architecture: the controller's median against the unspiked
+    controller's (steplab's prediction: the capped spike step changes nothing) and plain Adam's against clipping's
+    (Adam normalizes the gradient, so clipping ||g|| ≤ 1 does not shorten the spike step), each cell with Table 1's
+    number as the paper's value."""
+    checks, rows = [], []
+    rng = np.random.default_rng(0)
+    n_test = S.archgrid_digits()["y_test"].size
+    for arch in budget.pick(quick=(), full=S.ARCHGRID_NAMES):
+        out = archgrid(budget, arch=arch)
+        acc = 100 * out["spiked.final_acc"]
+        mode = out["spiked.mode"]
+        calm = 100 * out["calm.final_acc"]
+        floor = 100 / n_test  # one test image: the accuracy's resolution, the smallest standard error it can have
+        (m_plain, s_plain), (m_clip, s_clip), (m_ctrl, s_ctrl) = (_median_se(acc[mode == c], rng, floor) for c in range(3))
+        m_calm, _ = _median_se(calm, rng, floor)
+        paper = TABLE1[arch]
+        name = TABLE1_NAMES[arch]
+        # two medians over the same number of seeds, each with our spread: the SE of their difference is sqrt(2) x ours
+        # (the paper's 5-seed median is taken to scatter as ours does)
+        checks.append(Statistical(
+            f"{name} (authors' setting): median final test accuracy % with the controller", estimate=m_ctrl,
+            se=math.sqrt(2) * s_ctrl, predicted=m_calm, paper=paper[2], quote=TABLE1_QUOTE, where=f"{ARXIV}, Table 1",
+            rivals={"the spike costs the controller as much as plain Adam": m_plain},
+            why="4 SE of a difference of two medians over seeds (bootstrap SE of ours, times sqrt 2)"))
+        checks.append(Statistical(
+            f"{name} (authors' setting): median final test accuracy % of plain Adam and with clipping",
+            estimate=np.array([m_plain, m_clip]), se=math.sqrt(2) * np.array([s_plain, s_clip]),
+            predicted=np.array([m_clip, m_plain]), paper=np.array(paper[:2]), quote=TABLE1_QUOTE,
+            where=f"{ARXIV}, Table 1",
+            why="Adam's step is scale-free in the gradient, so clipping leaves the spike step's length: plain and clip "
+                "predict each other; 4 SE of a difference of two medians (bootstrap SE of ours, times sqrt 2). No "
+                "rival: a wrecked run recovers more or less, so 5-seed medians scatter by tens of points and cannot "
+                "tell clipping from no spike here (the per-seed comparison is in the detail; steplab's setting's "
+                "count rejects 'clipping protects')"))
+        pre = 100 * np.median(out["spiked.test_acc"][:, 49])
+        ctrl = mode == 2
+        binds = float(np.mean(out["spiked.scale"][ctrl][:, np.arange(200) != 50] < 1))
+        cells = []
+        for c, v in zip(range(3), (m_plain, m_clip, m_ctrl)):
+            sel = acc[mode == c]
+            n_div = int(out["spiked.diverged"][mode == c].sum())
+            cells.append(f"{v:.1f} [{sel.min():.0f}–{sel.max():.0f}]" + (f" ({n_div} div.)" if n_div else ""))
+        below = int(np.sum(acc[mode == 1] < calm - 5))  # seeds are paired: the same init and full batch
+        rows.append(f"{name}, {int(ctrl.sum())} seeds (pre-spike {pre:.1f}%, unspiked controller {m_calm:.1f}%): "
+                    + " / ".join(cells) + f"; Table 1 {' / '.join(f'{v:.1f}' for v in paper)}; clipping ends more than 5 "
+                    f"points below the same seed's unspiked run in {below}/{int(ctrl.sum())} seeds; the controller also "
+                    f"cut {100 * binds:.0f}% of the ordinary steps")
+    return checks, rows
+
+
 @claim(
-    "sao2026.lr_spike_controller", paper=PAPER, provenance="quoted", kind="qualitative", source="Table 1",
-    statement="Under a 10,000× one-step learning-rate spike, Adam with the controller t ≤ ρ_a keeps its accuracy "
-              "while plain Adam and Adam with gradient clipping (‖g‖ ≤ 1) collapse; Table 1: Transformer, MLP+LN and "
-              "CNN+BN reach 95.3, 93.9 and 71.6 % with the controller against 31.8/38.7, 44.6/51.5 and 13.4/10.3 % "
-              "(plain/clipping).",
-    latex=r"\mathrm{acc}_{\rm ctrl}\approx\mathrm{acc}_{\rm pre}\gg\mathrm{acc}_{\rm plain},\mathrm{acc}_{\rm clip}",
+    "sao2026.lr_spike_controller", paper=PAPER, provenance="quoted", kind="qualitative",
+    source="Table 1; §6.5, Figure 10; §5.3 eq. (19)", quote=TABLE1_QUOTE, where=f"{ARXIV}, Table 1",
+    statement="Under a 10,000× one-step learning-rate spike, Adam with the controller keeps its accuracy while plain "
+              "Adam and Adam with gradient clipping (‖g‖ ≤ 1) collapse. Table 1's numbers (median final test "
+              "accuracy: Transformer 31.8/38.7/95.3 %, MLP+LN 44.6/51.5/93.9 %, CNN+BN 13.4/10.3/71.6 %, "
+              "plain/clip/controller) are compared, at the full budget only, in the setting of the authors' script "
+              "for Table 1 (experiments/archgrid/run.py, which differs from the text: full-batch Adam at lr 0.015 "
+              "for every architecture, a one-step spike at step 50, the controller capping lr·‖g‖ at ρ_a along the "
+              "gradient rather than eq. (19)'s Adam step, a 'Transformer' that embeds each image as one token so its "
+              "softmax runs over one key, a 3-layer GELU MLP+LN and a 1-d CNN+BN); steplab's own setting (its "
+              "models, minibatch Adam, per-model learning rates) is a second row, at both budgets. Table 3 "
+              "(ResNet-18 on CIFAR-10) is not reproduced on CPU.",
+    latex=r"\mathrm{acc}_{\rm ctrl}\approx\mathrm{acc}_{\rm no\,spike}\gg\mathrm{acc}_{\rm plain}\approx\mathrm{acc}_{\rm clip}",
 )
 def lr_spike_controller(budget: Budget) -> Result:
-    r"""Per run: survived = not diverged and final test accuracy within 5 points of the accuracy just
-    before the spike. Prediction: exactly the controller runs survive. Rivals: clipping protects as
-    well; nothing survives the spike; plain Adam recovers by itself. Per model, the mode with the best
-    median final accuracy is the controller (rival: clipping). The detail prints the paper's Table 1
-    beside the medians and spreads (min–max over seeds) measured here and says, per architecture,
-    whether the paper's ordering of the three modes reproduces."""
+    r"""steplab's own setting (:func:`lr_spike`), per run: survived = not diverged and final test accuracy within
+    5 points of the accuracy just before the spike. Prediction: exactly the controller runs survive. Rivals:
+    clipping protects as well; nothing survives the spike; plain Adam recovers by itself. Per model, the mode with
+    the best median final accuracy is the controller (rival: clipping). At the full budget, the authors' setting
+    (:func:`archgrid`), per architecture: the controller's median final test accuracy equals the unspiked
+    controller's (rival: plain Adam's), plain Adam's and clipping's predict each other, and Table 1's numbers are the
+    paper's values of those medians (a miss is 'differs from paper')."""
     out = lr_spike(budget)
     s = int(out["spike_step"])
-    survived, mode, rows, best, table = [], [], [], [], []
+    survived, mode, rows, best = [], [], [], []
     for tag in [str(t) for t in np.asarray(out["runs"])]:
         acc, m, div = out[f"{tag}.test_acc"], out[f"{tag}.mode"], out[f"{tag}.diverged"]
         pre = acc[:, s - 1]
@@ -1268,27 +1623,27 @@ def lr_spike_controller(budget: Budget) -> Result:
                          + (f" ({n_div} div.)" if n_div else ""))
         best.append(S.MODES[int(np.argmax(meds))])
         arch = tag.rsplit("_", 1)[0]
-        line = f"{TABLE1_NAMES.get(arch, arch)} (η {tag.rsplit('_', 1)[1]}, pre-spike {100 * np.median(pre):.1f}%): " + " / ".join(cells)
-        if arch in TABLE1:
-            paper_order = _ordering(np.array(TABLE1[arch]))
-            ours = _ordering(np.array(meds))
-            line += (f"; paper {' / '.join(f'{v:.1f}' for v in TABLE1[arch])}; ordering {ours} "
-                     + ("reproduces the paper's" if ours == paper_order else f"differs from the paper's {paper_order}"))
-            table.append((arch, meds))
-        rows.append(line)
+        rows.append(f"{TABLE1_NAMES.get(arch, arch)} (η {tag.rsplit('_', 1)[1]}, pre-spike {100 * np.median(pre):.1f}%): "
+                    + " / ".join(cells) + f"; ordering {_ordering(np.array(meds))}")
     survived, mode = np.concatenate(survived), np.concatenate(mode)
     ctrl, clip = S.mode_code("controller"), S.mode_code("clip")
+    authors, authors_rows = _authors_checks(budget)
     return Result(
-        checks=[Count("run keeps its pre-spike accuracy (within 5 points, not diverged)", measured=survived,
-                      predicted=mode == ctrl,
+        checks=[Count("steplab's setting: run keeps its pre-spike accuracy (within 5 points, not diverged)",
+                      measured=survived, predicted=mode == ctrl,
                       rivals={"clipping ‖g‖ ≤ 1 protects as well": (mode == ctrl) | (mode == clip),
                               "no method survives a 10,000× spike": np.zeros_like(survived),
                               "plain Adam recovers by itself": np.ones_like(survived)},
                       why="5 points ≈ the seed-to-seed spread of test accuracy on 450 test images"),
-                Categorical("mode with the best median final accuracy, per model", measured=np.array(best),
-                            predicted="controller", rivals={"clipping ‖g‖ ≤ 1 is best": "clip"},
-                            why="medians over seeds of the final test accuracy (450 test images)")],
-        detail="median final test accuracy % plain / clip / controller [min–max over seeds]: " + "; ".join(rows),
+                Categorical("steplab's setting: mode with the best median final accuracy, per model",
+                            measured=np.array(best), predicted="controller", rivals={"clipping ‖g‖ ≤ 1 is best": "clip"},
+                            why="medians over seeds of the final test accuracy (450 test images)"),
+                *authors],
+        detail=("steplab's setting, median final test accuracy % plain / clip / controller [min–max over seeds]: "
+                + "; ".join(rows) + (". The authors' setting (Table 1's script), plain / clip / controller: "
+                                     + "; ".join(authors_rows) if authors_rows else
+                                     ". Table 1 is compared at the full budget only (the authors' setting)")
+                + ". Table 3 (ResNet-18 on CIFAR-10) is not reproduced on CPU"),
         arrays={k.replace(".", "_"): np.asarray(v) for k, v in out.items() if isinstance(v, np.ndarray) and v.dtype != object},
         seed=0,
     )
