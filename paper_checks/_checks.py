@@ -209,7 +209,9 @@ class Check:
                 lo = float(d)
             if hi is None:
                 continue
-            while hi - lo > 1e-3 * hi:  # bisection: the rule is monotone in d near the prediction
+            for _ in range(200):  # bisection (the rule is monotone in d near the prediction); capped, since a
+                if hi - lo <= 1e-3 * hi:  # prediction on the very edge of its band is rejected at every d > 0
+                    break
                 mid = math.sqrt(lo * hi) if lo > 0 else hi / 2
                 lo, hi = (lo, mid) if rejected(mid) else (mid, hi)
             best = min(best, hi)

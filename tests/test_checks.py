@@ -86,3 +86,24 @@ def test_count_and_categorical():
 def test_bad_input_names_the_parameter(make, match):
     with pytest.raises((ValueError, TypeError), match=match):
         make()
+
+
+def test_resolution_is_computed_on_the_rule():
+    """The resolution is the smallest relative change of the prediction the check's own rule rejects."""
+    # Exact: measured 1.0, rtol 0.1 around p: p(1 - d) is rejected once d > 0.1 (1 - d), i.e. d > 1/11
+    assert Exact("x", 1.0, 1.0, rtol=0.1).resolution() == pytest.approx(1 / 11, rel=2e-3)
+    # a one-sided bound resolves only its tightening direction: the room 0.5 of a bound 2
+    assert Bound("x", 1.5, 2.0).resolution() == pytest.approx(0.25, rel=2e-3)
+    # a slope's band: |slope - p| <= z SE + next order; an exact power law has SE 0, so the band is next_order
+    x = np.geomspace(1, 10, 5)
+    assert Rate("s", x, x**2, 2.0, next_order=0.1).resolution() == pytest.approx(0.05, rel=2e-3)
+    assert Statistical("m", 1.0, 0.01, 1.0, z=4).resolution() == pytest.approx(0.04, rel=2e-3)  # band 4 SE, absolute
+    # a rejected prediction resolves everything; discrete outcomes and zero predictions have no relative one
+    assert Exact("x", 1.0, 2.0, rtol=0.1).resolution() == 0.0
+    assert Count("c", np.ones(3, bool)).resolution() is None
+    assert Categorical("k", np.array([2, 2]), 2).resolution() is None
+    zero = Exact("g", 0.0, 1e-5, atol=1e-4)
+    assert zero.resolution() is None and zero.absolute_resolution() == pytest.approx(1e-4 - 1e-5, rel=2e-3)
+    # a prediction on the very edge of its band is rejected at every change: resolution ~0, and it terminates
+    edge = Exact("x", 1.0, 1.1, rtol=0.1)
+    assert edge.prediction().accepted and edge.resolution() < 1e-12
