@@ -105,5 +105,5 @@ def test_resolution_is_computed_on_the_rule():
     zero = Exact("g", 0.0, 1e-5, atol=1e-4)
     assert zero.resolution() is None and zero.absolute_resolution() == pytest.approx(1e-4 - 1e-5, rel=2e-3)
     # a prediction on the very edge of its band is rejected at every change: resolution ~0, and it terminates
-    edge = Exact("x", 1.0, 1.1, rtol=0.1)
+    edge = Exact("x", 1.0, 1.5, rtol=0.5)  # binary-exact: |1.5 - 1| = 0.5 · 1
     assert edge.prediction().accepted and edge.resolution() < 1e-12
