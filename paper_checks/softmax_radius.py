@@ -888,9 +888,10 @@ CLUSTER_QUOTE = "Phase transitions cluster between r = 1 and r = 10."
 def onsets_between_1_and_10(budget: Budget) -> Result:
     r"""Along the gradient of every trained model (the r-sweeps' direction 0): the onset, the first grid r where
     the loss ratio reaches 2. (1) Count: the onset lies in [1, 10] for most architectures (at least half, and all
-    but one when there are three or more); rival: the transitions cluster below r = 1. (2) Categorical: the
-    onset's decade (r < 1, 1 ≤ r ≤ 10, r > 10) on models without normalization layers equals the decade of the
-    linearized loss :math:`\ell(t)=\frac1N\sum_i(\log\sum_ke^{z_{ik}+a_{ik}t}-z_{iy_i}-a_{iy_i}t)` on the same grid
+    but one when there are three or more); rival: the transitions cluster below r = 1. (2) Exact, on models without
+    normalization layers: the onset equals the linearized loss's to one grid step in log10; rival: the
+    transition sits at r = 1. (3) Categorical: the onset's decade (r < 1, 1 ≤ r ≤ 10, r > 10) there equals the
+    decade of the linearized loss :math:`\ell(t)=\frac1N\sum_i(\log\sum_ke^{z_{ik}+a_{ik}t}-z_{iy_i}-a_{iy_i}t)` on the same grid
     (closed form from the JVP slopes; no step is taken); rivals: the loss doubles inside the disk (r < 1); only
     beyond r = 10."""
     sw = rsweeps(budget)
@@ -910,12 +911,17 @@ def onsets_between_1_and_10(budget: Budget) -> Result:
             f"r = {acc[a]:.2f}; random directions: 2× at r = {np.array2string(rand[a], precision=2)}, the median "
             f"random curve reaches 1.1 at r = {rand11[a]:.2f}" for a in archs]
     why = "onsets located on the sweep's geometric r grid; the linearized loss is evaluated on the same grid"
+    step = float(np.log10(r[1] / r[0]))  # the grid's ratio in log10: 0.125 at the quick budget, 0.1 at the full
     return Result(
         checks=[
             Count("gradient-step onset (loss ratio 2) in [1, 10], per architecture", measured=inside,
                   predicted=np.ones(n, dtype=bool), required=required,
                   rivals={"the transitions cluster below r = 1": np.zeros(n, dtype=bool)},
                   why=f"'cluster' read as most: {required} of {n} architectures"),
+            Exact("log10 of the gradient-step onset (loss ratio 2), architectures without normalization layers",
+                  predicted=np.log10([lin[a] for a in plain]), measured=np.log10([grad[a] for a in plain]), atol=step,
+                  rivals={"the transition sits at r = 1 (ρ_a is the onset)": np.zeros(len(plain))},
+                  why="onsets are grid points of the sweep's geometric r grid: one grid step in log10 is its resolution"),
             Categorical("decade of the gradient-step onset, architectures without normalization layers",
                         measured=_decade(np.array([grad[a] for a in plain])),
                         predicted=_decade(np.array([lin[a] for a in plain])),

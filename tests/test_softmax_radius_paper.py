@@ -78,6 +78,13 @@ def test_onsets_are_judged_along_the_gradient_with_no_paper_onset_rule():
     assert all(c.paper is None for c in result.checks)
 
 
+def test_onsets_go_red_when_the_linearized_loss_runs_twice_as_fast(monkeypatch):
+    claim = get_claim("sao2026.onsets_between_1_and_10")
+    original = T.linearized_line_loss
+    monkeypatch.setattr(T, "linearized_line_loss", lambda z, a, y, t: original(z, a, y, 2 * np.asarray(t)))
+    assert claim.status(claim.run(Budget("quick"))) == "failed"
+
+
 def test_kl_label_refuted_while_the_theorem_holds_and_is_sharp():
     claim, result, status = _run("sao2026.kl_direction_label")
     assert status == "refutes paper" and "(26)" in claim.where
