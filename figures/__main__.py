@@ -26,9 +26,7 @@ import hashlib
 import json
 import os
 import pkgutil
-import secrets
 import sys
-import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -138,30 +136,10 @@ def _reusable(entry: object, key: str, out: Path) -> list[Path] | None:
 
 
 def _write_stamp(out: Path, stamp: dict) -> None:
-    """Write the stamp through a temporary file renamed into place (an interrupted write keeps the old one)."""
-    path = out / STAMP
-    tmp = path.with_name(f"{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
-    try:
-        tmp.write_text(json.dumps(stamp, indent=1, sort_keys=True))
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    """Write the stamp atomically (an interrupted write keeps the old one)."""
+    from sims.cache import write_atomic
 
-
-def _unwritable(folder: Path) -> str | None:
-    """Why ``folder`` cannot take the figures and the report (None when it can): created if missing, then
-    proven writable with a probe file."""
-    if folder.exists() and not folder.is_dir():
-        return "it exists and is not a folder"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(prefix=".steplab-write-probe-", dir=folder)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        return exc.strerror or str(exc)
-    return None
+    write_atomic(out / STAMP, json.dumps(stamp, indent=1, sort_keys=True).encode())
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -190,7 +168,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, progress) ->
     from figures._report import write_html, write_markdown
     from paper_checks import as_budget, claims, exit_code, run_claims, topics
     from paper_checks.__main__ import defer_signals
-    from sims.cache import ResultsFolderError, prepare_results_dir, recompute, remove_stale_temporaries
+    from sims.cache import ResultsFolderError, prepare_results_dir, recompute, remove_stale_temporaries, unwritable
 
     drawable = topic_modules()
     if args.list:
@@ -202,7 +180,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, progress) ->
             parser.error(f"topic: unknown topic {args.topic!r}; valid: {', '.join(valid)}")
     budget = as_budget(args.budget)
     out = Path(args.out)
-    why = _unwritable(out)
+    why = unwritable(out)
     if why is not None:
         parser.error(f"--out: {str(out)!r} is not a writable folder ({why})")
     try:

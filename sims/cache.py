@@ -53,7 +53,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-__all__ = ["write_atomic", "cached", "code_version", "config_digest", "results_dir", "provenance", "recompute", "memory_only",
+__all__ = ["write_atomic", "unwritable", "cached", "code_version", "config_digest", "results_dir", "provenance", "recompute", "memory_only",
            "topic_names", "CacheWarning", "ResultsFolderError", "read_meta", "prepare_results_dir",
            "remove_stale_temporaries"]
 
@@ -97,6 +97,24 @@ def results_dir() -> Path:
     return Path(base) / "steplab"
 
 
+def unwritable(folder: "Path | str") -> str | None:
+    """Why ``folder`` cannot take files (None when it can): created if missing, then proven writable with a probe
+    file (permissions alone do not tell: a read-only mount, a full disk, a file in the way)."""
+    if not isinstance(folder, (str, os.PathLike)) or not str(folder):
+        raise TypeError(f"folder: expected a folder path (str or Path), got {type(folder).__name__} {folder!r:.60}")
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        return "it exists and is not a folder"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".steplab-write-probe-", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
 def prepare_results_dir() -> Path:
     """Create the results folder if needed, prove it writable, remove stale temporary files; return it.
 
@@ -104,14 +122,10 @@ def prepare_results_dir() -> Path:
     an error after every result has been computed. Raises :class:`ResultsFolderError` naming the folder.
     """
     folder = results_dir()
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(prefix=".steplab-write-probe-", dir=folder)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        raise ResultsFolderError(f"results folder {folder} is not writable ({exc.strerror or exc}); set "
-                                 f"STEPLAB_RESULTS to a writable folder") from exc
+    why = unwritable(folder)
+    if why is not None:
+        raise ResultsFolderError(f"results folder {folder} is not writable ({why}); set STEPLAB_RESULTS to a "
+                                 f"writable folder")
     remove_stale_temporaries(folder)
     return folder
 

@@ -78,6 +78,7 @@ ROWS = [
             ("fresh", "None"): "the default: follow recompute()"}),
     Row("sims.cache.read_meta", {"name": "bad_input.probe"}, kinds={"name": "text"}),
     Row("sims.cache.memory_only", {"enabled": True}),
+    Row("sims.cache.unwritable", lambda: {"folder": tempfile.gettempdir()}, kinds={"folder": "text"}),
     Row("sims.cache.write_atomic", lambda: {"path": str(Path(tempfile.gettempdir()) / "steplab-bad-input-probe.bin"),
                                             "data": b"probe"},
         kinds={"path": "text", "data": "obj"}),

@@ -222,6 +222,13 @@ def _pristine(tree: Path, rel: str, originals: dict[str, str]) -> None:
     (tree / rel).write_text(originals[rel])
 
 
+def _apply(tree: Path, files: list[str], originals: dict[str, str], m: Mutant) -> None:
+    """Every topic file pristine, then mutant ``m`` written into its file."""
+    for rel in files:
+        _pristine(tree, rel, originals)
+    (tree / m.file).write_text(mutate_source(originals[m.file], m.index))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--topic", required=True)
@@ -289,9 +296,7 @@ def main(argv: list[str] | None = None) -> int:
         limit = args.timeout or 3 * secs + 30
         outcomes = []
         for k, m in enumerate(sample, 1):
-            for rel in files:
-                _pristine(tree, rel, originals)
-            (tree / m.file).write_text(mutate_source(originals[m.file], m.index))
+            _apply(tree, files, originals, m)
             status, secs, tail = run_tests(tree, args.topic, limit, results, deselect)
             if status == "error":
                 print(f"[{k}/{len(sample)}] ERROR (not counted) {m.describe()}\n{tail}", flush=True)
@@ -327,9 +332,7 @@ def _claims_only(args, tree: Path, files: list[str], originals: dict[str, str], 
     limit = args.timeout or 3 * secs + 30
     outcomes = []
     for k, m in enumerate(sample, 1):
-        for rel in files:
-            _pristine(tree, rel, originals)
-        (tree / m.file).write_text(mutate_source(originals[m.file], m.index))
+        _apply(tree, files, originals, m)
         status, secs, got = claim_statuses(tree, args.topic, limit, results)
         changed = sorted(c for c in baseline if got.get(c) != baseline[c])
         verdict = "killed" if status != "ok" or changed else "survived"
