@@ -230,9 +230,7 @@ def class_data(key: jax.Array, counts, d0: int, *, alpha: float = 1.0) -> tuple[
     :math:`\Sigma_{yx}` are :math:`\sqrt{\alpha\pi_k}`. Needs :math:`K\le d_0\le n`.
     """
     V.key("key", key)
-    c = np.asarray(counts)
-    if c.ndim != 1 or c.size == 0 or c.dtype.kind not in "iu" or np.any(c < 1):
-        raise ValueError(f"counts: expected a 1-D array of positive integers (samples per class), got {counts!r}")
+    c = V.integers("counts", counts, ndim=1, low=1)  # samples per class
     n, K = int(c.sum()), c.size
     d0 = V.integer("d0", d0, low=K, high=n)
     alpha = V.real("alpha", alpha, low=0.0, low_open=True)

@@ -43,10 +43,7 @@ def _haar(rng: np.random.Generator, n: int, m: int) -> np.ndarray:
 
 
 def _counts(counts) -> np.ndarray:
-    c = np.asarray(counts)
-    if c.ndim != 1 or c.size == 0 or c.dtype.kind not in "iu" or np.any(c < 1):
-        raise ValueError(f"counts: expected a 1-D array of positive integers (samples per class), got {counts!r}")
-    return c.astype(np.int64)
+    return V.integers("counts", counts, ndim=1, low=1)  # samples per class
 
 
 def class_means_data(key, counts, d0: int, radius: float) -> tuple[np.ndarray, np.ndarray]:

@@ -85,6 +85,11 @@ def _per_case(name: str, value: Any, n: int, *, dtype, check=None) -> np.ndarray
         raise ValueError(f"{name}: expected one entry per case ({n}), got leading length {a.shape[0]}")
     if check is not None:  # on the values as given: a cast to int would hide 1.5, NaN or True
         check(name, a)
+    if np.issubdtype(dtype, np.integer) and a.size:  # a cast would wrap 2**63 to a valid-looking small value
+        info = np.iinfo(dtype)
+        if a.dtype.kind in "iu" and not (int(a.min()) >= info.min and int(a.max()) <= info.max):
+            raise ValueError(f"{name}: every value must fit {np.dtype(dtype).name} "
+                             f"[{info.min}, {info.max}], got {a.tolist()!r:.60}")
     return a.astype(dtype)
 
 

@@ -328,7 +328,7 @@ def _compress(u: jax.Array, kind: str, v: jax.Array, omega: jax.Array) -> jax.Ar
 def schedule_factor(schedule: str, k) -> jax.Array:
     r""":math:`\eta_k`: 1 (``constant``) or :math:`1/\sqrt{k+1}` (``inv_sqrt``) at step index ``k`` (from 0)."""
     choice("schedule", schedule, SCHEDULES)
-    _num("k", k, low=0.0)
+    _num("k", k, low=0.0, high=2.0**63, high_open=True)  # a step index is an int64 (JAX with x64)
     if not _traced(k) and not float(np.asarray(k)).is_integer():
         raise ValueError(f"k: expected a whole step index (0, 1, 2, ...), got {k!r}")
     if schedule == "constant":

@@ -197,6 +197,8 @@ def _point_and_burn(point, burn, needed: tuple[str, ...], either: tuple[str, str
     if burn is None or isinstance(burn, (str, bytes, bool, np.bool_)) or not jnp.issubdtype(jnp.result_type(burn),
                                                                                           jnp.integer):
         raise TypeError(f"burn: expected an integer number of burn-in steps, got {type(burn).__name__} {burn!r}")
+    if isinstance(burn, (int, np.integer)):  # a concrete Python int beyond int64 would fail inside jit, unnamed
+        V.integer("burn", burn)
 
 
 def _static(T, n_rec, law, df, integer_df: bool = True) -> tuple[int, int, str, float]:

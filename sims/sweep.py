@@ -24,6 +24,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
+from theory import _validate as V
+
 __all__ = ["run_grid", "cartesian", "grid_size", "diverged"]
 
 
@@ -236,8 +238,7 @@ def run_grid(
         raise TypeError(f"fn: expected a callable, got {type(fn).__name__}")
     _check_stable(fn)
     frozen = _frozen({} if static is None else static)
-    if not isinstance(chunk_size, (int, np.integer)) or isinstance(chunk_size, bool) or chunk_size < 1:
-        raise ValueError(f"chunk_size: expected a positive integer, got {chunk_size!r}")
+    chunk_size = V.integer("chunk_size", chunk_size, low=1)
     for flag, value, allowed in (("pad_to_chunk", pad_to_chunk, (bool,)), ("progress", progress, (bool, type(None))),
                                  ("desc", desc, (str,)), ("loop_fusions", loop_fusions, (bool,))):
         if not isinstance(value, allowed):

@@ -200,8 +200,12 @@ def _real(v):
             ("bool", True), ("vector", np.array([1.0, 2.0]))]
 
 
+_INT64_OVERFLOW = 2**63  # one past int64: NumPy and XLA fail on it naming no parameter (XLA may abort the process)
+
+
 def _int(v):
-    return [("frac", 1.5), ("str", "3"), ("None", None), ("bool", True), ("nan", float("nan"))]
+    return [("frac", 1.5), ("str", "3"), ("None", None), ("bool", True), ("nan", float("nan")),
+            ("int64", _INT64_OVERFLOW)]
 
 
 def _arr(v):
@@ -211,7 +215,8 @@ def _arr(v):
 
 def _iarr(v):
     a = np.asarray(v)
-    return [("frac", a + 0.5), ("empty", _empty(v)), ("str", "x"), ("None", None), ("boolarr", np.ones(a.shape, bool))]
+    return [("frac", a + 0.5), ("empty", _empty(v)), ("str", "x"), ("None", None), ("boolarr", np.ones(a.shape, bool)),
+            ("int64", np.full(a.shape or (1,), _INT64_OVERFLOW, dtype=np.uint64))]
 
 
 def _raw_key(v):
@@ -241,7 +246,7 @@ KINDS: dict[str, Callable[[Any], list[tuple[str, Any]]]] = {
     "expr": lambda v: [("None", None), ("list", [1, 2])],
     "dict": lambda v: [("None", None), ("str", "x"), ("emptydict", {})],
     "widths": lambda v: [("None", None), ("str", "x"), ("empty", ()), ("zero", (2, 0, 2)), ("neg", (2, -1, 2)),
-                         ("frac", (2, 1.5, 2))],
+                         ("frac", (2, 1.5, 2)), ("int64", (2, _INT64_OVERFLOW, 2))],
     "obj": lambda v: [("None", None), ("str", "x")],
     "any": lambda v: [],
 }

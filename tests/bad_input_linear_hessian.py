@@ -54,7 +54,8 @@ WK = {"widths": "widths"}
 ROWS = [
     Row(_T + "gauss_newton_gap", {"depth": 2}, kinds={"depth": "posint"}),
     Row(_T + "balanced_identity_residuals", {"depth": 2, "rescale": 1}, kinds={"depth": "posint"},
-        ok={("rescale", "frac"): "any positive rescale is a valid gauge (residuals non-zero for c != 1)"}),
+        ok={("rescale", "frac"): "any positive rescale is a valid gauge (residuals non-zero for c != 1)",
+            ("rescale", "int64"): "a real gauge factor (exact in SymPy), not an integer size: 2**63 is valid"}),
     Row(_T + "kappa_sum", {"si": sp.Integer(2), "sj": sp.Integer(1), "depth": sp.Integer(3)}),
     Row(_T + "kappa_closed", {"si": sp.Integer(2), "sj": sp.Integer(1), "depth": sp.Integer(3)}),
     Row(_T + "spectrum_terms", {"s": (sp.Integer(1), sp.Rational(1, 2)), "d0": sp.Integer(3), "dL": sp.Integer(2),

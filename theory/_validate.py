@@ -13,7 +13,8 @@ from typing import Any, Iterable
 
 import numpy as np
 
-__all__ = ["real", "integer", "array", "choice", "probability", "key", "traceable", "traceable_real", "is_tracer"]
+__all__ = ["INT64_MAX", "INT64_MIN", "real", "integer", "integers", "array", "choice", "probability", "key", "traceable",
+           "traceable_real", "is_tracer"]
 
 
 def _show(x: Any) -> str:
@@ -39,14 +40,24 @@ def real(name: str, x: Any, *, low: float | None = None, high: float | None = No
     return v
 
 
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+"""The range of every integer argument: sizes, step counts and seeds become int64 (NumPy, JAX with x64)."""
+
+
 def integer(name: str, x: Any, *, low: int | None = None, high: int | None = None) -> int:
-    """An integer (Python or NumPy, not bool) in ``[low, high]``; returns an int."""
+    """An integer (Python or NumPy, not bool) in ``[low, high]`` and in the int64 range; returns an int.
+
+    The int64 bound holds whatever ``high`` says: a larger Python int would otherwise reach NumPy or
+    XLA, which fail with an overflow naming no parameter (or abort the process).
+    """
     if isinstance(x, (bool, np.bool_)):
         raise TypeError(f"{name}: expected an integer, got bool {x!r}")
     try:
         v = operator.index(x)
     except TypeError:
         raise TypeError(f"{name}: expected an integer, got {type(x).__name__} {_show(x)}") from None
+    if not INT64_MIN <= v <= INT64_MAX:
+        raise ValueError(f"{name}: expected an integer in the int64 range [{INT64_MIN}, {INT64_MAX}], got {v}")
     if low is not None and v < low:
         raise ValueError(f"{name}: expected an integer >= {low}, got {v}")
     if high is not None and v > high:
@@ -69,6 +80,8 @@ def array(name: str, x: Any, *, ndim: int | Iterable[int] | None = None, shape: 
     raw = np.asarray(x)
     if raw.dtype == bool or raw.dtype.kind not in "iuf":
         raise TypeError(f"{name}: expected an array of real numbers, got dtype {raw.dtype} ({_show(x)})")
+    if np.dtype(dtype).kind in "iu":
+        _castable(name, raw, np.dtype(dtype), x)
     a = raw.astype(dtype)
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
@@ -87,6 +100,33 @@ def array(name: str, x: Any, *, ndim: int | Iterable[int] | None = None, shape: 
     if high is not None and a.size and not np.all(a < high if high_open else a <= high):
         raise ValueError(f"{name}: every value must be {'<' if high_open else '<='} {high}, got max {np.nanmax(a):.6g}")
     return a
+
+
+def _castable(name: str, raw: np.ndarray, target: np.dtype, x: Any) -> None:
+    """Refuse values an integer cast would change: NaN/inf, fractions, and values outside ``target``'s range.
+
+    ``astype`` would truncate 1.5 to 1 and wrap 2**63 to a small (valid-looking) index without a word.
+    """
+    if raw.size == 0:
+        return
+    f = raw.astype(np.float64)
+    if not np.all(np.isfinite(f)):
+        raise ValueError(f"{name}: every value must be a finite integer, got {_show(x)}")
+    if not np.all(f == np.round(f)):
+        raise ValueError(f"{name}: every value must be a whole number, got {_show(x)}")
+    info = np.iinfo(target)
+    # float(info.max) + 1 is a power of two, exact in float64 (float(info.max) itself rounds up for int64)
+    if not (np.all(f >= info.min) and np.all(f < float(info.max) + 1)):
+        raise ValueError(f"{name}: every value must fit {target.name} [{info.min}, {info.max}], got {_show(x)}")
+
+
+def integers(name: str, x: Any, *, ndim: int | Iterable[int] | None = None, low: int | None = None,
+             high: int | None = None, nonempty: bool = True) -> np.ndarray:
+    """An array of integers (integer dtype, not bool or float) in ``[low, high]`` and the int64 range; returns int64."""
+    raw = None if isinstance(x, (str, bytes)) or x is None else np.asarray(x)
+    if raw is None or raw.dtype == bool or raw.dtype.kind not in "iu":
+        raise TypeError(f"{name}: expected an array of integers, got {type(x).__name__} {_show(x)}")
+    return array(name, raw, ndim=ndim, low=low, high=high, nonempty=nonempty, dtype=np.int64)
 
 
 def choice(name: str, x: Any, options: Iterable[Any]) -> Any:

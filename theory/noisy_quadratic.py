@@ -281,6 +281,8 @@ def _whole(name: str, a: np.ndarray) -> np.ndarray:
     """``a`` unchanged if every entry is a whole number (a step count), else a ValueError naming ``name``."""
     if not np.all(a == np.round(a)):
         raise ValueError(f"{name}: expected whole step counts, got {a[a != np.round(a)][:3]}")
+    if not np.all(np.abs(a) < 2.0**63):  # every integer argument is an int64 (theory._validate.integer)
+        raise ValueError(f"{name}: expected step counts in the int64 range (< 2**63), got max {np.max(np.abs(a)):.6g}")
     return a
 
 

@@ -345,9 +345,7 @@ def _parity_lambdas():
 def ladder_pmf(p: float, n) -> np.ndarray:
     r""":math:`\pi(n)` of the two ladders at integer indices ``n`` (numeric; ``p`` in :math:`[0, 1/2)`)."""
     p = _contracting_p(p)
-    raw = np.asarray(n)
-    if raw.dtype.kind not in "iu":
-        raise TypeError(f"n: expected integer lattice indices, got dtype {raw.dtype}")
+    raw = V.integers("n", n, nonempty=False)  # lattice indices (an empty array gives an empty pmf)
     r = p / (1 - p)
     k = np.where(raw >= 0, raw, -raw - 1).astype(float)  # distance from the pair {0, -1} along its ladder
     with np.errstate(divide="ignore", invalid="ignore"):
