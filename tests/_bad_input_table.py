@@ -49,7 +49,8 @@ class Row:
     ``fn``: dotted path (``"theory.eos.critical_sharpness"``). ``call``: the baseline keyword arguments
     (a valid call; positional-only or ``*args`` parameters go in ``args``). ``kinds``: parameter ->
     kind (see :data:`KINDS`), overriding the kind inferred from the baseline value; a kind may be
-    combined with ``"+huge"`` (adds 1e300) or ``"+empty"``. ``ok``: ``{(parameter, label): reason}``
+    combined with an extra of :data:`EXTRAS` (``"+huge"`` adds 1e300, ``"+indefinite"`` a matrix with a
+    negative eigenvalue, for a parameter that must be PSD). ``ok``: ``{(parameter, label): reason}``
     for generated values that are valid for this function (left out, with the reason on record).
     ``extra``: hand-written ``(overrides, parameter, label)`` bad calls. ``skip``: parameters left
     unperturbed, with the reason. ``slow``: the baseline call is costly (the report skips it; every
@@ -219,6 +220,15 @@ def _iarr(v):
             ("int64", np.full(a.shape or (1,), _INT64_OVERFLOW, dtype=np.uint64))]
 
 
+def _indefinite(v: Any) -> np.ndarray:
+    """``v`` (a square matrix or a stack of them) with a negative eigenvalue: the last diagonal entry lowered by
+    the trace + 1 (so e_d^T A e_d < 0), symmetry kept. For a parameter that must be PSD (a curvature whose
+    minimizer is asked for, a second moment): an indefinite one has a saddle, not a minimizer."""
+    a = np.array(v, dtype=float)
+    a[..., -1, -1] -= np.trace(a, axis1=-2, axis2=-1) + 1.0
+    return a
+
+
 def _raw_key(v):
     shape = np.shape(v)
     return np.zeros(shape + (2,), np.uint32)
@@ -255,6 +265,7 @@ EXTRAS: dict[str, Callable[[Any], list[tuple[str, Any]]]] = {
     "empty": lambda v: [("empty", np.zeros(0))],
     "zero": lambda v: [("zero", 0.0)],
     "neg": lambda v: [("neg", -1.0)],
+    "indefinite": lambda v: [("indefinite", _indefinite(v))],
 }
 
 

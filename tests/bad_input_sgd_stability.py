@@ -11,7 +11,7 @@ H5 = np.einsum("ni,nj->nij", _X, _X)
 DIAG = np.abs(np.random.default_rng(2).standard_normal((4, 2))) + 0.1
 ETA3 = np.array([0.1, 0.2, 0.3])
 U, V_ = np.array([1.0, 0.5]), np.array([0.5, 1.0])
-HB = {"hessians": "posarr"}  # zero/negative per-sample Hessians: a zero Hessian is PSD, so only "neg" is bad
+HB = {"hessians": "posarr+indefinite"}  # a zero Hessian is PSD, so of these only "neg" and "indefinite" are bad
 HB_OK = {("hessians", "zeros"): "zero Hessians are symmetric PSD (SGD does not move: a valid, if dull, problem)"}
 METH = "heavy_ball"
 # second moments that are not: asymmetric, symmetric but indefinite, zero (no trace to normalize)

@@ -103,6 +103,17 @@ def test_box_minimizer_satisfies_kkt():
     np.testing.assert_allclose(th.l2_minimizer(H, c, 1e-12), c, rtol=1e-6)
 
 
+def test_box_minimizer_refuses_an_indefinite_curvature():
+    """Issue 29: with H = diag(1, -1) and c = (2, -0.5) L-BFGS-B stopped at the saddle (1, -0.5) (the box minimizer
+    of that non-convex f is (1, +-1)); the contract is a convex f, so the call is refused, naming H."""
+    H, c = np.diag([1.0, -1.0]), np.array([2.0, -0.5])
+    for call in (lambda: th.box_minimizer(H, c, 1.0), lambda: th.l2_minimizer(H, c, 0.1)):
+        with pytest.raises(ValueError, match=r"H: .*positive semidefinite; smallest eigenvalue -1"):
+            call()
+    # a PSD H on the edge (one zero curvature) is convex and answered
+    np.testing.assert_allclose(th.box_minimizer(np.diag([1.0, 0.0]), c, 1.0)[0], 1.0)
+
+
 def test_logistic_minimizer_satisfies_kkt():
     """Box: zero gradient on free coordinates, gradient pointing into the box on active faces; the penalized
     minimizer zeroes the penalized gradient; the unconstrained one the plain gradient (non-separable data)."""

@@ -60,6 +60,8 @@ def test_momentum_closed_forms():
     (lambda: tn.moment_recursion([1.0, 2.0], [0.1, np.nan], 1.0), "eta"),
     (lambda: tn.moment_recursion([1.0, 2.0], [0.1], [1.0, 1.0, 1.0]), "m0"),
     (lambda: tn.full_moment_recursion([[1.0, 2.0], [0.0, 1.0]], [0.1], np.eye(2)), "H"),
+    (lambda: tn.full_moment_recursion(np.diag([1.0, -1.0]), [0.1], np.eye(2)), "H"),  # not a quadratic *model*
+    (lambda: tn.full_moment_recursion(np.eye(2), [0.1], np.diag([1.0, -1.0])), "S0"),  # not a second moment
     (lambda: tn.momentum_threshold(1.0, "heavy_ball"), "mu"),
     (lambda: tn.momentum_threshold(0.5, "adam"), "method"),
     (lambda: tn.momentum_stationary_variance(1.0, 2.0, 0.5, 1.0, "nesterov"), "eta"),

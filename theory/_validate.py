@@ -14,7 +14,7 @@ from typing import Any, Iterable
 import numpy as np
 
 __all__ = ["INT64_MAX", "INT64_MIN", "real", "integer", "integers", "array", "choice", "probability", "key", "traceable",
-           "traceable_real", "is_tracer"]
+           "traceable_real", "is_tracer", "PSD_RTOL", "symmetric_psd"]
 
 
 def _show(x: Any) -> str:
@@ -127,6 +127,31 @@ def integers(name: str, x: Any, *, ndim: int | Iterable[int] | None = None, low:
     if raw is None or raw.dtype == bool or raw.dtype.kind not in "iu":
         raise TypeError(f"{name}: expected an array of integers, got {type(x).__name__} {_show(x)}")
     return array(name, raw, ndim=ndim, low=low, high=high, nonempty=nonempty, dtype=np.int64)
+
+
+PSD_RTOL = 1e-10
+"""Relative round-off allowed in :func:`symmetric_psd` (float64 round-off of a product :math:`xx^\top`, with room)."""
+
+
+def symmetric_psd(name: str, m: np.ndarray, what: str = "the matrix") -> np.ndarray:
+    r"""``m`` (a stack :math:`(\dots, d, d)` of finite square matrices), checked symmetric and PSD to round-off.
+
+    Asymmetry beyond :data:`PSD_RTOL` of the largest entry, or an eigenvalue below :math:`-`:data:`PSD_RTOL`
+    :math:`\cdot d` times it, is a ``ValueError`` naming ``name`` (``what`` says which matrices, for the message).
+    Where a caller asks for a minimizer or a second moment, an indefinite matrix has none: refused here
+    rather than answered with a saddle.
+    """
+    if m.ndim < 2 or m.shape[-1] != m.shape[-2]:
+        raise ValueError(f"{name}: expected square matrices, got shape {m.shape}")
+    d = m.shape[-1]
+    scale = max(float(np.abs(m).max()), 1e-300) if m.size else 1e-300
+    asym = float(np.abs(m - np.swapaxes(m, -1, -2)).max()) if m.size else 0.0
+    if not asym <= PSD_RTOL * scale:
+        raise ValueError(f"{name}: {what} must be symmetric; max |A - A^T| = {asym:.3g} (scale {scale:.3g})")
+    low = float(np.linalg.eigvalsh(m).min()) if m.size else 0.0
+    if not low >= -PSD_RTOL * scale * d:
+        raise ValueError(f"{name}: {what} must be positive semidefinite; smallest eigenvalue {low:.3g}")
+    return m
 
 
 def choice(name: str, x: Any, options: Iterable[Any]) -> Any:

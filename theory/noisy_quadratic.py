@@ -440,15 +440,21 @@ def lion_box_radius(eta, wd) -> float:
 
 
 def _quadratic(H, center) -> tuple[np.ndarray, np.ndarray]:
-    h = V.array("H", H, ndim=2)
+    """A convex quadratic's ``(H, c)``: ``H`` symmetric PSD (an indefinite ``H`` has saddles, which a local
+    method would return as if they were minimizers), ``c`` of matching length."""
+    h = V.symmetric_psd("H", V.array("H", H, ndim=2), "the curvature H of the convex quadratic")
     c = V.array("center", center, shape=(h.shape[0],))
-    if h.shape[0] != h.shape[1] or not np.allclose(h, h.T, rtol=1e-12, atol=1e-14):
-        raise ValueError(f"H: expected a symmetric square matrix, got shape {h.shape}")
     return h, c
 
 
 def box_minimizer(H, center, radius) -> np.ndarray:
-    r""":math:`\arg\min_{\|x\|_\infty \le r} \tfrac12(x-c)^\top H(x-c)` by SciPy's L-BFGS-B (gradient supplied, tolerances at round-off)."""
+    r""":math:`\arg\min_{\|x\|_\infty \le r} \tfrac12(x-c)^\top H(x-c)` by SciPy's L-BFGS-B (gradient supplied, tolerances at round-off).
+
+    The contract is a convex :math:`f` (Lion's box limit, :func:`lion_box_radius`): ``H`` symmetric positive
+    semidefinite, where every local minimizer on the box is global and L-BFGS-B finds one. An indefinite
+    ``H`` is refused (``ValueError`` naming ``H``): the box problem is then non-convex (NP-hard in general),
+    and the method would stop at a stationary point such as a saddle.
+    """
     h, c = _quadratic(H, center)
     r = V.real("radius", radius, low=0.0, low_open=True)
     res = optimize.minimize(lambda x: 0.5 * (x - c) @ h @ (x - c), np.clip(c, -r, r), jac=lambda x: h @ (x - c),
@@ -458,7 +464,11 @@ def box_minimizer(H, center, radius) -> np.ndarray:
 
 
 def l2_minimizer(H, center, wd) -> np.ndarray:
-    r""":math:`\arg\min \tfrac12(x-c)^\top H(x-c) + \tfrac\lambda2\|x\|^2 = (H + \lambda I)^{-1}Hc` (what an L2 penalty would give)."""
+    r""":math:`\arg\min \tfrac12(x-c)^\top H(x-c) + \tfrac\lambda2\|x\|^2 = (H + \lambda I)^{-1}Hc` (what an L2 penalty would give).
+
+    ``H`` symmetric PSD (as for :func:`box_minimizer`), ``wd`` :math:`\lambda > 0`: the objective is then strictly
+    convex and the formula is its unique minimizer.
+    """
     h, c = _quadratic(H, center)
     wd = V.real("wd", wd, low=0.0, low_open=True)
     return np.linalg.solve(h + wd * np.eye(c.size), h @ c)

@@ -168,12 +168,11 @@ def full_moment_recursion(H, eta, S0, sigma_a=0.0, sigma_m=0.0, batch_size=1) ->
     Rotating a diagonal problem (:math:`H = Q\Lambda Q^\top`, :math:`S_0 = Q S_0' Q^\top`, isotropic
     additive noise, :math:`\sigma_m = 0`) leaves the loss unchanged (tested).
     """
-    h = V.array("H", H, ndim=2)
+    # the NQM's curvature and a second moment are PSD; an indefinite H is not a noisy *quadratic model*
+    h = V.symmetric_psd("H", V.array("H", H, ndim=2), "the NQM curvature H")
     d = h.shape[0]
-    if h.shape != (d, d) or not np.allclose(h, h.T, rtol=1e-12, atol=1e-14):
-        raise ValueError(f"H: expected a symmetric square matrix, got shape {h.shape}")
     e = V.array("eta", eta, ndim=1, low=0.0)
-    s = V.array("S0", S0, shape=(d, d)).copy()
+    s = V.symmetric_psd("S0", V.array("S0", S0, shape=(d, d)), "S_0 (a second moment)").copy()
     sa = _levels("sigma_a", sigma_a, d)
     sm = V.real("sigma_m", sigma_m, low=0.0)
     b = V.integer("batch_size", batch_size, low=1)

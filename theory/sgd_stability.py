@@ -91,7 +91,7 @@ __all__ = [
 METHODS = ("heavy_ball", "nesterov")
 
 # Symmetry and PSD are checked to this relative tolerance (float64 round-off of a product x x^T).
-_SYM_RTOL = 1e-10
+_SYM_RTOL = val.PSD_RTOL
 
 
 # ----------------------------------------------------------------------------- Hessians and batches
@@ -114,15 +114,7 @@ def _symmetric_psd(name: str, m: np.ndarray, what: str) -> np.ndarray:
     Asymmetry beyond :math:`10^{-10}` of the largest entry, or an eigenvalue below :math:`-10^{-10}\,d` times
     it, is a ``ValueError`` naming ``name`` (``what`` says which matrices, for the message).
     """
-    d = m.shape[-1]
-    scale = max(float(np.abs(m).max()), 1e-300)
-    asym = float(np.abs(m - np.swapaxes(m, -1, -2)).max())
-    if not asym <= _SYM_RTOL * scale:
-        raise ValueError(f"{name}: {what} must be symmetric; max |A - A^T| = {asym:.3g} (scale {scale:.3g})")
-    low = float(np.linalg.eigvalsh(m).min())
-    if not low >= -_SYM_RTOL * scale * d:
-        raise ValueError(f"{name}: {what} must be positive semidefinite; smallest eigenvalue {low:.3g}")
-    return m
+    return val.symmetric_psd(name, m, what)  # the shared check (theory._validate), same tolerance
 
 
 def _batch_size(batch_size, n: int) -> int:
