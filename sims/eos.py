@@ -538,7 +538,9 @@ def top_eigenpair(matvec, v0: jax.Array, num_iter: int) -> tuple[jax.Array, jax.
 
     ``matvec``: :math:`v \mapsto Hv` for a symmetric :math:`H`; ``v0`` a nonzero vector; ``1 <= num_iter <= len(v0)``.
     Full reorthogonalization (Gram-Schmidt twice); warm-starting ``v0`` at the previous eigenvector makes a
-    few steps enough along a slowly moving trajectory.
+    few steps enough along a slowly moving trajectory. A ``matvec`` that returns NaN or infinity makes
+    the eigenpair undefined: a ``ValueError`` naming ``matvec`` when the result is concrete (under ``jit``
+    the NaN eigenpair comes back, for the caller's divergence flag).
     """
     if not callable(matvec):
         raise TypeError(f"matvec: expected a callable v -> H v, got {type(matvec).__name__}")
@@ -546,7 +548,7 @@ def top_eigenpair(matvec, v0: jax.Array, num_iter: int) -> tuple[jax.Array, jax.
     num_iter = V.integer("num_iter", num_iter, low=1, high=v0.shape[0])
     if not V.is_tracer(v0) and not float(jnp.linalg.norm(v0)) > 0:
         raise ValueError("v0: expected a nonzero start vector, got zeros")
-    return _top_eigenpair(matvec, v0, num_iter)
+    return V.finite_output("matvec", _top_eigenpair(matvec, v0, num_iter), "during the Lanczos iteration")
 
 
 MLP_METHODS = ("gd", "heavy_ball", "nesterov", "central", "gradient")

@@ -36,6 +36,9 @@ from theory import _validate as V
 __all__ = ["hvp", "dense_hessian", "largest_eigenvalue", "lanczos", "top_eigenvalues", "hutchinson_trace", "TraceEstimate"]
 
 
+_NOT_FINITE = "in its curvature at params (the loss or its derivatives are NaN or overflow there)"
+
+
 def _callable(name: str, fn: Any) -> Callable:
     if not callable(fn):
         raise TypeError(f"{name}: expected a callable loss_fn(params) -> scalar, got {type(fn).__name__}")
@@ -114,7 +117,7 @@ def hvp(loss_fn: Callable[[Any], jax.Array], params: Any, v: Any) -> Any:
     _scalar_loss(loss_fn, params)
     # jvp needs each tangent in its primal's dtype: it refuses a float64 direction for float32 weights
     v = jax.tree_util.tree_map(lambda a, b: jnp.asarray(a, dtype=jnp.result_type(b)), v, params)
-    return jax.jvp(jax.grad(loss_fn), (params,), (v,))[1]
+    return V.finite_output("loss_fn", jax.jvp(jax.grad(loss_fn), (params,), (v,))[1], _NOT_FINITE)
 
 
 def dense_hessian(loss_fn: Callable[[Any], jax.Array], params: Any) -> jax.Array:
@@ -147,7 +150,7 @@ def dense_hessian(loss_fn: Callable[[Any], jax.Array], params: Any) -> jax.Array
         # (P,) + leaf.shape -> (P, leaf.size): row-major, the leaf's order inside ravel_pytree
         cols.append(jax.jacfwd(along)(leaf).reshape(-1, leaf.size).astype(dtype))
     H = jnp.concatenate(cols, axis=1)
-    return 0.5 * (H + H.T)
+    return V.finite_output("loss_fn", 0.5 * (H + H.T), _NOT_FINITE)
 
 
 def largest_eigenvalue(matrix: Any) -> jax.Array:
@@ -241,12 +244,22 @@ def lanczos(key: jax.Array, matvec: Callable[[jax.Array], jax.Array], dim: int, 
         num_iter: Krylov steps, :math:`1\le m\le\mathrm{dim}`.
         dtype: the floating dtype of the Krylov vectors, the one ``matvec`` takes (float32 for a
             float32 model: JAX's ``jvp`` refuses a tangent of another dtype than its primal).
+
+    A ``matvec`` that returns NaN or infinity makes every Ritz value undefined: a ``ValueError`` naming
+    ``matvec`` when the result is concrete (under ``jit`` the NaN values come back).
     """
     V.key("key", key)
     _callable("matvec", matvec)
     dim = V.integer("dim", dim, low=1)
     num_iter = V.integer("num_iter", num_iter, low=1, high=dim)
     dtype = _float_dtype("dtype", dtype)
+    return V.finite_output("matvec", _lanczos(key, matvec, dim, num_iter, dtype), "during the Lanczos iteration")
+
+
+def _lanczos(key: jax.Array, matvec: Callable[[jax.Array], jax.Array], dim: int, num_iter: int,
+             dtype: np.dtype) -> jax.Array:
+    """:func:`lanczos` on validated arguments, its output unchecked (the path inside a training scan, where
+    a non-finite value is a record of divergence, not an error)."""
     info = jnp.finfo(dtype)
     k_start, k_restart = jax.random.split(key)
     v0 = jax.random.normal(k_start, (dim,), dtype)
@@ -304,8 +317,8 @@ def top_eigenvalues(loss_fn: Callable[[Any], jax.Array], params: Any, key: jax.A
     m = min(V.integer("num_iter", num_iter, low=1), flat.size)
     k = V.integer("k", k, low=1, high=m)
     grad = jax.grad(f)
-    ritz = lanczos(key, lambda v: jax.jvp(grad, (flat,), (v,))[1], flat.size, m, dtype=flat.dtype)
-    return ritz[::-1][:k]
+    ritz = _lanczos(key, lambda v: jax.jvp(grad, (flat,), (v,))[1], flat.size, m, flat.dtype)
+    return V.finite_output("loss_fn", ritz[::-1][:k], _NOT_FINITE)
 
 
 class TraceEstimate(NamedTuple):
@@ -333,5 +346,5 @@ def hutchinson_trace(loss_fn: Callable[[Any], jax.Array], params: Any, key: jax.
     flat, f = _flat(loss_fn, params)
     grad = jax.grad(f)
     z = jax.random.rademacher(key, (m, flat.size), dtype=flat.dtype)
-    quad = jax.vmap(lambda v: jnp.vdot(v, jax.jvp(grad, (flat,), (v,))[1]))(z)
+    quad = V.finite_output("loss_fn", jax.vmap(lambda v: jnp.vdot(v, jax.jvp(grad, (flat,), (v,))[1]))(z), _NOT_FINITE)
     return TraceEstimate(jnp.mean(quad), jnp.std(quad, ddof=1) / jnp.sqrt(m), quad)

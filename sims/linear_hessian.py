@@ -445,11 +445,11 @@ def _top_eigenvalue(f, theta, key, num_iter: int) -> jax.Array:
     r"""Largest Ritz value of :math:`\nabla^2 f(\theta)` after ``num_iter`` Lanczos steps (:func:`sims.hvp.lanczos`).
 
     The unvalidated path used inside the training scan: a diverged run's frozen iterate is still
-    finite, but the public :func:`sims.hvp.top_eigenvalues` checks finiteness of concrete values, which
-    under ``jax.disable_jit`` would turn a record of data into an error.
+    finite, but the public :func:`sims.hvp.top_eigenvalues` and :func:`sims.hvp.lanczos` check finiteness
+    of concrete values, which under ``jax.disable_jit`` would turn a record of data into an error.
     """
     grad = jax.grad(f)
-    return H.lanczos(key, lambda v: jax.jvp(grad, (theta,), (v,))[1], theta.size, num_iter)[-1]
+    return H._lanczos(key, lambda v: jax.jvp(grad, (theta,), (v,))[1], theta.size, num_iter, jnp.float64)[-1]
 
 
 @functools.partial(jax.jit, static_argnames=("widths", "activation", "steps", "record_every", "lanczos_iter"))

@@ -226,12 +226,14 @@ def _logistic_run(point: dict, X: jax.Array, y: jax.Array, *, T: int, n_rec: int
 def logistic_sphere(X, y, w0, *, eta, wd, momentum=0.0, scale: float = 4.0, T: int, n_rec: int) -> dict:
     r"""Runs of the per-run kernel for configurations ``eta, wd, momentum`` (scalars or length-:math:`G` sequences).
 
-    ``X`` (n, d) data, ``y`` (n,) labels :math:`\pm1`, ``w0`` (d,) the common start, ``scale`` the logit
+    ``X`` (n, d) data, ``y`` (n,) labels :math:`\pm1`, ``w0`` (d,) the common start (nonzero), ``scale`` the logit
     temperature. Returns arrays with leading axis :math:`G`.
     """
     Xa = V.array("X", X, ndim=2)
     ya = V.array("y", y, shape=(Xa.shape[0],))
     w0 = V.array("w0", w0, shape=(Xa.shape[1],))
+    if not np.any(w0 != 0):  # the loss sees w/|w|: at w = 0 it is undefined, and every iterate would be NaN
+        raise ValueError(f"w0: expected a nonzero start (the loss depends on w/|w|), got {w0.tolist()!r:.60}")
     if not np.all(np.abs(ya) == 1):
         raise ValueError("y: expected labels +1 or -1")
     T = V.integer("T", T, low=1)

@@ -608,7 +608,8 @@ def refine_crossing(rate, lo, hi, *, n_points: int = 9, n_rounds: int = 5, geome
     right end has a non-negative rate; the crossing is the linear interpolation of the rate in the
     final bracket. Resolution: the final bracket, :math:`(hi - lo)/(q-1)^{R}` for :math:`R` rounds.
     Items whose initial bracket shows no sign change get NaN. Returns ``crossing``, ``lo``, ``hi``
-    (final brackets) and ``found``.
+    (final brackets) and ``found``. A NaN rate has no sign (a ``ValueError`` naming ``rate``: counted as
+    negative it would move the crossing); :math:`\pm\infty` are signs (a run that blew up or collapsed).
     """
     if not callable(rate):
         raise TypeError(f"rate: expected a callable mapping trial values to rates, got {type(rate).__name__}")
@@ -628,6 +629,8 @@ def refine_crossing(rate, lo, hi, *, n_points: int = 9, n_rounds: int = 5, geome
         r = np.asarray(rate(vals), dtype=float)
         if r.shape != vals.shape:
             raise ValueError(f"rate: expected rates of shape {vals.shape}, got {r.shape}")
+        if np.isnan(r).any():
+            raise ValueError(f"rate: returned NaN at {np.isnan(r).sum()} of {r.size} trial values (a rate needs a sign)")
         up = r >= 0
         ok = ~up[:, 0] & up.any(axis=1)
         found &= ok

@@ -133,6 +133,12 @@ def _applied(apply: Callable, params: Any, x: jax.Array) -> tuple[int, int]:
     return shape
 
 
+def _finite_logits(apply: Callable, params: Any, x: jax.Array) -> None:
+    """A user's ``apply`` must give finite logits at ``params`` (one forward pass): NaN or infinite logits have
+    no derivatives, series or continuation, and every quantity computed from them would be NaN, unflagged."""
+    V.finite_output("apply", _logits_jit(apply, params, x), "as the logits apply(params, x)")
+
+
 def _model_inputs(apply: Callable, params: Any, x: Any, y: Any) -> tuple[jax.Array, jax.Array]:
     """Validated inputs ``x`` and labels ``y`` (integers in 0..n_classes-1, one per row of x)."""
     x = _inputs(x)
@@ -560,6 +566,7 @@ def directional_derivatives(apply: Callable, params, v, x):
     params = _tree("params", params)
     v, x = _tree("v", v, like=params), _inputs(x)
     _applied(apply, params, x)
+    _finite_logits(apply, params, x)
     return _jvp_jit(apply, params, v, x)
 
 
@@ -586,6 +593,7 @@ def logit_curvature(apply: Callable, params, v, x) -> jax.Array:
     params = _tree("params", params)
     v, x = _tree("v", v, like=params), _inputs(x)
     _applied(apply, params, x)
+    _finite_logits(apply, params, x)
     return _curvature_jit(apply, params, v, x)
 
 
@@ -598,6 +606,7 @@ def rho_a(apply: Callable, params, v, x, temperature=1.0) -> jax.Array:
     T = V.real("temperature", temperature, low=0.0, low_open=True)
     x = _inputs(x)
     _applied(apply, params, x)
+    _finite_logits(apply, params, x)
     return _rho_jit(apply, params, v, x, T)
 
 
@@ -772,6 +781,7 @@ def continued_logits(apply: Callable, params, v, x, t) -> jax.Array:
     params = _tree("params", params)
     v, x = _tree("v", v, like=params), _inputs(x)
     _applied(apply, params, x)
+    _finite_logits(apply, params, x)
     tt = np.asarray(t)
     if tt.ndim != 1 or tt.dtype.kind not in "iufc" or not np.all(np.isfinite(tt)):
         raise ValueError(f"t: expected a 1-d array of finite (complex) distances, got {tt.dtype} {tt.shape}")
@@ -858,6 +868,7 @@ def _validated_rows(apply, params, v, x, rows):
     params = _tree("params", params)
     v, x = _tree("v", v, like=params), _inputs(x)
     _applied(apply, params, x)
+    _finite_logits(apply, params, x)
     return apply, params, v, x, np.asarray(_rows(rows, x.shape[0]))
 
 
@@ -1049,6 +1060,7 @@ def line_taylor(apply: Callable, params, v, x, y, order: int) -> jax.Array:
     params = _tree("params", params)
     v = _tree("v", v, like=params)
     x, y = _model_inputs(apply, params, x, y)
+    _finite_logits(apply, params, x)
     order = V.integer("order", order, low=1, high=64)
     return _line_taylor_jit(apply, params, v, x, y, order)
 

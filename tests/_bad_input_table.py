@@ -10,7 +10,8 @@ public function that has neither, so a new function is covered from the day it i
 For each parameter of the baseline call, :func:`perturbations` generates bad values from the
 parameter's *kind* (inferred from the baseline value, refined by ``Row.kinds``): NaN, infinities,
 zero and negative values where positivity is required, wrong shapes, empty arrays, strings, ``None``,
-booleans, fractional integers, raw PRNG keys, unknown options, and huge values on request. Each call
+booleans, fractional integers, integers beyond int64, raw PRNG keys, unknown options, callbacks that
+return NaN, and on request huge values, indefinite matrices and zero start vectors. Each call
 is classified (:func:`classify`):
 
 ``named``      ``ValueError``/``TypeError`` (builtin or the project's) whose message names the parameter;
@@ -50,7 +51,8 @@ class Row:
     (a valid call; positional-only or ``*args`` parameters go in ``args``). ``kinds``: parameter ->
     kind (see :data:`KINDS`), overriding the kind inferred from the baseline value; a kind may be
     combined with an extra of :data:`EXTRAS` (``"+huge"`` adds 1e300, ``"+indefinite"`` a matrix with a
-    negative eigenvalue, for a parameter that must be PSD). ``ok``: ``{(parameter, label): reason}``
+    negative eigenvalue, for a parameter that must be PSD; ``"+zeros"`` an all-zero array, for a start
+    vector that must be nonzero). ``ok``: ``{(parameter, label): reason}``
     for generated values that are valid for this function (left out, with the reason on record).
     ``extra``: hand-written ``(overrides, parameter, label)`` bad calls. ``skip``: parameters left
     unperturbed, with the reason. ``slow``: the baseline call is costly (the report skips it; every
@@ -229,6 +231,15 @@ def _indefinite(v: Any) -> np.ndarray:
     return a
 
 
+def _nan_fn(fn: Callable) -> Callable:
+    """``fn`` with every output replaced by NaN (same structure and shapes): a user callback gone bad."""
+    def nan_out(*args, **kwargs):
+        import jax
+
+        return jax.tree_util.tree_map(lambda x: x * float("nan"), fn(*args, **kwargs))
+    return nan_out
+
+
 def _raw_key(v):
     shape = np.shape(v)
     return np.zeros(shape + (2,), np.uint32)
@@ -251,7 +262,7 @@ KINDS: dict[str, Callable[[Any], list[tuple[str, Any]]]] = {
     "text": lambda v: [("None", None), ("int", 3)],
     "choices": lambda v: [("unknown", ("no-such-option",)), ("None", None), ("int", 3), ("empty", ())],
     "key": lambda v: [("int", 0), ("None", None), ("rawkey", _raw_key(v))],
-    "fn": lambda v: [("None", None), ("int", 3)],
+    "fn": lambda v: [("None", None), ("int", 3), ("nanfn", _nan_fn(v))],
     "bool": lambda v: [("str", "yes"), ("None", None)],
     "expr": lambda v: [("None", None), ("list", [1, 2])],
     "dict": lambda v: [("None", None), ("str", "x"), ("emptydict", {})],
@@ -266,6 +277,7 @@ EXTRAS: dict[str, Callable[[Any], list[tuple[str, Any]]]] = {
     "zero": lambda v: [("zero", 0.0)],
     "neg": lambda v: [("neg", -1.0)],
     "indefinite": lambda v: [("indefinite", _indefinite(v))],
+    "zeros": lambda v: [("zeros", np.zeros(np.shape(v)))],
 }
 
 

@@ -137,7 +137,7 @@ ROWS = [
     Row(_S + "logistic_sphere", {"X": np.random.default_rng(0).standard_normal((8, 3)),
                                  "y": np.array([-1, 1] * 4, dtype=float), "w0": np.ones(3), "eta": 0.1, "wd": 0.1,
                                  "T": 8, "n_rec": 2},
-        kinds={"eta": "pos", "wd": "nonneg", "T": "posint", "n_rec": "posint"},
+        kinds={"w0": "arr+zeros", "eta": "pos", "wd": "nonneg", "T": "posint", "n_rec": "posint"},
         ok={("eta", "vector"): "one configuration per step size", ("wd", "vector"): "one configuration per decay"}),
     Row(_S + "lion_logistic", {"X": np.random.default_rng(0).standard_normal((8, 3)),
                                "y": np.array([-1, 1] * 4, dtype=float), "x0": np.zeros(3), "eta": np.full(4, 0.1),

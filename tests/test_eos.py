@@ -284,6 +284,15 @@ def test_top_eigenpair_matches_eigh():
     assert abs(abs(float(u @ vecs[:, -1])) - 1) < 1e-10
 
 
+def test_top_eigenpair_refuses_a_nan_matvec():
+    """Issue 29: a matvec returning NaN gave a NaN eigenpair and no flag; concrete, it is an error naming matvec."""
+    with pytest.raises(ValueError, match="matvec: returned non-finite values"):
+        sim.top_eigenpair(lambda v: v * jnp.nan, jnp.ones(3), 3)
+    # under jit the NaN comes back for the caller's divergence flag (mlp_run's diverged)
+    S, _, _ = jax.jit(lambda v0: sim.top_eigenpair(lambda v: v * jnp.nan, v0, 3))(jnp.ones(3))
+    assert np.isnan(float(S))
+
+
 def test_mlp_sharpness_at_init_matches_the_dense_hessian():
     out = _mlp(methods=("gd",))
     theta0 = sim.mlp_init(jax.random.split(jax.random.split(jax.random.key(3), 1)[0])[0], _MLP["widths"])

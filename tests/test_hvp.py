@@ -190,3 +190,25 @@ def test_hutchinson_is_exact_for_diagonal_hessians():
 def test_bad_input_names_the_parameter(call, param):
     with pytest.raises((ValueError, TypeError), match=param):
         call()
+
+
+def _nan_loss(params):
+    return jnp.sum(params ** 2) * jnp.nan
+
+
+@pytest.mark.parametrize("call, param", [
+    (lambda: H.lanczos(jax.random.key(0), lambda v: v * jnp.nan, 4, 3), "matvec"),
+    (lambda: H.top_eigenvalues(_nan_loss, jnp.ones(3), jax.random.key(0)), "loss_fn"),
+    (lambda: H.hutchinson_trace(_nan_loss, jnp.ones(3), jax.random.key(0), num_samples=4), "loss_fn"),
+    (lambda: H.hvp(_nan_loss, jnp.ones(3), jnp.ones(3)), "loss_fn"),
+    (lambda: H.dense_hessian(_nan_loss, jnp.ones(3)), "loss_fn"),
+])
+def test_a_nan_callback_is_named_not_returned(call, param):
+    """Issue 29: a NaN from the user's loss or operator came back as NaN eigenvalues, traces and products."""
+    with pytest.raises(ValueError, match=rf"{param}: returned non-finite values"):
+        call()
+
+
+def test_a_nan_callback_under_jit_returns_nan_for_the_callers_flag():
+    ritz = jax.jit(lambda k: H.lanczos(k, lambda v: v * jnp.nan, 4, 3))(jax.random.key(0))
+    assert np.all(np.isnan(np.asarray(ritz)))

@@ -325,6 +325,14 @@ def test_logistic_sphere_is_scale_invariant():
     np.testing.assert_allclose(2.0 * a["norm"], b["norm"], rtol=1e-12)
 
 
+def test_logistic_sphere_refuses_a_zero_start():
+    """Issue 29: w0 = 0 ran and reported every configuration "diverged" with NaN angles and norms; the loss sees
+    w/|w|, undefined at 0, so the start is bad input, not a divergence."""
+    X, y = np.random.default_rng(0).normal(size=(8, 3)), np.array([-1.0, 1.0] * 4)
+    with pytest.raises(ValueError, match=r"w0: expected a nonzero start"):
+        sq.logistic_sphere(X, y, np.zeros(3), eta=0.1, wd=0.1, T=8, n_rec=2)
+
+
 # ----------------------------------------------------------------------------- a user's run
 def _write_run(path, *, T=1500, every=10, seed=0):
     """A run on a known 3-mode NQM (WSD schedule), logged every ``every`` steps with 1 % noise."""

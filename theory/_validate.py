@@ -14,7 +14,7 @@ from typing import Any, Iterable
 import numpy as np
 
 __all__ = ["INT64_MAX", "INT64_MIN", "real", "integer", "integers", "array", "choice", "probability", "key", "traceable",
-           "traceable_real", "is_tracer", "PSD_RTOL", "symmetric_psd"]
+           "traceable_real", "is_tracer", "PSD_RTOL", "symmetric_psd", "finite_output"]
 
 
 def _show(x: Any) -> str:
@@ -197,6 +197,24 @@ def traceable(name: str, x: Any, *, ndim: int | Iterable[int] | None = None, sha
         x = np.asarray(x)
     return jnp.asarray(array(name, x, ndim=ndim, shape=shape, low=low, low_open=low_open, finite=finite,
                              nonempty=nonempty))
+
+
+def finite_output(name: str, out: Any, what: str) -> Any:
+    """``out`` (a pytree) from the user callback ``name``, unchanged unless a concrete leaf is NaN or infinite.
+
+    Then a ``ValueError`` naming the callback: a NaN eigenpair, trace or crossing computed from it would
+    look like a result. ``what`` says what the output was for (for the message). Traced leaves pass:
+    inside ``jit`` a non-finite value comes back for the caller's own divergence flag.
+    """
+    import jax
+
+    for leaf in jax.tree_util.tree_leaves(out):
+        if is_tracer(leaf):
+            continue
+        a = np.asarray(leaf)
+        if a.dtype.kind in "fc" and not np.all(np.isfinite(a)):
+            raise ValueError(f"{name}: returned non-finite values (NaN or inf) {what}")
+    return out
 
 
 def traceable_real(name: str, x: Any, *, low: float | None = None, low_open: bool = False) -> Any:

@@ -105,7 +105,9 @@ def numpy_lanczos(v0: np.ndarray, matvec, num_iter: int) -> np.ndarray:
     basis[0] = v0 / np.linalg.norm(v0)
     alpha, beta = np.zeros(num_iter), np.zeros(num_iter)
     for i in range(num_iter):
-        w = matvec(basis[i])
+        w = np.asarray(matvec(basis[i]), dtype=float)
+        if not np.all(np.isfinite(w)):  # a NaN product would turn into NaN Ritz values without a word
+            raise ValueError(f"matvec: returned non-finite values (NaN or inf) at Lanczos step {i}")
         alpha[i] = basis[i] @ w
         w = w - basis.T @ (basis @ w)
         w = w - basis.T @ (basis @ w)

@@ -57,13 +57,21 @@ def dcsgd_quartic(x0, eta, q, sigma1, n_agents, n_steps, rng: np.random.Generato
 
 
 def heun_ode(b: Callable[[float], float], x0: float, dt: float, n_steps: int) -> float:
-    r"""Heun's method for :math:`\dot x = b(x)`: :math:`x^+ = x + \tfrac{dt}{2}[b(x) + b(x + dt\,b(x))]`."""
+    r"""Heun's method for :math:`\dot x = b(x)`: :math:`x^+ = x + \tfrac{dt}{2}[b(x) + b(x + dt\,b(x))]`.
+
+    A path that blows up is returned as it is (inf: divergence is data); a drift that is NaN at a finite
+    point is a ``ValueError`` naming ``b``.
+    """
     if not callable(b):
         raise TypeError(f"b: expected a callable drift, got {type(b).__name__}")
     x = real("x0", x0)
     dt = real("dt", dt, low=0.0, low_open=True)
     for _ in range(integer("n_steps", n_steps, low=1)):
-        x = x + 0.5 * (b(x) + b(x + dt * b(x))) * dt
+        bx = b(x)
+        b2 = b(x + dt * bx)
+        if math.isfinite(x) and (math.isnan(bx) or math.isnan(b2)):
+            raise ValueError(f"b: the drift returned NaN near the finite point x = {x!r}")
+        x = x + 0.5 * (bx + b2) * dt
     return x
 
 
