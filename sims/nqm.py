@@ -108,7 +108,7 @@ def _run_key(point: dict, impl: str) -> jax.Array:
 
 def _nqm_run(point: dict, etas: jax.Array, shared: dict, *, T: int, n_rec: int, method: str, full: bool, additive: bool,
             multiplicative: bool, law: str = "gaussian", df: int = 0, impl: str = "threefry2x32", ema: bool = True,
-            centered: bool = True, window_mean: bool = False) -> dict:
+            centered: bool = True, window_mean: bool = False, step_stat: bool = False) -> dict:
     r"""One run of :math:`T` steps on the NQM (pure; mapped over a grid by :func:`simulate`).
 
     ``point`` keys: ``key_data``, ``key_index``; ``x0`` and ``center`` (d,); ``lam`` (d,) or, when ``full``, ``H`` (d, d);
@@ -125,14 +125,16 @@ def _nqm_run(point: dict, etas: jax.Array, shared: dict, *, T: int, n_rec: int, 
     ``final_x``, ``final_ema``, ``max_abs`` (:math:`\max_{k\ge1}\|x_k\|_\infty`; :math:`+\infty` for a diverged run,
     whose iterates past the bound are not tracked), ``diverged``, ``diverged_step``; and ``mean_x``, the time average
     :math:`\frac{1}{T-b}\sum_{b<k\le T} x_k` (the uniform merge of the last :math:`T-b` checkpoints) when the static
-    ``window_mean`` is on (NaN otherwise: the sum costs an add per coordinate and step).
+    ``window_mean`` is on. A statistic that is not computed is absent, not NaN: a NaN beside ``diverged = False``
+    would read as a broken run.
 
     Static switches that drop per-step work (a step of the noise-free diagonal model is a handful of flops, so
     statistics dominate it): ``ema=False`` when every run has :math:`\alpha = 0`, where :math:`z_k = x_0` exactly
     and its outputs are filled in without the recursion; ``centered=False`` when :math:`c = 0`, where the diagonal
     model's ``mean_loss`` is :math:`\tfrac12\sum_i\lambda_i` ``mode_m2``:math:`_i` (one per-mode sum, no per-step
-    reduction). ``mode_m2_step`` is accumulated for ``nesterov`` only (NaN for the other methods, where it is not
-    an iterate of the method).
+    reduction). ``mode_m2_step`` is accumulated only with the static ``step_stat`` (:func:`simulate` turns it on
+    when some configuration runs ``nesterov``, where it is the iterate; for the other methods of such a call it is
+    the plain step from their iterate).
 
     Divergence and the max-norm cost one elementwise update per step and no reduction over coordinates: each
     coordinate keeps :math:`p_i = \max_k |x_{k,i}|` while :math:`|x_{k,i}| \le` :data:`BOUND`, and from its first bad
@@ -157,7 +159,6 @@ def _nqm_run(point: dict, etas: jax.Array, shared: dict, *, T: int, n_rec: int, 
         hx = lambda x: lam * (x - c)  # noqa: E731
         loss = lambda x: 0.5 * jnp.sum(lam * (x - c) ** 2)  # noqa: E731
 
-    step_stat = method == "nesterov"
     # diagonal model: the loss's time average from per-mode sums of (x - c)^2 (no reduction over modes per step)
     mode_loss = not full
 
@@ -220,11 +221,14 @@ def _nqm_run(point: dict, etas: jax.Array, shared: dict, *, T: int, n_rec: int, 
     else:
         mean_loss = acc["loss"] / n
     # without EMA z_k = x_0 at every step, exactly what the recursion with alpha = 0 gives
-    return {"curve": curve, "path": path, "path_ema": path_ema, "mean_loss": mean_loss, "mode_m2": acc["m2"] / n,
-            "mode_m2_step": acc["step"] / n if step_stat else jnp.full_like(x0, jnp.nan),
-            "mode_m2_ema": acc["ema"] / n if ema else x0 * x0, "max_abs": jnp.where(diverged, jnp.inf, top),
-            "final_x": x, "final_ema": z, "diverged": diverged, "diverged_step": bad,
-            "mean_x": acc["x"] / n if window_mean else jnp.full_like(x0, jnp.nan)}
+    out = {"curve": curve, "path": path, "path_ema": path_ema, "mean_loss": mean_loss, "mode_m2": acc["m2"] / n,
+           "mode_m2_ema": acc["ema"] / n if ema else x0 * x0, "max_abs": jnp.where(diverged, jnp.inf, top),
+           "final_x": x, "final_ema": z, "diverged": diverged, "diverged_step": bad}
+    if step_stat:
+        out["mode_m2_step"] = acc["step"] / n
+    if window_mean:
+        out["mean_x"] = acc["x"] / n
+    return out
 
 
 def _per_config(name: str, value, low=None, high=None, high_open=False) -> np.ndarray:
@@ -282,7 +286,8 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
     ``window_mean``: also return ``mean_x``, the average of the iterates after ``burn`` (the uniform merge of the last
     :math:`T - b` checkpoints); off by default, since it costs a sum per coordinate and step.
 
-    Returns arrays with leading shape ``(G, n_chains)``: see :func:`_nqm_run`.
+    Returns arrays with leading shape ``(G, n_chains)``: see :func:`_nqm_run` (``mode_m2_step`` only when some
+    configuration runs ``nesterov``, ``mean_x`` only with ``window_mean``).
     """
     V.key("key", key)
     T = V.integer("T", T, low=1)
@@ -388,7 +393,7 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
                 shared[name] = np.broadcast_to(value, (G, d))[0]
         static = dict(T=T, n_rec=n_rec, method=m, full=H is not None, additive=additive,
                       multiplicative=multiplicative, law=law, df=df, impl=impl, ema=bool(np.any(params["ema"] > 0)),
-                      centered=bool(np.any(ctr != 0)), window_mean=window_mean)
+                      centered=bool(np.any(ctr != 0)), window_mean=window_mean, step_stat="nesterov" in methods)
         # pad each group to a power of two (at least 8 runs): sweeps of nearby sizes then share one compiled shape
         chunk = min(chunk_size, max(8, 1 << (n - 1).bit_length()))
         res = run_grid(_nqm_run, grid, etas, shared, static=static, chunk_size=chunk, pad_to_chunk=True, desc=f"nqm {m}")

@@ -21,6 +21,8 @@ class Sim:
     ``diverging``: (overrides, flag(out) -> bool array that must be all True).
     ``vary``: overrides giving new data of the same shapes (for the no-recompilation test).
     ``rtol``: round-off tolerance between jit and eager / vmap and loop (say why when not 1e-10).
+    ``nan_padding``: output keys that hold documented NaN padding in a run that did not diverge, with the
+    reason (variable-length results, a record the call asked not to take); every other output is finite.
     """
 
     name: str
@@ -33,3 +35,4 @@ class Sim:
     rtol: float = 1e-10
     atol: float = 1e-12
     skip: dict[str, str] = field(default_factory=dict)
+    nan_padding: dict[str, str] = field(default_factory=dict)

@@ -54,6 +54,7 @@ TRAIN_GD = Sim(
     # a huge (valid) step blows up within the baseline's two steps: same static config, no extra compile
     diverging=({"eta": 1e30, "theta0": 3.0 * np.ones(S.n_params(WIDTHS))},
                lambda out: np.asarray(out["diverged"]) & (np.asarray(out["diverged_step"]) >= 1)),
+    nan_padding={"sharpness": "lanczos_iter=0 asks for no sharpness record (documented: NaN records)"},
     vary={"theta0": 0.2 * _rng.normal(size=S.n_params(WIDTHS)), "key": jax.random.key(9)},
     rtol=1e-10, atol=1e-12,
 )
@@ -127,6 +128,7 @@ SPECTRA = Sim(
     grid=("scale", np.array([1.0, 0.5, 0.0]), 0),
     bad=[({"scale": np.array([np.nan])}, "theta"), ({"act": 7}, "act")],
     vary={"scale": np.array([0.7])},
+    nan_padding={"eigenvalues": "one row per case, NaN-padded beyond that case's P eigenvalues (documented)"},
     skip={"diverge": "evaluates Hessians at given points; no dynamics that could diverge", "jit": FRAME_EAGER},
     rtol=1e-10, atol=1e-12,
 )

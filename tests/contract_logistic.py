@@ -64,6 +64,7 @@ SIMULATORS = [
         vary={"z": Z2 * 1.1, "eta": ETA * 0.9, "inits": INITS + 0.1}),
     Sim("logistic.attractors", _attractors,
         outputs=lambda o: [o["period"], o["points"], o["last"], o["diverged"], o["diverged_step"], o["escaped"]],
+        nan_padding={"points": "a cycle's points, NaN-padded to max_period (and NaN for no cycle; documented)"},
         grid=("eta", ETA, 0),
         bad=_GRID_BAD + [({"max_period": 0}, "max_period"), ({"tol": -1.0}, "tol"), ({"tol": np.nan}, "tol"),
                          ({"tol": 2.0}, "tol"), ({"n_steps": 3}, "n_steps")],

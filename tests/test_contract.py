@@ -16,6 +16,8 @@ r"""The simulator contract, driven by one table.
   key drawn from it, a padding mix-up) shows;
 * **bad input raises** ``ValueError``/``TypeError`` whose message names the parameter;
 * **divergence is data**: a diverging configuration returns normally with its runs flagged;
+* **NaN only when flagged**: the baseline call (no run diverged) returns finite values in every output, save
+  documented NaN padding (``nan_padding``): a NaN beside ``diverged = False`` reads as a broken run;
 * **no recompilation**: repeating the call with new data of the same shapes compiles nothing.
 
 A row that cannot take part in one of these names the reason in ``skip`` (shown by pytest).
@@ -120,6 +122,25 @@ def test_divergence_is_data(sim):
     overrides, flag = sim.diverging
     out = sim.call(**overrides)
     assert np.all(np.asarray(flag(out))), f"{sim.name}: diverging runs are not flagged"
+
+
+def _float_leaves(out: Any) -> dict[str, np.ndarray]:
+    items = out.items() if isinstance(out, dict) else enumerate(out if isinstance(out, (tuple, list)) else [out])
+    leaves = {}
+    for k, v in items:
+        a = np.asarray(v)
+        if a.dtype.kind in "fc":
+            leaves[str(k)] = a
+    return leaves
+
+
+@_param("finite")
+def test_nan_only_when_flagged(sim):
+    out = sim.call()
+    if isinstance(out, dict) and "diverged" in out and np.asarray(out["diverged"]).any():
+        pytest.skip(f"{sim.name}: the baseline has diverged runs (their NaN is flagged data)")
+    bad = [k for k, a in _float_leaves(out).items() if k not in sim.nan_padding and not np.all(np.isfinite(a))]
+    assert not bad, f"{sim.name}: non-finite values in {bad} with no run flagged diverged"
 
 
 @_param("compile")

@@ -184,7 +184,19 @@ def test_merging_equals_its_effective_schedule_on_a_fixed_gradient_sequence():
     np.testing.assert_allclose(merged[:, 0], out["final_x"][1][:, 0], rtol=0, atol=1e-13 * scale)
     np.testing.assert_allclose(out["mean_x"][0], path[:, T - W:].mean(axis=1), rtol=1e-12, atol=1e-14)
     assert abs(merged[0, 1] - out["final_x"][1][0, 1]) > 1e-6   # a curved mode: only approximately
-    assert np.all(np.isnan(sn.simulate(jax.random.key(21), T=4, eta=0.1, x0=np.ones(2), lam=np.ones(2))["mean_x"]))
+    assert "mean_x" not in sn.simulate(jax.random.key(21), T=4, eta=0.1, x0=np.ones(2), lam=np.ones(2))
+
+
+def test_nqm_statistics_not_computed_are_absent_not_nan():
+    """Issue 29: simulate(eta=5e-324) returned NaN mode_m2_step and mean_x beside diverged=False (placeholders for
+    statistics that were not computed, indistinguishable from a broken run); now every returned value is finite."""
+    out = sn.simulate(jax.random.key(0), T=8, eta=5e-324, x0=np.ones(2), lam=np.array([1.0, 0.5]), sigma_a=0.5,
+                      n_chains=2, n_rec=2)
+    assert "mode_m2_step" not in out and "mean_x" not in out and not out["diverged"].any()
+    assert all(np.all(np.isfinite(v)) for v in out.values() if np.asarray(v).dtype.kind == "f")
+    mixed = sn.simulate(jax.random.key(0), T=8, eta=0.1, x0=np.ones(2), lam=np.array([1.0, 0.5]), sigma_a=0.5,
+                        method=["sgd", "nesterov"], momentum=0.5, n_rec=2)
+    assert np.all(np.isfinite(mixed["mode_m2_step"]))
 
 
 def test_adamw_final_iterate_is_the_moving_average_of_its_updates():
