@@ -503,7 +503,7 @@ def mlp_loss(theta: jax.Array, X: jax.Array, Y: jax.Array, widths) -> jax.Array:
     ws = _widths(widths)
     theta = V.traceable("theta", theta, shape=(sum(a * b for a, b in zip(ws[:-1], ws[1:])),))
     X = V.traceable("X", X, shape=(None, ws[0]))
-    Y = V.traceable("Y", Y, shape=(X.shape[0],))
+    Y = V.one_per_row("Y", V.traceable("Y", Y, ndim=1), "X", X.shape[0])
     return _mlp_loss(theta, X, Y, ws)
 
 
@@ -619,7 +619,7 @@ def _mlp_run(point, X, Y, every, *, widths, n_meas: int, substeps: int, lanczos_
 def _mlp_args(X, Y, widths):
     ws = _widths(widths)
     Xa = V.array("X", X, ndim=2)
-    Ya = V.array("Y", Y, shape=(Xa.shape[0],))
+    Ya = V.one_per_row("Y", V.array("Y", Y, ndim=1), "X", Xa.shape[0])
     if Xa.shape[1] != ws[0]:
         raise ValueError(f"widths: the input width {ws[0]} does not match X's {Xa.shape[1]} columns")
     return Xa, Ya, ws

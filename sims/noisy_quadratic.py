@@ -230,7 +230,7 @@ def logistic_sphere(X, y, w0, *, eta, wd, momentum=0.0, scale: float = 4.0, T: i
     temperature. Returns arrays with leading axis :math:`G`.
     """
     Xa = V.array("X", X, ndim=2)
-    ya = V.array("y", y, shape=(Xa.shape[0],))
+    ya = V.one_per_row("y", V.array("y", y, ndim=1), "X", Xa.shape[0])
     w0 = V.array("w0", w0, shape=(Xa.shape[1],))
     if not np.any(w0 != 0):  # the loss sees w/|w|: at w = 0 it is undefined, and every iterate would be NaN
         raise ValueError(f"w0: expected a nonzero start (the loss depends on w/|w|), got {w0.tolist()!r:.60}")
@@ -301,7 +301,7 @@ def lion_logistic(X, y, x0, *, eta, wd, b1=0.9, b2=0.99, n_rec: int) -> dict:
     (the iterate after each block of :math:`T/n_{rec}` steps), ``diverged`` and ``diverged_step`` :math:`(G,)`.
     """
     Xa = V.array("X", X, ndim=2)
-    ya = V.array("y", y, shape=(Xa.shape[0],))
+    ya = V.one_per_row("y", V.array("y", y, ndim=1), "X", Xa.shape[0])
     if not np.all(np.abs(ya) == 1):
         raise ValueError("y: expected labels +1 or -1")
     x0 = V.array("x0", x0, shape=(Xa.shape[1],))

@@ -151,8 +151,7 @@ def _labels(y: Any, n: int, n_classes: int | None = None) -> jax.Array:
     if raw is None or raw.dtype.kind not in "iu":
         raise TypeError(f"y: expected an integer array of class labels, got {type(y).__name__}")
     yy = V.array("y", raw, ndim=1, low=0, high=None if n_classes is None else n_classes - 1, dtype=np.int32)
-    if yy.shape[0] != n:
-        raise ValueError(f"y: expected {n} labels (one per row of x), got {yy.shape[0]}")
+    V.one_per_row("y", yy, "x", n)
     return jnp.asarray(yy)
 
 
@@ -1076,7 +1075,9 @@ def logit_line_taylor(z, a, y, order: int) -> jax.Array:
     exactly linear in :math:`t`) by ``jet`` through :func:`line_taylor`; ``z``, ``a``: ``(N, n)``,
     ``y``: ``(N,)`` labels; returns ``(N, order+1)``."""
     zz = V.array("z", z, ndim=2)
-    aa = V.array("a", a, shape=zz.shape)
+    aa = V.array("a", a, ndim=2)
+    if aa.shape != zz.shape:  # paired entry by entry: either may be the wrong one
+        raise ValueError(f"z, a: expected slopes a of the logits' shape {zz.shape}, got {aa.shape}")
     y = _labels(y, zz.shape[0], zz.shape[1])
     order = V.integer("order", order, low=1, high=64)
     zt = jnp.asarray(np.concatenate([zz, aa], axis=1))

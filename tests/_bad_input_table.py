@@ -50,9 +50,11 @@ class Row:
     ``fn``: dotted path (``"theory.eos.critical_sharpness"``). ``call``: the baseline keyword arguments
     (a valid call; positional-only or ``*args`` parameters go in ``args``). ``kinds``: parameter ->
     kind (see :data:`KINDS`), overriding the kind inferred from the baseline value; a kind may be
-    combined with an extra of :data:`EXTRAS` (``"+huge"`` adds 1e300, ``"+indefinite"`` a matrix with a
+    combined with an extra of :data:`EXTRAS` (``"+huge"`` adds 1e300, ``"+big"`` 1e200 and ``"+bigarr"`` the
+    baseline array times 1e200, whose squares overflow, ``"+indefinite"`` a matrix with a
     negative eigenvalue, for a parameter that must be PSD; ``"+zeros"`` an all-zero array, for a start
-    vector that must be nonzero). ``ok``: ``{(parameter, label): reason}``
+    vector that must be nonzero; ``"+rows"`` a data matrix with a row fewer, for one whose rows are paired with
+    another argument's entries (labels): the error must name the data matrix, not only the labels). ``ok``: ``{(parameter, label): reason}``
     for generated values that are valid for this function (left out, with the reason on record).
     ``extra``: hand-written ``(overrides, parameter, label)`` bad calls. ``skip``: parameters left
     unperturbed, with the reason. ``slow``: the baseline call is costly (the report skips it; every
@@ -273,11 +275,15 @@ KINDS: dict[str, Callable[[Any], list[tuple[str, Any]]]] = {
 }
 EXTRAS: dict[str, Callable[[Any], list[tuple[str, Any]]]] = {
     "huge": lambda v: [("huge", 1e300)],
+    # 1e200: finite, but its square is not; a closed form or a matrix built from it overflows float64 inside
+    "big": lambda v: [("big", 1e200)],
+    "bigarr": lambda v: [("big", np.asarray(v, dtype=float) * 1e200)],
     "empty": lambda v: [("empty", np.zeros(0))],
     "zero": lambda v: [("zero", 0.0)],
     "neg": lambda v: [("neg", -1.0)],
     "indefinite": lambda v: [("indefinite", _indefinite(v))],
     "zeros": lambda v: [("zeros", np.zeros(np.shape(v)))],
+    "rows": lambda v: [("rows", np.asarray(v)[:-1])],
 }
 
 

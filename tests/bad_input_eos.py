@@ -14,6 +14,8 @@ Y8 = np.sin(X8[:, 0])
 WID = (3, 4, 1)
 THETA = np.random.default_rng(1).standard_normal(3 * 4 + 4) / 2
 POS = {"a": "pos", "beta": "pos", "eta": "pos"}
+POS_BIG = {k: v + "+big" for k, v in POS.items()}  # the toy's closed forms square beta*eta: 1e200 overflows inside
+BETA_LINEAR = {("beta", "big"): "beta enters linearly here (sigma^2 = beta/y*): 1e200 gives a finite, valid value"}
 MOM = {"momentum": "unit"}
 
 _S = "sims.eos."
@@ -27,14 +29,14 @@ ROWS = [
     Row(_T + "uv_coefficients", {"target": 1.0}),
     Row(_T + "selfstab_cycle_equations", {"method": "gd"}),
     Row(_T + "selfstab_equilibrium", {"a": 3.8, "beta": 0.1, "eta": 0.5, "momentum": 0.0, "nesterov": False},
-        kinds={**POS, **MOM}),
+        kinds={**POS_BIG, **MOM}, ok=BETA_LINEAR),
     Row(_T + "selfstab_cycle_loss", {"a": 3.8, "beta": 0.1, "eta": 0.5, "momentum": 0.0, "nesterov": False},
-        kinds={**POS, **MOM}),
-    Row(_T + "selfstab_central_flow_loss", {"a": 3.8, "beta": 0.1, "eta": 0.5}, kinds=POS),
-    Row(_T + "selfstab_cycle_jacobian", {"a": 3.8, "beta": 0.1, "eta": 0.5}, kinds=POS),
-    Row(_T + "selfstab_cycle_multipliers", {"a": 3.8, "beta": 0.1, "eta": 0.5}, kinds=POS),
-    Row(_T + "selfstab_window", {"beta": 0.1, "eta": 0.5}, kinds=POS),
-    Row(_T + "selfstab_averaged_eigenvalues", {"a": 3.8, "beta": 0.1, "eta": 0.5}, kinds=POS),
+        kinds={**POS_BIG, **MOM}, ok=BETA_LINEAR),
+    Row(_T + "selfstab_central_flow_loss", {"a": 3.8, "beta": 0.1, "eta": 0.5}, kinds=POS_BIG, ok=BETA_LINEAR),
+    Row(_T + "selfstab_cycle_jacobian", {"a": 3.8, "beta": 0.1, "eta": 0.5}, kinds=POS_BIG),
+    Row(_T + "selfstab_cycle_multipliers", {"a": 3.8, "beta": 0.1, "eta": 0.5}, kinds=POS_BIG),
+    Row(_T + "selfstab_window", {"beta": 0.1, "eta": 0.5}, kinds=POS_BIG),
+    Row(_T + "selfstab_averaged_eigenvalues", {"a": 3.8, "beta": 0.1, "eta": 0.5}, kinds=POS_BIG, ok=BETA_LINEAR),
     Row(_T + "central_flow_mean_loss", {"loss": np.array([0.02, 0.01]), "sigma2_sharpness": np.array([0.01, 0.004])},
         kinds={"sigma2_sharpness": "nonnegarr"}),
     Row(_T + "momentum_characteristic_polynomial", {"method": "heavy_ball"}),
@@ -62,14 +64,14 @@ ROWS = [
         kinds={"eta_lambda0": "posarr", "width": "posint", "n_steps": "posint", "n_blocks": "posint"}),
     Row(_S + "mlp_data", lambda: {"key": jax.random.key(0), "n": 8, "d": 3}, kinds={"n": "posint", "d": "posint"}),
     Row(_S + "mlp_init", lambda: {"key": jax.random.key(0), "widths": WID}),
-    Row(_S + "mlp_loss", {"theta": THETA, "X": X8, "Y": Y8, "widths": WID}),
+    Row(_S + "mlp_loss", {"theta": THETA, "X": X8, "Y": Y8, "widths": WID}, kinds={"X": "arr+rows"}),
     Row(_S + "top_eigenpair", {"matvec": lambda v: np.diag([3.0, 2.0, 1.0]) @ v, "v0": np.ones(3), "num_iter": 2},
         kinds={"v0": "arr+zeros", "num_iter": "posint"}),
     Row(_S + "mlp_run", lambda: {"keys": jax.random.split(jax.random.key(3), 1), "eta": 0.5, "X": X8, "Y": Y8,
                                  "widths": WID, "methods": ("gd", "central"), "momentum": 0.0, "n_steps": 4,
                                  "every": 2, "substeps": 2, "lanczos_iter": 4, "relax": 1.0},
-        kinds={"eta": "pos", "n_steps": "posint", "every": "posint", "substeps": "posint", "lanczos_iter": "posint",
-               "relax": "pos", **MOM}, ok={("eta", "vector"): "one step size per run (two methods: two runs)"}, slow=True),
+        kinds={"X": "arr+rows", "eta": "pos", "n_steps": "posint", "every": "posint", "substeps": "posint",
+               "lanczos_iter": "posint", "relax": "pos", **MOM}, ok={("eta", "vector"): "one step size per run (two methods: two runs)"}, slow=True),
     # NumPy references
     *[Row(_R + name, {"W": W[None], "C": TOY},
           extra=[({"C": np.stack([TOY] * 3), "W": np.stack([W] * 2)}, "C", "unbroadcastable"),

@@ -12,6 +12,7 @@ DIAG = np.abs(np.random.default_rng(2).standard_normal((4, 2))) + 0.1
 ETA3 = np.array([0.1, 0.2, 0.3])
 U, V_ = np.array([1.0, 0.5]), np.array([0.5, 1.0])
 HB = {"hessians": "posarr+indefinite"}  # a zero Hessian is PSD, so of these only "neg" and "indefinite" are bad
+HB_BIG = {"hessians": HB["hessians"] + "+bigarr"}  # Kronecker squares of 1e200 entries overflow float64
 HB_OK = {("hessians", "zeros"): "zero Hessians are symmetric PSD (SGD does not move: a valid, if dull, problem)"}
 METH = "heavy_ball"
 # second moments that are not: asymmetric, symmetric but indefinite, zero (no trace to normalize)
@@ -38,16 +39,18 @@ ROWS = [
     Row(_T + "batch_weight", {"n": 5, "batch_size": 2, "sampling": "without"},
         kinds={"n": "posint", "batch_size": "posint"}),
     Row(_T + "kron_second_moment", {"hessians": H5, "batch_size": 2, "sampling": "without"},
-        kinds={**HB, "batch_size": "posint"}, ok=HB_OK),
+        kinds={**HB_BIG, "batch_size": "posint"}, ok=HB_OK),
     Row(_T + "second_moment_operator", {"hessians": H5, "batch_size": 2, "eta": 0.1, "sampling": "without"},
-        kinds={**HB, "batch_size": "posint", "eta": "pos"}, ok=HB_OK),
+        kinds={**HB_BIG, "batch_size": "posint", "eta": "pos+big"}, ok=HB_OK),
     Row(_T + "spectral_radius", {"hessians": H5, "batch_size": 2, "eta": 0.1, "sampling": "with"},
-        kinds={**HB, "batch_size": "posint", "eta": "pos"}, ok=HB_OK),
+        kinds={**HB_BIG, "batch_size": "posint", "eta": "pos+big"}, ok=HB_OK),
     Row(_T + "ms_threshold", {"hessians": H5, "batch_size": 2, "sampling": "without"},
-        kinds={**HB, "batch_size": "posint"}),
+        kinds={**HB_BIG, "batch_size": "posint"},
+        ok={("hessians", "big"): "the threshold scales as 1/|H| and is solved at unit scale: 1e200 Hessians are valid"}),
     Row(_T + "moment_trace", {"hessians": H5, "batch_size": 2, "eta": 0.1, "sigma0": np.eye(2), "n_steps": 3,
                               "sampling": "without"},
-        kinds={**HB, "batch_size": "posint", "eta": "pos", "sigma0": "nonnegarr", "n_steps": "nonnegint"}, ok=HB_OK,
+        kinds={**HB_BIG, "batch_size": "posint", "eta": "pos+big", "sigma0": "nonnegarr", "n_steps": "nonnegint"},
+        ok=HB_OK,
         extra=NOT_PSD),
     Row(_T + "batch_means", {"hessians": H5, "batch_size": 2}, kinds={**HB, "batch_size": "posint"}, ok=HB_OK,
         extra=[({"hessians": -DIAG}, "hessians", "negdiagonals"),

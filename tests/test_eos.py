@@ -44,7 +44,7 @@ def test_equilibrium_numbers_and_errors():
     assert ys == pytest.approx(np.sqrt(6 - 1), rel=1e-14) and s2 == pytest.approx(0.1 / np.sqrt(5), rel=1e-14)
     ys, s2 = th.selfstab_equilibrium(1.0, 0.1, 0.5, 0.5, nesterov=True)
     assert ys == pytest.approx(np.sqrt(3 / 1 - 1), rel=1e-14) and s2 == pytest.approx(0.1 / np.sqrt(2) / 4, rel=1e-14)
-    with pytest.raises(ValueError, match="a: no equilibrium"):
+    with pytest.raises(ValueError, match="a, eta: no equilibrium"):
         th.selfstab_equilibrium(4.0, 0.1, 0.5)  # eta a = 2: S >= a = 2/eta everywhere
     for kwargs, name in (({"eta": 0.0}, "eta"), ({"eta": np.nan}, "eta"), ({"beta": -1.0}, "beta"),
                          ({"a": True}, "a"), ({"momentum": 1.0}, "momentum")):
@@ -105,7 +105,7 @@ def test_averaged_dynamics_jacobian_and_eigenvalues():
         # GD's exact rate per step, ln|mu|/2, keeps the eta^2 term the averaging drops: here tens of per cent apart
         exact = np.log(np.abs(th.selfstab_cycle_multipliers(a, beta, eta)[0])) / 2
         assert abs(exact / lam[0].real - 1) > 0.2
-    with pytest.raises(ValueError, match="a: no equilibrium"):
+    with pytest.raises(ValueError, match="a, eta: no equilibrium"):
         th.selfstab_averaged_eigenvalues(4.0, 0.1, 0.5)
 
 

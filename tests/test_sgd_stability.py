@@ -83,6 +83,10 @@ def test_ms_threshold_metamorphic_invariances():
     assert th.ms_threshold(q @ h @ q.T, 2) == pytest.approx(e, rel=1e-11)                # rotation
     assert th.ms_threshold(h[::-1], 2) == pytest.approx(e, rel=1e-12)                     # sample order
     assert th.ms_threshold(3.0 * h, 2) == pytest.approx(e / 3.0, rel=1e-12)               # curvature scale
+    # issue 29: at 1e200 the Kronecker squares overflow (a LinAlgError before); the threshold is e / 1e200
+    assert th.ms_threshold(1e200 * h, 2) * 1e200 == pytest.approx(e, rel=1e-12)
+    with pytest.raises(ValueError, match="eta: the second-moment operator overflows float64"):
+        th.spectral_radius(h, 2, 1e200)
     padded = np.zeros((6, 4, 4))
     padded[:, :3, :3] = h                                                                 # a flat direction
     assert th.ms_threshold(padded, 2) == pytest.approx(e, rel=1e-11)

@@ -38,3 +38,10 @@ def test_integers_wants_an_integer_dtype_in_the_int64_range():
         V.integers("counts", np.array([2**63], dtype=np.uint64))
     with pytest.raises(ValueError, match="counts: every value must be >= 1"):
         V.integers("counts", [3, 0], low=1)
+
+
+def test_one_per_row_names_both_arrays():
+    """Issue 29: a label vector checked against X blamed y alone when X had lost a row."""
+    with pytest.raises(ValueError, match=r"^X, y: expected one entry of y per row of X; X has 7 rows"):
+        V.one_per_row("y", np.ones(8), "X", 7)
+    assert V.one_per_row("y", np.ones(7), "X", 7).shape == (7,)

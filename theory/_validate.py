@@ -14,7 +14,7 @@ from typing import Any, Iterable
 import numpy as np
 
 __all__ = ["INT64_MAX", "INT64_MIN", "real", "integer", "integers", "array", "choice", "probability", "key", "traceable",
-           "traceable_real", "is_tracer", "PSD_RTOL", "symmetric_psd", "finite_output"]
+           "traceable_real", "is_tracer", "PSD_RTOL", "symmetric_psd", "finite_output", "one_per_row"]
 
 
 def _show(x: Any) -> str:
@@ -197,6 +197,18 @@ def traceable(name: str, x: Any, *, ndim: int | Iterable[int] | None = None, sha
         x = np.asarray(x)
     return jnp.asarray(array(name, x, ndim=ndim, shape=shape, low=low, low_open=low_open, finite=finite,
                              nonempty=nonempty))
+
+
+def one_per_row(name: str, a: Any, data: str, rows: int) -> Any:
+    """``a`` unchanged if it holds one entry per row of the array ``data`` (``rows`` rows), else a ``ValueError``.
+
+    The message names both: which of the two is wrong is the caller's to say (a label vector checked
+    against ``X`` would otherwise be blamed for a row missing from ``X``).
+    """
+    if a.ndim < 1 or a.shape[0] != rows:
+        raise ValueError(f"{data}, {name}: expected one entry of {name} per row of {data}; {data} has {rows} rows, "
+                         f"{name} has shape {tuple(a.shape)}")
+    return a
 
 
 def finite_output(name: str, out: Any, what: str) -> Any:

@@ -173,7 +173,8 @@ def selfstab_equilibrium(a: float, beta: float, eta: float, momentum: float = 0.
     y2 = y2_fn(a, beta, eta, momentum)
     if not y2 > 0:
         crit = critical_sharpness(eta, momentum, nesterov=nesterov)
-        raise ValueError(f"a: no equilibrium for a = {a} at eta = {eta}, momentum = {momentum} "
+        # the constraint binds a, eta and momentum together: name a and eta (momentum is named in the text)
+        raise ValueError(f"a, eta: no equilibrium for a = {a} at eta = {eta}, momentum = {momentum} "
                          f"({method}): needs a < critical sharpness {crit:.6g} (eta*a = {eta * a:.6g})")
     ys = math.sqrt(y2)
     return ys, float(r2_fn(a, beta, eta, momentum, ys))
@@ -224,7 +225,13 @@ def selfstab_cycle_jacobian(a: float, beta: float, eta: float) -> np.ndarray:
     """
     ys, _ = selfstab_equilibrium(a, beta, eta)  # validates and raises where no cycle exists
     fn = _lambdified_jacobian()
-    return np.array(fn(eta, beta, ys), dtype=float)
+    # NumPy scalars: an entry beyond float64 becomes inf (checked below), not Python's OverflowError
+    with np.errstate(over="ignore", invalid="ignore"):
+        m = np.array(fn(np.float64(eta), np.float64(beta), np.float64(ys)), dtype=float)
+    if not np.all(np.isfinite(m)):
+        raise ValueError(f"beta, eta: the cycle Jacobian overflows float64 at a = {a}, beta = {beta}, eta = {eta} "
+                         f"(its entries grow like (beta*eta)^2 and beta*eta^2*y*); expected a representable Jacobian")
+    return m
 
 
 @functools.lru_cache(maxsize=None)
@@ -325,9 +332,14 @@ def _edge_candidates(beta: float, eta: float) -> list[tuple[float, str]]:
     out = []
     for kind, expr in selfstab_edge_polynomials().items():
         num = sp.Poly(sp.expand(sp.numer(sp.together(expr.subs({eta_: eta, beta_: beta})))), ys_)
-        roots = np.roots([float(c) for c in num.all_coeffs()])
-        for root in roots[(np.abs(roots.imag) <= 1e-12 * np.abs(roots)) & (roots.real > 0)].real:
-            out.append((2.0 - eta * float(root) ** 2, kind))
+        # SymPy's floats have an unbounded exponent: scale by the largest coefficient before the cast, so that
+        # beta^2 eta^4 (1e400 at beta = 1e200) does not reach np.roots as inf (a LinAlgError naming nothing)
+        coeffs = num.all_coeffs()
+        top = max(abs(c) for c in coeffs)
+        roots = np.roots([float(c / top) for c in coeffs])
+        with np.errstate(over="ignore"):
+            for root in roots[(np.abs(roots.imag) <= 1e-12 * np.abs(roots)) & (roots.real > 0)].real:
+                out.append((2.0 - eta * np.float64(root) ** 2, kind))  # -inf where y*^2 overflows: below every a > 0
     return sorted(out)
 
 
@@ -357,7 +369,7 @@ def selfstab_window(beta: float, eta: float) -> dict[str, float | str]:
             continue
         if np.max(np.abs(selfstab_cycle_multipliers(mid / eta, beta, eta))) < 1.0:
             return {"lower": lo, "upper": hi, "lower_kind": lo_kind, "upper_kind": hi_kind, "diverge": 2.0}
-    raise ValueError(f"beta: GD's 2-cycle is nowhere stable for beta = {beta}, eta = {eta}")
+    raise ValueError(f"beta, eta: GD's 2-cycle is nowhere stable for beta = {beta}, eta = {eta}")
 
 
 @functools.lru_cache(maxsize=None)

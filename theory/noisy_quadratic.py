@@ -482,7 +482,7 @@ def logistic_minimizer(X, y, *, radius=None, wd: float = 0.0) -> np.ndarray:
     for data that are not linearly separable (``ValueError`` when L-BFGS-B does not converge).
     """
     Xa = V.array("X", X, ndim=2)
-    ya = V.array("y", y, shape=(Xa.shape[0],))
+    ya = V.one_per_row("y", V.array("y", y, ndim=1), "X", Xa.shape[0])
     if not np.all(np.abs(ya) == 1):
         raise ValueError("y: expected labels +1 or -1")
     r = None if radius is None else V.real("radius", radius, low=0.0, low_open=True)

@@ -1199,7 +1199,7 @@ def _ridge_inputs(y, d, scale, n_agents, noise, nu, L0, L1):
     L0, L1 = _l0l1_pair(L0, L1)
     a = L1 * abs(y)
     if not a < 700.0:
-        raise ValueError(f"y: L1*|y| must be < 700 (e^(L1|y|) finite), got y={y}, L1={L1}")
+        raise ValueError(f"y, L1: L1*|y| must be < 700 (e^(L1|y|) finite), got y={y}, L1={L1}")
     grad_coord = L0 / L1 * math.expm1(a) / math.sqrt(d)   # every coordinate of grad f at x = y u (taken y >= 0)
     m = float(mean_sign(grad_coord, scale, noise, nu))
     return a, d, n, m, grad_coord, L0, L1

@@ -167,8 +167,13 @@ def kron_second_moment(hessians, batch_size, sampling="without") -> np.ndarray:
     h = check_hessians(hessians)
     p = batch_weight(h.shape[0], batch_size, sampling)
     hbar = h.mean(axis=0)
-    s = np.einsum("nij,nkl->ikjl", h, h).reshape(h.shape[1] ** 2, -1) / h.shape[0]
-    return (1 - p) * np.kron(hbar, hbar) + p * s
+    with np.errstate(over="ignore", invalid="ignore"):  # checked below: products of entries beyond ~1e154 overflow
+        s = np.einsum("nij,nkl->ikjl", h, h).reshape(h.shape[1] ** 2, -1) / h.shape[0]
+        q = (1 - p) * np.kron(hbar, hbar) + p * s
+    if not np.all(np.isfinite(q)):
+        raise ValueError(f"hessians: E[H_B kron H_B] overflows float64 (products of entries up to "
+                         f"{float(np.abs(h).max()):.3g}); expected Hessians whose squares are representable")
+    return q
 
 
 def second_moment_operator(hessians, batch_size, eta, sampling="without") -> np.ndarray:
@@ -178,7 +183,12 @@ def second_moment_operator(hessians, batch_size, eta, sampling="without") -> np.
     q = kron_second_moment(h, batch_size, sampling)
     d = h.shape[1]
     hbar, eye = h.mean(axis=0), np.eye(d)
-    return np.eye(d * d) - eta * (np.kron(hbar, eye) + np.kron(eye, hbar)) + eta**2 * q
+    with np.errstate(over="ignore", invalid="ignore"):  # eta * eta, not eta**2: inf (checked), not OverflowError
+        m = np.eye(d * d) - eta * (np.kron(hbar, eye) + np.kron(eye, hbar)) + (eta * eta) * q
+    if not np.all(np.isfinite(m)):
+        raise ValueError(f"eta: the second-moment operator overflows float64 at eta = {eta} (eta^2 times "
+                         f"E[H_B kron H_B] up to {float(np.abs(q).max()):.3g}); its spectral radius is not representable")
+    return m
 
 
 def spectral_radius(hessians, batch_size, eta, sampling="without") -> float:
@@ -208,6 +218,10 @@ def ms_threshold(hessians, batch_size, sampling="without") -> float:
     """
     h = check_hessians(hessians)
     b = _batch_size(batch_size, h.shape[0])
+    # eta*(c H) = eta*(H) / c: solved at unit scale (a power of two, exact), so Hessians near 1e200, whose
+    # Kronecker squares overflow, still have their (representable) threshold
+    scale = 2.0 ** np.frexp(max(float(np.abs(h).max()), 1e-300))[1]
+    h = h / scale
     u = _range_basis(h)
     hr = np.einsum("ia,nij,jb->nab", u, h, u)
     r = hr.shape[1]
@@ -215,7 +229,7 @@ def ms_threshold(hessians, batch_size, sampling="without") -> float:
     lh = np.kron(hbar, eye) + np.kron(eye, hbar)
     q = kron_second_moment(hr, b, sampling)
     top = float(linalg.eigh(q, lh, eigvals_only=True)[-1])
-    return 1.0 / top
+    return 1.0 / top / scale
 
 
 def moment_trace(hessians, batch_size, eta, sigma0, n_steps, sampling="without") -> np.ndarray:

@@ -659,10 +659,9 @@ def _logits_slopes_labels(z, a, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     zz = _reals("z", z, ndim=2)
     aa = _reals("a", a, ndim=(2, 3))
     if aa.shape[-2:] != zz.shape:
-        raise ValueError(f"a: expected shape (..., {zz.shape[0]}, {zz.shape[1]}) like z, got {aa.shape}")
+        raise ValueError(f"z, a: expected a of shape (..., {zz.shape[0]}, {zz.shape[1]}) like z, got {aa.shape}")
     yy = V.array("y", y, ndim=1, low=0, high=zz.shape[1] - 1, dtype=np.int64)
-    if yy.shape[0] != zz.shape[0]:
-        raise ValueError(f"y: expected {zz.shape[0]} labels (one per row of z), got {yy.shape[0]}")
+    V.one_per_row("y", yy, "z", zz.shape[0])
     if not np.array_equal(yy, np.asarray(y)):
         raise ValueError("y: expected integer class labels")
     return zz, aa, yy

@@ -63,8 +63,7 @@ def one_step_loss_numpy(params, v, x, y, t) -> np.ndarray:
     for ti in tt:
         z = mlp_logits({k: p[k] + ti * d[k] for k in MLP_KEYS}, x)
         if ti == tt[0]:
-            if yy.shape[0] != z.shape[0]:
-                raise ValueError(f"y: expected {z.shape[0]} labels (one per row of x), got {yy.shape[0]}")
+            V.one_per_row("y", yy, "x", z.shape[0])
             if not np.all(yy < z.shape[1]):
                 raise ValueError(f"y: every label must be < {z.shape[1]} (the number of classes), got max {yy.max()}")
         m = z.max(axis=1, keepdims=True)
