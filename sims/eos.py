@@ -203,7 +203,8 @@ def _grid_vector(name: str, x, n: int | None = None, *, low=None, low_open=False
     return a if n is None or a.size == n else np.full(n, a[0])
 
 
-def poly_gd(coef, eta, w0, *, n_steps: int, n_blocks: int, momentum=0.0, nesterov=False) -> dict[str, np.ndarray]:
+def poly_gd(coef, eta, w0, *, n_steps: int, n_blocks: int, momentum=0.0, nesterov=False,
+            max_bytes=None) -> dict[str, np.ndarray]:
     r"""GD, heavy ball or Nesterov on the polynomial loss :func:`poly_loss`, one run per (eta, w0) row.
 
     Update (momentum :math:`\mu`, look-ahead :math:`\nu \in \{0, 1\}`):
@@ -219,6 +220,8 @@ def poly_gd(coef, eta, w0, *, n_steps: int, n_blocks: int, momentum=0.0, nestero
         momentum: (n,) or scalar in [0, 1).
         nesterov: bool or (n,) bools (look-ahead gradient).
 
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the per-block records.
+
     Returns (leading axis = run): ``block_mean`` (n, n_blocks, 5): means over each block of the
     visited iterates :math:`w_t` of :math:`x, y, x^2, L(w_t), S(w_t)` (``BLOCK_STATS``; a block of 2
     steps is the time average of a period-2 orbit); ``block_end`` (n, n_blocks, 2); ``final``
@@ -231,6 +234,9 @@ def poly_gd(coef, eta, w0, *, n_steps: int, n_blocks: int, momentum=0.0, nestero
         raise ValueError(f"n_blocks: must divide n_steps = {n_steps}, got {n_blocks}")
     C, etas, starts = _runs(coef, eta, w0)
     n = etas.size
+    # 7 records per block and run, on the device and again on the host (runs padded to GD_CHUNK)
+    V.check_bytes({"n_blocks": n_blocks, "runs": n}, 2 * 7 * 8 * n_blocks * (n + GD_CHUNK),
+                  what="the per-block records", max_bytes=max_bytes)
     mom = _grid_vector("momentum", momentum, n, low=0.0)
     if np.any(mom >= 1.0):
         raise ValueError(f"momentum: every value must be in [0, 1), got max {mom.max():.6g}")
@@ -409,7 +415,8 @@ def _catapult_run(point, *, width: int, n_steps: int, n_blocks: int):
             "diverged_step": div_step}
 
 
-def catapult_gd(keys, eta_lambda0, *, width: int, n_steps: int, n_blocks: int) -> dict[str, np.ndarray]:
+def catapult_gd(keys, eta_lambda0, *, width: int, n_steps: int, n_blocks: int,
+                max_bytes=None) -> dict[str, np.ndarray]:
     r"""GD on the uv model with one sample (label 0) over a grid of :math:`\eta\lambda_0` x seeds.
 
     Each run draws :math:`u, v \sim N(0, I_m)` from its key, sets :math:`\eta = c/\lambda_0` with
@@ -422,6 +429,7 @@ def catapult_gd(keys, eta_lambda0, *, width: int, n_steps: int, n_blocks: int) -
         width: :math:`m`.
         n_steps: steps per run (a multiple of ``n_blocks``).
         n_blocks: blocks over which the loss maximum, the loss and :math:`\eta\lambda` are recorded.
+        max_bytes: the allocation limit (:func:`theory._validate.byte_limit`) for a chunk's vectors and the records.
 
     Returns arrays of shape (n_c, n_seeds, ...): ``eta``, ``lambda0``, ``loss0``, ``block_max_loss``,
     ``block_loss``, ``block_eta_lambda`` (at each block's end), ``final_eta_lambda``,
@@ -439,6 +447,11 @@ def catapult_gd(keys, eta_lambda0, *, width: int, n_steps: int, n_blocks: int) -
     if n_steps % n_blocks:
         raise ValueError(f"n_blocks: must divide n_steps = {n_steps}, got {n_blocks}")
     n_c, n_s = cs.size, ks.shape[0]
+    # a chunk holds u, v and their updates (about 8 width-vectors a run); the records 3 values per block and run,
+    # device and host. Checked here so that a width no chunk can hold is named, not run_grid's chunk_size
+    V.check_bytes({"width": width, "n_blocks": n_blocks, "runs": n_c * n_s},
+                  8 * 8 * width * CATAPULT_CHUNK + 2 * 3 * 8 * n_blocks * (n_c * n_s + CATAPULT_CHUNK),
+                  what="a chunk's u, v vectors and the per-block records", max_bytes=max_bytes)
     grid = {"eta_lambda0": np.repeat(cs, n_s), "key": jnp.tile(ks, n_c)}
     # padded to CATAPULT_CHUNK runs: one compiled program per (width, n_steps, n_blocks) whatever the grid size
     out = run_grid(_catapult_run, grid, static={"width": width, "n_steps": n_steps, "n_blocks": n_blocks},
@@ -450,11 +463,17 @@ def catapult_gd(keys, eta_lambda0, *, width: int, n_steps: int, n_blocks: int) -
 # a tiny tanh MLP trained by full-batch GD, and its central flow
 # ----------------------------------------------------------------------------------------------
 
-def mlp_data(key, n: int, d: int) -> tuple[jax.Array, jax.Array]:
-    r"""Regression data: :math:`X \sim N(0, I_d)` (n rows), :math:`y = \sin(2 X w/\sqrt d)` for a Gaussian teacher :math:`w`."""
+def mlp_data(key, n: int, d: int, *, max_bytes=None) -> tuple[jax.Array, jax.Array]:
+    r"""Regression data: :math:`X \sim N(0, I_d)` (n rows), :math:`y = \sin(2 X w/\sqrt d)` for a Gaussian teacher :math:`w`.
+
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for ``X`` and its draw.
+    """
     V.key("key", key)
     n = V.integer("n", n, low=1)
     d = V.integer("d", d, low=1)
+    # X and the random bits it is drawn from (issue 29: n = 1e11 returned, and the process aborted later)
+    V.check_bytes({"n": n, "d": d}, 2 * 8 * n * d + 3 * 8 * n, what="X, an (n, d) float64 array, and its draw",
+                  max_bytes=max_bytes)
     kx, kw = jax.random.split(key)
     X = jax.random.normal(kx, (n, d))
     return X, jnp.sin(2.0 * X @ jax.random.normal(kw, (d,)) / np.sqrt(d))
@@ -477,10 +496,15 @@ def _unflatten(theta: jax.Array, widths: tuple[int, ...]) -> list[jax.Array]:
     return mats
 
 
-def mlp_init(key, widths) -> jax.Array:
-    r"""Flat parameters of the bias-free MLP, layer :math:`k` Gaussian with variance :math:`1/\mathrm{fan\_in}`."""
+def mlp_init(key, widths, *, max_bytes=None) -> jax.Array:
+    r"""Flat parameters of the bias-free MLP, layer :math:`k` Gaussian with variance :math:`1/\mathrm{fan\_in}`.
+
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the parameters.
+    """
     V.key("key", key)
     ws = _widths(widths)
+    V.check_bytes({"widths": ws}, 3 * 8 * sum(a * b for a, b in zip(ws[:-1], ws[1:])),
+                  what="the flat parameters (with the layers they are drawn as)", max_bytes=max_bytes)
     keys = jax.random.split(key, len(ws) - 1)
     return jnp.concatenate([(jax.random.normal(k, (a, b)) / np.sqrt(a)).ravel()
                             for k, a, b in zip(keys, ws[:-1], ws[1:])])
@@ -533,19 +557,22 @@ def _top_eigenpair(matvec, v0: jax.Array, num_iter: int) -> tuple[jax.Array, jax
     return vals[-1], u / jnp.linalg.norm(u), vals[-2] if num_iter > 1 else -jnp.inf
 
 
-def top_eigenpair(matvec, v0: jax.Array, num_iter: int) -> tuple[jax.Array, jax.Array, jax.Array]:
+def top_eigenpair(matvec, v0: jax.Array, num_iter: int, *, max_bytes=None) -> tuple[jax.Array, jax.Array, jax.Array]:
     r"""Largest eigenvalue, its unit Ritz vector and the second Ritz value after ``num_iter`` Lanczos steps from ``v0``.
 
     ``matvec``: :math:`v \mapsto Hv` for a symmetric :math:`H`; ``v0`` a nonzero vector; ``1 <= num_iter <= len(v0)``.
     Full reorthogonalization (Gram-Schmidt twice); warm-starting ``v0`` at the previous eigenvector makes a
     few steps enough along a slowly moving trajectory. A ``matvec`` that returns NaN or infinity makes
     the eigenpair undefined: a ``ValueError`` naming ``matvec`` when the result is concrete (under ``jit``
-    the NaN eigenpair comes back, for the caller's divergence flag).
+    the NaN eigenpair comes back, for the caller's divergence flag). ``max_bytes``: the allocation limit
+    (:func:`theory._validate.byte_limit`) for the Krylov basis, ``(num_iter + 1, len(v0))``.
     """
     if not callable(matvec):
         raise TypeError(f"matvec: expected a callable v -> H v, got {type(matvec).__name__}")
     v0 = V.traceable("v0", v0, ndim=1)
     num_iter = V.integer("num_iter", num_iter, low=1, high=v0.shape[0])
+    V.check_bytes({"num_iter": num_iter, "v0": f"length {v0.shape[0]}"}, 2 * 8 * (num_iter + 1) * v0.shape[0],
+                  what="the Krylov basis (and its products)", max_bytes=max_bytes)
     if not V.is_tracer(v0) and not float(jnp.linalg.norm(v0)) > 0:
         raise ValueError("v0: expected a nonzero start vector, got zeros")
     return V.finite_output("matvec", _top_eigenpair(matvec, v0, num_iter), "during the Lanczos iteration")
@@ -630,7 +657,7 @@ WARMUP = 8  # restarted Lanczos rounds (x lanczos_iter loop iterations) for a ne
 
 
 def mlp_run(keys, eta, X, Y, *, widths, methods="gd", momentum=0.0, n_steps: int, every: int, substeps: int = 2,
-            lanczos_iter: int = 6, relax: float = 1.0) -> dict[str, np.ndarray]:
+            lanczos_iter: int = 6, relax: float = 1.0, max_bytes=None) -> dict[str, np.ndarray]:
     r"""Full-batch GD, heavy ball, Nesterov, the central flow or gradient flow on :func:`mlp_loss`, with the sharpness.
 
     One run per row of (``keys``, ``eta``, ``methods``, ``momentum``) (scalars and single values broadcast).
@@ -651,7 +678,8 @@ def mlp_run(keys, eta, X, Y, *, widths, methods="gd", momentum=0.0, n_steps: int
     the next ``every`` units (every substep): ``mean_loss`` of :math:`L(\theta)` (for the optimizers their
     time-averaged loss), ``mean_sigma2`` of :math:`\sigma^2` and ``mean_sigma2_sharpness`` of :math:`\sigma^2S`
     (from which :func:`theory.eos.central_flow_mean_loss` forms the central flow's prediction of GD's
-    time-averaged loss), ``diverged``, ``diverged_step``.
+    time-averaged loss), ``diverged``, ``diverged_step``. ``max_bytes``: the allocation limit
+    (:func:`theory._validate.byte_limit`) for a chunk's parameters, Krylov bases and activations, and the records.
     """
     Xa, Ya, ws = _mlp_args(X, Y, widths)
     V.key("keys", keys)
@@ -683,6 +711,12 @@ def mlp_run(keys, eta, X, Y, *, widths, methods="gd", momentum=0.0, n_steps: int
         if size not in (1, n):
             raise ValueError(f"{name}: expected 1 or {n} values (one per run), got {size}")
     codes = np.array([MLP_METHODS.index(m) for m in names])
+    # per run of a chunk: the Krylov basis and ~8 parameter-sized vectors (theta, gradients, JVPs) and every layer's
+    # activations over the data; the records: 7 values per measurement and run, device and host
+    acts = Xa.shape[0] * sum(ws)
+    V.check_bytes({"widths": ws, "lanczos_iter": lanczos_iter, "n_steps / every": n_steps // every, "X": Xa.shape},
+                  8 * MLP_CHUNK * ((lanczos_iter + 9) * P + 4 * acts) + 2 * 7 * 8 * (n_steps // every) * (n + MLP_CHUNK),
+                  what="a chunk's parameters, Krylov bases and activations, and the records", max_bytes=max_bytes)
     grid = {"eta": np.broadcast_to(etas, (n,)).copy(), "key": jnp.broadcast_to(ks, (n,)) if ks.shape[0] == 1 else ks,
             "momentum": np.broadcast_to(mom, (n,)).copy(), "code": np.broadcast_to(codes, (n,)).copy()}
     # the number of measurements shapes the output (static); their spacing is data, so short runs (tests) and long

@@ -120,7 +120,7 @@ def hvp(loss_fn: Callable[[Any], jax.Array], params: Any, v: Any) -> Any:
     return V.finite_output("loss_fn", jax.jvp(jax.grad(loss_fn), (params,), (v,))[1], _NOT_FINITE)
 
 
-def dense_hessian(loss_fn: Callable[[Any], jax.Array], params: Any) -> jax.Array:
+def dense_hessian(loss_fn: Callable[[Any], jax.Array], params: Any, *, max_bytes=None) -> jax.Array:
     r"""The :math:`P\times P` Hessian in the flattened coordinates of ``params`` (``ravel_pytree`` order).
 
     Built one leaf at a time: the columns belonging to leaf :math:`k` are
@@ -129,10 +129,13 @@ def dense_hessian(loss_fn: Callable[[Any], jax.Array], params: Any) -> jax.Array
     then structurally zero, so each column costs one HVP restricted to one layer, not to all of
     :math:`\theta` (for a flat parameter vector this is ``jax.hessian``). Symmetrized,
     :math:`\tfrac12(H+H^\top)`, so round-off asymmetry cannot leak into ``eigvalsh``. Memory
-    :math:`O(P^2)`: use :func:`top_eigenvalues` beyond a few thousand parameters.
+    :math:`O(P^2)`: use :func:`top_eigenvalues` beyond a few thousand parameters; ``max_bytes`` is the allocation
+    limit (:func:`theory._validate.byte_limit`) for the columns, the matrix and its symmetrization.
     """
     _callable("loss_fn", loss_fn)
-    _leaves("params", params)
+    P = sum(int(np.size(leaf)) for leaf in _leaves("params", params))
+    V.check_bytes({"params": f"{P} parameters"}, 4 * 8 * P * P, what="the P x P Hessian (columns, matrix, symmetrized)",
+                  max_bytes=max_bytes)
     _scalar_loss(loss_fn, params)
     leaves, treedef = jax.tree_util.tree_flatten(params)
     dtype = ravel_pytree(params)[0].dtype
@@ -222,7 +225,7 @@ def _largest_eigenvalue(A: jax.Array) -> jax.Array:
 
 
 def lanczos(key: jax.Array, matvec: Callable[[jax.Array], jax.Array], dim: int, num_iter: int, *,
-            dtype: Any = jnp.float64) -> jax.Array:
+            dtype: Any = jnp.float64, max_bytes=None) -> jax.Array:
     r"""Ritz values (ascending, ``num_iter`` of them) of a symmetric operator after ``num_iter`` Lanczos steps.
 
     Builds an orthonormal Krylov basis :math:`V=[v_0,\dots,v_{m-1}]` from a Gaussian start and the
@@ -246,13 +249,16 @@ def lanczos(key: jax.Array, matvec: Callable[[jax.Array], jax.Array], dim: int, 
             float32 model: JAX's ``jvp`` refuses a tangent of another dtype than its primal).
 
     A ``matvec`` that returns NaN or infinity makes every Ritz value undefined: a ``ValueError`` naming
-    ``matvec`` when the result is concrete (under ``jit`` the NaN values come back).
+    ``matvec`` when the result is concrete (under ``jit`` the NaN values come back). ``max_bytes``: the
+    allocation limit (:func:`theory._validate.byte_limit`) for the Krylov basis, ``(dim, num_iter + 1)``.
     """
     V.key("key", key)
     _callable("matvec", matvec)
     dim = V.integer("dim", dim, low=1)
     num_iter = V.integer("num_iter", num_iter, low=1, high=dim)
     dtype = _float_dtype("dtype", dtype)
+    V.check_bytes({"dim": dim, "num_iter": num_iter}, 2 * dtype.itemsize * dim * (num_iter + 1),
+                  what="the Krylov basis (and its update)", max_bytes=max_bytes)
     return V.finite_output("matvec", _lanczos(key, matvec, dim, num_iter, dtype), "during the Lanczos iteration")
 
 
@@ -297,7 +303,7 @@ def _lanczos(key: jax.Array, matvec: Callable[[jax.Array], jax.Array], dim: int,
 
 
 def top_eigenvalues(loss_fn: Callable[[Any], jax.Array], params: Any, key: jax.Array, *, k: int = 1,
-                    num_iter: int = 30) -> jax.Array:
+                    num_iter: int = 30, max_bytes=None) -> jax.Array:
     r"""The ``k`` largest Hessian eigenvalues (descending) by Lanczos on :func:`hvp`; no dense matrix.
 
     ``num_iter`` Krylov steps (capped at :math:`P`); each costs one HVP. The top Ritz value
@@ -310,12 +316,15 @@ def top_eigenvalues(loss_fn: Callable[[Any], jax.Array], params: Any, key: jax.A
         key: typed PRNG key.
         k: how many eigenvalues, :math:`1\le k\le` ``min(num_iter, P)``.
         num_iter: Lanczos steps.
+        max_bytes: the allocation limit (:func:`theory._validate.byte_limit`) for the Krylov basis.
     """
     _callable("loss_fn", loss_fn)
     V.key("key", key)
     flat, f = _flat(loss_fn, params)
     m = min(V.integer("num_iter", num_iter, low=1), flat.size)
     k = V.integer("k", k, low=1, high=m)
+    V.check_bytes({"num_iter": m, "params": f"{flat.size} parameters"}, 2 * flat.dtype.itemsize * flat.size * (m + 1),
+                  what="the Krylov basis (and its update)", max_bytes=max_bytes)
     grad = jax.grad(f)
     ritz = _lanczos(key, lambda v: jax.jvp(grad, (flat,), (v,))[1], flat.size, m, flat.dtype)
     return V.finite_output("loss_fn", ritz[::-1][:k], _NOT_FINITE)
@@ -330,7 +339,7 @@ class TraceEstimate(NamedTuple):
 
 
 def hutchinson_trace(loss_fn: Callable[[Any], jax.Array], params: Any, key: jax.Array, *,
-                     num_samples: int = 64) -> TraceEstimate:
+                     num_samples: int = 64, max_bytes=None) -> TraceEstimate:
     r"""Hutchinson's estimator :math:`\widehat{\operatorname{tr}H}=\frac1m\sum_{i=1}^m z_i^\top Hz_i` with Rademacher :math:`z_i`.
 
     Unbiased, :math:`\mathbb E[z^\top Hz]=\operatorname{tr}H`, with variance
@@ -338,12 +347,15 @@ def hutchinson_trace(loss_fn: Callable[[Any], jax.Array], params: Any, key: jax.
     i.i.d. unit-variance probes). The standard error is the sample standard deviation of the
     :math:`m` probes over :math:`\sqrt m` (needs :math:`m\ge2`). The probes run under ``vmap``.
 
-    Returns a :class:`TraceEstimate` (estimate, standard error, the per-probe values).
+    Returns a :class:`TraceEstimate` (estimate, standard error, the per-probe values). ``max_bytes``: the
+    allocation limit (:func:`theory._validate.byte_limit`) for the probes and their HVPs, ``(num_samples, P)`` each.
     """
     _callable("loss_fn", loss_fn)
     V.key("key", key)
     m = V.integer("num_samples", num_samples, low=2)
     flat, f = _flat(loss_fn, params)
+    V.check_bytes({"num_samples": m, "params": f"{flat.size} parameters"}, 3 * flat.dtype.itemsize * m * flat.size,
+                  what="the probes and their HVPs under vmap", max_bytes=max_bytes)
     grad = jax.grad(f)
     z = jax.random.rademacher(key, (m, flat.size), dtype=flat.dtype)
     quad = V.finite_output("loss_fn", jax.vmap(lambda v: jnp.vdot(v, jax.jvp(grad, (flat,), (v,))[1]))(z), _NOT_FINITE)

@@ -75,11 +75,13 @@ def _abs_run(point: dict, etas: jax.Array, *, T: int, impl: str = "threefry2x32"
     return {"final": jnp.abs(x), "diverged": bad >= 0, "diverged_step": bad}
 
 
-def abs_sgd(key, eta, *, x0: float, sigma: float, n_chains: int) -> dict:
+def abs_sgd(key, eta, *, x0: float, sigma: float, n_chains: int, max_bytes=None) -> dict:
     r"""``n_chains`` runs of the per-run kernel per schedule; ``eta`` is ``(S, T)`` (the bound's :math:`\eta_1..\eta_T`).
 
     Returns ``final`` and ``diverged`` of shape ``(S, n_chains)``; run :math:`j` uses the same noise
-    under every schedule (common random numbers).
+    under every schedule (common random numbers). ``max_bytes``: the allocation limit
+    (:func:`theory._validate.byte_limit`) for the runs' noise (all runs are one chunk, each draws its ``T``
+    signs at once).
     """
     V.key("key", key)
     e = V.array("eta", eta, ndim=(1, 2), low=0.0)
@@ -94,6 +96,8 @@ def abs_sgd(key, eta, *, x0: float, sigma: float, n_chains: int) -> dict:
     sigma = V.real("sigma", sigma, low=0.0)
     n_chains = V.integer("n_chains", n_chains, low=1)
     n = S * n_chains
+    V.check_bytes({"n_chains": n_chains, "eta": f"shape {e.shape}"}, 3 * 8 * _pow2(n) * T,
+                  what="every run's noise and schedule row, one chunk", max_bytes=max_bytes)
     grid = {**_keys(key, n), "sched": np.repeat(np.arange(S), n_chains), "x0": np.full(n, x0),
             "sigma": np.full(n, sigma)}
     grid["key_index"] = np.tile(np.arange(n_chains, dtype=np.int64), S)
@@ -148,12 +152,13 @@ def _sphere_run(point: dict, *, T: int, n_rec: int, d: int, method: str, impl: s
 
 
 def sphere_walk(key, *, eta, wd, momentum=0.0, method: str = "heavy_ball", d: int, grad_scale=1.0, w0_norm=1.0,
-                T: int, n_rec: int, n_chains: int = 1) -> dict:
+                T: int, n_rec: int, n_chains: int = 1, max_bytes=None) -> dict:
     r"""Runs of the per-run kernel for configurations ``eta, wd, momentum, grad_scale, w0_norm`` (scalars or length-:math:`G` sequences).
 
     Run :math:`j` of every configuration uses ``fold_in(key, j)`` (common random numbers: a configuration's result
     does not depend on the others). Returns ``angle`` and ``norm`` of shape ``(G, n_chains, n_rec)`` and ``diverged``
-    ``(G, n_chains)``.
+    ``(G, n_chains)``. ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for a block's
+    noise, ``(T / n_rec, d)`` per run with every run in one chunk, and the records.
     """
     V.key("key", key)
     V.choice("method", method, SPHERE_METHODS)
@@ -174,6 +179,9 @@ def sphere_walk(key, *, eta, wd, momentum=0.0, method: str = "heavy_ball", d: in
             raise ValueError(f"{name}: expected a scalar or {G} values (one per configuration, as {longest}), "
                              f"got {len(v)}")
     n = G * n_chains
+    V.check_bytes({"d": d, "T / n_rec": T // n_rec, "n_chains": n_chains, "configurations": G},
+                  8 * _pow2(n) * (2 * (T // n_rec) * d + 4 * n_rec + 6 * d), what="the runs' noise blocks and records",
+                  max_bytes=max_bytes)
     grid = {**_keys(key, n), **{k: np.repeat(np.broadcast_to(v, (G,)), n_chains) for k, v in cols.items()}}
     grid["key_index"] = np.tile(np.arange(n_chains, dtype=np.int64), G)  # run j sees the same noise in every configuration
     out = run_grid(_sphere_run, grid, static=dict(T=T, n_rec=n_rec, d=d, method=method,
@@ -223,11 +231,13 @@ def _logistic_run(point: dict, X: jax.Array, y: jax.Array, *, T: int, n_rec: int
             "diverged": ~jnp.all(jnp.isfinite(norm))}
 
 
-def logistic_sphere(X, y, w0, *, eta, wd, momentum=0.0, scale: float = 4.0, T: int, n_rec: int) -> dict:
+def logistic_sphere(X, y, w0, *, eta, wd, momentum=0.0, scale: float = 4.0, T: int, n_rec: int,
+                    max_bytes=None) -> dict:
     r"""Runs of the per-run kernel for configurations ``eta, wd, momentum`` (scalars or length-:math:`G` sequences).
 
     ``X`` (n, d) data, ``y`` (n,) labels :math:`\pm1`, ``w0`` (d,) the common start (nonzero), ``scale`` the logit
-    temperature. Returns arrays with leading axis :math:`G`.
+    temperature. Returns arrays with leading axis :math:`G`. ``max_bytes``: the allocation limit
+    (:func:`theory._validate.byte_limit`) for the ``n_rec`` records per configuration.
     """
     Xa = V.array("X", X, ndim=2)
     ya = V.one_per_row("y", V.array("y", y, ndim=1), "X", Xa.shape[0])
@@ -249,6 +259,8 @@ def logistic_sphere(X, y, w0, *, eta, wd, momentum=0.0, scale: float = 4.0, T: i
         if len(v) not in (1, G):
             raise ValueError(f"{name}: expected a scalar or {G} values (one per configuration, as {longest}), "
                              f"got {len(v)}")
+    V.check_bytes({"n_rec": n_rec, "configurations": G}, 2 * 3 * 8 * n_rec * _pow2(G) + 8 * 8 * _pow2(G) * Xa.size,
+                  what="the records and each run's copy of the data's products", max_bytes=max_bytes)
     grid = {k: np.broadcast_to(v, (G,)).copy() for k, v in cols.items()}
     grid.update(w0=np.broadcast_to(w0, (G, w0.size)).copy(), scale=np.full(G, scale))
     return run_grid(_logistic_run, grid, Xa, ya, static=dict(T=T, n_rec=n_rec), chunk_size=_pow2(G),
@@ -291,7 +303,7 @@ def _lion_run(point: dict, X: jax.Array, y: jax.Array, x0: jax.Array, *, n_rec: 
     return {"path": path, "diverged": bad >= 0, "diverged_step": bad}
 
 
-def lion_logistic(X, y, x0, *, eta, wd, b1=0.9, b2=0.99, n_rec: int) -> dict:
+def lion_logistic(X, y, x0, *, eta, wd, b1=0.9, b2=0.99, n_rec: int, max_bytes=None) -> dict:
     r"""Lion with decoupled decay on full-batch logistic regression, one run per configuration.
 
     ``X`` (n, d) data, ``y`` (n,) labels :math:`\pm1`, ``x0`` (d,) the start; ``eta`` one schedule :math:`(T,)` or one per
@@ -299,6 +311,7 @@ def lion_logistic(X, y, x0, *, eta, wd, b1=0.9, b2=0.99, n_rec: int) -> dict:
     :func:`sims.optimizers.step` with ``method="lion"``: :math:`x \leftarrow x - \eta_t(\mathrm{sign}(\beta_1 m +
     (1-\beta_1)g) + \lambda x)`, then :math:`m \leftarrow \beta_2 m + (1-\beta_2)g`. Returns ``path`` :math:`(G, n_{rec}, d)`
     (the iterate after each block of :math:`T/n_{rec}` steps), ``diverged`` and ``diverged_step`` :math:`(G,)`.
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the path records.
     """
     Xa = V.array("X", X, ndim=2)
     ya = V.one_per_row("y", V.array("y", y, ndim=1), "X", Xa.shape[0])
@@ -317,6 +330,9 @@ def lion_logistic(X, y, x0, *, eta, wd, b1=0.9, b2=0.99, n_rec: int) -> dict:
     for name, n in [("eta", e.shape[0])] + [(k, len(v)) for k, v in cols.items()]:
         if n not in (1, G):
             raise ValueError(f"{name}: expected one value (schedule) or {G} (one per configuration), got {n}")
+    V.check_bytes({"n_rec": n_rec, "configurations": G, "d": Xa.shape[1]},
+                  2 * 8 * _pow2(G) * (n_rec * Xa.shape[1] + e.shape[1] + 4 * Xa.size),
+                  what="the path records, schedules and each run's data products", max_bytes=max_bytes)
     grid = {"eta": np.broadcast_to(e, (G, e.shape[1])).copy(),
             **{k: np.broadcast_to(v, (G,)).copy() for k, v in cols.items()}}
     return run_grid(_lion_run, grid, Xa, ya, x0, static=dict(n_rec=n_rec), chunk_size=_pow2(G), pad_to_chunk=True)

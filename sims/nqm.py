@@ -31,6 +31,7 @@ Importing :mod:`sims` enables float64.
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import jax
@@ -55,7 +56,7 @@ _MEMORY = 2**30  # bytes of noise one recording block may hold
 _STEP_CODE = 2.0**540
 
 
-def noise(key: jax.Array, shape, law: str = "gaussian", df: int = 0) -> jax.Array:
+def noise(key: jax.Array, shape, law: str = "gaussian", df: int = 0, *, max_bytes=None) -> jax.Array:
     r"""Unit-scale noise of ``shape``: standard Gaussian, Student-t with integer ``df`` (unit scale), Rademacher, or uniform on [-1, 1].
 
     Student-t: :math:`\nu \le 2` by the exact inverse CDF of a uniform, otherwise
@@ -64,12 +65,15 @@ def noise(key: jax.Array, shape, law: str = "gaussian", df: int = 0) -> jax.Arra
 
     ``key`` a typed PRNG key (a tracer inside a kernel); ``shape`` a non-empty tuple of integers >= 1;
     ``df`` an integer in [1, 64] for ``law="student"``, else an integer >= 0 (ignored). Everything but
-    ``key`` is static, so the checks run once, at trace time.
+    ``key`` is static, so the checks run once, at trace time. ``max_bytes``: the allocation limit
+    (:func:`theory._validate.byte_limit`) for one draw (a Student-t draw holds about ``df + 2`` arrays of ``shape``).
     """
     V.key("key", key)
     shape = _shape(shape)
     df = _law(law, df)
-    size = int(np.prod(shape))
+    size = math.prod(shape)  # a Python int: np.prod would wrap around beyond int64
+    V.check_bytes({"shape": shape}, 8 * size * (df + 2 if law == "student" else 2), what="one draw and its temporaries",
+                  max_bytes=max_bytes)
     if law == "gaussian":
         return jax.random.normal(key, (size,)).reshape(shape)
     if law == "rademacher":
@@ -271,7 +275,7 @@ def _broadcast_configurations(lengths: dict, params: dict, methods: list) -> tup
 def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, method="sgd", momentum=0.0, b2=0.99, wd=0.0,
              coupled_wd=0.0, sigma_a=0.0, sigma_m=0.0, batch_size=1, ema=0.0, burn: int = 0, n_chains: int = 1,
              n_rec: int = 1, law: str = "gaussian", df: int = 0, paired: bool = False,
-             chunk_size: int = CHUNK, window_mean: bool = False) -> dict:
+             chunk_size: int = CHUNK, window_mean: bool = False, max_bytes=None) -> dict:
     r"""Run ``n_chains`` independent runs of every configuration in a list of :math:`G` configurations.
 
     Problem: ``lam`` (curvatures, ``(d,)`` or ``(G, d)``) or ``H`` (one ``(d, d)`` symmetric matrix).
@@ -287,7 +291,8 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
     :math:`T - b` checkpoints); off by default, since it costs a sum per coordinate and step.
 
     Returns arrays with leading shape ``(G, n_chains)``: see :func:`_nqm_run` (``mode_m2_step`` only when some
-    configuration runs ``nesterov``, ``mean_x`` only with ``window_mean``).
+    configuration runs ``nesterov``, ``mean_x`` only with ``window_mean``). ``max_bytes``: the allocation limit
+    (:func:`theory._validate.byte_limit`) for the records (``path`` and ``path_ema`` hold ``n_rec`` iterates per run).
     """
     V.key("key", key)
     T = V.integer("T", T, low=1)
@@ -364,6 +369,11 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
     if block_bytes > _MEMORY:
         raise ValueError(f"n_rec: noise is drawn per recording block and needs {block_bytes / 2**30:.1f} GiB here; "
                          "use a larger n_rec or a smaller chunk_size")
+    # per run: curve, path and path_ema (n_rec records of 1, d and d values) and ~10 d-vectors of statistics, on the
+    # device and again on the host
+    V.check_bytes({"n_chains": n_chains, "n_rec": n_rec, "configurations": G, "d": d},
+                  2 * 8 * G * n_chains * (n_rec * (2 * d + 1) + 10 * d) + block_bytes,
+                  what="the per-run records", max_bytes=max_bytes)
 
     index = np.arange(G * n_chains).reshape(G, n_chains) % (n_chains if paired else G * n_chains)
     data = np.asarray(jax.random.key_data(key))

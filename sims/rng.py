@@ -18,17 +18,18 @@ import jax.numpy as jnp
 from jax import lax
 from jax.extend.random import threefry_2x32
 
-from theory._validate import key as _key
+from theory._validate import check_bytes, key as _key
 
 __all__ = ["words"]
 
 _THREEFRY = jax.random.key_impl(jax.random.key(0, impl="threefry2x32"))
 
 
-def words(key: jax.Array, shape) -> jax.Array:
+def words(key: jax.Array, shape, *, max_bytes=None) -> jax.Array:
     r"""Independent uniform 32-bit words of ``shape`` from one typed key: :math:`P(w < t\,2^{32}) =
     \lceil t\,2^{32}\rceil/2^{32}`, so a compare against :math:`t\,2^{32}` is a Bernoulli(t) to within
-    :math:`2^{-32}`."""
+    :math:`2^{-32}`. ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the words and
+    their counters."""
     key = _key("key", key)
     shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
     if not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape):
@@ -38,4 +39,5 @@ def words(key: jax.Array, shape) -> jax.Array:
     n = math.prod(shape)
     if n >= 2**32:
         raise ValueError(f"shape: at most 2**32 - 1 words per key, got {shape!r} ({n} words)")
+    check_bytes({"shape": shape}, 2 * 4 * n, what="the uint32 words and their counters", max_bytes=max_bytes)
     return threefry_2x32(jax.random.key_data(key), lax.iota(jnp.uint32, n)).reshape(shape)

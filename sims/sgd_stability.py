@@ -57,6 +57,16 @@ CHUNK = {"moment": 128, "paths": 4096, "lyapunov": 1024, "delay": 128, "delay_no
 
 
 # ----------------------------------------------------------------------------- argument helpers
+def _chunk_of(m: int, name: str) -> int:
+    """The padded chunk :func:`_sweep` runs ``m`` points in (its per-chunk buffers scale with it)."""
+    return SMALL_CHUNK if m <= SMALL_CHUNK else CHUNK[name]
+
+
+def _guard(sizes: dict, nbytes: int, what: str, max_bytes) -> None:
+    """:func:`theory._validate.check_bytes` (the simulators' size guard; ``max_bytes`` overrides the limit)."""
+    val.check_bytes(sizes, nbytes, what=what, max_bytes=max_bytes)
+
+
 def _vec(name: str, x, **kw) -> np.ndarray:
     """A 1-D float64 array from a scalar or a sequence (validated by :func:`theory._validate.array`)."""
     return val.array(name, x if x is None or isinstance(x, (str, bytes)) else np.atleast_1d(x), ndim=1, **kw)
@@ -144,16 +154,17 @@ def _path_key(key, point):
 
 
 # ----------------------------------------------------------------------------- batch enumeration
-def enumerate_batches(hessians, batch_sizes) -> tuple[np.ndarray, np.ndarray]:
+def enumerate_batches(hessians, batch_sizes, *, max_bytes=None) -> tuple[np.ndarray, np.ndarray]:
     r"""Batch means :math:`H_{\mathcal B}` of every subset, one padded table per batch size.
 
     Returns ``mats`` of shape :math:`(m, K, d, d)` (:math:`K = \max_B \binom nB`; table :math:`j` holds
     the :math:`\binom n{B_j}` means of batch size :math:`B_j`, zero-padded) and ``counts`` :math:`(m,)`.
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the tables.
     """
-    return _enumerate(hessians, batch_sizes, "batch_sizes")
+    return _enumerate(hessians, batch_sizes, "batch_sizes", max_bytes)
 
 
-def _enumerate(hessians, batch_sizes, name: str) -> tuple[np.ndarray, np.ndarray]:
+def _enumerate(hessians, batch_sizes, name: str, max_bytes=None) -> tuple[np.ndarray, np.ndarray]:
     """:func:`enumerate_batches`, with errors naming the caller's parameter ``name``."""
     h = check_hessians(hessians)
     n = h.shape[0]
@@ -166,6 +177,11 @@ def _enumerate(hessians, batch_sizes, name: str) -> tuple[np.ndarray, np.ndarray
     counts = np.array([math.comb(n, int(b)) for b in sizes])
     if counts.max() > MAX_BATCHES:
         raise ValueError(f"{name}: C({n}, B) = {int(counts.max())} batches exceed the enumeration limit {MAX_BATCHES}")
+    d = h.shape[1]
+    # the tables, and the largest batch's gathered members (C x B x d x d) while its means are taken
+    _guard({name: sizes.tolist(), "hessians": f"shape {h.shape}"},
+           8 * d * d * (sizes.size * int(counts.max()) + int(max(c * b for c, b in zip(counts, sizes)))),
+           "the batch-mean tables", max_bytes)
     mats = np.zeros((sizes.size, int(counts.max())) + h.shape[1:])
     for j, b in enumerate(sizes):
         idx = np.array(list(itertools.combinations(range(n), int(b))))
@@ -179,12 +195,16 @@ def _kron_sum(mats, weights):
     return jnp.einsum("mk,mkij,mkab->miajb", weights, mats, mats).reshape(mats.shape[0], d * d, d * d)
 
 
-def kron_enumerated(hessians, batch_size) -> np.ndarray:
+def kron_enumerated(hessians, batch_size, *, max_bytes=None) -> np.ndarray:
     r""":math:`E[H_{\mathcal B}\otimes H_{\mathcal B}] = \binom nB^{-1}\sum_{|\mathcal B| = B} H_{\mathcal B}\otimes H_{\mathcal B}` by enumeration.
 
     ``batch_size``: an int or an array of ints; returns shape :math:`(m, d^2, d^2)` (row-major ``vec``).
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the tables and the results.
     """
-    mats, counts = _enumerate(hessians, batch_size, "batch_size")
+    mats, counts = _enumerate(hessians, batch_size, "batch_size", max_bytes)
+    m, d = mats.shape[0], mats.shape[-1]
+    _guard({"batch_size": np.atleast_1d(batch_size).tolist(), "hessians": f"d = {d}"}, 3 * 8 * m * d**4,
+           "the (m, d^2, d^2) results (device, host and a contraction temporary)", max_bytes)
     weights = (np.arange(mats.shape[1])[None, :] < counts[:, None]) / counts[:, None]
     return np.asarray(_kron_sum(jnp.asarray(mats), jnp.asarray(weights)))
 
@@ -227,7 +247,7 @@ def _moment_run(point, *, n_steps):
             "diverged_step": jnp.where(bad.any(), jnp.argmax(bad), -1)}
 
 
-def moment_growth(hessians, batch_size, eta, *, n_steps: int, sigma0=None) -> dict:
+def moment_growth(hessians, batch_size, eta, *, n_steps: int, sigma0=None, max_bytes=None) -> dict:
     r"""Exact :math:`E[\theta_t\theta_t^\top]` of linearized SGD by batch enumeration, for every step size in ``eta``.
 
     ``hessians``: per-sample Hessians :math:`(n, d, d)`, or one problem per grid point :math:`(m, n, d, d)`;
@@ -235,7 +255,8 @@ def moment_growth(hessians, batch_size, eta, *, n_steps: int, sigma0=None) -> di
     grid); ``sigma0``: :math:`\Sigma_0` (default :math:`I`), :math:`(d, d)` or one per point :math:`(m, d, d)`.
     Returns ``log_trace`` :math:`\log\mathrm{tr}\,\Sigma_t`, :math:`t = 0..T`, shape :math:`(m, T+1)`; ``rate``,
     the least-squares slope of :math:`\log\mathrm{tr}\,\Sigma_t` over :math:`T/2 < t \le T`, which tends to
-    :math:`\log\rho(\mathcal M_B)`; ``diverged``/``diverged_step`` (growth beyond :math:`10^{150}`).
+    :math:`\log\rho(\mathcal M_B)`; ``diverged``/``diverged_step`` (growth beyond :math:`10^{150}`). ``max_bytes``:
+    the allocation limit (:func:`theory._validate.byte_limit`) for the per-point batch tables and ``log_trace``.
     """
     etas = _etas(eta)
     raw = val.array("hessians", hessians, ndim=(3, 4))
@@ -246,6 +267,12 @@ def moment_growth(hessians, batch_size, eta, *, n_steps: int, sigma0=None) -> di
     n, d = problems[0].shape[0], problems[0].shape[1]
     sizes = _aligned_ints("batch_size", batch_size, etas.size, 1, n)
     n_steps = _steps(n_steps)
+    K = max(math.comb(n, b) for b in range(1, n + 1))  # every point carries the table padded to the largest size
+    m = etas.size
+    _guard({"n_steps": n_steps, "eta": f"{m} points", "hessians": f"n = {n}, d = {d}"},
+           8 * (len(problems) * n * K * d * d + 2 * m * K * (d * d + 1) + 2 * m * (n_steps + 1)
+                + _chunk_of(m, "moment") * (K * d * d + 2 * (n_steps + 1))),
+           "the batch tables (per problem and per point) and the log-trace records", max_bytes)
     if sigma0 is None:
         s0 = np.broadcast_to(np.eye(d), (etas.size, d, d))
     else:
@@ -313,7 +340,8 @@ def _path_run(point, key, hessians, theta0, *, n_steps, bound):
             "diverged_step": jnp.where(dead, jnp.argmax(bad), -1)}
 
 
-def sgd_paths(key, hessians, batch_size, eta, theta0, *, n_steps: int, n_paths: int, bound: float = 1e100) -> dict:
+def sgd_paths(key, hessians, batch_size, eta, theta0, *, n_steps: int, n_paths: int, bound: float = 1e100,
+              max_bytes=None) -> dict:
     r"""Monte Carlo paths of :math:`\theta_{t+1} = (I - \eta H_{\mathcal B_t})\theta_t`, batches uniform without replacement.
 
     ``key``: typed PRNG key (path :math:`p` uses ``fold_in(key, p)`` at every grid point: common random
@@ -325,7 +353,8 @@ def sgd_paths(key, hessians, batch_size, eta, theta0, *, n_steps: int, n_paths: 
     :math:`\eta`) and ``spread`` :math:`\frac1n\sum_i\|(H_i - H)\theta_t\|^2` (the population's spread at the same
     state; both 0 from the step that diverges). Given :math:`\theta_t`, a uniform :math:`B`-subset has
     :math:`E\|(H_{\mathcal B} - H)\theta\|^2 = p\,\frac1n\sum_i\|(H_i - H)\theta\|^2` with :math:`p` the mixture weight,
-    so their ratio measures :math:`p` on the paths.
+    so their ratio measures :math:`p` on the paths. ``max_bytes``: the allocation limit
+    (:func:`theory._validate.byte_limit`) for the three per-step records of every path and a chunk's batch masks.
     """
     val.key("key", key)
     h = check_hessians(hessians)
@@ -335,6 +364,12 @@ def sgd_paths(key, hessians, batch_size, eta, theta0, *, n_steps: int, n_paths: 
     n_steps = _steps(n_steps, low=1)
     n_paths = val.integer("n_paths", n_paths, low=1)
     bound = val.real("bound", bound, low=0.0, low_open=True)
+    runs = etas.size * n_paths
+    # issue 29: 1e7 paths x 1e4 steps grew past 5 GiB before failing; the records are 3 (T+1)-rows per path, held
+    # on the device and again on the host, and a chunk draws its (n, T) uniforms and masks at once
+    _guard({"n_paths": n_paths, "n_steps": n_steps, "eta": f"{etas.size} points"},
+           2 * 3 * 8 * runs * (n_steps + 1) + 3 * 8 * _chunk_of(runs, "paths") * h.shape[0] * n_steps,
+           "the per-step records of every path and a chunk's batch masks", max_bytes)
     p, shape, grid = _paths_grid(etas.size, n_paths)
     grid.update(eta=etas[p], batch_size=sizes[p].astype(np.float64))
     out = _sweep(_path_run, grid, key, jnp.asarray(h), jnp.asarray(th0), static={"n_steps": n_steps, "bound": bound},
@@ -366,7 +401,8 @@ def _lyapunov_run(point, key, mats, counts, theta0, *, n_steps):
             "diverged": bad.any(), "diverged_step": jnp.where(bad.any(), jnp.argmax(bad) + 1, -1)}
 
 
-def lyapunov_paths(key, hessians, batch_size, eta, *, n_steps: int, n_paths: int, burn: int = 0, theta0=None) -> dict:
+def lyapunov_paths(key, hessians, batch_size, eta, *, n_steps: int, n_paths: int, burn: int = 0, theta0=None,
+                   max_bytes=None) -> dict:
     r"""Top Lyapunov exponent and final :math:`\log\|\theta_T\|^2` of linearized SGD paths, renormalized at every step.
 
     Each path starts from the unit vector along ``theta0`` (default :math:`(1, \dots, 1)/\sqrt d`; the exponent
@@ -376,7 +412,8 @@ def lyapunov_paths(key, hessians, batch_size, eta, *, n_steps: int, n_paths: int
     Returns, shape :math:`(m, P)`: ``gamma`` :math:`= (\ell_T - \ell_b)/(T - b)` with
     :math:`\ell_t = \log\|\theta_t\|` and :math:`b` = ``burn``; ``log_sq_norm`` :math:`= 2\ell_T`
     (exact even where :math:`\|\theta_T\|^2` would overflow); ``diverged`` (:math:`\|\theta_t\| > 10^{75}`) and
-    ``diverged_step``.
+    ``diverged_step``. ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for a chunk's
+    per-step draws and log-norms, and the per-path results.
     """
     val.key("key", key)
     h = check_hessians(hessians)
@@ -386,6 +423,10 @@ def lyapunov_paths(key, hessians, batch_size, eta, *, n_steps: int, n_paths: int
     n_paths = val.integer("n_paths", n_paths, low=1)
     burn = val.integer("burn", burn, low=0, high=n_steps - 1)
     d = h.shape[1]
+    runs = etas.size * n_paths
+    _guard({"n_paths": n_paths, "n_steps": n_steps, "eta": f"{etas.size} points"},
+           2 * 4 * 8 * runs + 4 * 8 * _chunk_of(runs, "lyapunov") * n_steps,
+           "a chunk's per-step draws and log-norms, and the per-path results", max_bytes)
     th0 = np.ones(d) if theta0 is None else val.array("theta0", theta0, shape=(d,))
     if not np.linalg.norm(th0) > 0:
         raise ValueError("theta0: expected a nonzero start vector")
@@ -416,19 +457,22 @@ def _delay_run(point, *, n_steps, max_delay):
             "diverged_step": jnp.where(bad.any(), jnp.argmax(bad) + 1, -1)}
 
 
-def delayed_growth(a, delay, *, n_steps: int, max_delay: int = 8) -> dict:
+def delayed_growth(a, delay, *, n_steps: int, max_delay: int = 8, max_bytes=None) -> dict:
     r"""Asymptotic growth rate of :math:`x_{t+1} = x_t - a\,x_{t-S}` (:math:`a = \eta\lambda`) for each ``a``.
 
     ``delay``: an int :math:`S` or one per entry of ``a``, in :math:`0..` ``max_delay`` (the history
     window is ``max_delay + 1`` long whatever :math:`S`, so every delay shares one compilation).
     Returns ``rate`` (least-squares slope of the log max-norm of the state over the second half, tends to
     :math:`\log` of the largest root modulus of :math:`z^{S+1} - z^S + a`), ``diverged`` (growth beyond
-    :math:`10^{150}`) and ``diverged_step``.
+    :math:`10^{150}`) and ``diverged_step``. ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`)
+    for a chunk's per-step log-norms.
     """
     aa = _vec("a", a)
     max_delay = val.integer("max_delay", max_delay, low=0, high=64)
     delays = _aligned_ints("delay", delay, aa.size, 0, max_delay)
     n_steps = _steps(n_steps)
+    _guard({"n_steps": n_steps}, 3 * 8 * _chunk_of(aa.size, "delay") * n_steps, "a chunk's per-step log-norms",
+           max_bytes)
     return _sweep(_delay_run, {"a": aa, "delay": delays.astype(np.int32)},
                     static={"n_steps": n_steps, "max_delay": max_delay}, chunk=CHUNK["delay"])
 
@@ -450,7 +494,7 @@ def _delay_noisy_run(point, key, lam, kappa, *, n_steps, max_delay, bound):
 
 
 def delayed_noisy(key, eta, delay, sigma, *, lam: float = 1.0, kappa: float = 1.0, n_steps: int, n_paths: int,
-                  max_delay: int = 8, bound: float = 1e3) -> dict:
+                  max_delay: int = 8, bound: float = 1e3, max_bytes=None) -> dict:
     r"""Escape of delayed noisy SGD on the hardening toy :math:`f(x) = \lambda x^2/2 + \kappa x^4/4`.
 
     :math:`x_{t+1} = x_t - \eta\,(f'(x_{t-S}) + \sigma\xi_t)`, :math:`\xi_t` standard Gaussian, started at
@@ -458,6 +502,7 @@ def delayed_noisy(key, eta, delay, sigma, *, lam: float = 1.0, kappa: float = 1.
     each grid point runs ``n_paths`` paths; path :math:`p` uses ``fold_in(key, p)`` at every grid point. Returns
     ``diverged`` (:math:`|x|` left ``bound`` within ``n_steps``; the path is then frozen) and
     ``diverged_step``, shape :math:`(m, P)`.
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for a chunk's per-step noise.
     """
     val.key("key", key)
     etas = _etas(eta)
@@ -468,6 +513,9 @@ def delayed_noisy(key, eta, delay, sigma, *, lam: float = 1.0, kappa: float = 1.
     kappa = val.real("kappa", kappa, low=0.0)
     n_steps = _steps(n_steps)
     n_paths = val.integer("n_paths", n_paths, low=1)
+    runs = np.size(eta) * n_paths if not isinstance(eta, (str, bytes)) else n_paths
+    _guard({"n_paths": n_paths, "n_steps": n_steps}, 2 * 3 * 8 * runs + 3 * 8 * _chunk_of(runs, "delay_noisy") * n_steps,
+           "a chunk's per-step noise and flags, and the per-path results", max_bytes)
     bound = val.real("bound", bound, low=0.0, low_open=True)
     p, shape, grid = _paths_grid(etas.size, n_paths)
     grid.update(eta=etas[p], delay=delays.astype(np.int32)[p], sigma=sig[p])
@@ -518,18 +566,21 @@ def _mus(mu, m: int) -> np.ndarray:
     return a
 
 
-def momentum_growth(eta, mu, *, method="heavy_ball", lam: float = 1.0, n_steps: int) -> dict:
+def momentum_growth(eta, mu, *, method="heavy_ball", lam: float = 1.0, n_steps: int, max_bytes=None) -> dict:
     r"""Log growth rate per step of heavy ball / Nesterov on :math:`\lambda x^2/2` (no noise), per grid point.
 
     ``eta``, ``mu`` (:math:`0 \le \mu < 1`) and ``method`` (a name or one per point) are aligned; the
     method is grid data, so both share one compilation. ``rate`` tends to the log of the largest
-    root modulus of the characteristic polynomial; ``diverged`` flags growth beyond :math:`10^{150}`.
+    root modulus of the characteristic polynomial; ``diverged`` flags growth beyond :math:`10^{150}`. ``max_bytes``:
+    the allocation limit (:func:`theory._validate.byte_limit`) for a chunk's per-step log-norms.
     """
     etas = _etas(eta)
     mus = _mus(mu, etas.size)
     flags = _method_flags(method, etas.size)
     lam = val.real("lam", lam, low=0.0, low_open=True)
     n_steps = _steps(n_steps)
+    _guard({"n_steps": n_steps}, 3 * 8 * _chunk_of(etas.size, "momentum") * n_steps, "a chunk's per-step log-norms",
+           max_bytes)
     grid = {"eta": etas, "mu": mus, "nesterov": flags, "lam": np.full(etas.size, lam)}
     return _sweep(_momentum_run, grid, static={"n_steps": n_steps}, chunk=CHUNK["momentum"])
 
@@ -553,12 +604,13 @@ def _momentum_noise_run(point, key, *, n_steps, burn, bound):
 
 
 def momentum_noise(key, eta, mu, *, sigma: float, method="heavy_ball", lam: float = 1.0, n_steps: int, burn: int,
-                   n_paths: int, bound: float = 1e100) -> dict:
+                   n_paths: int, bound: float = 1e100, max_bytes=None) -> dict:
     r"""Stationary :math:`E[x^2]` of momentum SGD with additive gradient noise :math:`\sigma\xi_t` on :math:`\lambda x^2/2`.
 
     Each path starts at 0 and returns ``mean_sq`` :math:`= \frac1{T-b}\sum_{t=b+1}^{T} x_t^2` (NaN for a
     diverged path), ``diverged`` (:math:`|x| >` ``bound``) and ``diverged_step``; shape :math:`(m, P)`.
     Path :math:`p` uses ``fold_in(key, p)`` at every grid point.
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for a chunk's per-step noise.
     """
     val.key("key", key)
     etas = _etas(eta)
@@ -569,6 +621,10 @@ def momentum_noise(key, eta, mu, *, sigma: float, method="heavy_ball", lam: floa
     n_steps = _steps(n_steps)
     burn = val.integer("burn", burn, low=0, high=n_steps - 1)
     n_paths = val.integer("n_paths", n_paths, low=1)
+    runs = np.size(eta) * n_paths if not isinstance(eta, (str, bytes)) else n_paths
+    _guard({"n_paths": n_paths, "n_steps": n_steps},
+           2 * 3 * 8 * runs + 3 * 8 * _chunk_of(runs, "momentum_noise") * n_steps,
+           "a chunk's per-step noise and flags, and the per-path results", max_bytes)
     bound = val.real("bound", bound, low=0.0, low_open=True)
     p, shape, grid = _paths_grid(etas.size, n_paths)
     grid.update(eta=etas[p], mu=mus[p], nesterov=flags[p], lam=np.full(p.size, lam), sigma=np.full(p.size, sigma))

@@ -199,6 +199,13 @@ def _batched(fn: Callable, static: tuple, devices: tuple, n_args: int, loop_fusi
     return batched, sharded, replicated
 
 
+def _nbytes(x: Any) -> int:
+    """Bytes of a grid leaf (a typed PRNG key counts as its raw data: two uint32 words for threefry)."""
+    if hasattr(x, "dtype") and jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key):
+        return int(np.size(jax.random.key_data(x))) * 4
+    return int(np.asarray(x).nbytes) if not hasattr(x, "nbytes") else int(x.nbytes)
+
+
 def run_grid(
     fn: Callable[..., Any],
     grid: Any,
@@ -210,6 +217,7 @@ def run_grid(
     progress: bool | None = None,
     desc: str = "sweep",
     loop_fusions: bool = False,
+    max_bytes: Any = None,
 ) -> Any:
     r"""Evaluate ``fn`` at every grid point: ``out[i] = fn(grid[i], *args, **static)``, stacked along axis 0.
 
@@ -229,6 +237,10 @@ def run_grid(
 
     ``loop_fusions``: on a CPU, compile with XLA's own loop fusions instead of its YNNPACK route
     (:func:`cpu_loop_fusions`); faster for some step programs, slower for others: measure before opting in.
+
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the grid padded to a chunk (a
+    ``chunk_size`` far above the grid, with ``pad_to_chunk``, copies the last point that many times). What ``fn``
+    allocates per run is its caller's to check, from its own size arguments.
 
     ``progress``: show a tqdm bar over chunks (default: whenever there are several chunks; on a
     terminal it redraws in place, in a log it prints one line per update at most every 15 s)
@@ -255,6 +267,9 @@ def run_grid(
     n_dev = len(devices)
     chunk = int(chunk_size) if pad_to_chunk else min(int(chunk_size), n)
     chunk = n_dev * math.ceil(chunk / n_dev)
+    per_point = sum(_nbytes(x) for x in jax.tree_util.tree_leaves(grid)) / max(n, 1)
+    V.check_bytes({"chunk_size": chunk_size, "grid": f"{n} points"}, 2 * per_point * min(chunk, max(n, chunk)),
+                  what="one chunk of the grid (padded), host and device", max_bytes=max_bytes)
     n_chunks = math.ceil(n / chunk)
     batched, sharded, replicated = _batched(fn, frozen, devices, len(args), loop_fusions)
     shared = jax.device_put(args, replicated)
@@ -284,9 +299,16 @@ def run_grid(
     except jax.errors.JaxRuntimeError as exc:
         if "RESOURCE_EXHAUSTED" not in str(exc):
             raise
+        name, where = getattr(fn, '__qualname__', fn), f"{n_dev} x {devices[0].device_kind}"
+        first = str(exc).splitlines()[0][:160]
+        if chunk <= n_dev:  # one run per device already: no chunk_size helps, the run itself is too big
+            raise MemoryError(
+                f"one run of {name} does not fit in the memory of {where} ({first}); a smaller chunk_size cannot "
+                f"help: the run's own sizes (its caller's size arguments, static={dict(frozen)!r:.120}) are too "
+                "large") from exc
         raise MemoryError(
-            f"chunk_size: one chunk of {chunk} runs of {getattr(fn, '__qualname__', fn)} does not fit in the memory of "
-            f"{n_dev} x {devices[0].device_kind} ({str(exc).splitlines()[0][:160]}); memory grows linearly with "
+            f"chunk_size: one chunk of {chunk} runs of {name} does not fit in the memory of "
+            f"{where} ({first}); memory grows linearly with "
             "the chunk, so pass a smaller chunk_size (and draw per-step random numbers inside the scan, in "
             "blocks, rather than for a whole run at once)") from exc
     if len(pieces) == 1:

@@ -54,7 +54,8 @@ class Row:
     baseline array times 1e200, whose squares overflow, ``"+indefinite"`` a matrix with a
     negative eigenvalue, for a parameter that must be PSD; ``"+zeros"`` an all-zero array, for a start
     vector that must be nonzero; ``"+rows"`` a data matrix with a row fewer, for one whose rows are paired with
-    another argument's entries (labels): the error must name the data matrix, not only the labels). ``ok``: ``{(parameter, label): reason}``
+    another argument's entries (labels): the error must name the data matrix, not only the labels; ``"+oversize"``
+    10**12, for a size argument whose allocation the size guard (``theory._validate.check_bytes``) must refuse). ``ok``: ``{(parameter, label): reason}``
     for generated values that are valid for this function (left out, with the reason on record).
     ``extra``: hand-written ``(overrides, parameter, label)`` bad calls. ``skip``: parameters left
     unperturbed, with the reason. ``slow``: the baseline call is costly (the report skips it; every
@@ -284,6 +285,8 @@ EXTRAS: dict[str, Callable[[Any], list[tuple[str, Any]]]] = {
     "indefinite": lambda v: [("indefinite", _indefinite(v))],
     "zeros": lambda v: [("zeros", np.zeros(np.shape(v)))],
     "rows": lambda v: [("rows", np.asarray(v)[:-1])],
+    # a size whose allocation no machine holds (8 TB per float64 per unit): the size guard must name it
+    "oversize": lambda v: [("oversize", 10**12)],
 }
 
 

@@ -183,3 +183,14 @@ def test_a_chunk_too_big_for_memory_names_chunk_size():
     # 400 runs x 1.6 GB cannot be allocated anywhere; the error says which knob bounds the memory
     with pytest.raises(MemoryError, match="chunk_size"):
         run_grid(_huge_run, {"x0": np.ones(400)}, chunk_size=400)
+
+
+def _one_huge_run(point):
+    return jnp.zeros((2**46,)) + point["x0"]  # 512 TiB: no device holds one run
+
+
+def test_a_single_run_too_big_for_memory_does_not_blame_chunk_size():
+    """Issue 29: a run no chunk can hold (a width too large) was reported as a chunk_size problem."""
+    with pytest.raises(MemoryError, match="one run of .* a smaller chunk_size cannot help") as exc:
+        run_grid(_one_huge_run, {"x0": np.ones(2)}, chunk_size=1)
+    assert not str(exc.value).startswith("chunk_size")

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Any, Iterable
+import os
+import re
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 
 __all__ = ["INT64_MAX", "INT64_MIN", "real", "integer", "integers", "array", "choice", "probability", "key", "traceable",
-           "traceable_real", "is_tracer", "PSD_RTOL", "symmetric_psd", "finite_output", "one_per_row"]
+           "traceable_real", "is_tracer", "PSD_RTOL", "symmetric_psd", "finite_output", "one_per_row", "MAX_BYTES_ENV", "default_max_bytes", "byte_limit", "check_bytes"]
 
 
 def _show(x: Any) -> str:
@@ -237,3 +239,76 @@ def traceable_real(name: str, x: Any, *, low: float | None = None, low_open: boo
     if hasattr(x, "dtype") and not isinstance(x, (np.ndarray, np.generic)):  # a concrete jax.Array
         x = np.asarray(x)
     return real(name, x, low=low, low_open=low_open)
+
+
+# ---------------------------------------------------------------------------------------------
+# size guard: estimate the bytes a call allocates from its size arguments, refuse above a limit
+
+MAX_BYTES_ENV = "STEPLAB_MAX_BYTES"
+"""Environment variable that overrides the default allocation limit (bytes, or with a K/M/G/T suffix)."""
+
+_GIB = 2**30
+_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def _physical_memory() -> int | None:
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, OSError, ValueError):  # not a POSIX system: no figure to take a quarter of
+        return None
+
+
+def default_max_bytes() -> int:
+    """The default allocation limit: 8 GiB or a quarter of physical memory, whichever is smaller.
+
+    A quarter leaves room for the interpreter, JAX's buffers and the copies a result goes through
+    (device to host, NumPy concatenation); 8 GiB keeps a large machine from starting a call that
+    would run for hours. Raise it per call with ``max_bytes=`` or for a process with
+    ``STEPLAB_MAX_BYTES``.
+    """
+    phys = _physical_memory()
+    return 8 * _GIB if phys is None else min(8 * _GIB, phys // 4)
+
+
+def _parse_bytes(text: str) -> float:
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([KMGT]?)(?:i?B)?\s*", text, flags=re.IGNORECASE)
+    v = float(m.group(1)) * _UNITS[m.group(2).upper()] if m else math.nan
+    if not v > 0:
+        raise ValueError(f"{MAX_BYTES_ENV}: expected a positive number of bytes (e.g. 17179869184 or 16GiB), "
+                         f"got {text!r}")
+    return v
+
+
+def byte_limit(max_bytes: Any = None) -> float:
+    """The allocation limit in force: ``max_bytes`` if given, else ``$STEPLAB_MAX_BYTES``, else :func:`default_max_bytes`.
+
+    ``max_bytes`` is a positive number of bytes; ``math.inf`` switches the guard off for the call.
+    """
+    if max_bytes is not None:
+        return real("max_bytes", max_bytes, low=0.0, low_open=True, finite=False)
+    env = os.environ.get(MAX_BYTES_ENV)
+    return _parse_bytes(env) if env is not None and env.strip() else float(default_max_bytes())
+
+
+def _fmt_bytes(n: float) -> str:
+    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n:.0f} B"
+
+
+def check_bytes(sizes: Mapping[str, Any], nbytes: float, *, what: str, max_bytes: Any = None) -> None:
+    """Refuse a call whose estimated allocation ``nbytes`` exceeds :func:`byte_limit` (``ValueError``).
+
+    ``sizes``: the size arguments the estimate grows with (``{"n": n, "d": d}``), named in the message
+    with their values (a string value describes an array argument: ``{"eta": "shape (3, 10)"}`` reads
+    ``eta (shape (3, 10))``); ``what``: the dominant array(s), e.g. ``"X, an (n, d) float64 array"``. Estimates
+    count the largest arrays a call holds at once (outputs and working buffers), to within a small
+    factor: the guard is there to refuse a call that cannot fit, not to budget one that can. Compute
+    ``nbytes`` with Python ints (exact, no overflow).
+    """
+    limit = byte_limit(max_bytes)
+    if not nbytes <= limit:
+        names = ", ".join(f"{k} ({v})" if isinstance(v, str) else f"{k}={_show(v)}" for k, v in sizes.items())
+        raise ValueError(f"{names}: {what} would take about {_fmt_bytes(nbytes)}, above the limit of "
+                         f"{_fmt_bytes(limit)}; pass max_bytes= (bytes) or set {MAX_BYTES_ENV} to allow it")

@@ -61,15 +61,19 @@ SCHEDULES = ("constant", "wsd", "d2z", "cosine")
 
 
 # ----------------------------------------------------------------------------- schedules
-def schedule(kind: str, T: int, peak: float, *, cooldown: float = 0.2, floor: float = 0.1) -> np.ndarray:
+def schedule(kind: str, T: int, peak: float, *, cooldown: float = 0.2, floor: float = 0.1,
+             max_bytes=None) -> np.ndarray:
     r"""Step sizes :math:`\eta_0..\eta_{T-1}` of a schedule with peak ``peak``.
 
     ``constant``: :math:`\eta`; ``wsd``: :math:`\eta` then a linear decay to 0 over the last ``cooldown``
     fraction, :math:`\eta_t = \eta\min\{1, (T-t)/(\phi T)\}`; ``d2z``: :math:`\eta(1 - t/T)`; ``cosine``:
     :math:`\eta(f + (1-f)\tfrac12(1 + \cos(\pi t/T)))` with ``floor`` :math:`f` (0.1: "cosine to 10 %").
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`; ``T`` float64 values, three at once).
     """
     kind = V.choice("kind", kind, SCHEDULES)
     T = V.integer("T", T, low=1)
+    V.check_bytes({"T": T}, 3 * 8 * T, what="the schedule (T float64 values, with two temporaries)",
+                  max_bytes=max_bytes)
     peak = V.real("peak", peak, low=0.0, low_open=True)
     cooldown = V.real("cooldown", cooldown, low=0.0, high=1.0, low_open=True)
     floor = V.real("floor", floor, low=0.0, high=1.0)
@@ -84,30 +88,34 @@ def schedule(kind: str, T: int, peak: float, *, cooldown: float = 0.2, floor: fl
 
 
 def tuned_final_loss(lam, sigma_a, kind: str, T: int, *, m0=1.0, floor: float = 0.1, cooldown: float = 0.2,
-                     peak_range=(1e-3, 1.99)) -> tuple[float, float]:
+                     peak_range=(1e-3, 1.99), max_bytes=None) -> tuple[float, float]:
     r"""``(loss, peak)``: SGD's exact expected final loss on a diagonal NQM at the peak step that minimizes it.
 
     The loss is :math:`\tfrac12\sum_i\lambda_i m_{i,T}` from :func:`theory.nqm.final_second_moment`; the
     peak is found by a bounded scalar search in :math:`\log\eta` over ``peak_range`` (the upper end
-    divided by :math:`\max\lambda` stays below the stability edge 2).
+    divided by :math:`\max\lambda` stays below the stability edge 2). ``max_bytes``: as for :func:`schedule`.
     """
     lam_a = V.array("lam", lam, ndim=1, low=0.0, low_open=True)
+    T = V.integer("T", T, low=1)
+    # final_second_moment's four (T, len(lam)) tables, checked here to name T
+    V.check_bytes({"T": T, "lam": f"{lam_a.size} modes"}, 4 * 8 * T * lam_a.size,
+                  what="the four (T, d) factor and suffix-product tables", max_bytes=max_bytes)
     lo, hi = (V.real("peak_range", p, low=0.0, low_open=True) for p in peak_range)
     hi = min(hi, 1.99) / float(lam_a.max())
 
     def loss(log_peak: float) -> float:
-        eta = schedule(kind, T, math.exp(log_peak), floor=floor, cooldown=cooldown)
-        return float(nqm.expected_loss(lam_a, nqm.final_second_moment(lam_a, eta, m0, sigma_a)))
+        eta = schedule(kind, T, math.exp(log_peak), floor=floor, cooldown=cooldown, max_bytes=max_bytes)
+        return float(nqm.expected_loss(lam_a, nqm.final_second_moment(lam_a, eta, m0, sigma_a, max_bytes=max_bytes)))
 
     res = optimize.minimize_scalar(loss, bounds=(math.log(lo), math.log(hi)), method="bounded",
                                    options={"xatol": 1e-7})
     return float(res.fun), float(math.exp(res.x))
 
 
-def d2z_cosine_ratio(lam, sigma_a, T: int, *, floor: float = 0.1, m0=1.0) -> float:
+def d2z_cosine_ratio(lam, sigma_a, T: int, *, floor: float = 0.1, m0=1.0, max_bytes=None) -> float:
     r"""Tuned final loss of cosine-to-``floor`` over that of linear decay to zero (each at its own best peak)."""
-    cos, _ = tuned_final_loss(lam, sigma_a, "cosine", T, m0=m0, floor=floor)
-    d2z, _ = tuned_final_loss(lam, sigma_a, "d2z", T, m0=m0)
+    cos, _ = tuned_final_loss(lam, sigma_a, "cosine", T, m0=m0, floor=floor, max_bytes=max_bytes)
+    d2z, _ = tuned_final_loss(lam, sigma_a, "d2z", T, m0=m0, max_bytes=max_bytes)
     return cos / d2z
 
 
@@ -144,16 +152,22 @@ def last_iterate_bound(eta, D: float, G) -> float:
 
 
 # ----------------------------------------------------------------------------- checkpoint merging, AdamW as EMA
-def merge_effective_schedule(eta: float, checkpoints, weights, T: int) -> np.ndarray:
+def merge_effective_schedule(eta: float, checkpoints, weights, T: int, *, max_bytes=None) -> np.ndarray:
     r""":math:`\eta_{\rm eff}(s) = \eta(1 - C_s)`, :math:`C_s = \sum_{t_k \le s} w_k`, for :math:`s = 0..T-1`.
 
     ``checkpoints``: step counts :math:`t_k` (the iterate after :math:`t_k` updates), increasing, the
     last equal to ``T``; ``weights``: :math:`w_k \ge 0` summing to 1. Then
     :math:`\sum_k w_k x_{t_k} = x_0 - \sum_s \eta_{\rm eff}(s)\,g_s` for a constant-step run
     :math:`x_{t+1} = x_t - \eta g_t` on any fixed gradient sequence (exchange the two sums).
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the merge functions' per-step,
+    per-checkpoint tables.
     """
     eta = V.real("eta", eta, low=0.0, low_open=True)
     T = V.integer("T", T, low=1)
+    n_ck = np.size(checkpoints) if not isinstance(checkpoints, (str, bytes)) and checkpoints is not None else 1
+    # merged_second_moment and merge_error_variance hold (T, checkpoints) tables, three at once
+    V.check_bytes({"T": T, "checkpoints": n_ck}, 3 * 8 * T * max(n_ck, 1), what="the (T, checkpoints) float64 tables",
+                  max_bytes=max_bytes)
     tk = V.array("checkpoints", checkpoints, ndim=1, low=0.0, high=float(T))
     w = V.array("weights", weights, shape=(tk.size,), low=0.0)
     if np.any(np.diff(tk) <= 0) or tk[-1] != T or np.any(tk != np.round(tk)):
@@ -173,7 +187,8 @@ def _merged_noise_coefficients(rho: float, eta: float, tk: np.ndarray, w: np.nda
     return -eta * np.sum(np.where(expo >= 0, w * rho ** np.maximum(expo, 0), 0.0), axis=1)
 
 
-def merged_second_moment(lam, eta: float, checkpoints, weights, T: int, sigma_a=1.0, x0=1.0) -> np.ndarray:
+def merged_second_moment(lam, eta: float, checkpoints, weights, T: int, sigma_a=1.0, x0=1.0, *,
+                         max_bytes=None) -> np.ndarray:
     r""":math:`E\bar x^2` per mode of the merged checkpoints :math:`\bar x = \sum_k w_kx_{t_k}` of constant-step SGD on :math:`\tfrac12\lambda x^2`.
 
     With additive noise :math:`\sigma` (``sigma_a``, one per mode or a scalar) and start ``x0``,
@@ -183,7 +198,7 @@ def merged_second_moment(lam, eta: float, checkpoints, weights, T: int, sigma_a=
     """
     lam_a = V.array("lam", lam, ndim=(0, 1), low=0.0).reshape(-1)
     eta = V.real("eta", eta, low=0.0, low_open=True)
-    merge_effective_schedule(eta, checkpoints, weights, T)   # validates checkpoints, weights and T
+    merge_effective_schedule(eta, checkpoints, weights, T, max_bytes=max_bytes)   # validates checkpoints, weights, T
     tk = np.asarray(checkpoints, dtype=int)
     w = np.asarray(weights, dtype=float)
     sa = np.broadcast_to(V.array("sigma_a", sigma_a, ndim=(0, 1), low=0.0), lam_a.shape)
@@ -196,7 +211,8 @@ def merged_second_moment(lam, eta: float, checkpoints, weights, T: int, sigma_a=
     return out
 
 
-def merge_error_variance(lam, eta: float, checkpoints, weights, T: int, sigma: float = 1.0) -> np.ndarray:
+def merge_error_variance(lam, eta: float, checkpoints, weights, T: int, sigma: float = 1.0, *,
+                         max_bytes=None) -> np.ndarray:
     r""":math:`E(\bar x - y_T)^2` on one mode :math:`\lambda x^2/2` with additive noise :math:`\sigma` and :math:`x_0 = 0`, per ``lam``.
 
     :math:`\bar x = \sum_k w_k x_{t_k}` merges a constant-step run; :math:`y_T` is the run with
@@ -206,7 +222,7 @@ def merge_error_variance(lam, eta: float, checkpoints, weights, T: int, sigma: f
     exactly. Zero at :math:`\lambda = 0` (the identity); to leading order it grows like :math:`(\eta\lambda W)^2`.
     """
     lam_a = V.array("lam", lam, ndim=(0, 1), low=0.0).reshape(-1)
-    eff = merge_effective_schedule(eta, checkpoints, weights, T)
+    eff = merge_effective_schedule(eta, checkpoints, weights, T, max_bytes=max_bytes)
     tk = np.asarray(checkpoints, dtype=int)
     w = np.asarray(weights, dtype=float)
     sigma = V.real("sigma", sigma, low=0.0)
@@ -506,11 +522,12 @@ def logistic_minimizer(X, y, *, radius=None, wd: float = 0.0) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- fitting a user's run
-def schedule_from_log(step, lr) -> np.ndarray:
+def schedule_from_log(step, lr, *, max_bytes=None) -> np.ndarray:
     r"""Per-step step sizes :math:`\eta_0..\eta_{S-1}` (:math:`S` = the last logged step) from a sparse log of (step, lr).
 
     The logged rate at step :math:`s_j` is taken to hold for the steps :math:`s_j \le t < s_{j+1}` (and from 0 up to
-    the first logged step). Steps must be strictly increasing non-negative integers.
+    the first logged step). Steps must be strictly increasing non-negative integers. ``max_bytes``: the allocation
+    limit (:func:`theory._validate.byte_limit`) for the :math:`S` per-step values.
     """
     s = V.array("step", step, ndim=1, low=0.0)
     e = V.array("lr", lr, shape=(s.size,), low=0.0)
@@ -519,11 +536,13 @@ def schedule_from_log(step, lr) -> np.ndarray:
     S = int(s[-1])
     if S < 1:
         raise ValueError(f"step: the log must reach step 1 or later, got last step {S}")
+    V.check_bytes({"step": f"[..., {S}]"}, 3 * 8 * S, what="the per-step schedule up to the last logged step",
+                  max_bytes=max_bytes)
     idx = np.searchsorted(s, np.arange(S), side="right") - 1
     return e[np.maximum(idx, 0)]
 
 
-def fit_nqm_to_log(step, lr, loss, *, n_modes: int = 12) -> dict:
+def fit_nqm_to_log(step, lr, loss, *, n_modes: int = 12, max_bytes=None) -> dict:
     r"""Fit the noisy quadratic model to a logged run: :math:`L_t \approx L_\infty + \sum_k \tfrac12\lambda_k(a_k A_{k,t} + s_k B_{k,t})`.
 
     :math:`\lambda_k` are ``n_modes`` curvatures log-spaced from :math:`1/\sum_t\eta_t` (slower modes never move) to
@@ -533,11 +552,15 @@ def fit_nqm_to_log(step, lr, loss, *, n_modes: int = 12) -> dict:
     :math:`a_k = x_{k,0}^2` (initial distance), :math:`s_k = \sigma_k^2` (noise) and :math:`L_\infty`, fitted by
     non-negative least squares (SciPy's ``nnls``). Returns ``lam``, ``a``, ``sigma2``, ``floor``, ``predicted``
     (at the logged steps), ``residual_rms`` and ``relative_residual`` (the RMS residual over the loss's range).
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the (steps, modes) moment tables.
     """
     s = V.array("step", step, ndim=1, low=0.0)
     L = V.array("loss", loss, shape=(s.size,), low=0.0)  # the model's loss is a non-negative combination
     n_modes = V.integer("n_modes", n_modes, low=1, high=64)
-    eta = schedule_from_log(s, lr)
+    last = int(s[-1])
+    V.check_bytes({"step": f"[..., {last}]", "n_modes": n_modes}, 2 * 8 * (last + 1) * n_modes,
+                  what="the two (steps, n_modes) moment tables", max_bytes=max_bytes)
+    eta = schedule_from_log(s, lr, max_bytes=max_bytes)
     if not np.max(eta) > 0:
         raise ValueError("lr: expected at least one positive learning rate")
     lam = np.geomspace(1.0 / eta.sum(), 1.9 / eta.max(), n_modes)

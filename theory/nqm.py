@@ -95,18 +95,21 @@ def stationary_excess(lam, eta, sigma_a=1.0, sigma_m=0.0, batch_size=1) -> np.nd
     return 0.5 * lam_a * stationary_second_moment(lam_a, eta, sigma_a, sigma_m, batch_size)
 
 
-def moment_recursion(lam, eta, m0, sigma_a=0.0, sigma_m=0.0, batch_size=1) -> np.ndarray:
+def moment_recursion(lam, eta, m0, sigma_a=0.0, sigma_m=0.0, batch_size=1, *, max_bytes=None) -> np.ndarray:
     r"""Exact :math:`E x_{i,t}^2` of SGD on a diagonal NQM along the schedule ``eta`` :math:`= (\eta_0..\eta_{T-1})`.
 
     ``lam`` (d,) curvatures (>= 0); ``m0`` (d,) or a scalar: :math:`E x_{i,0}^2`; ``sigma_a`` a scalar
     or (d,); ``sigma_m`` a scalar. ``eta`` may also be 2-D, ``(S, T)``: S schedules at once.
     Returns :math:`m_t` for :math:`t = 0..T`, shape ``(T+1, d)`` (or ``(S, T+1, d)``). The loop runs over
     steps with every mode and schedule vectorized (a deterministic recursion, not a simulation); a
-    second moment that overflows (an unstable step) becomes ``inf``.
+    second moment that overflows (an unstable step) becomes ``inf``. ``max_bytes``: the allocation limit
+    (:func:`theory._validate.byte_limit`) for the ``(S, T+1, d)`` result.
     """
     lam_a = V.array("lam", lam, ndim=1, low=0.0)
     d = lam_a.size
     e = V.array("eta", eta, ndim=(1, 2), low=0.0)
+    V.check_bytes({"eta": f"shape {e.shape}", "lam": f"{d} modes"}, 8 * e.size * d + 8 * d,
+                  what="the (S, T+1, d) second moments", max_bytes=max_bytes)
     m = _levels("m0", m0, d).copy()
     sa = _levels("sigma_a", sigma_a, d)
     sm = V.real("sigma_m", sigma_m, low=0.0)
@@ -124,16 +127,19 @@ def moment_recursion(lam, eta, m0, sigma_a=0.0, sigma_m=0.0, batch_size=1) -> np
     return out[0] if flat else out
 
 
-def final_second_moment(lam, eta, m0, sigma_a=0.0, sigma_m=0.0, batch_size=1) -> np.ndarray:
+def final_second_moment(lam, eta, m0, sigma_a=0.0, sigma_m=0.0, batch_size=1, *, max_bytes=None) -> np.ndarray:
     r"""The last row of :func:`moment_recursion` without the loop: :math:`m_T = P_0 m_0 + \sum_t \frac{\eta_t^2\sigma_a^2}{B} P_{t+1}`.
 
     :math:`P_t = \prod_{s \ge t} a_s` with :math:`a_s = (1-\eta_s\lambda)^2 + \eta_s^2\lambda^2\sigma_m^2/B`
     (suffix products, no logarithms: a factor that is exactly 0 at :math:`\eta\lambda = 1` is fine).
     ``eta`` is one schedule ``(T,)``; returns shape ``(d,)``. Used to tune peak step sizes quickly.
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for its ``(T, d)`` tables.
     """
     lam_a = V.array("lam", lam, ndim=1, low=0.0)
     d = lam_a.size
     e = V.array("eta", eta, ndim=1, low=0.0)
+    V.check_bytes({"eta": f"{e.size} steps", "lam": f"{d} modes"}, 4 * 8 * e.size * d,
+                  what="the four (T, d) factor and suffix-product tables", max_bytes=max_bytes)
     m = _levels("m0", m0, d)
     sa = _levels("sigma_a", sigma_a, d)
     sm = V.real("sigma_m", sigma_m, low=0.0)

@@ -117,13 +117,25 @@ def _symmetric_psd(name: str, m: np.ndarray, what: str) -> np.ndarray:
     return val.symmetric_psd(name, m, what)  # the shared check (theory._validate), same tolerance
 
 
+def _kron_bytes(h: np.ndarray, arrays: int, max_bytes, what: str) -> None:
+    """Refuse a call that holds ``arrays`` float64 matrices of size :math:`d^2 \times d^2` (issue 29: ms_threshold at
+    d = 200 grew past 5 GiB; each such matrix is 12.8 GB there)."""
+    d = h.shape[-1]
+    val.check_bytes({"hessians": f"d = {d}"}, arrays * 8 * d**4, what=what, max_bytes=max_bytes)
+
+
 def _batch_size(batch_size, n: int) -> int:
     return val.integer("batch_size", batch_size, low=1, high=n)
 
 
-def least_squares_hessians(X) -> np.ndarray:
-    r"""Per-sample Hessians :math:`H_i = x_i x_i^\top` of :math:`\ell_i = \frac12(x_i^\top\theta - y_i)^2` (rows of ``X``)."""
+def least_squares_hessians(X, *, max_bytes=None) -> np.ndarray:
+    r"""Per-sample Hessians :math:`H_i = x_i x_i^\top` of :math:`\ell_i = \frac12(x_i^\top\theta - y_i)^2` (rows of ``X``).
+
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the ``(n, d, d)`` result.
+    """
     x = val.array("X", X, ndim=2)
+    val.check_bytes({"X": f"shape {x.shape}"}, 8 * x.shape[0] * x.shape[1] ** 2, what="the (n, d, d) Hessians",
+                    max_bytes=max_bytes)
     return np.einsum("ni,nj->nij", x, x)
 
 
@@ -162,10 +174,15 @@ def mixture_identity_sympy() -> dict:
     return {"n": n, "B": b, "p1": p1, "p2": p2, "w_hh": w_hh, "w_s": w_s, "p": sp.factor(sp.simplify(1 - w_hh))}
 
 
-def kron_second_moment(hessians, batch_size, sampling="without") -> np.ndarray:
-    r""":math:`E[H_{\mathcal B}\otimes H_{\mathcal B}] = (1-p)H\otimes H + p\frac1n\sum_i H_i\otimes H_i`, shape :math:`(d^2, d^2)` (:func:`batch_weight` gives :math:`p`)."""
+def kron_second_moment(hessians, batch_size, sampling="without", *, max_bytes=None) -> np.ndarray:
+    r""":math:`E[H_{\mathcal B}\otimes H_{\mathcal B}] = (1-p)H\otimes H + p\frac1n\sum_i H_i\otimes H_i`, shape :math:`(d^2, d^2)` (:func:`batch_weight` gives :math:`p`).
+
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the :math:`d^2\times d^2` matrices
+    (here and in the functions built on this one).
+    """
     h = check_hessians(hessians)
     p = batch_weight(h.shape[0], batch_size, sampling)
+    _kron_bytes(h, 4, max_bytes, "four (d^2, d^2) float64 matrices")
     hbar = h.mean(axis=0)
     with np.errstate(over="ignore", invalid="ignore"):  # checked below: products of entries beyond ~1e154 overflow
         s = np.einsum("nij,nkl->ikjl", h, h).reshape(h.shape[1] ** 2, -1) / h.shape[0]
@@ -176,11 +193,15 @@ def kron_second_moment(hessians, batch_size, sampling="without") -> np.ndarray:
     return q
 
 
-def second_moment_operator(hessians, batch_size, eta, sampling="without") -> np.ndarray:
-    r""":math:`\mathcal M_B = I\otimes I - \eta(H\otimes I + I\otimes H) + \eta^2 E[H_{\mathcal B}\otimes H_{\mathcal B}]` (row-major ``vec``)."""
+def second_moment_operator(hessians, batch_size, eta, sampling="without", *, max_bytes=None) -> np.ndarray:
+    r""":math:`\mathcal M_B = I\otimes I - \eta(H\otimes I + I\otimes H) + \eta^2 E[H_{\mathcal B}\otimes H_{\mathcal B}]` (row-major ``vec``).
+
+    ``max_bytes``: as for :func:`kron_second_moment`.
+    """
     h = check_hessians(hessians)
     eta = val.real("eta", eta, low=0.0, low_open=True)
-    q = kron_second_moment(h, batch_size, sampling)
+    _kron_bytes(h, 7, max_bytes, "seven (d^2, d^2) float64 matrices")
+    q = kron_second_moment(h, batch_size, sampling, max_bytes=max_bytes)
     d = h.shape[1]
     hbar, eye = h.mean(axis=0), np.eye(d)
     with np.errstate(over="ignore", invalid="ignore"):  # eta * eta, not eta**2: inf (checked), not OverflowError
@@ -191,9 +212,13 @@ def second_moment_operator(hessians, batch_size, eta, sampling="without") -> np.
     return m
 
 
-def spectral_radius(hessians, batch_size, eta, sampling="without") -> float:
-    r""":math:`\rho(\mathcal M_B)` at step ``eta`` (the largest eigenvalue: :math:`\mathcal M_B` is symmetric and a positive map)."""
-    m = second_moment_operator(hessians, batch_size, eta, sampling)
+def spectral_radius(hessians, batch_size, eta, sampling="without", *, max_bytes=None) -> float:
+    r""":math:`\rho(\mathcal M_B)` at step ``eta`` (the largest eigenvalue: :math:`\mathcal M_B` is symmetric and a positive map).
+
+    ``max_bytes``: as for :func:`kron_second_moment` (the eigensolver holds two more :math:`d^2\times d^2` matrices).
+    """
+    _kron_bytes(check_hessians(hessians), 9, max_bytes, "the operator, its parts and the eigensolver's copies")
+    m = second_moment_operator(hessians, batch_size, eta, sampling, max_bytes=max_bytes)
     return float(np.max(np.abs(np.linalg.eigvalsh(m))))
 
 
@@ -206,7 +231,7 @@ def _range_basis(h: np.ndarray) -> np.ndarray:
     return u[:, keep]
 
 
-def ms_threshold(hessians, batch_size, sampling="without") -> float:
+def ms_threshold(hessians, batch_size, sampling="without", *, max_bytes=None) -> float:
     r"""The mean-square threshold :math:`\eta^*(B) = \sup\{\eta: \rho(\mathcal M_B) < 1\} = 1/\lambda_{\max}(Q_B, L_H)`.
 
     ``hessians``: per-sample Hessians, shape :math:`(n, d, d)`, symmetric PSD. ``batch_size``: an
@@ -214,10 +239,12 @@ def ms_threshold(hessians, batch_size, sampling="without") -> float:
     null space of the :math:`H_i` never move (:math:`\rho = 1` there for every :math:`\eta`) and are
     excluded: the threshold is that of the range of :math:`H`. Solved as a generalized symmetric
     eigenproblem (see the module docstring), so the result is exact to round-off. ``sampling="with"``:
-    the threshold of batches drawn with replacement (:math:`p = 1/B`).
+    the threshold of batches drawn with replacement (:math:`p = 1/B`). ``max_bytes``: as for
+    :func:`kron_second_moment` (the generalized eigenproblem holds about ten :math:`r^2\times r^2` matrices).
     """
     h = check_hessians(hessians)
     b = _batch_size(batch_size, h.shape[0])
+    _kron_bytes(h, 10, max_bytes, "about ten (d^2, d^2) float64 matrices of the generalized eigenproblem")
     # eta*(c H) = eta*(H) / c: solved at unit scale (a power of two, exact), so Hessians near 1e200, whose
     # Kronecker squares overflow, still have their (representable) threshold
     scale = 2.0 ** np.frexp(max(float(np.abs(h).max()), 1e-300))[1]
@@ -227,21 +254,23 @@ def ms_threshold(hessians, batch_size, sampling="without") -> float:
     r = hr.shape[1]
     hbar, eye = hr.mean(axis=0), np.eye(r)
     lh = np.kron(hbar, eye) + np.kron(eye, hbar)
-    q = kron_second_moment(hr, b, sampling)
+    q = kron_second_moment(hr, b, sampling, max_bytes=max_bytes)
     top = float(linalg.eigh(q, lh, eigvals_only=True)[-1])
     return 1.0 / top / scale
 
 
-def moment_trace(hessians, batch_size, eta, sigma0, n_steps, sampling="without") -> np.ndarray:
+def moment_trace(hessians, batch_size, eta, sigma0, n_steps, sampling="without", *, max_bytes=None) -> np.ndarray:
     r""":math:`\mathrm{tr}\,\Sigma_t` for :math:`t = 0..T` from :math:`\mathrm{vec}\,\Sigma_t = \mathcal M_B^t\,\mathrm{vec}\,\Sigma_0` (``sigma0`` symmetric PSD, :math:`(d, d)`).
 
-    ``sigma0`` that is not symmetric PSD (to round-off) is refused: it is not a second moment.
+    ``sigma0`` that is not symmetric PSD (to round-off) is refused: it is not a second moment. ``max_bytes``: as for
+    :func:`kron_second_moment`.
     """
     h = check_hessians(hessians)
     d = h.shape[1]
     s0 = _symmetric_psd("sigma0", val.array("sigma0", sigma0, shape=(d, d)), "Sigma_0 (a second moment)")
     n_steps = val.integer("n_steps", n_steps, low=0)
-    m = second_moment_operator(h, batch_size, eta, sampling)
+    val.check_bytes({"n_steps": n_steps}, 8 * (n_steps + 1), what="the trace record", max_bytes=max_bytes)
+    m = second_moment_operator(h, batch_size, eta, sampling, max_bytes=max_bytes)
     out, s = np.empty(n_steps + 1), s0.reshape(-1)
     for t in range(n_steps + 1):  # a d^2 x d^2 matrix power series, not an optimisation loop
         out[t] = np.trace(s.reshape(d, d))
@@ -249,17 +278,21 @@ def moment_trace(hessians, batch_size, eta, sigma0, n_steps, sampling="without")
     return out
 
 
-def batch_means(hessians, batch_size) -> np.ndarray:
+def batch_means(hessians, batch_size, *, max_bytes=None) -> np.ndarray:
     r"""Every batch mean :math:`H_{\mathcal B}` over the :math:`\binom nB` subsets, in ``itertools.combinations`` order.
 
     ``hessians``: :math:`(n, d, d)` symmetric PSD (:func:`check_hessians`), or :math:`(n, d)` non-negative
-    diagonals of diagonal Hessians.
+    diagonals of diagonal Hessians. ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for
+    the gathered batches, :math:`\binom nB \times B` matrices (or diagonals).
     """
     h = val.array("hessians", hessians, ndim=(2, 3))
     h = val.array("hessians", h, ndim=2, low=0.0) if h.ndim == 2 else check_hessians(h)
     b = _batch_size(batch_size, h.shape[0])
     if math.comb(h.shape[0], b) > 200_000:
         raise ValueError(f"batch_size: C({h.shape[0]}, {b}) batches are too many to enumerate (limit 200000)")
+    c, each = math.comb(h.shape[0], b), int(np.prod(h.shape[1:]))
+    val.check_bytes({"batch_size": b, "hessians": f"shape {h.shape}"}, 8 * c * (b + 1) * (each + 1),
+                    what="the gathered batches and their means", max_bytes=max_bytes)
     idx = np.array(list(itertools.combinations(range(h.shape[0]), b)))
     return h[idx].mean(axis=1)
 
@@ -275,31 +308,35 @@ def _commuting_exponent(hb: np.ndarray, eta: np.ndarray) -> np.ndarray:
         return np.max(np.mean(np.log(np.abs(1.0 - np.multiply.outer(eta, hb))), axis=-2), axis=-1)
 
 
-def lyapunov_commuting(curvatures, batch_size, eta) -> float:
+def lyapunov_commuting(curvatures, batch_size, eta, *, max_bytes=None) -> float:
     r"""Top Lyapunov exponent :math:`\gamma = \max_k E_{\mathcal B}\log|1 - \eta\,(h_{\mathcal B})_k|` for diagonal :math:`H_i = \mathrm{diag}(h_i)`.
 
     ``curvatures``: :math:`(n, d)` array of the non-negative diagonals :math:`h_i`. Products of
     diagonal matrices act coordinate-wise, so the strong law of large numbers gives each
-    coordinate's exponent exactly; :math:`-\infty` when some batch makes a factor exactly zero.
+    coordinate's exponent exactly; :math:`-\infty` when some batch makes a factor exactly zero. ``max_bytes``: as
+    for :func:`batch_means`.
     """
     c = _diag_curvatures(curvatures)
     eta = val.real("eta", eta, low=0.0, low_open=True)
-    return float(_commuting_exponent(batch_means(c, batch_size), np.float64(eta)))
+    return float(_commuting_exponent(batch_means(c, batch_size, max_bytes=max_bytes), np.float64(eta)))
 
 
-def as_threshold_commuting(curvatures, batch_size, *, eta_max=None) -> float:
+def as_threshold_commuting(curvatures, batch_size, *, eta_max=None, max_bytes=None) -> float:
     r"""The almost-sure threshold :math:`\inf\{\eta > 0: \gamma(\eta) \ge 0\}` for diagonal Hessians.
 
     Located by a scan of :math:`\gamma` on a fine grid up to ``eta_max`` (default
     :math:`4/\min_k \bar h_k` over coordinates with :math:`\bar h_k > 0`) and Brent's method on the
-    first sign change. ``ValueError`` if no crossing exists below ``eta_max``.
+    first sign change. ``ValueError`` if no crossing exists below ``eta_max``. ``max_bytes``: the allocation limit
+    (:func:`theory._validate.byte_limit`) for the scan, 4000 steps times every batch mean.
     """
     c = _diag_curvatures(curvatures)
     hbar = c.mean(axis=0)
     if not (hbar > 0).any():
         raise ValueError("curvatures: every coordinate has zero mean curvature; no threshold")
     top = 4.0 / float(hbar[hbar > 0].min()) if eta_max is None else val.real("eta_max", eta_max, low=0.0, low_open=True)
-    hb = batch_means(c, batch_size)
+    hb = batch_means(c, batch_size, max_bytes=max_bytes)
+    val.check_bytes({"batch_size": batch_size, "curvatures": f"shape {c.shape}"}, 3 * 8 * 4000 * hb.size,
+                    what="the scan over 4000 steps of every batch mean (and two temporaries)", max_bytes=max_bytes)
     grid = np.linspace(top / 4000, top, 4000)
     vals = _commuting_exponent(hb, grid)
     up = np.flatnonzero((vals[:-1] < 0) & (vals[1:] >= 0))

@@ -113,13 +113,16 @@ def _runs(coef, eta, w0, momentum, nesterov):
     return [_per_run(name, r, n, sizes) for name, r in zip(names, rows)] + [n]
 
 
-def poly_gd_numpy(coef, eta, w0, *, n_steps: int, n_blocks: int, momentum=0.0, nesterov=False) -> dict[str, np.ndarray]:
-    """Vectorized NumPy reference of :func:`sims.eos.poly_gd`: same arguments and outputs."""
+def poly_gd_numpy(coef, eta, w0, *, n_steps: int, n_blocks: int, momentum=0.0, nesterov=False,
+                  max_bytes=None) -> dict[str, np.ndarray]:
+    """Vectorized NumPy reference of :func:`sims.eos.poly_gd`: same arguments and outputs (``max_bytes`` too)."""
     n_steps = V.integer("n_steps", n_steps, low=1)
     n_blocks = V.integer("n_blocks", n_blocks, low=1, high=n_steps)
     if n_steps % n_blocks:
         raise ValueError(f"n_blocks: must divide n_steps = {n_steps}, got {n_blocks}")
     C, W, etas, mom, nest, n = _runs(coef, eta, w0, momentum, nesterov)
+    V.check_bytes({"n_blocks": n_blocks, "runs": n}, 7 * 8 * n_blocks * n, what="the per-block records",
+                  max_bytes=max_bytes)
     C = np.broadcast_to(C, (n, 3, 3))
     W = np.broadcast_to(W, (n, 2)).copy()
     S = np.broadcast_to(etas, (n,))[:, None]

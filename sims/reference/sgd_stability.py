@@ -97,12 +97,19 @@ def _tail_slope(ells: np.ndarray) -> np.ndarray:
 
 
 def moment_growth_numpy(hessians: np.ndarray, batch_size: int, eta: np.ndarray, n_steps: int,
-                        sigma0: np.ndarray | None = None) -> dict:
-    r"""Exact second moment :math:`\Sigma \leftarrow E_{\mathcal B}[A\Sigma A]` for every step in ``eta`` at once, renormalized."""
+                        sigma0: np.ndarray | None = None, *, max_bytes=None) -> dict:
+    r"""Exact second moment :math:`\Sigma \leftarrow E_{\mathcal B}[A\Sigma A]` for every step in ``eta`` at once, renormalized.
+
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the ``(m, K, d, d)`` step matrices
+    and the log-trace records.
+    """
     h, b = _problem(hessians, batch_size)
     eta = _row("eta", eta, low=0.0, low_open=True)
     n_steps = _steps(n_steps)
     d = h.shape[1]
+    val.check_bytes({"n_steps": n_steps, "eta": f"{eta.size} points", "batch_size": b},
+                    8 * eta.size * (2 * math.comb(h.shape[0], b) * d * d + n_steps + 1),
+                    what="the step matrices per point and batch, and the log-trace records", max_bytes=max_bytes)
     if sigma0 is not None:
         s0 = _second_moment(sigma0, d)
     hb = _batch_means(h, b)
@@ -119,10 +126,15 @@ def moment_growth_numpy(hessians: np.ndarray, batch_size: int, eta: np.ndarray, 
     return {"log_trace": logs, "rate": _tail_slope(logs[:, 1:])}
 
 
-def delayed_growth_numpy(a: np.ndarray, delay: int, n_steps: int, max_delay: int = 8) -> dict:
-    r""":math:`x_{t+1} = x_t - a\,x_{t-S}` from ones, renormalized by the window's max-norm; every ``a`` at once."""
+def delayed_growth_numpy(a: np.ndarray, delay: int, n_steps: int, max_delay: int = 8, *, max_bytes=None) -> dict:
+    r""":math:`x_{t+1} = x_t - a\,x_{t-S}` from ones, renormalized by the window's max-norm; every ``a`` at once.
+
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the ``(m, n_steps)`` log-norms.
+    """
     a = _row("a", a)
     n_steps = _steps(n_steps)
+    val.check_bytes({"n_steps": n_steps, "a": f"{a.size} points"}, 2 * 8 * a.size * n_steps,
+                    what="the per-step log-norms", max_bytes=max_bytes)
     max_delay = val.integer("max_delay", max_delay, low=0, high=64)
     delay = val.integer("delay", delay, low=0, high=max_delay)
     buf = np.ones((a.size, max_delay + 1))
@@ -138,8 +150,12 @@ def delayed_growth_numpy(a: np.ndarray, delay: int, n_steps: int, max_delay: int
     return {"rate": _tail_slope(ells)}
 
 
-def momentum_growth_numpy(eta: np.ndarray, mu: np.ndarray, nesterov: bool, n_steps: int, lam: float = 1.0) -> dict:
-    r"""Heavy ball or Nesterov on :math:`\lambda x^2/2` from :math:`x_0 = x_{-1} = 1`, renormalized; every point at once."""
+def momentum_growth_numpy(eta: np.ndarray, mu: np.ndarray, nesterov: bool, n_steps: int, lam: float = 1.0, *,
+                          max_bytes=None) -> dict:
+    r"""Heavy ball or Nesterov on :math:`\lambda x^2/2` from :math:`x_0 = x_{-1} = 1`, renormalized; every point at once.
+
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the ``(m, n_steps)`` log-norms.
+    """
     eta = _row("eta", eta, low=0.0, low_open=True)
     mu = _row("mu", mu, low=0.0, high=1.0, high_open=True)
     if mu.size not in (1, eta.size) and eta.size != 1:
@@ -148,6 +164,8 @@ def momentum_growth_numpy(eta: np.ndarray, mu: np.ndarray, nesterov: bool, n_ste
         raise TypeError(f"nesterov: expected a bool, got {type(nesterov).__name__} {nesterov!r}")
     n_steps = _steps(n_steps)
     lam = val.real("lam", lam, low=0.0, low_open=True)
+    val.check_bytes({"n_steps": n_steps, "eta": f"{max(eta.size, mu.size)} points"},
+                    2 * 8 * max(eta.size, mu.size) * n_steps, what="the per-step log-norms", max_bytes=max_bytes)
     eta, mu = np.broadcast_arrays(eta, mu)
     x, xp, ell = np.ones(eta.size), np.ones(eta.size), np.zeros(eta.size)
     ells = np.empty((eta.size, n_steps))
@@ -164,13 +182,20 @@ def momentum_growth_numpy(eta: np.ndarray, mu: np.ndarray, nesterov: bool, n_ste
 
 
 def lyapunov_numpy(hessians: np.ndarray, batch_size: int, eta: float, n_steps: int, n_paths: int, burn: int,
-                   seed: int) -> np.ndarray:
-    r"""Per-path Lyapunov estimates :math:`(\ell_T - \ell_b)/(T - b)` with batches drawn by a NumPy generator."""
+                   seed: int, *, max_bytes=None) -> np.ndarray:
+    r"""Per-path Lyapunov estimates :math:`(\ell_T - \ell_b)/(T - b)` with batches drawn by a NumPy generator.
+
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for a step's gathered ``(n_paths, d, d)``
+    matrices.
+    """
     hessians, b = _problem(hessians, batch_size)
     eta = val.real("eta", eta, low=0.0, low_open=True)
     n_steps = val.integer("n_steps", n_steps, low=1)
     n_paths = val.integer("n_paths", n_paths, low=1)
     burn = val.integer("burn", burn, low=0, high=n_steps - 1)
+    d = hessians.shape[1]
+    val.check_bytes({"n_paths": n_paths, "hessians": f"d = {d}"}, 8 * n_paths * (d * d + 4 * d + 4),
+                    what="a step's gathered (n_paths, d, d) matrices and the paths' states", max_bytes=max_bytes)
     rng = np.random.default_rng(val.integer("seed", seed, low=0))
     hb = _batch_means(hessians, b)
     a = np.eye(hessians.shape[1])[None] - eta * hb
