@@ -142,6 +142,8 @@ class Check:
     """Base class of the typed comparisons (see the module docstring)."""
 
     kind: ClassVar[str] = ""
+    #: outcomes are booleans or labels: no relative or absolute change of the prediction means anything
+    discrete: ClassVar[bool] = False
     quantity: str
     rivals: tuple[tuple[str, Any], ...]
     paper: Any
@@ -189,6 +191,8 @@ class Check:
         return None if self.paper is None else self.assess(self.paper, "paper")
 
     def _numeric_prediction(self) -> np.ndarray | None:
+        if self.discrete:
+            return None
         try:
             p = np.asarray(self.candidate(), dtype=float)
         except (TypeError, ValueError):
@@ -555,6 +559,7 @@ class Count(Check):
     quote: str = ""
     where: str = ""
     kind: ClassVar[str] = "count"
+    discrete: ClassVar[bool] = True  # a count's resolution lives in the thresholds that set its outcomes
 
     def __post_init__(self) -> None:
         self._validate_common()
@@ -594,9 +599,6 @@ class Count(Check):
     def tolerance_text(self) -> str:
         return f"at least {self.required} of {self.n} items as predicted"
 
-    def resolution(self) -> None:
-        """``None``: the outcomes are discrete; a count's resolution lives in the thresholds that set them."""
-        return None
 
 
 @dataclass(frozen=True, eq=False)
@@ -612,6 +614,7 @@ class Categorical(Check):
     quote: str = ""
     where: str = ""
     kind: ClassVar[str] = "categorical"
+    discrete: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         self._validate_common()
@@ -643,9 +646,6 @@ class Categorical(Check):
     def tolerance_text(self) -> str:
         return "equal"
 
-    def resolution(self) -> None:
-        """``None``: discrete outcomes have no relative change."""
-        return None
 
 
 CHECK_KINDS = {cls.kind: cls for cls in (Exact, Bound, Rate, Statistical, Count, Categorical)}

@@ -102,6 +102,9 @@ def test_resolution_is_computed_on_the_rule():
     assert Exact("x", 1.0, 2.0, rtol=0.1).resolution() == 0.0
     assert Count("c", np.ones(3, bool)).resolution() is None
     assert Categorical("k", np.array([2, 2]), 2).resolution() is None
+    # discrete outcomes have no absolute resolution either, even when every predicted outcome is False (0)
+    for discrete in (Count("c", np.zeros(3, bool), predicted=False), Categorical("k", np.array([0, 0]), 0)):
+        assert discrete.resolution() is None and discrete.absolute_resolution() is None
     zero = Exact("g", 0.0, 1e-5, atol=1e-4)
     assert zero.resolution() is None and zero.absolute_resolution() == pytest.approx(1e-4 - 1e-5, rel=2e-3)
     # a prediction on the very edge of its band is rejected at every change: resolution ~0, and it terminates
