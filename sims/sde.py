@@ -71,7 +71,7 @@ from jax import lax
 import sims  # noqa: F401  (float64)
 from sims.sweep import diverged as _beyond, run_grid
 from sims.rng import words
-from theory._validate import array, choice, integer, key as _key, real, traceable as _traceable
+from theory._validate import array, check_bytes, choice, integer, key as _key, real, traceable as _traceable
 
 __all__ = [
     "PROBLEMS", "TOY_PROBLEMS", "NOISES", "COMPRESSORS", "ALGORITHMS", "SCHEDULES", "DRIFT_KINDS", "MLP_DIM",
@@ -247,8 +247,12 @@ def noise_scale(grad: jax.Array, sigma0, sigma1) -> jax.Array:
 
 
 def sample_noise(key: jax.Array, kind: str, grad: jax.Array, sigma0, sigma1, n_agents: int,
-                 nu: float = 3.0) -> jax.Array:
-    """Noise of each agent, shape ``(n_agents, d)``: scale times a standard Gaussian / Student-t / Cauchy draw."""
+                 nu: float = 3.0, *, max_bytes=None) -> jax.Array:
+    """Noise of each agent, shape ``(n_agents, d)``: scale times a standard Gaussian / Student-t / Cauchy draw.
+
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the draw (a Student-t draw with an
+    integer ``nu <= 30`` holds ``nu`` more normal arrays of that shape).
+    """
     choice("kind", kind, NOISES)
     n_agents = integer("n_agents", n_agents, low=1)
     nu = real("nu", nu, low=0.0, low_open=True)
@@ -257,6 +261,9 @@ def sample_noise(key: jax.Array, kind: str, grad: jax.Array, sigma0, sigma1, n_a
     _num("sigma1", sigma1, low=0.0)
     grad = _grad_arg("grad", grad)
     shape = (n_agents,) + jnp.shape(grad)
+    arrays = int(nu) + 3 if kind == "student_t" and float(nu).is_integer() and nu <= 30 else 3
+    check_bytes({"n_agents": n_agents, "grad": f"shape {jnp.shape(grad)}"}, 8 * arrays * math.prod(shape),
+                what="the agents' draws", max_bytes=max_bytes)
     if kind == "none":
         return jnp.zeros(shape, jnp.result_type(grad, jnp.float64))
     return noise_scale(grad, sigma0, sigma1) * _standard(key, kind, shape, nu)
@@ -538,9 +545,11 @@ def _path_point(pt, cfg):
     return _simulate(pt["key"], pt["x0"], pt["eta"], cfg, {k: v for k, v in pt.items() if k not in ("key", "x0", "eta")})
 
 
-def paths(cfg: Config, grid: dict[str, Any], *, chunk_size: int = 4096, progress: bool | None = None) -> dict[str, np.ndarray]:
+def paths(cfg: Config, grid: dict[str, Any], *, chunk_size: int = 4096, progress: bool | None = None,
+          max_bytes=None) -> dict[str, np.ndarray]:
     """:func:`simulate` at every point of ``grid`` (``key``, ``x0``, ``eta`` and any ``params``, leading axis = runs),
-    through :func:`sims.sweep.run_grid` (one compilation per ``cfg`` and grid shapes)."""
+    through :func:`sims.sweep.run_grid` (one compilation per ``cfg`` and grid shapes). ``max_bytes``: the allocation
+    limit (:func:`theory._validate.byte_limit`) for every run's ``cfg.n_record`` records and a chunk's block draws."""
     if not isinstance(cfg, Config):
         raise TypeError(f"cfg: expected a sims.sde.Config, got {type(cfg).__name__}")
     if not isinstance(grid, dict):
@@ -557,7 +566,12 @@ def paths(cfg: Config, grid: dict[str, Any], *, chunk_size: int = 4096, progress
     for name in set(grid) & set(_DEFAULTS):
         low, open_ = _LOW[name]
         _arr(f"grid[{name!r}]", grid[name], ndim=(1, 2), low=low, low_open=open_)
-    integer("chunk_size", chunk_size, low=1)
+    chunk_size = integer("chunk_size", chunk_size, low=1)
+    runs = int(np.shape(grid["eta"])[0])
+    d = int(np.shape(grid["x0"])[-1]) if np.ndim(grid["x0"]) == 2 else 1
+    check_bytes({"cfg.n_record": cfg.n_record, "grid": f"{runs} runs", "chunk_size": chunk_size},
+                2 * 3 * 8 * runs * cfg.n_record * (d + 1) + 3 * 8 * min(chunk_size, runs) * _MAX_DRAWS,
+                what="every run's records and a chunk's block draws", max_bytes=max_bytes)
     typed = {k: (v if k == "key" else np.asarray(v, np.float64)) for k, v in grid.items()}
     # XLA's loop fusions: 54 against 75 CPU-ns per DCSGD path-step on a CPU (interleaved in one process)
     return run_grid(_path_point, typed, static={"cfg": cfg}, chunk_size=chunk_size, progress=progress,
@@ -631,12 +645,13 @@ _sde_path_jit = jax.jit(_sde_path, static_argnames=("problem", "n_steps", "n_age
 
 
 def sde_path(key: jax.Array, x0, eta, *, problem: str, kind: str, dt, n_steps: int, lam=1.0, sigma0=0.0,
-             sigma1=0.0, n_agents: int = 1, scheme: str = "heun") -> dict[str, jax.Array]:
+             sigma1=0.0, n_agents: int = 1, scheme: str = "heun", max_bytes=None) -> dict[str, jax.Array]:
     r"""One path of :math:`dX = b(X)dt + \sqrt{\eta/N}\,s(\nabla f(X))\,dW` over ``n_steps`` steps of ``dt > 0``.
 
     ``scheme="heun"`` (weak order 2) needs additive noise (``sigma1 = 0``); ``"euler"`` is Euler-Maruyama.
     Returns the final state ``x``, its ``loss``, ``diverged`` and ``diverged_at`` (first step whose
-    state left :math:`|x| \le 10^{100}`, -1 if none; the path freezes there).
+    state left :math:`|x| \le 10^{100}`, -1 if none; the path freezes there). ``max_bytes``: the allocation limit
+    (:func:`theory._validate.byte_limit`) for the Brownian increments, drawn for the whole path at once.
     """
     _prng("key", key)
     choice("problem", problem, PROBLEMS)
@@ -646,6 +661,8 @@ def sde_path(key: jax.Array, x0, eta, *, problem: str, kind: str, dt, n_steps: i
     _num("eta", eta, low=0.0, low_open=True)
     _num("dt", dt, low=0.0, low_open=True)
     n_steps = integer("n_steps", n_steps, low=1)
+    check_bytes({"n_steps": n_steps, "x0": f"size {np.size(x0)}"}, 2 * 8 * n_steps * max(np.size(x0), 1),
+                what="the path's Brownian increments", max_bytes=max_bytes)
     _num("lam", lam, low=0.0, low_open=True)
     _num("sigma0", sigma0, low=0.0)
     _num("sigma1", sigma1, low=0.0)
@@ -693,7 +710,7 @@ _coupled_jit = jax.jit(_coupled, static_argnames=("problem", "max_steps", "subst
 
 
 def coupled_weak_paths(key: jax.Array, x0, eta, *, problem: str, T: float, max_steps: int, substeps: int,
-                       lam=1.0, sigma0=0.0, n_agents: int = 1) -> dict[str, jax.Array]:
+                       lam=1.0, sigma0=0.0, n_agents: int = 1, max_bytes=None) -> dict[str, jax.Array]:
     r"""DSGD and the three SDEs on one shared Brownian path (additive Gaussian noise), horizon ``T``.
 
     The discrete algorithm takes :math:`K = \mathrm{round}(T/\eta)` steps (the scan runs ``max_steps >= K``
@@ -705,7 +722,8 @@ def coupled_weak_paths(key: jax.Array, x0, eta, *, problem: str, T: float, max_s
 
     Returns the final states ``x`` (discrete) and ``X_<kind>``, their losses, ``n_steps`` (K),
     ``diverged`` (any of the four left :math:`|x| \le 10^{100}`; all four freeze at that step) and
-    ``diverged_at``.
+    ``diverged_at``. ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the shared
+    Brownian path, ``(max_steps, substeps, d)`` increments drawn at once.
     """
     _prng("key", key)
     choice("problem", problem, PROBLEMS)
@@ -713,6 +731,9 @@ def coupled_weak_paths(key: jax.Array, x0, eta, *, problem: str, T: float, max_s
     T = real("T", T, low=0.0, low_open=True)
     max_steps = integer("max_steps", max_steps, low=1)
     substeps = integer("substeps", substeps, low=1)
+    check_bytes({"max_steps": max_steps, "substeps": substeps, "x0": f"size {np.size(x0)}"},
+                2 * 8 * max_steps * substeps * max(np.size(x0), 1), what="the shared Brownian increments",
+                max_bytes=max_bytes)
     n_agents = integer("n_agents", n_agents, low=1)
     if not _traced(eta):
         e = real("eta", eta, low=0.0, low_open=True)
@@ -758,14 +779,15 @@ _escape_jit = jax.jit(_escape, static_argnames=("problem", "gd_steps", "ode_step
 
 
 def escape_paths(x0, eta, *, problem: str, lam=1.0, gd_steps: int = 400, ode_steps: int = 400,
-                 dt_scale: float = 0.01) -> dict[str, jax.Array]:
+                 dt_scale: float = 0.01, max_bytes=None) -> dict[str, jax.Array]:
     r"""Deterministic GD and the three modified ODEs (Heun, no noise) from ``x0`` at step ``eta``.
 
     The ODE step is :math:`dt = \mathrm{dt\_scale}/(\kappa(1+\eta\kappa))` with :math:`\kappa` the largest
     diagonal Hessian entry at :math:`x_0` (the fastest time scale of every drift there). Returns per
     method (``gd`` and :data:`DRIFT_KINDS`) ``<m>_grew`` (:math:`\|x\|` ended above :math:`\|x_0\|`, or the
     path diverged), ``<m>_diverged`` and ``<m>_rate``, the per-unit-time log-rate of f over the run
-    (time :math:`k\eta` for GD; ``inf`` for a diverged path).
+    (time :math:`k\eta` for GD; ``inf`` for a diverged path). ``max_bytes``: the allocation limit
+    (:func:`theory._validate.byte_limit`) for the three ODE paths' (zero-noise) increments, ``ode_steps`` each.
     """
     choice("problem", problem, TOY_PROBLEMS)
     _arr("x0", x0, ndim=(0, 1), low=None)
@@ -773,6 +795,8 @@ def escape_paths(x0, eta, *, problem: str, lam=1.0, gd_steps: int = 400, ode_ste
     _num("lam", lam, low=0.0, low_open=True)
     gd_steps = integer("gd_steps", gd_steps, low=1)
     ode_steps = integer("ode_steps", ode_steps, low=1)
+    check_bytes({"ode_steps": ode_steps, "x0": f"size {np.size(x0)}"}, 3 * 2 * 8 * ode_steps * max(np.size(x0), 1),
+                what="the three ODE paths' increments", max_bytes=max_bytes)
     _num("dt_scale", dt_scale, low=0.0, low_open=True)
     if not _traced(x0) and not np.any(np.asarray(x0) != 0):
         raise ValueError(f"x0: expected a nonzero start (the minimizer cannot grow), got {x0!r}")
@@ -867,25 +891,32 @@ def _mean_sign_mc_many_jit(keys, grad, scale, noises, n, nu):
     return {law: _mean_sign_mc(keys[i], grad, scale, law, n, nu) for i, law in enumerate(noises)}
 
 
-def _sign_args(grad, scale, n, nu):
+def _sign_args(grad, scale, n, nu, laws: int = 1, max_bytes=None):
     _arr("grad", grad, ndim=(0, 1))
     _num("scale", scale, low=0.0, low_open=True)
-    integer("n", n, low=2)
-    real("nu", nu, low=0.0, low_open=True)
+    n = integer("n", n, low=2)
+    nu = real("nu", nu, low=0.0, low_open=True)
+    # per law: the draws (Student-t: nu more normal arrays at integer nu <= 30) and their signs, (n, d) each
+    arrays = (int(nu) + 4 if float(nu).is_integer() and nu <= 30 else 4)
+    check_bytes({"n": n, "grad": f"size {np.size(grad)}"}, 8 * laws * arrays * n * max(np.size(grad), 1),
+                what="the draws and their signs", max_bytes=max_bytes)
 
 
-def mean_sign_mc(key: jax.Array, grad, scale, noise: str, n: int, nu: float = 3.0) -> dict[str, jax.Array]:
+def mean_sign_mc(key: jax.Array, grad, scale, noise: str, n: int, nu: float = 3.0, *,
+                 max_bytes=None) -> dict[str, jax.Array]:
     r"""Monte Carlo mean and (unbiased) variance of :math:`\mathrm{sign}(g + \sigma Z)` from ``n`` draws per
-    entry of ``grad`` (through :func:`sample_noise`; ``nu`` is used by ``student_t`` only)."""
+    entry of ``grad`` (through :func:`sample_noise`; ``nu`` is used by ``student_t`` only). ``max_bytes``: the
+    allocation limit (:func:`theory._validate.byte_limit`) for the ``(n, d)`` draws."""
     _prng("key", key)
     choice("noise", noise, NOISES[1:])
-    _sign_args(grad, scale, n, nu)
+    _sign_args(grad, scale, n, nu, max_bytes=max_bytes)
     return _mean_sign_mc_jit(key, grad, scale, noise, n, float(nu))
 
 
 def mean_sign_mc_many(keys: jax.Array, grad, scale, noises: tuple[str, ...], n: int,
-                      nu: float = 3.0) -> dict[str, dict]:
-    """:func:`mean_sign_mc` for several noise laws in one compilation, with exactly one key per law."""
+                      nu: float = 3.0, *, max_bytes=None) -> dict[str, dict]:
+    """:func:`mean_sign_mc` for several noise laws in one compilation, with exactly one key per law (``max_bytes``
+    for all of them at once)."""
     _prng("keys", keys)
     if not isinstance(noises, tuple) or not noises:
         raise TypeError(f"noises: expected a non-empty tuple of noise laws, got {noises!r}")
@@ -893,7 +924,7 @@ def mean_sign_mc_many(keys: jax.Array, grad, scale, noises: tuple[str, ...], n: 
         choice("noises", law, NOISES[1:])
     if not _traced(keys) and (jnp.ndim(keys) != 1 or keys.shape[0] != len(noises)):
         raise ValueError(f"keys: expected one key per law ({len(noises)}), got shape {jnp.shape(keys)}")
-    _sign_args(grad, scale, n, nu)
+    _sign_args(grad, scale, n, nu, laws=len(noises), max_bytes=max_bytes)
     return _mean_sign_mc_many_jit(keys, grad, scale, noises, n, float(nu))
 
 
@@ -904,13 +935,21 @@ def _aggregate(key, cfg, grad, n, omega, sigma0, sigma1):
     return jax.vmap(lambda k: direction(k, cfg, g, om, sigma0, sigma1))(jax.random.split(key, n))
 
 
-def aggregate_samples(key: jax.Array, cfg: Config, grad, n: int, *, omega=0.0, sigma0=0.0, sigma1=0.0) -> jax.Array:
-    """``n`` independent draws of :func:`direction` at gradient ``grad`` (shape ``(n, d)``)."""
+def aggregate_samples(key: jax.Array, cfg: Config, grad, n: int, *, omega=0.0, sigma0=0.0, sigma1=0.0,
+                      max_bytes=None) -> jax.Array:
+    """``n`` independent draws of :func:`direction` at gradient ``grad`` (shape ``(n, d)``).
+
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the vmapped draws, every agent's
+    noise and message for every sample.
+    """
     _prng("key", key)
     if not isinstance(cfg, Config):
         raise TypeError(f"cfg: expected a sims.sde.Config, got {type(cfg).__name__}")
     _arr("grad", grad, ndim=(0, 1))
     n = integer("n", n, low=1)
+    check_bytes({"n": n, "cfg.n_agents": cfg.n_agents, "grad": f"size {np.size(grad)}"},
+                4 * 8 * n * cfg.n_agents * max(np.size(grad), 1), what="every sample's agent draws and messages",
+                max_bytes=max_bytes)
     _omega_arg(omega, cfg.n_agents)
     _num("sigma0", sigma0, low=0.0)
     _num("sigma1", sigma1, low=0.0)
@@ -1064,7 +1103,7 @@ def _sde_params(method, problem, kind, noise, nu, lam, omega, sigma0, sigma1, n_
             "n_agents": jnp.asarray(float(n_agents), jnp.float64)}
 
 
-def _sde_common(key, x0, eta, dt, n_steps, n_record):
+def _sde_common(key, x0, eta, dt, n_steps, n_record, max_bytes=None):
     _prng("key", key)
     _arr("x0", x0, ndim=(0, 1))
     _num("eta", eta, low=0.0, low_open=True)
@@ -1073,11 +1112,15 @@ def _sde_common(key, x0, eta, dt, n_steps, n_record):
     n_record = integer("n_record", n_record, low=1)
     if n_steps % n_record:
         raise ValueError(f"n_record: must divide n_steps={n_steps}, got {n_record}")
+    # per record: the loss and a split key (two words), and the increments of one block (at most _MAX_DRAWS)
+    check_bytes({"n_record": n_record}, 3 * 8 * n_record + 2 * 8 * _MAX_DRAWS, what="the records and a block's draws",
+                max_bytes=max_bytes)
     return n_steps, n_record
 
 
 def dcsgd_sde(key: jax.Array, x0, eta, *, problem: str = "quadratic", kind: str = "corrected", dt, n_steps: int,
-              n_record: int = 1, lam=1.0, omega=0.0, sigma0=0.0, sigma1=0.0, n_agents: int = 1) -> dict[str, jax.Array]:
+              n_record: int = 1, lam=1.0, omega=0.0, sigma0=0.0, sigma1=0.0, n_agents: int = 1,
+              max_bytes=None) -> dict[str, jax.Array]:
     r"""One Euler-Maruyama path of the SDE of DCSGD (N agents, Bernoulli compressors, affine-variance noise):
 
     .. math:: dX = \Bigl(-\nabla f + \kappa\tfrac\eta2\nabla^2 f\nabla f\Bigr)dt
@@ -1088,9 +1131,10 @@ def dcsgd_sde(key: jax.Array, x0, eta, *, problem: str = "quadratic", kind: str 
     scalar), ``omega`` is a scalar or one value per agent (their mean enters). ``n_steps`` steps of ``dt``;
     the loss is recorded every ``n_steps/n_record`` steps. Returns ``x`` (final state), ``loss``
     (``(n_record,)``), ``diverged`` and ``diverged_at`` (first step whose state left
-    :math:`|x| \le 10^{100}` or whose loss overflowed; the path freezes there; -1 if none).
+    :math:`|x| \le 10^{100}` or whose loss overflowed; the path freezes there; -1 if none). ``max_bytes``: the
+    allocation limit (:func:`theory._validate.byte_limit`) for the ``n_record`` records.
     """
-    n_steps, n_record = _sde_common(key, x0, eta, dt, n_steps, n_record)
+    n_steps, n_record = _sde_common(key, x0, eta, dt, n_steps, n_record, max_bytes)
     p = _sde_params("dcsgd", problem, kind, "gaussian", None, lam, omega, sigma0, sigma1, n_agents)
     return _em_jit(key, x0, eta, dt, p, _DRIFT_COEF[kind], method="dcsgd", problem=problem, noise="gaussian", nu=None,
                    n_steps=n_steps, n_record=n_record)
@@ -1098,7 +1142,7 @@ def dcsgd_sde(key: jax.Array, x0, eta, *, problem: str = "quadratic", kind: str 
 
 def dsignsgd_sde(key: jax.Array, x0, eta, *, problem: str = "quadratic", noise: str = "gaussian",
                  nu: float | None = None, kind: str = "first_order", dt, n_steps: int, n_record: int = 1, lam=1.0,
-                 sigma0=0.0, sigma1=0.0, n_agents: int = 1) -> dict[str, jax.Array]:
+                 sigma0=0.0, sigma1=0.0, n_agents: int = 1, max_bytes=None) -> dict[str, jax.Array]:
     r"""One Euler-Maruyama path of the SDE of DSignSGD under the noise law ``noise``:
 
     .. math:: dX = \Bigl(-m + \kappa\tfrac\eta2 J_m m\Bigr)dt + \sqrt{\eta/N}\,\mathrm{diag}(1 - m^2)^{1/2}dW,
@@ -1108,9 +1152,9 @@ def dsignsgd_sde(key: jax.Array, x0, eta, *, problem: str = "quadratic", noise: 
     degrees of freedom (any real :math:`\nu > 0`) or ``cauchy`` law, :math:`s^2 = \sigma_0^2 +
     \sigma_1^2\|\nabla f\|^2` (:math:`m = \mathrm{sign}\,\partial_j f` when :math:`s = 0`). ``kind="first_order"``
     (:math:`\kappa = 0`) is the first-order SignSGD SDE; the other kinds add the curvature term of the
-    update map. Same shapes, recording and divergence rule as :func:`dcsgd_sde`.
+    update map. Same shapes, recording, divergence rule and ``max_bytes`` as :func:`dcsgd_sde`.
     """
-    n_steps, n_record = _sde_common(key, x0, eta, dt, n_steps, n_record)
+    n_steps, n_record = _sde_common(key, x0, eta, dt, n_steps, n_record, max_bytes)
     choice("noise", noise, SIGN_NOISES)
     nu = _nu(noise, nu)
     p = _sde_params("dsignsgd", problem, kind, noise, nu, lam, 0.0, sigma0, sigma1, n_agents)
@@ -1131,14 +1175,15 @@ def _sde_point(pt, *, method, problem, noise, nu, coef, n_steps, n_record):
 
 def sde_sweep(method: str, grid: dict[str, Any], *, problem: str = "quadratic", kind: str | None = "first_order",
               noise: str = "gaussian", nu: float | None = None, n_steps: int, n_record: int = 1,
-              chunk_size: int = 4096, progress: bool | None = None) -> dict[str, np.ndarray]:
+              chunk_size: int = 4096, progress: bool | None = None, max_bytes=None) -> dict[str, np.ndarray]:
     r""":func:`dcsgd_sde` / :func:`dsignsgd_sde` (``method``) at every point of ``grid`` through
     :func:`sims.sweep.run_grid` (vmapped, one compilation per static configuration and grid shapes).
 
     ``grid`` needs ``key``, ``x0`` (``(n, d)``), ``eta`` and ``dt``; optional ``lam``, ``omega`` (the agents'
     mean compression variance, DCSGD only), ``sigma0``, ``sigma1``, ``n_agents`` (a number per run: in the
     SDE it only scales the diffusion) and ``kind`` (an integer index into :data:`DRIFT_KINDS`, with
-    ``kind=None`` here, so that several drifts share one compilation).
+    ``kind=None`` here, so that several drifts share one compilation). ``max_bytes``: the allocation limit
+    (:func:`theory._validate.byte_limit`) for every run's records and a chunk's block draws.
     """
     method = choice("method", method, SDE_METHODS)
     choice("problem", problem, PROBLEMS)
@@ -1181,7 +1226,11 @@ def sde_sweep(method: str, grid: dict[str, Any], *, problem: str = "quadratic", 
     n_record = integer("n_record", n_record, low=1)
     if n_steps % n_record:
         raise ValueError(f"n_record: must divide n_steps={n_steps}, got {n_record}")
-    integer("chunk_size", chunk_size, low=1)
+    chunk_size = integer("chunk_size", chunk_size, low=1)
+    runs, d = np.shape(grid["x0"])
+    check_bytes({"n_record": n_record, "grid": f"{runs} runs", "chunk_size": chunk_size},
+                2 * 3 * 8 * runs * n_record * (d + 1) + 2 * 8 * min(chunk_size, runs) * _MAX_DRAWS,
+                what="every run's records and a chunk's block draws", max_bytes=max_bytes)
     typed = {k: (v if k in ("key", "kind") else np.asarray(v, np.float64)) for k, v in grid.items()}
     return run_grid(_sde_point, typed, static={"method": method, "problem": problem, "noise": noise, "nu": nu,
                                                "coef": coef, "n_steps": n_steps, "n_record": n_record},

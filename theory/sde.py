@@ -28,7 +28,7 @@ import numpy as np
 import sympy as sp
 from scipy import integrate, optimize, special, stats
 
-from theory._validate import array, choice, integer, real
+from theory._validate import array, check_bytes, choice, integer, real
 
 __all__ = [
     "DRIFT_KINDS", "ESCAPE_KINDS", "NOISE_LAWS", "TOY_FUNCTIONS", "ETA",
@@ -1444,7 +1444,7 @@ def quartic_schedule_threshold(schedule: str = "inv_sqrt") -> float:
 
 
 def quartic_schedule_divergence(s0, schedule: str, n_agents, omega, sigma1, n_steps: int = 20,
-                                n_grid: int = 400, n_nodes: int = 161):
+                                n_grid: int = 400, n_nodes: int = 161, *, max_bytes=None):
     r"""Probability that DCSGD with the pre-scheduled step :math:`\eta_t = \eta_0c_t` diverges on :math:`x^4/4`
     from :math:`s_0 = \eta_0x_0^2` (multiplicative Gaussian noise :math:`\sigma_1`, Bernoulli compressors of
     variances ``omega``, N agents).
@@ -1456,7 +1456,8 @@ def quartic_schedule_divergence(s0, schedule: str, n_agents, omega, sigma1, n_st
     and :math:`s > 10^8` as diverged (from there escape fails only if :math:`|1 - sS| < O(s^{-1/2})`). The
     Gaussian part is integrated on ``n_nodes`` equally spaced nodes over :math:`\pm 8` standard deviations. The
     default horizon of 20 steps changes the law by < 1e-12 against 60 steps (an escape starts within a few steps;
-    later the shrinking step makes one exponentially unlikely).
+    later the shrinking step makes one exponentially unlikely). ``max_bytes``: the allocation limit
+    (:func:`theory._validate.byte_limit`) for a backward step's ``(n_grid, components x n_nodes)`` tables.
     """
     choice("schedule", schedule, SCHEDULE_KINDS)
     s0 = array("s0", s0, ndim=(0, 1), low=0.0, low_open=True)
@@ -1466,10 +1467,13 @@ def quartic_schedule_divergence(s0, schedule: str, n_agents, omega, sigma1, n_st
     n_steps = integer("n_steps", n_steps, low=1, high=10_000)
     n_grid = integer("n_grid", n_grid, low=16)
     n_nodes = integer("n_nodes", n_nodes, low=3)
+    merged = _merged_kept_laws(n, om, s1)
+    # each backward step holds (n_grid, components x n_nodes) arrays: the next states, their logs, the interpolation
+    check_bytes({"n_grid": n_grid, "n_nodes": n_nodes, "n_agents": n}, 4 * 8 * n_grid * len(merged) * n_nodes,
+                what="a backward step's (grid, quadrature node) tables", max_bytes=max_bytes)
     ls = np.linspace(math.log(1e-6), math.log(1e8), n_grid)
     s = np.exp(ls)
     z, wz = _normal_nodes(n_nodes)
-    merged = _merged_kept_laws(n, om, s1)
     values, weights = [], []
     for (mu, var), prob in merged.items():
         if var > 0:
@@ -1489,7 +1493,7 @@ def quartic_schedule_divergence(s0, schedule: str, n_agents, omega, sigma1, n_st
 
 
 def quartic_schedule_divergence_affine(x0, eta0, schedule: str, n_agents, omega, sigma0, sigma1, n_steps: int = 20,
-                                       n_grid: int = 400, n_nodes: int = 81):
+                                       n_grid: int = 400, n_nodes: int = 81, *, max_bytes=None):
     r""":func:`quartic_schedule_divergence` under affine noise :math:`\sigma_0^2 + \sigma_1^2 f'(x)^2` (per-agent
     Gaussian noise of that variance, then Bernoulli compression), as a function of the start ``x0`` and ``eta0``.
 
@@ -1498,7 +1502,7 @@ def quartic_schedule_divergence_affine(x0, eta0, schedule: str, n_agents, omega,
     :math:`D \sim \mathcal N(f'(x)\mu_K,\ s^2\sum_{i\in K}(Nq_i)^{-2})`, :math:`s^2 = \sigma_0^2 + \sigma_1^2f'(x)^2`,
     and :math:`V_t(x) = E\,V_{t+1}(|x - \eta_tD|)` on a log grid of :math:`|x| \in [10^{-4}, 10^8]`
     (outside: converged / diverged), with the noise-free rule at the horizon. At :math:`\sigma_0 = 0` it is the
-    s-chain law at :math:`s_0 = \eta_0x_0^2`."""
+    s-chain law at :math:`s_0 = \eta_0x_0^2`. ``max_bytes``: as for :func:`quartic_schedule_divergence`."""
     choice("schedule", schedule, SCHEDULE_KINDS)
     x0 = array("x0", x0, ndim=(0, 1), low=0.0, low_open=True)
     eta0 = _pos("eta0", eta0)
@@ -1508,10 +1512,12 @@ def quartic_schedule_divergence_affine(x0, eta0, schedule: str, n_agents, omega,
     n_steps = integer("n_steps", n_steps, low=1, high=10_000)
     n_grid = integer("n_grid", n_grid, low=16)
     n_nodes = integer("n_nodes", n_nodes, low=3)
+    merged = _merged_kept_laws(n, om, 1.0)   # sigma1 = 1 here: var is sum_K (N q_i)^-2
+    check_bytes({"n_grid": n_grid, "n_nodes": n_nodes, "n_agents": n}, 5 * 8 * n_grid * len(merged) * n_nodes,
+                what="the (grid, component, node) direction table and a backward step's tables", max_bytes=max_bytes)
     lx = np.linspace(math.log(1e-4), math.log(1e8), n_grid)
     x = np.exp(lx)
     z, wz = _normal_nodes(n_nodes)
-    merged = _merged_kept_laws(n, om, 1.0)   # sigma1 = 1 here: var is sum_K (N q_i)^-2
     mus = np.array([k[0] for k in merged])
     sds = np.sqrt(np.array([k[1] for k in merged]))
     probs = np.array(list(merged.values()))

@@ -14,19 +14,21 @@ import jax
 import numpy as np
 
 from sims.bench import BenchCase
-from theory._validate import array, choice, integer, real
+from theory._validate import array, check_bytes, choice, integer, real
 
 __all__ = ["dcsgd_quartic", "heun_ode", "bench_cases"]
 
 
-def dcsgd_quartic(x0, eta, q, sigma1, n_agents, n_steps, rng: np.random.Generator, bound: float = 1e100) -> dict:
+def dcsgd_quartic(x0, eta, q, sigma1, n_agents, n_steps, rng: np.random.Generator, bound: float = 1e100, *,
+                  max_bytes=None) -> dict:
     r"""DCSGD on :math:`f = x^4/4`: :math:`x^+ = x - \eta\frac1N\sum_i B_i(g + |g|\sigma_1\xi_i)/q`, :math:`g = x^3`,
     drawn as :math:`x^+ = x - \frac{\eta}{Nq}(Kg + |g|\sigma_1\sqrt K Z)` with :math:`K = \sum_i B_i`, one normal
     :math:`Z` (the same law).
 
     Vectorized over the paths in ``x0`` (1-D); a path whose state leaves :math:`|x| \le` ``bound`` or whose loss
     turns non-finite is frozen and flagged. Returns ``x`` (final states), ``diverged`` and ``diverged_at``
-    (first diverged step, -1 if none). ``bound``: a finite positive divergence threshold.
+    (first diverged step, -1 if none). ``bound``: a finite positive divergence threshold. ``max_bytes``: the
+    allocation limit (:func:`theory._validate.byte_limit`) for a step's ``(n_agents, paths)`` compressor draws.
     """
     x = array("x0", x0, ndim=1).copy()
     eta = real("eta", eta, low=0.0, low_open=True)
@@ -35,6 +37,8 @@ def dcsgd_quartic(x0, eta, q, sigma1, n_agents, n_steps, rng: np.random.Generato
     n_agents = integer("n_agents", n_agents, low=1)
     n_steps = integer("n_steps", n_steps, low=1)
     bound = real("bound", bound, low=0.0, low_open=True)
+    check_bytes({"n_agents": n_agents, "x0": f"{x.size} paths"}, 2 * 8 * n_agents * x.size,
+                what="a step's compressor draws and their comparison", max_bytes=max_bytes)
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng: expected a numpy Generator (np.random.default_rng(seed)), got {type(rng).__name__}")
     bad = np.zeros(x.shape, bool)
