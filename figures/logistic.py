@@ -163,10 +163,11 @@ def cascade(budget: Budget, out: Path, results: dict) -> list[Path]:
     if res is not None:   # the doubling points located in simulation (multiplier extrapolated to -1)
         from paper_checks import Exact
         found = [ch.measured for ch in res.checks if isinstance(ch, Exact) and ch.quantity.startswith("c_")]
-        ax1.plot(found, np.full(len(found), 1.02), "v", color=st.ACCENT, ms=5, transform=ax1.get_xaxis_transform(),
+        # just inside the top of the axes: above it the markers sat on the title
+        ax1.plot(found, np.full(len(found), 0.97), "v", color=st.ACCENT, ms=5, transform=ax1.get_xaxis_transform(),
                  clip_on=False, label="located in simulation")
         ax1.legend(loc="lower left", fontsize=7)
-    ax1.annotate("c₂ … c₅ (theory, dashed)", (0.02, 0.9), xycoords="axes fraction", fontsize=7, color=st.THEORY)
+    ax1.annotate("c₂ … c₅ (theory, dashed)", (0.02, 0.86), xycoords="axes fraction", fontsize=7, color=st.THEORY)
     ax1.set(xlabel="ηλ", ylabel="w − w*", xlim=(2.55, 3.05),
             title=f"cascade: ratios → δ = {th.FEIGENBAUM_DELTA:.4f}")
 

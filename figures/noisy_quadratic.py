@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from matplotlib.ticker import NullFormatter
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 import theory.noisy_quadratic as th
 import theory.nqm as tn
@@ -145,8 +145,9 @@ def _lion(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     ax = axes[0]
     t = np.arange(1, E.LION_T + 1)
     for j, color in zip(range(ex["path"].shape[-1]), PALETTE):
-        ax.plot(t, ex["path"][nc, :, j], color=color, lw=1)
-        ax.axhline(target[j], color=color, ls=":", lw=0.8)
+        ax.plot(t, ex["path"][nc, :, j], color=color, lw=1, label="Lion's coordinates x_j" if j == 0 else None)
+        ax.axhline(target[j], color=color, ls=":", lw=0.8, label="box solution (L-BFGS-B)" if j == 0 else None)
+    ax.legend(loc="center right", fontsize=7)
     threshold(ax, 1 / E.LION_WD, "box 1/λ", vertical=False)
     threshold(ax, -1 / E.LION_WD, "−1/λ", vertical=False)
     ax.set(xscale="log", xlabel="step", ylabel="x_j", ylim=(-1.3, 1.3), title="decaying η; dotted: L-BFGS-B box solution")
@@ -157,7 +158,11 @@ def _lion(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     ax.plot(eta, hover[0] * eta / eta[0], color=THEORY, label="∝ η")
     ax.plot(eta, hover[0] * np.sqrt(eta / eta[0]), color=MUTED, ls="--", label="∝ √η")
     ax.set(xscale="log", yscale="log", xlabel="η", ylabel="hover amplitude", title="constant η")
-    _plain_minor(ax)
+    # less than a decade on each axis: label the 1-2-5 ticks, or each axis shows a single number
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        axis.set_minor_formatter(NullFormatter())
     ax.legend(loc="upper left", fontsize=7)
     return save(fig, "noisy_quadratic_lion", out, claims=["chen2023.box_minimizer", "steplab.lion_hover_order_eta"])
 

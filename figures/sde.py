@@ -47,7 +47,7 @@ def thresholds(budget: Budget, out: Path) -> list[Path]:
     st.threshold(ax, 2.0, "ηλ = 2")
     ax.set(xlabel="ηλ  (λ = 1)", ylabel="per-time log-rate of f", ylim=(-7, 3),
            title="λx²/2: corrected rate is GD's tangent at ηλ = 2")
-    ax.legend(loc="lower left", fontsize=7)
+    ax.legend(loc="upper left", fontsize=7)  # lower left, GD's curve ran through it
     s = sw["s"]
     for j, k in enumerate(KINDS):
         grew = np.asarray(sw[f"quart_{k}_grew"]).astype(bool)

@@ -27,11 +27,11 @@ def threshold_batch(budget: Budget, out: Path) -> list[Path]:
     lam = float(np.linalg.eigvalsh(h.mean(axis=0))[-1])
     fig, (ax, bx) = st.figure(2, 1, width=4.3)
     st.theory_vs_simulation(ax, sizes, [th.ms_threshold(h, int(b)) for b in sizes], sizes, run["crossing"],
-                            label_theory="η*(B) = 1/λ_max(Q_B, L_H)", label_sim="located on the exact 2nd moment",
+                            label_theory=r"$\eta^*(B) = 1/\lambda_{\max}(Q_B, L_H)$", label_sim="located on the exact 2nd moment",
                             marker="s")
     ax.plot(sizes, [th.ms_threshold(h, int(b), "with") for b in sizes], ":", color=st.ACCENT,
             label="batches with replacement (p = 1/B)")
-    st.threshold(ax, 2 / lam, "η = 2/λ_max", vertical=False)
+    st.threshold(ax, 2 / lam, r"$\eta = 2/\lambda_{\max}$", vertical=False)
     ax.set(xlabel="batch size B  (n = 8)", ylabel="mean-square threshold η*", ylim=(0, 2.3 / lam),
            title="least squares, n = 8, d = 3")
     ax.legend(loc="lower right", fontsize=7)
@@ -40,10 +40,10 @@ def threshold_batch(budget: Budget, out: Path) -> list[Path]:
     for k, b in enumerate((1, 4, 8)):
         color = st.PALETTE[k]
         j = int(np.flatnonzero(sizes == b)[0])
-        bx.plot(fine, [np.log(th.spectral_radius(h, b, e)) for e in fine], color=color, label=f"log ρ(M_B), B = {b}")
+        bx.plot(fine, [np.log(th.spectral_radius(h, b, e)) for e in fine], color=color, label=rf"$\log\rho(M_B)$, B = {b}")
         bx.plot(etas, rates[j], "o", color=color, mfc="none", label=f"simulated, B = {b}")
     bx.axhline(0, color=st.MUTED, lw=0.8)
-    bx.set(xlabel="η", ylabel="growth of tr Σ_t per step", title="exact second moment grows like ρ(M_B)^t")
+    bx.set(xlabel="η", ylabel=r"growth of tr $\Sigma_t$ per step", title=r"exact second moment grows like $\rho(M_B)^t$")
     bx.legend(fontsize=7, ncol=2, loc="upper left")
     return st.save(fig, "sgd_stability_threshold_batch", out,
                    claims=[M + "threshold_nondecreasing_in_batch", M + "mixture_identity"])
@@ -61,7 +61,7 @@ def ms_vs_as(budget: Budget, out: Path) -> list[Path]:
                             label_theory="mean-square η*(B) (theory)", label_sim="mean-square, simulated", marker="s")
     ax.errorbar(run["ls_sizes"], run["ls_crossing"], yerr=2 * run["ls_se"], fmt="D", color=st.ACCENT, mfc="none",
                 capsize=2, label="almost-sure (Lyapunov), simulated ±2 SE")
-    st.threshold(ax, 2 / float(np.linalg.eigvalsh(hl.mean(axis=0))[-1]), "η = 2/λ_max", vertical=False)
+    st.threshold(ax, 2 / float(np.linalg.eigvalsh(hl.mean(axis=0))[-1]), r"$\eta = 2/\lambda_{\max}$", vertical=False)
     ax.set(xlabel="batch size B", ylabel="threshold η", title="least squares: no closed form for the a.s. edge")
     ax.legend(fontsize=7, loc="lower right")
     cb = np.arange(1, 8)
@@ -84,7 +84,7 @@ def naive_trap(budget: Budget, out: Path) -> list[Path]:
     t = np.arange(run["short_mean"].size)
     s0 = np.outer(run["theta0"], run["theta0"])
     st.theory_vs_simulation(ax, t, th.moment_trace(h, 1, eta, s0, t[-1]), t, run["short_mean"], yerr=2 * run["short_se"],
-                            label_theory="tr(M_1^t Σ0)", label_sim=f"mean of {run['n_short']} paths ±2 SE")
+                            label_theory=r"tr$(M_1^t\Sigma_0)$", label_sim=f"mean of {run['n_short']} paths ±2 SE")
     ax.plot(t, np.exp(run["naive_rate"].mean() * t), "--", color=st.MUTED,
             label=f"naive long-run rate {run['naive_rate'].mean():+.3f}/step")
     ax.set(xlabel="step t", ylabel="E‖θ_t‖²", title=f"B = 1, η = 1.1 η*(1): the 2nd moment grows")
@@ -95,7 +95,7 @@ def naive_trap(budget: Budget, out: Path) -> list[Path]:
     s0b = np.outer(big["theta0"], big["theta0"])
     for k, (b, e) in enumerate(zip(big["batch_sizes"], big["eta"])):
         color = st.PALETTE[k]
-        bx.plot(tt, th.moment_trace(hb, int(b), float(e), s0b, tt[-1]), color=color, label=f"tr(M_B^t Σ0), B = {b}")
+        bx.plot(tt, th.moment_trace(hb, int(b), float(e), s0b, tt[-1]), color=color, label=rf"tr$(M_B^t\Sigma_0)$, B = {b}")
         bx.plot(tt, th.moment_trace(hb, int(b), float(e), s0b, tt[-1], "with"), ":", color=color,
                 label=f"with replacement, B = {b}")
         bx.errorbar(tt, big["mean"][k], yerr=2 * big["se"][k], fmt="o", color=color, mfc="none", capsize=2,
