@@ -335,7 +335,7 @@ def _per_config(name: str, value) -> np.ndarray:
 
 def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, beta2=0.99, sigma_m=0.0, sigma_a=0.0,
              cooldown=0.0, T: int, burn: int = 0, n_chains: int = 1, n_rec: int = 1, law: str = "gaussian",
-             df: float = 0, paired: bool = False, chunk_size: int = CHUNK) -> dict:
+             df: float = 0, paired: bool = False, chunk_size: int = CHUNK, max_bytes=None) -> dict:
     r"""Run ``n_chains`` independent chains for every configuration in a list of configurations.
 
     Scalar arguments ``eta, method, beta, beta2, sigma_m, sigma_a, cooldown`` may be 1-D sequences of one
@@ -352,7 +352,8 @@ def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, beta2=0
     Lion's buffer momentum (``method="lion"``; ``beta`` is then its interpolation weight).
 
     Returns arrays with leading shape ``(G, n_chains)``: ``mean_f``, ``final_f``, ``curve``
-    (``(..., n_rec)``), ``diverged`` (bool) and ``diverged_step`` (first bad step, -1 if none).
+    (``(..., n_rec)``), ``diverged`` (bool) and ``diverged_step`` (first bad step, -1 if none). ``max_bytes``: the
+    allocation limit (:func:`theory._validate.byte_limit`) for the records of every chain and a chunk's noise block.
     """
     V.key("key", key)
     T, n_rec, law, df = _static(T, n_rec, law, df, integer_df=False)
@@ -391,6 +392,10 @@ def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, beta2=0
     if x0.shape[:2] != (G, n_chains):
         raise ValueError(f"x0: expected starts of shape (d,), ({G}, d) or ({G}, {n_chains}, d), got {x0.shape}")
     d = x0.shape[-1]
+    # per chain: the n_rec-point curve and ~6 summaries, device and host; a chunk draws a block of noise at once
+    V.check_bytes({"n_chains": n_chains, "n_rec": n_rec, "configurations": G, "d": d},
+                  2 * 8 * G * n_chains * (n_rec + d + 6) + 3 * 8 * chunk_size * min(BLOCK, T) * d,
+                  what="every chain's start, records and a chunk's noise block", max_bytes=max_bytes)
     h = V.array("h", h, ndim=(0, 1, 2), low=0.0, low_open=True)
     if h.ndim == 1 and h.shape != (d,):
         raise ValueError(f"x0, h: starts with {d} coordinate(s) (x0 of shape {x0.shape}) and {h.shape[0]} curvatures; "
@@ -454,14 +459,17 @@ _NQM_METHOD = {("sgd", False): "sgd", ("sgd", True): "heavy_ball", ("sign", Fals
                ("lion", True): "lion"}
 
 
-def schedules_host(T: int, eta, cooldown) -> np.ndarray:
+def schedules_host(T: int, eta, cooldown, *, max_bytes=None) -> np.ndarray:
     r"""The schedules :math:`\eta_{g,k} = \eta_g\min\{1, (T-k)/(\phi_g T)\}`, :math:`k = 0..T-1`, as a ``(G, T)`` NumPy array.
 
     One row of :func:`schedule` per configuration (``eta``, ``cooldown``: 1-D, one value each;
-    :math:`\phi = 0` is a constant step): the step-size arrays the shared simulator takes.
+    :math:`\phi = 0` is a constant step): the step-size arrays the shared simulator takes. ``max_bytes``: the
+    allocation limit (:func:`theory._validate.byte_limit`) for the ``(G, T)`` schedules.
     """
     T = V.integer("T", T, low=1)
     eta = V.array("eta", eta, ndim=1, low=0.0, low_open=True)
+    V.check_bytes({"T": T, "eta": f"{eta.size} configurations"}, 3 * 8 * eta.size * T,
+                  what="the (G, T) schedules and their step indices", max_bytes=max_bytes)
     cooldown = V.array("cooldown", cooldown, shape=eta.shape, low=0.0, high=1.0)
     return np.stack([schedule(np.arange(T), T, e, c) for e, c in zip(eta, cooldown)])
 
@@ -539,7 +547,7 @@ def ladder_run(point: dict, burn, *, T: int, law: str = "gaussian", df: float = 
 
 
 def ladder(key: jax.Array, *, sigma, theta, T: int, burn: int = 0, n_chains: int = 1, n0: int = 0,
-           law: str = "gaussian", df: int = 0, paired: bool = False, chunk_size: int = CHUNK) -> dict:
+           law: str = "gaussian", df: int = 0, paired: bool = False, chunk_size: int = CHUNK, max_bytes=None) -> dict:
     r"""Integer-ladder signSGD chains for each :math:`(\sigma, \theta)` configuration.
 
     ``sigma`` and ``theta`` are scalars or 1-D sequences of a common length :math:`G`;
@@ -549,6 +557,7 @@ def ladder(key: jax.Array, *, sigma, theta, T: int, burn: int = 0, n_chains: int
     leading shape ``(G, n_chains)``: ``m2`` (Cesàro mean of :math:`(n+\theta)^2`, i.e.
     :math:`E x^2/\eta^2`), ``m2_even``, ``m2_odd`` (the same over even / odd times), ``n_prev``,
     ``n``, ``theta``. Integer walks cannot diverge (:math:`|n_k| \le |n_0| + k`), so there is no flag.
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for every chain's entries.
     """
     V.key("key", key)
     T = V.integer("T", T, low=2)
@@ -566,6 +575,9 @@ def ladder(key: jax.Array, *, sigma, theta, T: int, burn: int = 0, n_chains: int
     G = max(len(sigma), theta.shape[0] if theta.ndim else 1)
     if len(sigma) not in (1, G):
         raise ValueError(f"sigma: expected a scalar or length {G}, got length {len(sigma)}")
+    # per chain: the offsets, grid entries and ~6 outputs (device and host); a chunk's block of sign words
+    V.check_bytes({"n_chains": n_chains, "configurations": G}, 2 * 8 * 12 * G * n_chains + 4 * chunk_size * BLOCK,
+                  what="every chain's offsets, grid entries and outputs", max_bytes=max_bytes)
     if theta.ndim == 0:
         theta = np.full((G, n_chains), float(theta))
     elif theta.ndim == 1 and len(theta) in (1, G):

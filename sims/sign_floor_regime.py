@@ -224,6 +224,15 @@ def _mixed_draws(key, theta, full, X, Y, chol, mix, noise, lam, batch, n_draws):
     return jax.vmap(draw)(jax.random.split(key, n_draws))
 
 
+def _draws_bytes(points: int, n_draws: int, batch: int, P: dict, max_bytes) -> None:
+    """Refuse Monte Carlo draws beyond the allocation limit: each draw holds a minibatch of ``batch`` rows (with its
+    probabilities) and a few gradient-sized vectors, for ``n_draws`` draws at each of ``points`` points at once."""
+    n, d = P["X"].shape
+    per_draw = 2 * batch * (d + CLASSES) + 4 * d * CLASSES
+    V.check_bytes({"n_draws": n_draws, "batch": batch, "points": points}, 8 * points * n_draws * per_draw,
+                  what="the vmapped draws", max_bytes=max_bytes)
+
+
 def _oracle_args(key, oracle, batch, sigma, lam, n_draws) -> tuple:
     """Validated (batch, lam, n_draws, problem, mix, noise) for the Monte Carlo estimators of a named oracle."""
     V.key("key", key)
@@ -250,16 +259,18 @@ def _variance(keys, thetas, X, Y, chol, mix, noise, lam, batch, n_draws):
 
 
 def noise_variance(key, thetas, *, oracle: str = "minibatch", batch: int = 8, sigma: float = 1.0,
-                   n_draws: int = 256, lam: float = 0.1) -> dict:
+                   n_draws: int = 256, lam: float = 0.1, max_bytes=None) -> dict:
     r"""Monte Carlo :math:`E\|g - \nabla f\|^2` of ``oracle`` at each row of ``thetas`` (``(J, 170)``).
 
     ``n_draws`` (:math:`\ge 2`) independent gradients per point (keys split from ``key``, one per
     point). Returns ``grad_sq`` (:math:`\|\nabla f\|^2`, exact), ``variance`` (the sample mean of
     :math:`\|g - \nabla f\|^2`) and ``variance_se`` (its standard error, sample SD over
-    :math:`\sqrt{M}`), each of length :math:`J`.
+    :math:`\sqrt{M}`), each of length :math:`J`. ``max_bytes``: the allocation limit
+    (:func:`theory._validate.byte_limit`) for the ``J x n_draws`` draws, taken at once.
     """
     batch, lam, n_draws, P, mix, noise = _oracle_args(key, oracle, batch, sigma, lam, n_draws)
     thetas = V.array("thetas", thetas, ndim=2, shape=(None, P["X"].shape[1] * CLASSES))
+    _draws_bytes(len(thetas), n_draws, batch, P, max_bytes)
     keys = jax.random.split(key, len(thetas))
     G, v, se = _variance(keys, jnp.asarray(thetas), jnp.asarray(P["X"]), jnp.asarray(P["Y"]), jnp.asarray(P["chol"]),
                          mix, noise, lam, batch, n_draws)
@@ -275,14 +286,16 @@ def _mean_sign(key, theta, X, Y, chol, mix, noise, lam, batch, n_draws):
 
 
 def mean_sign(key, theta=None, *, oracle: str = "minibatch", batch: int = 1, sigma: float = 1.0, n_draws: int = 4096,
-              lam: float = 0.1) -> dict:
+              lam: float = 0.1, max_bytes=None) -> dict:
     r"""Monte Carlo :math:`E\,\mathrm{sign}(g)` per coordinate of ``oracle``'s gradient at ``theta`` (default :math:`\Theta^*`).
 
     At the minimizer :math:`E g = 0`; the mean sign is 0 there for a noise law symmetric about its mean
     and not otherwise (it is :math:`1 - 2P(g_j < 0)`, the offset of the median). Returns ``mean`` and
     ``se`` (the sample SD of the signs over :math:`\sqrt M`, ``n_draws`` :math:`= M \ge 2`), length 170.
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the draws, taken at once.
     """
     batch, lam, n_draws, P, mix, noise = _oracle_args(key, oracle, batch, sigma, lam, n_draws)
+    _draws_bytes(1, n_draws, batch, P, max_bytes)
     theta = P["theta_star"] if theta is None else V.array("theta", theta, shape=(P["X"].shape[1] * CLASSES,))
     m, se = _mean_sign(key, jnp.asarray(theta), jnp.asarray(P["X"]), jnp.asarray(P["Y"]), jnp.asarray(P["chol"]),
                        mix, noise, lam, batch, n_draws)
@@ -339,7 +352,7 @@ def _per_config(name: str, value, options: tuple, G: int) -> list:
 
 def digits_floors(key, eta, method, *, oracle="minibatch", batch: int = 8, sigma: float = 1.0, T: int,
                   n_rec: int, burn: int, n_chains: int = 1, start: str = "minimizer", lam: float = 0.1,
-                  chunk_size: int = 256) -> dict:
+                  chunk_size: int = 256, max_bytes=None) -> dict:
     r"""SGD / signSGD at constant steps on the digits loss, gradients from ``oracle``.
 
     ``eta``: 1-D step sizes (one configuration each, :math:`> 0`); ``method`` (``"sgd"`` or ``"sign"``)
@@ -352,7 +365,8 @@ def digits_floors(key, eta, method, *, oracle="minibatch", batch: int = 8, sigma
     not depend on which others run beside it; independent sets of runs need independent keys). Minibatch and full-batch configurations run as two sweeps (a full-batch step computes the
     whole gradient; a minibatch step never does). Returns, with leading shape ``(G, n_chains)``:
     ``mean_excess``, ``mean_grad_sq``, ``final_excess``, ``curve`` (``(..., n_rec)``), ``diverged``,
-    ``diverged_step``.
+    ``diverged_step``. ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for every chain's
+    start, records and a chunk's minibatches.
     """
     V.key("key", key)
     batch = V.integer("batch", batch, low=1)
@@ -371,6 +385,10 @@ def digits_floors(key, eta, method, *, oracle="minibatch", batch: int = 8, sigma
     starts = _per_config("start", start, STARTS, G)
     chunk_size = V.integer("chunk_size", chunk_size, low=1)
     P = _problem(lam)
+    n_x, d_x = P["X"].shape
+    V.check_bytes({"n_chains": n_chains, "n_rec": n_rec, "configurations": G},
+                  2 * 8 * G * n_chains * (2 * n_rec + d_x * CLASSES + 8) + 4 * 8 * chunk_size * batch * (d_x + CLASSES),
+                  what="every chain's start and records, and a chunk's minibatches", max_bytes=max_bytes)
     theta0 = {"minimizer": P["theta_star"], "origin": np.zeros_like(P["theta_star"])}
     data = np.asarray(jax.random.key_data(key))
     levels = [_noise_levels(o, sigma) for o in oracles]
@@ -442,7 +460,8 @@ def _well_run(point, burn, *, T, impl="threefry2x32", block=BLOCK):
     return {"mean_f": acc / (T - burn), "x": x, "diverged": bad_step >= 0, "diverged_step": bad_step}
 
 
-def well_chains(key, name, eta, sigma, *, T: int, burn: int, n_chains: int = 1, chunk_size: int = 1024) -> dict:
+def well_chains(key, name, eta, sigma, *, T: int, burn: int, n_chains: int = 1, chunk_size: int = 1024,
+                max_bytes=None) -> dict:
     r"""1-D signSGD chains on the well ``name`` (one for all, or one per configuration) with noise :math:`g = f'(x)(1 + \sigma\xi)`, :math:`\xi \sim N(0, 1)`.
 
     ``eta`` (:math:`> 0`) and ``sigma`` (:math:`\ge 0`): scalars or 1-D arrays of a common length
@@ -450,7 +469,8 @@ def well_chains(key, name, eta, sigma, *, T: int, burn: int, n_chains: int = 1, 
     offset :math:`\eta/2`, so 0 is never on it). Returns, with leading shape ``(G, n_chains)``:
     ``mean_f`` (Cesàro mean of :math:`f - f^*` over steps ``burn`` :math:`< k \le T`), ``x`` (the
     last state), ``diverged`` and ``diverged_step``. Chain :math:`j` uses ``fold_in(key, j)`` in every
-    configuration (common random numbers, as in :func:`digits_floors`).
+    configuration (common random numbers, as in :func:`digits_floors`). ``max_bytes``: the allocation limit
+    (:func:`theory._validate.byte_limit`) for every chain's grid entries and outputs.
     """
     V.key("key", key)
     eta = V.array("eta", eta, ndim=(0, 1), low=0.0, low_open=True).reshape(-1)
@@ -465,6 +485,8 @@ def well_chains(key, name, eta, sigma, *, T: int, burn: int, n_chains: int = 1, 
     burn = V.integer("burn", burn, low=0, high=T - 1)
     n_chains = V.integer("n_chains", n_chains, low=1)
     chunk_size = V.integer("chunk_size", chunk_size, low=1)
+    V.check_bytes({"n_chains": n_chains, "configurations": G}, 2 * 8 * 12 * G * n_chains,
+                  what="every chain's grid entries and outputs", max_bytes=max_bytes)
     data = np.asarray(jax.random.key_data(key))
     grid = {"key_data": np.broadcast_to(data, (G * n_chains,) + data.shape),
             "key_index": np.tile(np.arange(n_chains, dtype=np.int64), G), "eta": np.repeat(eta, n_chains),

@@ -23,13 +23,14 @@ __all__ = ["numpy_chains", "bench_cases"]
 
 def numpy_chains(seed: int, *, a: float, eta: float, x0: float, T: int, n_chains: int, method: str = "sign",
                  beta: float = 0.0, sigma_m: float = 0.0, sigma_a: float = 0.0, burn: int = 0,
-                 block: int = 100) -> np.ndarray:
+                 block: int = 100, max_bytes=None) -> np.ndarray:
     r"""Per-chain Cesàro mean of :math:`f = a x^2/2` over :math:`b < k \le T` (1-d, Gaussian mixed noise).
 
     :math:`g = a x(1 + \sigma_m\xi_1) + \sigma_a\xi_2`, :math:`m \leftarrow \beta m + (1-\beta)g`,
     :math:`x \leftarrow x - \eta D(m)` with :math:`D(m) = m`, :math:`\mathrm{sign}(m)` or :math:`m/|m|`
     (``method`` ``"sgd"``, ``"sign"``, ``"normalized"``; in 1-d the last two agree except at
-    :math:`m = 0`). Noise for ``block`` steps is drawn at once (memory: ``2 block n_chains`` floats).
+    :math:`m = 0`). Noise for ``block`` steps is drawn at once (memory: ``2 block n_chains`` floats; ``max_bytes``
+    is the allocation limit for it, :func:`theory._validate.byte_limit`).
     """
     seed = V.integer("seed", seed, low=0)
     a = V.real("a", a, low=0.0, low_open=True)
@@ -43,6 +44,8 @@ def numpy_chains(seed: int, *, a: float, eta: float, x0: float, T: int, n_chains
     sigma_a = V.real("sigma_a", sigma_a, low=0.0)
     burn = V.integer("burn", burn, low=0, high=T - 1)
     block = V.integer("block", block, low=1)
+    V.check_bytes({"n_chains": n_chains, "block": block}, 8 * n_chains * (2 * block + 6),
+                  what="a block's noise and the chains' states", max_bytes=max_bytes)
     rng = np.random.default_rng(seed)
     x = np.full(n_chains, x0)
     m = np.zeros(n_chains)
