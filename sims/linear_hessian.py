@@ -62,6 +62,12 @@ def n_params(widths) -> int:
     return sum(a * b for a, b in param_shapes(widths))
 
 
+def _params_bytes(w: tuple, vectors: int, max_bytes, what: str = "the flat parameters") -> None:
+    """Refuse a call that holds ``vectors`` float64 arrays of :math:`P` entries (wide hidden layers make P large)."""
+    V.check_bytes({"widths": w}, 8 * vectors * sum(a * b for a, b in zip(w[:-1], w[1:])), what=what,
+                  max_bytes=max_bytes)
+
+
 def _theta(theta: Any, widths, name: str = "theta") -> jax.Array:
     """A flat parameter vector of length :math:`P` for ``widths`` (traced values pass; shape is checked)."""
     P = n_params(widths)
@@ -182,33 +188,44 @@ def class_losses(theta, X, Y, widths, activation: str = "linear") -> jax.Array:
     return 0.5 * (Y @ jnp.sum(r * r, axis=0)) / X.shape[1]
 
 
-def dense_hessian(theta, X, Y, widths, activation: str = "linear") -> jax.Array:
+def dense_hessian(theta, X, Y, widths, activation: str = "linear", *, max_bytes=None) -> jax.Array:
     """The :math:`P\\times P` Hessian of :func:`loss` (:func:`sims.hvp.dense_hessian`; small :math:`P` only).
 
-    Linear nets differentiate :func:`covariance_loss` (the same Hessian from second moments).
+    Linear nets differentiate :func:`covariance_loss` (the same Hessian from second moments). ``max_bytes``: the
+    allocation limit (:func:`theory._validate.byte_limit`) for the :math:`P\\times P` matrices.
     """
+    P = n_params(widths)
+    V.check_bytes({"widths": validate_widths(widths)}, 4 * 8 * P * P,
+                  what="the P x P Hessian (columns, matrix, symmetrized)", max_bytes=max_bytes)
     theta = _theta(theta, widths)
     X, Y = _data(X, Y, widths)
     # per weight matrix (sims.hvp.dense_hessian builds the columns of one layer at a time); the list's
     # ravel order is the row-major concatenation of W_1..W_L, i.e. theta's own order
-    return H.dense_hessian(_curvature_loss(X, Y, widths, _activation(activation)), unflatten(theta, widths))
+    return H.dense_hessian(_curvature_loss(X, Y, widths, _activation(activation)), unflatten(theta, widths),
+                           max_bytes=max_bytes)
 
 
-def hessian_eigvalsh(theta, X, Y, widths, activation: str = "linear") -> jax.Array:
-    """All Hessian eigenvalues, ascending (dense)."""
-    return jnp.linalg.eigvalsh(dense_hessian(theta, X, Y, widths, activation))
+def hessian_eigvalsh(theta, X, Y, widths, activation: str = "linear", *, max_bytes=None) -> jax.Array:
+    """All Hessian eigenvalues, ascending (dense). ``max_bytes``: as for :func:`dense_hessian` (the eigensolver
+    holds two more :math:`P\\times P` matrices)."""
+    P = n_params(widths)
+    V.check_bytes({"widths": validate_widths(widths)}, 6 * 8 * P * P,
+                  what="the P x P Hessian and the eigensolver's copies", max_bytes=max_bytes)
+    return jnp.linalg.eigvalsh(dense_hessian(theta, X, Y, widths, activation, max_bytes=max_bytes))
 
 
 def top_eigenvalues(key, theta, X, Y, widths, *, k: int = 1, num_iter: int = 30,
-                    activation: str = "linear") -> jax.Array:
+                    activation: str = "linear", max_bytes=None) -> jax.Array:
     """Top-``k`` Hessian eigenvalues (descending) by matrix-free HVP-Lanczos (:func:`sims.hvp.top_eigenvalues`).
 
-    Linear nets take the HVP of :func:`covariance_loss` (second moments: no pass over the data).
+    Linear nets take the HVP of :func:`covariance_loss` (second moments: no pass over the data). ``max_bytes``: the
+    allocation limit for the Krylov basis (:func:`sims.hvp.top_eigenvalues`).
     """
     theta = _theta(theta, widths)
     X, Y = _data(X, Y, widths)
     f = _curvature_loss(X, Y, widths, _activation(activation))
-    return H.top_eigenvalues(lambda t: f(unflatten(t, widths)), theta, key, k=k, num_iter=num_iter)
+    return H.top_eigenvalues(lambda t: f(unflatten(t, widths)), theta, key, k=k, num_iter=num_iter,
+                             max_bytes=max_bytes)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -220,19 +237,22 @@ def _orthonormal_columns(key, n: int, m: int) -> jax.Array:
     return q * jnp.sign(jnp.diag(r))  # Haar-distributed
 
 
-def class_data(key: jax.Array, counts, d0: int, *, alpha: float = 1.0) -> tuple[jax.Array, jax.Array]:
+def class_data(key: jax.Array, counts, d0: int, *, alpha: float = 1.0, max_bytes=None) -> tuple[jax.Array, jax.Array]:
     r"""Whitened inputs and one-hot labels with class sizes ``counts`` (:math:`\pi_k=n_k/n`).
 
     :math:`X=\sqrt{n\alpha}\,O\,Q^\top` where :math:`Q\in\mathbb R^{n\times d_0}` has orthonormal
     columns, the first :math:`K` being the normalized class indicators, and :math:`O` is a random
     rotation of input space. Hence :math:`XX^\top=n\alpha I` (A1) and :math:`Y` lies in the row
     space of :math:`X`, so the one-hot labels are fit exactly and the singular values of
-    :math:`\Sigma_{yx}` are :math:`\sqrt{\alpha\pi_k}`. Needs :math:`K\le d_0\le n`.
+    :math:`\Sigma_{yx}` are :math:`\sqrt{\alpha\pi_k}`. Needs :math:`K\le d_0\le n`. ``max_bytes``: the allocation
+    limit (:func:`theory._validate.byte_limit`) for ``X``, the orthonormal basis and the rotation.
     """
     V.key("key", key)
     c = V.integers("counts", counts, ndim=1, low=1)  # samples per class
     n, K = int(c.sum()), c.size
     d0 = V.integer("d0", d0, low=K, high=n)
+    V.check_bytes({"counts": f"n = {n} samples", "d0": d0}, 8 * (5 * n * d0 + 3 * d0 * d0 + 2 * n * K),
+                  what="X, the (n, d0) basis and its QR, the rotation and the labels", max_bytes=max_bytes)
     alpha = V.real("alpha", alpha, low=0.0, low_open=True)
     return _class_data(key, alpha, counts=tuple(int(x) for x in c), d0=d0)
 
@@ -256,17 +276,21 @@ def _class_data(key, alpha, *, counts: tuple, d0: int):
     return jnp.sqrt(n * alpha) * O @ Q.T, Y
 
 
-def whitened_data(key: jax.Array, d0: int, dL: int, n: int, *, alpha: float = 1.0, rank: int | None = None):
+def whitened_data(key: jax.Array, d0: int, dL: int, n: int, *, alpha: float = 1.0, rank: int | None = None,
+                  max_bytes=None):
     r"""Whitened inputs (:math:`XX^\top=n\alpha I`) and generic real labels of rank ``rank``.
 
     :math:`Y=BZ` with Gaussian :math:`B\in\mathbb R^{d_L\times r}`, :math:`Z\in\mathbb R^{r\times n}`,
     so :math:`\operatorname{rank}\Sigma_{yx}\le r` and the residual at the minimum is non-zero
     (:math:`Y` is not in the row space of :math:`X`). Needs :math:`1\le d_0\le n`, :math:`1\le r\le\min(d_0,d_L)`.
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for ``X``, ``Y`` and their factors.
     """
     V.key("key", key)
     n = V.integer("n", n, low=1)
     d0 = V.integer("d0", d0, low=1, high=n)
     dL = V.integer("dL", dL, low=1)
+    V.check_bytes({"n": n, "d0": d0, "dL": dL}, 8 * (4 * n * d0 + 2 * dL * n + 2 * n * min(d0, dL)),
+                  what="X and its orthonormal factor, Y and its factors", max_bytes=max_bytes)
     rank = min(d0, dL) if rank is None else V.integer("rank", rank, low=1, high=min(d0, dL))
     alpha = V.real("alpha", alpha, low=0.0, low_open=True)
     return _whitened_data(key, alpha, n=n, d0=d0, dL=dL, rank=rank)
@@ -280,7 +304,7 @@ def _whitened_data(key, alpha, *, n: int, d0: int, dL: int, rank: int):
     return X, Y
 
 
-def balanced_minimum(key: jax.Array | None, X, Y, widths) -> jax.Array:
+def balanced_minimum(key: jax.Array | None, X, Y, widths, *, max_bytes=None) -> jax.Array:
     r"""A balanced global minimum: :math:`W^*=\Sigma_{yx}\Sigma_{xx}^{-1}=USV^\top` factored as :math:`W_l=P_lS^{1/L}P_{l-1}^\top`.
 
     :math:`P_0=V_k`, :math:`P_L=U_k` (top :math:`k=\min_l d_l` singular triplets) and hidden
@@ -288,9 +312,12 @@ def balanced_minimum(key: jax.Array | None, X, Y, widths) -> jax.Array:
     (``key=None``): an orthogonal gauge, so :math:`W_{l+1}^\top W_{l+1}=W_lW_l^\top`. The product
     equals :math:`W^*` exactly when :math:`\operatorname{rank}W^*\le k` (assumption A3); singular
     values below :math:`10^{-12}s_1` are treated as zero. ``X`` must have :math:`d_0` rows and
-    full row rank (:math:`\Sigma_{xx}` invertible), ``Y`` :math:`d_L` rows.
+    full row rank (:math:`\Sigma_{xx}` invertible), ``Y`` :math:`d_L` rows. ``max_bytes``: the allocation limit
+    (:func:`theory._validate.byte_limit`) for the parameters and the hidden layers' rotations.
     """
     w = validate_widths(widths)
+    V.check_bytes({"widths": w}, 8 * (2 * sum(a * b for a, b in zip(w[:-1], w[1:])) + 2 * sum(d * d for d in w[1:-1])),
+                  what="the parameters and the hidden layers' Haar rotations", max_bytes=max_bytes)
     if key is not None:
         V.key("key", key)
     Xa = V.array("X", X, ndim=2)
@@ -357,16 +384,19 @@ def balancedness_error(theta, widths) -> jax.Array:
     return jnp.max(jnp.stack(errs)) if errs else jnp.zeros(())
 
 
-def init_params(key: jax.Array, widths, scale: float) -> jax.Array:
-    """i.i.d. :math:`\\mathcal N(0,\\text{scale}^2)` entries (small init for ``scale`` :math:`\\ll1`)."""
+def init_params(key: jax.Array, widths, scale: float, *, max_bytes=None) -> jax.Array:
+    """i.i.d. :math:`\\mathcal N(0,\\text{scale}^2)` entries (small init for ``scale`` :math:`\\ll1`); ``max_bytes``: the
+    allocation limit (:func:`theory._validate.byte_limit`) for the parameters."""
     V.key("key", key)
     scale = V.real("scale", scale, low=0.0)
+    _params_bytes(validate_widths(widths), 3, max_bytes)
     return scale * jax.random.normal(key, (n_params(widths),))
 
 
-def xavier_init(key: jax.Array, widths) -> jax.Array:
-    """Glorot-normal init: :math:`W_l\\sim\\mathcal N(0,2/(d_l+d_{l-1}))`."""
+def xavier_init(key: jax.Array, widths, *, max_bytes=None) -> jax.Array:
+    """Glorot-normal init: :math:`W_l\\sim\\mathcal N(0,2/(d_l+d_{l-1}))`; ``max_bytes`` as for :func:`init_params`."""
     V.key("key", key)
+    _params_bytes(validate_widths(widths), 3, max_bytes)
     shapes = param_shapes(widths)
     keys = jax.random.split(key, len(shapes))
     return flatten([jax.random.normal(k, s) * jnp.sqrt(2.0 / (s[0] + s[1])) for k, s in zip(keys, shapes)])
@@ -490,7 +520,7 @@ def _train(key, theta0, X, Y, eta, *, widths, activation, steps, record_every, l
 
 
 def train_gd(key: jax.Array, theta0, X, Y, widths, eta, *, steps: int, record_every: int,
-             activation: str = "linear", lanczos_iter: int = 30) -> dict[str, jax.Array]:
+             activation: str = "linear", lanczos_iter: int = 30, max_bytes=None) -> dict[str, jax.Array]:
     r"""Full-batch GD :math:`\theta_{t+1}=\theta_t-\eta\nabla\mathcal L(\theta_t)` with the sharpness tracked.
 
     Every ``record_every`` steps (and at :math:`t=0`) records the loss, the per-class losses
@@ -504,7 +534,8 @@ def train_gd(key: jax.Array, theta0, X, Y, widths, eta, *, steps: int, record_ev
 
     Returns ``loss`` and ``sharpness`` of shape ``(steps // record_every + 1,)``, ``class_loss``
     ``(..., d_L)``, ``thetas`` ``(..., P)`` (the recorded iterates), the final ``theta``,
-    ``diverged`` and ``diverged_step``.
+    ``diverged`` and ``diverged_step``. ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for
+    the records (``thetas`` holds P values per record and run) and the Krylov basis.
     """
     V.key("key", key)
     w = validate_widths(widths)
@@ -517,6 +548,11 @@ def train_gd(key: jax.Array, theta0, X, Y, widths, eta, *, steps: int, record_ev
         raise ValueError(f"steps: must be a multiple of record_every = {record_every}, got {steps}")
     activation = _activation(activation)
     m = min(V.integer("lanczos_iter", lanczos_iter, low=0), n_params(w))
+    runs, P = max(eta_arr.size, 1), n_params(w)
+    V.check_bytes({"steps / record_every": steps // record_every, "widths": w, "eta": f"{runs} runs",
+                   "lanczos_iter": m},
+                  2 * 8 * runs * ((steps // record_every + 1) * (P + w[-1] + 2) + (m + 2) * P),
+                  what="the recorded iterates and losses, and the Krylov basis", max_bytes=max_bytes)
     run = functools.partial(_train, widths=w, activation=activation, steps=steps, record_every=record_every,
                             lanczos_iter=m)
     if eta_arr.ndim == 0:
@@ -580,7 +616,7 @@ def _sweep_program(platform: str):
     return jax.jit(_gd_sweep, static_argnames=("widths", "steps"), compiler_options=cpu_loop_fusions(platform) or None)
 
 
-def gd_sweep(theta0, X, Y, widths, etas, *, steps: int) -> dict[str, jax.Array]:
+def gd_sweep(theta0, X, Y, widths, etas, *, steps: int, max_bytes=None) -> dict[str, jax.Array]:
     r"""Full-batch GD of a *linear* net for many step sizes at once: ``steps`` steps per entry of ``etas``.
 
     The same iteration as :func:`train_gd` (linear activation, gradient from the second moments
@@ -590,11 +626,14 @@ def gd_sweep(theta0, X, Y, widths, etas, *, steps: int) -> dict[str, jax.Array]:
     per run ``(len(etas), P)``. Divergence is data: ``diverged``, ``diverged_step`` (first
     non-finite or beyond :data:`BLOWUP`, else ``-1``), the iterate frozen at its last finite value,
     the final ``loss`` NaN. Returns ``theta`` ``(len(etas), P)``, ``loss``, ``diverged``,
-    ``diverged_step``; nothing is recorded along the way.
+    ``diverged_step``; nothing is recorded along the way. ``max_bytes``: the allocation limit
+    (:func:`theory._validate.byte_limit`) for the runs' parameters and gradients.
     """
     w = validate_widths(widths)
     P = n_params(w)
     etas = V.array("etas", etas, ndim=1, low=0.0, low_open=True)
+    V.check_bytes({"widths": w, "etas": f"{etas.size} runs"}, 6 * 8 * etas.size * P,
+                  what="every run's parameters, gradients and products", max_bytes=max_bytes)
     th = V.array("theta0", theta0, ndim=(1, 2))
     if th.shape not in ((P,), (etas.size, P)):
         raise ValueError(f"theta0: expected shape ({P},) or ({etas.size}, {P}) (one start per step size), got {th.shape}")

@@ -33,10 +33,13 @@ DMAX, LMAX, N_SAMPLES = 6, 5, 100   # the frame shared by steplab sweeps: P <= 1
 ACT_CODES = {"linear": 0, "tanh": 1, "relu": 2}
 
 
-def frame_widths(widths, lmax: int = LMAX) -> np.ndarray:
-    """``(lmax + 1,)`` int array: ``widths`` followed by copies of :math:`d_L` (identity layers)."""
+def frame_widths(widths, lmax: int = LMAX, *, max_bytes=None) -> np.ndarray:
+    """``(lmax + 1,)`` int array: ``widths`` followed by copies of :math:`d_L` (identity layers); ``max_bytes``: the
+    allocation limit (:func:`theory._validate.byte_limit`) for it (a Python list first, then the array)."""
     w = validate_widths(widths)
     lmax = V.integer("lmax", lmax, low=1)
+    V.check_bytes({"lmax": lmax}, (8 + 28 + 4) * (lmax + 1), what="the frame widths (list of ints, then int32 array)",
+                  max_bytes=max_bytes)
     if len(w) - 1 > lmax:
         raise ValueError(f"widths: depth {len(w) - 1} exceeds the frame depth lmax={lmax}")
     if max(w) > DMAX:

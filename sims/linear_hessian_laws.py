@@ -46,19 +46,23 @@ def _counts(counts) -> np.ndarray:
     return V.integers("counts", counts, ndim=1, low=1)  # samples per class
 
 
-def class_means_data(key, counts, d0: int, radius: float) -> tuple[np.ndarray, np.ndarray]:
+def class_means_data(key, counts, d0: int, radius: float, *, max_bytes=None) -> tuple[np.ndarray, np.ndarray]:
     r"""Inputs at orthogonal class means of norm ``radius`` and one-hot labels, samples grouped by class.
 
     :math:`X=r\,O\,Y` with :math:`O\in\mathbb R^{d_0\times K}` orthonormal columns (Haar, ``key``)
     and :math:`Y\in\{0,1\}^{K\times n}` one-hot (class sizes ``counts``). Hence
     :math:`\Sigma_{xx}=r^2O\operatorname{diag}(p)O^\top` (rank :math:`K`; :math:`p_c=n_c/n`),
     :math:`\Sigma_{yx}=r\operatorname{diag}(p)O^\top` and the labels are fit exactly by
-    :math:`W=O^\top/r`. Needs :math:`K\le d_0`.
+    :math:`W=O^\top/r`. Needs :math:`K\le d_0`. ``max_bytes``: the allocation limit
+    (:func:`theory._validate.byte_limit`) for ``X``, ``Y`` and the Haar factor.
     """
     V.key("key", key)
     c = _counts(counts)
     K = c.size
     d0 = V.integer("d0", d0, low=K)
+    n = int(c.sum())
+    V.check_bytes({"counts": f"n = {n} samples", "d0": d0}, 8 * (2 * d0 * n + 2 * K * n + 3 * d0 * d0),
+                  what="X, Y and the Haar draw", max_bytes=max_bytes)
     r = V.real("radius", radius, low=0.0, low_open=True)
     Y = np.repeat(np.eye(K), c, axis=1)
     O = _haar(_stream(key), d0, K)
@@ -66,7 +70,7 @@ def class_means_data(key, counts, d0: int, radius: float) -> tuple[np.ndarray, n
 
 
 def projected_data(key, d0: int, n: int, input_rank: int, *, alpha: float = 1.0, dL: int | None = None,
-                   rank: int | None = None, counts=None) -> tuple[np.ndarray, np.ndarray]:
+                   rank: int | None = None, counts=None, max_bytes=None) -> tuple[np.ndarray, np.ndarray]:
     r"""Inputs whitened on a subspace, :math:`XX^\top=n\alpha P` with :math:`\operatorname{rank}P=m` (``input_rank``).
 
     :math:`X=\sqrt{n\alpha}\,O_mQ^\top` with :math:`O_m\in\mathbb R^{d_0\times m}` and
@@ -74,11 +78,15 @@ def projected_data(key, d0: int, n: int, input_rank: int, *, alpha: float = 1.0,
     ``counts`` (then the first :math:`K` columns of :math:`Q` are the normalized class indicators,
     so the labels are fit exactly and :math:`\Sigma_{yx}` has singular values
     :math:`\sqrt{\alpha\pi_k}`), or else generic Gaussian labels :math:`Y=BZ` of rank ``rank``
-    with ``dL`` rows (a non-zero residual at the minimum). Needs :math:`m\le\min(d_0,n)`.
+    with ``dL`` rows (a non-zero residual at the minimum). Needs :math:`m\le\min(d_0,n)`. ``max_bytes``: the
+    allocation limit (:func:`theory._validate.byte_limit`) for ``X``, ``Y`` and the Haar draws.
     """
     V.key("key", key)
     n = V.integer("n", n, low=1)
     d0 = V.integer("d0", d0, low=1)
+    dl = 1 if dL is None or isinstance(dL, bool) or not isinstance(dL, (int, np.integer)) else max(int(dL), 1)
+    V.check_bytes({"n": n, "d0": d0, "dL": dl}, 8 * (3 * d0 * n + 3 * d0 * d0 + 3 * n * n + 2 * dl * n),
+                  what="X, Y and the Haar draws (n x n at most)", max_bytes=max_bytes)
     m = V.integer("input_rank", input_rank, low=1, high=min(d0, n))
     alpha = V.real("alpha", alpha, low=0.0, low_open=True)
     rng = _stream(key)
@@ -102,7 +110,7 @@ def projected_data(key, d0: int, n: int, input_rank: int, *, alpha: float = 1.0,
     return np.sqrt(n * alpha) * O @ Q.T, Y
 
 
-def min_norm_balanced_minimum(key, X, Y, widths) -> np.ndarray:
+def min_norm_balanced_minimum(key, X, Y, widths, *, max_bytes=None) -> np.ndarray:
     r"""The balanced factorization of :math:`W^*=\Sigma_{yx}\Sigma_{xx}^{+}`, as a flat parameter vector.
 
     :math:`W^*=USV^\top` (the :math:`r` non-zero singular triplets, relative cutoff :math:`10^{-10}`)
@@ -111,10 +119,13 @@ def min_norm_balanced_minimum(key, X, Y, widths) -> np.ndarray:
     :math:`W_{l+1}^\top W_{l+1}=W_lW_l^\top`. The normal equations
     :math:`W^*\Sigma_{xx}=\Sigma_{yx}\Sigma_{xx}^+\Sigma_{xx}=\Sigma_{yx}` hold because the rows of
     :math:`\Sigma_{yx}` lie in the range of :math:`\Sigma_{xx}`: this is a global minimum even
-    when :math:`X` is rank deficient. Needs every hidden width :math:`\ge r` (A3).
+    when :math:`X` is rank deficient. Needs every hidden width :math:`\ge r` (A3). ``max_bytes``: the allocation
+    limit (:func:`theory._validate.byte_limit`) for the parameters and the hidden layers' Haar draws.
     """
     V.key("key", key)
     w = validate_widths(widths)
+    V.check_bytes({"widths": w}, 8 * (2 * sum(a * b for a, b in zip(w[:-1], w[1:])) + 3 * sum(d * d for d in w[1:-1])),
+                  what="the parameters and the hidden layers' Haar draws", max_bytes=max_bytes)
     X = V.array("X", X, shape=(w[0], None))
     Y = V.array("Y", Y, shape=(w[-1], X.shape[1]))
     n, L = X.shape[1], len(w) - 1

@@ -72,7 +72,7 @@ def _train_run(g: dict, *, steps: int, record_every: int) -> dict:
 
 
 def train_sweep(key, counts, widths, eta, *, init_scale=0.05, xavier=False, act=0, gaussian=False,
-                steps: int, record_every: int) -> dict[str, np.ndarray]:
+                steps: int, record_every: int, max_bytes=None) -> dict[str, np.ndarray]:
     r"""GD from small (or Glorot) init on one-hot class data, every case of a grid in one sweep.
 
     Per-case fields (a scalar is shared by all cases): ``eta`` > 0 (the step size), ``init_scale``
@@ -84,12 +84,17 @@ def train_sweep(key, counts, widths, eta, *, init_scale=0.05, xavier=False, act=
 
     Returns NumPy arrays with a leading case axis: ``loss`` ``(n, steps//record_every + 1)``,
     ``class_loss`` ``(n, R, 3)``, the final ``theta``, ``X``, ``Y``, ``diverged``,
-    ``diverged_step``, ``balance``, and the grid's ``widths``, ``depth``, ``act``, ``eta``.
+    ``diverged_step``, ``balance``, and the grid's ``widths``, ``depth``, ``act``, ``eta``. ``max_bytes``: the
+    allocation limit (:func:`theory._validate.byte_limit`) for the per-record losses of every case.
     """
     record_every = V.integer("record_every", record_every, low=1)
     steps = V.integer("steps", steps, low=record_every)
     if steps % record_every:
         raise ValueError(f"steps: must be a multiple of record_every = {record_every}, got {steps}")
+    # 4 values (loss, 3 class losses) per record and case, device and host, for a chunk-padded grid of at least CHUNK
+    cases = max(CHUNK, np.size(eta) if not isinstance(eta, (str, bytes)) else 1)
+    V.check_bytes({"steps / record_every": steps // record_every}, 2 * 4 * 8 * cases * (steps // record_every + 1),
+                  what="every case's per-record losses", max_bytes=max_bytes)
     n, wl = _case_widths(widths, {"eta": eta, "init_scale": init_scale, "xavier": xavier, "act": act,
                                       "gaussian": gaussian}, counts, key, "eta")
     for i, w in enumerate(wl):
@@ -126,18 +131,21 @@ def _aligned(s, w0, eta, *, steps):
     return lax.scan(step, w0, None, length=steps)[1]
 
 
-def aligned_path(singular_values, scale, eta, *, steps: int) -> np.ndarray:
+def aligned_path(singular_values, scale, eta, *, steps: int, max_bytes=None) -> np.ndarray:
     r"""Mode strengths :math:`a_k(t)=w_k(t)^2`, :math:`t=0..\text{steps}`, of GD on the aligned, balanced two-layer path.
 
     :math:`w_k(0)=\text{scale}` and :math:`w_k\leftarrow w_k-\eta w_k(w_k^2-s_k)` (the exact image
     of one GD step of the full net started from :func:`sims.linear_hessian.aligned_init`; see
     :func:`theory.linear_hessian.aligned_mode_step`). Returns ``(steps + 1, r)``. A run that
     leaves the finite range shows as non-finite entries (only for :math:`\eta s_k` far above 2).
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the returned strengths.
     """
     s = V.array("singular_values", singular_values, ndim=1, low=0.0)
     scale = V.real("scale", scale, low=0.0, low_open=True)
     eta = V.real("eta", eta, low=0.0, low_open=True)
     steps = V.integer("steps", steps, low=1)
+    V.check_bytes({"steps": steps, "singular_values": f"{s.size} modes"}, 3 * 8 * (steps + 1) * s.size,
+                  what="the (steps + 1, modes) strengths", max_bytes=max_bytes)
     w0 = np.full(s.shape, scale)
     w = np.asarray(_aligned(jnp.asarray(s), jnp.asarray(w0), eta, steps=steps))
     return np.concatenate([w0[None], w], axis=0) ** 2

@@ -55,7 +55,8 @@ class Row:
     negative eigenvalue, for a parameter that must be PSD; ``"+zeros"`` an all-zero array, for a start
     vector that must be nonzero; ``"+rows"`` a data matrix with a row fewer, for one whose rows are paired with
     another argument's entries (labels): the error must name the data matrix, not only the labels; ``"+oversize"``
-    10**12, for a size argument whose allocation the size guard (``theory._validate.check_bytes``) must refuse). ``ok``: ``{(parameter, label): reason}``
+    10**12, for a size argument whose allocation the size guard (``theory._validate.check_bytes``) must refuse;
+    ``"+wide"`` layer widths whose hidden layers are 10**12 wide, for the same guard on parameter counts). ``ok``: ``{(parameter, label): reason}``
     for generated values that are valid for this function (left out, with the reason on record).
     ``extra``: hand-written ``(overrides, parameter, label)`` bad calls. ``skip``: parameters left
     unperturbed, with the reason. ``slow``: the baseline call is costly (the report skips it; every
@@ -287,6 +288,8 @@ EXTRAS: dict[str, Callable[[Any], list[tuple[str, Any]]]] = {
     "rows": lambda v: [("rows", np.asarray(v)[:-1])],
     # a size whose allocation no machine holds (8 TB per float64 per unit): the size guard must name it
     "oversize": lambda v: [("oversize", 10**12)],
+    # layer widths (d_0, ..., d_L) with every hidden width 10**12: P and every (d, d) rotation are then oversize
+    "wide": lambda v: [("wide", (int(v[0]),) + (10**12,) * (len(v) - 2) + (int(v[-1]),))],
 }
 
 

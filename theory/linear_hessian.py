@@ -368,7 +368,7 @@ def _kappa_numeric(si: np.ndarray, sj: np.ndarray, depth: int) -> np.ndarray:
     return np.sum(si[..., None] ** (2 * (depth - l) / depth) * sj[..., None] ** (2 * (l - 1) / depth), axis=-1)
 
 
-def spectrum(widths, sigma_xx_scale, singular_values) -> np.ndarray:
+def spectrum(widths, sigma_xx_scale, singular_values, *, max_bytes=None) -> np.ndarray:
     r"""All :math:`P` Hessian eigenvalues (ascending, multiplicities expanded) at a balanced global minimum.
 
     ``widths`` = :math:`(d_0,\dots,d_L)`; ``sigma_xx_scale`` = :math:`\alpha>0` with
@@ -380,8 +380,10 @@ def spectrum(widths, sigma_xx_scale, singular_values) -> np.ndarray:
 
     Raises ``ValueError`` if a hidden width is below :math:`r=\operatorname{rank}\Sigma_{yx}`
     (assumption A3 fails: no exact global minimum, the formula does not apply).
+    ``max_bytes``: the allocation limit for the :math:`P` eigenvalues (:func:`theory._validate.byte_limit`).
     """
     widths = validate_widths(widths)
+    _spectrum_bytes(widths, max_bytes)
     alpha = _alpha("sigma_xx_scale", sigma_xx_scale)
     sv = V.array("singular_values", singular_values, ndim=1, low=0.0, nonempty=False)
     d0, dL, depth = widths[0], widths[-1], len(widths) - 1
@@ -402,6 +404,14 @@ def spectrum(widths, sigma_xx_scale, singular_values) -> np.ndarray:
     return np.sort(np.concatenate([alpha * kappa, alpha * bulk, zeros]))
 
 
+def _spectrum_bytes(widths: tuple, max_bytes) -> None:
+    r"""Refuse a spectrum of :math:`P` eigenvalues (with its pieces and the sort's copy) above the allocation limit
+    (:func:`theory._validate.byte_limit`): wide hidden layers make :math:`P = \sum_l d_ld_{l-1}` large."""
+    P = sum(a * b for a, b in zip(widths[:-1], widths[1:]))
+    V.check_bytes({"widths": widths}, 4 * 8 * P, what="the P eigenvalues, their pieces and the sorted copy",
+                  max_bytes=max_bytes)
+
+
 def numeric_rank(eigenvalues, rtol: float = 1e-8) -> int:
     """Number of eigenvalues above ``rtol`` times the largest modulus (rescaling symmetries give exact zeros)."""
     ev = V.array("eigenvalues", eigenvalues, ndim=1, nonempty=False)
@@ -410,15 +420,17 @@ def numeric_rank(eigenvalues, rtol: float = 1e-8) -> int:
     return int(np.sum(np.abs(ev) > rtol * scale)) if scale > 0 else 0
 
 
-def origin_spectrum(widths, singular_values) -> np.ndarray:
+def origin_spectrum(widths, singular_values, *, max_bytes=None) -> np.ndarray:
     r"""All Hessian eigenvalues at :math:`\theta=0` (ascending), for any :math:`\Sigma_{xx}`.
 
     :math:`L=2`: :math:`\pm\sigma_k` (singular values of :math:`\Sigma_{yx}`), each with
     multiplicity :math:`d_1`, and zeros (:func:`origin_hessian_scalar`). :math:`L\ge3`: the loss is
     flat to second order at the origin (every term has at least three weight factors), all zero.
     :math:`L=1` is quadratic, with eigenvalues those of :math:`\Sigma_{xx}`: not covered here.
+    ``max_bytes``: the allocation limit for the :math:`P` eigenvalues (:func:`theory._validate.byte_limit`).
     """
     widths = validate_widths(widths)
+    _spectrum_bytes(widths, max_bytes)
     depth = len(widths) - 1
     if depth == 1:
         raise ValueError("widths: depth 1 has Hessian Sigma_xx (x) I everywhere; origin_spectrum covers depth >= 2")
@@ -480,14 +492,16 @@ def class_means_sharpness(proportions, depth, radius) -> float:
     return float(depth * r ** (2 / depth) * p.max())
 
 
-def class_means_spectrum(proportions, widths, radius) -> np.ndarray:
+def class_means_spectrum(proportions, widths, radius, *, max_bytes=None) -> np.ndarray:
     r"""All eigenvalues (ascending) at the balanced minimum-norm minimum of orthogonal-class-mean data (see :func:`class_means_sharpness`).
 
     :math:`Lr^{2/L}p_c` with multiplicity :math:`K=d_L` for each class, zeros for the other
     :math:`P-K^2` parameters. Needs ``widths[-1] == K``, :math:`d_0\ge K` and hidden widths :math:`\ge K`.
+    ``max_bytes``: the allocation limit for the :math:`P` eigenvalues (:func:`theory._validate.byte_limit`).
     """
     p = validate_proportions(proportions)
     widths = validate_widths(widths)
+    _spectrum_bytes(widths, max_bytes)
     r = V.real("radius", radius, low=0.0, low_open=True)
     K, depth = p.size, len(widths) - 1
     if widths[-1] != K or widths[0] < K or min(widths[1:-1], default=K) < K:
@@ -498,7 +512,7 @@ def class_means_spectrum(proportions, widths, radius) -> np.ndarray:
     return np.sort(np.concatenate([top, np.zeros(P - top.size)]))
 
 
-def projected_spectrum(widths, sigma_xx_scale, singular_values, input_rank) -> np.ndarray:
+def projected_spectrum(widths, sigma_xx_scale, singular_values, input_rank, *, max_bytes=None) -> np.ndarray:
     r"""All eigenvalues (ascending) at the balanced minimum-norm minimum when :math:`\Sigma_{xx}=\alpha P`, :math:`\operatorname{rank}P=m<d_0`.
 
     (A1) with a projection: the inputs are whitened on an :math:`m`-dimensional subspace only. The
@@ -510,8 +524,10 @@ def projected_spectrum(widths, sigma_xx_scale, singular_values, input_rank) -> n
     :math:`m` in the input-side bulk (multiplicity :math:`m-r` instead of :math:`d_0-r`) and the
     difference moved to the zeros: rank :math:`r(m+d_L-r)`. For :math:`L=1`:
     :math:`\alpha` with multiplicity :math:`md_L`, zeros otherwise.
+    ``max_bytes``: the allocation limit for the :math:`P` eigenvalues (:func:`theory._validate.byte_limit`).
     """
     widths = validate_widths(widths)
+    _spectrum_bytes(widths, max_bytes)
     d0 = widths[0]
     m = V.integer("input_rank", input_rank, low=1, high=d0)
     alpha = _alpha("sigma_xx_scale", sigma_xx_scale)
@@ -526,14 +542,16 @@ def projected_spectrum(widths, sigma_xx_scale, singular_values, input_rank) -> n
     return np.sort(np.concatenate([inner, np.zeros(P - inner.size)]))
 
 
-def class_spectrum(proportions, widths) -> np.ndarray:
+def class_spectrum(proportions, widths, *, max_bytes=None) -> np.ndarray:
     r"""All eigenvalues for one-hot labels with ``widths[-1] == K`` classes and whitened inputs (:math:`\alpha=1`).
 
     Needs :math:`d_0\ge K` (the labels lie in the row space of :math:`X`, so the fit is exact) and
     hidden widths :math:`\ge K` (no bottleneck); otherwise ``ValueError`` naming the assumption.
+    ``max_bytes``: the allocation limit for the :math:`P` eigenvalues (:func:`theory._validate.byte_limit`).
     """
     p = validate_proportions(proportions)
     widths = validate_widths(widths)
+    _spectrum_bytes(widths, max_bytes)
     K = p.size
     if widths[-1] != K:
         raise ValueError(f"widths: the output width d_L = {widths[-1]} must equal the number of classes K = {K}")
@@ -568,7 +586,7 @@ def _sqrt_psd(name: str, S) -> np.ndarray:
     return (Q * np.sqrt(np.clip(w, 0.0, None))) @ Q.T
 
 
-def gauss_newton_operator(mats, sigma_xx) -> np.ndarray:
+def gauss_newton_operator(mats, sigma_xx, *, max_bytes=None) -> np.ndarray:
     r"""The :math:`d_Ld_0\times d_Ld_0` operator whose spectrum is the non-zero Hessian spectrum at a global minimum.
 
     With :math:`A_l=W_L\cdots W_{l+1}` and :math:`B_l=W_{l-1}\cdots W_1`, the Jacobian
@@ -583,8 +601,13 @@ def gauss_newton_operator(mats, sigma_xx) -> np.ndarray:
     acting on row-major :math:`\operatorname{vec}M`, :math:`M\in\mathbb R^{d_L\times d_0}`. Valid for
     any weights (balanced or not) and any :math:`\Sigma_{xx}`; it is the Hessian only where the
     normal equations hold.
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for :math:`K` (and a Kronecker term and
+    the symmetrized copy, all :math:`d_Ld_0\times d_Ld_0`).
     """
     mats = _matrices("mats", mats)
+    n = mats[0].shape[1] * mats[-1].shape[0]
+    V.check_bytes({"mats": f"d_L d_0 = {n}"}, 4 * 8 * n * n, what="the (d_L d_0)^2 operator, a Kronecker term and copies",
+                  max_bytes=max_bytes)
     root = _sqrt_psd("sigma_xx", sigma_xx)
     d0, dL = mats[0].shape[1], mats[-1].shape[0]
     if root.shape[0] != d0:
@@ -605,9 +628,9 @@ def _chain(mats: list[np.ndarray], dim: int) -> np.ndarray:
     return out
 
 
-def gauss_newton_spectrum(mats, sigma_xx) -> np.ndarray:
+def gauss_newton_spectrum(mats, sigma_xx, *, max_bytes=None) -> np.ndarray:
     """Eigenvalues (ascending, :math:`d_Ld_0` of them) of :func:`gauss_newton_operator`."""
-    return np.linalg.eigvalsh(gauss_newton_operator(mats, sigma_xx))
+    return np.linalg.eigvalsh(gauss_newton_operator(mats, sigma_xx, max_bytes=max_bytes))
 
 
 def balanced_gauss_newton_spectrum(sigma_xx, sigma_yx, depth) -> np.ndarray:
@@ -649,7 +672,7 @@ def balanced_gauss_newton_spectrum(sigma_xx, sigma_yx, depth) -> np.ndarray:
 # two-layer nets along the aligned, balanced path
 # ----------------------------------------------------------------------------------------------
 
-def two_layer_aligned_spectrum(widths, singular_values, strengths) -> np.ndarray:
+def two_layer_aligned_spectrum(widths, singular_values, strengths, *, max_bytes=None) -> np.ndarray:
     r"""All Hessian eigenvalues of a two-layer net at an aligned, balanced point, whitened inputs (:math:`\Sigma_{xx}=I`).
 
     Setting: :math:`\Sigma_{yx}=\sum_{k\le r}s_ku_kv_k^\top` and the weights
@@ -675,8 +698,10 @@ def two_layer_aligned_spectrum(widths, singular_values, strengths) -> np.ndarray
     :math:`\sqrt{a_k}\leftarrow\sqrt{a_k}(1-\eta(a_k-s_k))` (:func:`aligned_mode_step`).
 
     ``strengths`` has shape ``(r,)`` or ``(T, r)`` (a path); returns ``(P,)`` or ``(T, P)``, ascending.
+    ``max_bytes``: the allocation limit for the :math:`P` eigenvalues (:func:`theory._validate.byte_limit`).
     """
     widths = validate_widths(widths)
+    _spectrum_bytes(widths, max_bytes)
     if len(widths) != 3:
         raise ValueError(f"widths: expected a two-layer net (d_0, d_1, d_2), got {widths}")
     d0, d1, dL = widths

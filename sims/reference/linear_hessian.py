@@ -85,9 +85,15 @@ def numpy_hvp(theta: np.ndarray, V_: np.ndarray, Sxx: np.ndarray, Syx: np.ndarra
     return np.concatenate(out, axis=-1)
 
 
-def numpy_dense_hessian(theta, Sxx, Syx, widths) -> np.ndarray:
-    """Dense Hessian from the analytic HVP applied to every basis vector at once (batched), symmetrized."""
+def numpy_dense_hessian(theta, Sxx, Syx, widths, *, max_bytes=None) -> np.ndarray:
+    r"""Dense Hessian from the analytic HVP applied to every basis vector at once (batched), symmetrized.
+
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the basis, the products and the
+    symmetrized copy, :math:`P\times P` each.
+    """
     P = np.asarray(theta).size
+    V.check_bytes({"theta": f"P = {P}"}, 6 * 8 * P * P, what="the P x P basis, HVPs and symmetrized copy",
+                  max_bytes=max_bytes)
     Hm = numpy_hvp(theta, np.eye(P), Sxx, Syx, widths)
     return 0.5 * (Hm + Hm.T)
 
@@ -124,13 +130,15 @@ def numpy_lanczos(v0: np.ndarray, matvec, num_iter: int) -> np.ndarray:
 # benchmark: top eigenvalue by HVP-Lanczos and by the dense Hessian, JAX vs NumPy, as P grows
 # ----------------------------------------------------------------------------------------------
 
-def numpy_balanced_minimum(rng: np.random.Generator, X, Y, widths, gauge: float = 0.0) -> np.ndarray:
+def numpy_balanced_minimum(rng: np.random.Generator, X, Y, widths, gauge: float = 0.0, *,
+                           max_bytes=None) -> np.ndarray:
     r"""A global minimum of the deep linear net in NumPy: balanced, then optionally unbalanced by a random gauge.
 
     :math:`W^*=\Sigma_{yx}\Sigma_{xx}^{-1}=USV^\top` is factored as :math:`W_l=P_lS^{1/L}P_{l-1}^\top`
     with :math:`P_0=V`, :math:`P_L=U` and Haar hidden frames (the top :math:`k=\min_ld_l` triplets),
     then :math:`W_l\to G_lW_l`, :math:`W_{l+1}\to W_{l+1}G_l^{-1}` with
-    :math:`G_l=I+\text{gauge}\,N_l/\sqrt{d_l}` (the product is unchanged).
+    :math:`G_l=I+\text{gauge}\,N_l/\sqrt{d_l}` (the product is unchanged). ``max_bytes``: the allocation limit
+    (:func:`theory._validate.byte_limit`) for the parameters and the hidden frames.
     """
     w = validate_widths(widths)
     X = V.array("X", X, shape=(w[0], None))
@@ -138,6 +146,8 @@ def numpy_balanced_minimum(rng: np.random.Generator, X, Y, widths, gauge: float 
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng: expected a numpy.random.Generator (np.random.default_rng(seed)), got {type(rng).__name__}")
     gauge = V.real("gauge", gauge, low=0.0)  # the sign of gauge is the sign of N_l, whose law is symmetric
+    V.check_bytes({"widths": w}, 8 * (2 * sum(a * b for a, b in zip(w[:-1], w[1:])) + 4 * sum(d * d for d in w[1:-1])),
+                  what="the parameters, the hidden layers' Haar frames and gauges", max_bytes=max_bytes)
     L, k, n = len(w) - 1, min(w), X.shape[1]
     Wstar = np.linalg.solve((X @ X.T / n).T, (Y @ X.T / n).T).T
     U, s, Vt = np.linalg.svd(Wstar, full_matrices=False)
@@ -206,7 +216,7 @@ def _run_numpy_dense(widths: tuple[int, ...]):
                                             check_finite=False)[0])
 
 
-def numpy_train_gd(theta0, X, Y, widths, etas, steps: int) -> tuple[np.ndarray, np.ndarray]:
+def numpy_train_gd(theta0, X, Y, widths, etas, steps: int, *, max_bytes=None) -> tuple[np.ndarray, np.ndarray]:
     r"""GD :math:`\theta\leftarrow\theta-\eta\nabla\mathcal L` on the deep linear net, one run per step size, in NumPy.
 
     Vectorized over ``etas`` (batched matrix products, one Python iteration per step), with the
@@ -214,7 +224,8 @@ def numpy_train_gd(theta0, X, Y, widths, etas, steps: int) -> tuple[np.ndarray, 
     :math:`\nabla_{W_l}=A_l^\top(W\Sigma_{xx}-\Sigma_{yx})B_l^\top`, prefix products
     :math:`B_l=W_{l-1}\cdots W_1` and suffix products :math:`A_l=W_L\cdots W_{l+1}` built once per
     step. Returns the final parameter vectors ``(len(etas), P)`` and the final losses (from the
-    data). No divergence handling: give step sizes that converge.
+    data). No divergence handling: give step sizes that converge. ``max_bytes``: the allocation limit
+    (:func:`theory._validate.byte_limit`) for every run's parameters, products and gradients.
     """
     w = validate_widths(widths)
     P = sum(w[l] * w[l - 1] for l in range(1, len(w)))
@@ -223,6 +234,8 @@ def numpy_train_gd(theta0, X, Y, widths, etas, steps: int) -> tuple[np.ndarray, 
     Y = V.array("Y", Y, shape=(w[-1], X.shape[1]))
     etas = V.array("etas", etas, ndim=1, low=0.0, low_open=True)
     steps = V.integer("steps", steps, low=1)
+    V.check_bytes({"etas": f"{etas.size} runs", "widths": w}, 8 * 8 * etas.size * (P + sum(d * d for d in w)),
+                  what="every run's parameters, prefix/suffix products and gradients", max_bytes=max_bytes)
     n, B, L = X.shape[1], etas.size, len(w) - 1
     Sxx, Syx = X @ X.T / n, Y @ X.T / n
     shapes = [(w[l], w[l - 1]) for l in range(1, L + 1)]
