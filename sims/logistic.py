@@ -190,7 +190,7 @@ def _flags(out: dict, shape: tuple) -> dict[str, np.ndarray]:
 
 
 def gd(z, weights, eta, inits, n_steps: int, *, keep_last: int | None = None,
-       chunk_size: int = 4096) -> dict[str, np.ndarray]:
+       chunk_size: int = 4096, max_bytes=None) -> dict[str, np.ndarray]:
     r"""GD trajectories on the grid ``eta x inits``.
 
     Args:
@@ -200,6 +200,7 @@ def gd(z, weights, eta, inits, n_steps: int, *, keep_last: int | None = None,
       inits: (k, d) initializations (or (k,) for 1-D data).
       n_steps: GD steps per run, :math:`\ge 1`.
       keep_last: how many final iterates to return, in ``1..n_steps`` (default all ``n_steps``).
+      max_bytes: the allocation limit (:func:`theory._validate.byte_limit`) for the kept iterates of every run.
 
     Returns:
       ``w``: (m, k, keep_last, d) iterates :math:`w_{T-keep+1}, \dots, w_T`;
@@ -208,6 +209,11 @@ def gd(z, weights, eta, inits, n_steps: int, *, keep_last: int | None = None,
     """
     z2, a, steps, w0, n_steps, chunk_size = _validate_grid(z, weights, eta, inits, n_steps, chunk_size)
     keep = n_steps if keep_last is None else V.integer("keep_last", keep_last, low=1, high=n_steps)
+    runs = steps.size * w0.shape[0]
+    # the kept iterates of every run (device chunks, then the host's concatenation), padded to a chunk
+    V.check_bytes({"keep_last" if keep_last is not None else "n_steps": keep, "runs": runs, "d": w0.shape[1]},
+                  2 * 8 * keep * w0.shape[1] * max(runs, _bucket(runs, chunk_size)),
+                  what="the kept iterates of every run", max_bytes=max_bytes)
     grid, shape = cartesian(eta=steps, w0=w0)
     out = run_grid(_gd_point, grid, jnp.asarray(z2), jnp.asarray(a), jnp.asarray(n_steps - keep),
                    static={"keep": keep},

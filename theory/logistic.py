@@ -464,19 +464,21 @@ def two_cycle_1d(z, weights, eta, *, w_star: float | None = None) -> tuple[np.nd
     return np.array([u, v]), _multiplier_1d((u, v), step, z2, a)
 
 
-def period_doubling_step(z, weights=None, *, c_range=(2.0001, 3.5), n_scan: int = 300) -> float:
+def period_doubling_step(z, weights=None, *, c_range=(2.0001, 3.5), n_scan: int = 300, max_bytes=None) -> float:
     r"""Second period doubling: the :math:`c` where the 2-cycle born at :math:`c = 2` loses stability.
 
     Along the branch :func:`two_cycle_1d`, the multiplier :math:`(1-\eta L''(u))(1-\eta L''(v))`
     starts at :math:`+1` (at :math:`c = 2^+`) and decreases; the 2-cycle loses stability where it
     crosses :math:`-1`. Located by a scan over ``c_range`` (two numbers, :math:`2 < c_0 < c_1`) and
     Brent's method. Beyond this :math:`c` GD settles on a 4-cycle.
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the ``n_scan`` scan.
     """
     z2, a = validate_dataset(z, weights)
     lo_hi = V.array("c_range", c_range, shape=(2,), low=2.0, low_open=True)
     if not lo_hi[1] > lo_hi[0]:
         raise ValueError(f"c_range: expected (low, high) with low < high, got {tuple(c_range)}")
     n_scan = V.integer("n_scan", n_scan, low=2)
+    V.check_bytes({"n_scan": n_scan}, 4 * 8 * n_scan, what="the scan's step sizes and multipliers", max_bytes=max_bytes)
     w_star, lam_ = minimizer(z2, a)
 
     def m_plus_one(c):
@@ -690,7 +692,7 @@ def feigenbaum_ratios(points) -> np.ndarray:
     return d[:-1] / d[1:]
 
 
-def cycles_1d(z, weights, eta, period: int = 2, *, n_grid: int = 20_001) -> np.ndarray:
+def cycles_1d(z, weights, eta, period: int = 2, *, n_grid: int = 20_001, max_bytes=None) -> np.ndarray:
     r"""Every cycle of exact period ``period`` of 1-D GD (stable or not): a sign scan of :math:`F(u) = T^p(u) - u` plus Brent.
 
     All orbits stay in the invariant interval of :func:`orbit_bound_1d` (started anywhere in it), so
@@ -699,7 +701,9 @@ def cycles_1d(z, weights, eta, period: int = 2, *, n_grid: int = 20_001) -> np.n
     sign changes. Each cycle is returned once, by its smallest point: an array (k, period + 1) of
     the cycle's points in orbit order followed by its multiplier :math:`(T^p)'`. Roots of lower
     period (:math:`w^\star`, cycles whose period divides ``period``) are dropped; a cycle closer than
-    :math:`10^{-9}(1 + |w^\star|)` to :math:`w^\star` is not resolved. ``period`` in 2..16.
+    :math:`10^{-9}(1 + |w^\star|)` to :math:`w^\star` is not resolved. ``period`` in 2..16. ``max_bytes``: the
+    allocation limit (:func:`theory._validate.byte_limit`) for the scan, :math:`2n_{grid}` points through ``period``
+    maps of every data point.
     """
     z2, a = validate_dataset(z, weights)
     if z2.shape[1] != 1:
@@ -707,6 +711,8 @@ def cycles_1d(z, weights, eta, period: int = 2, *, n_grid: int = 20_001) -> np.n
     step = V.real("eta", eta, low=0.0, low_open=True)
     period = V.integer("period", period, low=2, high=16)
     n_grid = V.integer("n_grid", n_grid, low=100)
+    V.check_bytes({"n_grid": n_grid, "z": f"{z2.shape[0]} points"}, 4 * 8 * 2 * n_grid * (z2.shape[0] + period + 2),
+                  what="the scan of 2 n_grid points through the maps", max_bytes=max_bytes)
     w_star, _ = minimizer(z2, a)
     ws = float(w_star[0])
     zz = z2[:, 0]

@@ -16,8 +16,8 @@ from theory import _validate as V
 __all__ = ["gd_numpy", "bench_cases"]
 
 
-def gd_numpy(z, weights, eta, inits, n_steps: int, *, keep_last: int = 1) -> dict[str, np.ndarray]:
-    """Vectorized NumPy reference of :func:`sims.logistic.gd`: same arguments, same outputs.
+def gd_numpy(z, weights, eta, inits, n_steps: int, *, keep_last: int = 1, max_bytes=None) -> dict[str, np.ndarray]:
+    """Vectorized NumPy reference of :func:`sims.logistic.gd`: same arguments, same outputs (``max_bytes`` too).
 
     ``keep_last`` must lie in ``1..n_steps`` (``ValueError`` otherwise: the tail holds exactly the
     last ``keep_last`` iterates, never uninitialised memory).
@@ -25,6 +25,8 @@ def gd_numpy(z, weights, eta, inits, n_steps: int, *, keep_last: int = 1) -> dic
     z2, a, steps, w0, n_steps, _ = _validate_grid(z, weights, eta, inits, n_steps, 1)
     keep = V.integer("keep_last", keep_last, low=1, high=n_steps)
     m, k, d = steps.size, w0.shape[0], w0.shape[1]
+    V.check_bytes({"keep_last": keep, "runs": m * k, "d": d}, 2 * 8 * keep * m * k * d,
+                  what="the kept iterates of every run", max_bytes=max_bytes)
     W = np.broadcast_to(w0[None], (m, k, d)).reshape(m * k, d).copy()
     S = np.repeat(steps, k)[:, None]
     active = a > 0
