@@ -525,11 +525,18 @@ def normalize(tree):
     return _normalize(_tree("tree", tree))
 
 
-def random_directions(key, params, n: int):
-    """``n`` independent uniformly random unit directions (Gaussian, normalized), stacked on axis 0."""
+def random_directions(key, params, n: int, *, max_bytes=None):
+    """``n`` independent uniformly random unit directions (Gaussian, normalized), stacked on axis 0.
+
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the ``(n, P)`` draw and its pieces.
+    """
     key = _key("key", key)
     params = _tree("params", params)
-    return _random_directions_jit(key, params, V.integer("n", n, low=1, high=100_000))
+    n = V.integer("n", n, low=1, high=100_000)
+    P = sum(int(np.size(x)) for x in jax.tree_util.tree_leaves(params))
+    V.check_bytes({"n": n, "params": f"P = {P}"}, 3 * 8 * n * P, what="the (n, P) draw, its pieces and the "
+                  "normalized directions", max_bytes=max_bytes)
+    return _random_directions_jit(key, params, n)
 
 
 @functools.partial(jax.jit, static_argnums=2)
@@ -1224,6 +1231,15 @@ def _adam_core(params, data, batches, eta, spike_factor, spike_step, clip_norm, 
     return {"params": params, **trace, "diverged": first_bad >= 0, "diverged_step": first_bad}
 
 
+def _training_bytes(runs: int, steps: int, batch: int, data: dict, max_bytes) -> None:
+    """Refuse training runs whose minibatch indices and gathered minibatches (``steps x batch`` per run, drawn at
+    once) and per-step records exceed the allocation limit (:func:`theory._validate.byte_limit`)."""
+    features = int(np.prod(np.shape(data["x_train"])[1:])) if "x_train" in data else 64
+    V.check_bytes({"steps": steps, "batch": batch, "runs": runs},
+                  8 * runs * (steps * batch + 2 * batch * features + 8 * steps),
+                  what="the minibatch indices and gathered minibatches, and the per-step records", max_bytes=max_bytes)
+
+
 def _train_core(key, data, eta, spike_factor, spike_step, clip_norm, temperature, mode, *, model, steps, batch,
                 eval_every_step, track_radius):
     r"""Initialization and minibatches from ``key``, then :func:`_adam_core` (traceable; see :func:`train`)."""
@@ -1287,13 +1303,15 @@ def run_adam(model: Model, params, data: dict, batches, *, eta: float, mode: str
 
 def train(key, model: Model, data: dict, *, steps: int, batch: int, eta: float, mode: str = "plain",
           spike_step: int = -1, spike_factor: float = 1.0, clip_norm: float = 1.0, temperature: float = 1.0,
-          eval_every_step: bool = False, track_radius: bool = True) -> dict:
+          eval_every_step: bool = False, track_radius: bool = True, max_bytes=None) -> dict:
     r"""``model.init`` and ``steps`` minibatches of ``batch`` uniform indices drawn from ``key``, then
-    :func:`run_adam` (same options, same returned dict, including ``diverged``/``diverged_step``)."""
+    :func:`run_adam` (same options, same returned dict, including ``diverged``/``diverged_step``). ``max_bytes``:
+    the allocation limit (:func:`theory._validate.byte_limit`) for the ``steps x batch`` indices, drawn at once."""
     key = _key("key", key)
     data = _model_data(model, data)
     steps = V.integer("steps", steps, low=1, high=1_000_000)
     batch = V.integer("batch", batch, low=1, high=1_000_000)
+    _training_bytes(1, steps, batch, data, max_bytes)
     options = _adam_options(mode, eval_every_step, track_radius, steps, eta, spike_step, spike_factor, clip_norm,
                             temperature)
     return _train_jit(key, data, *options, model=model, steps=steps, batch=batch, eval_every_step=eval_every_step,
@@ -1308,7 +1326,7 @@ def _spike_run(point, data, eta, factor, spike_step, *, model, steps, batch):
 
 
 def spike_runs(model: Model, data: dict, *, modes=MODES, seeds, eta: float, factor: float, steps: int = 200,
-               batch: int = 64, spike_step: int = 50, chunk_size: int | None = None) -> dict:
+               batch: int = 64, spike_step: int = 50, chunk_size: int | None = None, max_bytes=None) -> dict:
     r"""Adam runs with a one-step learning-rate spike (``eta * factor`` at ``spike_step``) for every
     (mode, seed) pair (mode-major order), one compilation for the whole ``run_grid``.
 
@@ -1316,6 +1334,8 @@ def spike_runs(model: Model, data: dict, *, modes=MODES, seeds, eta: float, fact
     ``chunk_size`` (None: one chunk) fixes the compiled grid size (see :func:`one_step_sweep`).
     Returns ``mode (G,)`` (codes, see :func:`mode_code`), ``seed (G,)``, ``test_acc (G, steps)``,
     ``final_acc (G,)``, ``r``, ``scale``, ``loss (G, steps)``, ``diverged (G,)``, ``diverged_step (G,)``.
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for every run's minibatch indices and
+    records (a chunk of runs draws its indices at once).
     """
     data = _model_data(model, data)
     if isinstance(modes, str) or not hasattr(modes, "__iter__"):
@@ -1329,6 +1349,7 @@ def spike_runs(model: Model, data: dict, *, modes=MODES, seeds, eta: float, fact
     seeds = _seeds(seeds)
     steps = V.integer("steps", steps, low=1, high=1_000_000)
     batch = V.integer("batch", batch, low=1, high=1_000_000)
+    _training_bytes(codes.size * seeds.size, steps, batch, data, max_bytes)
     spike_step = V.integer("spike_step", spike_step, low=-1, high=steps - 1)
     eta = V.real("eta", eta, low=0.0, low_open=True)
     factor = V.real("factor", factor, low=0.0, low_open=True)
@@ -1360,7 +1381,8 @@ def _temperature_run(point, data, r, eta, *, model, steps, batch):
 
 
 def temperature_runs(data: dict, *, temperatures, seeds, r, steps: int = 120, batch: int = 256, eta: float = 1e-2,
-                     hidden=(128, 128), threshold: float = 1.1, chunk_size: int | None = None) -> dict:
+                     hidden=(128, 128), threshold: float = 1.1, chunk_size: int | None = None,
+                     max_bytes=None) -> dict:
     r"""Temperature study: an MLP (GELU) trained by Adam on logits :math:`z/T` for every (T, seed) pair
     (``run_grid`` over the Cartesian grid, T-major), then one step along the normalized descent
     direction at distance :math:`t=r\rho_a(T)` for every normalized step ``r``; the collapse onset
@@ -1368,7 +1390,7 @@ def temperature_runs(data: dict, *, temperatures, seeds, r, steps: int = 120, ba
 
     Returns ``temperature, seed (G,)``, ``rho_a (G,)``, ``ratio (G, R)``, ``onset_r`` and
     ``onset_distance`` (:math:`r_{\rm onset}\rho_a`, the raw distance) ``(G,)``, and the training's
-    ``diverged``/``diverged_step (G,)`` (a diverged run's onsets are ``nan``). ``chunk_size`` as in
+    ``diverged``/``diverged_step (G,)`` (a diverged run's onsets are ``nan``). ``chunk_size`` and ``max_bytes`` as in
     :func:`spike_runs`.
     """
     temps = V.array("temperatures", temperatures, ndim=1, low=0.0, low_open=True)
@@ -1382,6 +1404,7 @@ def temperature_runs(data: dict, *, temperatures, seeds, r, steps: int = 120, ba
     eta = V.real("eta", eta, low=0.0, low_open=True)
     model = make_model("mlp", hidden=hidden, act="gelu")
     data = _model_data(model, data)
+    _training_bytes(temps.size * seeds.size, steps, batch, data, max_bytes)
     grid, _ = cartesian(temperature=temps, seed=seeds)
     out = run_grid(_temperature_run, grid, data, jnp.asarray(rr), jnp.asarray(eta),
                    static={"model": model, "steps": steps, "batch": batch}, **_chunking(chunk_size))
