@@ -52,6 +52,9 @@ def active_indices(widths, dmax: int = DMAX, lmax: int = LMAX) -> np.ndarray:
     w = validate_widths(widths)
     dmax = V.integer("dmax", dmax, low=max(w))
     lmax = V.integer("lmax", lmax, low=len(w) - 1)
+    if lmax * dmax * dmax > V.INT64_MAX:  # the flat frame indices are int64: lmax * dmax^2 of them must fit
+        raise ValueError(f"dmax, lmax: the frame has lmax * dmax^2 = {lmax * dmax * dmax} entries, beyond the int64 "
+                         f"range of its flat indices; got dmax={dmax}, lmax={lmax}")
     out = []
     for l in range(len(w) - 1):
         rows, cols = np.meshgrid(np.arange(w[l + 1]), np.arange(w[l]), indexing="ij")

@@ -655,7 +655,8 @@ def dln_hessians(u, v, X, y=None) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- locating a sign change
-def refine_crossing(rate, lo, hi, *, n_points: int = 9, n_rounds: int = 5, geometric: bool = True) -> dict:
+def refine_crossing(rate, lo, hi, *, n_points: int = 9, n_rounds: int = 5, geometric: bool = True,
+                    max_bytes=None) -> dict:
     r"""Where a measured rate changes sign from negative to non-negative, for several items at once.
 
     ``rate(values)`` maps an array of shape :math:`(k, q)` (:math:`q` = ``n_points`` trial values per
@@ -666,6 +667,8 @@ def refine_crossing(rate, lo, hi, *, n_points: int = 9, n_rounds: int = 5, geome
     Items whose initial bracket shows no sign change get NaN. Returns ``crossing``, ``lo``, ``hi``
     (final brackets) and ``found``. A NaN rate has no sign (a ``ValueError`` naming ``rate``: counted as
     negative it would move the crossing); :math:`\pm\infty` are signs (a run that blew up or collapsed).
+    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for a round's ``(items, n_points)``
+    trial values and rates (what ``rate`` itself allocates is its own).
     """
     if not callable(rate):
         raise TypeError(f"rate: expected a callable mapping trial values to rates, got {type(rate).__name__}")
@@ -677,6 +680,8 @@ def refine_crossing(rate, lo, hi, *, n_points: int = 9, n_rounds: int = 5, geome
         raise ValueError(f"hi: expected one bracket end above each lo, got lo={lo.tolist()} hi={hi.tolist()}")
     q = val.integer("n_points", n_points, low=2)
     rounds = val.integer("n_rounds", n_rounds, low=1)
+    _guard({"n_points": q, "lo": f"{lo.size} items"}, 6 * 8 * lo.size * q, "a round's trial values, rates and masks",
+           max_bytes)
     found = np.ones(lo.size, dtype=bool)
     r_lo = r_hi = np.zeros(lo.size)
     for _ in range(rounds):  # refinement rounds over a parameter, not optimisation steps

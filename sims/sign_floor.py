@@ -393,8 +393,9 @@ def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, beta2=0
         raise ValueError(f"x0: expected starts of shape (d,), ({G}, d) or ({G}, {n_chains}, d), got {x0.shape}")
     d = x0.shape[-1]
     # per chain: the n_rec-point curve and ~6 summaries, device and host; a chunk draws a block of noise at once
-    V.check_bytes({"n_chains": n_chains, "n_rec": n_rec, "configurations": G, "d": d},
-                  2 * 8 * G * n_chains * (n_rec + d + 6) + 3 * 8 * chunk_size * min(BLOCK, T) * d,
+    # runs are padded to whole chunks of chunk_size (_sweep): a chunk far above the runs costs its full size
+    V.check_bytes({"n_chains": n_chains, "n_rec": n_rec, "configurations": G, "d": d, "chunk_size": chunk_size},
+                  2 * 8 * max(G * n_chains, chunk_size) * (n_rec + d + 6) + 3 * 8 * chunk_size * min(BLOCK, T) * d,
                   what="every chain's start, records and a chunk's noise block", max_bytes=max_bytes)
     h = V.array("h", h, ndim=(0, 1, 2), low=0.0, low_open=True)
     if h.ndim == 1 and h.shape != (d,):
@@ -576,7 +577,8 @@ def ladder(key: jax.Array, *, sigma, theta, T: int, burn: int = 0, n_chains: int
     if len(sigma) not in (1, G):
         raise ValueError(f"sigma: expected a scalar or length {G}, got length {len(sigma)}")
     # per chain: the offsets, grid entries and ~6 outputs (device and host); a chunk's block of sign words
-    V.check_bytes({"n_chains": n_chains, "configurations": G}, 2 * 8 * 12 * G * n_chains + 4 * chunk_size * BLOCK,
+    V.check_bytes({"n_chains": n_chains, "configurations": G, "chunk_size": chunk_size},
+                  2 * 8 * 12 * max(G * n_chains, chunk_size) + 4 * chunk_size * BLOCK,
                   what="every chain's offsets, grid entries and outputs", max_bytes=max_bytes)
     if theta.ndim == 0:
         theta = np.full((G, n_chains), float(theta))

@@ -386,8 +386,9 @@ def digits_floors(key, eta, method, *, oracle="minibatch", batch: int = 8, sigma
     chunk_size = V.integer("chunk_size", chunk_size, low=1)
     P = _problem(lam)
     n_x, d_x = P["X"].shape
-    V.check_bytes({"n_chains": n_chains, "n_rec": n_rec, "configurations": G},
-                  2 * 8 * G * n_chains * (2 * n_rec + d_x * CLASSES + 8) + 4 * 8 * chunk_size * batch * (d_x + CLASSES),
+    runs = G * n_chains
+    V.check_bytes({"n_chains": n_chains, "n_rec": n_rec, "configurations": G, "batch": batch, "chunk_size": chunk_size},
+                  2 * 8 * runs * (2 * n_rec + d_x * CLASSES + 8) + 4 * 8 * min(chunk_size, runs) * batch * (d_x + CLASSES),
                   what="every chain's start and records, and a chunk's minibatches", max_bytes=max_bytes)
     theta0 = {"minimizer": P["theta_star"], "origin": np.zeros_like(P["theta_star"])}
     data = np.asarray(jax.random.key_data(key))

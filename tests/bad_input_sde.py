@@ -13,7 +13,7 @@ CFG = lambda: __import__("sims.sde", fromlist=["Config"]).Config(  # noqa: E731
     problem="quartic", algo="dcsgd", n_agents=3, compressor="bernoulli", noise="gaussian", n_steps=4, n_record=2)
 K = lambda: jax.random.key(3)  # noqa: E731
 X3 = np.array([-2.0, 0.3, 1.5])
-AG = {"n_agents": "posint", "omega": "nonneg", "sigma1": "nonneg"}
+AG = {"n_agents": "posint+oversize", "omega": "nonneg", "sigma1": "nonneg"}  # one omega per agent: guarded
 
 _T = "theory.sde."
 _S = "sims.sde."

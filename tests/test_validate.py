@@ -64,6 +64,9 @@ def test_check_bytes_names_the_sizes_the_estimate_and_the_limit(monkeypatch):
         V.check_bytes({"n": 1000, "d": 4}, 8 * 1000 * 4, what="X", max_bytes=1000)
     V.check_bytes({"n": 1000}, 8000, what="X", max_bytes=8000)          # at the limit: allowed
     V.check_bytes({"n": 10**15}, 8 * 10**15, what="X", max_bytes=float("inf"))
+    # a caller without a max_bytes parameter offers only the environment variable
+    with pytest.raises(ValueError, match=r"above the limit of 1000 B; set STEPLAB_MAX_BYTES to allow it$"):
+        V.check_bytes({"n_agents": 10**6}, 8 * 10**6, what="X", max_bytes=1000, per_call=False)
 
 
 @pytest.mark.parametrize("text, limit", [("1000", 1000), ("16GiB", 16 * 2**30), ("2 G", 2 * 2**30), ("1e6", 1e6),

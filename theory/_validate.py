@@ -297,7 +297,8 @@ def _fmt_bytes(n: float) -> str:
     return f"{n:.0f} B"
 
 
-def check_bytes(sizes: Mapping[str, Any], nbytes: float, *, what: str, max_bytes: Any = None) -> None:
+def check_bytes(sizes: Mapping[str, Any], nbytes: float, *, what: str, max_bytes: Any = None,
+                per_call: bool = True) -> None:
     """Refuse a call whose estimated allocation ``nbytes`` exceeds :func:`byte_limit` (``ValueError``).
 
     ``sizes``: the size arguments the estimate grows with (``{"n": n, "d": d}``), named in the message
@@ -305,10 +306,12 @@ def check_bytes(sizes: Mapping[str, Any], nbytes: float, *, what: str, max_bytes
     ``eta (shape (3, 10))``); ``what``: the dominant array(s), e.g. ``"X, an (n, d) float64 array"``. Estimates
     count the largest arrays a call holds at once (outputs and working buffers), to within a small
     factor: the guard is there to refuse a call that cannot fit, not to budget one that can. Compute
-    ``nbytes`` with Python ints (exact, no overflow).
+    ``nbytes`` with Python ints (exact, no overflow). ``per_call=False`` for a caller without a ``max_bytes``
+    parameter (a small closed form): the message then offers only the environment variable.
     """
     limit = byte_limit(max_bytes)
     if not nbytes <= limit:
         names = ", ".join(f"{k} ({v})" if isinstance(v, str) else f"{k}={_show(v)}" for k, v in sizes.items())
+        how = f"pass max_bytes= (bytes) or set {MAX_BYTES_ENV}" if per_call else f"set {MAX_BYTES_ENV}"
         raise ValueError(f"{names}: {what} would take about {_fmt_bytes(nbytes)}, above the limit of "
-                         f"{_fmt_bytes(limit)}; pass max_bytes= (bytes) or set {MAX_BYTES_ENV} to allow it")
+                         f"{_fmt_bytes(limit)}; {how} to allow it")

@@ -424,6 +424,10 @@ def _dcsgd_ms_factor_symbolic():
 
 
 def _omegas(omega, n_agents: int) -> np.ndarray:
+    # one value per agent (a scalar is broadcast to all of them), then a few same-sized temporaries in the formulas;
+    # the limit is the process's (STEPLAB_MAX_BYTES): these closed forms take no max_bytes of their own
+    check_bytes({"n_agents": n_agents}, 4 * 8 * n_agents, what="one compression variance per agent and temporaries",
+                per_call=False)
     arr = array("omega", omega, ndim=(0, 1), low=0.0)
     if arr.ndim == 0:
         arr = np.full(n_agents, float(arr))
