@@ -14,8 +14,9 @@ HEAD``; any copy works, e.g. ``cp -r``). Each mutant is one small change to ``th
 * numeric constant changed (an integer off by one, a float doubled, 0 -> 1);
 * a term dropped (``a + b`` -> ``a``, ``a - b`` -> ``a``), a unary minus removed.
 
-Sites are sampled with ``--seed`` (docstrings, string constants and the argument-validation calls
-are left alone: the bad-input battery covers validation). For each mutant the topic's fast-tier
+Sites are sampled with ``--seed`` (docstrings, string constants, the argument-validation calls and the
+size guards' byte estimates are left alone: the bad-input battery covers validation, and an estimate
+changed by a small factor changes no result). For each mutant the topic's fast-tier
 tests run in the copy with ``-x`` (stop at the first failure): ``tests/test_<topic>*.py``, the
 topic's contract rows, its claims in ``tests/test_power.py`` and its bad-input rows, in a
 subprocess with its own ``STEPLAB_RESULTS``. A failing run (or one past ``--timeout``) kills the
@@ -68,6 +69,42 @@ def _is_validation_call(node: ast.AST) -> bool:
             and isinstance(node.func.value, ast.Name) and node.func.value.id in _VALIDATION)
 
 
+def _is_guard_name(name: str) -> bool:
+    """A size guard: ``check_bytes`` itself, or a module's helper around it (``_guard``, ``_<what>_bytes``)."""
+    return name == "_guard" or name.endswith("_bytes")
+
+
+def _is_guard_call(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    f = node.func
+    return _is_guard_name(f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else "")
+
+
+def _guard_nodes(tree: ast.AST) -> set[int]:
+    """ids of the nodes of the size guards: their calls, their helpers' bodies, and the assignments (in a function)
+    whose every target is read only inside a guard call (a byte estimate's intermediate, ``runs = m * n_paths``)."""
+    guard: set[int] = set()
+    for node in ast.walk(tree):
+        if _is_guard_call(node) or (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_guard_name(node.name)):
+            guard.update(id(n) for n in ast.walk(node))
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "check_bytes"):
+            guard.update(id(n) for n in ast.walk(node))
+    out = set(guard)
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        loads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+        in_guard = {n.id for n in loads if id(n) in guard}
+        elsewhere = {n.id for n in loads if id(n) not in guard}
+        for stmt in ast.walk(fn):
+            if isinstance(stmt, ast.Assign) and all(isinstance(t, (ast.Name, ast.Tuple)) for t in stmt.targets):
+                names = {n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+                if names and names <= in_guard and not names & elsewhere:
+                    out.update(id(n) for n in ast.walk(stmt))
+    return out
+
+
 def _skipped_nodes(tree: ast.AST) -> set[int]:
     """ids of nodes inside docstrings, validation calls, raise statements and f-strings (not mutated)."""
     skip: set[int] = set()
@@ -81,7 +118,7 @@ def _skipped_nodes(tree: ast.AST) -> set[int]:
         if isinstance(node, ast.If):  # `if not (...): raise` guards are validation too
             if node.body and all(isinstance(s, ast.Raise) for s in node.body):
                 skip.update(id(n) for n in ast.walk(node.test))
-    return skip
+    return skip | _guard_nodes(tree)
 
 
 def _candidates(tree: ast.AST) -> list[tuple[ast.AST, str, str, object]]:
