@@ -45,8 +45,12 @@ _TOPIC_FILE = re.compile(r"test_([a-z_]+)\.py$")
 def _topic(item: pytest.Item, topics: set[str]) -> str | None:
     """The topic a test exercises: from its file (test_<topic>.py) or its parameter id (<topic>:..., <topic>....)."""
     m = _TOPIC_FILE.search(item.fspath.basename)
-    if m and m.group(1) in topics:
-        return m.group(1)
+    if m:
+        # test_<topic>.py and test_<topic>_<part>.py (mutants, paper tables, ...): the longest topic name wins, as
+        # in the cache's ownership rule, so a topic's extra test files share its worker and its computed experiments
+        owners = [t for t in topics if m.group(1) == t or m.group(1).startswith(t + "_")]
+        if owners:
+            return max(owners, key=len)
     callspec = getattr(item, "callspec", None)
     if callspec is not None:
         head = re.split(r"[:.\[]", callspec.id, maxsplit=1)[0]
