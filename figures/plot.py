@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import re
 import itertools
 import os
 import secrets
@@ -37,12 +38,13 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
+from matplotlib.transforms import Bbox  # noqa: E402
 
 __all__ = [
     "THEORY", "SIM", "ACCENT", "MUTED", "PALETTE", "RC", "LAYOUT_POLICY",
     "figure", "theory_vs_simulation", "bifurcation", "threshold", "save",
     "check_layout", "LayoutProblem", "LayoutWarning", "LayoutError",
-    "track_claims", "figure_claims",
+    "track_claims", "figure_claims", "audit_theory_lines", "theory_audits",
 ]
 
 THEORY = "#1f3b73"     # theory lines
@@ -317,13 +319,235 @@ def check_layout(fig, *, pad: float = 1.0) -> list[LayoutProblem]:
         if len(labelled) >= 2 and ax.get_legend() is None and not fig.legends:
             shown = ", ".join(repr(str(a.get_label())[:20]) for a in labelled[:3])
             problems.append(LayoutProblem("no legend", f"{name}: {len(labelled)} labelled series ({shown}) but no legend"))
+    problems += _data_over_text(fig, renderer, pad)
+    problems += _raw_tex(boxes)
     return problems
+
+
+# TeX that matplotlib's mathtext did not typeset: a backslash command or a ^/_ group outside $...$
+_RAW_TEX = re.compile(r"\\[A-Za-z]+|[\^_]\{")
+
+
+def _raw_tex(boxes) -> list[LayoutProblem]:
+    """Texts that show TeX source (``\\lambda``, ``^{t}``) instead of typeset maths: outside ``$…$`` mathtext
+    prints it verbatim."""
+    found = []
+    for t, where, _, _ in boxes:
+        outside_math = re.sub(r"(?<!\\)\$.*?(?<!\\)\$", "", t.get_text())
+        if _RAW_TEX.search(outside_math):
+            found.append(LayoutProblem("raw TeX", f"{where} {_short(t)} shows TeX source outside $…$"))
+    return found
+
+
+def _data_paths(ax):
+    """The data series of ``ax`` in display coordinates: ``(label, points, joined, radius, clip)`` per drawn line
+    or scatter (``radius``: half the marker size in pixels; ``clip``: the box the artist is clipped to, or None).
+
+    Lines not in data coordinates (``axvline``/``axhline`` guides, whose labels sit on them by design) are left out.
+    """
+    for line in ax.lines:
+        if not line.get_visible() or line.get_transform() != ax.transData:
+            continue
+        xy = line.get_transform().transform(np.asarray(line.get_xydata(), dtype=float))
+        joined = line.get_linestyle() not in ("None", "none", "", " ")
+        marked = line.get_marker() not in (None, "None", "none", "", " ")
+        radius = float(line.get_markersize()) * ax.figure.dpi / 72.0 / 2 if marked else 0.0
+        yield str(line.get_label()), xy, joined, radius, (ax.bbox if line.get_clip_on() else None)
+    for coll in ax.collections:
+        if not coll.get_visible() or type(coll).__name__ != "PathCollection":
+            continue
+        xy = coll.get_offset_transform().transform(np.asarray(coll.get_offsets(), dtype=float))
+        yield str(coll.get_label()), xy, False, 0.0, (ax.bbox if coll.get_clip_on() else None)
+
+
+def _finite_runs(xy):
+    """The pieces of a polyline between non-finite points (matplotlib breaks a line at NaN)."""
+    ok = np.all(np.isfinite(xy), axis=1)
+    edges = np.flatnonzero(np.diff(np.r_[0, ok.astype(int), 0]))
+    return [xy[a:b] for a, b in zip(edges[::2], edges[1::2])]
+
+
+def _segments_cross(xy, b) -> bool:
+    """Whether the polyline ``xy`` (display coordinates, ``(n, 2)``) enters the box ``b`` (Liang–Barsky clipping)."""
+    if len(xy) < 2:
+        return False
+    p0, d = xy[:-1], np.diff(xy, axis=0)
+    t0, t1 = np.zeros(len(d)), np.ones(len(d))
+    for k, (lo, hi) in enumerate(((b.x0, b.x1), (b.y0, b.y1))):
+        dk, pk = d[:, k], p0[:, k]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ta, tb = (lo - pk) / dk, (hi - pk) / dk
+        parallel = dk == 0
+        inside = (pk >= lo) & (pk <= hi)
+        t0 = np.where(parallel, np.where(inside, t0, 2.0), np.maximum(t0, np.minimum(ta, tb)))
+        t1 = np.where(parallel, np.where(inside, t1, -1.0), np.minimum(t1, np.maximum(ta, tb)))
+    return bool(np.any(t0 <= t1))
+
+
+def _data_over_text(fig, renderer, pad: float) -> list[LayoutProblem]:
+    """Data drawn over a title, a legend or an annotation of the same axes (markers inside the text's box, or a
+    line crossing it): the text is hard to read and the data hidden. Boxes are shrunk by ``pad`` pixels."""
+    problems = []
+    for k, ax in enumerate(fig.axes):
+        if not ax.get_visible():
+            continue
+        name = _axes_name(k, ax)
+        texts = [(t, "title") for t in (ax.title, getattr(ax, "_left_title", None), getattr(ax, "_right_title", None))
+                 if t is not None and t.get_visible() and t.get_text().strip()]
+        texts += [(t, "text") for t in ax.texts if t.get_visible() and t.get_text().strip()]
+        legend = ax.get_legend()
+        regions = [(t.get_window_extent(renderer), f"{what} {_short(t)}") for t, what in texts]
+        if legend is not None and legend.get_visible():
+            regions.append((legend.get_window_extent(renderer), "the legend"))
+        for box, what in regions:
+            inner = box.padded(-pad)
+            if inner.width <= 0 or inner.height <= 0:
+                continue
+            for label, xy, joined, radius, clip in _data_paths(ax):
+                region = inner if clip is None else Bbox.intersection(inner, clip)
+                if region is None or region.width <= 0 or region.height <= 0:
+                    continue
+                pts = xy[np.all(np.isfinite(xy), axis=1)]
+                hit_box = region.padded(radius)
+                hit = bool(np.any((pts[:, 0] > hit_box.x0) & (pts[:, 0] < hit_box.x1)
+                                  & (pts[:, 1] > hit_box.y0) & (pts[:, 1] < hit_box.y1))) if len(pts) else False
+                if not hit and joined:
+                    hit = any(_segments_cross(part, region) for part in _finite_runs(xy))
+                if hit:
+                    series = repr(label[:30]) if label and not label.startswith("_") else "an unlabelled series"
+                    problems.append(LayoutProblem("data over text", f"{name}: {series} is drawn over {what}"))
+    return problems
+
+
+# ----------------------------------------------------------------------------------------------
+# a line labelled theory is the claim's prediction, never a rival
+
+_THEORY_WORDS = ("theory", "predict", "closed form", "exact")
+_MATCH_RTOL = 1e-9    # a plotted simulation point is the check's measured number itself, up to round-off
+_INTERP_RTOL = 2e-3   # a theory line drawn on its own grid, read between grid points: linear interpolation error
+_DISTINCT = 0.05      # a rival within 5 % of the prediction cannot be told from it on a plot
+
+
+def _is_theory(artist) -> bool:
+    """A series presented as theory: its label says theory/prediction/closed form/exact and not rival, or it is
+    unlabelled and drawn in :data:`THEORY`'s colour."""
+    label = str(artist.get_label()).lower()
+    if label.startswith("_"):
+        colors = [c for c in (getattr(artist, "get_color", lambda: None)(),
+                              getattr(artist, "get_markeredgecolor", lambda: None)()) if isinstance(c, str)]
+        return any(matplotlib.colors.same_color(c, THEORY) for c in colors if c not in ("none", "auto"))
+    return "rival" not in label and any(w in label for w in _THEORY_WORDS)
+
+
+def _numeric_pairs(results: Mapping[str, Any], claim_ids: Sequence[str]):
+    """Per check of the linked claims with array values: ``(claim, quantity, predicted, measured, rivals)`` flat."""
+    for cid in claim_ids:
+        result = dict.get(results, cid)  # not results.get: a tracker would count this read as the next figure's
+        for check in getattr(result, "checks", ()) or ():
+            measured = getattr(check, "measured", getattr(check, "estimate", None))
+            if getattr(check, "discrete", True) or measured is None or not hasattr(check, "predicted"):
+                continue
+            try:
+                p = np.asarray(check.predicted, dtype=float).ravel()
+                m = np.asarray(measured, dtype=float).ravel()
+                rivals = [(lab, np.broadcast_to(np.asarray(v, dtype=float).ravel(), p.shape)) for lab, v in check.rivals]
+            except (TypeError, ValueError, AttributeError):
+                continue
+            if p.size == m.size and p.size >= 2 and np.all(np.isfinite(p)) and np.all(np.isfinite(m)):
+                yield cid, check.quantity, p, m, rivals
+
+
+def _locate(values: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
+    """The x of each of ``values`` among the points ``(x, y)`` (matched to round-off), or None if one is missing."""
+    out = np.empty(values.size)
+    for i, v in enumerate(values):
+        k = np.flatnonzero(np.abs(y - v) <= _MATCH_RTOL * max(abs(v), 1e-300))
+        if k.size == 0:
+            return None
+        out[i] = x[k[0]]
+    return out
+
+
+def _read_at(line, xs: np.ndarray) -> np.ndarray | None:
+    """A theory series' values at ``xs``: its own points where they sit at those x, else linear interpolation of
+    a joined line over its x range; None where it does not cover ``xs``."""
+    x, y = (np.asarray(a, dtype=float).ravel() for a in (line.get_xdata(), line.get_ydata()))
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y = x[ok], y[ok]
+    if x.size == 0:
+        return None
+    out = np.full(xs.size, np.nan)
+    for i, xi in enumerate(xs):
+        k = np.flatnonzero(np.abs(x - xi) <= _MATCH_RTOL * max(abs(xi), 1e-300))
+        if k.size:
+            out[i] = y[k[0]]
+    missing = np.isnan(out)
+    if missing.any() and line.get_linestyle() not in ("None", "none", "", " ") and x.size >= 2:
+        order = np.argsort(x, kind="stable")
+        xo, yo = x[order], y[order]
+        if np.all(np.diff(xo) > 0):
+            inside = missing & (xs >= xo[0]) & (xs <= xo[-1])
+            out[inside] = np.interp(xs[inside], xo, yo)
+    return None if np.isnan(out).any() else out
+
+
+def audit_theory_lines(fig, results: Mapping[str, Any], claim_ids: Sequence[str]) -> tuple[list[LayoutProblem], int]:
+    r"""Check that no series drawn as theory is a rival of the claims the figure shows.
+
+    For each array-valued check of the linked claims, the simulation series that plots its measured values
+    (each value found among a series' points, to round-off) gives their x positions; every theory series of the
+    same axes (:func:`_is_theory`) is read there (its own points, or linear interpolation of a drawn line). With
+    :math:`e_p = \max_i |y_i - p_i| / s_i` and :math:`e_r` the same for a rival :math:`r`
+    (:math:`s_i = \max(|p_i|, |r_i|)`), a rival that differs from the prediction by more than 5 % is reported
+    when the series follows it (:math:`e_r \le 0.002`, interpolation error) and not the prediction
+    (:math:`e_p > 4 e_r`).
+
+    Returns the problems (kind ``"rival drawn as theory"``) and how many (check, theory series) pairs could be
+    compared, so a test can tell a clean figure from one the audit cannot read.
+    """
+    problems, compared = [], 0
+    checks = list(_numeric_pairs(results, claim_ids))
+    if not checks:
+        return problems, 0
+    for k, ax in enumerate(fig.axes):
+        series = [a for a in ax.lines if a.get_visible() and a.get_transform() == ax.transData]
+        theory = [a for a in series if _is_theory(a)]
+        if not theory:
+            continue
+        others = [a for a in series if not _is_theory(a)]
+        for cid, quantity, p, m, rivals in checks:
+            xs = None
+            for s_ in others:
+                x, y = (np.asarray(a, dtype=float).ravel() for a in (s_.get_xdata(), s_.get_ydata()))
+                xs = _locate(m, x, y)
+                if xs is not None:
+                    break
+            if xs is None:
+                continue
+            for t in theory:
+                yt = _read_at(t, xs)
+                if yt is None:
+                    continue
+                compared += 1
+                for label, r in rivals:
+                    scale = np.maximum(np.maximum(np.abs(p), np.abs(r)), 1e-300)
+                    if np.max(np.abs(r - p) / scale) <= _DISTINCT:
+                        continue
+                    e_p, e_r = np.max(np.abs(yt - p) / scale), np.max(np.abs(yt - r) / scale)
+                    if e_r <= _INTERP_RTOL and e_p > 4 * e_r:
+                        problems.append(LayoutProblem(
+                            "rival drawn as theory",
+                            f"{_axes_name(k, ax)}: {str(t.get_label())[:40]!r} follows the rival {label!r} of "
+                            f"{cid} ({quantity}) within {e_r:.1e}, not its prediction (off by {e_p:.1%})"))
+    return problems, compared
 
 
 # ----------------------------------------------------------------------------------------------
 # which claims a figure shows (read by the report)
 
 _SAVED_CLAIMS: dict[str, tuple[str, ...]] = {}
+#: figure name -> how many (check, theory series) pairs :func:`audit_theory_lines` compared when it was saved
+_AUDITED: dict[str, int] = {}
 
 
 class _ClaimAccess(dict):
@@ -369,6 +593,12 @@ def track_claims(results: Mapping[str, Any]) -> Iterator[dict]:
         _TRACKER.reset(token)
 
 
+def theory_audits() -> dict[str, int]:
+    """Figure name -> the (check, theory series) pairs :func:`audit_theory_lines` compared, per figure saved in this
+    process inside :func:`track_claims` with the layout check on."""
+    return dict(_AUDITED)
+
+
 def figure_claims() -> dict[str, tuple[str, ...]]:
     """Figure name -> the claim ids it shows, for every figure saved in this process with a known link."""
     return dict(_SAVED_CLAIMS)
@@ -404,6 +634,10 @@ def save(fig, name: str, out: Path | str, *, claims: Sequence[str] | None = None
     try:
         if policy != "ignore":
             problems = check_layout(fig)
+            if tracker is not None and linked:
+                rival_problems, compared = audit_theory_lines(fig, tracker, linked)
+                _AUDITED[name] = compared
+                problems += rival_problems
             if problems:
                 message = f"figure {name!r}: " + "; ".join(str(p) for p in problems)
                 if policy == "error":

@@ -55,6 +55,8 @@ def test_layout_checker_passes_a_clean_figure():
 
 @pytest.mark.parametrize("defect, kind", [
     ("title", "overlap"), ("outside", "outside"), ("single", "single tick label"), ("legend", "no legend"),
+    ("markers on title", "data over text"), ("line through legend", "data over text"),
+    ("line through label", "data over text"), ("raw tex", "raw TeX"),
 ])
 def test_layout_checker_names_each_defect(defect, kind):
     fig, ax = plot.figure()
@@ -71,10 +73,79 @@ def test_layout_checker_names_each_defect(defect, kind):
         ax.set_ylim(5, 30)  # one decade tick (10) inside, minor labels off
         ax.yaxis.set_minor_formatter(plt_null())
         ax.legend()
+    elif defect == "markers on title":
+        ax.set_title("title inside the axes", y=0.85)
+        ax.plot([1.5], [1.9], "o", ms=8, clip_on=False)
+        ax.legend(loc="lower right")
+    elif defect == "line through legend":
+        ax.plot([1, 2], [1.9, 1.9], label="b")  # runs along the top, where the legend is
+        ax.legend(loc="upper center")
+    elif defect == "line through label":
+        ax.annotate("7/4", (1.5, 1.5), fontsize=9)
+        ax.legend(loc="lower right")
+    elif defect == "raw tex":
+        ax.set_xlabel(r"\lambda_{max} and \rho(M_B)^{t}")
+        ax.legend()
     else:
         ax.plot([1, 2], [2, 1], label="b")
     kinds = {p.kind for p in plot.check_layout(fig)}
     assert kind in kinds
+
+
+def test_data_over_text_spares_guides_and_clean_placements():
+    """Threshold guides cross their own labels by design; mathtext in $...$ is typeset, not raw."""
+    fig, ax = plot.figure()
+    x = np.linspace(0, 1, 30)
+    ax.plot(x, x, label=r"$\lambda_{\max}$ theory")
+    ax.plot(x[::3], x[::3], "o", label="simulation")
+    plot.threshold(ax, 0.5, "η = 0.5")
+    ax.set(title="clean", xlabel=r"$\rho(M_B)^t$")
+    ax.legend(loc="lower right")
+    assert plot.check_layout(fig) == []
+
+
+class _Result:
+    def __init__(self, checks):
+        self.checks = checks
+
+
+def _audited_figure(theory_y, x, measured):
+    fig, ax = plot.figure()
+    xx = np.linspace(x[0], x[-1], 200)
+    ax.plot(xx, theory_y(xx), color=plot.THEORY, label="theory")
+    ax.plot(x, measured, "o", color=plot.SIM, label="simulation")
+    ax.legend()
+    return fig
+
+
+def test_a_rival_drawn_as_theory_is_caught_and_the_prediction_is_not():
+    """The logistic bifurcation defect, in small: the line labelled theory is the rival's formula."""
+    from paper_checks import Exact
+
+    x = np.linspace(1.2, 1.9, 8)
+    pred, rival = np.sqrt(x - 1.0), 0.9 * (x - 1.0)     # the claim's prediction and a rival
+    measured = pred * (1 + 1e-4 * np.cos(7 * x))        # a simulation that follows the prediction
+    check = Exact("half-width", pred, measured, rtol=1e-3, rivals={"piecewise-linear": rival})
+    results = {"toy.cycle": _Result([check])}
+    bad, n_bad = plot.audit_theory_lines(_audited_figure(lambda t: 0.9 * (t - 1.0), x, measured), results, ["toy.cycle"])
+    good, n_good = plot.audit_theory_lines(_audited_figure(lambda t: np.sqrt(t - 1.0), x, measured), results,
+                                           ["toy.cycle"])
+    assert n_bad == n_good == 1
+    assert [p.kind for p in bad] == ["rival drawn as theory"] and "piecewise-linear" in bad[0].message
+    assert good == []
+
+
+def test_save_refuses_a_rival_drawn_as_theory(tmp_path):
+    from paper_checks import Exact
+
+    x = np.linspace(1.2, 1.9, 8)
+    pred, rival = np.sqrt(x - 1.0), 0.9 * (x - 1.0)
+    check = Exact("half-width", pred, pred, rtol=1e-3, rivals={"piecewise-linear": rival})
+    with plot.track_claims({"toy.cycle": _Result([check])}) as tracked:
+        tracked["toy.cycle"]
+        with pytest.raises(plot.LayoutError, match="rival drawn as theory|follows the rival"):
+            plot.save(_audited_figure(lambda t: 0.9 * (t - 1.0), x, pred), "rival_as_theory", tmp_path, layout="error")
+    assert plot.theory_audits()["rival_as_theory"] == 1
 
 
 def plt_null():
