@@ -26,6 +26,7 @@ import hashlib
 import json
 import os
 import pkgutil
+import re
 import sys
 import time
 import traceback
@@ -59,6 +60,8 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
                         help="worker processes for the topics (each runs its topic's claims and draws its figures; "
                              "default 1: everything in this process)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument("--verbose", action="store_true",
+                        help="let XLA's own C++ warnings through (by default only its errors reach the terminal)")
     parser.add_argument("--profile", action="store_true",
                         help="print where the time went (XLA compilation, tracing, running, sympy, plotting) by "
                              "topic; also the claims phase and each figure script's wall time")
@@ -79,21 +82,48 @@ def _jobs(text: str) -> int:
     return n
 
 
-def drawing_key(budget_name: str) -> str:
-    """What a topic's figures are a function of: every source (theory, sims, paper_checks, figures) and the budget.
+_TOPIC_IMPORT = re.compile(r"\b(?:theory|sims|paper_checks)(?:\.|\s+import\s+)(\w+)")
+
+
+def drawing_scope(name: str) -> tuple[str, ...]:
+    """The topics whose sources topic ``name``'s figures depend on: itself, the topics its claims and experiments
+    declare in ``uses=``, and those whose theory, simulators or checks ``figures/<name>.py`` imports."""
+    from paper_checks import claims, topics
+    from paper_checks._experiment import experiments
+    from sims.cache import topic_names
+
+    known = set(topic_names())
+    scope = {name} & known
+    if name in topics():
+        scope.update(u for c in claims(topic=name) for u in c.uses)
+    scope.update(u for e in experiments().values() if e.topic == name for u in e.uses)
+    source = Path(figures.__file__).with_name(f"{name}.py")
+    if source.exists():
+        scope.update(m for m in _TOPIC_IMPORT.findall(source.read_text()) if m in known)
+    return tuple(sorted(scope))
+
+
+def drawing_key(budget_name: str, name: str) -> str:
+    """What topic ``name``'s figures are a function of: the sources of the topics in :func:`drawing_scope` and
+    the shared sources (theory, sims, paper_checks), its figure script and the shared figure modules, the budget
+    and matplotlib's version.
 
     Claim results and experiments are deterministic functions of their code, budget and configuration
-    (configurations live in those sources), so equal keys mean equal figures. Deliberately coarse: an
-    edit anywhere redraws every topic, which can never serve a stale figure.
+    (configurations live in those sources), so equal keys mean equal figures. An edit to one topic's sources
+    redraws that topic and the topics that declare it in ``uses=`` or import it, not the others; an edit to a
+    shared source (or an unscoped one) redraws every topic.
     """
     import matplotlib
 
-    from sims.cache import code_version
+    from sims.cache import _part_owner, code_version, topic_names
 
-    digest = hashlib.sha256(f"{code_version(None)}|{budget_name}|matplotlib {matplotlib.__version__}".encode())
+    scope = drawing_scope(name)
+    digest = hashlib.sha256(f"{code_version(scope or None)}|{budget_name}|matplotlib {matplotlib.__version__}".encode())
     for path in sorted(Path(figures.__file__).parent.glob("*.py")):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
+        owner = _part_owner(path.stem, topic_names())
+        if owner is None or owner in scope or path.stem == name:
+            digest.update(path.name.encode())
+            digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 
@@ -195,10 +225,10 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, progress) ->
               file=sys.stderr, flush=True)
     broken: list[str] = []
     seconds: dict[str, float] = {}  # wall time of the claims phase and of each figure script
-    key = drawing_key(budget.name)
+    keys = {n: drawing_key(budget.name, n) for n in drawable if not args.topic or n == args.topic}
     stamp = _read_stamp(out)
     wanted = [n for n in drawable if not args.topic or n == args.topic]
-    to_draw = {n for n in wanted if args.fresh or _reusable(stamp.get(n), key, out) is None}
+    to_draw = {n for n in wanted if args.fresh or _reusable(stamp.get(n), keys[n], out) is None}
     # --jobs: when figures are to be drawn, every topic's claims and figures run in worker processes first (the
     # claims land in the results cache, read back below); a warm run (nothing to draw) stays in this process
     parallel: dict[str, dict] = {}
@@ -236,7 +266,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, progress) ->
         for name in wanted:
             job = parallel.get(name) if name in to_draw else None
             if job is None:
-                kept = None if name in to_draw else _reusable(stamp.get(name), key, out)
+                kept = None if name in to_draw else _reusable(stamp.get(name), keys[name], out)
                 if kept is not None:
                     made[name] = kept
                     links.update({k: tuple(v) for k, v in stamp[name].get("claims", {}).items()})
@@ -264,7 +294,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, progress) ->
                 print(f"figures/{name}.py raised:\n{error}", file=sys.stderr)
                 broken.append(name)
             elif name not in errored:
-                stamp[name] = _stamp_entry(key, files, drawn, out)
+                stamp[name] = _stamp_entry(keys[name], files, drawn, out)
             with defer_signals():
                 _write_stamp(out, stamp)
                 progress.done += 1
@@ -285,6 +315,9 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, progress) ->
 
 
 def main(argv: list[str] | None = None) -> int:
+    from figures._cli import quiet_xla
+
+    quiet_xla(list(sys.argv[1:] if argv is None else argv))
     parser = build_parser()
     return run(parser.parse_args(argv), parser)
 

@@ -195,8 +195,21 @@ def _reader_gone() -> int:
     return 128 + 13  # 13 = SIGPIPE
 
 
+def quiet_xla(argv: list[str]) -> None:
+    """Keep XLA's C++ warnings (e.g. "Constant folding an instruction is taking > 1s") out of the terminal.
+
+    They are notes for XLA's developers, not for the user of a run, and they interleave with the progress
+    lines. Sets ``TF_CPP_MIN_LOG_LEVEL=2`` (errors only) unless ``--verbose`` is in ``argv`` or the user set
+    the variable; must run before JAX creates its CPU client (the level is read once, at the first message).
+    Worker processes inherit it.
+    """
+    if "--verbose" not in argv:
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+
 def _run(argv: list[str]) -> int:
     """Parse ``argv`` and run its subcommand; return the exit status."""
+    quiet_xla(argv)
     if argv and argv[0] == "bench":  # every option belongs to the benchmark runner, help included
         from sims.bench import main as bench_main
 

@@ -14,6 +14,7 @@ import contextlib
 import json
 import re
 import signal
+import os
 import sys
 import threading
 import time
@@ -127,6 +128,8 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--list", action="store_true", help="list the selected claims without running them")
     add_cache_arguments(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument("--verbose", action="store_true",
+                        help="let XLA's own C++ warnings through (by default only its errors reach the terminal)")
     return parser
 
 
@@ -277,6 +280,9 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, progress: Pr
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--verbose" not in argv:  # XLA's C++ warnings are notes for its developers (as in figures._cli.quiet_xla)
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     parser = build_parser()
     return run(parser.parse_args(argv), parser)
 

@@ -9,6 +9,7 @@ import argparse
 import dataclasses
 import io
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -234,7 +235,7 @@ def test_figures_are_redrawn_only_when_their_inputs_changed(scratch, monkeypatch
     assert drawn == ["quick", "full", "full"]  # a missing file: drawn
     run("--budget", "full", "--fresh")
     assert len(drawn) == 4
-    monkeypatch.setattr(figures_main, "drawing_key", lambda budget_name: "edited sources")
+    monkeypatch.setattr(figures_main, "drawing_key", lambda budget_name, name: "edited sources")
     run("--budget", "full")
     assert len(drawn) == 5  # an edited source changes the key: drawn
 
@@ -464,3 +465,17 @@ def test_python_m_paper_checks_help_runs():
     assert done.returncode == 0
     for option in ("--topic", "--paper", "--claim", "--budget", "--json", "--list", "--fresh", "--no-cache"):
         assert option in done.stdout
+
+
+def test_xla_warnings_stay_out_of_the_terminal_unless_verbose(monkeypatch):
+    """XLA's C++ warnings are silenced by default, let through with --verbose, and a user's own level is kept."""
+    from figures._cli import quiet_xla
+
+    monkeypatch.delenv("TF_CPP_MIN_LOG_LEVEL", raising=False)
+    quiet_xla(["figures", "--verbose"])
+    assert "TF_CPP_MIN_LOG_LEVEL" not in os.environ
+    quiet_xla(["figures"])
+    assert os.environ["TF_CPP_MIN_LOG_LEVEL"] == "2"
+    monkeypatch.setenv("TF_CPP_MIN_LOG_LEVEL", "0")
+    quiet_xla(["figures"])
+    assert os.environ["TF_CPP_MIN_LOG_LEVEL"] == "0"

@@ -564,3 +564,21 @@ def test_rod_flow_matches_scipy_and_stops_on_the_two_cycle():
 def test_grids_are_padded_to_power_of_two_buckets():
     assert [sim._bucket(n, 4096) for n in (1, 8, 9, 100, 5000)] == [8, 8, 16, 128, 4096]
     assert sim._bucket(100, 50) == 50
+
+
+def test_an_edit_to_theory_logistic_redraws_only_the_topics_that_use_it(source_copy):
+    """The figures' drawing key is per topic: an edit to theory/logistic.py changes the key of logistic and of the
+    topics whose claims, experiments or figure scripts use it, and no other; a shared source changes every key."""
+    import figures.__main__ as fm
+    import sims.cache as cache
+
+    names = fm.topic_modules()
+    before = {n: fm.drawing_key("full", n) for n in names}
+    _edit(source_copy / "theory" / "logistic.py", '"""', '"""An edit. ')
+    cache.code_version.cache_clear()
+    changed = {n for n in names if fm.drawing_key("full", n) != before[n]}
+    users = {n for n in names if "logistic" in fm.drawing_scope(n)}
+    assert "logistic" in changed and changed == users and len(changed) < len(names)
+    _edit(source_copy / "theory" / "_validate.py", '"""', '"""A shared edit. ')
+    cache.code_version.cache_clear()
+    assert all(fm.drawing_key("full", n) != before[n] for n in names)
