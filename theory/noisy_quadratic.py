@@ -29,7 +29,9 @@ model of :mod:`theory.nqm`, whose exact SGD moment recursion it reuses.
   :math:`\|w\|^4 = \eta\tilde G^2/(\lambda(2-\eta\lambda))` (:func:`sgd_wd_exact`). Without decay the norm grows,
   :math:`\|w_t\|^4 \approx \|w_0\|^4 + 2\eta^2\tilde G^2t/(1-\alpha)^2` (:func:`no_decay_norm`), and the angle decays like
   :math:`\sqrt{(1-\alpha)/(1+\alpha)}/\sqrt{2t}` (:func:`no_decay_angular_update`).
-* **A user's run** (:func:`fit_nqm_to_log`): the NQM fitted to a logged (step, lr, loss) curve along its own schedule.
+* **A user's run** (:func:`fit_nqm_to_log`): the NQM fitted to a logged (step, lr, loss) curve along its own schedule,
+  one free weight per mode (not identifiable from one curve); ``steplab overlay`` uses the four-parameter fit with
+  standard errors of :mod:`theory.noisy_quadratic_fit` instead.
 * **Lion's box** (:func:`lion_box_radius`): with decoupled decay :math:`\lambda` and :math:`\eta\lambda \le 1`,
   :math:`\|x\|_\infty \le 1/\lambda` is invariant; outside it the excess contracts by at most
   :math:`1 - \eta\lambda` per step; the limit points solve :math:`\min f` on the box (:func:`box_minimizer`).
@@ -553,6 +555,10 @@ def fit_nqm_to_log(step, lr, loss, *, n_modes: int = 12, max_bytes=None) -> dict
     non-negative least squares (SciPy's ``nnls``). Returns ``lam``, ``a``, ``sigma2``, ``floor``, ``predicted``
     (at the logged steps), ``residual_rms`` and ``relative_residual`` (the RMS residual over the loss's range).
     ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the (steps, modes) moment tables.
+
+    The per-mode weights and the floor are not identifiable from one loss curve (a mode slower than the run is a
+    constant, traded against :math:`L_\infty`; the estimates jump when the log is subsampled) and carry no error:
+    :func:`theory.noisy_quadratic_fit.fit_log` is the fit with standard errors behind ``steplab overlay``.
     """
     s = V.array("step", step, ndim=1, low=0.0)
     L = V.array("loss", loss, shape=(s.size,), low=0.0)  # the model's loss is a non-negative combination
