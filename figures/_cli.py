@@ -5,10 +5,12 @@
     steplab list     list topics, papers and claims
     steplab bench    JAX simulators against NumPy references   (= python -m sims.bench)
     steplab cache    where cached results live; --clear removes them
+    steplab overlay  fit the noisy quadratic model to your logged run (CSV), with errors; draw it
 
 Every subcommand has --help. An unknown topic, paper or claim is a usage error (exit 2)
 whose message names the closest valid names, so a typo never selects nothing and passes.
-``steplab list`` reads the claims' metadata from an index (:mod:`figures._index`) and imports no JAX.
+``steplab list`` reads the claims' metadata from an index (:mod:`figures._index`) and imports no JAX; nor does
+``steplab overlay`` (:mod:`figures._overlay`).
 """
 from __future__ import annotations
 
@@ -65,6 +67,14 @@ def _add_list_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
     parser.add_argument("--claim", metavar="ID", help="only this claim id (e.g. meng2024.cycles_between_1_and_2)")
     parser.add_argument("--json", action="store_true", help="print the selected claims as JSON")
     return parser
+
+
+def _overlay_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """``parser`` with the options of ``steplab overlay`` (imported here: ``steplab list`` must not load NumPy)."""
+    from figures import _overlay
+
+    parser.description = _overlay.DESCRIPTION
+    return _overlay.add_arguments(parser)
 
 
 def _list(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -162,7 +172,9 @@ def build_parser() -> argparse.ArgumentParser:
     cache = sub.add_parser("cache", help="show where cached results live; --clear removes them",
                            description="Show the results cache folder and its size.")
     cache.add_argument("--clear", action="store_true", help="delete every cached result in that folder")
-    for p in (check, figs, lister, bench, cache):
+    overlay = _overlay_parser(sub.add_parser("overlay", help="fit the noisy quadratic model to your logged run "
+                                             "(CSV) with standard errors; draw it over the log"))
+    for p in (check, figs, lister, bench, cache, overlay):
         p.set_defaults(subparser=p)  # usage errors are reported by the subcommand's own parser
     return parser
 
@@ -214,6 +226,11 @@ def _run(argv: list[str]) -> int:
         from sims.bench import main as bench_main
 
         return bench_main(argv[1:], prog="steplab bench")
+    if argv and argv[0] == "overlay":  # without build_parser(): a CSV fit needs no JAX
+        from figures._overlay import run as overlay
+
+        parser = _overlay_parser(argparse.ArgumentParser(prog="steplab overlay"))
+        return overlay(parser.parse_args(argv[1:]), parser)
     if argv and argv[0] == "list":  # without build_parser(): its other subcommands' options import JAX
         lister = _add_list_arguments(argparse.ArgumentParser(prog="steplab list", description=_LIST_DESCRIPTION))
         return _list(lister.parse_args(argv[1:]), lister)
@@ -233,6 +250,10 @@ def _run(argv: list[str]) -> int:
         return run(args, sub)
     if args.command == "list":
         return _list(args, sub)
+    if args.command == "overlay":
+        from figures._overlay import run as overlay
+
+        return overlay(args, sub)
     return _cache(args, sub)
 
 

@@ -3,13 +3,13 @@
 Everything drawn comes from the claims' results or the topic's experiments (``paper_checks.noisy_quadratic._experiments``,
 cached); closed forms from :mod:`theory.noisy_quadratic` and :mod:`theory.nqm`. Nothing here simulates.
 
-``python -m figures.noisy_quadratic overlay run.csv [--out DIR]`` draws the noisy-quadratic prediction for the
-schedule of a CSV with columns ``step, lr, loss`` over the logged loss (:func:`overlay`).
+``python -m figures.noisy_quadratic overlay run.csv [--out DIR]`` is ``steplab overlay`` (:mod:`figures._overlay`):
+the noisy quadratic model fitted to a logged run with standard errors (:mod:`theory.noisy_quadratic_fit`), drawn over
+the log.
 """
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 from pathlib import Path
 
@@ -18,6 +18,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 import theory.noisy_quadratic as th
 import theory.nqm as tn
+from figures import _overlay
 from figures._style import ACCENT, MUTED, PALETTE, SIM, THEORY, figure, save, threshold
 from paper_checks import Budget, Result, get_claim
 from paper_checks.noisy_quadratic import _experiments as E
@@ -176,62 +177,19 @@ def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
 
 
 # ----------------------------------------------------------------------------- a user's run
-def read_log(path: Path | str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Columns ``step``, ``lr``, ``loss`` of a CSV file (a header row naming them, any order; extra columns ignored)."""
-    path = Path(path)
-    with path.open(newline="") as fh:
-        rows = list(csv.DictReader(fh))
-    if not rows:
-        raise ValueError(f"csv: {path} has no data rows")
-    missing = {"step", "lr", "loss"} - set(rows[0])
-    if missing:
-        raise ValueError(f"csv: {path} lacks the column(s) {sorted(missing)}; expected step, lr, loss")
-    try:
-        return tuple(np.array([float(r[k]) for r in rows]) for k in ("step", "lr", "loss"))
-    except ValueError as exc:
-        raise ValueError(f"csv: {path}: every step, lr and loss must be a number ({exc})") from None
-
-
-def overlay(csv_path: Path | str, out: Path | str, *, n_modes: int = 12, name: str = "noisy_quadratic_overlay") -> dict:
-    """Fit the noisy quadratic model to a logged run and draw its prediction over the logged loss.
-
-    Returns the fit of :func:`theory.noisy_quadratic.fit_nqm_to_log` plus ``paths`` (PNG, PDF).
-    """
-    step, lr, loss = read_log(csv_path)
-    fit = th.fit_nqm_to_log(step, lr, loss, n_modes=n_modes)
-    fig, axes = figure(2, width=4.3, height=3.3)
-    ax = axes[0]
-    ax.plot(step, loss, ".", ms=3, color=SIM, label="logged loss")
-    ax.plot(step, fit["predicted"], color=THEORY, lw=1.4, label=f"NQM fit (rel. residual {fit['relative_residual']:.2%})")
-    ax.set(xlabel="step", ylabel="loss", title="your run and the noisy-quadratic prediction")
-    ax.legend(loc="upper right", fontsize=7)
-    ax2 = ax.twinx()
-    ax2.plot(np.arange(fit["eta"].size), fit["eta"], color=MUTED, lw=0.8)
-    ax2.set_ylabel("lr", color=MUTED)
-    ax = axes[1]
-    ax.plot(fit["lam"], np.maximum(fit["a"], 1e-30), "o", color=THEORY, mfc="none", label="x₀² per mode")
-    ax.plot(fit["lam"], np.maximum(fit["sigma2"], 1e-30), "s", color=ACCENT, mfc="none", label="σ² per mode")
-    ax.set(xscale="log", yscale="log", xlabel="curvature λ", ylabel="fitted weight", title=f"floor {fit['floor']:.4g}")
-    ax.legend(loc="lower left", fontsize=7)
-    fit["paths"] = save(fig, name, out, layout="ignore")
-    return fit
+# the overlay lives in figures._overlay (``steplab overlay``); these names keep the older entry point working
+read_log = _overlay.read_log
+overlay = _overlay.overlay
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``python -m figures.noisy_quadratic overlay run.csv [options]``: the same command as ``steplab overlay``."""
     p = argparse.ArgumentParser(prog="python -m figures.noisy_quadratic", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
-    ov = sub.add_parser("overlay", help="fit the NQM to a (step, lr, loss) CSV and draw it over the logged loss")
-    ov.add_argument("csv", help="CSV file with columns step, lr, loss")
-    ov.add_argument("--out", default="figures/out", help="output folder (default figures/out)")
-    ov.add_argument("--modes", type=int, default=12, help="number of curvatures in the fitted spectrum (default 12)")
+    ov = _overlay.add_arguments(sub.add_parser("overlay", help="the same as steplab overlay: fit the noisy quadratic "
+                                               "model to a logged run and draw it", description=_overlay.DESCRIPTION))
     args = p.parse_args(argv)
-    try:
-        fit = overlay(args.csv, args.out, n_modes=args.modes)
-    except (TypeError, ValueError, OSError) as err:
-        p.error(str(err))
-    print(f"fitted floor {fit['floor']:.6g}, relative residual {fit['relative_residual']:.3%}; wrote "
-          + ", ".join(str(x) for x in fit["paths"]))
-    return 0
+    return _overlay.run(args, ov)
 
 
 if __name__ == "__main__":
