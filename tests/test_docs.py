@@ -74,9 +74,27 @@ def test_links_and_toctrees_resolve():
                 if entry and not entry.startswith(":"):
                     assert any((md.parent / f"{entry}{ext}").exists() for ext in (".md", ".rst")), f"{md}: {entry}"
     for md in _md_files():
-        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", md.read_text()):
+        text = re.sub(r"^```.*?^```", "", md.read_text(), flags=re.M | re.S)  # code blocks hold no links
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
             if not re.match(r"^[a-z]+:", target):  # relative links only
                 assert (md.parent / target).exists(), f"{md.relative_to(ROOT)}: broken link {target}"
+
+
+def test_every_page_is_listed():
+    """Every page of docs/ is in some toctree (Sphinx warns about one in none, but only `make docs` would see it),
+    and every paper note has a row in the table of docs/papers/index.md."""
+    listed = set()
+    for md in DOCS.rglob("*.md"):
+        for block in re.findall(r"```\{toctree\}(.*?)```", md.read_text(), re.S):
+            listed |= {(md.parent / e.strip()).resolve() for e in block.splitlines() if e.strip() and not e.strip().startswith(":")}
+    pages = [p for p in [*DOCS.rglob("*.md"), *DOCS.rglob("*.rst")]
+             if not {"_build", "_static"} & set(p.relative_to(DOCS).parts) and p != DOCS / "index.md"]
+    orphans = sorted(str(p.relative_to(DOCS)) for p in pages if p.with_suffix("").resolve() not in listed)
+    assert not orphans, f"pages in no toctree (add each to a toctree, e.g. in docs/index.md): {orphans}"
+    table = (DOCS / "papers" / "index.md").read_text()
+    notes = sorted(p.stem for p in (DOCS / "papers").glob("*.md") if p.stem != "index")
+    unlisted = [n for n in notes if f"]({n}.md)" not in table]
+    assert not unlisted, f"paper notes without a row in the table of docs/papers/index.md: {unlisted}"
 
 
 # written in pieces so that this file does not match itself
