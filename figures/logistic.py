@@ -64,7 +64,7 @@ def cobweb(budget: Budget, out: Path) -> list[Path]:
     traj = pc.cobweb(budget)["trajectory"]
     w = np.linspace(-0.16, 0.07, 800)
     T = np.array([th.gd_step(x, d["eta"], d["z"], d["weights"])[0] for x in w])
-    fig, ax = st.figure(width=4.4, height=4.0)
+    fig, ax = st.figure(width=5.6, height=4.0)
     ax.plot(w, T, color=st.THEORY, label="GD map T(w)")
     ax.plot(w, w, color=st.MUTED, lw=0.8, label="T(w) = w")
     # cobweb path: (w_t, w_t) -> (w_t, w_{t+1}) -> (w_{t+1}, w_{t+1})
@@ -75,7 +75,7 @@ def cobweb(budget: Budget, out: Path) -> list[Path]:
     ax.annotate("w*", (d["w_star"], -0.155), color=st.MUTED, fontsize=8)
     ax.set(xlabel="w", ylabel="T(w)", title="cobweb, ηλ = 1.5 (stable 2-cycle, w* also attracting)",
            xlim=(w[0], w[-1]), ylim=(w[0], w[-1]))
-    ax.legend(loc="upper left")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7)  # the map fills the square: legend beside it
     return st.save(fig, "logistic_cobweb", out)
 
 
@@ -219,7 +219,7 @@ def sphere(budget: Budget, out: Path, results: dict) -> list[Path]:
     for v in (1 / 6, -1 / 6):
         ax2.axvline(v, color=st.THEORY, ls=":", lw=0.8)
     ax2.annotate("z₁ = ±1/6: the bump (66 points)", (-0.15, -1.25), fontsize=7, color=st.THEORY)
-    ax2.annotate("z = e₁: the spike", (0.55, 0.1), fontsize=7, color=st.THEORY)
+    ax2.annotate("z = e₁: the spike", (0.93, 0.08), fontsize=7, color=st.THEORY, ha="right")
     ax2.set(xlim=(-1.35, 1.35), ylim=(-1.35, 1.35), aspect="equal", xlabel="z·e₁", ylabel="z·e₂",
             title="data directions (all of norm 1 in R³³)")
     ax2.legend(loc="upper left", fontsize=6)

@@ -394,7 +394,9 @@ def _data_over_text(fig, renderer, pad: float) -> list[LayoutProblem]:
         name = _axes_name(k, ax)
         texts = [(t, "title") for t in (ax.title, getattr(ax, "_left_title", None), getattr(ax, "_right_title", None))
                  if t is not None and t.get_visible() and t.get_text().strip()]
-        texts += [(t, "text") for t in ax.texts if t.get_visible() and t.get_text().strip()]
+        # contour labels sit on their own level lines by design (clabel cuts the line under them)
+        inline = {id(t) for c in ax.collections for t in getattr(c, "labelTexts", ())}
+        texts += [(t, "text") for t in ax.texts if t.get_visible() and t.get_text().strip() and id(t) not in inline]
         legend = ax.get_legend()
         regions = [(t.get_window_extent(renderer), f"{what} {_short(t)}") for t, what in texts]
         if legend is not None and legend.get_visible():
