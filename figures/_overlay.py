@@ -180,7 +180,7 @@ def _draw(data: dict, fit: dict, name: str, out: Path) -> list[Path]:
     axr.set_ylim(-span, span)
     word = "describes" if fit["describes"] else "does not describe"
     axr.set(xlabel="step", ylabel="relative residual",
-            title=f"reduced χ² {fit['chi2_reduced']:.3g}: the NQM {word} the log")
+            title=f"the NQM {word} the log\nreduced χ² {fit['chi2_reduced']:.3g} (threshold {fit['chi2_threshold']:.3g})")
     handles = [h for a in (ax, ax2, axr) for h in a.get_legend_handles_labels()[0]]
     fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=7)  # below: over no data
     return save(fig, name, out)

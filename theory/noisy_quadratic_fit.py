@@ -57,7 +57,8 @@ not depend on the noise of the row they weigh:
 .. math:: \hat\theta = \arg\min_\theta \sum_t r_t^2, \qquad r_t = \frac{y_t - E L_t(\theta)}{\tilde L_t},
           \qquad \theta = (L_\star, A, S, p),
 
-:math:`A, S \ge 0`, :math:`p \in [p_{min}, p_{max}]` (:data:`P_RANGE`). Given :math:`p` the model is linear in
+:math:`L_\star, A, S \ge 0` (the logged loss must be positive, so its minimum is not negative),
+:math:`p \in [p_{min}, p_{max}]` (:data:`P_RANGE`). Given :math:`p` the model is linear in
 :math:`(L_\star, A, S)`: :math:`p` is profiled on a grid (variable projection) and the optimum polished by a
 trust-region least-squares step with the analytic Jacobian
 
@@ -73,8 +74,14 @@ ones with the residual variance estimated from the fit,
 
 and a derived quantity :math:`f(\theta)` (the floor, the curve at a step) gets
 :math:`\mathrm{SE}\,f = \sqrt{\nabla f^\top\,\widehat{\mathrm{Cov}}\,\nabla f}` (delta method). They assume
-independent residuals and a locally linear model; a parameter at a bound (:math:`A` or :math:`S` at 0, :math:`p`
-at an end of its range) is flagged, its interval is then one-sided in truth.
+independent residuals and a locally linear model; a parameter at a bound (:math:`L_\star`, :math:`A` or :math:`S`
+at 0, :math:`p` at an end of its range) is flagged, its interval is then one-sided in truth.
+
+What a log identifies: at a constant rate :math:`\eta` the model is
+:math:`F(\eta) + \sum_k w_k(A - S c_k)G_{t,k}` with :math:`c_k = \eta/(2(2-\eta\lambda_k))` nearly the same for
+every mode, so a constant-rate log pins the floor, :math:`p` and :math:`A - S\eta/4`, while :math:`L_\star` and
+:math:`S` are told apart only by a change of rate (a warmup, a decay): on a constant-rate log their standard
+errors are large, or :math:`L_\star` sits at its bound 0, and that is the answer, not a failure of the fit.
 
 **Goodness of fit.** The log's own noise level :math:`\hat\tau` comes from its high-frequency scatter alone
 (:func:`noise_level`: pseudo-residuals of Gasser, Sroka and Jennen-Steinmetz 1986, which cancel any locally
@@ -248,15 +255,14 @@ class _Model:
 
 
 def _linear(model: _Model, y: np.ndarray, scale: np.ndarray, p: float) -> tuple[np.ndarray, float]:
-    """Best (L_star, A, S) at fixed ``p`` (A, S >= 0) and the weighted residual sum of squares."""
+    """Best (L_star, A, S) at fixed ``p`` (all >= 0) and the weighted residual sum of squares."""
     w = model.weights(p)
     X = np.column_stack([np.ones(y.size), model.G @ w, model.H @ w]) / scale[:, None]
     norm = np.maximum(np.abs(X).max(axis=0), 1e-300)
     Xn, b = X / norm, y / scale
     coef = np.linalg.lstsq(Xn, b, rcond=None)[0]
-    if np.any(coef[1:] < 0):  # a bound is active: the bounded problem (bounded-variable least squares)
-        coef = optimize.lsq_linear(Xn, b, bounds=([-np.inf, 0, 0], [np.inf, np.inf, np.inf]), method="bvls",
-                                   tol=1e-12).x
+    if np.any(coef < 0):  # a bound is active: the bounded problem (bounded-variable least squares)
+        coef = optimize.lsq_linear(Xn, b, bounds=(0.0, np.inf), method="bvls", tol=1e-12).x
     return np.array([*(coef / norm), p]), float(np.sum((Xn @ coef - b) ** 2))
 
 
@@ -268,7 +274,7 @@ def _polish(model: _Model, y: np.ndarray, scale: np.ndarray, th: np.ndarray) -> 
     def jac(t):
         return model.jacobian(t) / scale[:, None]
 
-    lo, hi = [-np.inf, 0.0, 0.0, P_RANGE[0]], [np.inf, np.inf, np.inf, P_RANGE[1]]
+    lo, hi = [0.0, 0.0, 0.0, P_RANGE[0]], [np.inf, np.inf, np.inf, P_RANGE[1]]
     start = np.clip(th, lo, hi)
     out = optimize.least_squares(res, start, jac=jac, bounds=(lo, hi), x_scale="jac", xtol=1e-12, ftol=1e-12,
                                  gtol=1e-12, max_nfev=200)
@@ -373,7 +379,7 @@ def fit_log(step, lr, loss, *, n_modes: int = 24) -> dict:
     band = np.sqrt(np.maximum(np.einsum("ti,ij,tj->t", Jc, cov, Jc), 0.0))
     estimates = {name: (float(v), float(d)) for name, v, d in zip(PARAMETERS, th, se)}
     estimates["floor"] = (floor, float(np.sqrt(max(grad @ cov @ grad, 0.0))))
-    at_bound = [name for name, v, lo in zip(PARAMETERS[1:], th[1:], (0.0, 0.0, P_RANGE[0])) if v <= lo + 1e-12]
+    at_bound = [name for name, v, lo in zip(PARAMETERS, th, (0.0, 0.0, 0.0, P_RANGE[0])) if v <= lo + 1e-12]
     at_bound += ["p"] if th[3] >= P_RANGE[1] - 1e-12 else []
     tau = noise_level(s, y)
     return {"estimates": estimates, "at_bound": at_bound, "cov": cov, "floor_eta": peak,
