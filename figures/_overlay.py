@@ -107,23 +107,31 @@ def read_log(path: Path | str, *, step: str | None = None, lr: str | None = None
     return out
 
 
-def _pm(value: float, se: float) -> tuple[str, str, str]:
-    """``value``, ``se`` and the 95 % interval as strings, the value rounded to the SE's second significant digit."""
+def _interval(name: str, value: float, se: float) -> tuple[float, float]:
+    """value ± 1.96 SE, cut to where the parameter can lie (L_star, A, S and the floor >= 0; p in its range)."""
+    from theory.noisy_quadratic_fit import P_RANGE
+
+    lo, hi = value - _Z95 * se, value + _Z95 * se
+    return (max(lo, P_RANGE[0]), min(hi, P_RANGE[1])) if name == "p" else (max(lo, 0.0), hi)
+
+
+def _pm(value: float, se: float, interval: tuple[float, float]) -> tuple[str, str, str]:
+    """``value``, ``se`` and the interval as strings, the value rounded to the SE's second significant digit."""
     if not (np.isfinite(se) and se > 0):
-        return f"{value:.6g}", f"{se:.2g}", f"[{value:.6g}, {value:.6g}]"
+        return f"{value:.6g}", f"{se:.2g}", f"[{interval[0]:.6g}, {interval[1]:.6g}]"
     digits = max(0, 1 - math.floor(math.log10(se)))
     fmt = f"{{:.{digits}f}}" if digits <= 8 else "{:.3e}"
-    lo, hi = value - _Z95 * se, value + _Z95 * se
-    return fmt.format(value), fmt.format(se), f"[{fmt.format(lo)}, {fmt.format(hi)}]"
+    return fmt.format(value), fmt.format(se), f"[{fmt.format(interval[0])}, {fmt.format(interval[1])}]"
 
 
 def summary(fit: dict) -> str:
-    """The printout: each estimate with its standard error and 95 % interval, the verdict, the residual."""
+    """The printout: each estimate with its standard error and 95 % interval (value ± 1.96 SE, cut to the parameter's
+    range), the verdict, the residual."""
     lines = [(f"noisy quadratic model (power-law spectrum, {fit['lam'].size} curvatures), fitted by weighted least "
               "squares; value ± one standard error (Gauss-Newton, residual variance from the fit), 95 % interval:")]
     for name in ("floor", "L_star", "A", "S", "p"):
         v, se = fit["estimates"][name]
-        value, err, interval = _pm(v, se)
+        value, err, interval = _pm(v, se, _interval(name, v, se))
         bound = "  (at a bound of the fit: one-sided)" if name in fit["at_bound"] else ""
         lines.append(f"  {name:<7}{value:>14} ± {err:<9} {interval:<26} {_MEANING[name].format(eta=fit['floor_eta'])}"
                      f"{bound}")
@@ -191,7 +199,7 @@ def _record(fit: dict, data: dict, csv_path: Path) -> dict:
     return {"csv": str(csv_path), "columns": data["columns"], "rows": int(data["step"].size),
             "model": "noisy quadratic, power-law spectrum (theory.noisy_quadratic_fit)",
             "floor_lr": fit["floor_eta"],
-            "estimates": {k: {"value": v, "se": se, "interval_95": [v - _Z95 * se, v + _Z95 * se]}
+            "estimates": {k: {"value": v, "se": se, "interval_95": list(_interval(k, v, se))}
                           for k, (v, se) in fit["estimates"].items()},
             "at_bound": fit["at_bound"], "noise": fit["noise"], "chi2_reduced": fit["chi2_reduced"],
             "chi2_threshold": fit["chi2_threshold"], "describes": bool(fit["describes"]), "verdict": fit["verdict"]}
