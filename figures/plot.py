@@ -16,8 +16,10 @@ strings, so rerunning a figure reproduces its bytes.
 
 :func:`save` runs :func:`check_layout` before writing: overlapping text (tick labels, titles,
 annotations, legend entries), text cut off at the figure's edge, an axis left with a single tick
-label, or several labelled series without a legend are reported as a :class:`LayoutWarning` that
-names the figure and the offending labels (``layout="error"`` raises :class:`LayoutError`).
+label, several labelled series without a legend, data drawn over a title, legend or annotation, or
+raw TeX are reported as a :class:`LayoutWarning` that names the figure and the offending labels
+(``layout="error"`` raises :class:`LayoutError`). Inside :func:`track_claims` it also runs
+:func:`audit_theory_lines`: a series presented as theory that follows a rival of the figure's claims.
 """
 from __future__ import annotations
 
@@ -183,7 +185,8 @@ class LayoutError(ValueError):
 class LayoutProblem:
     """One layout defect.
 
-    ``kind`` is ``"overlap"``, ``"outside"``, ``"single tick label"`` or ``"no legend"``;
+    ``kind`` is ``"overlap"``, ``"outside"``, ``"single tick label"``, ``"no legend"``, ``"data over text"``,
+    ``"raw TeX"`` (:func:`check_layout`) or ``"rival drawn as theory"`` (:func:`audit_theory_lines`);
     ``message`` names the axes and the labels involved.
     """
 
@@ -266,7 +269,10 @@ def check_layout(fig, *, pad: float = 1.0) -> list[LayoutProblem]:
       degrees, since the axis-aligned box of a slanted text over-reports;
     * ``outside``: a text reaching more than ``pad`` pixels beyond the figure's edge (cut off in the file);
     * ``single tick label``: an axis with tick labels that shows exactly one (no scale can be read);
-    * ``no legend``: an axes with two or more labelled series and no legend (in it or on the figure).
+    * ``no legend``: an axes with two or more labelled series and no legend (in it or on the figure);
+    * ``data over text``: markers inside, or a line crossing, a title, the legend or an annotation of the same
+      axes (guides drawn in axes coordinates, such as :func:`threshold`'s, and contour labels excepted);
+    * ``raw TeX``: a text showing TeX source (``\\lambda``, ``^{t}``) outside ``$…$``.
 
     The figure is drawn once without output, so that constrained layout has placed everything.
     Returns an empty list for a clean figure.
