@@ -524,6 +524,18 @@ def audit_theory_lines(fig, results: Mapping[str, Any], claim_ids: Sequence[str]
             continue
         others = [a for a in series if not _is_theory(a)]
         for cid, quantity, p, m, rivals in checks:
+            for t in theory:  # a theory series drawn at the check's own points holds its values (or a rival's)
+                y = np.asarray(t.get_ydata(), dtype=float).ravel()
+                holds = lambda v: all(np.any(np.abs(y - vi) <= _MATCH_RTOL * max(abs(vi), 1e-300)) for vi in v)  # noqa: E731
+                if holds(p):
+                    compared += 1
+                    continue
+                for label, r in rivals:
+                    if holds(r):
+                        compared += 1
+                        problems.append(LayoutProblem(
+                            "rival drawn as theory", f"{_axes_name(k, ax)}: {str(t.get_label())[:40]!r} plots the "
+                            f"values of the rival {label!r} of {cid} ({quantity}), not its prediction"))
             xs = None
             for s_ in others:
                 x, y = (np.asarray(a, dtype=float).ravel() for a in (s_.get_xdata(), s_.get_ydata()))

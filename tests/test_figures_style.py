@@ -189,3 +189,37 @@ def test_bifurcation_skips_diverged_runs_and_checks_shapes():
     import matplotlib.pyplot as plt
 
     plt.close(fig)
+
+
+def test_a_theory_series_holding_a_rivals_values_is_caught():
+    """Markers presented as theory at the check's own points: the rival's values are caught, the prediction's not."""
+    from paper_checks import Exact
+
+    x = np.linspace(1.2, 1.9, 8)
+    pred, rival = np.sqrt(x - 1.0), 0.9 * (x - 1.0)
+    check = Exact("half-width", pred, pred, rtol=1e-3, rivals={"piecewise-linear": rival})
+    results = {"toy.cycle": _Result([check])}
+    for y, n_problems in ((rival, 1), (pred, 0)):
+        fig, ax = plot.figure()
+        ax.plot(x + 5, y, "s", label="predicted cycle (theory)")  # x unrelated to any plotted simulation
+        problems, compared = plot.audit_theory_lines(fig, results, ["toy.cycle"])
+        assert compared >= 1 and len(problems) == n_problems
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("topic", __import__("figures.__main__", fromlist=["topic_modules"]).topic_modules())
+def test_every_figure_of_a_topic_passes_the_layout_check_and_draws_no_rival_as_theory(topic, tmp_path):
+    """Each topic's figures at the quick budget, drawn as ``make figures`` draws them: no layout problem and no
+    series presented as theory that follows a rival of the claims it shows (slow tier: it runs every claim)."""
+    from figures._jobs import draw
+    from paper_checks import claims, run_claims, topics
+
+    outcomes = run_claims(claims(topic=topic) if topic in topics() else [], "quick", use_cache=True)
+    results = {o.claim.id: o.result for o in outcomes if o.result is not None}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", plot.LayoutWarning)
+        files, links = draw(topic, results, tmp_path, "quick")
+    problems = [str(w.message) for w in caught if issubclass(w.category, plot.LayoutWarning)]
+    assert files and not problems, "\n".join(problems)
+    audited = {name: n for name, n in plot.theory_audits().items() if name in links}
+    print(f"{topic}: theory series compared with the claims' checks, per figure: {audited}")
