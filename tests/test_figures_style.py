@@ -212,13 +212,14 @@ def test_every_figure_of_a_topic_passes_the_layout_check_and_draws_no_rival_as_t
     """Each topic's figures at the quick budget, drawn as ``make figures`` draws them: no layout problem and no
     series presented as theory that follows a rival of the claims it shows (slow tier: it runs every claim)."""
     from figures._jobs import draw
-    from paper_checks import claims, run_claims, topics
+    from paper_checks import as_budget, claims, run_claims, topics
 
-    outcomes = run_claims(claims(topic=topic) if topic in topics() else [], "quick", use_cache=True)
+    budget = as_budget("quick")
+    outcomes = run_claims(claims(topic=topic) if topic in topics() else [], budget, use_cache=True)
     results = {o.claim.id: o.result for o in outcomes if o.result is not None}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", plot.LayoutWarning)
-        files, links = draw(topic, results, tmp_path, "quick")
+        files, links = draw(topic, results, tmp_path, budget)
     problems = [str(w.message) for w in caught if issubclass(w.category, plot.LayoutWarning)]
     assert files and not problems, "\n".join(problems)
     audited = {name: n for name, n in plot.theory_audits().items() if name in links}
