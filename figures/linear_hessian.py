@@ -82,7 +82,10 @@ def max_lr(r: Result, out: Path) -> list[Path]:
                 alpha=0.85, label=rf"$\pi_{{\max}}={pi_max[k]:.1f}$, $L={depth[k]}$")
     ax.set_yscale("log")
     ax.set_ylim(floor / 10, ceil * 10)
-    plot.threshold(ax, 1.0, r"$\eta=\eta_c$")
+    # the threshold's label low on the line: at the top the jump to the diverged runs crosses it
+    ax.axvline(1.0, color=plot.MUTED, ls="--", lw=1)
+    ax.annotate(r"$\eta=\eta_c$", (1.0, 0.15), xycoords=("data", "axes fraction"), xytext=(3, 0),
+                textcoords="offset points", color=plot.MUTED, fontsize=8)
     ax.axhline(ceil, color=plot.MUTED, lw=0.6, ls=":")
     ax.annotate("diverged", (0.02, ceil), xycoords=("axes fraction", "data"), xytext=(0, -10),
                 textcoords="offset points", fontsize=7, color=plot.MUTED)
@@ -204,7 +207,7 @@ def laws(r_means: Result | None, r_alpha: Result | None, out: Path) -> list[Path
             ax.set_title(r"whitened, $\Sigma_{xx}=\alpha I$")
         ax.set_ylabel(r"$\lambda_{\max}$ (jax.hessian)")
 
-        ax.legend(loc="upper left", fontsize=7)
+        ax.legend(loc="lower right", fontsize=7)  # the data run along the diagonal: the lower right is empty
     return plot.save(fig, "linear_hessian_scale_laws", out)
 
 
