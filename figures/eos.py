@@ -18,10 +18,11 @@ from paper_checks.eos import crosslinks as X
 from paper_checks.eos.edge_of_stability import JUST_ABOVE, settled_window
 
 
-def _edge(ax, x: float, label: str, color: str = MUTED) -> None:
-    """A dashed vertical guide labelled at the bottom of the axes (the top holds the data's markers)."""
+def _edge(ax, x: float, label: str, color: str = MUTED, at: float = 0.0) -> None:
+    """A dashed vertical guide labelled at height ``at`` (axes fraction; default the bottom, as the top holds the
+    data's markers)."""
     ax.axvline(x, color=color, ls="--", lw=1)
-    ax.annotate(label, (x, 0), xycoords=("data", "axes fraction"), xytext=(2, 4), textcoords="offset points",
+    ax.annotate(label, (x, at), xycoords=("data", "axes fraction"), xytext=(2, 4), textcoords="offset points",
                 color=color, fontsize=8)
 
 
@@ -125,12 +126,13 @@ def _window(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]
         ax.axhline(1e-6, color=MUTED, lw=0.8, ls=":")
         ax.set(xlabel="ηa", title=title, ylim=(1e-17, 10))
     axes[0].axvspan(win["lower"], win["upper"], color=THEORY, alpha=0.08, lw=0)
-    _edge(axes[0], win["lower"], "7/4")
-    _edge(axes[1], win["upper"], "fold")
-    _edge(axes[1], 2.0, "2")
+    # the edges' labels in the empty middle band: the bottom holds the errors at round-off, the top the diverged runs
+    _edge(axes[0], win["lower"], "7/4", at=0.55)
+    _edge(axes[1], win["upper"], "fold", at=0.55)
+    _edge(axes[1], 2.0, "2", at=0.55)
     axes[1].set_xticks([1.9992, 1.9996, 2.0000, 2.0004], labels=["1.9992", "1.9996", "2.0000", "2.0004"], fontsize=7)
     axes[0].set_ylabel("relative error of GD's time averages")
-    axes[0].legend(loc="center left", fontsize=7)
+    axes[0].legend(loc="center left", bbox_to_anchor=(0.0, 0.38), fontsize=7)
     return save(fig, "eos_validity_window", out, claims=["steplab.validity_window"])
 
 
@@ -155,8 +157,10 @@ def _catapult(results: dict[str, Result], out: Path, budget: Budget) -> list[Pat
     for c in th.catapult_edges():
         _edge(ax, c, f"ηλ₀ = {c:g}")
     ax.set_yticks(range(len(ex["widths"])), labels=[str(int(m)) for m in ex["widths"]])
-    ax.set(xlabel="ηλ₀", ylabel="width m", title="phases (marker size: fraction of seeds)")
-    ax.legend(loc="upper left", fontsize=7)
+    # empty strips below and above the rows: the edges' labels below, the legend above (both covered markers)
+    ax.set(xlabel="ηλ₀", ylabel="width m", title="phases (marker size: fraction of seeds)",
+           ylim=(-1.0, len(ex["widths"]) + 0.2))
+    ax.legend(loc="upper center", ncol=3, fontsize=7)
     ax = axes[1]
     w = int(np.argmax(ex["widths"]))
     final = ex["final_eta_lambda"][w, :nc]
@@ -196,8 +200,10 @@ def _rod_flow(results: dict[str, Result], out: Path, budget: Budget) -> list[Pat
     # one line per setting, turned upright: the full budget has 16 settings, whose two-line labels overlapped
     ax.set_xticks(x, labels=[f"{e:g} ({w[0]:g}, {w[1]:g})" for e, w in zip(ex["eta"][conv], ex["w0"][conv])], fontsize=6,
                   rotation=90)
-    ax.set(xlabel="η (w₀)", ylabel="final sharpness / GD's − 1", title="final sharpness against GD's")
-    ax.legend(loc="upper left", fontsize=7)
+    top = float(np.nanmax([ex[f"{k}_final_sharpness"][conv] / gd - 1 for k in ("rod", "central", "gradient")]))
+    ax.set(xlabel="η (w₀)", ylabel="final sharpness / GD's − 1", title="final sharpness against GD's",
+           ylim=(None, 1.4 * top))  # headroom for the legend above the markers
+    ax.legend(loc="upper center", ncol=4, fontsize=6)
     return save(fig, "eos_rod_flow", out, claims=["regis2026.rod_flow_beats_central_flow_on_uv"])
 
 
@@ -214,7 +220,7 @@ def _crosslinks(results: dict[str, Result], out: Path, budget: Budget) -> list[P
         ax.axhline((cyc[1] - cyc[0]) / 2, color=color, ls=":", lw=1)
     ax.set(xscale="log", yscale="log", xlabel="rod-flow time (GD steps)", ylabel="rod half-length |r|",
            title="rod flow on logistic data → GD's 2-cycle (dotted)")
-    ax.legend(loc="lower right", fontsize=7)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=6)  # every corner of the panel holds a curve
     ax = axes[1]
     pi = X.CROSS_COUNTS / X.CROSS_COUNTS.sum()
     shown = 16     # the aligned path ends at the crossing: afterwards GD oscillates at the edge of stability
