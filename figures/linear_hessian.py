@@ -207,7 +207,8 @@ def laws(r_means: Result | None, r_alpha: Result | None, out: Path) -> list[Path
             ax.set_title(r"whitened, $\Sigma_{xx}=\alpha I$")
         ax.set_ylabel(r"$\lambda_{\max}$ (jax.hessian)")
 
-        ax.legend(loc="lower right", fontsize=7)  # the data run along the diagonal: the lower right is empty
+        # below the panel: the data fill the diagonal, and the rivals' crosses scatter on both sides of it
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=4, fontsize=6)
     return plot.save(fig, "linear_hessian_scale_laws", out)
 
 
