@@ -519,47 +519,61 @@ def audit_theory_lines(fig, results: Mapping[str, Any], claim_ids: Sequence[str]
         return problems, 0
     for k, ax in enumerate(fig.axes):
         series = [a for a in ax.lines if a.get_visible() and a.get_transform() == ax.transData]
-        theory = [a for a in series if _is_theory(a)]
-        if not theory:
-            continue
         others = [a for a in series if not _is_theory(a)]
-        for cid, quantity, p, m, rivals in checks:
-            for t in theory:  # a theory series drawn at the check's own points holds its values (or a rival's)
-                y = np.asarray(t.get_ydata(), dtype=float).ravel()
-                holds = lambda v: all(np.any(np.abs(y - vi) <= _MATCH_RTOL * max(abs(vi), 1e-300)) for vi in v)  # noqa: E731
-                if holds(p):
-                    compared += 1
-                    continue
-                for label, r in rivals:
-                    if holds(r):
-                        compared += 1
-                        problems.append(LayoutProblem(
-                            "rival drawn as theory", f"{_axes_name(k, ax)}: {str(t.get_label())[:40]!r} plots the "
-                            f"values of the rival {label!r} of {cid} ({quantity}), not its prediction"))
-            xs = None
-            for s_ in others:
-                x, y = (np.asarray(a, dtype=float).ravel() for a in (s_.get_xdata(), s_.get_ydata()))
-                xs = _locate(m, x, y)
-                if xs is not None:
-                    break
-            if xs is None:
-                continue
-            for t in theory:
-                yt = _read_at(t, xs)
-                if yt is None:
+        located = [_located_x(m, others) for _, _, _, m, _ in checks]
+        for t in (a for a in series if _is_theory(a)):
+            predicts, follows = False, []
+            for (cid, quantity, p, m, rivals), xs in zip(checks, located):
+                verdict = _compare(t, p, rivals, xs)
+                if verdict is None:
                     continue
                 compared += 1
-                for label, r in rivals:
-                    scale = np.maximum(np.maximum(np.abs(p), np.abs(r)), 1e-300)
-                    if np.max(np.abs(r - p) / scale) <= _DISTINCT:
-                        continue
-                    e_p, e_r = np.max(np.abs(yt - p) / scale), np.max(np.abs(yt - r) / scale)
-                    if e_r <= _INTERP_RTOL and e_p > 4 * e_r:
-                        problems.append(LayoutProblem(
-                            "rival drawn as theory",
-                            f"{_axes_name(k, ax)}: {str(t.get_label())[:40]!r} follows the rival {label!r} of "
-                            f"{cid} ({quantity}) within {e_r:.1e}, not its prediction (off by {e_p:.1%})"))
+                predicts |= verdict is True
+                if isinstance(verdict, tuple):
+                    follows.append(f"the rival {verdict[0]!r} of {cid} ({quantity}) {verdict[1]}")
+            # a series that is one linked claim's prediction may be another's rival (a figure comparing two laws)
+            if follows and not predicts:
+                problems.append(LayoutProblem(
+                    "rival drawn as theory", f"{_axes_name(k, ax)}: {str(t.get_label())[:40]!r} follows "
+                    + "; ".join(follows) + ", and no linked claim's prediction"))
     return problems, compared
+
+
+def _located_x(measured: np.ndarray, others: list) -> np.ndarray | None:
+    """The x positions of a check's measured values, from the first non-theory series that plots all of them."""
+    for s_ in others:
+        x, y = (np.asarray(a, dtype=float).ravel() for a in (s_.get_xdata(), s_.get_ydata()))
+        xs = _locate(measured, x, y)
+        if xs is not None:
+            return xs
+    return None
+
+
+def _compare(t, p: np.ndarray, rivals, xs: np.ndarray | None):
+    """How theory series ``t`` relates to one check: True (it holds or follows the prediction), ``(rival label,
+    how)`` (it follows a rival and not the prediction), False (neither) or None (it cannot be compared)."""
+    y = np.asarray(t.get_ydata(), dtype=float).ravel()
+    holds = lambda v: all(np.any(np.abs(y - vi) <= _MATCH_RTOL * max(abs(vi), 1e-300)) for vi in v)  # noqa: E731
+    if holds(p):  # drawn at the check's own points
+        return True
+    for label, r in rivals:
+        if holds(r):
+            return label, "(its values)"
+    yt = None if xs is None else _read_at(t, xs)
+    if yt is None:
+        return None
+    verdict = False
+    for label, r in rivals:
+        scale = np.maximum(np.maximum(np.abs(p), np.abs(r)), 1e-300)
+        if np.max(np.abs(r - p) / scale) <= _DISTINCT:
+            continue
+        e_p, e_r = np.max(np.abs(yt - p) / scale), np.max(np.abs(yt - r) / scale)
+        if e_r <= _INTERP_RTOL and e_p > 4 * e_r:
+            return label, f"(within {e_r:.1e}; the prediction is off by {e_p:.1%})"
+    scale = np.maximum(np.abs(p), 1e-300)
+    if np.max(np.abs(yt - p) / scale) <= _INTERP_RTOL:
+        verdict = True
+    return verdict
 
 
 # ----------------------------------------------------------------------------------------------

@@ -224,3 +224,19 @@ def test_every_figure_of_a_topic_passes_the_layout_check_and_draws_no_rival_as_t
     assert files and not problems, "\n".join(problems)
     audited = {name: n for name, n in plot.theory_audits().items() if name in links}
     print(f"{topic}: theory series compared with the claims' checks, per figure: {audited}")
+
+
+def test_a_series_that_is_one_claims_prediction_and_anothers_rival_is_not_flagged():
+    """A figure comparing two laws: the mean-square threshold is one claim's prediction and the other's rival."""
+    from paper_checks import Exact
+
+    x = np.linspace(1.0, 2.0, 6)
+    ms, a_s = 2.0 / x, 2.4 / x
+    results = {"toy.ms": _Result([Exact("η* mean square", ms, ms, rtol=1e-3, rivals={"a.s.": a_s})]),
+               "toy.as": _Result([Exact("η* almost sure", a_s, a_s, rtol=1e-3, rivals={"mean square": ms})])}
+    fig, ax = plot.figure()
+    ax.plot(x, ms, "s", label="mean-square η* (theory)")
+    problems, compared = plot.audit_theory_lines(fig, results, ["toy.ms", "toy.as"])
+    assert compared == 2 and problems == []
+    problems, _ = plot.audit_theory_lines(fig, results, ["toy.as"])
+    assert [p.kind for p in problems] == ["rival drawn as theory"]
