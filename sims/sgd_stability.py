@@ -10,6 +10,8 @@ r"""Simulators for the linear stability of SGD: minibatches, delayed gradients, 
 * :func:`lyapunov_paths` -- long renormalized paths: the top Lyapunov exponent and :math:`\log\|\theta_T\|^2`.
 * :func:`delayed_growth`, :func:`delayed_noisy` -- :math:`x_{t+1} = x_t - \eta\,g(x_{t-S})`, linear and noisy nonlinear.
 * :func:`momentum_growth`, :func:`momentum_noise` -- heavy ball and Nesterov on :math:`\lambda x^2/2`.
+* :func:`momentum_map`, :func:`momentum_norms` -- heavy ball and Nesterov on a quadratic with several curvatures:
+  the one-step map of the state :math:`(x_t, x_{t-1})` read off the update rule, and :math:`\log\|x_t\|` along a run.
 * :func:`refine_crossing` -- locate where a measured rate changes sign, by rounds of grid refinement.
 
 **Divergence is data.** Every simulator returns ``diverged`` (bool) and ``diverged_step`` (the first
@@ -42,8 +44,8 @@ from theory.sgd_stability import check_hessians
 
 __all__ = [
     "LOG_BOUND", "METHOD_IDS", "enumerate_batches", "kron_enumerated", "moment_growth", "sgd_paths",
-    "lyapunov_paths", "delayed_growth", "delayed_noisy", "momentum_growth", "momentum_noise", "refine_crossing",
-    "dln_hessians",
+    "lyapunov_paths", "delayed_growth", "delayed_noisy", "momentum_growth", "momentum_noise", "momentum_map",
+    "momentum_norms", "refine_crossing", "dln_hessians",
 ]
 
 LOG_BOUND = math.log(1e150)  # growth beyond 1e150 x the start is flagged as divergence
@@ -53,7 +55,7 @@ MAX_BATCHES = 5000  # enumeration limit per batch size (C(n, B) subsets)
 # configuration) compiles once however many points a call has (compilation dominates these small runs).
 SMALL_CHUNK = 16
 CHUNK = {"moment": 128, "paths": 4096, "lyapunov": 1024, "delay": 128, "delay_noisy": 2048, "momentum": 256,
-         "momentum_noise": 1024}
+         "momentum_noise": 1024, "momentum_map": 16384, "momentum_norms": 64}
 
 
 # ----------------------------------------------------------------------------- argument helpers
@@ -631,6 +633,96 @@ def momentum_noise(key, eta, mu, *, sigma: float, method="heavy_ball", lam: floa
     out = _sweep(_momentum_noise_run, grid, key, static={"n_steps": n_steps, "burn": burn, "bound": bound},
                    chunk=CHUNK["momentum_noise"])
     return {k: x.reshape(shape) for k, x in out.items()}
+
+
+def _curvatures(lams, m: int) -> np.ndarray:
+    """The curvatures of a diagonal quadratic, one row per grid point: ``(k,)`` (shared) or ``(m, k)``, positive, k <= 4096."""
+    a = val.array("lams", np.atleast_1d(lams) if isinstance(lams, (int, float, np.number)) else lams, ndim=(1, 2),
+                  low=0.0, low_open=True)
+    if a.ndim == 2 and a.shape[0] != m:
+        raise ValueError(f"lams: expected one row of curvatures or {m} (one per grid point), got shape {a.shape}")
+    if a.shape[-1] > 4096 or a.shape[-1] == 0:
+        raise ValueError(f"lams: expected 1 to 4096 curvatures per point, got {a.shape[-1]}")
+    return np.broadcast_to(a, (m, a.shape[-1])).copy()
+
+
+def _momentum_map_run(point):
+    r"""The state map :math:`(x_t, x_{t-1}) \mapsto (x_{t+1}, x_t)` on each curvature, read off :func:`_momentum_step`
+    by stepping the two basis states, and its spectral radius (largest eigenvalue modulus over the curvatures)."""
+    def column(x, xp):
+        new = _momentum_step(x, xp, point["eta"], point["mu"], point["nesterov"], point["lams"], 0.0)
+        return jnp.stack([new, x], axis=-1)  # (k, 2): the image of the basis state, per curvature
+
+    one, zero = jnp.ones_like(point["lams"]), jnp.zeros_like(point["lams"])
+    mats = jnp.stack([column(one, zero), column(zero, one)], axis=-1)  # (k, 2, 2): columns are the images
+    # eigenvalues of each 2 x 2 block from its trace and determinant (the complex square root keeps a double
+    # eigenvalue to round-off: a Jordan block's pair is not split beyond sqrt(eps) as a general eigensolver may)
+    tr = mats[:, 0, 0] + mats[:, 1, 1]
+    det = mats[:, 0, 0] * mats[:, 1, 1] - mats[:, 0, 1] * mats[:, 1, 0]
+    root = jnp.sqrt((tr * tr / 4 - det).astype(jnp.complex128))
+    radius = jnp.max(jnp.maximum(jnp.abs(tr / 2 + root), jnp.abs(tr / 2 - root)))
+    return {"map": mats, "radius": radius, "diverged": ~jnp.isfinite(radius),
+            "diverged_step": jnp.where(jnp.isfinite(radius), -1, 1)}
+
+
+def momentum_map(eta, mu, *, lams, method="heavy_ball", max_bytes=None) -> dict:
+    r"""The one-step map of heavy ball / Nesterov on the quadratic :math:`\frac12\sum_i\lambda_i x_i^2`, per grid point.
+
+    ``eta``, ``mu`` (:math:`0 \le \mu < 1`) and ``method`` are aligned grid data; ``lams`` the curvatures, one row
+    :math:`(k,)` shared by every point or one row per point :math:`(m, k)`.
+    The map of the state :math:`(x_t, x_{t-1})` is block diagonal, one :math:`2\times2` block per curvature, read off
+    the update rule by stepping the two basis states (nothing is assumed of its form). Returns ``map``
+    :math:`(m, k, 2, 2)`, ``radius`` (the largest eigenvalue modulus over the blocks, by a numerical eigensolver: the
+    asymptotic contraction factor per step), ``diverged`` (a non-finite map, e.g. an overflowing step) and
+    ``diverged_step`` (1 when diverged, else :math:`-1`). ``max_bytes``: the allocation limit for the maps.
+    """
+    etas = _etas(eta)
+    mus = _mus(mu, etas.size)
+    flags = _method_flags(method, etas.size)
+    k = np.shape(lams)[-1] if np.ndim(lams) else 1
+    _guard({"eta": etas.size, "lams": k}, 8 * 6 * k * max(etas.size, _chunk_of(etas.size, "momentum_map")),
+           "the per-point curvatures and maps", max_bytes)
+    grid = {"eta": etas, "mu": mus, "nesterov": flags, "lams": _curvatures(lams, etas.size)}
+    return _sweep(_momentum_map_run, grid, static={}, chunk=CHUNK["momentum_map"])
+
+
+def _momentum_norms_run(point, *, n_steps):
+    r"""Heavy ball / Nesterov on :math:`\frac12\sum_i\lambda_ix_i^2` from :math:`x_0 = x_{-1} = (1, \dots, 1)`:
+    :math:`\log\|x_t\|_2`, :math:`t = 1..T`, the state renormalized by its max-norm at every step."""
+
+    def step(carry, _):
+        x, xp, ell = carry
+        new = _momentum_step(x, xp, point["eta"], point["mu"], point["nesterov"], point["lams"], 0.0)
+        nrm = jnp.maximum(jnp.max(jnp.abs(new)), jnp.max(jnp.abs(x)))
+        ell = ell + jnp.log(nrm)
+        new, x = new / _safe(nrm), x / _safe(nrm)
+        return (new, x, ell), ell + jnp.log(jnp.linalg.norm(new))
+
+    one = jnp.ones_like(point["lams"])
+    _, out = lax.scan(step, (one, one, jnp.array(0.0)), None, length=n_steps)
+    bad = jnp.isnan(out) | (out > LOG_BOUND)
+    return {"log_norm": out, "diverged": bad.any(), "diverged_step": jnp.where(bad.any(), jnp.argmax(bad) + 1, -1)}
+
+
+def momentum_norms(eta, mu, *, lams, method="heavy_ball", n_steps: int, max_bytes=None) -> dict:
+    r""":math:`\log\|x_t\|_2` of heavy ball / Nesterov (no noise) on :math:`\frac12\sum_i\lambda_ix_i^2`, per grid point.
+
+    ``lams``: the curvatures, :math:`(k,)` or one row per point :math:`(m, k)`. From
+    :math:`x_0 = x_{-1} = (1, \dots, 1)`; ``log_norm`` has shape :math:`(m, T)` (step :math:`t = 1..T`, exact
+    through the per-step renormalization, so a contraction by :math:`10^{-300}` stays measurable); ``diverged`` flags
+    growth beyond :math:`10^{150}` (or NaN) and ``diverged_step`` the first such step. ``max_bytes``: the allocation
+    limit for a chunk's log-norms.
+    """
+    etas = _etas(eta)
+    mus = _mus(mu, etas.size)
+    flags = _method_flags(method, etas.size)
+    n_steps = _steps(n_steps)
+    k = np.shape(lams)[-1] if np.ndim(lams) else 1
+    _guard({"n_steps": n_steps, "eta": etas.size, "lams": k},
+           8 * (n_steps + k) * max(etas.size, _chunk_of(etas.size, "momentum_norms")),
+           "the per-step log-norms and the curvatures", max_bytes)
+    grid = {"eta": etas, "mu": mus, "nesterov": flags, "lams": _curvatures(lams, etas.size)}
+    return _sweep(_momentum_norms_run, grid, static={"n_steps": n_steps}, chunk=CHUNK["momentum_norms"])
 
 
 # ----------------------------------------------------------------------------- a diagonal linear net

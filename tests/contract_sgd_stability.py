@@ -73,6 +73,17 @@ def _momentum_noise(**kw):
     return sim.momentum_noise(**args)
 
 
+def _momentum_map(**kw):
+    args = {"eta": np.array([0.5, 1.0, 2.5]), "mu": 0.5, "lams": np.array([0.1, 1.0]), "method": "heavy_ball", **kw}
+    return sim.momentum_map(**args)
+
+
+def _momentum_norms(**kw):
+    args = {"eta": np.array([0.5, 1.0, 2.5]), "mu": 0.5, "lams": np.array([0.1, 0.7]), "method": "heavy_ball",
+            "n_steps": 8, **kw}
+    return sim.momentum_norms(**args)
+
+
 SIMULATORS = [
     Sim("sgd_stability.moment_growth", _moment, grid=("eta", np.array([0.1, 0.2, 0.3]), 0),
         bad=[({"batch_size": 0}, "batch_size"), ({"batch_size": 6}, "batch_size"), ({"eta": [-0.1]}, "eta"),
@@ -105,4 +116,12 @@ SIMULATORS = [
         bad=[({"sigma": float("nan")}, "sigma"), ({"burn": 4}, "burn"), ({"method": "HB"}, "method"),
              ({"key": None}, "key")],
         diverging=({"eta": np.array([1e30])}, _flag), vary={"key": jax.random.key(6), "eta": np.array([0.6, 0.9])}),
+    Sim("sgd_stability.momentum_map", _momentum_map, grid=("eta", np.array([0.5, 1.0, 2.5]), 0),
+        bad=[({"mu": 1.0}, "mu"), ({"lams": np.array([0.0, 1.0])}, "lams"), ({"lams": np.ones((2, 2))}, "lams"),
+             ({"method": "adam"}, "method"), ({"eta": [np.nan]}, "eta")],
+        diverging=({"eta": np.array([1e200, 1e200, 1e200])}, _flag), vary={"eta": np.array([0.4, 0.9, 2.0]), "mu": 0.3}),
+    Sim("sgd_stability.momentum_norms", _momentum_norms, grid=("eta", np.array([0.5, 1.0, 2.5]), 0),
+        bad=[({"n_steps": 2}, "n_steps"), ({"lams": np.array([-1.0])}, "lams"), ({"mu": -0.1}, "mu"),
+             ({"method": "HB"}, "method")],
+        diverging=({"eta": np.array([1e60, 1e60, 1e60])}, _flag), vary={"eta": np.array([0.4, 0.9, 2.0]), "mu": 0.3}),
 ]

@@ -178,6 +178,59 @@ def test_momentum_variance_sympy_matches_closed_form():
     assert th.momentum_stationary_variance(0.5, 2.0, 0.0, 1.0) == pytest.approx(0.5 / (2.0 * (2 - 1.0)), rel=1e-15)
 
 
+def test_heavy_ball_optimal_sympy_is_polyaks_tuning_with_double_roots_at_both_ends():
+    (e, (L, m)) = th.heavy_ball_optimal_sympy()
+    sk = sp.sqrt(L / m)
+    assert sp.simplify(e["eta"] - 4 / (sp.sqrt(L) + sp.sqrt(m)) ** 2) == 0
+    assert sp.simplify(e["rate"] - (sk - 1) / (sk + 1)) == 0 and sp.simplify(e["mu"] - e["rate"] ** 2) == 0
+    z = sp.Symbol("z")
+    for lam, root in ((m, e["rate"]), (L, -e["rate"])):  # a double root at each end: p(z) = (z - root)^2
+        poly = z**2 - (1 + e["mu"] - e["eta"] * lam) * z + e["mu"]
+        assert sp.simplify(sp.expand(poly - (z - root) ** 2)) == 0
+
+
+def test_heavy_ball_optimal_numbers_and_no_better_tuning_on_a_grid():
+    for kappa in (4.0, 10.0, 1e4):
+        out = th.heavy_ball_optimal(1.0 / kappa, 1.0)
+        sk = np.sqrt(kappa)
+        assert out["rate"] == pytest.approx((sk - 1) / (sk + 1), rel=1e-14)
+        assert out["eta"] == pytest.approx(4 / (1 + 1 / sk) ** 2, rel=1e-14) and out["kappa"] == pytest.approx(kappa)
+        # every curvature in [1/kappa, 1] has root modulus sqrt(mu) there (complex or double roots) ...
+        lams = np.geomspace(1 / kappa, 1, 7)
+        radii = [th.momentum_spectral_radius(out["eta"] * x, out["mu"], "heavy_ball") for x in lams]
+        np.testing.assert_allclose(radii, out["rate"], rtol=1e-7)  # a double root carries sqrt(eps) round-off
+        # ... and no (eta, mu) of a coarse grid does better (the bound holds at every grid point)
+        for eta in np.linspace(0.05, 4.0, 25):
+            for mu in np.linspace(0.0, 0.99, 25):
+                worst = max(th.momentum_spectral_radius(eta * x, mu, "heavy_ball") for x in (1 / kappa, 1.0))
+                assert worst >= out["rate"] * (1 - 1e-7)
+    assert th.heavy_ball_optimal(2.0, 2.0)["rate"] == 0.0  # kappa = 1: one step to the minimum from a rest start
+
+
+def test_momentum_map_is_the_update_rule_and_norms_match_a_numpy_loop():
+    eta, mu, lams = np.array([0.3, 1.2, 2.5]), np.array([0.0, 0.5, 0.9]), np.array([0.1, 0.6, 1.0])
+    for name, nu in (("heavy_ball", 0.0), ("nesterov", 1.0)):
+        out = sim.momentum_map(eta, mu, lams=lams, method=name)
+        for i in range(eta.size):
+            for j, lam in enumerate(lams):
+                h = eta[i] * lam
+                want = np.array([[1 + mu[i] - h * (1 + nu * mu[i]), -mu[i] * (1 - nu * h)], [1.0, 0.0]])
+                np.testing.assert_allclose(out["map"][i, j], want, rtol=1e-14, atol=1e-15)
+            radius = max(th.momentum_spectral_radius(eta[i] * lam, mu[i], name) for lam in lams)
+            assert out["radius"][i] == pytest.approx(radius, rel=1e-12)
+        assert not out["diverged"].any()
+        n = sim.momentum_norms(eta, mu, lams=lams, method=name, n_steps=8)
+        for i in range(eta.size):
+            x, xp, want = np.ones(3), np.ones(3), []
+            for _ in range(8):
+                y = x + nu * mu[i] * (x - xp)
+                x, xp = x + mu[i] * (x - xp) - eta[i] * lams * y, x
+                want.append(np.log(np.linalg.norm(x)))
+            np.testing.assert_allclose(n["log_norm"][i], want, rtol=1e-12, atol=1e-12)
+    per_point = sim.momentum_map(eta, mu, lams=np.array([[0.1], [0.6], [1.0]]))["map"][:, 0]
+    np.testing.assert_allclose(per_point[:, 0, 0], 1 + mu - eta * np.array([0.1, 0.6, 1.0]), rtol=1e-14)
+
+
 @pytest.mark.parametrize("call, name", [
     (lambda: th.momentum_threshold(1.0, "heavy_ball"), "mu"), (lambda: th.momentum_threshold(0.5, "adam"), "method"),
     (lambda: th.momentum_stationary_variance(4.0, 1.0, 0.5, 1.0), "eta"),

@@ -64,11 +64,24 @@ momentum closed forms live once in :mod:`theory.nqm`) is
 
 .. math:: \mathrm{Var}\,x = \frac{\eta\sigma^2(1+\mu)}{\lambda(1-\mu)\big(2(1+\mu) - \eta\lambda\big)} .
 
+**The tuned heavy ball** on a quadratic with curvatures in :math:`[m, L]`, :math:`\kappa = L/m`. The roots of
+:math:`z^2 - (1+\mu-\eta\lambda)z + \mu` have modulus :math:`\sqrt\mu` while complex, i.e. while
+:math:`(1-\sqrt\mu)^2 \le \eta\lambda \le (1+\sqrt\mu)^2`; a real root outside that window is larger. The
+smallest :math:`\mu` for which one :math:`\eta` puts the whole spectrum in the window makes both ends double
+roots, :math:`\eta m = (1-\sqrt\mu)^2` and :math:`\eta L = (1+\sqrt\mu)^2` (:func:`heavy_ball_optimal_sympy`):
+
+.. math:: \eta^* = \frac{4}{(\sqrt L+\sqrt m)^2}, \qquad \mu^* = \Big(\frac{\sqrt\kappa-1}{\sqrt\kappa+1}\Big)^2,
+          \qquad \rho^* = \sqrt{\mu^*} = \frac{\sqrt\kappa-1}{\sqrt\kappa+1} ,
+
+against gradient descent's best :math:`(\kappa-1)/(\kappa+1)`. At :math:`(\eta^*, \mu^*)` the iteration matrix of each
+end of the spectrum is a Jordan block: :math:`\|x_t\|` contracts like :math:`t\,(\rho^*)^t`, not :math:`(\rho^*)^t`.
+
 No JAX and no I/O here: sympy for the algebra, NumPy/SciPy for eigenvalues and roots. Every
 public function validates its arguments (:mod:`theory._validate`).
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -85,7 +98,8 @@ __all__ = [
     "batch_means", "lyapunov_commuting", "as_threshold_commuting", "trace_bound", "dln_gradients",
     "dln_minimum", "delay_threshold", "delay_char_poly_sympy", "delay_boundary_residual_sympy",
     "delay_spectral_radius", "momentum_char_poly_sympy", "momentum_flip_sympy", "momentum_threshold",
-    "momentum_spectral_radius", "momentum_variance_sympy", "momentum_stationary_variance",
+    "momentum_spectral_radius", "momentum_variance_sympy", "momentum_stationary_variance", "heavy_ball_optimal_sympy",
+    "heavy_ball_optimal",
 ]
 
 METHODS = ("heavy_ball", "nesterov")
@@ -487,3 +501,45 @@ def momentum_stationary_variance(eta, lam, mu, sigma) -> float:
     The shared :func:`theory.nqm.momentum_stationary_variance` (also used by the noisy-quadratic topic).
     """
     return nqm.momentum_stationary_variance(eta, lam, mu, sigma, "heavy_ball")
+
+
+@functools.lru_cache(maxsize=None)
+def heavy_ball_optimal_sympy():
+    r"""The tuned heavy ball on curvatures :math:`[m, L]` (sympy): both ends of the spectrum double roots.
+
+    With :math:`s = \sqrt\mu`, a double root of :math:`z^2 - (1+s^2-\eta\lambda)z + s^2` at :math:`\lambda = m` (root
+    :math:`+s`) and at :math:`\lambda = L` (root :math:`-s`) means :math:`1+s^2-\eta m = 2s` and
+    :math:`1+s^2-\eta L = -2s`; solved for :math:`(\eta, s)`. Returns ``({"eta", "mu", "rate"}, (L, m))`` with the rate
+    :math:`s`, the modulus of every root at that point.
+    """
+    L, m, eta, s = sp.symbols("L m eta s", positive=True)
+    a, b = sp.symbols("a b", positive=True)  # a = sqrt(L), b = sqrt(m): the solutions are rational in them
+    sols = sp.solve([sp.Eq(1 + s**2 - eta * b**2, 2 * s), sp.Eq(1 + s**2 - eta * a**2, -2 * s)], [eta, s], dict=True)
+    # two roots s = (a - b)/(a + b) and (a + b)/(a - b): a momentum s^2 < 1 keeps the one below 1 (checked at a = 2b)
+    sol = [x for x in sols if x[s].subs({a: 2, b: 1}) < 1]
+    if len(sol) != 1:  # pragma: no cover - the two roots are reciprocal: exactly one is below 1
+        raise RuntimeError(f"expected one solution with s < 1, got {sols}")
+    back = {a: sp.sqrt(L), b: sp.sqrt(m)}
+    e, r = (sp.factor(sp.cancel(sol[0][k])).subs(back) for k in (eta, s))
+    return {"eta": e, "mu": sp.simplify(r**2), "rate": r}, (L, m)
+
+
+@functools.lru_cache(maxsize=None)
+def _heavy_ball_optimal_fns():
+    exprs, syms = heavy_ball_optimal_sympy()
+    return {k: sp.lambdify(syms, v, "math") for k, v in exprs.items()}
+
+
+def heavy_ball_optimal(lam_min, lam_max) -> dict:
+    r"""Polyak's tuned heavy ball on curvatures in ``[lam_min, lam_max]``: ``{"eta", "mu", "rate", "kappa"}``.
+
+    :math:`\eta^* = 4/(\sqrt L+\sqrt m)^2`, :math:`\mu^* = ((\sqrt\kappa-1)/(\sqrt\kappa+1))^2` and the spectral
+    radius :math:`\rho^* = (\sqrt\kappa-1)/(\sqrt\kappa+1)` of the iteration there (from :func:`heavy_ball_optimal_sympy`).
+    """
+    lam_min = val.real("lam_min", lam_min, low=0.0, low_open=True)
+    lam_max = val.real("lam_max", lam_max, low=0.0, low_open=True)
+    if not lam_max >= lam_min:
+        raise ValueError(f"lam_max: expected a curvature >= lam_min = {lam_min}, got {lam_max}")
+    fns = _heavy_ball_optimal_fns()
+    out = {k: float(f(lam_max, lam_min)) for k, f in fns.items()}
+    return {**out, "kappa": lam_max / lam_min}

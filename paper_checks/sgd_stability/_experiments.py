@@ -12,12 +12,13 @@ import numpy as np
 import jax
 
 import sims.sgd_stability as sim
+import theory.sgd_stability as th
 from paper_checks import Budget, experiment
 
 __all__ = [
     "SEED", "ls_problem", "commuting_problem", "large_problem", "dln_data", "mixture_identity", "ms_thresholds",
     "as_thresholds", "naive_trap", "large_n_moments", "dln_trace", "dln_stable_set", "delay_thresholds",
-    "delay_noise", "momentum_region", "momentum_variance",
+    "delay_noise", "momentum_region", "momentum_variance", "HB_KAPPAS", "hb_curvatures", "heavy_ball_rate",
 ]
 
 SEED = 20240613
@@ -394,3 +395,40 @@ def momentum_variance(budget: Budget) -> dict:
     return {"eta": eta, "mu": mu, "mean": np.nanmean(ms, axis=1),
             "se": np.nanstd(ms, axis=1, ddof=1) / np.sqrt(ok.sum(axis=1)), "n_diverged": dead.sum(axis=1),
             "n_paths": n_paths, "n_steps": n_steps, "burn": burn}
+
+
+HB_KAPPAS = (10.0, 100.0, 1000.0, 10000.0)  # condition numbers of the tuned-heavy-ball quadratics (L = 1)
+
+
+def hb_curvatures(kappa: float) -> np.ndarray:
+    r"""The quadratic of condition number :math:`\kappa`: six curvatures log-spaced in :math:`[1/\kappa, 1]` (both ends and four inside)."""
+    return np.geomspace(1.0 / kappa, 1.0, 6)
+
+
+@experiment("sgd_stability.heavy_ball_rate")
+def heavy_ball_rate(budget: Budget) -> dict:
+    r"""Heavy ball at Polyak's tuned :math:`(\eta^*, \mu^*)` on quadratics of condition number :math:`\kappa` = 10 .. 1e4.
+
+    Per :math:`\kappa` (curvatures :func:`hb_curvatures`): :math:`\log\|x_t\|` over :math:`T` steps from
+    :math:`x_0 = x_{-1} = 1` (:func:`sims.sgd_stability.momentum_norms`), the spectral radius of the one-step map read
+    off the update rule at :math:`(\eta^*, \mu^*)` (:func:`sims.sgd_stability.momentum_map`), and the smallest radius of
+    that map over an :math:`(\eta, \mu)` grid (:math:`\eta \in (0, 4]`, :math:`1-\mu` log-spaced in
+    :math:`[10^{-4}, 1]`) that does not depend on the tuned point. The tuned point comes from
+    :func:`theory.sgd_stability.heavy_ball_optimal` (where to run); the rates are measured.
+    """
+    kappas = np.array(HB_KAPPAS)
+    lams = np.stack([hb_curvatures(k) for k in kappas])
+    tuned = [th.heavy_ball_optimal(1.0 / k, 1.0) for k in kappas]
+    eta, mu = np.array([t["eta"] for t in tuned]), np.array([t["mu"] for t in tuned])
+    n_steps = budget.pick(quick=2000, full=8000)
+    norms = sim.momentum_norms(eta, mu, lams=lams, n_steps=n_steps)
+    at_tuned = sim.momentum_map(eta, mu, lams=lams)
+    n = budget.pick(quick=121, full=401)
+    ge, gm = np.meshgrid(np.linspace(4.0 / n, 4.0, n), 1.0 - np.geomspace(1e-4, 1.0, n), indexing="ij")
+    k = kappas.size
+    grid = sim.momentum_map(np.tile(ge.ravel(), k), np.tile(gm.ravel(), k), lams=np.repeat(lams, ge.size, axis=0))
+    radius = grid["radius"].reshape(k, -1)
+    best = np.argmin(radius, axis=1)
+    return {"kappa": kappas, "eta": eta, "mu": mu, "n_steps": n_steps, "log_norm": norms["log_norm"],
+            "diverged": norms["diverged"], "radius_tuned": at_tuned["radius"], "grid_n": n,
+            "grid_min": radius[np.arange(k), best], "grid_eta": ge.ravel()[best], "grid_mu": gm.ravel()[best]}
