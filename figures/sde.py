@@ -1,7 +1,7 @@
 """Figures of topic ``sde`` (Compagnoni et al. 2025): step-size restrictions, weak error, DCSGD stability,
 DSignSGD under Cauchy noise, mean-sign laws.
 
-Every simulated series comes from an ``sde.*`` experiment of :mod:`paper_checks.sde` (cached, keyed on the
+Every simulated series comes from an ``sde.*`` experiment of :mod:`paper_checks.sde.experiments` (cached, keyed on the
 topic's code and the budget); this module evaluates closed forms from :mod:`theory.sde` and draws.
 """
 from __future__ import annotations
@@ -12,10 +12,12 @@ import numpy as np
 import sympy as sp
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
-import paper_checks.sde as pc
 import theory.sde as th
 from figures import _style as st
-from paper_checks import Budget
+from paper_checks import Budget, get_claim
+from paper_checks.sde import experiments as ex
+from paper_checks.sde import normalization as sde_normalization
+from paper_checks.sde import weak_order_new as sde_weak_order_new
 
 P = "compagnoni2025."
 KINDS = ("gd", "first_order", "second_order", "corrected")
@@ -32,7 +34,7 @@ def _eta_ticks(ax, values) -> None:
 
 
 def thresholds(budget: Budget, out: Path) -> list[Path]:
-    sw = pc.escape_sweeps(budget)
+    sw = ex.escape_sweeps(budget)
     fig, (ax, bx) = st.figure(2, 1, width=4.4)
     u, lam = sw["u"], sp.Symbol("lambda", positive=True)
     fine = np.geomspace(u.min(), u.max(), 600)
@@ -65,7 +67,7 @@ def thresholds(budget: Budget, out: Path) -> list[Path]:
 
 
 def weak_error(budget: Budget, out: Path) -> list[Path]:
-    w = pc.weak_errors(budget)
+    w = ex.weak_errors(budget)
     eta = w["eta"]
     fig, ax = st.figure(1, 1, width=4.6)
     for k, order in (("first_order", 1), ("second_order", 2), ("corrected", 1)):
@@ -80,14 +82,14 @@ def weak_error(budget: Budget, out: Path) -> list[Path]:
 
 
 def dcsgd_stability(budget: Budget, out: Path) -> list[Path]:
-    r = pc.dcsgd_quadratic(budget)
+    r = ex.dcsgd_quadratic(budget)
     c = r["c"]
     fig, (ax, bx) = st.figure(2, 1, width=4.4)
-    for i, (om, s1) in enumerate(pc.DCSGD_CELLS):
+    for i, (om, s1) in enumerate(ex.DCSGD_CELLS):
         F = th.normalization_factor(4, np.asarray(om), s1)
         cc = np.linspace(0.5, 3.2, 60)
-        rho = [th.dcsgd_ms_factor(v / (pc.DCSGD_A * F), pc.DCSGD_A, 4, np.asarray(om), s1) for v in cc]
-        gam = [th.dcsgd_lyapunov(v / (pc.DCSGD_A * F), pc.DCSGD_A, 4, np.asarray(om), s1) for v in cc]
+        rho = [th.dcsgd_ms_factor(v / (ex.DCSGD_A * F), ex.DCSGD_A, 4, np.asarray(om), s1) for v in cc]
+        gam = [th.dcsgd_lyapunov(v / (ex.DCSGD_A * F), ex.DCSGD_A, 4, np.asarray(om), s1) for v in cc]
         label = f"ω = {'/'.join(f'{v:g}' for v in sorted(set(om)))}, σ₁ = {s1:g}"
         color = st.PALETTE[i]
         ax.plot(cc, rho, color=color, label=label)
@@ -107,8 +109,8 @@ def dcsgd_stability(budget: Budget, out: Path) -> list[Path]:
 
 
 def divergence(budget: Budget, out: Path) -> list[Path]:
-    q = pc.quartic_divergence(budget)
-    m = pc.mlp_edge(budget)
+    q = ex.quartic_divergence(budget)
+    m = ex.mlp_edge(budget)
     fig, (ax, bx) = st.figure(2, 1, width=4.4)
     om = q["omega"]
     for j, s1 in enumerate(q["sigma1"]):
@@ -129,17 +131,17 @@ def divergence(budget: Budget, out: Path) -> list[Path]:
 
 
 def cauchy(budget: Budget, out: Path) -> list[Path]:
-    s = pc.cauchy_sign(budget)
-    d = pc.cauchy_dcsgd(budget)
+    s = ex.cauchy_sign(budget)
+    d = ex.cauchy_dcsgd(budget)
     steps = int(s["n_steps"])
-    etas = pc.CAUCHY_ETA / np.sqrt(np.arange(steps) + 1.0)
+    etas = ex.CAUCHY_ETA / np.sqrt(np.arange(steps) + 1.0)
     fig, (ax, bx) = st.figure(2, 1, width=4.4)
     k = s["k"]
     ok = ~s["diverged"]
     ax.plot(k, s["gap"][ok].mean(axis=0), "o", color=st.SIM, mfc="none", label="DSignSGD, mean gap (simulated)")
     late = np.arange(1, steps + 1) >= steps // 8  # the recursion describes the paths once they reached x* = 0
     for law, style in (("cauchy", "-"), ("gaussian", ":")):
-        v = th.sign_linear_variance(etas, th.sign_contraction(2.0, 1.0, law), pc.CAUCHY_AGENTS)
+        v = th.sign_linear_variance(etas, th.sign_contraction(2.0, 1.0, law), ex.CAUCHY_AGENTS)
         ax.plot(np.arange(1, steps + 1)[late], v[late], style, color=st.THEORY,
                 label=f"v_k, {law} mean-sign slope (theory)")
     ax.axvspan(steps // 2, steps, color=st.MUTED, alpha=0.15, lw=0)
@@ -159,11 +161,11 @@ def cauchy(budget: Budget, out: Path) -> list[Path]:
 
 
 def mean_sign(budget: Budget, out: Path) -> list[Path]:
-    r = pc.mean_sign_mc(budget)
+    r = ex.mean_sign_mc(budget)
     u = r["u"]
     fine = np.linspace(u.min(), u.max(), 400)
     fig, ax = st.figure(1, 1, width=4.6)
-    for j, (law, nu) in enumerate(pc.SIGN_LAWS):
+    for j, (law, nu) in enumerate(ex.SIGN_LAWS):
         name = {"gaussian": "Gaussian: erf", "student_t": "Student-t₃", "cauchy": "Cauchy: (2/π) arctan"}[law]
         ax.plot(fine, th.mean_sign(fine, 1.0, law, nu=nu), color=st.PALETTE[j], label=name)
         ax.plot(u, r[f"{law}_mean"], "o", color=st.PALETTE[j], mfc="none")
@@ -176,8 +178,7 @@ def _result(results: dict, name: str, budget: Budget):
     """The claim's Result from ``results`` when the caller has it, else the claim run on the cached experiments."""
     if P + name in results and results[P + name] is not None:
         return results[P + name]
-    check = {"one_step_drift": "one_step_drift_check", "normalization_degree": "normalization_degree_check"}
-    return getattr(pc, check.get(name, name))(budget)
+    return get_claim(P + name).check(budget)
 
 
 MODEL_LABEL = {"discrete": "DCSGD (discrete)", **{k: LABEL[k] + " SDE" for k in th.DRIFT_KINDS}}
@@ -188,7 +189,7 @@ def ms_table(results: dict, budget: Budget, out: Path) -> list[Path]:
     """Threshold table per model: the discrete algorithm (measured, theory) and the three SDEs (theory, and the
     root of each simulated SDE's second-moment rate), per cell; models without a threshold drawn at the top."""
     r = _result(results, "ms_threshold_per_model", budget).arrays
-    cells = pc.MS_CELLS
+    cells = ex.MS_CELLS
     fig, ax = st.figure(1, 1, width=5.2, height=3.4)
     top = 1.6 * max(float(np.max(v[np.isfinite(v)])) for k, v in r.items() if k.startswith("eta_") and k != "eta_measured_se")
     x = np.arange(len(cells))
@@ -220,7 +221,7 @@ def weak_new_sdes(results: dict, budget: Budget, out: Path) -> list[Path]:
     r = res.arrays
     eta = r["eta"]
     fig, ax = st.figure(1, 1, width=4.6)
-    for j, (method, kind) in enumerate(pc._WEAK_NEW_CASES):
+    for j, (method, kind) in enumerate(sde_weak_order_new._WEAK_NEW_CASES):
         err, se = r[f"{method}_{kind}_err"], r[f"{method}_{kind}_se"]
         slope = res.checks[j].slope
         color = st.PALETTE[j]
@@ -249,10 +250,10 @@ def normalization(results: dict, budget: Budget, out: Path) -> list[Path]:
            ylabel="mean-square edge c*", title="edge of c/(aF): 2 at every ω")
     ax.legend(fontsize=7)
     cc = np.linspace(0.05, 1.9, 200)
-    for i, w in enumerate(pc.FLOOR_OMEGAS):
-        F = pc._norm_factor(w)
-        bx.plot(cc, [pc._floor(c, w, F) for c in cc], color=st.PALETTE[i], label=f"theory, ω = {w:g}")
-        bx.errorbar(pc.FLOOR_C, r["floor"][i], yerr=4 * r["floor_se"][i], fmt="o", mfc="none", color=st.PALETTE[i])
+    for i, w in enumerate(ex.FLOOR_OMEGAS):
+        F = sde_normalization._norm_factor(w)
+        bx.plot(cc, [sde_normalization._floor(c, w, F) for c in cc], color=st.PALETTE[i], label=f"theory, ω = {w:g}")
+        bx.errorbar(ex.FLOOR_C, r["floor"][i], yerr=4 * r["floor_se"][i], fmt="o", mfc="none", color=st.PALETTE[i])
     st.threshold(bx, 2.0, "c = 2")
     bx.set(yscale="log", xlabel="c", ylabel="late-time E f", title="affine-noise floor (markers simulated)")
     bx.legend(fontsize=7)
@@ -277,7 +278,7 @@ def sign_descent(results: dict, budget: Budget, out: Path) -> list[Path]:
     a ray of 2cosh in d = 8, the exact critical step against the sufficient step, its rivals and Theorem 4.3's step."""
     r = _result(results, "sign_descent_condition", budget).arrays
     fig, (ax, bx) = st.figure(2, 1, width=4.4)
-    names = [c[0] for c in pc.SD_CASES]
+    names = [c[0] for c in ex.SD_CASES]
     for j, name in enumerate(th.SIGN_DESCENT_FUNCTIONS):
         k = np.array([n == name for n in names])
         ax.errorbar(r["suff"][k], r["crit"][k], yerr=4 * r["crit_se"][k], fmt="o", mfc="none", color=st.PALETTE[j],
@@ -287,7 +288,7 @@ def sign_descent(results: dict, budget: Budget, out: Path) -> list[Path]:
     ax.set(xscale="log", yscale="log", xlabel="steplab's sufficient step h_suff", ylabel="critical step h* (simulated)",
            title="h* ≥ h_suff at every start (= on the quadratic)")
     ax.legend(fontsize=7)
-    args = (pc.SD_SIGMA, pc.SD_AGENTS, "student_t", pc.SD_NU)
+    args = (ex.SD_SIGMA, ex.SD_AGENTS, "student_t", ex.SD_NU)
     L0, L1 = th.sign_l0l1("cosh2")
     ts = np.geomspace(3e-3, 1.5, 40)
     G, crit, rules = [], [], {rule: [] for rule in th.SIGN_STEP_RULES}
@@ -297,7 +298,7 @@ def sign_descent(results: dict, budget: Budget, out: Path) -> list[Path]:
         G.append(np.linalg.norm(g))
         crit.append(th.sign_critical_step(x, "cosh2", *args))
         for rule in rules:
-            rules[rule].append(th.sign_sufficient_step(g, pc.SD_SIGMA, L0, L1, pc.SD_AGENTS, "student_t", pc.SD_NU,
+            rules[rule].append(th.sign_sufficient_step(g, ex.SD_SIGMA, L0, L1, ex.SD_AGENTS, "student_t", ex.SD_NU,
                                                        rule=rule))
     bx.plot(G, crit, color=st.THEORY, lw=2, label="exact critical step h*")
     styles = {"steplab": ("-", "steplab's h_suff"), "no_noise": (":", "rival: no noise share d/N"),
@@ -331,17 +332,17 @@ def sign_descent_phi(results: dict, budget: Budget, out: Path) -> list[Path]:
     ax.set(yscale="log", xlabel="φ(L₁ h_1/2 √d) at the φ = 1/2 step", ylabel="h* / h_1/2",
            title="extremal functions: the φ = 1/2 step never ascends")
     ax.legend(fontsize=6, ncol=2)
-    noise = "student_t_" + f"{pc.PHI_NU:g}"
+    noise = "student_t_" + f"{ex.PHI_NU:g}"
     lines = ((1, "ridge", "d = 1"), (8, "ridge", "ridge, d = 8"), (8, "radial", "radial, d = 8"))
     for j, (d, shape, label) in enumerate(lines):
-        k = (r["noise"] == noise) & (r["n_agents"] == pc.PHI_AGENTS) & (r["u"] == 0.5) & (r["d"] == d) \
+        k = (r["noise"] == noise) & (r["n_agents"] == ex.PHI_AGENTS) & (r["u"] == 0.5) & (r["d"] == d) \
             & (r["shape"] == shape)
         order = np.argsort(r["a"][k])
         bx.plot(r["a"][k][order], r["ratio_half"][k][order], "-o", ms=3, color=st.PALETTE[j], label=f"h*/h_1/2, {label}")
         bx.plot(r["a"][k][order], r["ratio_phi"][k][order], ":s", ms=3, color=st.PALETTE[j], label=f"h*/h_φ, {label}")
     bx.axhline(1.0, color=st.MUTED, ls="--", lw=1)
     bx.set(xscale="log", yscale="log", xlabel="L₁‖x‖, x on the diagonal (L₀ = L₁ = 1)",
-           ylabel="critical step / allowed step", title=f"Student-t ν = {pc.PHI_NU:g}, N = {pc.PHI_AGENTS}, |∂ⱼf|/σ = 0.5")
+           ylabel="critical step / allowed step", title=f"Student-t ν = {ex.PHI_NU:g}, N = {ex.PHI_AGENTS}, |∂ⱼf|/σ = 0.5")
     bx.legend(fontsize=6, ncol=2)
     return st.save(fig, "sde_sign_descent_phi", out, claims=[P + "sign_descent_phi_slack"])
 
@@ -352,7 +353,7 @@ def schedule(results: dict, budget: Budget, out: Path) -> list[Path]:
     r = _result(results, "schedule_needs_normalization", budget).arrays
     fig, ax = st.figure(1, 1, width=4.6)
     s = np.geomspace(0.8, 8.0, 120)
-    args = (pc.SCHED_AGENTS, pc.SCHED_OMEGA, pc.SCHED_SIGMA1)
+    args = (ex.SCHED_AGENTS, ex.SCHED_OMEGA, ex.SCHED_SIGMA1)
     k = r["s0"].size
     ax.plot(s, th.quartic_schedule_divergence(s, "inv_sqrt", *args), color=st.THEORY,
             label="η₀/√(t+1), σ₁ = 0.5: s-chain law")
@@ -360,9 +361,9 @@ def schedule(results: dict, budget: Budget, out: Path) -> list[Path]:
             label="constant step's law")
     ax.errorbar(r["s0"], r["frac"][:k], yerr=4 * r["frac_se"][:k], fmt="o", mfc="none", color=st.SIM,
                 label="simulated (N = 4, ω = 1)")
-    aff = (pc.SCHED_AGENTS, pc.SCHED_OMEGA) + pc.SCHED_AFFINE
-    ax.plot(s, th.quartic_schedule_divergence_affine(np.sqrt(s / pc.SCHED_ETA0), pc.SCHED_ETA0, "inv_sqrt", *aff),
-            color=st.PALETTE[3], label=f"affine σ₀ = {pc.SCHED_AFFINE[0]:g}, σ₁ = {pc.SCHED_AFFINE[1]:g}: |x|-chain law")
+    aff = (ex.SCHED_AGENTS, ex.SCHED_OMEGA) + ex.SCHED_AFFINE
+    ax.plot(s, th.quartic_schedule_divergence_affine(np.sqrt(s / ex.SCHED_ETA0), ex.SCHED_ETA0, "inv_sqrt", *aff),
+            color=st.PALETTE[3], label=f"affine σ₀ = {ex.SCHED_AFFINE[0]:g}, σ₁ = {ex.SCHED_AFFINE[1]:g}: |x|-chain law")
     ax.errorbar(r["s0"], r["frac"][k:], yerr=4 * r["frac_se"][k:], fmt="s", mfc="none", color=st.PALETTE[3])
     st.threshold(ax, th.quartic_schedule_threshold("inv_sqrt"), "s* (no noise)")
     ax.set(xscale="log", xlabel="s₀ = η₀x₀²", ylabel="P(diverge)", ylim=(-0.02, 1.05),
