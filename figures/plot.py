@@ -549,11 +549,23 @@ def _located_x(measured: np.ndarray, others: list) -> np.ndarray | None:
     return None
 
 
+def _holds(y: np.ndarray, values: np.ndarray) -> bool:
+    """Whether every one of ``values`` is a distinct point of ``y`` (to round-off): a constant rival such as
+    "2 for every μ" is not held by a curve that passes through 2 once."""
+    used = np.zeros(y.size, dtype=bool)
+    for v in values:
+        k = np.flatnonzero(~used & (np.abs(y - v) <= _MATCH_RTOL * max(abs(v), 1e-300)))
+        if k.size == 0:
+            return False
+        used[k[0]] = True
+    return True
+
+
 def _compare(t, p: np.ndarray, rivals, xs: np.ndarray | None):
     """How theory series ``t`` relates to one check: True (it holds or follows the prediction), ``(rival label,
     how)`` (it follows a rival and not the prediction), False (neither) or None (it cannot be compared)."""
     y = np.asarray(t.get_ydata(), dtype=float).ravel()
-    holds = lambda v: all(np.any(np.abs(y - vi) <= _MATCH_RTOL * max(abs(vi), 1e-300)) for vi in v)  # noqa: E731
+    holds = lambda v: _holds(y, v)  # noqa: E731
     if holds(p):  # drawn at the check's own points
         return True
     for label, r in rivals:

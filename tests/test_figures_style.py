@@ -240,3 +240,17 @@ def test_a_series_that_is_one_claims_prediction_and_anothers_rival_is_not_flagge
     assert compared == 2 and problems == []
     problems, _ = plot.audit_theory_lines(fig, results, ["toy.as"])
     assert [p.kind for p in problems] == ["rival drawn as theory"]
+
+
+def test_a_constant_rival_is_not_held_by_a_curve_that_passes_through_it_once():
+    """"GD's 2 for every μ" is not what an edge curve starting at 2 draws (the values must be distinct points)."""
+    from paper_checks import Exact
+
+    mu = np.array([0.0, 0.25, 0.5, 0.75, 0.9])
+    edge = 2.0 / (1.0 + mu)
+    results = {"toy.edge": _Result([Exact("edge", edge * 1.3, edge * 1.3, rtol=1e-3, rivals={"2": np.full(5, 2.0)})])}
+    fig, ax = plot.figure()
+    ax.plot(np.linspace(0, 0.95, 50), 2.0 / (1.0 + np.linspace(0, 0.95, 50)), color=plot.THEORY)
+    assert plot.audit_theory_lines(fig, results, ["toy.edge"])[0] == []
+    ax.plot(mu, np.full(5, 2.0), "o", color=plot.THEORY)  # five points at 2: this one does draw the rival
+    assert len(plot.audit_theory_lines(fig, results, ["toy.edge"])[0]) == 1
