@@ -20,6 +20,12 @@ _H = _opt.Hyper(momentum=0.5)
 _N = "theory.nqm."
 _T = "theory.noisy_quadratic."
 _S = "sims.noisy_quadratic."
+_TS = "theory.noisy_quadratic_sampled."
+_MODES = np.array([[1.0, 2.0], [0.04, 0.0032]])  # the instance at kappa = 100, c = 2: rows (E h, E h^2)
+
+
+def _NEG_SQUARE(u):
+    return -np.sum(u**2, axis=-1)
 _M = "sims.nqm."
 _O = "sims.optimizers."
 
@@ -159,4 +165,36 @@ ROWS = [
     Row("sims.reference.noisy_quadratic.abs_numpy",
         {"eta": np.full((2, 4), 0.1), "x0": 1.0, "xi": np.ones((2, 3))}, kinds={"eta": "nonnegarr"}),
     Row("sims.reference.noisy_quadratic.bench_cases", {"scale": "small"}),
+    # least squares with sampled rows (theory.noisy_quadratic_sampled, sims.noisy_quadratic_sampled)
+    Row(_TS + "sampled_blocks", {"method": "heavy_ball", "params": np.array([0.1, 0.5])},
+        kinds={"params": "posarr"}, extra=[({"params": np.array([0.1, 1.0])}, "params", "momentum1"),
+                                          ({"method": "asgd", "params": np.array([0.1, 4.0, 3.0])}, "params", "xi")]),
+    Row(_TS + "sampled_mode_operator", {"method": "sgd", "params": np.array([0.1]), "h_mean": 1.0, "h_sq": 2.0},
+        kinds={"params": "posarr", "h_mean": "nonneg", "h_sq": "nonneg"},
+        extra=[({"h_sq": 0.5}, "h_sq", "below_mean_squared")]),
+    Row(_TS + "sampled_ms_rate", {"method": "nesterov", "params": np.array([0.1, 0.5]), "modes": _MODES},
+        kinds={"params": "posarr", "modes": "nonnegarr"}, extra=[({"modes": _MODES[:, :1]}, "modes", "one_column")]),
+    Row(_TS + "kidambi_modes", {"kappa": 100.0, "c": 2.0, "sigma1": 1.0},
+        kinds={"kappa": "pos", "c": "pos", "sigma1": "pos"}, extra=[({"kappa": 3.0}, "kappa", "below_2c")]),
+    Row(_TS + "search_params", {"method": "asgd", "u": np.array([[-1.0, 2.0, -0.5]])},
+        extra=[({"u": np.array([[-1.0, 2.0]])}, "u", "columns")]),
+    Row(_TS + "search_box", {"method": "heavy_ball", "hint": 10.0}, kinds={"hint": "pos"}),
+    Row(_TS + "grid_search", {"rates": _NEG_SQUARE, "box": np.array([[-1.0], [1.0]]), "n": 5, "rounds": 2, "keep": 2},
+        kinds={"rates": "fn", "n": "posint", "rounds": "nonnegint", "keep": "posint"},
+        ok={("rates", "nanfn"): "a NaN value is read as -inf (a diverging point): the search goes on"},
+        extra=[({"box": np.array([[1.0], [-1.0]])}, "box", "reversed")]),
+    Row(_TS + "tuned_sampled_rates", {"method": "sgd", "modes": _MODES[None], "n": 5, "rounds": 2},
+        kinds={"modes": "nonnegarr", "n": "posint", "rounds": "nonnegint"}),
+    Row(_TS + "tuned_sampled_rate", {"method": "sgd", "modes": _MODES, "n": 5, "rounds": 2},
+        kinds={"modes": "nonnegarr", "n": "posint", "rounds": "nonnegint"}),
+    Row(_TS + "sgd_tuned_rate", {"kappa": 100.0, "c": 2.0}, kinds={"kappa": "pos", "c": "pos"}),
+    Row("sims.noisy_quadratic_sampled.sampled_moment_map",
+        {"method": "heavy_ball", "delta": np.array([0.1, 0.2]), "alpha": 0.5, "long_step": 1.0, "xi": 1.0,
+         "h_atoms": np.array([[2.0, 0.0], [0.08, 0.0]]), "h_probs": np.array([0.5, 0.5])},
+        kinds={"delta": "posarr", "alpha": "unit", "long_step": "pos", "xi": "pos", "h_atoms": "nonnegarr",
+               "h_probs": "nonnegarr"},
+        ok={("alpha", "vector"): "one momentum per grid point", ("long_step", "vector"): "one per grid point",
+            ("xi", "vector"): "one per grid point"},
+        extra=[({"h_probs": np.array([0.3, 0.3])}, "h_probs", "sum"),
+               ({"method": "asgd", "long_step": 4.0, "xi": 3.0}, "xi", "above_sqrt_long_step")]),
 ]

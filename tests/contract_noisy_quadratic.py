@@ -9,6 +9,7 @@ import jax
 import numpy as np
 
 import sims.noisy_quadratic as sq
+import sims.noisy_quadratic_sampled as ss
 import sims.nqm as sn
 from tests._contract_table import Sim
 
@@ -51,6 +52,15 @@ def _lion(X=_X, y=_Y, x0=(0.1, -0.2, 0.3), eta=None, wd=(0.5, 1.0, 2.0), b1=0.9,
 
 _NQM_OUT = lambda o: [o["curve"], o["path"], o["mode_m2"], o["mode_m2_ema"], o["final_x"], o["diverged"]]  # noqa: E731
 
+_ATOMS, _PROBS = np.array([[2.0, 0.0], [0.08, 0.0]]), np.array([0.5, 0.5])  # Kidambi's instance at kappa = 100
+
+
+def _sampled(**kw):
+    args = {"method": "heavy_ball", "delta": np.array([0.1, 0.2, 0.3]), "alpha": 0.5, "h_atoms": _ATOMS,
+            "h_probs": _PROBS, **kw}
+    return ss.sampled_moment_map(**args)
+
+
 SIMULATORS = [
     Sim("noisy_quadratic.nqm_simulate", _nqm, outputs=_NQM_OUT, grid=("momentum", np.array([0.3, 0.6, 0.9]), 0),
         bad=[({"eta": -0.1}, "eta"), ({"eta": np.nan}, "eta"), ({"method": "adam"}, "method"), ({"momentum": 1.0}, "momentum"),
@@ -86,4 +96,10 @@ SIMULATORS = [
         # decoupled decay with eta * wd = 1e3: |x| is multiplied by ~1e3 per step, past the bound 1e150 in 50 steps
         diverging=({"eta": np.full(60, 1.0), "wd": 1000.0, "n_rec": 2}, lambda o: o["diverged"]),
         vary={"x0": (0.2, 0.1, -0.1), "b1": 0.5}),
+    Sim("noisy_quadratic.sampled_moment_map", _sampled, grid=("delta", np.array([0.1, 0.2, 0.3]), 0),
+        bad=[({"method": "adam"}, "method"), ({"delta": [0.0]}, "delta"), ({"alpha": 1.0}, "alpha"),
+             ({"h_probs": np.array([0.5, 0.6])}, "h_probs"), ({"h_atoms": -_ATOMS}, "h_atoms")],
+        # a step of 3 on the stiff mode (h = 2): its mean-square radius exceeds 1 (the second moment grows)
+        diverging=({"delta": np.array([3.0, 3.0, 3.0])}, lambda o: o["diverged"]),
+        vary={"h_atoms": _ATOMS * 0.5, "alpha": 0.3}),
 ]

@@ -33,7 +33,10 @@ mutated prediction (the unmutated claims passing is ``tests/test_power.py``'s jo
 * ``bergsma2025.d2z_beats_cosine`` -- the baseline read as cosine decay to zero instead of to 10 % (the prediction's
   schedule, not the runs'): the measured ratios reject it;
 * ``defazio2023.last_iterate_bound`` -- the last-iterate sum at half its weight (a constant of the bound): a
-  constructed worst case exceeds it (the SGD-on-|x| runs, 8-500x below the bound, never could).
+  constructed worst case exceeds it (the SGD-on-|x| runs, 8-500x below the bound, never could);
+* ``kidambi2018.heavy_ball_no_faster_than_sgd`` -- the sampled gradient's noise dropped from the mean-square operator
+  (:math:`E h^2 = (E h)^2` in :func:`theory.noisy_quadratic_sampled.kidambi_modes`: heavy ball with exact gradients,
+  which accelerates): the measured best rates of heavy ball reject the mutated optimum.
 """
 from __future__ import annotations
 
@@ -44,6 +47,7 @@ import pytest
 
 import sims.noisy_quadratic as sq
 import theory.noisy_quadratic as th
+import theory.noisy_quadratic_sampled as ts
 import theory.nqm as tn
 from paper_checks import Budget, get_claim
 from sims.nqm import BOUND
@@ -191,3 +195,17 @@ def test_last_iterate_sum_at_half_weight_fails_the_bound_claim(monkeypatch):
     # the mutant is the bound with its last sum halved: equal to the bound where that sum is 0
     assert halved([1.0, 1.0], 1.0, 1.0) == pytest.approx(th.last_iterate_bound([1.0, 1.0], 1.0, 1.0) - 0.25)
     assert _mutated_status(monkeypatch, "defazio2023.last_iterate_bound", "last_iterate_bound", halved) == "failed"
+
+
+def test_sampled_noise_dropped_fails_the_heavy_ball_rate_claim(monkeypatch):
+    original = ts.kidambi_modes
+
+    def noiseless(kappa, c=2.0, sigma1=1.0):
+        modes = original(kappa, c, sigma1)
+        return np.stack([modes[:, 0], modes[:, 0] ** 2], axis=1)  # E h^2 = (E h)^2: the gradient treated as exact
+
+    assert noiseless(100.0)[1, 1] == pytest.approx(0.04**2)
+    claim = get_claim("kidambi2018.heavy_ball_no_faster_than_sgd")
+    assert claim.status(claim.run(Budget("quick"))) == "passed"
+    monkeypatch.setattr(ts, "kidambi_modes", noiseless)
+    assert claim.status(claim.run(Budget("quick"))) == "failed"

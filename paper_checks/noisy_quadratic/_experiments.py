@@ -12,8 +12,10 @@ import jax
 import numpy as np
 
 import sims.noisy_quadratic as sq
+import sims.noisy_quadratic_sampled as ss
 import sims.nqm as sn
 import theory.noisy_quadratic as th
+import theory.noisy_quadratic_sampled as ts
 from paper_checks import Budget, experiment
 
 SEED = 20251130
@@ -337,3 +339,62 @@ def lion_logistic(budget: Budget) -> dict:
     eta = 0.05 / np.sqrt(1 + t / 10.0)
     out = sq.lion_logistic(X, y, np.zeros(X.shape[1]), eta=eta, wd=LION_WD, n_rec=LION_T // 10)
     return {"eta": eta, "path": out["path"][0], "diverged": out["diverged"][0]}
+
+
+# ----------------------------------------------------------------------------- sampled least squares (Kidambi et al.)
+SAMPLED_C = 2.0  # E z^4 = 2c = 4: z = +-sqrt(2), the least noisy z the paper's instance allows
+
+
+def sampled_atoms(kappa: float) -> tuple[np.ndarray, np.ndarray]:
+    r"""The paper's Section 3 instance with :math:`\sigma_1 = 1`, :math:`z = \pm\sqrt2` (:math:`c = 2`): a row is
+    :math:`\pm\sqrt2\sigma_ie_i` with probability 1/2 each, so mode :math:`i`'s curvature :math:`x_i^2` is
+    :math:`2\sigma_i^2` (row :math:`i` sampled) or 0; :math:`\sigma_2^2 = 2c/\kappa`. Returns (atoms (2, 2), probabilities)."""
+    s2 = 2 * SAMPLED_C / kappa
+    return np.array([[2.0, 0.0], [2.0 * s2, 0.0]]), np.array([0.5, 0.5])
+
+
+def _sampled_search(method: str, kappas: np.ndarray) -> dict:
+    """The best measured rate of ``method`` over its parameters, per kappa: :func:`theory.noisy_quadratic_sampled.grid_search`
+    (a generic maximizer, all kappas at once) over the simulated map's rates."""
+    laws = np.stack([sampled_atoms(k)[0] for k in kappas])
+    probs = sampled_atoms(kappas[0])[1]
+
+    def rates(u):
+        b, k, dim = u.shape
+        p = ts.search_params(method, u.reshape(-1, dim))
+        kw = {"alpha": p[:, 1]} if method in ("heavy_ball", "nesterov") else {}
+        out = ss.sampled_moment_map(method, p[:, 0], h_atoms=np.repeat(laws, k, axis=0), h_probs=probs, **kw)
+        return out["rate"].reshape(b, k)
+
+    boxes = np.stack([ts.search_box(method, k / (2 * SAMPLED_C)) for k in kappas])
+    n = ts.SEARCH_N[method]  # the theory's search settings: the same maximizer on both sides
+    return ts.grid_search(rates, boxes, n=n, rounds=ts.SEARCH_ROUNDS, keep=max(2, n // 3))
+
+
+@experiment("noisy_quadratic.sampled_rates")
+def sampled_rates(budget: Budget) -> dict:
+    r"""Mean-square rates on the sampled least-squares instance (:func:`sampled_atoms`), :math:`\kappa` = 1e3 .. 1e5
+    (quick) or 1e6 (full), from the exact second-moment map read off each method's update rule
+    (:func:`sims.noisy_quadratic_sampled.sampled_moment_map`).
+
+    SGD and heavy ball: the best rate over the step (and momentum), by a grid zoom over the simulated rates from a
+    grid that spans :math:`\delta \in [10^{-4}, 3]`, :math:`1-\alpha \in [10^{-7}, 1]` (every point of the paper's
+    :math:`\alpha \in [0, 1)` that converges). Heavy ball and ASGD also at the parameters
+    :func:`theory.noisy_quadratic_sampled.tuned_sampled_rate` names (where to measure; for ASGD this is the measurement:
+    its claim is that some parameters reach the rate).
+    """
+    kappas = np.array(budget.pick(quick=(1e3, 1e4, 1e5), full=(1e3, 1e4, 1e5, 1e6)))
+    out = {"kappa": kappas, "c": SAMPLED_C}
+    for method in ("sgd", "heavy_ball"):
+        found = _sampled_search(method, kappas)
+        out[f"{method}_best"] = found["rate"]
+        out[f"{method}_first"] = found["first_max"]
+        out[f"{method}_best_params"] = ts.search_params(method, found["u"])
+    modes = np.stack([ts.kidambi_modes(k, SAMPLED_C) for k in kappas])
+    laws, probs = np.stack([sampled_atoms(k)[0] for k in kappas]), sampled_atoms(kappas[0])[1]
+    for method in ("heavy_ball", "asgd"):
+        p = ts.tuned_sampled_rates(method, modes)["params"]
+        kw = {"alpha": p[:, 1]} if method == "heavy_ball" else {"long_step": p[:, 1], "xi": p[:, 2]}
+        out[f"{method}_params"] = p
+        out[f"{method}_at_params"] = ss.sampled_moment_map(method, p[:, 0], h_atoms=laws, h_probs=probs, **kw)["rate"]
+    return out

@@ -108,7 +108,7 @@ def ema_bias_rate(budget) -> Result:
 
 @claim("steplab.momentum_stationary_variance", paper=STEPLAB, provenance="derived", kind="statistical",
        source="derived here (sympy); not a statement of Kidambi et al. 2018, whose claim is about rates (heavy ball "
-              "and Nesterov cannot beat SGD on some instances; ASGD does), untested so far",
+              "and Nesterov cannot beat SGD on some instances; ASGD does), tested by kidambi2018.heavy_ball_no_faster_than_sgd",
        statement="With additive gradient noise, heavy ball's stationary variance is eta sigma^2 (1+mu)/(lambda (1-mu) "
                  "(2(1+mu) - eta lambda)) (not SGD's at the effective step eta/(1-mu)), and Nesterov's exceeds SGD's "
                  "at the same eta by the factor 1 + 2mu(1+mu)(eta lambda - 1)^2 / ((1 - mu + eta mu lambda)"
