@@ -377,7 +377,7 @@ def sampled_rates(budget: Budget) -> dict:
     (quick) or 1e6 (full), from the exact second-moment map read off each method's update rule
     (:func:`sims.noisy_quadratic_sampled.sampled_moment_map`).
 
-    SGD and heavy ball: the best rate over the step (and momentum), by a grid zoom over the simulated rates from a
+    SGD, heavy ball and Nesterov: the best rate over the step (and momentum), by a grid zoom over the simulated rates from a
     grid that spans :math:`\delta \in [10^{-4}, 3]`, :math:`1-\alpha \in [10^{-7}, 1]` (every point of the paper's
     :math:`\alpha \in [0, 1)` that converges). Heavy ball and ASGD also at the parameters
     :func:`theory.noisy_quadratic_sampled.tuned_sampled_rate` names (where to measure; for ASGD this is the measurement:
@@ -385,7 +385,7 @@ def sampled_rates(budget: Budget) -> dict:
     """
     kappas = np.array(budget.pick(quick=(1e3, 1e4, 1e5), full=(1e3, 1e4, 1e5, 1e6)))
     out = {"kappa": kappas, "c": SAMPLED_C}
-    for method in ("sgd", "heavy_ball"):
+    for method in ("sgd", "heavy_ball", "nesterov"):
         found = _sampled_search(method, kappas)
         out[f"{method}_best"] = found["rate"]
         out[f"{method}_first"] = found["first_max"]
