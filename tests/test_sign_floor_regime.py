@@ -1,5 +1,5 @@
 """Unit tests of theory/sign_floor_regime.py and sims/sign_floor_regime.py (the noise-regime diagnostic on digits and
-the local form of the sign floor). Claims are in paper_checks/sign_floor.py; the simulator contract rows in
+the local form of the sign floor). Claims are in paper_checks/sign_floor/regime.py; the simulator contract rows in
 tests/contract_sign_floor.py."""
 from __future__ import annotations
 

@@ -2,7 +2,7 @@ r"""Noise floors of signSGD and SGD on the quadratic :math:`f(x) = a x^2/2`, and
 
 Paper: Singh, Mishra, Raut (2026), arXiv 2607.12360. Only the abstract was available; every
 formula here is DERIVED (worked out for steplab) and checked against simulation in
-``paper_checks/sign_floor.py``.
+``paper_checks/sign_floor/`` (the experiments in ``paper_checks/sign_floor/experiments.py``).
 
 **Multiplicative noise**, :math:`g = a x (1 + \sigma\xi)` with :math:`\xi` symmetric, CDF
 :math:`F_\xi`. A signSGD step :math:`x \mapsto x - \eta\,\mathrm{sign}(g)` moves away from 0 with
