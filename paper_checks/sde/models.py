@@ -15,6 +15,7 @@ from paper_checks.sde.experiments import (_MS_SEED, _ONE_STEP_SEED, MS_CELLS, MS
     ms_thresholds, one_step_drift)
 from theory import sde as T
 
+
 # ===================================================================================== mean-square thresholds per model
 
 _COEF = {"first_order": 0.0, "second_order": -1.0, "corrected": 1.0}

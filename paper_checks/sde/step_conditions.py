@@ -19,6 +19,7 @@ from paper_checks.sde.experiments import (_SD_SEED, _THM42_SEED, SD_AGENTS, SD_C
     SD_SIGMA, THM42_CELLS, THM42_DIMS, _sd_derivative, sign_descent, theorem42)
 from theory import sde as T
 
+
 # ========================================================================================= Theorem 4.2's step condition
 
 @claim("compagnoni2025.theorem42_factor_exact", paper=PAPER, provenance="derived", kind="statistical",
