@@ -1,7 +1,8 @@
 r"""The simulations of the ``sgd_stability`` topic: named, cached, budgeted experiments.
 
 Claims and ``figures/sgd_stability.py`` both read these; nothing here uses a closed form of
-:mod:`theory.sgd_stability` to produce a measurement. Thresholds are *located* by
+:mod:`theory.sgd_stability` to produce a measurement (one names where to run: Polyak's tuned point, at which
+:func:`heavy_ball_rate` measures). Thresholds are *located* by
 :func:`sims.sgd_stability.refine_crossing` on simulated growth rates, from brackets that do not depend on
 the predictions. The problems are fixed, seeded data sets (NumPy generators for data; typed JAX keys
 for every simulated path).
