@@ -88,6 +88,7 @@ def _merging(results: dict[str, Result], out: Path, budget: Budget) -> list[Path
     ax.plot(x, exact[0] * x / x[0], color=MUTED, ls="--", label="slope 1")
     ax.set(xscale="log", yscale="log", xlabel="η λ W", ylabel="RMS(merged − decayed)", title="curved modes")
     _plain_minor(ax)
+    ax.set_xticks(x[::2], labels=[f"{v:.2g}" for v in x[::2]])  # the data span less than a decade: one 10^k at most
     ax.legend(loc="upper left", fontsize=7)
     return save(fig, "noisy_quadratic_merging", out,
                 claims=["tian2025.merged_loss_vs_decay", "steplab.merging_error_grows_with_curvature_window"])
@@ -133,7 +134,8 @@ def _weight_decay(results: dict[str, Result], out: Path, budget: Budget) -> list
         ax.plot(ex["t_rec"], ex[f"sign_{key}"].mean(axis=0), color=ACCENT, lw=1, label="sign, decoupled")
         ax.axhline(pred, color=ACCENT, ls="--", lw=0.8)
         ax.set(xlabel="step", ylabel=label, title="dashed: equilibrium predictions")
-        ax.legend(loc="lower right", fontsize=7)
+    # one legend below both panels: the settled curves leave no corner free in the norm panel
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=3, fontsize=7)
     return save(fig, "noisy_quadratic_weight_decay", out, claims=["kosson2023.equilibrium_angle_and_norm"])
 
 
