@@ -551,7 +551,10 @@ def _located_x(measured: np.ndarray, others: list) -> np.ndarray | None:
 
 def _holds(y: np.ndarray, values: np.ndarray) -> bool:
     """Whether every one of ``values`` is a distinct point of ``y`` (to round-off): a constant rival such as
-    "2 for every μ" is not held by a curve that passes through 2 once."""
+    "2 for every μ" is not held by a curve that passes through 2 once. Constant values identify no formula (a
+    row of markers at height 0 is not the rival "coefficient 0"): never held."""
+    if values.size < 2 or np.all(values == values[0]):
+        return False
     used = np.zeros(y.size, dtype=bool)
     for v in values:
         k = np.flatnonzero(~used & (np.abs(y - v) <= _MATCH_RTOL * max(abs(v), 1e-300)))

@@ -47,9 +47,10 @@ def thresholds(budget: Budget, out: Path) -> list[Path]:
     ax.plot(u[sub], sw["quad_gd_rate"][i][sub], "o", color=COLOR["gd"], mfc="none", label="GD simulated")
     ax.axhline(0, color=st.MUTED, lw=0.8)
     st.threshold(ax, 2.0, "ηλ = 2")
-    ax.set(xlabel="ηλ  (λ = 1)", ylabel="per-time log-rate of f", ylim=(-7, 3),
+    # headroom above the curves for the legend (lower left, GD's curve ran through it; at ylim 3 its corner did)
+    ax.set(xlabel="ηλ  (λ = 1)", ylabel="per-time log-rate of f", ylim=(-7, 5.5),
            title="λx²/2: corrected rate is GD's tangent at ηλ = 2")
-    ax.legend(loc="upper left", fontsize=7)  # lower left, GD's curve ran through it
+    ax.legend(loc="upper left", fontsize=7)
     s = sw["s"]
     for j, k in enumerate(KINDS):
         grew = np.asarray(sw[f"quart_{k}_grew"]).astype(bool)
@@ -74,10 +75,11 @@ def weak_error(budget: Budget, out: Path) -> list[Path]:
         err, se = np.abs(w[f"{k}_err"]), w[f"{k}_se"]
         ax.errorbar(eta, err, yerr=2 * se, fmt="o", color=COLOR[k], label=f"{LABEL[k]} SDE (simulated)")
         ax.plot(eta, err[0] * (eta / eta[0]) ** order, "-", color=COLOR[k], alpha=0.6, label=f"slope {order}")
+    # two decades of room under the smallest error for the legend (placed by "best", it covered the slope-2 line)
     ax.set(xscale="log", yscale="log", xlabel="η", ylabel="|E f(x_K) − E f(X_T)|",
-           title="weak error against DSGD on x⁴/4 (T = 1)")
+           title="weak error against DSGD on x⁴/4 (T = 1)", ylim=(np.nanmin(np.abs(w["second_order_err"])) / 100, None))
     _eta_ticks(ax, eta)
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=7, ncol=2, loc="lower right")
     return st.save(fig, "sde_weak_error", out, claims=[P + f"weak_order_{k}" for k in th.DRIFT_KINDS])
 
 
