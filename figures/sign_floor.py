@@ -127,7 +127,8 @@ def _cooldown(results: dict[str, Result], out: Path) -> list[Path]:
             ax.plot(t, a["exact_wsd"][i], color=SIM, lw=1, label=lab("exact law, WSD"))
             if a["floors"][i] > 0:
                 ax.axhline(a["floors"][i], color=MUTED, lw=0.8, ls=":", label=lab("stationary floor"))
-            threshold(ax, 0.8 * t[-1], "cooldown")
+            # the cooldown's start named in the legend: a label on the line sat on the data in some panel
+            ax.axvline(0.8 * t[-1], color=MUTED, ls="--", lw=1, label=lab("cooldown starts"))
             ax.set(yscale="log", xlabel="step", title=name)
         axes[0].set_ylabel(r"$E f$ (mean over chains)")
         axes[1].legend(loc="lower left", fontsize=6)
@@ -168,11 +169,12 @@ def _cooldown_at_scale(results: dict[str, Result], out: Path) -> list[Path]:
                                  label=f"{sched} (sim)" if i == 0 else None)
             axes[i + 1].plot(t, a["exact"][i, j], color=color, lw=1, label="exact law" if i == 0 and j == 0 else None)
     axes[0].set(xlabel="step", ylabel=r"$E\log f_k - \log f_0$", title=names[0])
+    # the cooldown's start named in the legends: a label on the line sat on the data in three panels
+    for i, ax in enumerate(axes):
+        ax.axvline(0.8 * t[-1], color=MUTED, ls="--", lw=1, label="cooldown starts" if i < 2 else None)
     axes[0].legend(loc="lower left", fontsize=6)
-    threshold(axes[0], 0.8 * t[-1], "cooldown")
     for i in range(3):
         axes[i + 1].set(yscale="log", xlabel="step", title=names[i + 1])
-        threshold(axes[i + 1], 0.8 * t[-1], "cooldown")
     axes[1].set_ylabel(r"$E f$ (mean over runs)")
     axes[1].legend(loc="lower left", fontsize=6)
     return save(fig, "sign_floor_cooldown_at_scale", out, claims=[P + "cooldown_dissociation_at_scale"])
@@ -204,7 +206,7 @@ def _laws(results: dict[str, Result], out: Path) -> list[Path]:
     sde = results.get(P + "sign_sde_floor_constant")
     if law is None or sde is None:
         return []
-    fig, (ax1, ax2) = figure(2, width=4.4, height=3.4)
+    fig, (ax1, ax2) = figure(2, width=4.4, height=4.4)  # room for the legend under the left panel
     a = law.arrays
     grid = np.linspace(0.3, 3.2, 120)
     names = [str(n) for n in a["law"]]
@@ -218,7 +220,7 @@ def _laws(results: dict[str, Result], out: Path) -> list[Path]:
                      capsize=2, label=f"{name} (points: ladder; line: $1/(4(1-2p)^2) - 1/8$)")
     ax1.set(yscale="log", xlabel=r"noise level $\sigma$", ylabel=r"$C_{\rm mid} = E f/(a\eta^2)$",
             title=r"any law: only $p = F(-1/\sigma)$ enters")
-    ax1.legend(loc="upper left", fontsize=6)
+    ax1.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=6)  # below: the curves fill the panel
     b = sde.arrays
     ax2.plot(grid, [T.c_unif(g) for g in grid], color=THEORY, label=r"exact chain $C_{\rm unif}$")
     ax2.plot(grid, [T.c_sde(g) for g in grid], color=ACCENT, ls="--", label="first-order SDE (Laplace law)")
@@ -312,7 +314,7 @@ def _regime_local_form(results: dict[str, Result], out: Path) -> list[Path]:
         pick = np.array([n == well and s == 1.0 for n, s in zip(names, sigma)])
         ax3.errorbar(eta[pick], b["mean"][pick] / (curv * eta[pick] ** 2), yerr=b["se"][pick] / (curv * eta[pick] ** 2),
                      fmt="o", color=color, ms=4, capsize=2)
-    threshold(ax3, T.c_mid(1.0), r"local form $C_{\rm mid}(1)$", vertical=False)
+    ax3.axhline(T.c_mid(1.0), color=MUTED, ls="--", lw=1, label=r"local form $C_{\rm mid}(1)$")  # the data sit on it
     ax3.set(xscale="log", xlabel=r"step size $\eta$ ($\sigma = 1$)", ylabel=r"$(E f - f^*)/(f''(x^*)\,\eta^2)$",
             title="local form: curvature at $x^*$")
     ax3.legend(loc="upper left", fontsize=6)
