@@ -411,6 +411,7 @@ def _data_over_text(fig, renderer, pad: float) -> list[LayoutProblem]:
             inner = box.padded(-pad)
             if inner.width <= 0 or inner.height <= 0:
                 continue
+            hits: list[str] = []
             for label, xy, joined, radius, clip in _data_paths(ax):
                 region = inner if clip is None else Bbox.intersection(inner, clip)
                 if region is None or region.width <= 0 or region.height <= 0:
@@ -423,7 +424,11 @@ def _data_over_text(fig, renderer, pad: float) -> list[LayoutProblem]:
                     hit = any(_segments_cross(part, region) for part in _finite_runs(xy))
                 if hit:
                     series = repr(label[:30]) if label and not label.startswith("_") else "an unlabelled series"
-                    problems.append(LayoutProblem("data over text", f"{name}: {series} is drawn over {what}"))
+                    if series not in hits:
+                        hits.append(series)
+            if hits:
+                shown = ", ".join(hits[:4]) + (f" and {len(hits) - 4} more" if len(hits) > 4 else "")
+                problems.append(LayoutProblem("data over text", f"{name}: {shown} drawn over {what}"))
     return problems
 
 
