@@ -541,17 +541,21 @@ def weak_new(budget: Budget) -> dict:
         return mean, se, int(ok.size - ok.sum())
 
     common = {"x0": np.full((size, 1), w["x0"]), "eta": eta}
+    # one chunk at the quick budget (48,000 paths); at the full budget (200,000) chunks of 25,000, so that a chunk's
+    # block draws (24 B x 2048 per path and kind) stay within the default allocation limit of a 16 GiB machine
+    # (one chunk needed ~10 GiB; paths are independent, so the chunking changes no path)
+    chunk = size if size <= 50_000 else 25_000
     cfg = S.Config(problem="quartic", algo="dcsgd", n_agents=w["agents"], compressor="bernoulli", noise="gaussian",
                    n_steps=k_max, n_record=k_max)
     r = S.paths(cfg, {**common, "key": jax.random.split(keys[0], size), "omega": np.full(size, w["omega"]),
-                      "sigma1": np.full(size, w["sigma1"])}, chunk_size=size)
+                      "sigma1": np.full(size, w["sigma1"])}, chunk_size=chunk)
     out["dcsgd_mean"], out["dcsgd_se"], out["dcsgd_div"] = read(r["loss"], r["diverged_at"], 1)
     kinds = np.repeat([0, 2], size)   # first_order, corrected as data: one compilation
     r = S.sde_sweep("dcsgd", {"key": jax.random.split(keys[1], 2 * size), "x0": np.tile(common["x0"], (2, 1)),
                               "eta": np.tile(eta, 2), "dt": np.tile(eta / m, 2), "omega": np.full(2 * size, w["omega"]),
                               "sigma1": np.full(2 * size, w["sigma1"]), "n_agents": np.full(2 * size, float(w["agents"])),
                               "kind": kinds}, problem="quartic", kind=None, n_steps=m * k_max, n_record=k_max,
-                    chunk_size=2 * size)
+                    chunk_size=min(2 * size, 2 * chunk))
     for j, kind in enumerate(("first_order", "corrected")):
         sl = slice(j * size, (j + 1) * size)
         out[f"dcsgd_{kind}_mean"], out[f"dcsgd_{kind}_se"], out[f"dcsgd_{kind}_div"] = read(
@@ -560,13 +564,13 @@ def weak_new(budget: Budget) -> dict:
     cfg = S.Config(problem="quartic", algo="dsignsgd", n_agents=w["sign_agents"], noise="gaussian", n_steps=k_max,
                    n_record=k_max)
     r = S.paths(cfg, {**common, "key": jax.random.split(keys[2], size), "sigma0": np.full(size, w["sign_sigma0"])},
-                chunk_size=size)
+                chunk_size=chunk)
     out["dsignsgd_mean"], out["dsignsgd_se"], out["dsignsgd_div"] = read(r["loss"], r["diverged_at"], 1)
     r = S.sde_sweep("dsignsgd", {**common, "key": jax.random.split(keys[3], size), "dt": eta / m,
                                  "sigma0": np.full(size, w["sign_sigma0"]),
                                  "n_agents": np.full(size, float(w["sign_agents"]))},
                     problem="quartic", kind="first_order", noise="gaussian", n_steps=m * k_max, n_record=k_max,
-                    chunk_size=size)
+                    chunk_size=chunk)
     out["dsignsgd_first_order_mean"], out["dsignsgd_first_order_se"], out["dsignsgd_first_order_div"] = read(
         r["loss"], r["diverged_at"], m)
     return out
