@@ -230,7 +230,7 @@ def _texts(fig) -> list[tuple[Text, str, str]]:
             continue
         name = _axes_name(k, ax)
         for axis_name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
-            if not axis.get_visible():
+            if not axis.get_visible() or not ax.axison:  # set_axis_off() draws no ticks or labels
                 continue
             for tick in _drawn_ticks(axis):
                 for lab in (tick.label1, tick.label2):
@@ -313,7 +313,7 @@ def check_layout(fig, *, pad: float = 1.0) -> list[LayoutProblem]:
             continue
         name = _axes_name(k, ax)
         for axis_name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
-            if not axis.get_visible():
+            if not axis.get_visible() or not ax.axison:  # set_axis_off() draws no ticks or labels
                 continue
             labels = {lab.get_text().strip() for tick in _drawn_ticks(axis) if tick.get_visible()
                       for lab in (tick.label1, tick.label2) if lab.get_visible() and lab.get_text().strip()}
