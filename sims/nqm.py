@@ -112,7 +112,7 @@ def _run_key(point: dict, impl: str) -> jax.Array:
 
 def _nqm_run(point: dict, etas: jax.Array, shared: dict, *, T: int, n_rec: int, method: str, full: bool, additive: bool,
             multiplicative: bool, law: str = "gaussian", df: int = 0, impl: str = "threefry2x32", ema: bool = True,
-            centered: bool = True, window_mean: bool = False, step_stat: bool = False) -> dict:
+            centered: bool = True, window_mean: bool = False, step_stat: bool = False, merge: int = 0) -> dict:
     r"""One run of :math:`T` steps on the NQM (pure; mapped over a grid by :func:`simulate`).
 
     ``point`` keys: ``key_data``, ``key_index``; ``x0`` and ``center`` (d,); ``lam`` (d,) or, when ``full``, ``H`` (d, d);
@@ -129,8 +129,10 @@ def _nqm_run(point: dict, etas: jax.Array, shared: dict, *, T: int, n_rec: int, 
     ``final_x``, ``final_ema``, ``max_abs`` (:math:`\max_{k\ge1}\|x_k\|_\infty`; :math:`+\infty` for a diverged run,
     whose iterates past the bound are not tracked), ``diverged``, ``diverged_step``; and ``mean_x``, the time average
     :math:`\frac{1}{T-b}\sum_{b<k\le T} x_k` (the uniform merge of the last :math:`T-b` checkpoints) when the static
-    ``window_mean`` is on. A statistic that is not computed is absent, not NaN: a NaN beside ``diverged = False``
-    would read as a broken run.
+    ``window_mean`` is on; and ``merged_x`` ``(merge, d)``, the weighted merges :math:`\sum_{k=1}^T w_{m,k}x_k` with the
+    rows of ``shared["merge_w"]`` ``(merge, T)`` (weight :math:`w_{m,k}` on the iterate after update :math:`k`, every
+    step, whatever ``burn``) when the static ``merge`` (the number of rows) is positive. A statistic that is not
+    computed is absent, not NaN: a NaN beside ``diverged = False`` would read as a broken run.
 
     Static switches that drop per-step work (a step of the noise-free diagonal model is a handful of flops, so
     statistics dominate it): ``ema=False`` when every run has :math:`\alpha = 0`, where :math:`z_k = x_0` exactly
@@ -179,6 +181,8 @@ def _nqm_run(point: dict, etas: jax.Array, shared: dict, *, T: int, n_rec: int, 
     if window_mean:
         sums["x"] = lambda x, z, plain: x
 
+    merge_w = point["merge_w"] if merge else None
+
     def one(carry, inputs):
         x, state, z, acc, peak = carry
         k, xi = inputs
@@ -193,7 +197,8 @@ def _nqm_run(point: dict, etas: jax.Array, shared: dict, *, T: int, n_rec: int, 
         if ema:
             z = (1 - alpha) * z + alpha * x
         keep = k + 1 > burn
-        acc = {name: acc[name] + jnp.where(keep, term(x, z, plain), 0.0) for name, term in sums.items()}
+        acc = {name: acc[name] + jnp.where(keep, term(x, z, plain), 0.0) for name, term in sums.items()} | (
+            {"merge": acc["merge"] + merge_w[:, k][:, None] * x[None, :]} if merge else {})
         a = jnp.abs(x)
         code = (T + 1 - k).astype(x.dtype) * _STEP_CODE  # step k + 1
         return (x, state, z, acc, jnp.maximum(peak, jnp.where(a <= BOUND, a, code))), None
@@ -213,7 +218,8 @@ def _nqm_run(point: dict, etas: jax.Array, shared: dict, *, T: int, n_rec: int, 
         return (x, state, z, key, acc, peak), (loss(x), x, z)
 
     zero = jnp.zeros((), x0.dtype)
-    acc0 = {name: zero if name == "loss" else jnp.zeros_like(x0) for name in sums}
+    acc0 = {name: zero if name == "loss" else jnp.zeros_like(x0) for name in sums} | (
+        {"merge": jnp.zeros((merge,) + x0.shape, x0.dtype)} if merge else {})
     init = (x0, opt.init(method, x0, hyper), x0, _run_key(point, impl), acc0, jnp.zeros_like(x0))
     (x, _, z, _, acc, peak), (curve, path, path_ema) = lax.scan(outer, init, jnp.arange(n_rec))
     top = jnp.max(peak)
@@ -232,6 +238,8 @@ def _nqm_run(point: dict, etas: jax.Array, shared: dict, *, T: int, n_rec: int, 
         out["mode_m2_step"] = acc["step"] / n
     if window_mean:
         out["mean_x"] = acc["x"] / n
+    if merge:
+        out["merged_x"] = acc["merge"]
     return out
 
 
@@ -275,7 +283,7 @@ def _broadcast_configurations(lengths: dict, params: dict, methods: list) -> tup
 def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, method="sgd", momentum=0.0, b2=0.99, wd=0.0,
              coupled_wd=0.0, sigma_a=0.0, sigma_m=0.0, batch_size=1, ema=0.0, burn: int = 0, n_chains: int = 1,
              n_rec: int = 1, law: str = "gaussian", df: int = 0, paired: bool = False,
-             chunk_size: int = CHUNK, window_mean: bool = False, max_bytes=None) -> dict:
+             chunk_size: int = CHUNK, window_mean: bool = False, merge_weights=None, max_bytes=None) -> dict:
     r"""Run ``n_chains`` independent runs of every configuration in a list of :math:`G` configurations.
 
     Problem: ``lam`` (curvatures, ``(d,)`` or ``(G, d)``) or ``H`` (one ``(d, d)`` symmetric matrix).
@@ -290,9 +298,17 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
     ``window_mean``: also return ``mean_x``, the average of the iterates after ``burn`` (the uniform merge of the last
     :math:`T - b` checkpoints); off by default, since it costs a sum per coordinate and step.
 
+    ``merge_weights``: weights on the iterates :math:`x_1..x_T` (the checkpoints after every update), one merge ``(T,)``
+    or :math:`M` merges ``(M, T)``, each row non-negative and summing to 1; returns ``merged_x``, the merged models
+    :math:`\sum_k w_kx_k` of every run, ``(G, n_chains, d)`` for one merge or ``(G, n_chains, M, d)``. A checkpoint not
+    merged has weight 0 (:func:`theory.noisy_quadratic.merge_weights_for_schedule` gives the weights that emulate a
+    schedule). Off by default (``None``): the runs and their other outputs are then those of a call without it, bit for
+    bit (the weights add a statistic, never a step).
+
     Returns arrays with leading shape ``(G, n_chains)``: see :func:`_nqm_run` (``mode_m2_step`` only when some
-    configuration runs ``nesterov``, ``mean_x`` only with ``window_mean``). ``max_bytes``: the allocation limit
-    (:func:`theory._validate.byte_limit`) for the records (``path`` and ``path_ema`` hold ``n_rec`` iterates per run).
+    configuration runs ``nesterov``, ``mean_x`` only with ``window_mean``, ``merged_x`` only with
+    ``merge_weights``). ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the records
+    (``path`` and ``path_ema`` hold ``n_rec`` iterates per run).
     """
     V.key("key", key)
     T = V.integer("T", T, low=1)
@@ -315,6 +331,7 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
     for m in methods:
         V.choice("method", m, opt.METHODS)
     etas = _schedules(eta, T)
+    merge_w = None if merge_weights is None else _merge_weights(merge_weights, T)
     params = {"momentum": _per_config("momentum", momentum, 0.0, 1.0, True), "b2": _per_config("b2", b2, 0.0, 1.0),
               "wd": _per_config("wd", wd, 0.0), "coupled_wd": _per_config("coupled_wd", coupled_wd, 0.0),
               "sigma_m": _per_config("sigma_m", sigma_m, 0.0), "batch_size": _per_config("batch_size", batch_size, 1.0),
@@ -371,8 +388,9 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
                          "use a larger n_rec or a smaller chunk_size")
     # per run: curve, path and path_ema (n_rec records of 1, d and d values) and ~10 d-vectors of statistics, on the
     # device and again on the host
-    V.check_bytes({"n_chains": n_chains, "n_rec": n_rec, "configurations": G, "d": d},
-                  2 * 8 * G * n_chains * (n_rec * (2 * d + 1) + 10 * d) + block_bytes,
+    n_merge = 0 if merge_w is None else merge_w.shape[0]
+    V.check_bytes({"n_chains": n_chains, "n_rec": n_rec, "configurations": G, "d": d, "merges": n_merge},
+                  2 * 8 * G * n_chains * (n_rec * (2 * d + 1) + (10 + n_merge) * d) + block_bytes,
                   what="the per-run records", max_bytes=max_bytes)
 
     index = np.arange(G * n_chains).reshape(G, n_chains) % (n_chains if paired else G * n_chains)
@@ -394,6 +412,8 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
                 "burn": np.full(n, burn, np.int64)}
         # an array given once for all configurations is passed once (replicated), not copied into every run
         shared = {"H": H_a} if lam is None else {}
+        if merge_w is not None:
+            shared["merge_w"] = merge_w
         for name, value in (("lam", lam_a if lam is not None else None), ("center", ctr), ("sigma_a", sa)):
             if value is None:
                 continue
@@ -403,7 +423,8 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
                 shared[name] = np.broadcast_to(value, (G, d))[0]
         static = dict(T=T, n_rec=n_rec, method=m, full=H is not None, additive=additive,
                       multiplicative=multiplicative, law=law, df=df, impl=impl, ema=bool(np.any(params["ema"] > 0)),
-                      centered=bool(np.any(ctr != 0)), window_mean=window_mean, step_stat="nesterov" in methods)
+                      centered=bool(np.any(ctr != 0)), window_mean=window_mean, step_stat="nesterov" in methods,
+                      merge=n_merge)
         # pad each group to a power of two (at least 8 runs): sweeps of nearby sizes then share one compiled shape
         chunk = min(chunk_size, max(8, 1 << (n - 1).bit_length()))
         res = run_grid(_nqm_run, grid, etas, shared, static=static, chunk_size=chunk, pad_to_chunk=True, desc=f"nqm {m}")
@@ -411,7 +432,22 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
             if name not in out:
                 out[name] = np.empty((G, n_chains) + v.shape[1:], dtype=v.dtype)
             out[name][idx] = v.reshape((len(idx), n_chains) + v.shape[1:])
+    if merge_weights is not None and np.ndim(merge_weights) == 1:
+        out["merged_x"] = out["merged_x"][:, :, 0]
     return out
+
+
+def _merge_weights(weights, T: int) -> np.ndarray:
+    """``weights`` as an ``(M, T)`` array of merges: rows of T non-negative weights summing to 1."""
+    w = V.array("merge_weights", weights, ndim=(1, 2), low=0.0)
+    w = w.reshape(-1, w.shape[-1])
+    if w.shape[1] != T:
+        raise ValueError(f"merge_weights: expected one weight per iterate x_1..x_T (T = {T}), got length {w.shape[1]}")
+    # a merge is a convex combination; 1e-9 covers the rounding of a float sum of up to ~1e6 weights
+    sums = w.sum(axis=1)
+    if np.any(np.abs(sums - 1.0) > 1e-9):
+        raise ValueError(f"merge_weights: expected each merge's weights to sum to 1, got sums {sums.tolist()!r:.120}")
+    return w
 
 
 class Summary(NamedTuple):

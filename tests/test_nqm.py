@@ -300,6 +300,35 @@ def test_nqm_window_averages_match_a_numpy_loop():
     np.testing.assert_allclose(out["final_ema"][0, 0], zs[-1], rtol=1e-13)
 
 
+def test_weighted_merges_match_a_numpy_sum_over_the_recorded_iterates():
+    r"""``merge_weights`` rows :math:`w_m` give :math:`\sum_{k=1}^T w_{m,k}x_k` per run: against a NumPy sum over the path
+    recorded at every step (heavy ball with both noises on three coordinates, two configurations, a burn-in that the
+    merges ignore), for two merges at once and one merge given as a vector. Without ``merge_weights`` the runs and every
+    other output are bit-identical (the merge adds a statistic, never a step), and invalid weights are refused by name.
+    """
+    T = 12
+    rng = np.random.default_rng(4)
+    w = np.stack([rng.random(T), np.r_[np.zeros(T - 4), np.full(4, 0.25)]])
+    w[0] /= w[0].sum()
+    kw = dict(T=T, eta=np.stack([np.full(T, 0.2), np.linspace(0.3, 0.05, T)]), x0=np.array([1.0, -0.5, 2.0]),
+              lam=np.array([0.3, 1.0, 1.5]), method="heavy_ball", momentum=0.4, sigma_a=0.5, sigma_m=0.2, burn=3,
+              n_chains=3, n_rec=T)
+    plain = sn.simulate(jax.random.key(11), **kw)
+    out = sn.simulate(jax.random.key(11), merge_weights=w, **kw)
+    assert out["merged_x"].shape == (2, 3, 2, 3)
+    # sums of 12 terms of size <= ~5: round-off ~1e-15 relative
+    np.testing.assert_allclose(out["merged_x"], np.einsum("mk,gnkd->gnmd", w, plain["path"]), rtol=1e-13, atol=1e-14)
+    one = sn.simulate(jax.random.key(11), merge_weights=w[1], **kw)
+    assert one["merged_x"].shape == (2, 3, 3)
+    np.testing.assert_array_equal(one["merged_x"], out["merged_x"][:, :, 1])
+    assert "merged_x" not in plain
+    for name, value in plain.items():
+        np.testing.assert_array_equal(out[name], value, err_msg=name)
+    for bad in (w[:, :-1], -w, 2 * w, np.full(T, np.nan)):
+        with pytest.raises(ValueError, match="merge_weights"):
+            sn.simulate(jax.random.key(11), merge_weights=bad, **kw)
+
+
 def test_lion_default_b2_is_the_published_value():
     r"""``Hyper``'s default :math:`\beta_2` is Lion's published 0.99 (also optax's default): the shared optimizer
     with ``Hyper(momentum=0.9)`` takes the steps of optax's Lion with :math:`\beta_1 = 0.9`, :math:`\beta_2 = 0.99`."""
