@@ -333,7 +333,7 @@ def sign_descent_phi(results: dict, budget: Budget, out: Path) -> list[Path]:
     ax.set_ylim(0.8, None)
     ax.set(yscale="log", xlabel="φ(L₁ h_1/2 √d) at the φ = 1/2 step", ylabel="h* / h_1/2",
            title="extremal functions: the φ = 1/2 step never ascends")
-    ax.legend(fontsize=6, ncol=2)
+    ax.legend(fontsize=6, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.2))  # below: the scatter fills the panel
     noise = "student_t_" + f"{ex.PHI_NU:g}"
     lines = ((1, "ridge", "d = 1"), (8, "ridge", "ridge, d = 8"), (8, "radial", "radial, d = 8"))
     for j, (d, shape, label) in enumerate(lines):
