@@ -1,6 +1,6 @@
 """Figures for GD cycles on logistic regression (Meng et al. 2024).
 
-Every simulated series comes from an experiment of :mod:`paper_checks.logistic` (cached, keyed on
+Every simulated series comes from an experiment of :mod:`paper_checks.logistic.experiments` (cached, keyed on
 its code and budget); this module only evaluates closed forms from :mod:`theory.logistic` and draws.
 """
 from __future__ import annotations
@@ -10,15 +10,15 @@ from pathlib import Path
 import numpy as np
 from matplotlib.colors import BoundaryNorm, ListedColormap
 
-import paper_checks.logistic as pc
 import theory.logistic as th
 from figures import _style as st
 from paper_checks import Budget
+from paper_checks.logistic import experiments as ex
 
 
 def bifurcation(budget: Budget, out: Path) -> list[Path]:
-    data = pc.bifurcation(budget)
-    z, a = pc.CASCADE
+    data = ex.bifurcation(budget)
+    z, a = ex.CASCADE
     w1 = th.minimizer(z, a)[0][0]
     c2 = th.period_doubling_step(z, a)
     fig, (ax1, ax2) = st.figure(2, 1, width=4.6, height=3.4)
@@ -61,7 +61,7 @@ def bifurcation(budget: Budget, out: Path) -> list[Path]:
 
 def cobweb(budget: Budget, out: Path) -> list[Path]:
     d = th.cycle_dataset(1.5)
-    traj = pc.cobweb(budget)["trajectory"]
+    traj = ex.cobweb(budget)["trajectory"]
     w = np.linspace(-0.16, 0.07, 800)
     T = np.array([th.gd_step(x, d["eta"], d["z"], d["weights"])[0] for x in w])
     fig, ax = st.figure(width=5.6, height=4.0)
@@ -80,7 +80,7 @@ def cobweb(budget: Budget, out: Path) -> list[Path]:
 
 
 def basin(budget: Budget, out: Path) -> list[Path]:
-    data = pc.basin(budget)
+    data = ex.basin(budget)
     w_star = th.cycle_dataset(1.5)["w_star"]
     period = np.asarray(data["period"]).T  # rows: init, cols: c
     levels = [-2, -1, 0, 1, 2, 4, 8]
@@ -106,7 +106,7 @@ def basin(budget: Budget, out: Path) -> list[Path]:
 def witness(budget: Budget, out: Path) -> list[Path]:
     wt = th.witness_2d()
     z, a, eta = wt["z"], wt["weights"], wt["eta"]
-    traj = pc.witness_trajectory(budget)["trajectory"]
+    traj = ex.witness_trajectory(budget)["trajectory"]
     w_star, lam = th.minimizer(z, a)
     g1, g2 = np.meshgrid(np.linspace(-0.1, 0.25, 220), np.linspace(-0.17, 0.17, 220))
     L = th.loss(np.stack([g1.ravel(), g2.ravel()], 1), z, a).reshape(g1.shape)
@@ -135,11 +135,11 @@ def witness(budget: Budget, out: Path) -> list[Path]:
 
 
 def amplitude(budget: Budget, out: Path) -> list[Path]:
-    data = pc.amplitudes(budget)
+    data = ex.amplitudes(budget)
     fig, ax = st.figure(width=4.4, height=3.4)
     mu = data["mu"]
-    for tag, (z, a), label, color in [("asymmetric", pc.ASYMMETRIC, "weights 0.3 / 0.7", st.THEORY),
-                                      ("cascade", pc.CASCADE, "weights 0.75 / 0.25", st.SIM)]:
+    for tag, (z, a), label, color in [("asymmetric", ex.ASYMMETRIC, "weights 0.3 / 0.7", st.THEORY),
+                                      ("cascade", ex.CASCADE, "weights 0.75 / 0.25", st.SIM)]:
         coef = th.normal_form_coefficients(z, a)["amplitude_coefficient"]
         ax.loglog(mu, coef * np.sqrt(mu), color=color, label=f"normal form, {label}")
         ax.loglog(mu, data[tag], "o", mfc="none", color=color, label=f"simulation, {label}")
@@ -150,10 +150,10 @@ def amplitude(budget: Budget, out: Path) -> list[Path]:
 
 def cascade(budget: Budget, out: Path, results: dict) -> list[Path]:
     """The cascade's doubling points (theory and simulation), balanced data's single 2-cycle, the two-point 3-cycle."""
-    data = pc.bifurcation(budget)
-    z, a = pc.CASCADE
+    data = ex.bifurcation(budget)
+    z, a = ex.CASCADE
     w1 = th.minimizer(z, a)[0][0]
-    pts = pc.cascade_points()
+    pts = ex.cascade_points()
     fig, (ax1, ax2, ax3) = st.figure(3, 1, width=4.4, height=3.0)
     keep = data["c_cascade"] >= 2.55
     st.bifurcation(ax1, data["c_cascade"][keep], data["tail_cascade"][keep], center=w1, size=1.5)
@@ -171,7 +171,7 @@ def cascade(budget: Budget, out: Path, results: dict) -> list[Path]:
     ax1.set(xlabel="ηλ", ylabel="w − w*", xlim=(2.55, 3.05),
             title=f"cascade: ratios → δ = {th.FEIGENBAUM_DELTA:.4f}")
 
-    bal = pc.balanced(budget)
+    bal = ex.balanced(budget)
     cc = np.linspace(2.0005, float(bal["c"].max()), 300)
     ax2.plot(cc, [th.balanced_cycle_amplitude(c) for c in cc], color=st.THEORY, label="a/tanh(a/2) = ηλ")
     ax2.plot(cc, np.sqrt(6 * (cc - 2)), color=st.MUTED, ls="--", label="normal form √(6(ηλ−2))")
@@ -179,7 +179,7 @@ def cascade(budget: Budget, out: Path, results: dict) -> list[Path]:
     ax2.set(xlabel="ηλ", ylabel="half-width a", title="balanced data: one 2-cycle, no cascade")
     ax2.legend(loc="upper left", fontsize=7)
 
-    tp = pc.two_point_bifurcation(budget)
+    tp = ex.two_point_bifurcation(budget)
     for k, (label, color) in enumerate([("start w* + 1e-3", st.THEORY), ("start w* − 2", st.SIM)]):
         st.bifurcation(ax3, tp["c"], tp["tail"][:, k], size=1.5, color=color, label=label)
     st.threshold(ax3, 1.0, "ηλ = 1")
@@ -194,7 +194,7 @@ def sphere(budget: Budget, out: Path, results: dict) -> list[Path]:
     """The sphere witness: its 2-cycle over the loss on the plane (e1, e2) through w*, and its data directions."""
     wt = th.sphere_witness()
     z, a, w_star = wt["z"], wt["weights"], wt["w_star"]
-    traj = pc.sphere_trajectory(budget)["trajectory"]
+    traj = ex.sphere_trajectory(budget)["trajectory"]
     fig, (ax1, ax2) = st.figure(2, 1, width=4.6, height=3.6, gridspec_kw={"width_ratios": [1.7, 1.0]})
     x = np.linspace(-1.0, 9.0, 200)
     y = np.linspace(-2.5, 2.5, 120)

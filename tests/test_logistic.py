@@ -447,13 +447,14 @@ def test_editing_an_experiment_range_changes_the_key_and_editing_sde_does_not(so
     _edit(source_copy / "sims" / "sde.py", '"""', '"""An edit elsewhere. ')
     cache.code_version.cache_clear()
     assert cache.code_version("logistic") == before          # another topic's simulator: same key
-    _edit(source_copy / "paper_checks" / "logistic.py", "cs = np.linspace(0.8, 2.8, n)", "cs = np.linspace(0.8, 3.0, n)")
+    _edit(source_copy / "paper_checks" / "logistic" / "experiments.py", "cs = np.linspace(0.8, 2.8, n)",
+          "cs = np.linspace(0.8, 3.0, n)")
     cache.code_version.cache_clear()
     assert cache.code_version("logistic") != before          # the basin experiment's range: new key
 
 
 def test_an_edited_experiment_is_recomputed(source_copy, tmp_path, monkeypatch):
-    import paper_checks.logistic as pc
+    import paper_checks.logistic.experiments as pc
     import sims.cache as cache
 
     monkeypatch.setenv("STEPLAB_RESULTS", str(tmp_path / "results"))
@@ -468,7 +469,7 @@ def test_an_edited_experiment_is_recomputed(source_copy, tmp_path, monkeypatch):
     first = pc.cobweb("quick")
     pc.cobweb("quick")
     assert len(calls) == 1                                   # cached
-    _edit(source_copy / "paper_checks" / "logistic.py", "start = 0.05", "start = 0.06")
+    _edit(source_copy / "paper_checks" / "logistic" / "experiments.py", "start = 0.05", "start = 0.06")
     cache.code_version.cache_clear()
     again = pc.cobweb("quick")
     assert len(calls) == 2                                   # the edit invalidated the entry
