@@ -115,13 +115,15 @@ def _angle(w, w_new):
     return jnp.arctan2(orth, par)
 
 
-def _sphere_run(point: dict, *, T: int, n_rec: int, d: int, method: str, impl: str = "threefry2x32") -> dict:
+def _sphere_run(point: dict, *, T: int, n_rec: int, d: int, method: str, impl: str = "threefry2x32",
+                overlap: bool = False) -> dict:
     r"""The random-walk model of scale-invariant weights, one run (pure).
 
     Gradient :math:`g = (\tilde G/\|w\|)\,u`, :math:`u` uniform on the unit sphere of :math:`w^\perp`.
     ``heavy_ball``: coupled decay :math:`\lambda` (``wd``) added to the gradient, momentum :math:`\alpha`;
     ``sign``: :math:`w^+ = w - \eta(\mathrm{sign}(g) + \lambda w)` (decoupled). Returns per recording
-    block the mean angle per step (``angle``) and :math:`\|w\|` at the block end (``norm``).
+    block the mean angle per step (``angle``) and :math:`\|w\|` at the block end (``norm``); with the static
+    ``overlap``, also :math:`\langle w, w_0\rangle/\|w_0\|^2` at the block end (``overlap``: the start's share).
     """
     eta, wd, G = point["eta"], point["wd"], point["grad_scale"]
     hyper = opt.Hyper(momentum=point["momentum"], wd=0.0 if method == "heavy_ball" else wd,
@@ -141,23 +143,29 @@ def _sphere_run(point: dict, *, T: int, n_rec: int, d: int, method: str, impl: s
         key, sub = jax.random.split(key)
         xi = noise(sub, (block, d))
         (w, state, acc), _ = lax.scan(one, (w, state, jnp.zeros(())), xi)
-        return (w, state, key), (acc / block, jnp.sqrt(jnp.sum(w * w)))
+        rec = (acc / block, jnp.sqrt(jnp.sum(w * w)))
+        return (w, state, key), rec + ((jnp.sum(w * w0) / jnp.sum(w0 * w0),) if overlap else ())
 
     key = _key(point, impl)
     key, sub = jax.random.split(key)
     w0 = noise(sub, (d,))
     w0 = point["w0_norm"] * w0 / jnp.sqrt(jnp.sum(w0 * w0))
-    _, (angle, norm) = lax.scan(outer, (w0, opt.init(method, w0, hyper), key), None, length=n_rec)
-    return {"angle": angle, "norm": norm, "diverged": ~jnp.all(jnp.isfinite(norm))}
+    _, recs = lax.scan(outer, (w0, opt.init(method, w0, hyper), key), None, length=n_rec)
+    out = {"angle": recs[0], "norm": recs[1], "diverged": ~jnp.all(jnp.isfinite(recs[1]))}
+    if overlap:
+        out["overlap"] = recs[2]
+    return out
 
 
 def sphere_walk(key, *, eta, wd, momentum=0.0, method: str = "heavy_ball", d: int, grad_scale=1.0, w0_norm=1.0,
-                T: int, n_rec: int, n_chains: int = 1, max_bytes=None) -> dict:
+                T: int, n_rec: int, n_chains: int = 1, overlap: bool = False, max_bytes=None) -> dict:
     r"""Runs of the per-run kernel for configurations ``eta, wd, momentum, grad_scale, w0_norm`` (scalars or length-:math:`G` sequences).
 
     Run :math:`j` of every configuration uses ``fold_in(key, j)`` (common random numbers: a configuration's result
     does not depend on the others). Returns ``angle`` and ``norm`` of shape ``(G, n_chains, n_rec)`` and ``diverged``
-    ``(G, n_chains)``. ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for a block's
+    ``(G, n_chains)``; with ``overlap=True`` also ``overlap`` ``(G, n_chains, n_rec)``, :math:`\langle w_t, w_0\rangle/\|w_0\|^2`
+    at each block's end (the share of the start left in the weights; off by default, when the runs and the other
+    outputs are those of a call without it, bit for bit). ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for a block's
     noise, ``(T / n_rec, d)`` per run with every run in one chunk, and the records.
     """
     V.key("key", key)
@@ -168,6 +176,8 @@ def sphere_walk(key, *, eta, wd, momentum=0.0, method: str = "heavy_ball", d: in
     if T % n_rec:
         raise ValueError(f"n_rec: expected a divisor of T = {T}, got {n_rec}")
     n_chains = V.integer("n_chains", n_chains, low=1)
+    if not isinstance(overlap, bool):
+        raise TypeError(f"overlap: expected a bool, got {type(overlap).__name__}")
     cols = {"eta": V.array("eta", eta, ndim=(0, 1), low=0.0, low_open=True).reshape(-1),
             "wd": V.array("wd", wd, ndim=(0, 1), low=0.0).reshape(-1),
             "momentum": V.array("momentum", momentum, ndim=(0, 1), low=0.0, high=1.0, high_open=True).reshape(-1),
@@ -185,7 +195,7 @@ def sphere_walk(key, *, eta, wd, momentum=0.0, method: str = "heavy_ball", d: in
     grid = {**_keys(key, n), **{k: np.repeat(np.broadcast_to(v, (G,)), n_chains) for k, v in cols.items()}}
     grid["key_index"] = np.tile(np.arange(n_chains, dtype=np.int64), G)  # run j sees the same noise in every configuration
     out = run_grid(_sphere_run, grid, static=dict(T=T, n_rec=n_rec, d=d, method=method,
-                                                 impl=str(jax.random.key_impl(key))),
+                                                 impl=str(jax.random.key_impl(key)), overlap=overlap),
                    chunk_size=_pow2(n), pad_to_chunk=True)
     return {k: v.reshape((G, n_chains) + v.shape[1:]) for k, v in out.items()}
 

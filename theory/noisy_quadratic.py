@@ -52,27 +52,33 @@ from theory import nqm
 
 __all__ = [
     "SCHEDULES", "schedule", "tuned_final_loss", "d2z_cosine_ratio", "wsd_plateau_excess", "last_iterate_bound",
-    "merge_effective_schedule", "merge_error_variance", "merged_second_moment", "merge_weights_for_schedule", "adamw_ema_weights", "ema_variance_sympy",
-    "ema_variance_ratio", "ema_bias", "ema_bias_rate", "uniform_average_bias", "wd_angular_update", "wd_equilibrium_norm",
-    "sign_wd_angular_update", "sign_wd_equilibrium_norm", "sgd_wd_exact", "wd_norm_relaxation",
+    "DECAYS", "merge_effective_schedule", "merge_error_variance", "merged_second_moment", "merge_weights_for_schedule",
+    "adamw_ema_weights", "ema_variance_sympy", "ema_variance_ratio", "ema_bias", "ema_bias_rate", "ema_final_second_moment",
+    "tuned_ema_final_loss", "uniform_average_bias", "wd_angular_update", "wd_equilibrium_norm",
+    "sign_wd_angular_update", "sign_wd_equilibrium_norm", "sign_wd_start_cosine", "sgd_wd_exact", "wd_norm_relaxation",
     "no_decay_norm", "no_decay_angular_update",
     "lion_box_radius", "box_minimizer", "l2_minimizer", "logistic_minimizer", "schedule_from_log", "fit_nqm_to_log",
 ]
 
 SCHEDULES = ("constant", "wsd", "d2z", "cosine")
+DECAYS = ("linear", "cosine", "sqrt")  # shapes of WSD's cooldown (``schedule(..., decay=)``)
 
 
 # ----------------------------------------------------------------------------- schedules
-def schedule(kind: str, T: int, peak: float, *, cooldown: float = 0.2, floor: float = 0.1,
+def schedule(kind: str, T: int, peak: float, *, cooldown: float = 0.2, floor: float = 0.1, decay: str = "linear",
              max_bytes=None) -> np.ndarray:
     r"""Step sizes :math:`\eta_0..\eta_{T-1}` of a schedule with peak ``peak``.
 
-    ``constant``: :math:`\eta`; ``wsd``: :math:`\eta` then a linear decay to 0 over the last ``cooldown``
-    fraction, :math:`\eta_t = \eta\min\{1, (T-t)/(\phi T)\}`; ``d2z``: :math:`\eta(1 - t/T)`; ``cosine``:
-    :math:`\eta(f + (1-f)\tfrac12(1 + \cos(\pi t/T)))` with ``floor`` :math:`f` (0.1: "cosine to 10 %").
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`; ``T`` float64 values, three at once).
+    ``constant``: :math:`\eta`; ``wsd``: :math:`\eta` then a decay to 0 over the last ``cooldown``
+    fraction, linear by default, :math:`\eta_t = \eta\min\{1, (T-t)/(\phi T)\}`; ``d2z``: :math:`\eta(1 - t/T)`;
+    ``cosine``: :math:`\eta(f + (1-f)\tfrac12(1 + \cos(\pi t/T)))` with ``floor`` :math:`f` (0.1: "cosine to 10 %").
+    ``decay`` (WSD only) shapes the cooldown in :math:`u = 1 - (T-t)/(\phi T) \in [0, 1)`: ``linear``
+    :math:`\eta(1-u)`, ``cosine`` :math:`\eta\tfrac12(1+\cos\pi u)`, ``sqrt`` :math:`\eta(1-\sqrt u)` (the "1 - sqrt"
+    cooldown). ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`; ``T`` float64 values, three
+    at once).
     """
     kind = V.choice("kind", kind, SCHEDULES)
+    decay = V.choice("decay", decay, DECAYS)
     T = V.integer("T", T, low=1)
     V.check_bytes({"T": T}, 3 * 8 * T, what="the schedule (T float64 values, with two temporaries)",
                   max_bytes=max_bytes)
@@ -83,7 +89,10 @@ def schedule(kind: str, T: int, peak: float, *, cooldown: float = 0.2, floor: fl
     if kind == "constant":
         return np.full(T, peak)
     if kind == "wsd":
-        return peak * np.minimum(1.0, (T - t) / (cooldown * T))
+        if decay == "linear":
+            return peak * np.minimum(1.0, (T - t) / (cooldown * T))
+        u = np.maximum(0.0, 1.0 - (T - t) / (cooldown * T))
+        return peak * (0.5 * (1 + np.cos(np.pi * u)) if decay == "cosine" else 1 - np.sqrt(u))
     if kind == "d2z":
         return peak * (1 - t / T)
     return peak * (floor + (1 - floor) * 0.5 * (1 + np.cos(np.pi * t / T)))
@@ -295,6 +304,76 @@ def ema_variance_ratio(alpha, eta, lam) -> float:
     return alpha * (1 + rho * (1 - alpha)) / ((2 - alpha) * (1 - rho * (1 - alpha)))
 
 
+def _geometric_sums(q: float, rho: float, n: np.ndarray) -> np.ndarray:
+    r""":math:`S_n = \sum_{j=0}^{n-1} q^{n-1-j}\rho^j` for :math:`n \ge 1` (:math:`(q^n-\rho^n)/(q-\rho)`), without cancellation.
+
+    Equal bases: :math:`nq^{n-1}`. Both positive: :math:`M^{n-1}\,\mathrm{expm1}(nL)/\mathrm{expm1}(L)` with :math:`M` the
+    larger, :math:`L = \log(m/M) \le 0` (no overflow, no loss of digits as :math:`q \to \rho`). Otherwise (a base
+    :math:`\le 0`: the bases are at least their larger modulus apart) the quotient itself.
+    """
+    if q == rho:
+        return n * q ** (n - 1.0)
+    if q > 0 and rho > 0:
+        big, small = max(q, rho), min(q, rho)
+        L = math.log(small / big)
+        return big ** (n - 1.0) * np.expm1(n * L) / math.expm1(L)
+    return (q**n - rho**n) / (q - rho)
+
+
+def ema_final_second_moment(lam, eta, alpha, T: int, sigma_a=1.0, x0=1.0, *, max_bytes=None) -> np.ndarray:
+    r""":math:`E z_T^2` per mode of the EMA of constant-step SGD on :math:`\tfrac12\lambda x^2` with additive noise, exactly.
+
+    :math:`x^+ = \rho x - \eta\sigma\xi` (:math:`\rho = 1-\eta\lambda`), :math:`z^+ = (1-\alpha)z + \alpha x^+`,
+    :math:`z_0 = x_0` (the simulator's convention). Unrolled, with :math:`q = 1-\alpha` and :math:`S_n =
+    \sum_{j<n}q^{n-1-j}\rho^j`: :math:`E z_T = x_0(q^T + \alpha\rho S_T)` and the noise :math:`\xi_s` enters
+    :math:`z_T` with coefficient :math:`-\eta\sigma\alpha S_{T-s}`, so
+    :math:`\mathrm{Var}\,z_T = \eta^2\sigma^2\alpha^2\sum_{n=1}^T S_n^2`. At :math:`\alpha = 1` this is SGD's own
+    :math:`E x_T^2` (:func:`theory.nqm.final_second_moment` at a constant step). ``lam`` and ``sigma_a``, ``x0`` (one
+    per mode or a scalar); ``alpha`` in :math:`(0, 1]`; any step (an unstable one gives a growing moment).
+    ``max_bytes``: the allocation limit for the ``(T, modes)`` table.
+    """
+    lam_a = V.array("lam", lam, ndim=(0, 1), low=0.0).reshape(-1)
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    alpha = V.real("alpha", alpha, low=0.0, high=1.0, low_open=True)
+    T = V.integer("T", T, low=1)
+    V.check_bytes({"T": T, "lam": f"{lam_a.size} modes"}, 2 * 8 * T * max(lam_a.size, 1),
+                  what="the (T, modes) table of geometric sums", max_bytes=max_bytes)
+    sa = np.broadcast_to(V.array("sigma_a", sigma_a, ndim=(0, 1), low=0.0), lam_a.shape)
+    m0 = np.broadcast_to(V.array("x0", x0, ndim=(0, 1)), lam_a.shape)
+    q, n = 1.0 - alpha, np.arange(1, T + 1, dtype=float)
+    out = np.empty(lam_a.size)
+    for i, lm in enumerate(lam_a):
+        rho = 1.0 - eta * lm
+        S = _geometric_sums(q, rho, n)
+        mean = m0[i] * (q**T + alpha * rho * S[-1])
+        out[i] = mean**2 + (eta * sa[i] * alpha) ** 2 * np.sum(S**2)
+    return out
+
+
+def tuned_ema_final_loss(lam, sigma_a, T: int, *, m0=1.0, max_bytes=None) -> tuple[float, float, float]:
+    r"""``(loss, eta, alpha)``: the least exact final loss :math:`\tfrac12\sum_i\lambda_iEz_{T,i}^2` of the EMA of a
+    constant-step run (:func:`ema_final_second_moment`) over the step and the EMA rate.
+
+    A bounded search (L-BFGS-B) in :math:`(\log\eta, \log\alpha)` over :math:`\eta\max\lambda \in [10^{-4}, 1.99]`
+    (stable steps) and :math:`\alpha \in [10^{-7}, 1]`, from the best point of a 9 x 9 grid; where to measure, the
+    claims' predictions are the exact losses at the returned point. ``m0``: :math:`x_0^2` (one per mode or a scalar).
+    """
+    lam_a = V.array("lam", lam, ndim=1, low=0.0, low_open=True)
+    T = V.integer("T", T, low=1)
+    x0 = np.sqrt(V.array("m0", m0, ndim=(0, 1), low=0.0))
+    hi = math.log(1.99 / float(lam_a.max()))
+    box = [(hi + math.log(1e-4 / 1.99), hi), (math.log(1e-7), 0.0)]
+
+    def loss(u) -> float:
+        m = ema_final_second_moment(lam_a, math.exp(u[0]), math.exp(u[1]), T, sigma_a, x0, max_bytes=max_bytes)
+        return math.log(float(nqm.expected_loss(lam_a, m)))
+
+    grid = [(a, b) for a in np.linspace(*box[0], 9) for b in np.linspace(*box[1], 9)]
+    start = min(grid, key=loss)
+    res = optimize.minimize(loss, start, method="L-BFGS-B", bounds=box, options={"ftol": 1e-13, "gtol": 1e-10})
+    return float(math.exp(res.fun)), float(math.exp(res.x[0])), float(math.exp(res.x[1]))
+
+
 def _whole(name: str, a: np.ndarray) -> np.ndarray:
     """``a`` unchanged if every entry is a whole number (a step count), else a ValueError naming ``name``."""
     if not np.all(a == np.round(a)):
@@ -382,6 +461,28 @@ def sign_wd_equilibrium_norm(eta, wd, d) -> float:
     wd = V.real("wd", wd, low=0.0, low_open=True)
     d = V.integer("d", d, low=1)
     return math.sqrt(eta * d / (2 * wd))
+
+
+def sign_wd_start_cosine(eta, wd, T, d, w0_norm) -> np.ndarray:
+    r"""Mean-square cosine :math:`E\langle w_T, w_0\rangle/\sqrt{E\|w_T\|^2\,\|w_0\|^2}` of sign-type updates with
+    decoupled decay, :math:`w^+ = (1-\eta\lambda)w - \eta u`, :math:`\|u\|^2 = d`, :math:`E[u\,|\,w] = 0`.
+
+    The weights are an EMA of :math:`-u/\lambda` with timescale :math:`\tau = 1/(\eta\lambda)`: the start keeps the share
+    :math:`a = (1-\eta\lambda)^T` (:math:`\approx e^{-T/\tau}`), :math:`E\langle w_T, w_0\rangle = a\|w_0\|^2`, and
+    :math:`E\|w^+\|^2 = (1-\eta\lambda)^2E\|w\|^2 + \eta^2d` gives :math:`E\|w_T\|^2 = a^2\|w_0\|^2 +
+    (1-a^2)\,\eta d/(\lambda(2-\eta\lambda))` exactly; the cosine is :math:`a\|w_0\|/\sqrt{E\|w_T\|^2}`, which is
+    :math:`a` from the mean-square equilibrium :math:`\|w_0\|^2 = \eta d/(\lambda(2-\eta\lambda))`. ``T``: horizons
+    (a scalar or an array); ``eta * wd < 1``.
+    """
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    wd = V.real("wd", wd, low=0.0, low_open=True)
+    tt = _whole("T", V.array("T", T, ndim=(0, 1), low=0.0))
+    d = V.integer("d", d, low=1)
+    w0 = V.real("w0_norm", w0_norm, low=0.0, low_open=True)
+    if not eta * wd < 1:
+        raise ValueError(f"wd: expected eta * wd < 1, got {eta * wd:.6g}")
+    a = (1 - eta * wd) ** tt
+    return a * w0 / np.sqrt(a**2 * w0**2 + (1 - a**2) * eta * d / (wd * (2 - eta * wd)))
 
 
 def sgd_wd_exact(eta, wd, grad_scale) -> tuple[float, float]:
