@@ -2,7 +2,7 @@
 margin, one-step r-sweeps per architecture, the temperature study and the learning-rate spike.
 
 Figures draw the claims' ``Result.arrays`` and the topic's cached experiments
-(:mod:`paper_checks.softmax_radius`); they never simulate. The ghost panels evaluate closed forms
+(:mod:`paper_checks.softmax_radius.experiments`); they never simulate. The ghost panels evaluate closed forms
 of :mod:`theory.softmax_radius` only.
 """
 from __future__ import annotations
@@ -15,7 +15,9 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLo
 
 from figures._style import ACCENT, MUTED, PALETTE, SIM, THEORY, figure, save, threshold
 from paper_checks import Budget, Result
-from paper_checks import softmax_radius as P
+from paper_checks.softmax_radius import experiments as ex
+from paper_checks.softmax_radius import one_step, spike
+from sims import softmax_radius as S
 from theory import softmax_radius as T
 
 MODES = ("plain", "clip", "controller")
@@ -94,7 +96,7 @@ def _fig_radius_vs_margin(results: dict[str, Result], out: Path) -> list[Path]:
 
 
 def _fig_rsweeps(budget: Budget, out: Path) -> list[Path]:
-    sw = P.rsweeps(budget)
+    sw = ex.rsweeps(budget)
     grid = sw["r"]
     archs = [str(a) for a in np.asarray(sw["archs"])]
     fig, axes = figure(2, 1, width=4.4, height=3.3)
@@ -104,7 +106,7 @@ def _fig_rsweeps(budget: Budget, out: Path) -> list[Path]:
         # the legend of the right panel names the colours of both panels
         axes[0].loglog(grid, np.where(np.isfinite(ratio[0]), ratio[0], np.nan), "-o", color=c, ms=2.5)
         axes[1].semilogx(grid, acc[0], "-o", color=c, ms=2.5, label=f"{name} (gradient)")
-        axes[1].semilogx(grid, P._floor(sw, name)[0], ":", color=c, lw=1)  # steplab's linearized floor
+        axes[1].semilogx(grid, one_step._floor(sw, name)[0], ":", color=c, lw=1)  # steplab's linearized floor
         for j in range(1, ratio.shape[0]):
             axes[0].loglog(grid, np.where(np.isfinite(ratio[j]), ratio[j], np.nan), color=c, lw=0.6, alpha=0.6)
             axes[1].semilogx(grid, acc[j], color=c, lw=0.6, alpha=0.6)
@@ -154,9 +156,9 @@ def _fig_temperature(results: dict[str, Result], out: Path) -> list[Path]:
 
 
 def _fig_spike(budget: Budget, out: Path) -> list[Path]:
-    res = P.lr_spike(budget)
+    res = ex.lr_spike(budget)
     tags = [str(t) for t in np.asarray(res["runs"])]
-    authors = list(budget.pick(quick=(), full=P.S.ARCHGRID_NAMES))
+    authors = list(budget.pick(quick=(), full=S.ARCHGRID_NAMES))
     ncols = max(len(tags), len(authors))
     fig, grid = figure(ncols, 2 if authors else 1, width=3.4, height=3.0)
     grid = np.atleast_2d(grid)
@@ -164,17 +166,17 @@ def _fig_spike(budget: Budget, out: Path) -> list[Path]:
     for ax in list(grid[0][len(tags):]) + (list(grid[1][len(authors):]) if authors else []):
         ax.set_axis_off()  # a row shorter than the other
     for ax, arch in zip(grid[1] if authors else [], authors):  # second row: Table 1's setting (the authors' script)
-        ag = P.archgrid(budget, arch=arch)
+        ag = ex.archgrid(budget, arch=arch)
         acc, mode = ag["spiked.test_acc"], ag["spiked.mode"]
         steps = np.arange(acc.shape[1])
         for code, (name, c) in enumerate(zip(MODES, (SIM, ACCENT, THEORY))):
             sel = acc[mode == code]
             ax.plot(steps, np.median(sel, axis=0), color=c)
             ax.fill_between(steps, sel.min(axis=0), sel.max(axis=0), color=c, alpha=0.15, lw=0)
-            ax.plot([steps[-1]], [P.TABLE1[arch][code] / 100], "*", color=c, ms=7)  # Table 1's median
+            ax.plot([steps[-1]], [spike.TABLE1[arch][code] / 100], "*", color=c, ms=7)  # Table 1's median
         ax.plot(steps, np.median(ag["calm.test_acc"], axis=0), ":", color=MUTED, lw=1)
         threshold(ax, 50, "spike")
-        ax.set_title(f"authors' setting: {P.TABLE1_NAMES[arch]} (star: Table 1; dotted: no spike)")
+        ax.set_title(f"authors' setting: {spike.TABLE1_NAMES[arch]} (star: Table 1; dotted: no spike)")
         ax.set_xlabel("step")
         ax.set_ylabel("test accuracy")
         ax.set_ylim(0, 1)
@@ -207,7 +209,7 @@ def _fig_series_radius(results: dict[str, Result], out: Path) -> list[Path]:
     fig, axes = figure(2, 1, width=4.2, height=3.4)
     ax = axes[0]
     R, rs, ra, kind = (a.arrays[k] for k in ("R", "rho_star", "rho_a", "kind"))
-    for k, (name, c) in enumerate(zip(P.DIR_KINDS, (SIM, ACCENT, THEORY))):
+    for k, (name, c) in enumerate(zip(ex.DIR_KINDS, (SIM, ACCENT, THEORY))):
         sel = kind == k
         ax.loglog(rs[sel] / ra[sel], R[sel] / ra[sel], "o", color=c, mfc="none", ms=4, label=name)
     lim = [1.0, max(float(np.max(rs / ra)), float(np.max(R / ra))) * 1.2]

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from paper_checks import Budget, Statistical, claims, get_claim, run_claim
-from paper_checks import softmax_radius as P
+from paper_checks.softmax_radius import experiments as E
+from paper_checks.softmax_radius import one_step, spike
 from sims import softmax_radius as S
 from theory import softmax_radius as T
 
@@ -71,9 +72,9 @@ def test_onsets_are_judged_along_the_gradient_with_no_paper_onset_rule():
     claim, result, status = _run("sao2026.onsets_between_1_and_10")
     assert status == "passed" and claim.quote == "Phase transitions cluster between r = 1 and r = 10."
     count = result.checks[0]
-    sw = P.rsweeps(Budget("quick"))
-    assert count.n == len(P._arch_list(sw))  # one onset per architecture: the gradient direction only
-    onsets = np.array([S.onset(sw["r"], sw[f"{a}.ratio"][:1], 2.0)[0] for a in P._arch_list(sw)])
+    sw = E.rsweeps(Budget("quick"))
+    assert count.n == len(one_step._arch_list(sw))  # one onset per architecture: the gradient direction only
+    onsets = np.array([S.onset(sw["r"], sw[f"{a}.ratio"][:1], 2.0)[0] for a in one_step._arch_list(sw)])
     np.testing.assert_array_equal(np.asarray(count.measured), (onsets >= 1) & (onsets <= 10))
     assert all(c.paper is None for c in result.checks)
 
@@ -136,16 +137,17 @@ def test_table_1_is_compared_cell_by_cell_with_its_quote(monkeypatch):
     """Table 1's nine numbers are paper values of Statistical checks (quote and locator); a row that matches is
     accepted, a row that does not is rejected (the claim then differs from the paper)."""
     # plain and clip at their mean (steplab predicts them equal), the controller at Table 1's, unspiked alike
-    match = {a: ((P.TABLE1[a][0] + P.TABLE1[a][1]) / 2,) * 2 + (P.TABLE1[a][2],) * 2 for a in S.ARCHGRID_NAMES}
-    monkeypatch.setattr(P, "archgrid", _synthetic_archgrid(match))
-    checks, rows = P._authors_checks(Budget("full"))
+    match = {a: ((spike.TABLE1[a][0] + spike.TABLE1[a][1]) / 2,) * 2 + (spike.TABLE1[a][2],) * 2
+             for a in S.ARCHGRID_NAMES}
+    monkeypatch.setattr(spike, "archgrid", _synthetic_archgrid(match))
+    checks, rows = spike._authors_checks(Budget("full"))
     assert len(checks) == 6 and all(isinstance(c, Statistical) and "Table 1" in c.where for c in checks)
     paper_values = sorted(float(v) for c in checks for v in np.atleast_1d(c.paper))
-    assert paper_values == sorted(v for row in P.TABLE1.values() for v in row)
+    assert paper_values == sorted(v for row in spike.TABLE1.values() for v in row)
     assert all(c.prediction().accepted and c.paper_assessment().accepted for c in checks)
     assert all(not a.accepted for c in checks for a in c.rival_assessments())
     off = dict(match, transformer=(95.0, 95.0, 95.3, 95.3))  # plain and clip as good as the controller
-    monkeypatch.setattr(P, "archgrid", _synthetic_archgrid(off))
-    checks, _ = P._authors_checks(Budget("full"))
+    monkeypatch.setattr(spike, "archgrid", _synthetic_archgrid(off))
+    checks, _ = spike._authors_checks(Budget("full"))
     assert not checks[1].paper_assessment().accepted and checks[1].prediction().accepted
-    assert P._authors_checks(Budget("quick")) == ([], [])  # at the quick budget Table 1 is not compared
+    assert spike._authors_checks(Budget("quick")) == ([], [])  # at the quick budget Table 1 is not compared
