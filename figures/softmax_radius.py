@@ -175,9 +175,9 @@ def _fig_spike(budget: Budget, out: Path) -> list[Path]:
             ax.fill_between(steps, sel.min(axis=0), sel.max(axis=0), color=c, alpha=0.15, lw=0)
             ax.plot([steps[-1]], [spike.TABLE1[arch][code] / 100], "*", color=c, ms=7)  # Table 1's median
         ax.plot(steps, np.median(ag["calm.test_acc"], axis=0), ":", color=MUTED, lw=1)
-        threshold(ax, 50, "spike")
-        ax.set_title(f"authors' setting: {spike.TABLE1_NAMES[arch]} (star: Table 1; dotted: no spike)")
-        ax.set_xlabel("step")
+        ax.axvline(50, color=MUTED, ls="--", lw=1)
+        ax.set_title(f"authors' setting: {spike.TABLE1_NAMES[arch]}\n(star: Table 1; dotted: no spike)", fontsize=9)
+        ax.set_xlabel("step (dashed: the spike)")
         ax.set_ylabel("test accuracy")
         ax.set_ylim(0, 1)
     for k, (ax, tag) in enumerate(zip(axes, tags)):
@@ -188,10 +188,11 @@ def _fig_spike(budget: Budget, out: Path) -> list[Path]:
             # one legend (first panel) serves every panel: the same three modes in the same colours
             ax.plot(steps, np.median(sel, axis=0), color=c, label=name if k == 0 else None)
             ax.fill_between(steps, sel.min(axis=0), sel.max(axis=0), color=c, alpha=0.15, lw=0)
-        threshold(ax, int(res["spike_step"]), "spike")
+        # the spike is named on the x axis: a label at the line sat on the curves that keep their accuracy
+        ax.axvline(int(res["spike_step"]), color=MUTED, ls="--", lw=1)
         name, eta = tag.rsplit("_", 1)
         ax.set_title(rf"{name}, base $\eta$ = {eta}, 10,000× spike")
-        ax.set_xlabel("step")
+        ax.set_xlabel("step (dashed: the spike)")
         ax.set_ylabel("test accuracy")
         ax.set_ylim(0, 1)
     axes[0].legend(fontsize=7)
@@ -214,7 +215,7 @@ def _fig_series_radius(results: dict[str, Result], out: Path) -> list[Path]:
         ax.loglog(rs[sel] / ra[sel], R[sel] / ra[sel], "o", color=c, mfc="none", ms=4, label=name)
     lim = [1.0, max(float(np.max(rs / ra)), float(np.max(R / ra))) * 1.2]
     ax.loglog(lim, lim, color=MUTED, lw=0.8, label=r"$R=\rho^*$")
-    threshold(ax, 1.0, r"$R=\rho_a$", vertical=False)
+    ax.axhline(1.0, color=MUTED, ls="--", lw=1, label=r"$R=\rho_a$")  # in the legend: the diagonal crossed its label
     ax.set_xlabel(r"linearized radius $\rho^*/\rho_a$")
     ax.set_ylabel(r"located radius $R/\rho_a$")
     ax.set_title("radius of the nonlinear line loss")
