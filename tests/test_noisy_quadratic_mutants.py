@@ -39,7 +39,10 @@ mutated prediction (the unmutated claims passing is ``tests/test_power.py``'s jo
   which accelerates): the measured best rates of heavy ball reject the mutated optimum;
 * ``steplab.nesterov_accelerates_with_sampled_rows`` -- Nesterov's state update built as heavy ball's (the gradient
   taken at :math:`w` and applied once, not at the look-ahead of Algorithm 2): the measured best rates, 5-44x heavy
-  ball's, reject it.
+  ball's, reject it;
+* ``tian2025.merge_weights_emulate_decays`` -- the inverse map's coefficients taken proportional to the decay itself
+  (WSM's decay weights :math:`w_i` read as its merge coefficients :math:`c_j`): the merged models' measured losses
+  reject the mutated exact losses.
 """
 from __future__ import annotations
 
@@ -224,3 +227,21 @@ def test_nesterov_built_as_heavy_ball_fails_the_nesterov_claim(monkeypatch):
     assert claim.status(claim.run(Budget("quick"))) == "passed"
     monkeypatch.setattr(ts, "_batched_blocks", as_heavy_ball)
     assert claim.status(claim.run(Budget("quick"))) == "failed"
+
+
+def test_decay_values_as_merge_coefficients_fail_the_wsm_claim(monkeypatch):
+    original = th.merge_weights_for_schedule
+
+    def as_coefficients(eta_eff, eta):
+        w, e = original(eta_eff, eta), np.asarray(eta_eff, float)
+        first = int(np.flatnonzero(w > 0)[0])              # the window: from the first checkpoint the decay merges
+        out = np.zeros_like(e)
+        out[first:] = e[first:] / e[first:].sum()
+        return out
+
+    # the mutant is a merge (non-negative, summing to 1) of the same window, weighted like the decay, not like its drops
+    w = as_coefficients(th.schedule("wsd", 10, 1.0, cooldown=0.5), 1.0)
+    assert w.sum() == pytest.approx(1.0) and np.all(w[5:] > 0) and np.all(w[:5] == 0) and w[5] > w[-1]
+    assert _mutated_status(monkeypatch, "tian2025.merge_weights_emulate_decays", "merge_weights_for_schedule",
+                           as_coefficients) == "failed"
+

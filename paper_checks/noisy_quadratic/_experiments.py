@@ -181,6 +181,55 @@ def merging_loss(budget: Budget) -> dict:
             "diverged": out["diverged"]}
 
 
+WSM_T, WSM_W = 1000, 200                 # the merge of the last 20 %, as MERGE_LOSS_T, MERGE_LOSS_W
+WSM_DECAYS = ("cosine", "linear", "sqrt")  # the WSD cooldowns whose merges are measured (th.DECAYS)
+WSM_FLAT = 4                             # flat modes (lambda = 0, sigma = 1): the gradients are a fixed sequence there
+WSM_REC = 10                             # recording blocks: the noise is drawn per block (memory)
+
+
+def wsm_problem() -> tuple[np.ndarray, np.ndarray]:
+    r"""The schedule claims' 64-mode NQM (:func:`spectrum`) and ``WSM_FLAT`` flat modes with unit noise: ``(lam, sigma_a)``."""
+    lam, sa = spectrum()
+    return np.r_[lam, np.zeros(WSM_FLAT)], np.r_[sa, np.ones(WSM_FLAT)]
+
+
+def wsm_schedules() -> np.ndarray:
+    """The three decayed schedules of ``WSM_DECAYS``: plateau ``PLATEAU_ETA``, then a cooldown over the last ``WSM_W`` steps."""
+    return np.stack([th.schedule("wsd", WSM_T, PLATEAU_ETA, cooldown=WSM_W / WSM_T, decay=k) for k in WSM_DECAYS])
+
+
+def wsm_merges() -> dict:
+    """The merge weights on x_1..x_T: each decay's inverse map (``theory.noisy_quadratic.merge_weights_for_schedule``),
+    and the rivals' -- the uniform window mean, and each decay's values over the window read as merge coefficients."""
+    eff = wsm_schedules()
+    inverse = np.stack([th.merge_weights_for_schedule(e, PLATEAU_ETA) for e in eff])
+    uniform = np.r_[np.zeros(WSM_T - WSM_W), np.full(WSM_W, 1.0 / WSM_W)]
+    window = eff[:, WSM_T - WSM_W:]                                  # the decay's values at steps T-W..T-1
+    proportional = np.concatenate([np.zeros((len(eff), WSM_T - WSM_W)), window / window.sum(axis=1, keepdims=True)], 1)
+    return {"inverse": inverse, "uniform": uniform, "proportional": proportional}
+
+
+@experiment("noisy_quadratic.wsm")
+def wsm(budget: Budget) -> dict:
+    """A constant-step run (eta = 1.2) whose checkpoints are merged with seven weightings (``wsm_merges``: each decay's
+    inverse map, the uniform window mean, each decay's values as coefficients), and the three WSD runs with cosine,
+    linear and 1 - sqrt cooldowns over the last 20 %, on the same noise (paired; one call, so one compiled kernel: the
+    decayed runs' merges are computed too and dropped); 64 curved and 4 flat modes, x0 = 1."""
+    lam, sa = wsm_problem()
+    n = budget.pick(quick=128, full=512)
+    m = wsm_merges()
+    weights = np.concatenate([m["inverse"], m["uniform"][None], m["proportional"]])
+    etas = np.concatenate([np.full((1, WSM_T), PLATEAU_ETA), wsm_schedules()])
+    out = sn.simulate(jax.random.key(SEED + 10), T=WSM_T, eta=etas, x0=np.ones(lam.size), lam=lam, sigma_a=sa,
+                      n_chains=n, n_rec=WSM_REC, paired=True, merge_weights=weights)
+    merged = out["merged_x"][0]                                      # (n, 7, d): the constant run's merges
+    k = len(WSM_DECAYS)
+    return {"lam": lam, "sigma_a": sa, "merged_inverse": merged[:, :k].transpose(1, 0, 2),
+            "merged_uniform": merged[:, k], "merged_proportional": merged[:, k + 1:].transpose(1, 0, 2),
+            "decayed": out["final_x"][1:], "last": out["final_x"][0], "max_abs": out["max_abs"].max(),
+            "diverged": out["diverged"].ravel()}
+
+
 # ----------------------------------------------------------------------------- averaging and momentum
 AVG_T = 4000
 AVG_BURN = 1000
