@@ -17,8 +17,8 @@ strings, so rerunning a figure reproduces its bytes.
 :func:`save` runs :func:`check_layout` before writing: overlapping text (tick labels, titles,
 annotations, legend entries), text cut off at the figure's edge, an axis left with a single tick
 label, several labelled series without a legend, data drawn over a title, legend or annotation, or
-raw TeX are reported as a :class:`LayoutWarning` that names the figure and the offending labels
-(``layout="error"`` raises :class:`LayoutError`). Inside :func:`track_claims` it also runs
+raw TeX make it refuse with a :class:`LayoutError` that names the figure and the offending labels,
+writing nothing (``layout="warn"`` writes the file and issues a :class:`LayoutWarning` instead). Inside :func:`track_claims` it also runs
 :func:`audit_theory_lines`: a series presented as theory that follows a rival of the figure's claims.
 """
 from __future__ import annotations
@@ -74,9 +74,10 @@ RC = {
     "path.simplify": False,
 }
 
-#: What :func:`save` does with layout problems: ``"warn"`` (a :class:`LayoutWarning`), ``"error"``
-#: (:class:`LayoutError`) or ``"ignore"``.
-LAYOUT_POLICY = "warn"
+#: What :func:`save` does with layout problems: ``"error"`` (:class:`LayoutError`, nothing written: every
+#: figure of steplab passes the check at both budgets), ``"warn"`` (a :class:`LayoutWarning`, the file is
+#: written) or ``"ignore"``. Pass ``layout="warn"`` to :func:`save` for a draft of one's own figure.
+LAYOUT_POLICY = "error"
 
 _METADATA = {
     "png": {"Software": None},
