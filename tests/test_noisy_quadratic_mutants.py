@@ -42,7 +42,9 @@ mutated prediction (the unmutated claims passing is ``tests/test_power.py``'s jo
   ball's, reject it;
 * ``tian2025.merge_weights_emulate_decays`` -- the inverse map's coefficients taken proportional to the decay itself
   (WSM's decay weights :math:`w_i` read as its merge coefficients :math:`c_j`): the merged models' measured losses
-  reject the mutated exact losses.
+  reject the mutated exact losses;
+* ``wang2024.timescale_fraction_fixes_the_memory`` -- the EMA timescale read as :math:`1/\lambda` (the decoupled decay
+  not multiplied by the step): the measured memory of the start rejects a share :math:`(1-\lambda)^T`.
 """
 from __future__ import annotations
 
@@ -244,4 +246,10 @@ def test_decay_values_as_merge_coefficients_fail_the_wsm_claim(monkeypatch):
     assert w.sum() == pytest.approx(1.0) and np.all(w[5:] > 0) and np.all(w[:5] == 0) and w[5] > w[-1]
     assert _mutated_status(monkeypatch, "tian2025.merge_weights_emulate_decays", "merge_weights_for_schedule",
                            as_coefficients) == "failed"
+
+
+def test_timescale_as_one_over_lambda_fails_the_wang_claim(monkeypatch):
+    original = th.sign_wd_start_cosine
+    assert _mutated_status(monkeypatch, "wang2024.timescale_fraction_fixes_the_memory", "sign_wd_start_cosine",
+                           lambda eta, wd, T, d, w0_norm: original(1.0, wd, T, d, w0_norm)) == "failed"
 

@@ -307,6 +307,40 @@ def sphere(budget: Budget) -> dict:
             "diverged": np.concatenate([hb["diverged"].ravel(), sg["diverged"].ravel(), free["diverged"].ravel()])}
 
 
+TAU_ETA, TAU_D = 0.01, 256            # sign updates with decoupled decay (AdamW at beta1 = 0) in d dimensions
+TAU_HORIZONS = (200, 600, 1800)
+TAU_REF = 600                          # the fixed-lambda runs keep the lambda of tau = T at this horizon
+TAU_BLOCK = 100                        # steps per record: every horizon ends a block
+
+
+def tau_decays() -> np.ndarray:
+    """The decays lambda = 1/(eta T) of tau = 1/(eta lambda) = T at each horizon of ``TAU_HORIZONS`` (the ``TAU_REF``
+    one is also the fixed lambda of every horizon)."""
+    return 1.0 / (TAU_ETA * np.array(TAU_HORIZONS, float))
+
+
+def tau_start_norm(wd) -> np.ndarray:
+    r"""The mean-square equilibrium norm :math:`\sqrt{\eta d/(\lambda(2-\eta\lambda))}` of sign updates with decoupled decay."""
+    wd = np.asarray(wd, float)
+    return np.sqrt(TAU_ETA * TAU_D / (wd * (2 - TAU_ETA * wd)))
+
+
+@experiment("noisy_quadratic.wd_timescale")
+def wd_timescale(budget: Budget) -> dict:
+    """The random-walk model of a scale-invariant layer under sign updates with decoupled decay (AdamW, beta1 = 0), from
+    its mean-square equilibrium norm, at each decay of ``tau_decays`` (paired runs, one call: the runs' first T steps do
+    not depend on how long they go on, so every horizon is read off the records of one run of the longest): the
+    start's share <w_t, w_0>/|w_0|^2 and |w_t| at every block end."""
+    n = budget.pick(quick=32, full=192)
+    T = max(TAU_HORIZONS)
+    wd = tau_decays()
+    out = sq.sphere_walk(jax.random.key(SEED + 12), eta=TAU_ETA, wd=wd, method="sign", d=TAU_D, T=T,
+                         n_rec=T // TAU_BLOCK, n_chains=n, w0_norm=tau_start_norm(wd), overlap=True)
+    return {"horizons": np.array(TAU_HORIZONS), "wd": wd, "w0_norm": tau_start_norm(wd),
+            "t_rec": TAU_BLOCK * np.arange(1, T // TAU_BLOCK + 1), "share": out["overlap"], "norm": out["norm"],
+            "diverged": out["diverged"].ravel()}   # share, norm: (decay, run, record)
+
+
 LOGISTIC_ETA, LOGISTIC_WD = 0.5, 0.002
 
 
