@@ -44,7 +44,10 @@ mutated prediction (the unmutated claims passing is ``tests/test_power.py``'s jo
   (WSM's decay weights :math:`w_i` read as its merge coefficients :math:`c_j`): the merged models' measured losses
   reject the mutated exact losses;
 * ``wang2024.timescale_fraction_fixes_the_memory`` -- the EMA timescale read as :math:`1/\lambda` (the decoupled decay
-  not multiplied by the step): the measured memory of the start rejects a share :math:`(1-\lambda)^T`.
+  not multiplied by the step): the measured memory of the start rejects a share :math:`(1-\lambda)^T`;
+* ``morales2024.ema_of_constant_step_beats_decay`` -- the EMA's variance taken as an average of independent iterates
+  (:math:`\alpha/(2-\alpha)` of the iterate's, the correlation of consecutive iterates ignored): the measured EMA losses
+  reject it.
 """
 from __future__ import annotations
 
@@ -253,3 +256,13 @@ def test_timescale_as_one_over_lambda_fails_the_wang_claim(monkeypatch):
     assert _mutated_status(monkeypatch, "wang2024.timescale_fraction_fixes_the_memory", "sign_wd_start_cosine",
                            lambda eta, wd, T, d, w0_norm: original(1.0, wd, T, d, w0_norm)) == "failed"
 
+
+def test_ema_of_independent_iterates_fails_the_ema_claim(monkeypatch):
+    def independent(lam, eta, alpha, T, sigma_a=1.0, x0=1.0):
+        lam = np.atleast_1d(np.asarray(lam, float))
+        m = tn.final_second_moment(lam, np.full(T, eta), np.asarray(x0, float) ** 2, sigma_a)
+        mean2 = (np.asarray(x0, float) * (1 - eta * lam) ** T) ** 2
+        return mean2 + alpha / (2 - alpha) * (m - mean2)
+
+    assert _mutated_status(monkeypatch, "morales2024.ema_of_constant_step_beats_decay", "ema_final_second_moment",
+                           independent) == "failed"

@@ -230,6 +230,36 @@ def wsm(budget: Budget) -> dict:
             "diverged": out["diverged"].ravel()}
 
 
+EMA_HORIZONS = (300, 1000, 3000)   # the full budget's; the quick budget's are the first two
+
+
+@experiment("noisy_quadratic.ema_vs_decay")
+def ema_vs_decay(budget: Budget) -> dict:
+    """Per horizon T: linear decay to zero at its tuned peak (``theory.noisy_quadratic.tuned_final_loss``) and a
+    constant-step run with an EMA at their jointly tuned step and rate (``tuned_ema_final_loss``), paired runs on the
+    schedule claims' 64-mode NQM from x0 = 1; and the best constant step (exact; no run)."""
+    lam, sa = spectrum()
+    n = budget.pick(quick=128, full=384)
+    Ts = EMA_HORIZONS if budget.name == "full" else EMA_HORIZONS[:2]
+    rows = []
+    for T in Ts:
+        _, p_d2z = th.tuned_final_loss(lam, sa, "d2z", T)
+        _, p_const = th.tuned_final_loss(lam, sa, "constant", T)
+        _, eta, alpha = th.tuned_ema_final_loss(lam, sa, T)
+        out = sn.simulate(jax.random.key(SEED + 11 + T), T=T, eta=np.stack([th.schedule("d2z", T, p_d2z),
+                                                                            np.full(T, eta)]),
+                          x0=np.ones(D_MODES), lam=lam, sigma_a=sa, ema=[0.0, alpha], n_chains=n, n_rec=10,
+                          paired=True)
+        loss = lambda x: 0.5 * np.sum(lam * x**2, axis=-1)  # noqa: E731
+        rows.append((p_d2z, p_const, eta, alpha, loss(out["final_x"][0]), loss(out["final_ema"][1]),
+                     loss(out["final_x"][1]), out["diverged"].ravel()))
+    cols = list(zip(*rows))
+    return {"lam": lam, "sigma_a": sa, "T": np.array(Ts), "d2z_peak": np.array(cols[0]),
+            "const_peak": np.array(cols[1]), "ema_eta": np.array(cols[2]), "ema_alpha": np.array(cols[3]),
+            "loss_d2z": np.stack(cols[4]), "loss_ema": np.stack(cols[5]), "loss_last": np.stack(cols[6]),
+            "diverged": np.concatenate(cols[7])}
+
+
 # ----------------------------------------------------------------------------- averaging and momentum
 AVG_T = 4000
 AVG_BURN = 1000
