@@ -91,7 +91,7 @@ def max_lr(r: Result, out: Path) -> list[Path]:
                 textcoords="offset points", fontsize=7, color=plot.MUTED)
     ax.set_xlabel(r"step size $\eta/\eta_c$, $\eta_c=2/(L\pi_{\max}^{1-1/L})$")
     ax.set_ylabel("final training loss")
-    ax.legend(loc="center left", fontsize=7)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7)  # beside: the runs cross every region
     ax.set_title(r"GD from small init converges iff $\eta<\eta_c$")
     return plot.save(fig, "linear_hessian_max_lr", out)
 
