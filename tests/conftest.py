@@ -64,18 +64,35 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "xdist_group(name): tests that share one xdist worker (--dist loadgroup)")
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Group each topic's unit tests, contract rows and claims onto one xdist worker (``--dist loadgroup``).
 
-    They share compiled programs (same simulators, same shapes), which in-process caches then reuse.
+    They share compiled programs (same simulators, same shapes) and computed experiments, which in-process
+    caches then reuse. First among the hooks, so the markers are there when xdist reads them.
     """
     from sims.cache import topic_names
 
     topics = set(topic_names())
+    grouped = bool(getattr(config.option, "loadgroup", False))  # set by xdist in its workers
     for item in items:
         topic = _topic(item, topics)
         if topic is not None:
             item.add_marker(pytest.mark.xdist_group(topic))
+            if grouped and hasattr(item, "_id"):
+                _suffix_group(item, topic)
+
+
+def _suffix_group(item: pytest.Item, group: str) -> None:
+    """Append ``@group`` to the node id, which xdist's scheduler reads to keep a group on one worker.
+
+    pytest-xdist 3.8 appends it to ``item._nodeid``, which pytest 9 no longer reads (its node ids live in
+    ``item._id``): without this, ``--dist loadgroup`` spread every group over both workers.
+    """
+    from _pytest.nodeid import coerce_node_id
+
+    if not item.nodeid.endswith("@" + group):
+        item._id = coerce_node_id(f"{item.nodeid}@{group}")
 
 
 def pytest_sessionfinish(session):
