@@ -471,15 +471,24 @@ def _numeric_pairs(results: Mapping[str, Any], claim_ids: Sequence[str]):
                 yield cid, check.quantity, p, m, rivals
 
 
-def _locate(values: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
-    """The x of each of ``values`` among the points ``(x, y)`` (matched to round-off), or None if one is missing."""
-    out = np.empty(values.size)
+def _match(values: np.ndarray, y: np.ndarray, *, distinct: bool = False) -> np.ndarray | None:
+    """For each of ``values`` the index of a point of ``y`` equal to it to round-off (each point used once with
+    ``distinct``), or None if one has no match."""
+    used = np.zeros(y.size, dtype=bool)
+    out = np.empty(values.size, dtype=int)
     for i, v in enumerate(values):
-        k = np.flatnonzero(np.abs(y - v) <= _MATCH_RTOL * max(abs(v), 1e-300))
+        k = np.flatnonzero(~used & (np.abs(y - v) <= _MATCH_RTOL * max(abs(v), 1e-300)))
         if k.size == 0:
             return None
-        out[i] = x[k[0]]
+        out[i] = k[0]
+        used[k[0]] = distinct
     return out
+
+
+def _locate(values: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
+    """The x of each of ``values`` among the points ``(x, y)`` (matched to round-off), or None if one is missing."""
+    k = _match(values, y)
+    return None if k is None else x[k]
 
 
 def _read_at(line, xs: np.ndarray) -> np.ndarray | None:
@@ -561,13 +570,7 @@ def _holds(y: np.ndarray, values: np.ndarray) -> bool:
     row of markers at height 0 is not the rival "coefficient 0"): never held."""
     if values.size < 2 or np.all(values == values[0]):
         return False
-    used = np.zeros(y.size, dtype=bool)
-    for v in values:
-        k = np.flatnonzero(~used & (np.abs(y - v) <= _MATCH_RTOL * max(abs(v), 1e-300)))
-        if k.size == 0:
-            return False
-        used[k[0]] = True
-    return True
+    return _match(values, y, distinct=True) is not None
 
 
 def _compare(t, p: np.ndarray, rivals, xs: np.ndarray | None):
