@@ -90,7 +90,7 @@ def naive_trap(budget: Budget, out: Path) -> list[Path]:
                             label_theory=r"tr$(M_1^t\Sigma_0)$", label_sim=f"mean of {run['n_short']} paths ±2 SE")
     ax.plot(t, np.exp(run["naive_rate"].mean() * t), "--", color=st.MUTED,
             label=f"naive long-run rate {run['naive_rate'].mean():+.3f}/step")
-    ax.set(xlabel="step t", ylabel="E‖θ_t‖²", title=f"B = 1, η = 1.1 η*(1): the 2nd moment grows")
+    ax.set(xlabel="step t", ylabel="E‖θ_t‖²", title="B = 1, η = 1.1 η*(1): the 2nd moment grows")
     ax.legend(fontsize=7, loc="upper left")
     big = ex.large_n_moments(budget)
     hb = ex.large_problem()
