@@ -165,8 +165,9 @@ def cascade(budget: Budget, out: Path, results: dict) -> list[Path]:
         found = [ch.measured for ch in res.checks if isinstance(ch, Exact) and ch.quantity.startswith("c_")]
         # just inside the top of the axes: above it the markers sat on the title
         ax1.plot(found, np.full(len(found), 0.97), "v", color=st.ACCENT, ms=5, transform=ax1.get_xaxis_transform(),
-                 clip_on=False, label="located in simulation")
-        ax1.legend(loc="lower left", fontsize=7)
+                 clip_on=False)
+        # named in a note, not a legend: every corner of the diagram holds orbit points
+        ax1.annotate("▼ located in simulation", (0.02, 0.78), xycoords="axes fraction", fontsize=7, color=st.ACCENT)
     ax1.annotate("c₂ … c₅ (theory, dashed)", (0.02, 0.86), xycoords="axes fraction", fontsize=7, color=st.THEORY)
     ax1.set(xlabel="ηλ", ylabel="w − w*", xlim=(2.55, 3.05),
             title=f"cascade: ratios → δ = {th.FEIGENBAUM_DELTA:.4f}")
