@@ -225,9 +225,9 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, progress) ->
               file=sys.stderr, flush=True)
     broken: list[str] = []
     seconds: dict[str, float] = {}  # wall time of the claims phase and of each figure script
-    keys = {n: drawing_key(budget.name, n) for n in drawable if not args.topic or n == args.topic}
     stamp = _read_stamp(out)
     wanted = [n for n in drawable if not args.topic or n == args.topic]
+    keys = {n: drawing_key(budget.name, n) for n in wanted}
     to_draw = {n for n in wanted if args.fresh or _reusable(stamp.get(n), keys[n], out) is None}
     # --jobs: when figures are to be drawn, every topic's claims and figures run in worker processes first (the
     # claims land in the results cache, read back below); a warm run (nothing to draw) stays in this process

@@ -534,9 +534,12 @@ def audit_theory_lines(fig, results: Mapping[str, Any], claim_ids: Sequence[str]
         return problems, 0
     for k, ax in enumerate(fig.axes):
         series = [a for a in ax.lines if a.get_visible() and a.get_transform() == ax.transData]
-        others = [a for a in series if not _is_theory(a)]
+        theory = [a for a in series if _is_theory(a)]
+        if not theory:
+            continue
+        others = [a for a in series if a not in theory]
         located = [_located_x(m, others) for _, _, _, m, _ in checks]
-        for t in (a for a in series if _is_theory(a)):
+        for t in theory:
             predicts, follows = False, []
             for (cid, quantity, p, m, rivals), xs in zip(checks, located):
                 verdict = _compare(t, p, rivals, xs)
