@@ -1,0 +1,56 @@
+r"""The runs of the ``low_precision`` topic, as cached experiments (read by the claims and the figures).
+
+Every run is :func:`sims.low_precision.gd` on independent one-dimensional problems :math:`a(w - w^*)^2/2` with
+:math:`w^*` drawn uniformly in :math:`[1, 1.5)` (float32) and the start :math:`w_0 = 255/128`, the largest bf16 value
+below 2: start and minimizer share the binade :math:`[1, 2)`, where bf16's ulp is :math:`2^{-7}`. The step sizes are
+float32 numbers; the experiments return the float32 values the runs used, and the claims hand exactly those to
+:mod:`theory.low_precision`.
+"""
+from __future__ import annotations
+
+import jax
+import numpy as np
+
+from paper_checks import Budget, experiment
+from sims import low_precision as S
+
+SEED = 20260717
+W0 = 255 / 128
+ULP = 2.0**-7  # bf16's ulp on [1, 2)
+ULP32 = 2.0**-23  # float32's
+#: eta a for the round-to-nearest runs: 0.01 .. 0.5, across the freeze-step window's edge (between 0.05 and 0.07)
+ETA_RN = (0.01, 0.015, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2, 0.3, 0.5)
+#: the float32-storage runs: eta a large enough to reach float32's band within RN_F32_STEPS steps
+ETA_F32 = (0.05, 0.1, 0.2, 0.3)  # not 0.5: its float32 band [0, 1) ulp32 holds w* itself
+RN_STEPS = 400  # the slowest bf16 run (eta a = 0.01) freezes by step 80
+RN_F32_STEPS = 600  # float32 at eta a = 0.05: ln(2 eta a e0 / ulp32) / eta a < 300
+#: eta a for the stochastic-rounding runs, and their two horizons (the second twice the first)
+ETA_SR = (0.05, 0.2, 0.6)
+SR_STEPS = 1600  # 80 / 0.05: the two-point set is reached (~ln(128)/eta a steps) and mixed long before 800
+
+
+def _minimizers(n: int, seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).uniform(1.0, 1.5, n).astype(np.float32).astype(np.float64)
+
+
+@experiment("low_precision.rn_runs")
+def rn_runs(budget: Budget) -> dict:
+    """Round-to-nearest bf16 runs at every eta a of ``ETA_RN``, and float32-stored runs at ``ETA_F32``, on the same
+    minimizers: the final iterates and the last step at which each run moved."""
+    ws = _minimizers(budget.pick(quick=400, full=3000), SEED)
+    bf = S.gd(ws, np.array(ETA_RN), w0=W0, n_steps=RN_STEPS, storage="bf16_rn")
+    f32 = S.gd(ws, np.array(ETA_F32), w0=W0, n_steps=RN_F32_STEPS, storage="float32")
+    return {"w_star": bf["w_star"], "eta_a": bf["eta_a"], "w": bf["w"], "last_move": bf["last_move"],
+            "eta_a_f32": f32["eta_a"], "w_f32": f32["w"], "last_move_f32": f32["last_move"],
+            "diverged": bf["diverged"] | np.any(f32["diverged"])}
+
+
+@experiment("low_precision.sr_runs")
+def sr_runs(budget: Budget) -> dict:
+    """Stochastic-rounding bf16 runs at every eta a of ``ETA_SR`` from the same start, recorded at SR_STEPS / 2 and
+    SR_STEPS (independent chains: one per minimizer and step size)."""
+    ws = _minimizers(budget.pick(quick=3000, full=12000), SEED + 1)
+    out = S.gd(ws, np.array(ETA_SR), w0=W0, n_steps=SR_STEPS, storage="bf16_sr", key=jax.random.key(SEED + 2),
+               snapshots=(SR_STEPS // 2, SR_STEPS))
+    return {"w_star": out["w_star"], "eta_a": out["eta_a"], "w_half": out["snapshots"][:, 0],
+            "w_end": out["snapshots"][:, 1], "last_move": out["last_move"], "diverged": out["diverged"]}

@@ -1,0 +1,185 @@
+r"""Gradient descent with weights stored in bf16 (round-to-nearest or stochastic rounding) or float32, emulated
+exactly by bit manipulation of float32 words in JAX.
+
+**Rounding.** A float32 word is sign, 8 exponent bits and 23 stored significand bits; bf16 keeps the upper 16
+bits. :func:`round_bf16` rounds a float32 array onto the bf16 grid and returns it as float32 (every bf16 value is
+a float32): round-to-nearest-even adds :math:`2^{15} - 1` plus the lowest kept bit to the word and clears the low
+16 bits (a carry into the exponent is the step to the next binade, as it should be); stochastic rounding adds a
+uniform 16-bit random integer :math:`r` instead, so the word rounds up with probability exactly
+:math:`(\text{low 16 bits})/2^{16}`, the fractional position of the float32 value in its bf16 cell. NaN stays
+NaN. ``tests/test_low_precision.py`` checks both against ``ml_dtypes``' bfloat16 cast and against
+:func:`theory.low_precision.round_nearest`.
+
+**The runs** (:func:`gd`): :math:`f(w) = a(w - w^*)^2/2` per coordinate, with :math:`a` folded into the step
+(only :math:`\eta a` matters); the gradient and the update :math:`\delta = \eta a (w - w^*)` are computed in float32
+and :math:`w - \delta` is stored by ``storage``: ``"bf16_rn"``, ``"bf16_sr"`` or ``"float32"`` (no further rounding).
+RN rounds the exact difference once: the float32 difference rounded again to bf16 would double-round the rare
+step that lies within :math:`2^{-17}` ulp of a bf16 midpoint (float32 arithmetic lands it on the midpoint, and
+ties-to-even then decides instead of the side it lies on), so the float32 difference is corrected by its exact
+Fast2Sum remainder. Every coordinate is an
+independent problem; a grid of step sizes goes through :func:`sims.sweep.run_grid`, each step size with its own
+PRNG stream for stochastic rounding (the key folded with the step size's float32 bits, then one fresh key per step
+by ``fold_in``; random words from :func:`sims.rng.words`).
+
+**Divergence is data.** A coordinate whose iterate becomes non-finite or exceeds :math:`10^{30}` in magnitude is
+flagged ``diverged``, with the first such step in ``diverged_step`` (-1 if never).
+"""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+import sims  # noqa: F401  (x64 on: the counters are int64; the arithmetic here is float32 by choice)
+from sims.rng import words
+from sims.sweep import run_grid
+from theory import _validate as V
+
+__all__ = ["STORAGE", "MAX_STEPS", "BOUND", "round_bf16", "gd"]
+
+#: how the iterate is stored after each step
+STORAGE = ("bf16_rn", "bf16_sr", "float32")
+#: the longest run :func:`gd` accepts
+MAX_STEPS = 200_000
+#: a coordinate beyond this magnitude (or non-finite) has diverged; far below float32's 3.4e38
+BOUND = 1e30
+
+_LOW = np.uint32(0xFFFF)
+_HIGH = np.uint32(0xFFFF0000)
+
+
+def _rn_bits(x: jax.Array) -> jax.Array:
+    bits = lax.bitcast_convert_type(x, jnp.uint32)
+    keep_odd = (bits >> 16) & jnp.uint32(1)
+    rounded = (bits + jnp.uint32(0x7FFF) + keep_odd) & _HIGH
+    return jnp.where(jnp.isnan(x), x, lax.bitcast_convert_type(rounded, jnp.float32))
+
+
+def _sr_bits(x: jax.Array, r: jax.Array) -> jax.Array:
+    """``r``: uint32 words whose low 16 bits are the uniform offsets."""
+    bits = lax.bitcast_convert_type(x, jnp.uint32)
+    rounded = (bits + (r & _LOW)) & _HIGH
+    return jnp.where(jnp.isnan(x), x, lax.bitcast_convert_type(rounded, jnp.float32))
+
+
+def _rn_of_difference(w: jax.Array, delta: jax.Array) -> jax.Array:
+    r"""RN onto bf16 of the exact :math:`w - \delta` (float32 operands, :math:`|\delta| \le |w|`), rounded once.
+
+    The float32 difference :math:`s` is itself rounded; Fast2Sum's remainder :math:`r = (-\delta) - (s - w)` is exact,
+    :math:`s + r = w - \delta`. RN of :math:`s` is RN of the exact value except when :math:`s` sits exactly on a bf16
+    midpoint and :math:`r \ne 0`: then the sign of :math:`r` says on which side the exact value lies.
+    """
+    s = w - delta
+    r = -delta - (s - w)
+    bits = lax.bitcast_convert_type(s, jnp.uint32)
+    on_midpoint = (bits & _LOW) == jnp.uint32(0x8000)
+    away = (r != 0) & (jnp.sign(r) == jnp.sign(s))  # the exact value lies farther from 0 than the midpoint
+    decided = jnp.where(away, (bits & _HIGH) + jnp.uint32(0x10000), bits & _HIGH)
+    exact = lax.bitcast_convert_type(decided, jnp.float32)
+    return jnp.where(on_midpoint & (r != 0), exact, _rn_bits(s))
+
+
+def round_bf16(x, *, mode: str = "nearest", key=None) -> jax.Array:
+    r"""Round float32 values onto the bf16 grid (returned as float32).
+
+    Args:
+      x: a finite real number or vector (cast to float32 first: bf16 storage of a float32 value).
+      mode: ``"nearest"`` (ties to even) or ``"stochastic"`` (up with probability equal to the value's fractional
+        position in its bf16 cell, at 16-bit resolution, which is exact for a float32 input).
+      key: a typed PRNG key, required for ``"stochastic"`` and refused for ``"nearest"``.
+    """
+    V.choice("mode", mode, ("nearest", "stochastic"))
+    v = V.array("x", x, ndim=(0, 1)).astype(np.float32)
+    if mode == "nearest":
+        if key is not None:
+            raise ValueError(f"key: round-to-nearest is deterministic and takes no key, got {key!r}")
+        return _rn_bits(jnp.asarray(v))
+    k = V.key("key", key)
+    return _sr_bits(jnp.asarray(v), words(k, v.shape))
+
+
+def _store(w, delta, key, t, storage):
+    r"""The stored :math:`w - \delta`: RN rounds the exact difference once (:func:`_rn_of_difference`); SR and float32
+    take the float32 difference (SR's 16-bit offsets make its double rounding a bias below 2^-16 of an ulp)."""
+    if storage == "bf16_rn":
+        return _rn_of_difference(w, delta)
+    x = w - delta
+    if storage == "bf16_sr":
+        return _sr_bits(x, words(jax.random.fold_in(key, t), x.shape))
+    return x
+
+
+def _run(point, w_star, w0, key, *, n_steps, storage, snapshots):
+    """One step size's runs (``eta_a``, the grid point); every coordinate of ``w_star`` is its own problem. The SR
+    stream is keyed by the step size's float32 bits, so a run does not depend on the grid around it."""
+    eta_a = point
+    key = jax.random.fold_in(key, lax.bitcast_convert_type(eta_a, jnp.uint32))
+    n = w_star.shape[0]
+
+    def step(carry, t):
+        w, last, first, snaps = carry
+        # float32: w - w* is exact (Sterbenz) within w*'s binade; a is folded into eta_a
+        new = _store(w, eta_a * (w - w_star), key, t, storage)
+        last = jnp.where(new != w, t, last)
+        bad = ~jnp.isfinite(new) | (jnp.abs(new) > BOUND)
+        first = jnp.where((first < 0) & bad, t, first)
+        snaps = tuple(jnp.where(t == s, new, z) for s, z in zip(snapshots, snaps))
+        return (new, last, first, snaps), None
+
+    zeros = jnp.zeros(n, jnp.int64)
+    start = (w0, zeros, zeros - 1, tuple(w0 for _ in snapshots))
+    (w, last, first, snaps), _ = lax.scan(step, start, jnp.arange(1, n_steps + 1, dtype=jnp.int64))
+    return {"w": w, "last_move": last, "diverged_step": first,
+            "snapshots": jnp.stack(snaps) if snapshots else jnp.zeros((0, n), jnp.float32)}
+
+
+def gd(w_star, eta_a, *, w0, n_steps: int, storage: str = "bf16_rn", key=None, snapshots=()) -> dict[str, np.ndarray]:
+    r"""Gradient descent on :math:`a(w - w^*)^2/2`, coordinate by coordinate, with stored weights.
+
+    Args:
+      w_star: (n,) minimizers (cast to float32), one independent problem each.
+      eta_a: a step size times curvature :math:`\eta a > 0` or an (m,) array of them (cast to float32).
+      w0: the start, a number or (n,) array; it is stored (rounded) by ``storage`` before the first step.
+      n_steps: steps per run, in ``1..MAX_STEPS``.
+      storage: one of :data:`STORAGE`.
+      key: a typed PRNG key, required for ``"bf16_sr"`` and refused otherwise; each step size's stream is the key
+        folded with its float32 bits (a run does not depend on the other step sizes of the grid).
+      snapshots: step counts in ``1..n_steps`` at which to record the iterate.
+
+    Returns:
+      ``w`` (m, n): the final iterates (float32 values, as float64); ``last_move`` (m, n): the last step at which
+      the stored iterate changed (0 if never): after it the run is frozen; ``snapshots`` (m, s, n); ``diverged``
+      (m, n) and ``diverged_step`` (m, n, -1 = never) as in the module docstring. ``eta_a`` and ``w_star`` are
+      returned as the float32 values the runs used.
+    """
+    ws = V.array("w_star", w_star, ndim=1).astype(np.float32)
+    rates = np.atleast_1d(V.array("eta_a", eta_a, ndim=(0, 1), low=0.0, low_open=True)).astype(np.float32)
+    start = np.broadcast_to(V.array("w0", w0, ndim=(0, 1)), ws.shape) if np.ndim(w0) == 0 else \
+        V.array("w0", w0, shape=(ws.size,))
+    storage = V.choice("storage", storage, STORAGE)
+    n_steps = V.integer("n_steps", n_steps, low=1, high=MAX_STEPS)
+    if not isinstance(snapshots, (tuple, list)):
+        raise TypeError(f"snapshots: expected a tuple of step counts, got {type(snapshots).__name__}")
+    snaps = tuple(V.integer("snapshots", s, low=1, high=n_steps) for s in snapshots)
+    if storage == "bf16_sr":
+        k = V.key("key", key)
+    elif key is not None:
+        raise ValueError(f"key: storage {storage!r} is deterministic and takes no key, got {key!r}")
+    else:
+        k = jax.random.key(0)  # never read: a placeholder of the grid's shape
+    V.check_bytes({"w_star": ws.shape, "eta_a": rates.shape}, 8 * rates.size * ws.size * (4 + len(snaps)),
+                  what="the runs' iterates, counters and snapshots")
+    w0_32 = start.astype(np.float32)
+    if storage == "bf16_sr":
+        w0_stored = _sr_bits(jnp.asarray(w0_32), words(jax.random.fold_in(k, 0), ws.shape))
+    elif storage == "bf16_rn":
+        w0_stored = _rn_bits(jnp.asarray(w0_32))
+    else:
+        w0_stored = jnp.asarray(w0_32)
+    out = run_grid(_run, jnp.asarray(rates), jnp.asarray(ws), w0_stored, k,
+                   static={"n_steps": n_steps, "storage": storage, "snapshots": snaps}, desc="low_precision gd")
+    flagged = out["diverged_step"] >= 0
+    return {"w": out["w"].astype(np.float64), "last_move": out["last_move"],
+            "snapshots": out["snapshots"].astype(np.float64), "diverged": flagged,
+            "diverged_step": out["diverged_step"], "eta_a": rates.astype(np.float64), "w_star": ws.astype(np.float64)}

@@ -1,0 +1,32 @@
+"""Bad-input rows of the low_precision topic (see tests/_bad_input_table.py)."""
+import jax
+import numpy as np
+
+from tests._bad_input_table import Row
+
+WS = np.array([1.1, 1.3, 1.45])
+
+ROWS = [
+    Row("theory.low_precision.ulp", {"w": np.array([1.0, 3.0]), "mantissa_bits": 8},
+        kinds={"w": "arr", "mantissa_bits": "posint"}),
+    Row("theory.low_precision.round_nearest", {"x": np.array([1.0, 3.3]), "mantissa_bits": 8},
+        kinds={"mantissa_bits": "posint"}),
+    Row("theory.low_precision.rn_band", {"eta_a": np.array([0.1, 0.3]), "ulp_value": 2.0**-7},
+        kinds={"eta_a": "posarr", "ulp_value": "pos"}),
+    Row("theory.low_precision.rn_frozen_error", {"w_star": WS, "eta_a": 0.1, "mantissa_bits": 8},
+        kinds={"w_star": "arr", "eta_a": "pos", "mantissa_bits": "posint"}),
+    Row("theory.low_precision.reference_freeze_step", {"e0": np.array([0.5, 0.7]), "eta_a": 0.1,
+                                                        "ulp_value": 2.0**-7},
+        kinds={"e0": "posarr", "eta_a": "pos", "ulp_value": "pos"}),
+    Row("theory.low_precision.rn_lattice_run", {"w_star": WS, "w0": 255 / 128, "eta_a": 0.1, "n_steps": 50,
+                                                 "mantissa_bits": 8},
+        kinds={"w_star": "arr", "w0": "real", "eta_a": "pos", "n_steps": "posint", "mantissa_bits": "posint"}),
+    Row("theory.low_precision.sr_second_moment", {"w_star": WS, "mantissa_bits": 8},
+        kinds={"w_star": "arr", "mantissa_bits": "posint"}),
+    Row("theory.low_precision.cosine_freeze_fraction", {"ratio": np.array([0.5, 1.5])}, kinds={"ratio": "posarr"}),
+    Row("sims.low_precision.round_bf16", {"x": np.array([1.0, 2.5]), "mode": "stochastic",
+                                          "key": jax.random.key(0)}),
+    Row("sims.low_precision.gd", {"w_star": WS, "eta_a": np.array([0.1, 0.3]), "w0": 255 / 128, "n_steps": 20,
+                                  "storage": "bf16_sr", "key": jax.random.key(0), "snapshots": (5,)},
+        kinds={"eta_a": "posarr", "w0": "real", "n_steps": "posint", "snapshots": "obj"}),
+]

@@ -1,0 +1,104 @@
+r"""Unit tests of the low_precision topic, each against an independent computation: the bit-level bf16 rounding
+against ``ml_dtypes`` and the integer-significand reference, stochastic rounding's up-probability against a
+binomial count, the sympy forms against direct evaluation, the JAX runs against the NumPy lattice chain and a
+float32 loop, divergence as data."""
+import jax
+import ml_dtypes
+import numpy as np
+import pytest
+import sympy as sp
+
+import sims.low_precision as sim
+import theory.low_precision as th
+
+pytestmark = pytest.mark.xdist_group("low_precision")
+
+
+def _values(n, seed):
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(n) * 10.0 ** rng.integers(-30, 30, n)).astype(np.float32)
+    bits = x.view(np.uint32)
+    ties = (bits[: n // 4] & np.uint32(0xFFFF0000)) | np.uint32(0x8000)  # exact bf16 midpoints: ties to even
+    near = (bits[n // 4: n // 2] & np.uint32(0xFFFF0000)) | np.uint32(0x7FFF)  # one float32 ulp below a midpoint
+    return np.concatenate([ties.view(np.float32), near.view(np.float32), x[n // 2:],
+                           np.float32([1.0, -1.0, 255 / 128, 3.3895314e38])])
+
+
+def test_round_to_nearest_equals_ml_dtypes_and_the_integer_reference():
+    x = _values(40_000, 0)
+    got = np.asarray(sim.round_bf16(x))
+    np.testing.assert_array_equal(got, x.astype(ml_dtypes.bfloat16).astype(np.float32))
+    finite = np.isfinite(got)  # the largest float32 rounds to inf in bf16; the reference has no overflow
+    np.testing.assert_array_equal(got[finite], th.round_nearest(x[finite].astype(np.float64)).astype(np.float32))
+
+
+def test_stochastic_rounding_lands_on_a_neighbour_with_the_fractional_probability():
+    lo = np.float32(1.0) + np.float32(2.0**-7) * 5  # a bf16 value; fractions k / 2^16 above it
+    frac = np.array([1, 0x4000, 0x8000, 0xC000, 0xFFFF]) / 2.0**16
+    x = (lo + frac * 2.0**-7).astype(np.float32)
+    reps = 20_000
+    out = np.asarray(sim.round_bf16(np.repeat(x, reps), mode="stochastic", key=jax.random.key(5))).reshape(5, reps)
+    assert np.all((out == lo) | (out == lo + np.float32(2.0**-7)))
+    up = (out > lo).mean(axis=1)
+    # binomial: 5 standard errors (plus 1/reps for the smallest fraction, whose count is 0 or 1)
+    np.testing.assert_array_less(np.abs(up - frac), 5 * np.sqrt(frac * (1 - frac) / reps) + 1.0 / reps)
+
+
+def test_sympy_forms_against_direct_evaluation():
+    assert sp.simplify(th.freeze_error_sym() - th.ULP / (2 * th.ETA_A)) == 0
+    law = th.sr_stationary_sym()
+    assert law["mean"] == 0 and law["mean_sq_uniform"] == sp.Rational(1, 6)
+    # the two-state chain's stationary vector by linear algebra at a few (eta a, f)
+    for eta_a, f in [(0.1, 0.3), (0.7, 0.9), (0.02, 0.5)]:
+        p = np.array([[1 - eta_a * f, eta_a * f], [eta_a * (1 - f), 1 - eta_a * (1 - f)]])
+        vals, vecs = np.linalg.eig(p.T)
+        pi = np.real(vecs[:, np.argmin(np.abs(vals - 1))])
+        pi = pi / pi.sum()
+        assert pi[1] == pytest.approx(float(law["p_upper"].subs(th.F, f)), rel=1e-12)
+        assert pi[0] * f**2 + pi[1] * (1 - f) ** 2 == pytest.approx(th.sr_second_moment(1.0 + f * 2**-7), rel=1e-9)
+    # the reference freeze step: the first t of the exact path with eta a e_t < ulp / 2, by a loop
+    for e0, eta_a in [(0.7, 0.01), (0.9, 0.3), (0.5, 0.1)]:
+        t, e = 0, e0
+        while eta_a * e >= 2**-8:
+            e, t = e * (1 - eta_a), t + 1
+        assert th.reference_freeze_step(e0, eta_a, 2**-7) == t
+    r = np.array([0.2, 1.0, 1.7])
+    s = np.linspace(0, 1, 200_001)
+    for ri, si in zip(r, th.cosine_freeze_fraction(r)):
+        below = (1 + np.cos(np.pi * s)) / 2 < ri / 2
+        assert si == pytest.approx(s[np.argmax(below)], abs=1e-5)
+
+
+def test_ulp_and_band_by_hand():
+    np.testing.assert_array_equal(th.ulp(np.array([1.0, 1.99, 2.0, 0.75, -3.0])),
+                                  [2.0**-7, 2.0**-7, 2.0**-6, 2.0**-8, 2.0**-6])
+    lower, upper = th.rn_band(0.1, 2.0**-7)
+    assert upper == pytest.approx(5 * 2.0**-7, rel=1e-15) and upper - lower == pytest.approx(2.0**-7, rel=1e-15)
+
+
+def test_rn_runs_equal_the_lattice_chain_and_float32_runs_a_numpy_loop():
+    ws = np.random.default_rng(1).uniform(1.0, 1.5, 300)
+    etas = np.array([0.013, 0.2, 0.8])
+    out = sim.gd(ws, etas, w0=255 / 128, n_steps=200)
+    for k, eta in enumerate(out["eta_a"]):
+        ref = th.rn_lattice_run(out["w_star"], 255 / 128, eta, 200)
+        np.testing.assert_array_equal(out["w"][k] - out["w_star"], ref["error"])
+        np.testing.assert_array_equal(out["last_move"][k], ref["freeze_step"])
+    f32 = sim.gd(ws[:20], 0.3, w0=255 / 128, n_steps=50, storage="float32")
+    w, w_star, eta = np.full(20, 255 / 128, np.float32), ws[:20].astype(np.float32), np.float32(0.3)
+    for _ in range(50):
+        w = w - eta * (w - w_star)
+    np.testing.assert_array_equal(f32["w"][0], w.astype(np.float64))
+
+
+def test_divergence_is_flagged_at_its_step():
+    out = sim.gd(np.array([1.25, 1.5]), np.array([0.5, 3.0]), w0=255 / 128, n_steps=200, storage="float32")
+    assert not out["diverged"][0].any() and out["diverged"][1].all()
+    # eta a = 3: e_{t+1} = -2 e_t in float32 (exact: powers of two times e_0), so |w_t| first exceeds 1e30 at the t
+    # with |e_0| 2^t > 1e30 + ...; found by the same float32 loop
+    w, w_star = np.float32(255 / 128) * np.ones(2, np.float32), np.float32([1.25, 1.5])
+    first = np.full(2, -1)
+    for t in range(1, 201):
+        w = w - np.float32(3.0) * (w - w_star)
+        first = np.where((first < 0) & ~(np.abs(w) <= 1e30), t, first)
+    np.testing.assert_array_equal(out["diverged_step"][1], first)

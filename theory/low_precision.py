@@ -1,0 +1,250 @@
+r"""Gradient descent with weights stored in a short floating-point format: the round-to-nearest freeze and the
+stochastic-rounding stationary law (bf16 by default, :math:`p = 8` significand bits).
+
+**The grid.** A format with :math:`p` significand bits (bf16: 7 stored + 1 implicit) spaces its values in
+:math:`[2^{e-1}, 2^e)` by :math:`\mathrm{ulp} = 2^{e-p}` (:func:`ulp`); on :math:`[1, 2)` bf16's ulp is :math:`2^{-7}`.
+Round-to-nearest-even (RN) maps :math:`x` to the closest grid value (ties to the even significand:
+:func:`round_nearest`, an integer-significand reference in exact float64 arithmetic).
+
+**The RN freeze.** GD on :math:`f(w) = a(w - w^*)^2/2` with stored weights :math:`w_{t+1} = \mathrm{RN}(w_t - \eta a
+(w_t - w^*))`. While :math:`w_t` and the update stay in one binade the grid is uniform, so the stored step is
+:math:`\mathrm{ulp}\cdot\mathrm{rne}(\eta a e_t/\mathrm{ulp})` with :math:`e_t = w_t - w^*`: it is 0, and the run is
+frozen for good, as soon as :math:`\eta a |e_t| < \mathrm{ulp}/2` (:func:`freeze_error_sym`). Approaching from
+above (:math:`e_0 > U := \mathrm{ulp}/(2\eta a)`, :math:`0 < \eta a < 1`), the last moving step starts from
+:math:`e \ge U` and moves by at most :math:`\eta a e + \mathrm{ulp}/2`, so it lands at
+:math:`e' \ge (1-\eta a)U - \mathrm{ulp}/2 = U - \mathrm{ulp}`; it stops at the first grid point below :math:`U`.
+The frozen error is therefore the unique grid offset in the band
+
+.. math:: e_\infty \in [\,U - \mathrm{ulp},\; U), \qquad U = \frac{\mathrm{ulp}}{2\eta a}
+
+(:func:`rn_frozen_error`; ties, which have probability 0 for a generic :math:`w^*`, are left out). The floor
+scales as :math:`1/\eta`: a smaller step freezes farther from the minimizer.
+
+**The freeze step from the high-precision path.** The exact (real-arithmetic) path has
+:math:`e_t = e_0(1-\eta a)^t`; its update first drops below half an ulp at
+
+.. math:: t_f = \Big\lceil \frac{\ln(2\eta a e_0/\mathrm{ulp})}{-\ln(1-\eta a)} \Big\rceil
+
+(:func:`reference_freeze_step`). The stored path differs from it by the rounding of each step;
+:func:`rn_lattice_run` iterates the stored chain exactly on the integer lattice (in float64, no JAX), which
+gives its own freeze step.
+
+**Stochastic rounding (SR).** :math:`\mathrm{SR}(x)` is the upper neighbour with probability equal to the
+fractional position of :math:`x` in its cell, so :math:`E\,\mathrm{SR}(x) = x`. Write :math:`w^* = L + f\,\mathrm{ulp}`
+(:math:`L` on the grid, :math:`0 \le f < 1`). For :math:`\eta a < 1` the two neighbours :math:`\{L, L+\mathrm{ulp}\}`
+are absorbing (from :math:`L` the target :math:`L + \eta a f\,\mathrm{ulp}` lies in the cell), and the two-state
+chain jumps up with probability :math:`\eta a f`, down with :math:`\eta a(1-f)`. Balance gives
+:math:`P(\text{upper}) = f`, mean error 0 and
+
+.. math:: E\,e^2 = \mathrm{ulp}^2 f(1-f), \qquad \int_0^1 f(1-f)\,df = \tfrac16 \;\Rightarrow\;
+   \mathrm{rms} = \mathrm{ulp}/\sqrt6,
+
+independent of :math:`\eta` (:func:`sr_stationary_sym`, :func:`sr_second_moment`): SR has no freeze.
+
+**A sign-like update under cosine decay.** An update :math:`\eta_t u` with :math:`|u|` fixed freezes once
+:math:`\eta_t|u| < \mathrm{ulp}/2`; under :math:`\eta_t = \eta_{\max}(1 + \cos(\pi t/T))/2` that is at
+:math:`t/T = \arccos(\mathrm{ulp}/(\eta_{\max}|u|) - 1)/\pi` (:func:`cosine_freeze_fraction`).
+
+Pure maths: sympy for the algebra, NumPy for the grid; every public function validates its arguments with
+:mod:`theory._validate`.
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+import sympy as sp
+
+from theory import _validate as V
+
+__all__ = ["BF16_BITS", "ETA_A", "ULP", "E0", "F", "T", "ulp", "round_nearest", "freeze_error_sym",
+           "rn_frozen_error", "rn_band", "reference_freeze_step_sym", "reference_freeze_step", "rn_lattice_run",
+           "sr_stationary_sym", "sr_second_moment", "sr_mean_second_moment", "cosine_freeze_fraction_sym",
+           "cosine_freeze_fraction"]
+
+#: bf16's significand bits (7 stored + the implicit leading 1)
+BF16_BITS = 8
+
+ETA_A, ULP, E0 = sp.symbols("eta_a ulp e_0", positive=True)
+F, T = sp.symbols("f t", nonnegative=True)
+
+
+def _bits(mantissa_bits) -> int:
+    return V.integer("mantissa_bits", mantissa_bits, low=2, high=52)
+
+
+def ulp(w, mantissa_bits=BF16_BITS) -> np.ndarray:
+    r"""The spacing of the :math:`p`-bit grid at :math:`w \ne 0`: :math:`2^{e-p}` for :math:`|w| \in [2^{e-1}, 2^e)`.
+
+    Args:
+      w: a nonzero finite number or array.
+      mantissa_bits: :math:`p`, significand bits including the implicit one (bf16: 8).
+    """
+    return _ulp("w", w, mantissa_bits)
+
+
+def _ulp(name, w, mantissa_bits) -> np.ndarray:
+    x = V.array(name, w, ndim=(0, 1))
+    if np.any(x == 0):
+        raise ValueError(f"{name}: expected nonzero values (0 has no binade), got a 0")
+    _, e = np.frexp(x)
+    return np.ldexp(1.0, e - _bits(mantissa_bits))
+
+
+def round_nearest(x, mantissa_bits=BF16_BITS) -> np.ndarray:
+    r"""Round-to-nearest-even onto the :math:`p`-bit grid, by integer significands in exact float64 arithmetic.
+
+    :math:`x = m\,2^{e}` with :math:`m \in [1/2, 1)`; :math:`x\,2^{p-e}` is the significand scaled to
+    :math:`[2^{p-1}, 2^p)`, rounded half-to-even (``np.rint``) and scaled back (powers of two are exact).
+    A significand rounding up to :math:`2^p` lands on :math:`2^e`, the next binade's first value, as it should.
+    Normal numbers only (no overflow or subnormal handling): steplab's weights are near 1.
+    """
+    v = V.array("x", x, ndim=(0, 1))
+    p = _bits(mantissa_bits)
+    _, e = np.frexp(v)
+    return np.ldexp(np.rint(np.ldexp(v, p - e)), e - p)
+
+
+def freeze_error_sym() -> sp.Expr:
+    r"""The largest error that still moves, solved from :math:`\eta a\,e = \mathrm{ulp}/2`: :math:`U = \mathrm{ulp}/(2\eta a)`."""
+    e = sp.Symbol("e", positive=True)
+    (root,) = sp.solve(sp.Eq(ETA_A * e, ULP / 2), e)
+    return root
+
+
+@functools.cache
+def _upper_fn():
+    return sp.lambdify((ETA_A, ULP), freeze_error_sym(), "numpy")
+
+
+def _eta_a(eta_a) -> np.ndarray:
+    return V.array("eta_a", eta_a, ndim=(0, 1), low=0.0, high=1.0, low_open=True, high_open=True)
+
+
+def rn_band(eta_a, ulp_value) -> tuple[np.ndarray, np.ndarray]:
+    r"""The RN freeze band :math:`[U - \mathrm{ulp}, U)` of the error, :math:`U = \mathrm{ulp}/(2\eta a)`, for
+    :math:`0 < \eta a < 1`. Returns ``(lower, upper)`` of the broadcast shape."""
+    k = _eta_a(eta_a)
+    u = V.real("ulp_value", ulp_value, low=0.0, low_open=True)
+    upper = np.asarray(_upper_fn()(k, u), dtype=float)
+    return upper - u, upper
+
+
+def rn_frozen_error(w_star, eta_a, mantissa_bits=BF16_BITS) -> np.ndarray:
+    r"""The error :math:`e_\infty = w_\infty - w^*` at which RN gradient descent approaching :math:`w^*` from above
+    freezes: the grid point :math:`k\,\mathrm{ulp}` with :math:`k\,\mathrm{ulp} - w^* \in [U - \mathrm{ulp}, U)`,
+
+    .. math:: e_\infty = \big(\lceil (w^* + U)/\mathrm{ulp}\rceil - 1\big)\mathrm{ulp} - w^*, \qquad U = \mathrm{ulp}/(2\eta a).
+
+    Valid for :math:`0 < \eta a < 1`, a start with :math:`e_0 > U`, and a path inside :math:`w^*`'s binade
+    (the ulp is :math:`\mathrm{ulp}(w^*)`). ``w_star`` and ``eta_a`` broadcast.
+    """
+    ws = V.array("w_star", w_star, ndim=(0, 1))
+    k = _eta_a(eta_a)
+    q = _ulp("w_star", ws, mantissa_bits)
+    upper = np.asarray(_upper_fn()(k, q), dtype=float)
+    return (np.ceil((ws + upper) / q) - 1.0) * q - ws
+
+
+def reference_freeze_step_sym() -> sp.Expr:
+    r"""The real time at which the exact path's update :math:`\eta a\,e_0(1-\eta a)^t` equals :math:`\mathrm{ulp}/2`."""
+    (root,) = sp.solve(sp.Eq(ETA_A * E0 * (1 - ETA_A) ** T, ULP / 2), T)
+    return sp.simplify(root)
+
+
+@functools.cache
+def _freeze_time_fn():
+    return sp.lambdify((ETA_A, E0, ULP), reference_freeze_step_sym(), "numpy")
+
+
+def reference_freeze_step(e0, eta_a, ulp_value) -> np.ndarray:
+    r"""The freeze step predicted from the exact path alone: the first :math:`t \ge 0` with
+    :math:`\eta a\,e_0(1-\eta a)^t < \mathrm{ulp}/2`, i.e. :math:`\lceil \ln(2\eta a e_0/\mathrm{ulp})/(-\ln(1-\eta a))\rceil`
+    (0 if the first update is already below half an ulp). Broadcasts; returns integers as floats."""
+    e = V.array("e0", e0, ndim=(0, 1), low=0.0, low_open=True)
+    k = _eta_a(eta_a)
+    u = V.real("ulp_value", ulp_value, low=0.0, low_open=True)
+    t = np.asarray(_freeze_time_fn()(k, e, u), dtype=float)
+    # an exact integer time means the update equals ulp/2 there: "below" starts one step later
+    return np.maximum(0.0, np.floor(t) + 1.0)
+
+
+def rn_lattice_run(w_star, w0, eta_a, n_steps, mantissa_bits=BF16_BITS) -> dict[str, np.ndarray]:
+    r"""The RN-stored GD chain iterated exactly on the grid of :math:`w^*`'s binade (NumPy, float64).
+
+    :math:`w_t = k_t\,\mathrm{ulp}` with integer :math:`k_t`; one step is
+    :math:`k_{t+1} = \mathrm{rne}(k_t - \eta a (k_t\mathrm{ulp} - w^*)/\mathrm{ulp})`, ties to the even index (the even
+    significand). The path
+    must stay in :math:`w^*`'s binade (``w0``, one start for every run, on its grid), else ``ValueError``.
+
+    Returns ``error`` (n,): :math:`w_T - w^*`; ``freeze_step`` (n,): the last step at which :math:`w` moved (0 if never).
+    """
+    ws = V.array("w_star", w_star, ndim=1)
+    start = V.real("w0", w0)
+    k = V.real("eta_a", eta_a, low=0.0, high=1.0, low_open=True, high_open=True)
+    steps = V.integer("n_steps", n_steps, low=1, high=100_000)
+    q = _ulp("w_star", ws, mantissa_bits)
+    lo = np.ldexp(1.0, np.frexp(ws)[1] - 1)
+    idx = start / q
+    if not np.all(idx == np.round(idx)) or np.any(start < lo) or np.any(start >= 2 * lo):
+        raise ValueError(f"w0: expected a grid point of w_star's binade, got {start!r}")
+    idx = idx.astype(np.int64)
+    last = np.zeros(ws.shape, dtype=np.int64)
+    for t in range(1, steps + 1):
+        # the stored target is (idx - step in ulps) on the index lattice; np.rint rounds half to the even index
+        new = np.rint(idx - k * (idx * q - ws) / q).astype(np.int64)
+        last = np.where(new != idx, t, last)
+        idx = new
+    w = idx * q
+    if np.any(w < lo) or np.any(w >= 2 * lo):
+        raise ValueError("w0, eta_a: the path left w_star's binade; the uniform-grid chain does not apply")
+    return {"error": w - ws, "freeze_step": last}
+
+
+def sr_stationary_sym() -> dict[str, sp.Expr]:
+    r"""The SR two-point chain on :math:`\{L, L + \mathrm{ulp}\}` solved by balance:
+    :math:`P(\text{upper}) = f`, the mean error, :math:`E e^2/\mathrm{ulp}^2 = f(1-f)` and its average over
+    :math:`f \sim U[0, 1)`, :math:`1/6` (``"mean_sq_uniform"``)."""
+    pu = sp.Symbol("p_u", nonnegative=True)
+    up, down = ETA_A * F, ETA_A * (1 - F)  # jump probabilities from L and from L + ulp
+    (p_upper,) = sp.solve(sp.Eq((1 - pu) * up, pu * down), pu)
+    mean = sp.simplify(p_upper * (1 - F) + (1 - p_upper) * (-F))
+    msq = sp.factor(sp.simplify(p_upper * (1 - F) ** 2 + (1 - p_upper) * F**2))
+    return {"p_upper": sp.simplify(p_upper), "mean": mean, "mean_sq": msq,
+            "mean_sq_uniform": sp.integrate(msq, (F, 0, 1))}
+
+
+@functools.cache
+def _msq_fn():
+    return sp.lambdify(F, sr_stationary_sym()["mean_sq"], "numpy")
+
+
+def sr_second_moment(w_star, mantissa_bits=BF16_BITS) -> np.ndarray:
+    r"""The stationary :math:`E e^2/\mathrm{ulp}^2 = f(1-f)` of SR gradient descent (:math:`0 < \eta a < 1`), with
+    :math:`f` the fractional position of :math:`w^*` in its grid cell; independent of :math:`\eta`."""
+    ws = V.array("w_star", w_star, ndim=(0, 1))
+    q = _ulp("w_star", ws, mantissa_bits)
+    f = ws / q - np.floor(ws / q)
+    return np.asarray(_msq_fn()(f), dtype=float)
+
+
+def sr_mean_second_moment() -> float:
+    r""":math:`E e^2/\mathrm{ulp}^2` averaged over a uniform position of :math:`w^*` in its cell: :math:`1/6`."""
+    return float(sr_stationary_sym()["mean_sq_uniform"])
+
+
+def cosine_freeze_fraction_sym() -> sp.Expr:
+    r"""The fraction :math:`s = t/T` at which :math:`\eta_{\max}(1+\cos\pi s)/2\cdot|u| = \mathrm{ulp}/2`, in terms of
+    :math:`r = \mathrm{ulp}/(\eta_{\max}|u|)`: :math:`\arccos(r - 1)/\pi`."""
+    r, c = sp.symbols("r c", positive=True)
+    # eta_t |u| = ulp/2  <=>  (1 + cos(pi s)) / 2 = r / 2, solved for c = cos(pi s)
+    (cos_s,) = sp.solve(sp.Eq((1 + c) / 2, r / 2), c)
+    return sp.acos(cos_s) / sp.pi
+
+
+def cosine_freeze_fraction(ratio) -> np.ndarray:
+    r"""The freeze point :math:`t/T = \arccos(r - 1)/\pi` of a sign-like update under cosine decay,
+    :math:`r = \mathrm{ulp}/(\eta_{\max}|u|) \in (0, 2)` (past mid-run iff :math:`r < 1`)."""
+    r = V.array("ratio", ratio, ndim=(0, 1), low=0.0, high=2.0, low_open=True, high_open=True)
+    return np.arccos(r - 1.0) / math.pi
