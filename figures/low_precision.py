@@ -1,0 +1,76 @@
+"""Figures of the low-precision topic: where bf16 gradient descent freezes, when, and stochastic rounding's floor.
+
+Drawn from the claim results and the cached experiments of :mod:`paper_checks.low_precision`; the lines are the
+closed forms of :mod:`theory.low_precision` (the band, the two-point law) and the exact lattice chain's freeze
+steps. Nothing here simulates.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+import theory.low_precision as th
+from figures import plot
+from figures._style import MUTED, PALETTE
+from paper_checks import Budget
+from paper_checks.low_precision import experiments as E
+from paper_checks.low_precision.freeze import WINDOW_STEPS
+
+
+def _floor(results: dict, out: Path, budget: Budget) -> list[Path]:
+    rn, sr = results.get("shang2026.half_ulp_freeze"), results.get("shang2026.sr_removes_freeze")
+    if rn is None or sr is None:
+        return []
+    fig, (ax1, ax2) = plot.figure(2, width=4.3, height=3.4)
+    etas = rn.arrays["eta_a"]
+    fine = np.geomspace(etas.min(), etas.max(), 200)
+    lower, upper = th.rn_band(fine, E.ULP)
+    ax1.fill_between(fine, lower / E.ULP, upper / E.ULP, color=PALETTE[0], alpha=0.15, lw=0,
+                     label="RN band [U − ulp, U)")
+    plot.theory_vs_simulation(ax1, fine, upper / E.ULP - 0.5, etas, rn.arrays["mean_error"],
+                              label_theory="theory: mean U − ulp/2", label_sim="bf16 RN runs: mean")
+    ax1.plot(etas, rn.arrays["min_error"], "v", color=MUTED, ms=4, mfc="none", label="runs: min and max")
+    ax1.plot(etas, rn.arrays["max_error"], "^", color=MUTED, ms=4, mfc="none")
+    ax1.set(xscale="log", yscale="log", xlabel=r"$\eta a$", ylabel=r"frozen error $e_\infty$ / ulp",
+            title=r"round to nearest: $U = \mathrm{ulp}/(2\eta a)$")
+    ax1.legend(loc="lower left", fontsize=7)
+    s = sr.arrays
+    grid = np.array([0.03, 1.0])
+    plot.theory_vs_simulation(ax2, grid, np.full(2, th.sr_mean_second_moment()), s["eta_a"], s["mean_sq"],
+                              yerr=s["se"], label_theory=r"theory $f(1-f)$ averaged: 1/6",
+                              label_sim="bf16 SR runs, t = T")
+    ax2.plot(s["eta_a"], s["mean_sq_half"], "s", color=PALETTE[2], mfc="none", ms=4, label="bf16 SR runs, t = T/2")
+    ax2.set(xscale="log", xlabel=r"$\eta a$", ylabel=r"$E\,e^2$ / ulp$^2$", ylim=(0.0, 0.3), xlim=(0.03, 1.0),
+            title="stochastic rounding: no freeze")
+    ax2.legend(loc="lower left", fontsize=7)
+    return plot.save(fig, "low_precision_floor", out,
+                     claims=["shang2026.half_ulp_freeze", "shang2026.sr_removes_freeze"])
+
+
+def _freeze_step(results: dict, out: Path, budget: Budget) -> list[Path]:
+    res = results.get("shang2026.freeze_step_from_reference")
+    if res is None:
+        return []
+    run = E.rn_runs(budget)
+    ws = run["w_star"]
+    lattice = np.array([
+        np.mean(th.rn_lattice_run(ws, E.W0, k, E.RN_STEPS)["freeze_step"]
+                - th.reference_freeze_step(E.W0 - ws, k, E.ULP)) for k in run["eta_a"]])
+    a = res.arrays
+    fig, ax = plot.figure(width=5.0, height=3.4)
+    mean = a["offset_mean"]
+    err = np.vstack([mean - a["offset_min"], a["offset_max"] - mean])
+    ax.axhspan(-WINDOW_STEPS, WINDOW_STEPS, color=PALETTE[1], alpha=0.12, lw=0, label="within two steps")
+    plot.theory_vs_simulation(ax, a["eta_a"], lattice, a["eta_a"], mean, yerr=err,
+                              label_theory="exact lattice chain: mean", label_sim="bf16 runs: mean, min–max")
+    ax.set(xscale="log", xlabel=r"$\eta a$", ylabel=r"$t_{\rm bf16} - t_f$ (steps)",
+           title="freeze step against the exact path's prediction")
+    ax.legend(loc="lower right", fontsize=7)
+    return plot.save(fig, "low_precision_freeze_step", out,
+                     claims=["shang2026.freeze_step_from_reference", "steplab.freeze_step_window"])
+
+
+def make(results: dict, out: Path, budget: Budget) -> list[Path]:
+    """Draw the topic's figures at ``budget`` (``results``: claim id -> Result)."""
+    return _floor(results, out, budget) + _freeze_step(results, out, budget)
