@@ -1,0 +1,87 @@
+r"""Claim mutants of the low_precision topic (``python -m tests.mutation``; issue 27, "power you can measure").
+
+Each test applies a plausible mistake to the theory function a claim calls (``monkeypatch`` on
+:mod:`theory.low_precision`, which the claim modules read as ``th``), reruns the claim at the quick budget on the
+same cached experiment, and asserts it turns ``failed``: the bf16 runs, obtained without that function, reject the
+mutated prediction (the unmutated claims passing is ``tests/test_power.py``'s job):
+
+* ``shang2026.half_ulp_freeze`` -- the freeze read as an update below a full ulp (the band doubled); the ulp of a
+  :math:`p - 1`-bit grid (the implicit bit forgotten);
+* ``zamirai2020.nearest_rounding_cancels_small_updates`` -- the same implicit-bit slip at 24 bits;
+* ``steplab.rn_floor_inverse_eta`` -- the floor's exponent doubled (:math:`U = \mathrm{ulp}/(2\eta^2a^2)`);
+* ``shang2026.freeze_step_from_reference`` -- the reference freeze step without the factor 2 of the half ulp;
+* ``shang2026.freeze_step_from_reference`` and ``steplab.freeze_step_window`` -- the lattice chain recording the
+  step before its last move (freeze steps counted from 0);
+* ``shang2026.sr_removes_freeze`` -- SR's stationary second moment taken as a uniform error (:math:`1/12`), and
+  as :math:`f(1-f)/2`.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import theory.low_precision as th
+from paper_checks import Budget, get_claim
+
+pytestmark = pytest.mark.xdist_group("low_precision")
+
+
+def _mutated_status(monkeypatch, claim_id: str, name: str, mutant) -> str:
+    claim = get_claim(claim_id)
+    assert claim.status(claim.run(Budget("quick"))) == "passed"
+    monkeypatch.setattr(th, name, mutant)
+    return claim.status(claim.run(Budget("quick")))
+
+
+def test_full_ulp_freeze_fails_the_band_claim(monkeypatch):
+    original = th.rn_frozen_error
+    assert _mutated_status(monkeypatch, "shang2026.half_ulp_freeze", "rn_frozen_error",
+                           lambda w_star, eta_a, mantissa_bits=8: original(w_star, np.asarray(eta_a) / 2,
+                                                                           mantissa_bits)) == "failed"
+
+
+@pytest.mark.parametrize("claim_id", ["shang2026.half_ulp_freeze",
+                                      "zamirai2020.nearest_rounding_cancels_small_updates"])
+def test_ulp_without_the_implicit_bit_fails(monkeypatch, claim_id):
+    original = th.rn_frozen_error
+    assert _mutated_status(monkeypatch, claim_id, "rn_frozen_error",
+                           lambda w_star, eta_a, mantissa_bits=8: original(w_star, eta_a, mantissa_bits - 1)) == "failed"
+
+
+def test_floor_exponent_doubled_fails_the_rate_claim(monkeypatch):
+    assert _mutated_status(monkeypatch, "steplab.rn_floor_inverse_eta", "freeze_error_sym",
+                           lambda: th.ULP / (2 * th.ETA_A**2)) == "failed"
+
+
+def test_reference_step_without_the_half_fails(monkeypatch):
+    original = th.reference_freeze_step
+    assert _mutated_status(monkeypatch, "shang2026.freeze_step_from_reference", "reference_freeze_step",
+                           lambda e0, eta_a, ulp_value: original(e0, eta_a, 2 * ulp_value)) == "failed"
+
+
+@pytest.mark.parametrize("claim_id", ["shang2026.freeze_step_from_reference", "steplab.freeze_step_window"])
+def test_lattice_chain_one_step_early_fails(monkeypatch, claim_id):
+    original = th.rn_lattice_run
+
+    def early(*args, **kwargs):
+        out = original(*args, **kwargs)
+        return {"error": out["error"], "freeze_step": np.maximum(out["freeze_step"] - 1, 0)}
+
+    assert _mutated_status(monkeypatch, claim_id, "rn_lattice_run", early) == "failed"
+
+
+@pytest.mark.parametrize("scale", ["uniform", "half"])
+def test_sr_second_moment_mutants_fail(monkeypatch, scale):
+    original = th.sr_second_moment
+
+    def mutant(w_star, mantissa_bits=8):
+        law = original(w_star, mantissa_bits)
+        return np.full_like(law, 1 / 12) if scale == "uniform" else law / 2
+
+    assert _mutated_status(monkeypatch, "shang2026.sr_removes_freeze", "sr_second_moment", mutant) == "failed"
+
+
+def test_sympy_exponent_reads_one():
+    """The rate claim reads the floor's exponent off the sympy form: it must be 1 in eta a."""
+    assert sp.degree(sp.denom(th.freeze_error_sym()), th.ETA_A) == 1
