@@ -1,0 +1,122 @@
+r"""Unit tests of the lr_horizon topic: each number of :mod:`theory.lr_horizon` against one obtained another way.
+
+* the constant step's closed form against the step-by-step moment recursion :func:`theory.nqm.moment_recursion`, and
+  against the schedule path (:func:`theory.nqm.final_second_moment`) at a flat schedule;
+* the sympy argmin and exponent against a numerical minimization and a finite difference;
+* the bias constant :math:`A` against the model's own sum at large :math:`\tau`, and the binned spectrum against
+  the mode-by-mode sum it stands for;
+* the bounded search's optimum against its neighbours, the first-order step against the exact optimum (its error
+  second order), the bend horizon against the corrected step it solves;
+* the Monte Carlo simulator without noise against the closed form (a deterministic run), and divergence as data.
+"""
+import math
+
+import jax
+import numpy as np
+import pytest
+import sympy as sp
+from scipy import optimize
+
+import sims.lr_horizon as sl
+import theory.lr_horizon as th
+import theory.nqm as tn
+
+pytestmark = pytest.mark.xdist_group("lr_horizon")
+
+B, S, D = 2.0, 0.5, 100
+
+
+def test_constant_closed_form_equals_the_moment_recursion_and_the_schedule_path():
+    lam, w, load = th.spectrum(B, S, D)
+    eta, n, sig2 = np.array([0.05, 0.4, 1.5]), 40, 0.3
+    closed = th.constant_step_loss(eta, n, B, S, sig2, D)
+    for e, c in zip(eta, closed):
+        m = tn.moment_recursion(lam, np.full(n, e), load / lam, np.sqrt(sig2 * w * lam))[-1]
+        # float64 round-off over 40 multiply-adds per mode
+        assert c == pytest.approx(float(tn.expected_loss(lam, m)), rel=1e-12)
+        assert c == pytest.approx(th.schedule_loss(e, n, 0.0, B, S, sig2, D), rel=1e-12)
+    assert np.isinf(th.constant_step_loss(2.5, n, B, S, sig2, D))   # past 2/lambda_1: no stationary law
+
+
+def test_sympy_argmin_and_exponent_against_numerics():
+    a, c, s, n = 0.3, 0.7, 0.5, 1e4
+    num = optimize.minimize_scalar(lambda le: a * (math.exp(le) * n) ** -s + c * math.exp(le),
+                                   bounds=(-20, 2), method="bounded", options={"xatol": 1e-12}).x
+    _, root, exponent = th.asymptotic_loss_expr()
+    sym = float(root.subs({th._A: a, th._C: c, th._s: s, th._N: n}))
+    assert sym == pytest.approx(math.exp(num), rel=1e-8)   # the bounded search to 1e-12 in log eta
+    f = sp.lambdify(th._N, root.subs({th._A: a, th._C: c, th._s: s}))
+    fd = (math.log(f(n * 1.001)) - math.log(f(n / 1.001))) / (2 * math.log(1.001))
+    assert fd == pytest.approx(th.constant_exponent(s), rel=1e-9)   # a power law: the central difference is exact
+    assert th.constant_exponent(s) == pytest.approx(-s / (s + 1), rel=1e-15)
+
+
+def test_bias_constant_matches_the_models_sum_at_large_time():
+    r""":math:`\tfrac12\sum_k w_k j_k^{-1-s\beta}e^{-2\tau\lambda_k} \to A\tau^{-s}`; the spectrum's cut-off and the top
+    modes' sum-vs-integral error are below 1e-3 at :math:`\tau = 10^4`, d = 1e8."""
+    for s in (0.5, 2.0):
+        lam, w, load = th.spectrum(B, s, 10**8)
+        tau = 1e4
+        bias = 0.5 * np.sum(load * np.exp(-2 * tau * lam))
+        a = math.gamma(s) / (2 * B * 2**s)
+        assert bias == pytest.approx(a * tau**-s, rel=2e-3)
+
+
+def test_binned_spectrum_stands_for_every_mode():
+    lam, w, load = th.spectrum(B, S, 10**4)
+    j = np.arange(1, 10**4 + 1, dtype=float)
+    assert np.sum(w) == pytest.approx(10**4 - 0.5 + 0.5, rel=1e-12)   # 16 modes + (d + 1/2) - (16 + 1/2)
+    # midpoint-in-log quadrature: relative error ~ (ln 10 / 24)^2 / 24 = 4e-4 on the binned part
+    assert np.sum(w * lam) == pytest.approx(np.sum(j**-B), rel=4e-4)
+    assert np.sum(load) == pytest.approx(np.sum(j ** -(1 + S * B)), rel=4e-4)
+
+
+def test_optimum_is_a_minimum_and_the_first_order_step_is_second_order_close():
+    for n in (1e4, 1e6):
+        e, loss = th.optimal_constant_step(int(n), B, S, 0.02, 10**6)
+        around = th.constant_step_loss(np.array([e * 0.999, e * 1.001]), int(n), B, S, 0.02, 10**6)
+        assert np.all(around >= loss)
+        e0 = float(th.asymptotic_step(n, B, S, 0.02, 10**6))
+        e1 = float(th.corrected_step(n, B, S, 0.02, 10**6))
+        shift = math.log(e1 / e0)
+        # the leading order is off by about the shift; the corrected step by its square
+        assert abs(e / e0 - 1) > 0.5 * abs(shift)
+        assert abs(e / e1 - 1) < shift**2 + 1e-3
+
+
+def test_bend_horizon_solves_the_corrected_step():
+    n = th.bend_horizon(0.1, B, S, 0.02, 10**6)
+    ratio = float(th.corrected_step(n, B, S, 0.02, 10**6) / th.asymptotic_step(n, B, S, 0.02, 10**6))
+    assert ratio == pytest.approx(0.9, rel=1e-9)
+    with pytest.raises(ValueError, match="gap"):
+        th.bend_horizon(0.999, B, S, 0.02, 10**6)
+
+
+def test_cap_horizon_is_where_the_law_reaches_two_over_lambda1():
+    n = th.cap_horizon(B, S, 0.02, 10**6)
+    assert float(th.asymptotic_step(n, B, S, 0.02, 10**6)) == pytest.approx(2.0, rel=1e-12)
+
+
+def test_peak_exponent_and_its_regime():
+    assert th.peak_exponent(1.0, 2.0) == pytest.approx(1 / 3, rel=1e-15)
+    assert th.peak_exponent(0.5, 2.0) == pytest.approx(0.0, abs=1e-15)   # the regimes' border: WSD's flat peak
+    with pytest.raises(ValueError, match="s"):
+        th.peak_exponent(0.25, 2.0)
+
+
+def test_power_schedule_by_hand():
+    np.testing.assert_allclose(th.power_schedule(2.0, 4, 3.0), 2.0 * np.array([1, 0.75**3, 0.5**3, 0.25**3]),
+                               rtol=1e-15)
+
+
+def test_simulator_without_noise_is_the_closed_form_and_flags_divergence():
+    eta = np.array([0.05, 0.2, 0.8])   # the contract row's shapes: one compiled kernel
+    out = sl.constant_step_runs(jax.random.key(0), eta, 20, B, S, 0.0, D, n_chains=2, n_rec=2)
+    exact = th.constant_step_loss(eta, 20, B, S, 0.0, D)
+    # the same products, rounded in another order: float64 round-off over 20 steps
+    np.testing.assert_allclose(out["loss"], np.repeat(exact[:, None], 2, axis=1), rtol=1e-11)
+    np.testing.assert_allclose(out["curve"][..., -1], out["loss"], rtol=1e-12)
+    bad = sl.constant_step_runs(jax.random.key(0), np.array([1e3, 2e3, 3e3]), 60, B, S, 0.0, D, n_chains=2)
+    assert bad["diverged"].all() and np.isinf(bad["loss"]).all()
+    # |1 - 1000|^t first exceeds 1e150 (x0 of mode 1 is 1) at t = ceil(150 / log10(999))
+    assert (bad["diverged_step"][0] == math.ceil(150 / math.log10(999.0))).all()
