@@ -71,6 +71,23 @@ def _freeze_step(results: dict, out: Path, budget: Budget) -> list[Path]:
                      claims=["shang2026.freeze_step_from_reference", "steplab.freeze_step_window"])
 
 
+def _adamw(results: dict, out: Path, budget: Budget) -> list[Path]:
+    res = results.get("shang2026.adamw_cosine_freeze_point")
+    if res is None:
+        return []
+    a = res.arrays
+    fig, ax = plot.figure(width=4.6, height=3.4)
+    fine = np.linspace(0.3, 1.9, 200)
+    plot.theory_vs_simulation(ax, fine, th.cosine_freeze_fraction(fine), a["r"], a["fraction"],
+                              label_theory=r"theory $\arccos(r - 1)/\pi$", label_sim="bf16 Adam, freeze step / T")
+    ax.plot(a["r"], a["fraction_decay"], "s", color=PALETTE[2], mfc="none", ms=4, label=r"bf16 AdamW, $\lambda$ = 0.05")
+    plot.threshold(ax, 0.5, "mid-run", vertical=False)
+    ax.set(xlabel=r"$r = \mathrm{ulp}/(\eta_{\max}|u|)$", ylabel="freeze step / T", ylim=(0.0, 1.0),
+           title="AdamW under cosine decay")
+    ax.legend(loc="lower left", fontsize=7)
+    return plot.save(fig, "low_precision_adamw", out, claims=["shang2026.adamw_cosine_freeze_point"])
+
+
 def make(results: dict, out: Path, budget: Budget) -> list[Path]:
     """Draw the topic's figures at ``budget`` (``results``: claim id -> Result)."""
-    return _floor(results, out, budget) + _freeze_step(results, out, budget)
+    return _floor(results, out, budget) + _freeze_step(results, out, budget) + _adamw(results, out, budget)

@@ -30,3 +30,13 @@ ROWS = [
                                   "storage": "bf16_sr", "key": jax.random.key(0), "snapshots": (5,)},
         kinds={"eta_a": "posarr", "w0": "real", "n_steps": "posint", "snapshots": "obj"}),
 ]
+
+ROWS += [
+    Row("theory.low_precision.half_ulp_last_move", {"w_path": np.full((3, 2), 1.5), "updates": np.full((3, 2), 0.01)},
+        kinds={"w_path": "arr", "updates": "arr"}),
+    Row("sims.low_precision.adamw", {"grad": np.array([1e-3, -2.0, 5.0]), "eta_max": np.array([0.01, 0.02]), "w0": 1.5,
+                                     "n_steps": 10, "storage": "float64", "beta1": 0.9, "beta2": 0.999, "eps": 1e-8,
+                                     "weight_decay": 0.05, "record": True},
+        kinds={"grad": "arr", "eta_max": "posarr", "w0": "real", "n_steps": "posint", "beta1": "unit",
+               "beta2": "unit", "eps": "nonneg", "weight_decay": "nonneg"}),
+]

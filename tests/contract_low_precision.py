@@ -26,3 +26,20 @@ SIMULATORS = [
         vary={"w_star": WS * 1.01, "eta_a": ETA * 0.9, "w0": 1.9, "key": jax.random.key(1)},
         skip={}),
 ]
+
+PEAKS = np.array([2.0**-7 / 0.6, 2.0**-7 / 1.2])
+GRADS = np.array([1e-3, -2.0, 50.0])
+
+
+def _adamw(grad=GRADS, eta_max=PEAKS, w0=1.9921875, n_steps=12, storage="bf16_rn", weight_decay=0.05):
+    return sim.adamw(grad, eta_max, w0=w0, n_steps=n_steps, storage=storage, weight_decay=weight_decay)
+
+
+SIMULATORS.append(
+    Sim("low_precision.adamw", _adamw, outputs=lambda o: [o["w"], o["last_move"], o["diverged"], o["diverged_step"]],
+        grid=("eta_max", PEAKS, 0),
+        bad=[({"eta_max": [0.0]}, "eta_max"), ({"grad": [0.0, 1.0, 2.0]}, "grad"), ({"n_steps": 0}, "n_steps"),
+             ({"storage": "bf16_sr"}, "storage"), ({"weight_decay": -1.0}, "weight_decay"), ({"w0": [1.0]}, "w0")],
+        vary={"grad": GRADS * 1.5, "eta_max": PEAKS * 0.9, "w0": 1.5, "weight_decay": 0.1},
+        skip={"diverge": "a cosine-decayed, normalized update is bounded by eta_max (1 + lambda |w|): it cannot "
+                         "diverge"}))

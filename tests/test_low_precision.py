@@ -102,3 +102,41 @@ def test_divergence_is_flagged_at_its_step():
         w = w - np.float32(3.0) * (w - w_star)
         first = np.where((first < 0) & ~(np.abs(w) <= 1e30), t, first)
     np.testing.assert_array_equal(out["diverged_step"][1], first)
+
+
+def _adamw_numpy(g, peak, w0, T, lam, dt, eps=1e-8, b1=0.9, b2=0.999):
+    """AdamW with cosine decay on a linear loss in NumPy at dtype ``dt``; bf16 storage by the exact-difference RN."""
+    g = g.astype(dt)
+    b1, b2, eps, lam, peak = (dt(v) for v in (b1, b2, eps, lam, peak))
+    w = np.full(g.shape, w0, dt)
+    m, v = np.zeros_like(g), np.zeros_like(g)
+    last = np.zeros(g.shape, int)
+    for t in range(1, T + 1):
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g * g
+        u = (m / (1 - b1 ** dt(t))) / (np.sqrt(v / (1 - b2 ** dt(t))) + eps)
+        delta = (peak * (1 + np.cos(dt(np.pi) * (dt(t) - 1) / dt(T))) / 2) * (u + lam * w)
+        new = w - delta if dt is np.float64 else th.round_nearest(w.astype(float) - delta.astype(float)).astype(dt)
+        last = np.where(new != w, t, last)
+        w = new
+    return w.astype(float), last
+
+
+def test_adamw_against_a_numpy_loop():
+    g = np.array([1e-7, -0.3, 2e3])
+    ref = sim.adamw(g, 2.0**-7 / 0.8, w0=1.9921875, n_steps=60, storage="float64", weight_decay=0.05, record=True)
+    w, last = _adamw_numpy(g, 2.0**-7 / 0.8, 1.9921875, 60, 0.05, np.float64)
+    np.testing.assert_allclose(ref["w"][0], w, rtol=1e-14)
+    assert ref["w_before"].shape == (1, 60, 3) and ref["w_before"][0, 0, 0] == 1.9921875
+    # the recorded path: each point is the previous point minus its update
+    np.testing.assert_array_equal(ref["w_before"][0, 1:], ref["w_before"][0, :-1] - ref["delta"][0, :-1])
+    bf = sim.adamw(g, 2.0**-7 / 0.8, w0=1.9921875, n_steps=60, weight_decay=0.05)
+    w32, last32 = _adamw_numpy(g, 2.0**-7 / 0.8, 1.9921875, 60, 0.05, np.float32)
+    np.testing.assert_array_equal(bf["w"][0], w32)
+    np.testing.assert_array_equal(bf["last_move"][0], last32)
+
+
+def test_half_ulp_last_move_by_hand():
+    w = np.array([[1.5], [1.5], [1.5], [1.5]])
+    d = np.array([[2.0**-8], [2.0**-9], [2.0**-8], [2.0**-10]])  # half an ulp of 1.5 is 2^-8: moves at t = 1, 3
+    assert th.half_ulp_last_move(w, d).tolist() == [3]

@@ -13,7 +13,9 @@ mutated prediction (the unmutated claims passing is ``tests/test_power.py``'s jo
 * ``shang2026.freeze_step_from_reference`` and ``steplab.freeze_step_window`` -- the lattice chain recording the
   step before its last move (freeze steps counted from 0);
 * ``shang2026.sr_removes_freeze`` -- SR's stationary second moment taken as a uniform error (:math:`1/12`), and
-  as :math:`f(1-f)/2`.
+  as :math:`f(1-f)/2`;
+* ``shang2026.adamw_cosine_freeze_point`` -- the cosine freeze point of a full-ulp criterion (:math:`r \to 2r`), and
+  the reference-path predictor comparing the update with a full ulp.
 """
 from __future__ import annotations
 
@@ -85,3 +87,16 @@ def test_sr_second_moment_mutants_fail(monkeypatch, scale):
 def test_sympy_exponent_reads_one():
     """The rate claim reads the floor's exponent off the sympy form: it must be 1 in eta a."""
     assert sp.degree(sp.denom(th.freeze_error_sym()), th.ETA_A) == 1
+
+
+def test_cosine_freeze_at_a_full_ulp_fails_the_adamw_claim(monkeypatch):
+    original = th.cosine_freeze_fraction
+    assert _mutated_status(monkeypatch, "shang2026.adamw_cosine_freeze_point", "cosine_freeze_fraction",
+                           lambda ratio: original(np.minimum(2 * np.asarray(ratio), 1.999))) == "failed"
+
+
+def test_half_ulp_predictor_at_a_full_ulp_fails_the_adamw_claim(monkeypatch):
+    original = th.half_ulp_last_move
+    assert _mutated_status(monkeypatch, "shang2026.adamw_cosine_freeze_point", "half_ulp_last_move",
+                           lambda w_path, updates, mantissa_bits=8: original(w_path, np.asarray(updates) / 2,
+                                                                             mantissa_bits)) == "failed"

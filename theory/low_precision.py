@@ -61,7 +61,7 @@ from theory import _validate as V
 __all__ = ["BF16_BITS", "ETA_A", "ULP", "E0", "F", "T", "ulp", "round_nearest", "freeze_error_sym",
            "rn_frozen_error", "rn_band", "reference_freeze_step_sym", "reference_freeze_step", "rn_lattice_run",
            "sr_stationary_sym", "sr_second_moment", "sr_mean_second_moment", "cosine_freeze_fraction_sym",
-           "cosine_freeze_fraction"]
+           "cosine_freeze_fraction", "half_ulp_last_move"]
 
 #: bf16's significand bits (7 stored + the implicit leading 1)
 BF16_BITS = 8
@@ -248,3 +248,19 @@ def cosine_freeze_fraction(ratio) -> np.ndarray:
     :math:`r = \mathrm{ulp}/(\eta_{\max}|u|) \in (0, 2)` (past mid-run iff :math:`r < 1`)."""
     r = V.array("ratio", ratio, ndim=(0, 1), low=0.0, high=2.0, low_open=True, high_open=True)
     return np.arccos(r - 1.0) / math.pi
+
+
+def half_ulp_last_move(w_path, updates, mantissa_bits=BF16_BITS) -> np.ndarray:
+    r"""The freeze predicted from a high-precision path alone: the last update :math:`t` (1-based) with
+    :math:`|\delta_t| \ge \mathrm{ulp}(w_{t-1})/2`, per coordinate (0 if none).
+
+    Args:
+      w_path: (T, n) the reference path before each update, :math:`w_0 .. w_{T-1}` (nonzero).
+      updates: (T, n) the reference updates :math:`\delta_1 .. \delta_T`.
+      mantissa_bits: the target format's significand bits.
+    """
+    w = V.array("w_path", w_path, ndim=2)
+    d = V.array("updates", updates, shape=w.shape)
+    moves = np.abs(d) >= _ulp("w_path", w.ravel(), mantissa_bits).reshape(w.shape) / 2
+    t = np.arange(1, w.shape[0] + 1)[:, None]
+    return np.max(np.where(moves, t, 0), axis=0)

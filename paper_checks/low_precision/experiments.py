@@ -54,3 +54,30 @@ def sr_runs(budget: Budget) -> dict:
                snapshots=(SR_STEPS // 2, SR_STEPS))
     return {"w_star": out["w_star"], "eta_a": out["eta_a"], "w_half": out["snapshots"][:, 0],
             "w_end": out["snapshots"][:, 1], "last_move": out["last_move"], "diverged": out["diverged"]}
+
+
+#: AdamW under cosine decay: T steps, peaks ulp / r, gradients spanning 10 decades (the first near eps)
+ADAM_T = 100
+ADAM_R = (0.5, 0.7, 0.9, 1.2, 1.6)  # ulp / (eta_max |u|) in (0, 2): the path stays in [1, 2) for r >= 0.5 at T = 100
+ADAM_GRADS = (1e-7, 1e-3, 1e3)
+ADAM_EPS = 1e-8
+ADAM_DECAYS = (0.0, 0.05)
+ADAM_W0 = 1.9921875  # bf16's largest value below 2 (the start the float64 reference shares)
+
+
+@experiment("low_precision.adamw_runs")
+def adamw_runs(budget: Budget) -> dict:
+    """AdamW (beta 0.9/0.999, eps 1e-8) with cosine decay on linear losses, bf16 round-to-nearest weights and the
+    float64 reference path (recorded), at each decay of ``ADAM_DECAYS`` and peak ulp / r. Deterministic: the
+    budget does not change it (it costs milliseconds)."""
+    peaks = ULP / np.array(ADAM_R)
+    out = {"peaks": peaks, "grads": np.array(ADAM_GRADS)}
+    for k, lam in enumerate(ADAM_DECAYS):
+        bf = S.adamw(np.array(ADAM_GRADS), peaks, w0=ADAM_W0, n_steps=ADAM_T, eps=ADAM_EPS, weight_decay=lam)
+        ref = S.adamw(np.array(ADAM_GRADS), peaks, w0=ADAM_W0, n_steps=ADAM_T, eps=ADAM_EPS, weight_decay=lam,
+                      storage="float64", record=True)
+        out[f"last_move_{k}"] = bf["last_move"]
+        out[f"w_{k}"] = bf["w"]
+        out[f"ref_w_{k}"] = ref["w_before"]
+        out[f"ref_delta_{k}"] = ref["delta"]
+    return out
