@@ -16,7 +16,7 @@ import pytest
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 TOPICS = ("logistic", "sde", "sign_floor", "sgd_stability", "linear_hessian", "softmax_radius", "eos",
-          "noisy_quadratic")
+          "noisy_quadratic", "lr_horizon")
 
 
 def _load(name: str):
@@ -130,6 +130,15 @@ def test_noisy_quadratic():
         ex.run(alpha=(0.0, 0.5))
     with pytest.raises(ValueError, match="eta, lam"):
         ex.run(eta=3.0)
+
+
+def test_lr_horizon():
+    ex = _load("lr_horizon")
+    _assert_passed(ex.run(beta=2.0, s=2.0, sigma2=1.0, horizons=(1e4, 1e5, 1e6)))
+    # near the stability cap the law's own first-order correction is O(1): the band swallows every rival
+    assert ex.run(beta=2.0, s=0.5, sigma2=0.02, horizons=(10, 30, 100))["status"] == "inconclusive"
+    with pytest.raises(ValueError, match="horizons"):
+        ex.run(horizons=(100, 10, 1000))
 
 
 def test_cli_bad_parameter_exits_with_usage_error(capsys):

@@ -88,7 +88,7 @@ def transfer_runs(budget: Budget) -> dict:
     best = th.optimal_constant_step(MC_LONG, BETA, s, SIGMA2, MC_D)[0]
     ratio = MC_LONG / MC_SHORT
     steps = np.array([best, short * ratio**-0.5, short * ratio**-0.75, short])
-    n_chains = budget.pick(quick=64, full=512)
+    n_chains = budget.pick(quick=64, full=256)
     out = sl.constant_step_runs(jax.random.key(SEED), steps, MC_LONG, BETA, s, SIGMA2, MC_D, n_chains=n_chains)
     return {"steps": steps, "loss": out["loss"], "diverged": out["diverged"], "seed": SEED,
             "names": np.array(["exact optimum", "N^-1/2 from the short run", "N^-3/4 from the short run",
@@ -99,7 +99,7 @@ def transfer_runs(budget: Budget) -> dict:
 def decay_peaks(budget: Budget) -> dict:
     r"""Exact best peak of the power decay :math:`(1 - t/N)^{2\beta-1}` and of linear decay to zero at horizons
     doubling from 1e3 (step time), each by a bounded scalar search on :func:`theory.nqm.final_second_moment`."""
-    horizons = 1000 * 2 ** np.arange(budget.pick(quick=4, full=7))
+    horizons = 1000 * 2 ** np.arange(budget.pick(quick=4, full=6))
     gamma = 2 * BETA - 1
     power = np.array([th.optimal_peak(int(n), gamma, BETA, S_DECAY, SIGMA2, D_DECAY)[0] for n in horizons])
     linear = np.array([th.optimal_peak(int(n), 1.0, BETA, S_DECAY, SIGMA2, D_DECAY)[0] for n in horizons[:3]])

@@ -1,0 +1,95 @@
+"""Figures of the lr_horizon topic: the best step against the horizon, its window, and the optimal decay's peak.
+
+Markers are measurements (exact argmins from the cached experiments of ``paper_checks.lr_horizon._experiments``, and
+Monte Carlo SGD); lines are closed forms of :mod:`theory.lr_horizon`. Nothing here simulates or searches.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from matplotlib.ticker import NullFormatter
+
+import theory.lr_horizon as th
+from figures import plot
+from figures._style import ACCENT, MUTED, PALETTE, SIM, THEORY
+from paper_checks import Budget
+from paper_checks.lr_horizon import _experiments as E
+
+
+def _law(results: dict, out: Path, budget: Budget) -> list[Path]:
+    """Left: eta*(N) of both shapes against the law. Right: the bending setting, its window shaded, the cap."""
+    run = E.constant_optimum(budget)
+    edge = E.bend_edge(budget)["edge"]
+    fig, axes = plot.figure(2, width=4.4, height=3.4)
+    ax = axes[0]
+    n = run["horizons"]
+    fine = np.geomspace(n[0], n[-1], 100)
+    for color, s in zip(PALETTE, E.SHAPES):
+        ax.plot(fine, th.asymptotic_step(fine, E.BETA, s, E.SIGMA2, E.D_LARGE), color=color, lw=1.2,
+                label=f"$N^{{-s/(s+1)}}$ law, s = {s:g}")
+        ax.plot(n, run[f"eta_{s:g}"], "o", ms=4, mfc="none", color=color, label=f"exact argmin, s = {s:g}")
+    ax.set(xscale="log", yscale="log", xlabel="horizon N (steps)", ylabel="best constant step η*",
+           title="η* against N (β = 2, σ² = 1)")
+    ax.legend(loc="lower left", fontsize=7)
+    ax = axes[1]
+    wide, bent = run["wide"], run["eta_bend"]
+    fine = np.geomspace(wide[0], wide[-1], 200)
+    lam1 = 1.0
+    n_cap = th.cap_horizon(E.BETA, E.S_BEND, E.SIGMA2_BEND, E.D_LARGE)
+    ax.axvspan(edge, wide[-1], color=ACCENT, alpha=0.12, lw=0, label="law within 10 % (located)")
+    ax.axvspan(wide[0], n_cap, color=MUTED, alpha=0.15, lw=0, label="law's step past 2/λ₁")
+    ax.plot(fine, th.asymptotic_step(fine, E.BETA, E.S_BEND, E.SIGMA2_BEND, E.D_LARGE), color=THEORY, lw=1.2,
+            label="law η₀(N)")
+    ax.plot(fine, th.corrected_step(fine, E.BETA, E.S_BEND, E.SIGMA2_BEND, E.D_LARGE), color=PALETTE[2], lw=1.2,
+            ls="--", label="first-order η₁(N)")
+    ax.plot(wide, bent, "o", ms=4, mfc="none", color=SIM, label="exact argmin")
+    ax.axhline(2.0 / lam1, color=MUTED, ls=":", lw=1, label="stability cap 2/λ₁")
+    ax.set(xscale="log", yscale="log", xlabel="horizon N (steps)", ylabel="best constant step η*",
+           title="where the law holds (σ² = 0.02, s = 1/2)", ylim=(bent.min() / 2, 6.0))
+    ax.legend(loc="lower left", fontsize=7)
+    return plot.save(fig, "lr_horizon_law", out,
+                     claims=["li2026.constant_step_exponent", "li2026.constant_step_law_window"])
+
+
+def _simulation(results: dict, out: Path, budget: Budget) -> list[Path]:
+    """The exact final loss against the constant step at N = 1000 (line), Monte Carlo means at the exact optimum and
+    at the three transfer rules' steps (markers, 4 SE bars)."""
+    run = E.transfer_runs(budget)
+    steps, loss = run["steps"], run["loss"]
+    fine = np.geomspace(steps.min() / 2, steps.max() * 2, 200)
+    exact = th.constant_step_loss(fine, E.MC_LONG, E.BETA, E.SHAPES[0], E.SIGMA2, E.MC_D)
+    fig, ax = plot.figure(width=4.6, height=3.4)
+    ax.plot(fine, exact, color=THEORY, lw=1.2, label="exact E L at N = 1000")
+    se = loss.std(axis=1, ddof=1) / np.sqrt(loss.shape[1])
+    for k, (color, name) in enumerate(zip(PALETTE, run["names"])):
+        ax.errorbar(steps[k], loss[k].mean(), yerr=4 * se[k], fmt="o", color=color, mfc="none", capsize=2,
+                    label=f"SGD, {name}")
+    ax.set(xscale="log", xlabel="constant step η", ylabel="final loss", title="exact optimum vs transfer rules")
+    ax.legend(loc="upper center", fontsize=7)
+    return plot.save(fig, "lr_horizon_simulation", out, claims=["li2026.exact_optimum_against_simulation"])
+
+
+def _decay(results: dict, out: Path, budget: Budget) -> list[Path]:
+    """Tuned peaks of the power decay (1 - t/N)^3 and of linear decay (markers) with the quoted N^-nu slope drawn
+    through the longest run's peak (line)."""
+    run = E.decay_peaks(budget)
+    n, power, linear = run["horizons"], run["power"], run["linear"]
+    nu = th.peak_exponent(E.S_DECAY, E.BETA)
+    fine = np.geomspace(n[0], n[-1], 100)
+    fig, ax = plot.figure(width=4.6, height=3.4)
+    ax.plot(fine, power[-1] * (fine / n[-1]) ** -nu, color=THEORY, lw=1.2,
+            label=r"quoted slope $N^{-\nu}$, ν = 1/3")
+    ax.plot(n, power, "o", ms=4, mfc="none", color=SIM, label="exact best peak, (1 − t/N)³")
+    ax.plot(n[:linear.size], linear, "s", ms=4, mfc="none", color=PALETTE[2], label="exact best peak, linear decay")
+    ax.set_xticks(n, labels=[f"{int(v)}" for v in n])
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set(xscale="log", yscale="log", xlabel="horizon N (steps)", ylabel="peak step",
+           title="power decay's peak (β = 2, s = 1, step time)")
+    ax.legend(loc="lower left", fontsize=7)
+    return plot.save(fig, "lr_horizon_decay", out, claims=["li2026.power_decay_peak_exponent"])
+
+
+def make(results: dict, out: Path, budget: Budget) -> list[Path]:
+    """Draw the lr_horizon figures at ``budget`` (``results``: claim id -> Result)."""
+    return [*_law(results, out, budget), *_simulation(results, out, budget), *_decay(results, out, budget)]
