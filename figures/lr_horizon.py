@@ -82,10 +82,10 @@ def _decay(results: dict, out: Path, budget: Budget) -> list[Path]:
             label=r"quoted slope $N^{-\nu}$, ν = 1/3")
     ax.plot(n, power, "o", ms=4, mfc="none", color=SIM, label="exact best peak, (1 − t/N)³")
     ax.plot(n[:linear.size], linear, "s", ms=4, mfc="none", color=PALETTE[2], label="exact best peak, linear decay")
-    ax.set_xticks(n, labels=[f"{int(v)}" for v in n])
-    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set(xscale="log", yscale="log", xlabel="horizon N (steps)", ylabel="peak step",
            title="power decay's peak (β = 2, s = 1, step time)")
+    ax.set_xticks(n, labels=[f"{int(v)}" for v in n])
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.legend(loc="lower left", fontsize=7)
     return plot.save(fig, "lr_horizon_decay", out, claims=["li2026.power_decay_peak_exponent"])
 
