@@ -40,3 +40,12 @@ ROWS += [
         kinds={"grad": "arr", "eta_max": "posarr", "w0": "real", "n_steps": "posint", "beta1": "unit",
                "beta2": "unit", "eps": "nonneg", "weight_decay": "nonneg"}),
 ]
+
+ROWS += [
+    Row("theory.low_precision.rn_chain", {"w_star": WS, "w0": 255 / 64, "eta_a": 0.1, "n_steps": 30,
+                                           "mantissa_bits": 8},
+        kinds={"w_star": "arr", "w0": "real", "eta_a": "pos", "n_steps": "posint", "mantissa_bits": "posint"}),
+    Row("theory.low_precision.rn_frozen_error_across_binades", {"w_star": WS, "w0": 255 / 64, "eta_a": 0.1,
+                                                                 "mantissa_bits": 8},
+        kinds={"w_star": "posarr", "w0": "pos", "eta_a": "pos", "mantissa_bits": "posint"}),
+]

@@ -140,3 +140,17 @@ def test_half_ulp_last_move_by_hand():
     w = np.array([[1.5], [1.5], [1.5], [1.5]])
     d = np.array([[2.0**-8], [2.0**-9], [2.0**-8], [2.0**-10]])  # half an ulp of 1.5 is 2^-8: moves at t = 1, 3
     assert th.half_ulp_last_move(w, d).tolist() == [3]
+
+
+def test_frozen_error_across_binades_equals_the_float64_chain():
+    """The closed form against :func:`theory.low_precision.rn_chain` (round_nearest on the whole grid), from starts
+    one and two binades above w*'s, at eta a up to 0.7."""
+    ws = np.random.default_rng(3).uniform(1.0, 2.0, 1500).astype(np.float32).astype(np.float64)
+    for w0 in (255 / 64, 255 / 32):
+        for eta_a in (0.01, 0.1, 0.7):
+            chain = th.rn_chain(ws, w0, eta_a, 1200)
+            np.testing.assert_array_equal(th.rn_frozen_error_across_binades(ws, w0, eta_a), chain["error"])
+    # from inside w*'s binade, above the band, the one-binade form
+    inside = ws < 255 / 128 - 2.0**-7 / 0.2
+    np.testing.assert_array_equal(th.rn_frozen_error_across_binades(ws[inside], 255 / 128, 0.1),
+                                  th.rn_frozen_error(ws[inside], 0.1))

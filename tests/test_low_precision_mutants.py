@@ -15,7 +15,9 @@ mutated prediction (the unmutated claims passing is ``tests/test_power.py``'s jo
 * ``shang2026.sr_removes_freeze`` -- SR's stationary second moment taken as a uniform error (:math:`1/12`), and
   as :math:`f(1-f)/2`;
 * ``shang2026.adamw_cosine_freeze_point`` -- the cosine freeze point of a full-ulp criterion (:math:`r \to 2r`), and
-  the reference-path predictor comparing the update with a full ulp.
+  the reference-path predictor comparing the update with a full ulp;
+* ``steplab.frozen_iterates_ulp_binds`` -- the upper binade chosen when the band's top (not its bottom) clears the
+  binade's edge.
 """
 from __future__ import annotations
 
@@ -100,3 +102,15 @@ def test_half_ulp_predictor_at_a_full_ulp_fails_the_adamw_claim(monkeypatch):
     assert _mutated_status(monkeypatch, "shang2026.adamw_cosine_freeze_point", "half_ulp_last_move",
                            lambda w_path, updates, mantissa_bits=8: original(w_path, np.asarray(updates) / 2,
                                                                              mantissa_bits)) == "failed"
+
+
+def test_binade_rule_on_the_band_top_fails_the_window_claim(monkeypatch):
+    """The upper binade chosen when the band's top, not its bottom, clears the binade's edge."""
+    def mutant(w_star, w0, eta_a, mantissa_bits=8):
+        ws = np.asarray(w_star, float)
+        q2, u2 = 2.0**-6, 2.0**-6 / (2 * eta_a)
+        upper = ws + u2 >= 2.0
+        return np.where(upper, (np.ceil((ws + u2) / q2) - 1.0) * q2 - ws, th.rn_frozen_error(ws, eta_a))
+
+    assert _mutated_status(monkeypatch, "steplab.frozen_iterates_ulp_binds", "rn_frozen_error_across_binades",
+                           mutant) == "failed"

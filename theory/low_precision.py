@@ -61,7 +61,7 @@ from theory import _validate as V
 __all__ = ["BF16_BITS", "ETA_A", "ULP", "E0", "F", "T", "ulp", "round_nearest", "freeze_error_sym",
            "rn_frozen_error", "rn_band", "reference_freeze_step_sym", "reference_freeze_step", "rn_lattice_run",
            "sr_stationary_sym", "sr_second_moment", "sr_mean_second_moment", "cosine_freeze_fraction_sym",
-           "cosine_freeze_fraction", "half_ulp_last_move"]
+           "cosine_freeze_fraction", "half_ulp_last_move", "rn_chain", "rn_frozen_error_across_binades"]
 
 #: bf16's significand bits (7 stored + the implicit leading 1)
 BF16_BITS = 8
@@ -264,3 +264,56 @@ def half_ulp_last_move(w_path, updates, mantissa_bits=BF16_BITS) -> np.ndarray:
     moves = np.abs(d) >= _ulp("w_path", w.ravel(), mantissa_bits).reshape(w.shape) / 2
     t = np.arange(1, w.shape[0] + 1)[:, None]
     return np.max(np.where(moves, t, 0), axis=0)
+
+
+def rn_chain(w_star, w0, eta_a, n_steps, mantissa_bits=BF16_BITS) -> dict[str, np.ndarray]:
+    r"""The RN-stored GD chain on the whole :math:`p`-bit grid (any binades), in float64 NumPy:
+    :math:`w_{t+1} = \mathrm{RN}_p(w_t - \eta a (w_t - w^*))` with :func:`round_nearest`.
+
+    The float64 update is exact to :math:`2^{-53}` relative, so it can differ from the exact chain only on a step
+    within :math:`\sim 2^{-45}` ulp of a midpoint. Returns ``error`` (n,) and ``freeze_step`` (n,), the last step at
+    which :math:`w` moved (0 if never).
+    """
+    ws = V.array("w_star", w_star, ndim=1)
+    start = V.real("w0", w0)
+    k = V.real("eta_a", eta_a, low=0.0, high=1.0, low_open=True, high_open=True)
+    steps = V.integer("n_steps", n_steps, low=1, high=100_000)
+    p = _bits(mantissa_bits)
+    w = np.full(ws.shape, float(round_nearest(start, p)))
+    last = np.zeros(ws.shape, dtype=np.int64)
+    for t in range(1, steps + 1):
+        new = round_nearest(w - k * (w - ws), p)
+        last = np.where(new != w, t, last)
+        w = new
+    return {"error": w - ws, "freeze_step": last}
+
+
+def rn_frozen_error_across_binades(w_star, w0, eta_a, mantissa_bits=BF16_BITS) -> np.ndarray:
+    r"""The RN frozen error of gradient descent from a start ``w0`` in a binade at or above :math:`w^*`'s (both
+    positive), where the grid coarsens on the way.
+
+    Binade :math:`j` above :math:`w^*`'s (:math:`j = 0` its own) starts at :math:`L_j = 2^{e^*-1+j}` and has
+    :math:`\mathrm{ulp}_j = 2^j\mathrm{ulp}(w^*)`, :math:`U_j = \mathrm{ulp}_j/(2\eta a)`. Coming down, the chain stops in
+    the highest binade :math:`j \ge 1` (up to the start's) whose band point
+    :math:`w^* + e_j \in [w^* + U_j - \mathrm{ulp}_j, w^* + U_j)` lies inside it, i.e. :math:`w^* + U_j - \mathrm{ulp}_j \ge
+    L_j`; otherwise in :math:`w^*`'s binade at the one-binade point (:func:`rn_frozen_error`). The power of two
+    :math:`L_j` itself belongs to the lower binade's rule: a downward step from it rounds away only below half the
+    *lower* ulp, a quarter of :math:`L_j`'s own ulp. (The landing argument of :func:`rn_frozen_error` holds in each
+    binade: the last moving step overshoots the band's lower edge by at most the landing grid's half ulp.)
+    Valid for :math:`0 < \eta a < 1` and a start above the top band point.
+    """
+    ws = V.array("w_star", w_star, ndim=(0, 1), low=0.0, low_open=True)
+    start = V.real("w0", w0, low=0.0, low_open=True)
+    k = _eta_a(eta_a)
+    q0 = _ulp("w_star", ws, mantissa_bits)
+    base = np.ldexp(1.0, np.frexp(ws)[1] - 1)
+    top = int(np.max(np.frexp(start)[1] - np.frexp(ws)[1]))
+    out = rn_frozen_error(ws, k, mantissa_bits)
+    decided = np.zeros(np.shape(out), bool)
+    for j in range(top, 0, -1):
+        qj, lj = q0 * 2.0**j, base * 2.0**j
+        uj = np.asarray(_upper_fn()(k, qj), dtype=float)
+        here = ~decided & (ws + uj - qj >= lj)
+        out = np.where(here, (np.ceil((ws + uj) / qj) - 1.0) * qj - ws, out)
+        decided |= here
+    return out

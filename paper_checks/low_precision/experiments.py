@@ -81,3 +81,18 @@ def adamw_runs(budget: Budget) -> dict:
         out[f"ref_w_{k}"] = ref["w_before"]
         out[f"ref_delta_{k}"] = ref["delta"]
     return out
+
+
+#: runs that start two binades up: w* in [1, 2), w0 = 255/64 in [2, 4) where the ulp is 2^-6
+BINADE_W0 = 255 / 64
+BINADE_ETA = (0.01, 0.03, 0.1, 0.3)
+BINADE_STEPS = 600  # eta a = 0.01 from e0 < 3: the float path needs ln(3 * 0.02 * 128) / 0.01 ~ 200 steps
+
+
+@experiment("low_precision.binade_runs")
+def binade_runs(budget: Budget) -> dict:
+    """Round-to-nearest bf16 runs from 255/64 towards w* uniform in [1, 2): the path crosses from the binade
+    [2, 4) (ulp 2^-6) into w*'s (ulp 2^-7) unless it freezes first."""
+    ws = np.random.default_rng(SEED + 3).uniform(1.0, 2.0, budget.pick(quick=500, full=3000))
+    out = S.gd(ws.astype(np.float32).astype(np.float64), np.array(BINADE_ETA), w0=BINADE_W0, n_steps=BINADE_STEPS)
+    return {"w_star": out["w_star"], "eta_a": out["eta_a"], "w": out["w"], "diverged": out["diverged"]}

@@ -235,3 +235,42 @@ def freeze_step_window(budget) -> Result:
                                  f"{-measured.min():.0f} steps at eta a = {etas[0]:.3g}",
                   arrays={"eta_a": etas, "within": ok})
 
+
+
+@claim("steplab.frozen_iterates_ulp_binds", paper=STEPLAB, provenance="derived", kind="exact", source="derived here",
+       statement="The one-binade band holds only while start and minimizer share a binade. From 255/64 (ulp 2^-6) "
+                 "towards w* in [1, 2) (ulp 2^-7) the binding ulp is the frozen iterate's: a run freezes in the upper "
+                 "binade, at the band point of U = 2^-6/(2 eta a), iff w* + U - 2^-6 >= 2, else at w*'s one-binade "
+                 "point; at 2 itself a downward update rounds away only below half the lower ulp, a quarter of "
+                 "2's own ULP.",
+       latex=r"e_\infty = \mathrm{bp}(U_j, \mathrm{ulp}_j),\ j = \max\{j : w^* + U_j - \mathrm{ulp}_j \ge 2^{j}\}")
+def frozen_iterates_ulp_binds(budget) -> Result:
+    r"""The final error of every run of ``low_precision.binade_runs`` (eta a = 0.01, 0.03, 0.1, 0.3), in units of
+    ulp(w*) = 2^-7, against :func:`theory.low_precision.rn_frozen_error_across_binades`.
+
+    Rivals: the one-binade band with ulp(w*) throughout (:func:`theory.low_precision.rn_frozen_error`); the
+    start's ulp throughout; the runs whose upper band straddles 2 stopping at 2 (a weight at a power of two held
+    by half its own ULP, the spacing above it).
+    """
+    run = E.binade_runs(budget)
+    ws, etas = run["w_star"], run["eta_a"]
+    err = (run["w"] - ws) / E.ULP
+    pred = np.stack([th.rn_frozen_error_across_binades(ws, E.BINADE_W0, k) for k in etas]) / E.ULP
+    one = np.stack([th.rn_frozen_error(ws, k) for k in etas]) / E.ULP
+    q2 = 2 * E.ULP
+    u2 = q2 / (2 * etas[:, None])
+    start_ulp = _band_point(ws, u2, q2) / E.ULP
+    straddle = (ws + u2 - q2 < 2.0) & (ws + u2 > 2.0)
+    at_two = np.where(straddle, (2.0 - ws) / E.ULP, pred)
+    above = (run["w"] >= 2.0).sum(axis=1)
+    checks = [Exact("frozen error e_inf / ulp(w*), every run at every eta a", predicted=pred, measured=err, atol=1e-9,
+                    why="the prediction uses the runs' own float32 w* and eta a in float64 (round-off ~1e-13 ulp); a "
+                        "wrong grid point is off by at least one ulp(w*)",
+                    rivals={"one binade: ulp(w*) throughout": one, "the start's ulp (2^-6) throughout": start_ulp,
+                            "runs whose upper band straddles 2 stop at 2": at_two})]
+    return Result(checks, detail=f"{ws.size} minimizers per eta a; frozen at or above 2: "
+                                 + ", ".join(f"{k:.3g}: {a}" for k, a in zip(etas, above))
+                                 + "; upper band straddling 2 (of which stopped at 2): "
+                                 + ", ".join(f"{int(s.sum())} ({int(((run['w'][i] == 2.0) & s).sum())})"
+                                             for i, s in enumerate(straddle)),
+                  arrays={"eta_a": etas, "frozen_above": above})
