@@ -16,7 +16,7 @@ import pytest
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 TOPICS = ("logistic", "sde", "sign_floor", "sgd_stability", "linear_hessian", "softmax_radius", "eos",
-          "noisy_quadratic", "lr_horizon")
+          "noisy_quadratic", "batch_size", "lr_horizon")
 
 
 def _load(name: str):
@@ -130,6 +130,15 @@ def test_noisy_quadratic():
         ex.run(alpha=(0.0, 0.5))
     with pytest.raises(ValueError, match="eta, lam"):
         ex.run(eta=3.0)
+
+
+def test_batch_size():
+    ex = _load("batch_size")
+    out = ex.run(d=60, p=1.0, target=0.1, x=(0.03, 1.0))
+    _assert_passed(out)
+    assert ex.run(d=60, p=1.0, target=0.1, x=(10.0,))["status"] == "failed"   # far above B_crit: outside the window
+    with pytest.raises(ValueError, match="target"):
+        ex.run(target=1.5)
 
 
 def test_lr_horizon():

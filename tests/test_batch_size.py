@@ -1,0 +1,148 @@
+"""Unit tests of the batch-size topic: the sympy one-step law against an exact enumeration, the greedy recursion's
+limits against each other, the scaling-rule closed forms against their definitions, the Monte Carlo step against
+its moments, and the sweep fit against the hyperbola it was drawn from."""
+import itertools
+import math
+
+import jax
+import numpy as np
+import pytest
+import sympy as sp
+
+import sims.batch_size as sb
+import theory.batch_size as th
+import theory.batch_size_fit as tf
+from theory import nqm
+
+H = np.array([[1.0, 0.3, 0.0], [0.3, 0.5, 0.1], [0.0, 0.1, 0.2]])
+R = np.array([[1.0, 0.0, 0.0], [0.4, 0.8, 0.0], [0.1, -0.2, 0.5]])   # per-example noise factor: Sigma = R R^T
+SIGMA = R @ R.T
+THETA = np.array([1.0, -0.7, 0.4])
+G = H @ THETA
+
+
+def test_sympy_one_step_law():
+    _, root, decrease, (_, g2, c, t, B) = th.one_step_sym()
+    assert sp.simplify(root - g2 / (c + t / B)) == 0
+    assert sp.simplify(decrease - g2**2 / (2 * (c + t / B))) == 0
+    # the closed forms in the noise-scale shape: eta_max / (1 + B_noise / B)
+    assert sp.simplify(root - (g2 / c) / (1 + (t / c) / B)) == 0
+
+
+def test_one_step_expectation_by_exact_enumeration():
+    """E L(theta - eta g_B) over every Rademacher sign pattern of B = 2 examples (2^6 patterns), exactly."""
+    L = lambda x: 0.5 * x @ H @ x
+    eta = np.array([0.2, 0.7])
+    B = 2
+    total = np.zeros(eta.size)
+    pats = list(itertools.product([-1.0, 1.0], repeat=3 * B))
+    for p in pats:
+        g = np.mean([G + R @ np.array(p[3 * k:3 * k + 3]) for k in range(B)], axis=0)
+        total += np.array([L(THETA - e * g) for e in eta])
+    exact = total / len(pats) - L(THETA)
+    np.testing.assert_allclose(th.expected_one_step_loss(G, H, SIGMA, B, eta), exact, rtol=1e-13)
+    # the minimizer over a fine grid of the enumerated quadratic (three points fix it) is optimal_step
+    e3 = np.array([0.0, 0.5, 1.0])
+    vals = np.array([np.mean([L(THETA - e * np.mean([G + R @ np.array(p[3 * k:3 * k + 3]) for k in range(B)], axis=0))
+                              for p in pats]) for e in e3])
+    a2 = (vals[2] - 2 * vals[1] + vals[0]) / 0.25 / 2
+    a1 = (vals[1] - vals[0]) / 0.5 - a2 * 0.5
+    assert -a1 / (2 * a2) == pytest.approx(float(th.optimal_step(G, H, SIGMA, float(B))), rel=1e-12)
+
+
+def test_noise_scales_agree_only_for_isotropic_hessian():
+    iso = 0.7 * np.eye(3)
+    assert th.noise_scale(iso @ THETA, iso, SIGMA) == pytest.approx(th.simple_noise_scale(iso @ THETA, SIGMA), rel=1e-14)
+    assert abs(th.noise_scale(G, H, SIGMA) / th.simple_noise_scale(G, SIGMA) - 1) > 0.1
+
+
+def test_monte_carlo_step_matches_its_moments():
+    """E l'(0) = -|G|^2 and E l''(0) = G^T H G + tr(H Sigma)/B, within 5 standard errors of 4000 draws."""
+    out = sb.one_step(jax.random.key(11), THETA, H, SIGMA, np.array([1, 7]), n_draws=4000)
+    for k, b in enumerate((1, 7)):
+        d1, d2 = out["d1"][k], out["d2"][k]
+        assert abs(d1.mean() + G @ G) <= 5 * d1.std() / math.sqrt(d1.size)
+        want = G @ H @ G + np.trace(H @ SIGMA) / b
+        assert abs(d2.mean() - want) <= 5 * d2.std() / math.sqrt(d2.size)
+    # the draws of one batch size do not depend on the others in the call
+    alone = sb.one_step(jax.random.key(11), THETA, H, SIGMA, 7, n_draws=4000)
+    np.testing.assert_array_equal(alone["d1"][0], out["d1"][1])
+
+
+LAM = 1.0 / np.arange(1, 21)
+
+
+def test_greedy_limits_against_the_recursion():
+    """E_min from the B -> 0 ODE against the recursion at a tiny B (an O(B) gap); S_min against B = 1e12."""
+    s2, m0 = LAM.copy(), 1.0 / LAM
+    e_min = th.greedy_min_examples(LAM, s2, m0, 0.2)
+    s_min = th.greedy_min_steps(LAM, s2, m0, 0.2)
+    b_crit = e_min / s_min
+    small = th.greedy_steps(LAM, s2, m0, np.array([1e-3, 2e-3]) * b_crit, 0.2)
+    gap = small["examples"] / e_min - 1
+    assert 0 < gap[0] < gap[1] < 0.02           # E(B) - E_min grows like B near B = 0
+    assert gap[1] / gap[0] == pytest.approx(2.0, rel=0.05)   # first order in B
+    big = th.greedy_steps(LAM, s2, m0, 1e12, 0.2)
+    assert big["steps"][0] == pytest.approx(s_min, rel=1e-9)
+
+
+def test_greedy_recursion_equals_the_shared_moment_recursion():
+    """The greedy run's loss curve, rebuilt step by step with theory.nqm.moment_recursion at integer B."""
+    s2, m0, B = LAM.copy(), 1.0 / LAM, 3
+    m, etas = m0.copy(), []
+    for _ in range(40):
+        e = (LAM**2 @ m) / (LAM**3 @ m + LAM @ s2 / B)
+        etas.append(e)
+        m = nqm.moment_recursion(LAM, np.array([e]), m, np.sqrt(s2), 0.0, B)[-1]
+    loss = nqm.expected_loss(LAM, nqm.moment_recursion(LAM, np.array(etas), m0, np.sqrt(s2), 0.0, B))
+    target = loss[-1] / loss[0] * 1.0001
+    steps = th.greedy_steps(LAM, s2, m0, float(B), target)["steps"][0]
+    assert 39 < steps <= 40
+
+
+def test_linear_rule_closed_forms():
+    lam, sa, e1 = np.array([1.0, 0.5]), np.array([1.0, 2.0]), 0.1
+    b = 5.0
+    want = (1 / (2 - e1 * b * 1.0) + 4 / (2 - e1 * b * 0.5)) / (5 / 2)
+    assert float(th.linear_rule_ratio(lam, sa, e1, b)) == pytest.approx(want, rel=1e-13)
+    assert th.linear_rule_limit(lam, e1) == pytest.approx(20.0, rel=1e-15)
+    edge = th.linear_rule_edge(lam, sa, e1, 1.3)
+    assert float(th.linear_rule_ratio(lam, sa, e1, edge)) == pytest.approx(1.3, rel=1e-10)
+
+
+def test_sign_floor_small_kappa_and_sqrt_rule_edge():
+    """At kappa = a eta sqrt(B)/sigma = 1e-3 the exact chain's floor is eta sigma_B sqrt(2 pi)/8 to O(kappa)."""
+    eta, b = 1e-3, 4.0
+    f = th.sign_rule_floor(1.0, eta, 1.0, b)
+    assert f == pytest.approx(eta * 0.5 * math.sqrt(2 * math.pi) / 8, rel=5e-3)
+    edge = th.sqrt_rule_edge(1.0, 0.05, 1.0, 1.2)
+    ratio = th.sign_rule_floor(1.0, 0.05 * math.sqrt(edge), 1.0, edge) / (0.05 * math.sqrt(2 * math.pi) / 8)
+    assert ratio == pytest.approx(1.2, rel=1e-8)
+
+
+def test_fit_recovers_a_noisy_hyperbola():
+    """Steps drawn from S_min (1 + B_crit/B) with 3 % log-normal scatter, 200 independent sweeps of 10 rows: the
+    z-scores of S_min and B_crit spread like Student t with n - 2 = 8 dof (standard deviation 1.15; the band
+    0.9..1.5 allows the sample spread of 200 heavy-tailed draws and the delta method's first order), so the standard
+    errors are neither missing a factor nor inflated; a wrong SE (say without the residual variance) is off by 30x."""
+    rng = np.random.default_rng(5)
+    b = np.geomspace(1, 512, 10)
+    z = []
+    for _ in range(200):
+        s = 200 * (1 + 16 / b) * np.exp(0.03 * rng.standard_normal(b.size))
+        fit = tf.fit_hyperbola(b, s)
+        z.append(((fit["s_min"] - 200) / fit["s_min_se"], (fit["b_crit"] - 16) / fit["b_crit_se"]))
+        assert fit["rms"] < 0.06
+    z = np.array(z)
+    assert np.all((0.9 < z.std(axis=0)) & (z.std(axis=0) < 1.5))
+
+
+def test_fit_of_the_greedy_nqm_inside_the_window():
+    """The greedy NQM's steps at B <= B_crit: the fitted B_crit within 10 % of E_min / S_min from the limits."""
+    s2, m0 = LAM.copy(), 1.0 / LAM
+    b_crit = th.greedy_min_examples(LAM, s2, m0, 0.2) / th.greedy_min_steps(LAM, s2, m0, 0.2)
+    b = b_crit * np.geomspace(0.05, 1.0, 6)
+    r = th.greedy_steps(LAM, s2, m0, b, 0.2)
+    fit = tf.fit_hyperbola(b, r["steps"])
+    assert fit["b_crit"] == pytest.approx(b_crit, rel=0.1)
+    assert fit["rms"] < 0.1
