@@ -86,7 +86,7 @@ def _decay(results: dict, out: Path, budget: Budget) -> list[Path]:
            title="power decay's peak (β = 2, s = 1, step time)")
     ax.set_xticks(n, labels=[f"{int(v)}" for v in n])
     ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.legend(loc="lower left", fontsize=7)
+    ax.legend(loc="upper right", fontsize=7)
     return plot.save(fig, "lr_horizon_decay", out, claims=["li2026.power_decay_peak_exponent"])
 
 
