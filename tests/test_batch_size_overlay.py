@@ -8,6 +8,7 @@ import pytest
 
 import figures.batch_size as fb
 import theory.batch_size as th
+import theory.batch_size_fit as tf
 
 LAM = 1.0 / np.arange(1, 31)
 
@@ -46,10 +47,11 @@ def test_overlay_residuals_show_the_window_edge(tmp_path):
     all the same: far above B_crit S/S_min - 1 is itself small, so a 1 % miss of S there is a large miss of the
     product. The CLI prints the fit."""
     path, _, _ = _sweep(tmp_path, np.geomspace(0.02, 100.0, 10), header=("Batch Size", "Steps to target"))
-    fit = fb.overlay(path, tmp_path / "out", name="wide")
-    inside, _, _ = _sweep(tmp_path / "..", np.geomspace(0.02, 1.0, 10))
-    assert fit["rms"] > 2 * fb.overlay(inside, tmp_path / "out2")["rms"]
     assert fb.main(["overlay", str(path), "--out", str(tmp_path / "cli")]) == 0
+    wide = json.loads((tmp_path / "cli" / "batch_size_overlay.json").read_text())
+    inside, _, _ = _sweep(tmp_path / "..", np.geomspace(0.02, 1.0, 10))
+    data = fb.read_sweep(inside)
+    assert wide["rms_residual"] > 2 * tf.fit_hyperbola(data["batch_size"], data["steps"])["rms"]
 
 
 def test_bad_sweeps_name_the_column(tmp_path):

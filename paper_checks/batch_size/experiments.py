@@ -64,7 +64,7 @@ def ratio_and_se(num: np.ndarray, den: np.ndarray, power: int = 1) -> tuple[np.n
 def one_step(budget: Budget) -> dict:
     """Per-draw slope and curvature of the loss along one minibatch step, B = 1, 4, 16, 64; Rademacher examples."""
     p = one_step_problem()
-    n = budget.pick(quick=6000, full=40000)
+    n = budget.pick(quick=4096, full=40960)   # whole chunks of sims.batch_size.CHUNK
     out = sb.one_step(jax.random.key(SEED + 1), p["theta"], p["H"], p["Sigma"], ONE_STEP_B, n_draws=n)
     return {"batch_size": ONE_STEP_B, "d1": out["d1"], "d2": out["d2"]}
 
@@ -119,7 +119,7 @@ def linear_rule(budget: Budget) -> dict:
     r"""SGD at :math:`\eta = 0.05B` on the 8-mode NQM (:math:`\lambda` from 1 to 1/4, :math:`\sigma_i = 1`), from 0, its
     time-averaged loss after the burn-in; :math:`B = 48, 60` lie beyond :math:`B_{\max} = 40`."""
     n = budget.pick(quick=64, full=512)
-    T = budget.pick(quick=1200, full=LIN_T)
+    T = budget.pick(quick=1200, full=LIN_T)   # >= 1026: B = 48 (|1 - eta lam_max| = 1.4) overflows 1e150 by then
     burn = T // 4
     etas = np.repeat((LIN_ETA1 * LIN_B)[:, None], T, axis=1)
     out = sn.simulate(jax.random.key(SEED + 2), T=T, burn=burn, eta=etas, x0=np.zeros(LIN_LAM.size), lam=LIN_LAM,
@@ -149,9 +149,9 @@ def sign_rule(budget: Budget) -> dict:
     r"""signSGD on :math:`x^2/2`, additive Gaussian noise :math:`1/\sqrt B`, from :math:`x_0 = \eta/2` (the lattice offset
     of the exact chain), the time average of :math:`f` after the burn-in per chain."""
     c = sign_configs()
-    n = budget.pick(quick=128, full=512)
-    T = budget.pick(quick=10000, full=16000)
-    burn = budget.pick(quick=5000, full=6000)
+    n = budget.pick(quick=64, full=512)
+    T = budget.pick(quick=9000, full=16000)
+    burn = budget.pick(quick=4500, full=6000)
     out = ssf.simulate(jax.random.key(SEED + 3), eta=c["eta"], x0=0.5 * c["eta"][:, None], h=1.0, method="sign",
                        sigma_a=1.0 / np.sqrt(c["batch_size"]), T=T, burn=burn, n_chains=n)
     return {**c, "mean_f": out["mean_f"], "diverged": out["diverged"], "T": T, "burn": burn}
