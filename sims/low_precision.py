@@ -16,7 +16,8 @@ and :math:`w - \delta` is stored by ``storage``: ``"bf16_rn"``, ``"bf16_sr"`` or
 RN rounds the exact difference once: the float32 difference rounded again to bf16 would double-round the rare
 step that lies within :math:`2^{-17}` ulp of a bf16 midpoint (float32 arithmetic lands it on the midpoint, and
 ties-to-even then decides instead of the side it lies on), so the float32 difference is corrected by its exact
-Fast2Sum remainder. Every coordinate is an
+Fast2Sum remainder. ``"bf16_rn_f32"`` stores the float32 difference rounded again to bf16 (what a float32 update
+followed by a cast does), double rounding included. Every coordinate is an
 independent problem; a grid of step sizes goes through :func:`sims.sweep.run_grid`, each step size with its own
 PRNG stream for stochastic rounding (the key folded with the step size's float32 bits, then one fresh key per step
 by ``fold_in``; random words from :func:`sims.rng.words`).
@@ -39,7 +40,7 @@ from theory import _validate as V
 __all__ = ["STORAGE", "ADAM_STORAGE", "MAX_STEPS", "BOUND", "round_bf16", "gd", "adamw"]
 
 #: how the iterate is stored after each step
-STORAGE = ("bf16_rn", "bf16_sr", "float32")
+STORAGE = ("bf16_rn", "bf16_sr", "float32", "bf16_rn_f32")
 #: how :func:`adamw` stores the iterate: the bf16 formats, or a float64 reference path (float64 arithmetic)
 ADAM_STORAGE = ("bf16_rn", "float64")
 #: the longest run :func:`gd` accepts
@@ -107,6 +108,8 @@ def _store(w, delta, key, t, storage):
     if storage == "bf16_rn":
         return _rn_of_difference(w, delta)
     x = w - delta
+    if storage == "bf16_rn_f32":  # the float32 difference rounded again: double rounding near bf16 midpoints
+        return _rn_bits(x)
     if storage == "bf16_sr":
         return _sr_bits(x, words(jax.random.fold_in(key, t), x.shape))
     return x
@@ -175,7 +178,7 @@ def gd(w_star, eta_a, *, w0, n_steps: int, storage: str = "bf16_rn", key=None, s
     w0_32 = start.astype(np.float32)
     if storage == "bf16_sr":
         w0_stored = _sr_bits(jnp.asarray(w0_32), words(jax.random.fold_in(k, 0), ws.shape))
-    elif storage == "bf16_rn":
+    elif storage in ("bf16_rn", "bf16_rn_f32"):
         w0_stored = _rn_bits(jnp.asarray(w0_32))
     else:
         w0_stored = jnp.asarray(w0_32)

@@ -49,3 +49,8 @@ ROWS += [
                                                                  "mantissa_bits": 8},
         kinds={"w_star": "posarr", "w0": "pos", "eta_a": "pos", "mantissa_bits": "posint"}),
 ]
+
+ROWS += [
+    Row("theory.low_precision.cast_chain", {"w_star": WS, "w0": 255 / 128, "eta_a": np.array([0.1, 0.3]), "n_steps": 5},
+        kinds={"w_star": "arr", "w0": "real", "eta_a": "posarr", "n_steps": "posint"}),
+]

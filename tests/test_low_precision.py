@@ -154,3 +154,14 @@ def test_frozen_error_across_binades_equals_the_float64_chain():
     inside = ws < 255 / 128 - 2.0**-7 / 0.2
     np.testing.assert_array_equal(th.rn_frozen_error_across_binades(ws[inside], 255 / 128, 0.1),
                                   th.rn_frozen_error(ws[inside], 0.1))
+
+
+def test_double_rounding_by_hand():
+    r"""One step from :math:`w = 1 + 2^{-7}` with :math:`\eta a = 1/4` and :math:`w^* = 1 - 2^{-7} + 2^{-23}`: the exact
+    target is :math:`1 + 2^{-8} + 2^{-25}`, a quarter float32 ulp above the bf16 midpoint :math:`1 + 2^{-8}`. Rounded
+    once it stays at :math:`1 + 2^{-7}`; through float32 it lands on the midpoint and ties to even, 1."""
+    w_star, w0 = np.array([1 - 2.0**-7 + 2.0**-23]), 1 + 2.0**-7
+    once = sim.gd(w_star, 0.25, w0=w0, n_steps=1)["w"][0, 0]
+    twice = sim.gd(w_star, 0.25, w0=w0, n_steps=1, storage="bf16_rn_f32")["w"][0, 0]
+    assert once == th.round_nearest(w0 - 0.25 * (w0 - w_star[0])) == 1 + 2.0**-7
+    assert twice == th.cast_chain(w_star, w0, 0.25, 1)["w"][0, 0] == 1.0

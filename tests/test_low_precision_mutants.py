@@ -17,7 +17,8 @@ mutated prediction (the unmutated claims passing is ``tests/test_power.py``'s jo
 * ``shang2026.adamw_cosine_freeze_point`` -- the cosine freeze point of a full-ulp criterion (:math:`r \to 2r`), and
   the reference-path predictor comparing the update with a full ulp;
 * ``steplab.frozen_iterates_ulp_binds`` -- the upper binade chosen when the band's top (not its bottom) clears the
-  binade's edge.
+  binade's edge;
+* ``steplab.float32_cast_moves_the_freeze`` -- the float32-then-cast chain replaced by a single rounding.
 """
 from __future__ import annotations
 
@@ -114,3 +115,13 @@ def test_binade_rule_on_the_band_top_fails_the_window_claim(monkeypatch):
 
     assert _mutated_status(monkeypatch, "steplab.frozen_iterates_ulp_binds", "rn_frozen_error_across_binades",
                            mutant) == "failed"
+
+
+def test_cast_chain_rounding_once_fails_the_cast_claim(monkeypatch):
+    """The float32-then-cast chain replaced by single rounding (the exact difference rounded once)."""
+    def once(w_star, w0, eta_a, n_steps):
+        ws = np.asarray(w_star, np.float32).astype(float)
+        return {"w": np.stack([th.rn_frozen_error(ws, float(k)) + ws
+                               for k in np.atleast_1d(np.asarray(eta_a, np.float32)).astype(float)])}
+
+    assert _mutated_status(monkeypatch, "steplab.float32_cast_moves_the_freeze", "cast_chain", once) == "failed"

@@ -61,7 +61,7 @@ from theory import _validate as V
 __all__ = ["BF16_BITS", "ETA_A", "ULP", "E0", "F", "T", "ulp", "round_nearest", "freeze_error_sym",
            "rn_frozen_error", "rn_band", "reference_freeze_step_sym", "reference_freeze_step", "rn_lattice_run",
            "sr_stationary_sym", "sr_second_moment", "sr_mean_second_moment", "cosine_freeze_fraction_sym",
-           "cosine_freeze_fraction", "half_ulp_last_move", "rn_chain", "rn_frozen_error_across_binades"]
+           "cosine_freeze_fraction", "half_ulp_last_move", "rn_chain", "rn_frozen_error_across_binades", "cast_chain"]
 
 #: bf16's significand bits (7 stored + the implicit leading 1)
 BF16_BITS = 8
@@ -317,3 +317,30 @@ def rn_frozen_error_across_binades(w_star, w0, eta_a, mantissa_bits=BF16_BITS) -
         out = np.where(here, (np.ceil((ws + uj) / qj) - 1.0) * qj - ws, out)
         decided |= here
     return out
+
+
+def cast_chain(w_star, w0, eta_a, n_steps) -> dict[str, np.ndarray]:
+    r"""The bf16 chain of a float32 update followed by a cast, in NumPy: :math:`w_{t+1} =
+    \mathrm{bf16}(\mathrm{fl}_{32}(w_t - \mathrm{fl}_{32}(\eta a\,\mathrm{fl}_{32}(w_t - w^*))))`, the cast by
+    ``ml_dtypes``' round-to-nearest-even. Two roundings in a row: a difference within half a float32 ulp
+    (:math:`2^{-17}` bf16 ulp) of a bf16 midpoint lands on it, and ties-to-even then decides.
+
+    Args:
+      w_star: (n,) minimizers (cast to float32).
+      w0: the start (cast to float32, then to bf16).
+      eta_a: (m,) step sizes times curvature (cast to float32).
+      n_steps: steps.
+
+    Returns ``w`` (m, n): the final iterates (as float64).
+    """
+    import ml_dtypes
+
+    ws = V.array("w_star", w_star, ndim=1).astype(np.float32)
+    start = V.real("w0", w0)
+    k = np.atleast_1d(V.array("eta_a", eta_a, ndim=(0, 1), low=0.0, low_open=True)).astype(np.float32)[:, None]
+    steps = V.integer("n_steps", n_steps, low=1, high=100_000)
+    bf16 = ml_dtypes.bfloat16
+    w = np.full((k.shape[0], ws.size), np.float32(start).astype(bf16).astype(np.float32))
+    for _ in range(steps):
+        w = (w - k * (w - ws)).astype(bf16).astype(np.float32)
+    return {"w": w.astype(np.float64)}

@@ -96,3 +96,13 @@ def binade_runs(budget: Budget) -> dict:
     ws = np.random.default_rng(SEED + 3).uniform(1.0, 2.0, budget.pick(quick=500, full=3000))
     out = S.gd(ws.astype(np.float32).astype(np.float64), np.array(BINADE_ETA), w0=BINADE_W0, n_steps=BINADE_STEPS)
     return {"w_star": out["w_star"], "eta_a": out["eta_a"], "w": out["w"], "diverged": out["diverged"]}
+
+
+@experiment("low_precision.cast_runs")
+def cast_runs(budget: Budget) -> dict:
+    """bf16 runs whose update is a float32 difference cast to bf16 (``storage="bf16_rn_f32"``: two roundings), at
+    every eta a of ``ETA_RN``, from 255/128 towards w* uniform in [1, 1.5): many minimizers, since a double rounding
+    that moves the freeze needs the last decision within 2^-17 ulp of a tie."""
+    ws = _minimizers(budget.pick(quick=4000, full=16000), SEED + 4)
+    out = S.gd(ws, np.array(ETA_RN), w0=W0, n_steps=RN_STEPS, storage="bf16_rn_f32")
+    return {"w_star": out["w_star"], "eta_a": out["eta_a"], "w": out["w"], "diverged": out["diverged"]}

@@ -14,7 +14,7 @@ import numpy as np
 import sympy as sp
 
 import theory.low_precision as th
-from paper_checks import STEPLAB, Bound, Categorical, Exact, Rate, Result, claim
+from paper_checks import STEPLAB, Bound, Categorical, Count, Exact, Rate, Result, claim
 from paper_checks.low_precision import SHANG, ZAMIRAI
 from paper_checks.low_precision import experiments as E
 
@@ -274,3 +274,38 @@ def frozen_iterates_ulp_binds(budget) -> Result:
                                  + ", ".join(f"{int(s.sum())} ({int(((run['w'][i] == 2.0) & s).sum())})"
                                              for i, s in enumerate(straddle)),
                   arrays={"eta_a": etas, "frozen_above": above})
+
+
+@claim("steplab.float32_cast_moves_the_freeze", paper=STEPLAB, provenance="derived", kind="exact",
+       source="derived here",
+       statement="The freeze is exactly predictable only if each stored update is rounded once. A float32 update "
+                 "cast to bf16 rounds twice, and a last freeze decision within 2^-17 ulp of a tie then goes the "
+                 "other way: a few runs in ten thousand freeze one ulp off the single-rounding band point, exactly "
+                 "the runs a NumPy float32-then-cast chain (ml_dtypes) predicts.",
+       latex=r"\mathrm{bf16}(\mathrm{fl}_{32}(w - \delta)) \ne \mathrm{RN}_{\rm bf16}(w - \delta)")
+def float32_cast_moves_the_freeze(budget) -> Result:
+    r"""The final iterates of the JAX runs with a float32 update cast to bf16 (``low_precision.cast_runs``: 11 step
+    sizes), against :func:`theory.low_precision.cast_chain` (NumPy float32 arithmetic and ``ml_dtypes``' cast: an
+    independent emulation); and, per run, whether its frozen error differs from the single-rounding band point
+    (:func:`theory.low_precision.rn_frozen_error`), against the same chain's answer.
+
+    Rivals: the cast harmless (the band point for every run); every run off by its double rounding (all differ).
+    """
+    run = E.cast_runs(budget)
+    ws, etas = run["w_star"], run["eta_a"]
+    chain = th.cast_chain(ws, E.W0, etas, E.RN_STEPS)["w"]
+    band = np.stack([th.rn_frozen_error(ws, k) for k in etas]) + ws
+    off = (run["w"] != band).ravel()
+    off_pred = (chain != band).ravel()
+    checks = [
+        Exact("final iterate / ulp, every run", predicted=chain / E.ULP, measured=run["w"] / E.ULP, atol=1e-9,
+              why="both are bf16 values from the same float32 arithmetic: any disagreement is a whole ulp",
+              rivals={"the cast harmless: the single-rounding band point": band / E.ULP}),
+        Count("runs frozen off the single-rounding band point", measured=off, predicted=off_pred,
+              why="each run's outcome is deterministic: all must agree",
+              rivals={"the cast harmless: none": np.zeros_like(off), "every run": np.ones_like(off)}),
+    ]
+    return Result(checks, detail=f"{int(off.sum())} of {off.size} runs frozen one ulp off the band point (per eta a: "
+                                 + ", ".join(f"{k:.3g}: {int(o.sum())}"
+                                             for k, o in zip(etas, off.reshape(etas.size, -1))) + ")",
+                  arrays={"eta_a": etas, "off": off.reshape(etas.size, -1).sum(axis=1)})
