@@ -16,7 +16,7 @@ import pytest
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 TOPICS = ("logistic", "sde", "sign_floor", "sgd_stability", "linear_hessian", "softmax_radius", "eos",
-          "noisy_quadratic", "batch_size", "lr_horizon")
+          "noisy_quadratic", "batch_size", "lr_horizon", "mup_transfer")
 
 
 def _load(name: str):
@@ -148,6 +148,15 @@ def test_lr_horizon():
     assert ex.run(beta=2.0, s=0.5, sigma2=0.02, horizons=(10, 30, 100))["status"] == "inconclusive"
     with pytest.raises(ValueError, match="horizons"):
         ex.run(horizons=(100, 10, 1000))
+
+
+def test_mup_transfer():
+    ex = _load("mup_transfer")
+    _assert_passed(ex.run(d=8, m=32, widths=(1024, 4096, 16384), n_seeds=64))
+    # narrow widths: the 1/n extrapolation misses the next order, and the intercept misses eta_inf
+    assert ex.run(d=8, m=32, widths=(16, 32, 64), n_seeds=4096)["status"] == "failed"
+    with pytest.raises(ValueError, match="widths"):
+        ex.run(widths=(4096, 1024, 16384))
 
 
 def test_cli_bad_parameter_exits_with_usage_error(capsys):

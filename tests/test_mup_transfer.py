@@ -1,0 +1,94 @@
+"""Unit tests of the mup_transfer topic: the sympy kernel factors, the reduced draw's algebra against a real GD step
+and its law against a dense NumPy draw, the exact minimizers against brute force, the kernel optimum."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import sympy as sp
+
+import sims.mup_transfer as sm
+import theory.mup_transfer as th
+
+RNG = np.random.default_rng(7)
+D, M = 5, 12
+X = RNG.standard_normal((D, M))
+Y = X.T @ RNG.standard_normal(D) / np.sqrt(D)
+
+
+def test_kernel_factors_have_the_derived_limits():
+    assert sp.simplify(th.kernel_factor_expr("mup") - (1 + 2 / th.D)) == 0
+    assert sp.simplify(th.kernel_factor_expr("ntp") - 3 / th.D) == 0
+    assert sp.simplify(th.kernel_factor_expr("sp") - (1 + 2 * th.N / th.D)) == 0
+    assert th.limit_kernel_factor("sp", 16) == np.inf
+    # the initial output vanishes only under muP
+    assert sp.limit(th.output_variance_expr("mup"), th.N, sp.oo) == 0
+    assert sp.simplify(th.output_variance_expr("ntp") - 1 / th.D) == 0
+
+
+def _dense_stats(param, n, rng):
+    s0, s1, sv, a0, a1, av = sm._scales(param, n, D)
+    W0 = np.sqrt(s0) * rng.standard_normal((n, D))
+    Z = rng.standard_normal((n, n))
+    V = np.sqrt(sv) * rng.standard_normal(n)
+    z = Z.T @ V / np.linalg.norm(V)
+    B = np.column_stack([W0, z])
+    return (W0, np.sqrt(s1) * Z, V), ((a0, a1, av), s1, np.array([V @ V]), (W0.T @ W0)[None], (W0.T @ z)[None],
+                                       np.array([z @ z]), ((Z @ B).T @ (Z @ B))[None])
+
+
+@pytest.mark.parametrize("param", th.TABLES)
+def test_coefficients_equal_a_real_gd_step(param):
+    # the reduced algebra fed with a dense draw's statistics against the output after an actual step, whose
+    # gradients come from jax.grad, interpolated at 4 rates (a cubic is fixed by 4 points)
+    (W0, W1, V), stats = _dense_stats(param, 9, np.random.default_rng(1))
+    coef = sm._coefficients(X, Y, *stats)[0]
+    a0, a1, av = stats[0]
+    g0, g1, gv = (np.asarray(g) for g in jax.grad(sm._loss)((jnp.asarray(W0), jnp.asarray(W1), jnp.asarray(V)),
+                                                              jnp.asarray(X), jnp.asarray(Y)))
+    etas = np.array([0.0, 0.5, 1.0, 1.5]) / max(a0, a1, av)
+    outs = np.stack([(V - e * av * gv) @ (W1 - e * a1 * g1) @ (W0 - e * a0 * g0) @ X for e in etas])
+    fit = np.linalg.solve(np.vander(etas, 4, increasing=True), outs).T
+    # round-off of a 4-point Vandermonde solve with nodes ~1/a: ~1e-10 relative to the largest coefficient
+    np.testing.assert_allclose(fit, coef, atol=1e-9 * np.abs(coef).max())
+
+
+def test_reduced_draw_has_the_dense_law():
+    # first two moments of c1 and of the optimum, reduced draw vs dense NumPy draws (independent seeds)
+    n, s = 12, 3000
+    rng = np.random.default_rng(2)
+    dense = np.concatenate([sm._coefficients(X, Y, *_dense_stats("mup", n, rng)[1]) for _ in range(s)])
+    red = sm.one_step(jax.random.key(3), X, Y, n, parametrization="mup", n_seeds=s)["coef"]
+    for k in (0, 1):
+        a, b = dense[:, :, k], red[:, :, k]
+        z = (a.mean(0) - b.mean(0)) / np.sqrt(a.var(0) / s + b.var(0) / s)
+        # 12 correlated two-sample z-scores: all within 4.5 SE (a false alarm below 1e-4)
+        assert np.abs(z).max() < 4.5, (k, z)
+        # the spread: ratio within 20 % (the SE of a ratio of sds at 3000 draws is ~3 %, more for heavy tails)
+        assert np.all(np.abs(a.std(0) / b.std(0) - 1) < 0.2), (k, a.std(0) / b.std(0))
+
+
+def test_first_minimizer_against_brute_force():
+    coef = sm.one_step(jax.random.key(5), X, Y, 40, n_seeds=6)["coef"]
+    L = th.loss_polynomial(coef, Y)
+    eta = th.first_minimizer(L)
+    grid = np.linspace(1e-4, 3.0, 300001)
+    for row, e in zip(L, eta):
+        vals = np.polynomial.polynomial.polyval(grid, row)
+        # the first interior local minimum of the fine grid, to the grid spacing 1e-5
+        interior = np.flatnonzero((vals[1:-1] < vals[:-2]) & (vals[1:-1] <= vals[2:]))
+        assert abs(grid[interior[0] + 1] - e) < 2e-5
+    # the loss polynomial equals the loss at a rate, by direct evaluation
+    f = np.polynomial.polynomial.polyval(0.3, coef[0].T)
+    assert np.isclose(np.polynomial.polynomial.polyval(0.3, L[0]), np.mean((f - Y) ** 2) / 2, rtol=1e-12)
+    assert th.grid_minimizer(L[0], np.array([eta[0] * 0.5, eta[0], eta[0] * 1.5])) == eta[0]
+
+
+def test_kernel_optimum_minimizes_its_quadratic():
+    f0 = RNG.standard_normal(M)
+    eta = th.kernel_optimum(X, Y, 0.7, f0)
+    r = f0 - Y
+    loss = lambda e: np.sum((r - e * 0.7 * X.T @ X @ r / M) ** 2)  # noqa: E731
+    assert loss(eta) < min(loss(eta * (1 - 1e-4)), loss(eta * (1 + 1e-4)))
+    assert th.eta_infinity(X, Y) == pytest.approx(th.kernel_optimum(X, Y, 1 + 2 / D), rel=1e-15)
+    batch = th.kernel_optimum(X, Y, 0.7, np.stack([f0, f0]))
+    assert batch.shape == (2,) and np.allclose(batch, eta, rtol=1e-14)
