@@ -37,7 +37,7 @@ from sims.rng import words
 from sims.sweep import run_grid
 from theory import _validate as V
 
-__all__ = ["STORAGE", "ADAM_STORAGE", "MAX_STEPS", "BOUND", "round_bf16", "gd", "adamw"]
+__all__ = ["STORAGE", "ADAM_STORAGE", "MAX_STEPS", "BOUND", "round_bf16", "gd", "adamw", "kahan_gd"]
 
 #: how the iterate is stored after each step
 STORAGE = ("bf16_rn", "bf16_sr", "float32", "bf16_rn_f32")
@@ -267,4 +267,58 @@ def adamw(grad, eta_max, *, w0, n_steps: int, storage: str = "bf16_rn", beta1: f
                    static={"n_steps": n_steps, "storage": storage, "record": bool(record)}, desc="low_precision adamw")
     out["diverged"] = np.zeros(out["w"].shape, bool)
     out["diverged_step"] = np.full(out["w"].shape, -1, np.int64)
+    return out
+
+
+def _kahan_run(eta_a, w_star, w0, *, n_steps, average_from):
+    r"""One step size's Kahan-compensated runs: weight and compensation stored in bf16, arithmetic in float32, every
+    result rounded onto bf16 (a 16-bit unit). Accumulates :math:`w_t - w^*` (float64) for :math:`t >` ``average_from``."""
+    def step(carry, t):
+        w, c, acc, z_mid = carry
+        delta = eta_a * (w - w_star)
+        y = _rn_bits(-delta - c)
+        new = _rn_bits(w + y)
+        c = _rn_bits(_rn_bits(new - w) - y)  # what the rounding of w + y lost, itself rounded onto bf16
+        acc = acc + jnp.where(t > average_from, new.astype(jnp.float64) - w_star.astype(jnp.float64), 0.0)
+        z_mid = jnp.where(t == average_from, new.astype(jnp.float64) - c.astype(jnp.float64), z_mid)
+        return (new, c, acc, z_mid), None
+
+    zero = jnp.zeros(w_star.shape, jnp.float64)
+    start = (w0, jnp.zeros(w_star.shape, jnp.float32), zero, zero)
+    (w, c, acc, z_mid), _ = lax.scan(step, start, jnp.arange(1, n_steps + 1, dtype=jnp.int64))
+    return {"w": w.astype(jnp.float64), "c": c.astype(jnp.float64), "mean_error": acc / (n_steps - average_from),
+            "z_mid": z_mid}
+
+
+def kahan_gd(w_star, eta_a, *, w0, n_steps: int, average_from: int) -> dict[str, np.ndarray]:
+    r"""Gradient descent on :math:`a(w - w^*)^2/2` with Kahan-compensated bf16 weights (a 16-bit unit: every result
+    rounded onto bf16).
+
+    Per step: :math:`\delta = \eta a (w - w^*)`, :math:`y = \mathrm{RN}(-\delta - c)`, :math:`w' = \mathrm{RN}(w + y)`,
+    :math:`c' = \mathrm{RN}(\mathrm{RN}(w' - w) - y)`. In exact arithmetic :math:`z = w - c` would accumulate every update
+    exactly; here the roundings of :math:`y` and :math:`c` still lose a little per step.
+
+    Args:
+      w_star: (n,) minimizers (float32); eta_a: a positive number or (m,) array; w0: the start (stored in bf16);
+      n_steps: steps, in ``2..MAX_STEPS``; average_from: the window's start, in ``1..n_steps - 1``.
+
+    Returns:
+      ``w``, ``c`` (m, n): the final weight and compensation; ``mean_error`` (m, n): the mean of :math:`w_t - w^*`
+      over :math:`t` in (``average_from``, ``n_steps``]; ``z_mid`` (m, n): :math:`w - c` at ``average_from``;
+      ``diverged`` (m, n): a non-finite final weight or compensation, and ``diverged_step`` (-1, or ``n_steps``
+      for a flagged run: the step is not tracked inside the window).
+    """
+    ws = V.array("w_star", w_star, ndim=1).astype(np.float32)
+    rates = np.atleast_1d(V.array("eta_a", eta_a, ndim=(0, 1), low=0.0, low_open=True)).astype(np.float32)
+    start = V.real("w0", w0)
+    n_steps = V.integer("n_steps", n_steps, low=2, high=MAX_STEPS)
+    mid = V.integer("average_from", average_from, low=1, high=n_steps - 1)
+    V.check_bytes({"w_star": ws.shape, "eta_a": rates.shape}, 8 * rates.size * ws.size * 6,
+                  what="the runs' weights, compensations and sums")
+    w0_dev = _rn_bits(jnp.full(ws.shape, start, jnp.float32))
+    out = run_grid(_kahan_run, jnp.asarray(rates), jnp.asarray(ws), w0_dev,
+                   static={"n_steps": n_steps, "average_from": mid}, desc="low_precision kahan")
+    bad = ~(np.isfinite(out["w"]) & np.isfinite(out["c"]) & (np.abs(out["w"]) <= BOUND))
+    out["diverged"] = bad
+    out["diverged_step"] = np.where(bad, n_steps, -1)
     return out

@@ -54,3 +54,10 @@ ROWS += [
     Row("theory.low_precision.cast_chain", {"w_star": WS, "w0": 255 / 128, "eta_a": np.array([0.1, 0.3]), "n_steps": 5},
         kinds={"w_star": "arr", "w0": "real", "eta_a": "posarr", "n_steps": "posint"}),
 ]
+
+ROWS += [
+    Row("theory.low_precision.kahan_bias_bound", {"mantissa_bits": 8}, kinds={"mantissa_bits": "posint"}),
+    Row("sims.low_precision.kahan_gd", {"w_star": WS, "eta_a": np.array([0.1, 0.3]), "w0": 255 / 128, "n_steps": 20,
+                                        "average_from": 10},
+        kinds={"eta_a": "posarr", "w0": "real", "n_steps": "posint", "average_from": "posint"}),
+]

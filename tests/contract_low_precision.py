@@ -43,3 +43,17 @@ SIMULATORS.append(
         vary={"grad": GRADS * 1.5, "eta_max": PEAKS * 0.9, "w0": 1.5, "weight_decay": 0.1},
         skip={"diverge": "a cosine-decayed, normalized update is bounded by eta_max (1 + lambda |w|): it cannot "
                          "diverge"}))
+
+
+def _kahan(w_star=WS, eta_a=ETA, w0=255 / 128, n_steps=12, average_from=6):
+    return sim.kahan_gd(w_star, eta_a, w0=w0, n_steps=n_steps, average_from=average_from)
+
+
+SIMULATORS.append(
+    Sim("low_precision.kahan_gd", _kahan,
+        outputs=lambda o: [o["w"], o["c"], o["mean_error"], o["z_mid"], o["diverged"], o["diverged_step"]],
+        grid=("eta_a", ETA, 0),
+        bad=[({"eta_a": [0.0]}, "eta_a"), ({"n_steps": 1}, "n_steps"), ({"average_from": 12}, "average_from"),
+             ({"w_star": [[1.0]]}, "w_star")],
+        diverging=({"eta_a": np.array([1e6, 2e6])}, lambda o: o["diverged"] & (o["diverged_step"] > 0)),
+        vary={"w_star": WS * 1.01, "eta_a": ETA * 0.9, "w0": 1.9}))

@@ -165,3 +165,27 @@ def test_double_rounding_by_hand():
     twice = sim.gd(w_star, 0.25, w0=w0, n_steps=1, storage="bf16_rn_f32")["w"][0, 0]
     assert once == th.round_nearest(w0 - 0.25 * (w0 - w_star[0])) == 1 + 2.0**-7
     assert twice == th.cast_chain(w_star, w0, 0.25, 1)["w"][0, 0] == 1.0
+
+
+def test_kahan_runs_against_a_numpy_loop():
+    """Kahan-compensated bf16 steps in NumPy (float32 arithmetic, ml_dtypes' cast after every operation)."""
+    def rn(x):
+        return np.asarray(x, np.float32).astype(ml_dtypes.bfloat16).astype(np.float32)
+
+    ws = np.random.default_rng(4).uniform(1.0, 1.5, 50).astype(np.float32)
+    out = sim.kahan_gd(ws, 0.2, w0=255 / 128, n_steps=300, average_from=100)
+    k = np.float32(0.2)
+    w, c, acc = np.full(50, np.float32(255 / 128)), np.zeros(50, np.float32), np.zeros(50)
+    for t in range(1, 301):
+        y = rn(-(k * (w - ws)) - c)
+        new = rn(w + y)
+        c = rn(rn(new - w) - y)
+        w = new
+        if t == 100:
+            z_mid = w.astype(float) - c
+        if t > 100:
+            acc += w.astype(float) - ws
+    np.testing.assert_array_equal(out["w"][0], w.astype(float))
+    np.testing.assert_array_equal(out["c"][0], c.astype(float))
+    np.testing.assert_array_equal(out["z_mid"][0], z_mid)
+    np.testing.assert_allclose(out["mean_error"][0], acc / 200, rtol=1e-12, atol=1e-15)

@@ -18,7 +18,8 @@ mutated prediction (the unmutated claims passing is ``tests/test_power.py``'s jo
   the reference-path predictor comparing the update with a full ulp;
 * ``steplab.frozen_iterates_ulp_binds`` -- the upper binade chosen when the band's top (not its bottom) clears the
   binade's edge;
-* ``steplab.float32_cast_moves_the_freeze`` -- the float32-then-cast chain replaced by a single rounding.
+* ``steplab.float32_cast_moves_the_freeze`` -- the float32-then-cast chain replaced by a single rounding;
+* ``zamirai2020.kahan_summation_remedies_the_freeze`` -- the bias bound without the rounding of :math:`y`.
 """
 from __future__ import annotations
 
@@ -125,3 +126,9 @@ def test_cast_chain_rounding_once_fails_the_cast_claim(monkeypatch):
                                for k in np.atleast_1d(np.asarray(eta_a, np.float32)).astype(float)])}
 
     assert _mutated_status(monkeypatch, "steplab.float32_cast_moves_the_freeze", "cast_chain", once) == "failed"
+
+
+def test_kahan_bias_without_the_rounding_of_y_fails(monkeypatch):
+    """The bias bound with only the compensation's own rounding (2^-(p+2)): y's rounding forgotten."""
+    assert _mutated_status(monkeypatch, "zamirai2020.kahan_summation_remedies_the_freeze", "kahan_bias_bound",
+                           lambda mantissa_bits=8: 2.0 ** (-mantissa_bits - 2)) == "failed"

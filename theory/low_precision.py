@@ -61,7 +61,7 @@ from theory import _validate as V
 __all__ = ["BF16_BITS", "ETA_A", "ULP", "E0", "F", "T", "ulp", "round_nearest", "freeze_error_sym",
            "rn_frozen_error", "rn_band", "reference_freeze_step_sym", "reference_freeze_step", "rn_lattice_run",
            "sr_stationary_sym", "sr_second_moment", "sr_mean_second_moment", "cosine_freeze_fraction_sym",
-           "cosine_freeze_fraction", "half_ulp_last_move", "rn_chain", "rn_frozen_error_across_binades", "cast_chain"]
+           "cosine_freeze_fraction", "half_ulp_last_move", "rn_chain", "rn_frozen_error_across_binades", "cast_chain", "kahan_bias_bound"]
 
 #: bf16's significand bits (7 stored + the implicit leading 1)
 BF16_BITS = 8
@@ -344,3 +344,22 @@ def cast_chain(w_star, w0, eta_a, n_steps) -> dict[str, np.ndarray]:
     for _ in range(steps):
         w = (w - k * (w - ws)).astype(bf16).astype(np.float32)
     return {"w": w.astype(np.float64)}
+
+
+def kahan_bias_bound(mantissa_bits=BF16_BITS) -> float:
+    r"""The largest bias, in ulps of :math:`w^*`'s binade, times :math:`\eta a`, of the time-averaged error of
+    Kahan-compensated gradient descent with every result rounded onto the :math:`p`-bit grid.
+
+    With :math:`z = w - c`, one step gives :math:`z' = z - \delta + \varepsilon` where :math:`\varepsilon` is what the
+    roundings of :math:`y = \mathrm{RN}(-\delta - c)` and :math:`c' = \mathrm{RN}(w' - w - y)` lose (:math:`w' - w` is
+    exact). Summed over a window of :math:`\Delta T` steps,
+
+    .. math:: \eta a\,\overline{(w - w^*)} = \frac{z_{\rm start} - z_{\rm end}}{\Delta T} + \overline{\varepsilon}.
+
+    Near the minimizer :math:`|y| < \mathrm{ulp}` (:math:`|\delta| \le \eta a\,\mathrm{ulp}`, :math:`|c| \le \mathrm{ulp}/2`,
+    :math:`\eta a < 1/2`), so :math:`y`'s rounding loses at most :math:`2^{-p-1}` ulp, and :math:`|c| \le \mathrm{ulp}/2`
+    loses at most :math:`2^{-p-2}` ulp: :math:`|\overline{\varepsilon}| \le 3\cdot 2^{-p-2}` ulp. The compensation thus
+    shrinks the round-to-nearest floor :math:`1/(2\eta a)` ulp by a factor of order :math:`2^{p}`, without removing it.
+    """
+    p = _bits(mantissa_bits)
+    return 3.0 * 2.0 ** (-p - 2)

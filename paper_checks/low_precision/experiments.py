@@ -106,3 +106,19 @@ def cast_runs(budget: Budget) -> dict:
     ws = _minimizers(budget.pick(quick=4000, full=16000), SEED + 4)
     out = S.gd(ws, np.array(ETA_RN), w0=W0, n_steps=RN_STEPS, storage="bf16_rn_f32")
     return {"w_star": out["w_star"], "eta_a": out["eta_a"], "w": out["w"], "diverged": out["diverged"]}
+
+
+#: Kahan-compensated bf16 runs: settle for KAHAN_SETTLE steps, then average over KAHAN_WINDOW
+KAHAN_ETA = (0.1, 0.3)
+KAHAN_SETTLE = 600  # 60 / 0.1: the compensated sum z converges like (1 - eta a)^t
+KAHAN_WINDOW = 16384  # the window's transient term 3 / KAHAN_WINDOW stays far below the bias bound 3 * 2^-10
+
+
+@experiment("low_precision.kahan_runs")
+def kahan_runs(budget: Budget) -> dict:
+    """Kahan-compensated bf16 gradient descent (weight and compensation in bf16, every result rounded) from 255/128
+    towards w* uniform in [1, 1.5), and the time-averaged error over the window after the settling steps."""
+    ws = _minimizers(budget.pick(quick=200, full=1000), SEED + 5)
+    out = S.kahan_gd(ws, np.array(KAHAN_ETA), w0=W0, n_steps=KAHAN_SETTLE + KAHAN_WINDOW, average_from=KAHAN_SETTLE)
+    return {"w_star": ws, "eta_a": np.array(KAHAN_ETA).astype(np.float32).astype(np.float64),
+            "mean_error": out["mean_error"], "diverged": out["diverged"]}
