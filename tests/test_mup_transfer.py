@@ -25,15 +25,17 @@ def test_kernel_factors_have_the_derived_limits():
     assert sp.simplify(th.output_variance_expr("ntp") - 1 / th.D) == 0
 
 
-def _dense_stats(param, n, rng):
+def _dense_stats(param, n, rng, s=1):
+    """``s`` dense draws (NumPy, the n x n matrix materialized) and their Gram statistics."""
     s0, s1, sv, a0, a1, av = sm._scales(param, n, D)
-    W0 = np.sqrt(s0) * rng.standard_normal((n, D))
-    Z = rng.standard_normal((n, n))
-    V = np.sqrt(sv) * rng.standard_normal(n)
-    z = Z.T @ V / np.linalg.norm(V)
-    B = np.column_stack([W0, z])
-    return (W0, np.sqrt(s1) * Z, V), ((a0, a1, av), s1, np.array([V @ V]), (W0.T @ W0)[None], (W0.T @ z)[None],
-                                       np.array([z @ z]), ((Z @ B).T @ (Z @ B))[None])
+    W0 = np.sqrt(s0) * rng.standard_normal((s, n, D))
+    Z = rng.standard_normal((s, n, n))
+    V = np.sqrt(sv) * rng.standard_normal((s, n))
+    z = np.einsum("sji,sj->si", Z, V) / np.linalg.norm(V, axis=1, keepdims=True)
+    ZB = Z @ np.concatenate([W0, z[:, :, None]], axis=2)
+    stats = ((a0, a1, av), s1, np.sum(V * V, axis=1), np.swapaxes(W0, 1, 2) @ W0, np.einsum("sji,sj->si", W0, z),
+             np.sum(z * z, axis=1), np.swapaxes(ZB, 1, 2) @ ZB)
+    return (W0[0], np.sqrt(s1) * Z[0], V[0]), stats
 
 
 @pytest.mark.parametrize("param", th.TABLES)
@@ -56,7 +58,7 @@ def test_reduced_draw_has_the_dense_law():
     # first two moments of c1 and of the optimum, reduced draw vs dense NumPy draws (independent seeds)
     n, s = 12, 3000
     rng = np.random.default_rng(2)
-    dense = np.concatenate([sm._coefficients(X, Y, *_dense_stats("mup", n, rng)[1]) for _ in range(s)])
+    dense = sm._coefficients(X, Y, *_dense_stats("mup", n, rng, s)[1])
     red = sm.one_step(jax.random.key(3), X, Y, n, parametrization="mup", n_seeds=s)["coef"]
     for k in (0, 1):
         a, b = dense[:, :, k], red[:, :, k]
