@@ -9,11 +9,12 @@ FRESH_FLAG := $(if $(FRESH),--fresh,)
 # --dist loadgroup keeps each topic on one test worker, where its unit tests, contract rows and claims
 # share compiled programs (tests/conftest.py); `figures --jobs` likewise gives each worker whole topics.
 WORKERS ?= 2
-# One on-disk XLA compilation cache for every target (tests, figures, check, bench): a program compiled
-# once is read back by later runs and by the other test worker instead of being compiled again
-# (tests/conftest.py uses the same folder for a bare `pytest`). `make clean` removes it.
-export JAX_COMPILATION_CACHE_DIR ?= $(CURDIR)/build/xla-cache
-export JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS ?= 0.1
+# One on-disk XLA compilation cache for every target (tests, figures, check, bench) and every clone: a
+# program compiled once is read back by later runs, the other test worker and a second clone instead of
+# being compiled again. The same rule as sims.cache.xla_cache_dir (which a bare `pytest` or an import
+# of sims uses); `steplab cache --clear` removes it, `make clean` leaves it.
+export JAX_COMPILATION_CACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/steplab-xla
+export JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS ?= 0
 
 .PHONY: figures test test-all check bench bench-gpu docs clean
 
@@ -57,7 +58,7 @@ docs: $(DOCS_STAMP) ## the documentation site (docstrings + docs/) into docs/_bu
 	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
 	@echo "open docs/_build/html/index.html"
 
-clean:              ## remove the results cache, figures/out, docs/_build, build outputs and the XLA cache (build/)
-	-@if [ -x $(PY) ]; then $(PY) -m figures._cli cache --clear; fi
+clean:              ## remove the results cache, figures/out, docs/_build and build outputs (not the XLA cache)
+	-@if [ -x $(PY) ]; then $(PY) -m figures._cli cache --clear --keep-xla; fi
 	rm -rf results figures/out docs/_build .pytest_cache build *.egg-info
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -4,7 +4,7 @@
     steplab figures  run claims, draw figures, write the report (= python -m figures)
     steplab list     list topics, papers and claims
     steplab bench    JAX simulators against NumPy references   (= python -m sims.bench)
-    steplab cache    where cached results live; --clear removes them
+    steplab cache    the results and XLA compilation caches; --clear removes both
     steplab overlay  fit the noisy quadratic model to your logged run (CSV), with errors; draw it
 
 Every subcommand has --help. An unknown topic, paper or claim is a usage error (exit 2)
@@ -136,19 +136,34 @@ def clear_cache(folder: Path | None = None) -> list[Path]:
     return paths
 
 
-def _cache(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    from sims.cache import results_dir
+def _tree_size(folder: Path) -> tuple[int, int]:
+    """(files, bytes) under ``folder`` (0, 0 when it does not exist)."""
+    files = [p for p in folder.rglob("*") if p.is_file()] if folder.is_dir() else []
+    return len(files), sum(p.stat().st_size for p in files)
 
-    folder = results_dir()
+
+def _cache(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    import shutil
+
+    from sims.cache import results_dir, xla_cache_dir
+
+    folder, xla = results_dir(), xla_cache_dir()
     entries = _cache_entries(folder)
     if args.clear:
         removed = clear_cache(folder)
         print(f"removed {len(removed)} files from {folder}")
+        if not args.keep_xla and xla.is_dir():
+            n, _ = _tree_size(xla)
+            shutil.rmtree(xla)
+            print(f"removed {xla} ({n} compiled programs' files)")
         return 0
     size = sum(p.stat().st_size for p in entries)
     print(f"{folder}  ({len([p for p in entries if p.suffix == '.npz'])} cached results, {size / 1e6:.1f} MB)")
     print("rule: $STEPLAB_RESULTS if set; else results/ in the steplab checkout when run inside it; "
           "else $XDG_CACHE_HOME/steplab (default ~/.cache/steplab)")
+    n, size = _tree_size(xla)
+    print(f"{xla}  (XLA compilation cache: {n} files, {size / 1e6:.1f} MB)")
+    print("rule: $JAX_COMPILATION_CACHE_DIR if set; else $XDG_CACHE_HOME/steplab-xla (default ~/.cache/steplab-xla)")
     return 0
 
 
@@ -170,8 +185,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", add_help=False, help="time the JAX simulators against NumPy references "
                                                  "(options: steplab bench --help)")
     cache = sub.add_parser("cache", help="show where cached results live; --clear removes them",
-                           description="Show the results cache folder and its size.")
-    cache.add_argument("--clear", action="store_true", help="delete every cached result in that folder")
+                           description="Show the results cache and the XLA compilation cache: folders and sizes.")
+    cache.add_argument("--clear", action="store_true",
+                       help="delete every cached result in that folder and the XLA compilation cache")
+    cache.add_argument("--keep-xla", action="store_true",
+                       help="with --clear: keep the XLA compilation cache (what `make clean` does)")
     overlay = _overlay_parser(sub.add_parser("overlay", help="fit the noisy quadratic model to your logged run "
                                              "(CSV) with standard errors; draw it over the log"))
     for p in (check, figs, lister, bench, cache, overlay):

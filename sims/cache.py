@@ -53,7 +53,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-__all__ = ["write_atomic", "unwritable", "cached", "code_version", "config_digest", "results_dir", "provenance", "recompute", "memory_only",
+__all__ = ["write_atomic", "unwritable", "cached", "code_version", "config_digest", "results_dir", "xla_cache_dir", "provenance", "recompute", "memory_only",
            "topic_names", "CacheWarning", "ResultsFolderError", "read_meta", "prepare_results_dir",
            "remove_stale_temporaries"]
 
@@ -95,6 +95,21 @@ def results_dir() -> Path:
         return _ROOT / "results"
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "steplab"
+
+
+def xla_cache_dir() -> Path:
+    """Folder of JAX's persistent compilation cache: ``$JAX_COMPILATION_CACHE_DIR`` if set, else
+    ``$XDG_CACHE_HOME/steplab-xla`` (default ``~/.cache/steplab-xla``).
+
+    Outside the checkout on purpose: a fresh clone then reads the programs an earlier clone compiled
+    (JAX keys each entry on the program, the compiler options, the device and the JAX version, so a
+    stale entry is never read). The Makefile states the same rule for its targets.
+    """
+    env = os.environ.get("JAX_COMPILATION_CACHE_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "steplab-xla"
 
 
 def unwritable(folder: "Path | str") -> str | None:

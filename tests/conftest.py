@@ -29,15 +29,10 @@ import jax  # noqa: E402
 
 import sims  # noqa: E402,F401  (enables float64 before any test touches JAX)
 
-# The fast tier is dominated by XLA compilation. A compilation cache on disk lets the two xdist
-# workers (and every later run) reuse each other's programs instead of compiling them again. The
-# Makefile points JAX_COMPILATION_CACHE_DIR at one folder for tests, figures, check and bench
-# (`make clean` removes it); a bare `pytest` uses the same default. Programs that compile in under
-# 0.1 s are not worth a file read and a cache entry each.
-jax.config.update("jax_compilation_cache_dir",
-                  os.environ.get("JAX_COMPILATION_CACHE_DIR") or os.path.join(_ROOT, "build", "xla-cache"))
-jax.config.update("jax_persistent_cache_min_compile_time_secs",
-                  float(os.environ.get("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0.1")))
+# The fast tier is dominated by XLA compilation. Importing sims turns on JAX's persistent compilation
+# cache in the user's cache folder (sims.cache.xla_cache_dir; the Makefile exports the same folder), so
+# the two xdist workers, every later run and a second clone reuse each other's programs instead of
+# compiling them again.
 
 _TOPIC_FILE = re.compile(r"test_([a-z_]+)\.py$")
 

@@ -168,6 +168,16 @@ def test_results_dir_rule(tmp_path, monkeypatch):
     assert cache.results_dir() == tmp_path / "mine"
 
 
+def test_xla_cache_dir_rule(tmp_path, monkeypatch):
+    monkeypatch.delenv("JAX_COMPILATION_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache.xla_cache_dir() == tmp_path / "xdg" / "steplab-xla"  # the user's, shared by every clone
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    assert cache.xla_cache_dir() == Path.home() / ".cache" / "steplab-xla"
+    monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", str(tmp_path / "mine"))
+    assert cache.xla_cache_dir() == tmp_path / "mine"
+
+
 def test_bad_names(results):
     with pytest.raises(ValueError, match="name"):
         cache.cached("../escape", {}, dict)
@@ -440,3 +450,30 @@ def test_two_processes_hammering_one_folder_never_serve_a_wrong_entry(tmp_path):
     assert total["reads"] >= 10_000, total
     assert all(s["computed"] > 100 and s["from_the_other"] > 100 for s in seen), seen  # they did share the folder
     assert total["wrong"] == 0 and total["warnings"] == 0, total
+
+
+_COMPILE_ONCE = r"""
+import json, sys
+import jax
+import sims  # noqa: F401  (turns the persistent compilation cache on)
+events = []
+jax.monitoring.register_event_listener(lambda name, **kw: events.append(name))
+x = jax.numpy.arange(7.0)
+jax.jit(lambda v: jax.numpy.cumsum(jax.numpy.sin(v) * v[::-1]))(x).block_until_ready()
+print(json.dumps({"dir": jax.config.jax_compilation_cache_dir,
+                  "hits": events.count("/jax/compilation_cache/cache_hits"),
+                  "misses": events.count("/jax/compilation_cache/cache_misses")}))
+"""
+
+
+def test_a_second_process_reads_the_programs_the_first_compiled(tmp_path):
+    # two fresh interpreters with only XDG_CACHE_HOME in common, as two clones of one user: the first compiles and
+    # writes the program into the user's cache folder, the second reads it back and compiles nothing
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JAX_COMPILATION_CACHE", "JAX_PERSISTENT"))}
+    env.update(XDG_CACHE_HOME=str(tmp_path), JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0")
+    runs = [json.loads(subprocess.run([sys.executable, "-c", _COMPILE_ONCE], env=env, capture_output=True, text=True,
+                                      check=True, cwd=tmp_path).stdout) for _ in range(2)]
+    assert runs[0]["dir"] == runs[1]["dir"] == str(tmp_path / "steplab-xla")
+    compiled = runs[0]["misses"]  # the jitted function and the programs jnp.arange needs
+    assert compiled >= 1 and runs[0]["hits"] == 0 and (runs[1]["hits"], runs[1]["misses"]) == (compiled, 0)
+    assert any((tmp_path / "steplab-xla").iterdir())

@@ -324,16 +324,24 @@ def test_progress_on_a_terminal_and_in_a_log(scratch):
     assert "\r[3/3] bad2025.broken … " in tty.getvalue() and "/3 claims [" in tty.getvalue()
 
 
-def test_cache_command_shows_and_clears_only_cache_files(scratch, tmp_path, capsys):
+def test_cache_command_shows_and_clears_only_cache_files(scratch, tmp_path, capsys, monkeypatch):
+    # a stand-in XLA cache: the real one (shared with the other test worker) must never be cleared by a test
+    xla = tmp_path / "xla"
+    monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", str(xla))
     assert _cli.main(["check", "--topic", "toy", "--budget", "quick", "--quiet"]) == 0
     folder = tmp_path / "results"
     (folder / "notes.json").write_text('{"mine": 1}')
+    (xla / "sub").mkdir(parents=True)
+    (xla / "sub" / "program-cache").write_bytes(b"x" * 1000)
     capsys.readouterr()
     assert _cli.main(["cache"]) == 0
-    assert "(2 cached results" in capsys.readouterr().out
-    assert _cli.main(["cache", "--clear"]) == 0
-    assert "removed 4 files" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "(2 cached results" in out and f"{xla}  (XLA compilation cache: 1 files" in out
+    assert _cli.main(["cache", "--clear", "--keep-xla"]) == 0  # what `make clean` runs
+    assert "removed 4 files" in capsys.readouterr().out and (xla / "sub" / "program-cache").exists()
     assert sorted(p.name for p in folder.iterdir()) == ["notes.json"]
+    assert _cli.main(["cache", "--clear"]) == 0
+    assert f"removed {xla} (1 compiled programs' files)" in capsys.readouterr().out and not xla.exists()
 
 
 def test_bench_options_go_to_the_benchmark_runner(capsys):
