@@ -32,9 +32,16 @@ def _floor(results: dict, out: Path, budget: Budget) -> list[Path]:
                               label_theory="theory: mean U − ulp/2", label_sim="bf16 RN runs: mean")
     ax1.plot(etas, rn.arrays["min_error"], "v", color=MUTED, ms=4, mfc="none", label="runs: min and max")
     ax1.plot(etas, rn.arrays["max_error"], "^", color=MUTED, ms=4, mfc="none")
-    ax1.set(xscale="log", yscale="log", xlabel=r"$\eta a$", ylabel=r"frozen error $e_\infty$ / ulp",
+    kahan = results.get("zamirai2020.kahan_summation_remedies_the_freeze")
+    if kahan is not None:
+        k = kahan.arrays
+        ax1.plot(fine, th.kahan_bias_bound() / fine, color=PALETTE[3], ls="--",
+                 label=r"Kahan bound $3\cdot2^{-10}/(\eta a)$")
+        ax1.plot(k["eta_a"], k["max_scaled"] / k["eta_a"], "D", color=PALETTE[3], ms=4, mfc="none",
+                 label="Kahan runs: largest |time-average|")
+    ax1.set(xscale="log", yscale="log", xlabel=r"$\eta a$", ylabel=r"error / ulp", ylim=(1e-3, 1e5),
             title=r"round to nearest: $U = \mathrm{ulp}/(2\eta a)$")
-    ax1.legend(loc="lower left", fontsize=7)
+    ax1.legend(loc="upper right", fontsize=7)
     s = sr.arrays
     grid = np.array([0.03, 1.0])
     plot.theory_vs_simulation(ax2, grid, np.full(2, th.sr_mean_second_moment()), s["eta_a"], s["mean_sq"],
@@ -45,7 +52,8 @@ def _floor(results: dict, out: Path, budget: Budget) -> list[Path]:
             title="stochastic rounding: no freeze")
     ax2.legend(loc="lower left", fontsize=7)
     return plot.save(fig, "low_precision_floor", out,
-                     claims=["shang2026.half_ulp_freeze", "shang2026.sr_removes_freeze"])
+                     claims=["shang2026.half_ulp_freeze", "shang2026.sr_removes_freeze",
+                             "zamirai2020.kahan_summation_remedies_the_freeze"])
 
 
 def _freeze_step(results: dict, out: Path, budget: Budget) -> list[Path]:
