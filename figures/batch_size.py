@@ -138,10 +138,43 @@ def _rules(out: Path, budget: Budget) -> list[Path]:
                                                       "malladi2022.sqrt_rule_sign", "steplab.sqrt_rule_edge"])
 
 
+def _half_life(out: Path, budget: Budget) -> list[Path]:
+    """Examples until Adam's second moment forgets half its start, over B, for the three beta2 rules."""
+    from paper_checks.batch_size.half_life import _exact, half_time
+
+    ex = E.half_life(budget)
+    t, se = half_time(ex["mean"], ex["se"])
+    tok, tok_se = ex["batch_size"] * t, ex["batch_size"] * se
+    edge = th.linear_beta2_edge(E.HL_BETA2, 1.0, 0.9)
+    fig, axes = figure(2, width=4.2, height=3.4)
+    styles = {"half_life": ("-", "o", SIM, "β₂ = 0.999^B", 512.0), "fixed": ("--", "s", MUTED, "β₂ = 0.999 fixed", 64.0),
+              "linear": ("-", "^", SIM, "1 − β₂ = 0.001 B", 512.0)}
+    for ax, rules in zip(axes, (("half_life", "fixed"), ("linear",))):
+        for rule in rules:
+            ls, mk, color, name, top = styles[rule]
+            k = ex["rule"] == rule
+            fine = np.geomspace(1.0, top, 40)
+            beta2 = {"half_life": th.half_life_beta2(E.HL_BETA2, 1.0, fine), "fixed": np.full(fine.size, E.HL_BETA2),
+                     "linear": 1 - (1 - E.HL_BETA2) * fine}[rule]
+            ax.plot(fine, _exact(beta2, fine), color=THEORY, ls=ls, lw=1.2, label=f"exact EMA, {name}")
+            ax.errorbar(ex["batch_size"][k], tok[k], yerr=4 * tok_se[k], fmt=mk, color=color, mfc="none", capsize=2,
+                        label="simulated (± 4 SE)" if len(rules) == 1 else f"simulated, {name}")
+        ax.set(xscale="log", xlabel="batch size B (examples per step)", xlim=(0.8, 700))
+    ax = axes[0]
+    ax.set(yscale="log", ylabel="examples until v forgets half", title="half-life held in examples", ylim=(300, 3e5))
+    ax.legend(loc="upper left", fontsize=7)
+    ax = axes[1]
+    ax.axvspan(0.8, edge, color=ACCENT, alpha=0.3, lw=0, label="within 10 % of the half-life")
+    ax.set(ylabel="examples until v forgets half", title="first-order rule 1 − β₂ ∝ B", ylim=(400, 820))
+    ax.legend(loc="lower left", fontsize=7)
+    return save(fig, "batch_size_half_life", out,
+                claims=["marek2025.beta2_half_life_in_tokens", "steplab.beta2_linear_rule_window"])
+
+
 def make(results: dict, out: Path, budget: Budget) -> list[Path]:
     """Draw the batch-size figures at ``budget`` from the cached experiments."""
     out = Path(out)
-    return [*_one_step(out, budget), *_hyperbola(out, budget), *_rules(out, budget)]
+    return [*_one_step(out, budget), *_hyperbola(out, budget), *_rules(out, budget), *_half_life(out, budget)]
 
 
 # ----------------------------------------------------------------------------- the overlay of a user's sweep

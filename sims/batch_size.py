@@ -10,6 +10,10 @@ first two derivatives at :math:`\eta = 0` are taken by :func:`jax.grad` of the l
 exactly, so the two means give the expected one-step loss at every :math:`\eta`, its minimizer
 :math:`-E\ell'/E\ell''` and its best decrease :math:`(E\ell')^2/(2E\ell'')`.
 
+:func:`second_moment_ema` runs Adam's second-moment EMA :math:`v_{t+1} = \beta_2v_t + (1-\beta_2)\hat g_t^2` from
+:math:`v_0 = 0` on a flat direction (the minibatch gradient is pure noise, :math:`\hat g_t \sim N(0, \sigma^2/B)`: the
+mean of :math:`B` Gaussian examples drawn as one Gaussian of that variance), one ``lax.scan`` per chain.
+
 Draws run through :func:`sims.sweep.run_grid`; draw :math:`j` at batch size :math:`B` uses
 ``fold_in(fold_in(key, B), j)`` (example :math:`k` of it ``fold_in`` of that with :math:`k`), so a batch size's draws do
 not depend on the other batch sizes of the call. Float64 (importing :mod:`sims` turns it on). A step cannot diverge: nothing is iterated.
@@ -24,7 +28,7 @@ import sims  # noqa: F401  (float64)
 from sims.sweep import run_grid
 from theory import _validate as V
 
-__all__ = ["CHUNK", "MAX_BATCH", "one_step"]
+__all__ = ["CHUNK", "MAX_BATCH", "one_step", "second_moment_ema"]
 
 #: the largest batch a draw may average (each example is one loop iteration)
 MAX_BATCH = 1 << 20
@@ -86,3 +90,59 @@ def one_step(key: jax.Array, theta, H, Sigma, batch_size, *, n_draws: int) -> di
     out = run_grid(_draw, grid, jnp.asarray(th), jnp.asarray(h), jnp.asarray(R), static={"impl": impl},
                    chunk_size=CHUNK, pad_to_chunk=True, desc="batch_size one_step")
     return {"d1": out["d1"].reshape(b.size, n), "d2": out["d2"].reshape(b.size, n), "batch_size": b}
+
+
+def _ema_chain(point, *, n_steps: int, impl: str):
+    """One chain of Adam's second-moment EMA from 0 on pure-noise minibatch gradients, in units of E g^2 = sigma^2/B."""
+    key = jax.random.fold_in(jax.random.wrap_key_data(point["key_data"], impl=impl), point["index"])
+    z = jax.random.normal(key, (n_steps,))
+
+    def step(v, zt):
+        v = point["beta2"] * v + (1 - point["beta2"]) * (point["scale"] * zt) ** 2
+        return v, v
+
+    _, path = jax.lax.scan(step, jnp.zeros(()), z)
+    return {"v": path / point["scale"] ** 2}
+
+
+def second_moment_ema(key: jax.Array, beta2, batch_size, *, sigma: float = 1.0, n_steps: int,
+                      n_chains: int, paired: bool = False) -> dict[str, np.ndarray]:
+    r"""Adam's second-moment EMA from :math:`v_0 = 0` on pure-noise minibatch gradients, per configuration.
+
+    Args:
+      key: a typed PRNG key; chain :math:`j` of configuration :math:`g` uses ``fold_in(key, g n + j)`` (independent
+        configurations), or ``fold_in(key, j)`` with ``paired=True`` (common random numbers: a configuration's result
+        then does not depend on the others).
+      beta2: decays in (0, 1), (G,).
+      batch_size: batch sizes > 0, (G,) (real: only the noise level :math:`\sigma/\sqrt B` depends on it).
+      sigma: the per-example gradient's standard deviation, > 0.
+      n_steps: steps per chain, >= 1.
+      n_chains: chains per configuration, >= 2.
+      paired: a bool, see ``key``.
+
+    Returns:
+      ``mean`` and ``se`` (G, n_steps): the mean over chains of :math:`v_t/(\sigma^2/B)`, :math:`t = 1..T`, and its
+      standard error (chains independent).
+    """
+    V.key("key", key)
+    b2 = np.atleast_1d(V.array("beta2", beta2, ndim=(0, 1), low=0.0, high=1.0, low_open=True, high_open=True))
+    b = np.atleast_1d(V.array("batch_size", batch_size, ndim=(0, 1), low=0.0, low_open=True))
+    if b.size != b2.size:
+        raise ValueError(f"batch_size: expected one per beta2 ({b2.size}), got {b.size}")
+    sigma = V.real("sigma", sigma, low=0.0, low_open=True)
+    n_steps = V.integer("n_steps", n_steps, low=1)
+    n = V.integer("n_chains", n_chains, low=2)
+    if not isinstance(paired, bool):
+        raise TypeError(f"paired: expected a bool, got {type(paired).__name__}")
+    V.check_bytes({"n_steps": n_steps, "n_chains": n, "beta2": f"{b2.size} decays"}, 8 * 3 * b2.size * n * n_steps,
+                  what="every chain's path")
+    impl = str(jax.random.key_impl(key))
+    g = b2.size
+    grid = {"key_data": np.broadcast_to(np.asarray(jax.random.key_data(key)), (g * n,)
+                                        + tuple(np.shape(jax.random.key_data(key)))).copy(),
+            "index": np.tile(np.arange(n, dtype=np.int64), g) if paired else np.arange(g * n, dtype=np.int64),
+            "beta2": np.repeat(b2, n),
+            "scale": np.repeat(sigma / np.sqrt(b), n)}
+    out = run_grid(_ema_chain, grid, static={"n_steps": n_steps, "impl": impl}, desc="batch_size second_moment_ema")
+    v = out["v"].reshape(g, n, n_steps)
+    return {"mean": v.mean(axis=1), "se": v.std(axis=1, ddof=1) / np.sqrt(n)}

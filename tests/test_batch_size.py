@@ -146,3 +146,35 @@ def test_fit_of_the_greedy_nqm_inside_the_window():
     fit = tf.fit_hyperbola(b, r["steps"])
     assert fit["b_crit"] == pytest.approx(b_crit, rel=0.1)
     assert fit["rms"] < 0.1
+
+
+def test_half_life_rule_keeps_the_token_half_life_and_the_first_order_rule_parts_from_it():
+    b = np.array([1.0, 3.0, 50.0, 400.0])
+    np.testing.assert_allclose(th.token_half_life(th.half_life_beta2(0.99, 1.0, b), b), math.log(0.5) / math.log(0.99),
+                               rtol=1e-12)
+    edge = th.linear_beta2_edge(0.99, 1.0, 0.9)
+    ratio = th.token_half_life(1 - 0.01 * edge, edge) / th.token_half_life(0.99, 1.0)
+    assert float(ratio) == pytest.approx(0.9, rel=1e-9)
+    # the rules part at first order in x = 1 - beta2(B0): the ratio is 1 - x (B/B0 - 1)/2 + O(x^2 B^2)
+    small = th.token_half_life(1 - 0.01 * 2.0, 2.0) / th.token_half_life(th.half_life_beta2(0.99, 1.0, 2.0), 2.0)
+    assert abs(float(small) - (1 - 0.01 / 2)) < 3 * 0.02**2
+
+
+def test_ema_rise_and_the_simulated_second_moment():
+    """The rise against a NumPy loop of the EMA on a constant input; the simulated E v_t (Gaussian minibatch noise) at
+    steps 1, 5, 50 within 5 standard errors of 4000 chains, for two decays and batch sizes."""
+    b2 = np.array([0.9, 0.5])
+    v, loop = 0.0, []
+    for _ in range(60):
+        v = 0.9 * v + 0.1 * 1.0
+        loop.append(v)
+    np.testing.assert_allclose(th.ema_rise(b2, 60)[0], loop, rtol=1e-13)
+    out = sb.second_moment_ema(jax.random.key(3), b2, np.array([1.0, 8.0]), sigma=2.0, n_steps=60, n_chains=4000)
+    exact = th.ema_rise(b2, 60)
+    for t in (0, 4, 49):
+        assert np.all(np.abs(out["mean"][:, t] - exact[:, t]) <= 5 * out["se"][:, t])
+    paired = sb.second_moment_ema(jax.random.key(3), b2[::-1], np.array([8.0, 1.0]), sigma=2.0, n_steps=60,
+                                  n_chains=50, paired=True)
+    alone = sb.second_moment_ema(jax.random.key(3), b2[:1], np.array([8.0]), sigma=2.0, n_steps=60, n_chains=50,
+                                 paired=True)
+    np.testing.assert_allclose(alone["mean"][0], paired["mean"][1], rtol=1e-13)

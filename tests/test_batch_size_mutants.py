@@ -13,11 +13,14 @@ must no longer pass -- the measurement, obtained without that function, rejects 
 * ``malladi2022.sqrt_rule_sign`` -- the batch left out of the sign floor's noise (:math:`\sigma` instead of
   :math:`\sigma/\sqrt B`);
 * ``steplab.sqrt_rule_edge`` -- the floor's small-:math:`\kappa` constant taken as :math:`\sqrt{2\pi}/4` (the edge
-  searched against twice the floor).
+  searched against twice the floor);
+* ``marek2025.beta2_half_life_in_tokens`` and ``steplab.beta2_linear_rule_window`` -- the EMA's rise one step late
+  (:math:`1 - \beta_2^{t+1}`: the first update counted as the start).
 """
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import theory.batch_size as th
 from paper_checks import Budget, get_claim
@@ -75,3 +78,12 @@ def test_sqrt_edge_against_twice_the_floor_fails(monkeypatch):
     # the constant sqrt(2 pi)/4: the searched ratio is half the true one, i.e. the true ratio at twice the level
     assert _mutated_status(monkeypatch, "steplab.sqrt_rule_edge", th, "sqrt_rule_edge",
                            lambda a, eta1, sigma, level, **kw: original(a, eta1, sigma, 2 * level, **kw)) != "passed"
+
+
+@pytest.mark.parametrize("claim_id", ["marek2025.beta2_half_life_in_tokens", "steplab.beta2_linear_rule_window"])
+def test_ema_rise_one_step_late_fails_the_half_life_claims(monkeypatch, claim_id):
+    """The rise counted from v_1 instead of v_0 (1 - beta2^(t+1)): one step of B examples too early, which the
+    large-batch runs (half-lives of 1-3 steps) reject."""
+    original = th.ema_rise
+    assert _mutated_status(monkeypatch, claim_id, th, "ema_rise",
+                           lambda beta2, n: np.concatenate([original(beta2, n + 1)[..., 1:]], axis=-1)) != "passed"

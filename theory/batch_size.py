@@ -37,6 +37,12 @@ stationary excess on mode :math:`i` is :math:`\eta\sigma_i^2/(2B(2 - \eta\lambda
 invariant in :math:`B` up to the factor :math:`2/(2 - \eta_1B\lambda_i)`, which grows without bound as
 :math:`B \to 2/(\eta_1\lambda_{\max})`, where SGD diverges.
 
+**The second moment's half-life** (:func:`half_life_beta2`, :func:`token_half_life`, :func:`ema_rise`,
+:func:`linear_beta2_edge`). Adam's :math:`v_{t+1} = \beta_2v_t + (1-\beta_2)g_t^2` weighs a step :math:`t` steps back by
+:math:`\beta_2^t`; with :math:`B` examples per step it forgets half after :math:`B\ln\tfrac12/\ln\beta_2` examples.
+Holding that fixed gives :math:`\beta_2(B) = \beta_2(B_0)^{B/B_0}`, whose first-order form is
+:math:`1 - \beta_2 \propto B`; the two part once :math:`(1 - \beta_2(B_0))B/B_0` is no longer small.
+
 **The square-root rule for sign updates** (:func:`sign_rule_floor`, :func:`sqrt_rule_edge`). signSGD on
 :math:`a x^2/2` with additive noise :math:`\sigma/\sqrt B` has a stationary floor that, for
 :math:`\kappa = a\eta\sqrt B/\sigma \to 0`, is :math:`\propto \eta\sigma/\sqrt B` (the exact chain of
@@ -61,12 +67,15 @@ from theory import nqm
 
 __all__ = [
     "MAX_GREEDY_STEPS",
+    "ema_rise",
     "expected_one_step_loss",
     "greedy_min_examples",
     "greedy_min_steps",
     "greedy_steps",
+    "half_life_beta2",
     "hyperbola_product",
     "hyperbola_steps",
+    "linear_beta2_edge",
     "linear_rule_edge",
     "linear_rule_limit",
     "linear_rule_ratio",
@@ -78,6 +87,7 @@ __all__ = [
     "sign_rule_floor",
     "simple_noise_scale",
     "sqrt_rule_edge",
+    "token_half_life",
 ]
 
 #: the longest greedy run :func:`greedy_steps` accepts
@@ -369,3 +379,46 @@ def sqrt_rule_edge(a, eta1, sigma, level, *, b_max: float = 1e6) -> float:
     if not f(hi) > 0:
         raise ValueError(f"b_max: the floor ratio stays below level = {level} up to B = {b_max}; expected a larger b_max")
     return float(math.exp(optimize.brentq(f, lo, hi, xtol=1e-10)))
+
+
+# ----------------------------------------------------------------------------- the second moment's half-life (Adam)
+def half_life_beta2(beta2_ref, batch_ref, batch_size) -> np.ndarray:
+    r""":math:`\beta_2(B) = \beta_2(B_0)^{B/B_0}`: the decay whose half-life in examples (tokens) is that of
+    :math:`\beta_2(B_0)` at :math:`B_0` (:func:`token_half_life` is then the same at every :math:`B`)."""
+    b2 = V.real("beta2_ref", beta2_ref, low=0.0, high=1.0, low_open=True, high_open=True)
+    b0 = V.real("batch_ref", batch_ref, low=0.0, low_open=True)
+    return b2 ** (_batches(batch_size) / b0)
+
+
+def token_half_life(beta2, batch_size) -> np.ndarray:
+    r"""Examples until an EMA of per-step statistics at decay :math:`\beta_2` forgets half: :math:`B\ln\tfrac12/\ln\beta_2`
+    (its weights :math:`\beta_2^t` halve after :math:`\ln\tfrac12/\ln\beta_2` steps of :math:`B` examples each)."""
+    b2 = V.array("beta2", beta2, ndim=(0, 1), low=0.0, high=1.0, low_open=True, high_open=True)
+    b = _batches(batch_size)
+    return b * math.log(0.5) / np.log(b2)
+
+
+def ema_rise(beta2, n_steps: int) -> np.ndarray:
+    r""":math:`E v_t / v_\infty = 1 - \beta_2^t`, :math:`t = 1..T`: an EMA started at 0 (Adam's :math:`v_0 = 0`, no bias
+    correction) of i.i.d. statistics with mean :math:`v_\infty`; shape ``(len(beta2), T)``."""
+    b2 = np.atleast_1d(V.array("beta2", beta2, ndim=(0, 1), low=0.0, high=1.0, low_open=True, high_open=True))
+    n_steps = V.integer("n_steps", n_steps, low=1, high=10_000_000)
+    V.check_bytes({"beta2": f"{b2.size} decays", "n_steps": n_steps}, 8 * b2.size * n_steps, what="the rise curves")
+    return 1.0 - b2[:, None] ** np.arange(1, n_steps + 1)
+
+
+def linear_beta2_edge(beta2_ref, batch_ref, level) -> float:
+    r"""The batch size where the first-order rule :math:`1 - \beta_2 = (1 - \beta_2(B_0))B/B_0` has a token half-life of
+    ``level`` (in (0, 1)) times the reference one: :math:`B\ln\beta_2(B_0)/\big(B_0\ln(1 - (1-\beta_2(B_0))B/B_0)\big)`
+    falls from 1 as :math:`B` grows (Brent's method on :math:`(B_0, B_0/(1-\beta_2(B_0)))`)."""
+    b2 = V.real("beta2_ref", beta2_ref, low=0.0, high=1.0, low_open=True, high_open=True)
+    b0 = V.real("batch_ref", batch_ref, low=0.0, low_open=True)
+    level = V.real("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
+    top = b0 / (1 - b2)
+
+    def f(b):
+        return float(b * math.log(b2) / (b0 * math.log(1 - (1 - b2) * b / b0))) - level
+
+    if not f(b0 * (1 + 1e-12)) > 0:
+        raise ValueError(f"level: expected a level below the ratio at B = batch_ref, got {level}")
+    return float(optimize.brentq(f, b0 * (1 + 1e-12), top * (1 - 1e-12), xtol=1e-12 * top, rtol=1e-14))

@@ -155,3 +155,32 @@ def sign_rule(budget: Budget) -> dict:
     out = ssf.simulate(jax.random.key(SEED + 3), eta=c["eta"], x0=0.5 * c["eta"][:, None], h=1.0, method="sign",
                        sigma_a=1.0 / np.sqrt(c["batch_size"]), T=T, burn=burn, n_chains=n)
     return {**c, "mean_f": out["mean_f"], "diverged": out["diverged"], "T": T, "burn": burn}
+
+
+# ----------------------------------------------------------------------------- the second moment's half-life
+HL_BETA2 = 0.999                  # beta2 at the reference batch size B0 = 1: a half-life of 692.8 examples
+HL_RULE_B = np.array([1, 4, 16, 64, 256, 512])
+HL_FIXED_B = np.array([4, 16, 64])
+HL_LINEAR_B = np.array([4, 16, 64, 128, 176, 224, 256, 512])   # 176, 224 around the 10 % edge (B = 194)
+HL_STEPS = 720                    # > the 693 steps of the B = 1 half-life
+
+
+def half_life_configs() -> dict:
+    """(beta2, B, rule) of every second-moment configuration: the half-life rule (B = 1 is the reference), beta2 fixed,
+    and the first-order rule 1 - beta2 = (1 - beta2(1)) B."""
+    rule = th.half_life_beta2(HL_BETA2, 1.0, HL_RULE_B.astype(float))
+    lin = 1 - (1 - HL_BETA2) * HL_LINEAR_B
+    return {"beta2": np.concatenate([rule, np.full(HL_FIXED_B.size, HL_BETA2), lin]),
+            "batch_size": np.concatenate([HL_RULE_B, HL_FIXED_B, HL_LINEAR_B]).astype(float),
+            "rule": np.array(["half_life"] * HL_RULE_B.size + ["fixed"] * HL_FIXED_B.size
+                             + ["linear"] * HL_LINEAR_B.size)}
+
+
+@experiment("batch_size.half_life")
+def half_life(budget: Budget) -> dict:
+    r"""Adam's second-moment EMA from 0 on pure-noise minibatch gradients (:func:`sims.batch_size.second_moment_ema`): the
+    mean rise of :math:`v_t/E\hat g^2` over chains for every configuration of :func:`half_life_configs`."""
+    c = half_life_configs()
+    n = budget.pick(quick=2048, full=8192)
+    out = sb.second_moment_ema(jax.random.key(SEED + 4), c["beta2"], c["batch_size"], n_steps=HL_STEPS, n_chains=n)
+    return {**c, "mean": out["mean"], "se": out["se"]}
