@@ -52,6 +52,26 @@ def _law(results: dict, out: Path, budget: Budget) -> list[Path]:
                      claims=["li2026.constant_step_exponent", "li2026.constant_step_law_window"])
 
 
+def _cutoff(results: dict, out: Path, budget: Budget) -> list[Path]:
+    """The cut spectrum (d = 1000): exact argmins (markers) against the power law and the law with the spectrum's end
+    kept (lines), the region past the located edge shaded."""
+    run = E.cutoff(budget)
+    n, eta, edge = run["horizons"], run["eta"], run["edge"]
+    s = E.SHAPES[0]
+    fine = np.geomspace(n[0], n[-1], 120)
+    fig, ax = plot.figure(width=4.8, height=3.4)
+    ax.axvspan(edge, n[-1], color=MUTED, alpha=0.15, lw=0, label="law > 10 % off (located)")
+    ax.plot(fine, th.asymptotic_step(fine, E.BETA, s, E.SIGMA2, E.D_CUT), color=THEORY, lw=1.2,
+            label="law η₀(N) ∝ N^(−1/3)")
+    ax.plot(fine, th.cutoff_step(fine, E.BETA, s, E.SIGMA2, E.D_CUT), color=PALETTE[2], lw=1.2, ls="--",
+            label="law with the spectrum's end")
+    ax.plot(n, eta, "o", ms=4, mfc="none", color=SIM, label="exact argmin")
+    ax.set(xscale="log", yscale="log", xlabel="horizon N (steps)", ylabel="best constant step η*",
+           title="the spectrum's end (d = 1000, s = 1/2)")
+    ax.legend(loc="lower left", fontsize=7)
+    return plot.save(fig, "lr_horizon_cutoff", out, claims=["li2026.constant_step_law_cutoff"])
+
+
 def _simulation(results: dict, out: Path, budget: Budget) -> list[Path]:
     """The exact final loss against the constant step at N = 1000 (line), Monte Carlo means at the exact optimum and
     at the three transfer rules' steps (markers, 4 SE bars)."""
@@ -92,4 +112,5 @@ def _decay(results: dict, out: Path, budget: Budget) -> list[Path]:
 
 def make(results: dict, out: Path, budget: Budget) -> list[Path]:
     """Draw the lr_horizon figures at ``budget`` (``results``: claim id -> Result)."""
-    return [*_law(results, out, budget), *_simulation(results, out, budget), *_decay(results, out, budget)]
+    return [*_law(results, out, budget), *_cutoff(results, out, budget), *_simulation(results, out, budget),
+            *_decay(results, out, budget)]

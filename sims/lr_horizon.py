@@ -26,7 +26,7 @@ MAX_STEPS = 1_000_000
 
 
 def constant_step_runs(key: jax.Array, eta, n_steps: int, beta: float, s: float, sigma2: float, d: int, *,
-                       n_chains: int = 32, n_rec: int = 1, max_bytes=None) -> dict[str, np.ndarray]:
+                       n_chains: int = 32, max_bytes=None) -> dict[str, np.ndarray]:
     r"""``n_chains`` paired SGD runs of ``n_steps`` steps at each constant step in ``eta``.
 
     Args:
@@ -35,34 +35,25 @@ def constant_step_runs(key: jax.Array, eta, n_steps: int, beta: float, s: float,
       n_steps: the horizon :math:`N`, in ``1..MAX_STEPS``.
       beta, s, sigma2, d: the model (:func:`theory.lr_horizon.spectrum`; ``sigma2`` :math:`\ge 0`).
       n_chains: runs per step size.
-      n_rec: how many losses to record along each run (every ``n_steps / n_rec`` steps; a divisor of ``n_steps``).
       max_bytes: the allocation limit (:func:`theory._validate.byte_limit`).
 
     Returns:
       ``loss`` (m, n_chains) final losses (``inf`` where diverged); ``diverged`` (m, n_chains) booleans;
-      ``diverged_step`` (m, n_chains) integers (-1 = never); ``curve`` (m, n_chains, n_rec) the losses after
-      steps ``k n_steps / n_rec``, k = 1..n_rec (``inf`` from a run's divergence on).
+      ``diverged_step`` (m, n_chains) integers (-1 = never).
     """
     V.key("key", key)
     steps = np.atleast_1d(V.array("eta", eta, ndim=(0, 1), low=0.0, low_open=True))
     n = V.integer("n_steps", n_steps, low=1, high=MAX_STEPS)
     sig = V.real("sigma2", sigma2, low=0.0)
     chains = V.integer("n_chains", n_chains, low=1, high=1_000_000)
-    rec = V.integer("n_rec", n_rec, low=1, high=n)
-    if n % rec:
-        raise ValueError(f"n_rec: expected a divisor of n_steps = {n}, got {rec}")
     lam, w, load = th.spectrum(beta, s, d)
     V.check_bytes({"eta": f"{steps.size} steps", "n_chains": chains, "d": f"{lam.size} represented modes"},
                   8 * steps.size * (chains * lam.size * 4 + n), what="the runs' states and the schedules",
                   max_bytes=max_bytes)
     out = sn.simulate(key, T=n, eta=np.repeat(steps[:, None], n, axis=1), x0=np.sqrt(load / lam), lam=lam,
-                      sigma_a=np.sqrt(sig * w * lam), n_chains=chains, n_rec=rec, paired=True, max_bytes=max_bytes)
+                      sigma_a=np.sqrt(sig * w * lam), n_chains=chains, paired=True, max_bytes=max_bytes)
     flagged = np.asarray(out["diverged"])
-    first = np.asarray(out["diverged_step"])
     with np.errstate(over="ignore", invalid="ignore"):
         loss = 0.5 * np.sum(lam * np.asarray(out["final_x"]) ** 2, axis=-1)
-        curve = np.asarray(out["curve"], dtype=float)
-    # a record at or after the first bad step is not a loss of a tracked iterate
-    after = flagged[..., None] & ((np.arange(1, rec + 1) * (n // rec))[None, None, :] >= first[..., None])
-    return {"loss": np.where(flagged, np.inf, loss), "diverged": flagged, "diverged_step": first,
-            "curve": np.where(after | ~np.isfinite(curve), np.inf, curve)}
+    return {"loss": np.where(flagged, np.inf, loss), "diverged": flagged,
+            "diverged_step": np.asarray(out["diverged_step"])}

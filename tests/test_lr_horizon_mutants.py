@@ -8,6 +8,8 @@ function) and must turn ``failed``:
   correction's sign flipped (the noise floor's factor :math:`1/(2-\eta\lambda)` expanded the wrong way);
 * ``li2026.constant_step_law_window`` -- the bend horizon solved without the :math:`1/(s+1)` of the log-shift (the
   loss's relative correction taken for the step's);
+* ``li2026.constant_step_law_cutoff`` -- the spectrum's end read as :math:`\lambda_d = d^{-\beta}` with the bias
+  decaying as :math:`e^{-\tau\lambda}` (the iterate's rate, not the second moment's :math:`e^{-2\tau\lambda}`);
 * ``li2026.exact_optimum_against_simulation`` -- the second moment's decay factor taken as the iterate's,
   :math:`(1-\eta\lambda)^N` for :math:`(1-\eta\lambda)^{2N}` (a mean's contraction read as a second moment's);
 * ``li2026.power_decay_peak_exponent`` -- the quoted exponent with :math:`s + 1` for :math:`s + 1/\beta` in its
@@ -54,6 +56,23 @@ def test_bend_without_the_step_factor_fails_the_window_claim(monkeypatch):
     original = th.bend_horizon
     mutant = lambda gap, beta, s_, sigma2, d: original(1 - (1 - gap) ** (s + 1), beta, s_, sigma2, d)  # noqa: E731
     assert _mutated_status(monkeypatch, "li2026.constant_step_law_window", "bend_horizon", mutant) == "failed"
+
+
+def test_iterate_rate_in_the_cutoff_law_fails_the_cutoff_claim(monkeypatch):
+    from scipy import optimize, special
+
+    def iterate_rate(n_steps, beta, s, sigma2, d):
+        _, c, _, _ = th._constants(beta, s, d, sigma2)
+        lam_d = float(d) ** -beta
+
+        def best(n):
+            f = lambda le: (np.exp(le) * n) ** -s * special.gamma(s) * special.gammaincc(s, np.exp(le) * n * lam_d) \
+                / (2 * beta) + c * np.exp(le)  # noqa: E731
+            return float(np.exp(optimize.minimize_scalar(f, bounds=(-40.0, 0.0), method="bounded").x))
+
+        return np.array([best(float(n)) for n in np.atleast_1d(n_steps)]).reshape(np.shape(n_steps))
+
+    assert _mutated_status(monkeypatch, "li2026.constant_step_law_cutoff", "cutoff_step", iterate_rate) == "failed"
 
 
 def test_mean_contraction_for_the_second_moment_fails_the_simulation_claim(monkeypatch):

@@ -43,14 +43,15 @@ import math
 
 import numpy as np
 import sympy as sp
-from scipy import optimize
+from scipy import optimize, special
 
 from theory import _validate as V
 from theory import nqm
 
 __all__ = ["EXACT_MODES", "BINS", "spectrum", "constant_step_loss", "optimal_constant_step", "power_schedule",
            "schedule_loss", "optimal_peak", "asymptotic_loss_expr", "constant_exponent", "asymptotic_step",
-           "slope_correction", "corrected_step", "bend_horizon", "cap_horizon", "peak_exponent"]
+           "slope_correction", "corrected_step", "bend_horizon", "cutoff_step", "cutoff_horizon", "cap_horizon",
+           "peak_exponent"]
 
 EXACT_MODES = 16   #: modes kept one by one (the top of the spectrum, where the integers matter)
 BINS = 24          #: log-spaced bins per decade of j beyond EXACT_MODES
@@ -277,6 +278,57 @@ def bend_horizon(gap, beta, s, sigma2, d) -> float:
         raise ValueError(f"gap: the first-order shift never equals log(1 - gap) = {math.log(1 - g):.4g} for "
                          f"1 <= N <= 1e15 at beta = {beta}, s = {s}, sigma2 = {sig}")
     return math.exp(optimize.brentq(f, lo, hi, xtol=1e-12))
+
+
+def _cutoff_step(n: float, beta: float, s: float, d: int, sigma2: float) -> float:
+    _, c, _, _ = _constants(beta, s, d, sigma2)
+    lam_edge = (d + 0.5) ** -beta       # the binned spectrum ends at j = d + 1/2
+    gs = math.gamma(s)
+
+    def f(log_eta: float) -> float:
+        tau = math.exp(log_eta) * n
+        return math.log((2 * tau) ** -s * gs * float(special.gammaincc(s, 2 * tau * lam_edge)) / (2 * beta)
+                        + c * math.exp(log_eta))
+
+    hi = math.log(_CAP / float(_spectrum(beta, s, d)[0].max()))
+    return math.exp(optimize.minimize_scalar(f, bounds=(_LOG_ETA_LOW - math.log(1e3), hi), method="bounded",
+                                             options={"xatol": 1e-10}).x)
+
+
+def cutoff_step(n_steps, beta, s, sigma2, d) -> np.ndarray:
+    r"""The best constant step of the law with the spectrum's end kept: the minimizer over :math:`\eta` of
+
+    .. math:: \frac{\Gamma(s, 2\tau\lambda_{\rm end})}{2\beta\,(2\tau)^{s}} + C\eta, \qquad \tau = \eta N,\
+              \lambda_{\rm end} = (d + \tfrac12)^{-\beta},
+
+    the bias integral :math:`\tfrac12\int_0^{d+1/2} j^{-1-s\beta}e^{-2\tau j^{-\beta}}dj` in closed form (the upper
+    incomplete gamma function). It is :func:`asymptotic_step` while :math:`2\tau\lambda_{\rm end} \ll 1`; beyond, the
+    bias is exhausted, the loss is noise-dominated and the best step falls like :math:`\log N / N`. A bounded search in
+    :math:`\log\eta` at each horizon in ``n_steps``."""
+    n = np.atleast_1d(V.array("n_steps", n_steps, ndim=(0, 1), low=1.0))
+    beta, s, d = _model(beta, s, d)
+    sig = V.real("sigma2", sigma2, low=0.0, low_open=True)
+    out = np.array([_cutoff_step(float(k), beta, s, d, sig) for k in n])
+    return out.reshape(np.shape(n_steps))
+
+
+def cutoff_horizon(gap, beta, s, sigma2, d) -> float:
+    r"""The horizon where :func:`cutoff_step` falls ``gap`` below the law :func:`asymptotic_step` (the law's upper
+    edge): Brent's root in :math:`\log N` between the horizon where :math:`2\tau_0\lambda_{\rm end} = 10^{-4}` and
+    the one where it is :math:`10^{4}`."""
+    g = V.real("gap", gap, low=0.0, low_open=True, high=1.0, high_open=True)
+    beta, s, d = _model(beta, s, d)
+    sig = V.real("sigma2", sigma2, low=0.0, low_open=True)
+    a, c, _, _ = _constants(beta, s, d, sig)
+    lam_edge = (d + 0.5) ** -beta
+    # tau_0 = (sA/C)^(1/(s+1)) N^(1/(s+1)): the horizon at which 2 tau_0 lam_edge = x
+    at = lambda x: (x / (2 * lam_edge)) ** (s + 1) / (s * a / c)  # noqa: E731
+
+    def f(log_n: float) -> float:
+        n = math.exp(log_n)
+        return _cutoff_step(n, beta, s, d, sig) / float(_root_fn()(a, c, s, n)) - (1 - g)
+
+    return math.exp(optimize.brentq(f, math.log(at(1e-4)), math.log(at(1e4)), xtol=1e-10))
 
 
 def cap_horizon(beta, s, sigma2, d) -> float:

@@ -23,7 +23,7 @@ SIGMA2 = 1.0               # noise of the exponent settings: the optimum sits at
 SIGMA2_BEND = 0.02         # a quieter setting whose optimum starts at the stability cap and bends onto the law
 S_BEND = 0.5
 BEND_EDGE = 0.10           # the law "holds" where it is within 10 % of the exact optimum
-CAP_HORIZONS = (10, 20, 30, 90, 180, 360)   # two sides of the cap horizon (45 steps) of the bending setting
+CAP_HORIZONS = (20, 30, 40, 50, 60, 90)    # two sides of the cap horizon (45.4 steps) of the bending setting
 # the decay claim (quoted for the easy regime s >= 1 - 1/beta): s = 1 at beta = 2
 S_DECAY = 1.0
 D_DECAY = 10**4            # sum of the steps stays <= 1.5e3 up to N = 6.4e4: (sum eta)^(1/2) <= 40 << d
@@ -104,3 +104,27 @@ def decay_peaks(budget: Budget) -> dict:
     power = np.array([th.optimal_peak(int(n), gamma, BETA, S_DECAY, SIGMA2, D_DECAY)[0] for n in horizons])
     linear = np.array([th.optimal_peak(int(n), 1.0, BETA, S_DECAY, SIGMA2, D_DECAY)[0] for n in horizons[:3]])
     return {"horizons": horizons, "power": power, "linear": linear, "gamma": gamma}
+
+
+# the law's other end: a spectrum cut at d = 1000, where (eta N)^(1/beta) reaches d within reachable horizons
+D_CUT = 1000
+
+
+@experiment("lr_horizon.cutoff")
+def cutoff(budget: Budget) -> dict:
+    r"""Exact best constant steps of the cut spectrum (d = 1000, s = 1/2, sigma^2 = 1) over N = 1e6..1e13, through the
+    horizon where the spectrum's end is reached; and Brent's root in log N of :math:`\eta^*(N)/\eta_0(N) = 0.9` there."""
+    from scipy import optimize
+
+    s = SHAPES[0]
+    horizons = np.geomspace(1e6, 1e13, budget.pick(quick=8, full=15)).round()
+    eta = _optimal_steps(horizons, s, SIGMA2, D_CUT)
+
+    def gap(log_n: float) -> float:
+        n = float(np.exp(log_n))
+        e = th.optimal_constant_step(int(round(n)), BETA, s, SIGMA2, D_CUT, xatol=1e-7)[0]
+        return e / float(th.asymptotic_step(round(n), BETA, s, SIGMA2, D_CUT)) - (1 - BEND_EDGE)
+
+    tol = budget.pick(quick=1e-3, full=1e-5)  # in log N
+    edge = float(np.exp(optimize.brentq(gap, np.log(1e6), np.log(1e11), xtol=tol)))
+    return {"horizons": horizons, "eta": eta, "edge": edge, "xtol_log": tol}
