@@ -1,0 +1,28 @@
+"""Bad-input rows of the adaptive-EoS topic (see tests/_bad_input_table.py)."""
+import numpy as np
+
+from tests._bad_input_table import Row
+
+_T = "theory.adaptive_eos."
+_H = np.array([[2.0, 0.3], [0.3, 1.0]])
+_S = np.array([1.0, 1.0])
+
+ROWS = [
+    Row(_T + "frozen_threshold", {"beta1": 0.9}, kinds={"beta1": "unit"}),
+    Row(_T + "frozen_spectral_radius", {"eta_q": np.array([1.0, 40.0]), "beta1": 0.9},
+        kinds={"eta_q": "posarr", "beta1": "unit"}),
+    Row(_T + "preconditioned_sharpness", {"H": _H, "p": np.array([1.0, 2.0])},
+        kinds={"H": "arr+indefinite", "p": "posarr"}),
+    Row(_T + "rmsprop_cycle_amplitude", {"eta": 0.01}, kinds={"eta": "pos"}),
+    Row(_T + "rmsprop_cycle_signs", {"H": _H}, kinds={"H": "arr+indefinite"}),
+    Row(_T + "rmsprop_cycle_loss", {"H": _H, "s": _S, "eta": 0.01}, kinds={"H": "arr+indefinite", "s": "arr", "eta": "pos"}),
+    Row(_T + "rmsprop_cycle_sharpness", {"H": _H, "s": _S, "eta": 0.01},
+        kinds={"H": "arr+indefinite", "s": "arr", "eta": "pos"}),
+    Row(_T + "ema_cycle_amplitude", {"eta": 0.01, "beta1": 0.9}, kinds={"eta": "pos", "beta1": "unit"}),
+    Row("sims.adaptive_eos.adam_quadratic",
+        {"H": _H, "x0": np.array([[0.1, -0.2]]), "eta": 0.01, "beta1": 0.9, "beta2": 0.99, "n_steps": 10,
+         "n_blocks": 2, "block": 3},
+        kinds={"H": "arr+indefinite", "x0": "arr+zeros", "eta": "posarr", "beta1": "unit", "beta2": "unit",
+               "n_steps": "posint", "n_blocks": "posint", "block": "posint"},
+        ok={("eta", "ndim"): "a vector of step sizes is one run per entry, sharing the single start"}),
+]

@@ -1,0 +1,88 @@
+"""Unit tests of the adaptive-EoS topic: the sympy frozen map against NumPy roots, the Adam simulator against a
+NumPy loop (adaptive and frozen), the lattice cycles against a direct sign check, the EMA cycle against iteration,
+and the underflow trap flagged as data."""
+import numpy as np
+import pytest
+import sympy as sp
+
+import sims.adaptive_eos as sim
+import theory.adaptive_eos as th
+
+
+def test_threshold_is_the_flip_of_the_characteristic_polynomial():
+    b = th.BETA1
+    assert sp.simplify(th._threshold_expr() - 2 * (1 + b) / (1 - b)) == 0
+    for beta1 in (0.0, 0.5, 0.9, 0.95):
+        thr = th.frozen_threshold(beta1)
+        # the state matrix's eigenvalues (NumPy) at the threshold: one at -1, the other -beta_1
+        M = np.array(th.frozen_update_matrix().subs({th.ETA: 1.0, th.Q: thr, th.BETA1: beta1}), dtype=float)
+        ev = np.sort(np.linalg.eigvals(M).real)
+        np.testing.assert_allclose(ev, np.sort([-1.0, -beta1]), atol=1e-12)
+        assert th.frozen_spectral_radius(0.999 * thr, beta1) < 1 < th.frozen_spectral_radius(1.001 * thr, beta1)
+
+
+def _numpy_adam(H, x0, eta, b1, b2, n, p=None):
+    x, m, v = x0.copy(), np.zeros_like(x0), np.zeros_like(x0)
+    for t in range(1, n + 1):
+        g = H @ x
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g * g
+        mh, vh = m / (1 - b1**t), v / (1 - b2**t)
+        x = x - eta * (mh / np.sqrt(vh) if p is None else mh / p)
+    return x
+
+
+@pytest.mark.parametrize("frozen", [False, True])
+def test_simulator_equals_a_numpy_loop(frozen):
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(3, 3))
+    H = A @ A.T + 0.1 * np.eye(3)
+    x0 = rng.normal(size=(2, 3))
+    p = np.array([0.7, 1.3, 2.0]) if frozen else None
+    out = sim.adam_quadratic(H, x0, [0.05, 0.02], [0.9, 0.5], [0.99, 0.9], n_steps=40, n_blocks=2, block=5,
+                             precond=p)
+    ref = np.stack([_numpy_adam(H, x0[i], e, b1, b2, 40, p) for i, (e, b1, b2) in
+                    enumerate([(0.05, 0.9, 0.99), (0.02, 0.5, 0.9)])])
+    np.testing.assert_allclose(out["x"], ref, rtol=1e-11, atol=1e-14)
+    assert not out["underflowed"].any() and not out["diverged"].any()
+
+
+def test_lattice_signs_and_cycle_values_by_hand():
+    rng = np.random.default_rng(5)
+    A = rng.normal(size=(4, 4))
+    H = A @ A.T
+    S = th.rmsprop_cycle_signs(H)
+    for s in S:
+        assert np.array_equal(np.sign(H @ s), s)
+        eta = 0.02
+        x = eta / 2 * s
+        assert np.array_equal(x - eta * np.sign(H @ x), -x)  # one RMSProp step (v = g^2) flips the cycle
+        assert th.rmsprop_cycle_loss(H, s, eta) == pytest.approx(0.5 * x @ H @ x, rel=1e-14)
+        P = np.abs(H @ x)
+        evals = np.linalg.eigvals(np.diag(1 / P) @ H).real
+        assert np.min(np.abs(evals - 2 / eta)) < 1e-9 / eta
+        assert th.rmsprop_cycle_sharpness(H, s, eta) == pytest.approx(eta * evals.max(), rel=1e-10)
+    # every other sign vector fails the condition
+    n_all = sum(np.array_equal(np.sign(H @ np.r_[1.0, t]), np.r_[1.0, t]) for t in
+                np.array(np.meshgrid(*[[1.0, -1.0]] * 3)).reshape(3, -1).T)
+    assert n_all == len(S)
+
+
+def test_ema_cycle_amplitude_is_self_consistent():
+    eta, b1 = 0.01, 0.9
+    A = th.ema_cycle_amplitude(eta, b1)
+    m, g = 0.0, 1.0
+    for _ in range(2000):  # the EMA of an alternating gradient +-g settles to +-g (1 - b1)/(1 + b1)
+        g = -g
+        m = b1 * m + (1 - b1) * g
+    assert eta * abs(m) == pytest.approx(2 * A, rel=1e-12)
+
+
+def test_underflow_trap_is_flagged_not_frozen_silently():
+    # beta_1 = 0.5 with a long beta_2 memory from 5 A*: x contracts below the smallest normal float64
+    eta, b1 = 0.01, 0.5
+    x0 = np.array([[5 * th.ema_cycle_amplitude(eta, b1)], [5 * th.ema_cycle_amplitude(eta, b1)]])
+    out = sim.adam_quadratic(np.array([[1.0]]), x0, eta, b1, [0.9999, 0.99], n_steps=12000, n_blocks=1, block=10)
+    assert out["underflowed"].tolist() == [True, False]
+    assert 0 < out["underflow_step"][0] < 12000
+    assert np.isnan(out["sharp_mean"][0]).all() and np.isfinite(out["sharp_mean"][1]).all()
