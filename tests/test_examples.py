@@ -16,7 +16,7 @@ import pytest
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 TOPICS = ("logistic", "sde", "sign_floor", "sgd_stability", "linear_hessian", "softmax_radius", "eos",
-          "noisy_quadratic", "batch_size", "lr_horizon", "mup_transfer")
+          "noisy_quadratic", "batch_size", "lr_horizon", "mup_transfer", "adaptive_eos")
 
 
 def _load(name: str):
@@ -173,3 +173,11 @@ def test_cli_smoke():
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "status on your parameters: passed" in proc.stdout
+
+
+def test_adaptive_eos():
+    ex = _load("adaptive_eos")
+    out = ex.run(beta1=(0.0, 0.9), d=3, n_grid=8, rounds=3)
+    _assert_passed(out)
+    with pytest.raises(ValueError, match="beta1"):
+        ex.run(beta1=(0.99,))
