@@ -124,8 +124,12 @@ def _run(point, w_star, w0, key, *, n_steps, storage, snapshots):
 
     def step(carry, t):
         w, last, first, snaps = carry
-        # float32: w - w* is exact (Sterbenz) within w*'s binade; a is folded into eta_a
-        new = _store(w, eta_a * (w - w_star), key, t, storage)
+        # float32: w - w* is exact (Sterbenz) within w*'s binade; a is folded into eta_a. The product of two float32
+        # numbers is exact in float64 and its cast is the rounded float32 product; done in float32, XLA's CPU backend
+        # may contract it with w - delta into one fused multiply-add (no rounding of the product), which moves the
+        # rare step that lies within a float32 rounding of a bf16 midpoint
+        delta = (eta_a.astype(jnp.float64) * (w - w_star).astype(jnp.float64)).astype(jnp.float32)
+        new = _store(w, delta, key, t, storage)
         last = jnp.where(new != w, t, last)
         bad = ~jnp.isfinite(new) | (jnp.abs(new) > BOUND)
         first = jnp.where((first < 0) & bad, t, first)

@@ -128,7 +128,7 @@ def rn_floor_inverse_eta(budget) -> Result:
                  "U32 = ulp32/(2 eta a), so bf16 storage leaves a loss (e_bf16/e_f32)^2 ~ 2^32 times float32's.",
        latex=r"e_\infty^{(p)} \in [U_p - \mathrm{ulp}_p, U_p),\ U_p = \frac{2^{-p+1}}{2\eta a}\ (p = 8, 24)")
 def nearest_rounding_cancels(budget) -> Result:
-    r"""The final errors of float32-stored runs (``low_precision.rn_runs``, eta a from 0.05 to 0.5, 600 steps), in
+    r"""The final errors of float32-stored runs (``low_precision.rn_runs``, eta a = 0.07, 0.15, 0.2, 0.3, 600 steps), in
     float32 ulps, against :func:`theory.low_precision.rn_frozen_error` at 24 significand bits; and the ratio of the
     bf16 run's loss to the float32 run's on the same minimizer against the ratio of the two predicted frozen errors
     squared.
