@@ -19,10 +19,10 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+from _common import floats, outcome, report
 
 import sims.low_precision as S
 import theory.low_precision as T
-from _common import floats, outcome, report
 from paper_checks import Exact
 from theory import _validate as V
 

@@ -37,7 +37,7 @@ from sims.rng import words
 from sims.sweep import run_grid
 from theory import _validate as V
 
-__all__ = ["STORAGE", "ADAM_STORAGE", "MAX_STEPS", "BOUND", "round_bf16", "gd", "adamw", "kahan_gd"]
+__all__ = ["ADAM_STORAGE", "BOUND", "MAX_STEPS", "STORAGE", "adamw", "gd", "kahan_gd", "round_bf16"]
 
 #: how the iterate is stored after each step
 STORAGE = ("bf16_rn", "bf16_sr", "float32", "bf16_rn_f32")

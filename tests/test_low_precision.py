@@ -125,7 +125,7 @@ def _adamw_numpy(g, peak, w0, T, lam, dt, eps=1e-8, b1=0.9, b2=0.999):
 def test_adamw_against_a_numpy_loop():
     g = np.array([1e-7, -0.3, 2e3])
     ref = sim.adamw(g, 2.0**-7 / 0.8, w0=1.9921875, n_steps=60, storage="float64", weight_decay=0.05, record=True)
-    w, last = _adamw_numpy(g, 2.0**-7 / 0.8, 1.9921875, 60, 0.05, np.float64)
+    w, _ = _adamw_numpy(g, 2.0**-7 / 0.8, 1.9921875, 60, 0.05, np.float64)
     np.testing.assert_allclose(ref["w"][0], w, rtol=1e-14)
     assert ref["w_before"].shape == (1, 60, 3) and ref["w_before"][0, 0, 0] == 1.9921875
     # the recorded path: each point is the previous point minus its update

@@ -51,17 +51,38 @@ Pure maths: sympy for the algebra, NumPy for the grid; every public function val
 from __future__ import annotations
 
 import functools
-import math
 
 import numpy as np
 import sympy as sp
 
 from theory import _validate as V
 
-__all__ = ["BF16_BITS", "ETA_A", "ULP", "E0", "F", "T", "ulp", "round_nearest", "freeze_error_sym",
-           "rn_frozen_error", "rn_band", "reference_freeze_step_sym", "reference_freeze_step", "rn_lattice_run",
-           "sr_stationary_sym", "sr_second_moment", "sr_mean_second_moment", "cosine_freeze_fraction_sym",
-           "cosine_freeze_fraction", "half_ulp_last_move", "rn_chain", "rn_frozen_error_across_binades", "cast_chain", "kahan_bias_bound"]
+__all__ = [
+    "BF16_BITS",
+    "E0",
+    "ETA_A",
+    "ULP",
+    "F",
+    "T",
+    "cast_chain",
+    "cosine_freeze_fraction",
+    "cosine_freeze_fraction_sym",
+    "freeze_error_sym",
+    "half_ulp_last_move",
+    "kahan_bias_bound",
+    "reference_freeze_step",
+    "reference_freeze_step_sym",
+    "rn_band",
+    "rn_chain",
+    "rn_frozen_error",
+    "rn_frozen_error_across_binades",
+    "rn_lattice_run",
+    "round_nearest",
+    "sr_mean_second_moment",
+    "sr_second_moment",
+    "sr_stationary_sym",
+    "ulp",
+]
 
 #: bf16's significand bits (7 stored + the implicit leading 1)
 BF16_BITS = 8
@@ -247,7 +268,12 @@ def cosine_freeze_fraction(ratio) -> np.ndarray:
     r"""The freeze point :math:`t/T = \arccos(r - 1)/\pi` of a sign-like update under cosine decay,
     :math:`r = \mathrm{ulp}/(\eta_{\max}|u|) \in (0, 2)` (past mid-run iff :math:`r < 1`)."""
     r = V.array("ratio", ratio, ndim=(0, 1), low=0.0, high=2.0, low_open=True, high_open=True)
-    return np.arccos(r - 1.0) / math.pi
+    return np.asarray(_cosine_fn()(r), dtype=float)
+
+
+@functools.cache
+def _cosine_fn():
+    return sp.lambdify(sp.Symbol("r", positive=True), cosine_freeze_fraction_sym(), "numpy")
 
 
 def half_ulp_last_move(w_path, updates, mantissa_bits=BF16_BITS) -> np.ndarray:
