@@ -31,3 +31,4 @@ ROWS = [
         kinds={"key": "key", "X": "arr", "y": "arr", "n": "posint+oversize", "parametrization": "choice",
                "n_seeds": "posint", "method": "choice"}),
 ]
+ROWS.append(Row("theory.mup_transfer.global_minimizer", {"loss_coef": _L}, kinds={"loss_coef": "arr"}))

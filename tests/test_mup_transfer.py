@@ -85,6 +85,24 @@ def test_first_minimizer_against_brute_force():
     assert th.grid_minimizer(L[0], np.array([eta[0] * 0.5, eta[0], eta[0] * 1.5])) == eta[0]
 
 
+def test_global_minimizer_against_brute_force():
+    # narrow widths, where some seeds' deepest basin is not the first: the grid's global argmin on (0, 60]
+    coef = sm.one_step(jax.random.key(8), X, Y, 8, n_seeds=64)["coef"]
+    L = th.loss_polynomial(coef, Y)
+    glob, first = th.global_minimizer(L), th.first_minimizer(L)
+    grid = np.linspace(1e-4, 60.0, 600001)
+    far = 0
+    for row, g, f in zip(L, glob, first):
+        if g > 59.0:
+            continue
+        # to the grid spacing 1e-4 (the two basins' depths differ by more than the grid's resolution in L)
+        assert abs(grid[np.argmin(np.polynomial.polynomial.polyval(grid, row))] - g) < 2e-4
+        far += g > f * (1 + 1e-9)
+        mins = th.local_minimizers(row)
+        assert mins[0] == pytest.approx(f, rel=1e-12) and np.any(np.isclose(mins, g, rtol=1e-12))
+    assert far > 0  # the case the global minimizer exists for
+
+
 def test_kernel_optimum_minimizes_its_quadratic():
     f0 = RNG.standard_normal(M)
     eta = th.kernel_optimum(X, Y, 0.7, f0)

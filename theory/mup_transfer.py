@@ -52,7 +52,7 @@ from theory import _validate as V
 
 __all__ = ["N", "D", "ETA", "KAPPA", "TABLES", "table_expr", "kernel_factor_expr", "output_variance_expr",
            "kernel_factor", "limit_kernel_factor", "kernel_optimum", "eta_infinity", "loss_polynomial",
-           "local_minimizers", "first_minimizer", "grid_minimizer"]
+           "local_minimizers", "first_minimizer", "global_minimizer", "grid_minimizer"]
 
 N, D = sp.symbols("n d", positive=True)
 ETA, KAPPA = sp.symbols("eta kappa", positive=True)
@@ -207,26 +207,36 @@ def _polish(x: np.ndarray, d1: np.ndarray) -> np.ndarray:
     return x
 
 
-def local_minimizers(loss_coef, *, eta_max=None) -> np.ndarray:
-    r"""The local minimizers of one loss polynomial on :math:`0 < \eta < \eta_{\max}`, ascending.
+def _minimizer_table(rows: np.ndarray) -> np.ndarray:
+    """Per row of ascending loss coefficients (S, K): the real roots of L' with L'' > 0 on eta > 0, NaN elsewhere."""
+    roots, d1 = _derivative_roots(rows)
+    scale = np.maximum(1.0, np.max(np.abs(roots), axis=1, keepdims=True))
+    is_real = np.abs(roots.imag) <= 1e-7 * scale
+    x = _polish(np.where(is_real, roots.real, 0.0), d1)
+    d2 = d1[:, 1:] * np.arange(1, d1.shape[1])
+    curv = sum(d2[:, [k]] * x**k for k in range(d2.shape[1]))
+    return np.where(is_real & (x > 0) & (curv > 0), x, np.nan)
 
-    They are the real roots of :math:`L'` where :math:`L'' > 0` (companion-matrix eigenvalues, each polished by two
-    Newton steps on :math:`L'`).
-    """
+
+def _rows(loss_coef) -> tuple[np.ndarray, np.ndarray]:
+    c = V.array("loss_coef", loss_coef, ndim=(1, 2))
+    if c.shape[-1] < 3:
+        raise ValueError(f"loss_coef: expected at least 3 coefficients (a loss of degree >= 2), got {c.shape[-1]}")
+    return c, c.reshape(-1, c.shape[-1])
+
+
+def local_minimizers(loss_coef, *, eta_max=None) -> np.ndarray:
+    r"""The local minimizers of one loss polynomial on :math:`0 < \eta < \eta_{\max}` (no upper end for ``None``),
+    ascending: the real roots of :math:`L'` where :math:`L'' > 0` (companion-matrix eigenvalues, each polished by two
+    Newton steps on :math:`L'`)."""
     c = V.array("loss_coef", loss_coef, ndim=1)
     hi = np.inf if eta_max is None else V.real("eta_max", eta_max, low=0.0, low_open=True)
-    if c.size < 3:
-        raise ValueError(f"loss_coef: expected at least 3 coefficients (a loss of degree >= 2), got {c.size}")
-    roots, d1 = _derivative_roots(c[None, :])
-    scale = max(1.0, float(np.max(np.abs(roots))))
-    real = roots[np.abs(roots.imag) <= 1e-7 * scale].real[None, :]
-    real = _polish(real, d1)[0]
-    d2 = np.polynomial.Polynomial(c).deriv(2)
-    keep = (real > 0) & (real < hi) & (d2(real) > 0)
-    return np.sort(real[keep])
+    _, rows = _rows(c)
+    mins = _minimizer_table(rows)[0]
+    return np.sort(mins[np.isfinite(mins) & (mins < hi)])
 
 
-def first_minimizer(loss_coef) -> np.ndarray:
+def first_minimizer(loss_coef):
     r"""The first local minimizer of each one-step loss on :math:`\eta > 0` (the basin a rate swept up from 0 meets
     first).
 
@@ -236,20 +246,24 @@ def first_minimizer(loss_coef) -> np.ndarray:
     Returns:
       a float, or an (S,) array; NaN where a loss has no local minimizer on :math:`\eta > 0`.
     """
-    c = V.array("loss_coef", loss_coef, ndim=(1, 2))
-    if c.shape[-1] < 3:
-        raise ValueError(f"loss_coef: expected at least 3 coefficients (a loss of degree >= 2), got {c.shape[-1]}")
-    rows = c.reshape(-1, c.shape[-1])
-    roots, d1 = _derivative_roots(rows)
-    scale = np.maximum(1.0, np.max(np.abs(roots), axis=1, keepdims=True))
-    is_real = np.abs(roots.imag) <= 1e-7 * scale
-    x = _polish(np.where(is_real, roots.real, 0.0), d1)
-    d2 = d1[:, 1:] * np.arange(1, d1.shape[1])
-    curv = sum(d2[:, [k]] * x**k for k in range(d2.shape[1]))
-    ok = is_real & (x > 0) & (curv > 0)
-    first = np.where(ok, x, np.inf).min(axis=1)
+    c, rows = _rows(loss_coef)
+    table = _minimizer_table(rows)
+    first = np.where(np.isfinite(table), table, np.inf).min(axis=1)
     first = np.where(np.isfinite(first), first, np.nan)
     return float(first[0]) if c.ndim == 1 else first
+
+
+def global_minimizer(loss_coef):
+    r"""The global minimizer of each one-step loss on :math:`\eta > 0` (the local minimizer of least loss), a float or
+    an (S,) array as :func:`first_minimizer`; NaN where a loss has no local minimizer on :math:`\eta > 0`."""
+    c, rows = _rows(loss_coef)
+    table = _minimizer_table(rows)
+    ok = np.isfinite(table)
+    vals = sum(rows[:, [k]] * np.where(ok, table, 0.0) ** k for k in range(rows.shape[1]))
+    pick = np.argmin(np.where(ok, vals, np.inf), axis=1)
+    best = np.take_along_axis(table, pick[:, None], axis=1)[:, 0]
+    best = np.where(ok.any(axis=1), best, np.nan)
+    return float(best[0]) if c.ndim == 1 else best
 
 
 def grid_minimizer(loss_coef, grid) -> float:

@@ -89,3 +89,18 @@ def dense(budget: Budget) -> dict:
         out[f"coef_{name}"] = run["coef"]
         out.update({f"{k}_{name}": v for k, v in run["stats"].items()})
     return {"n": DENSE_WIDTH, "n_seeds": s, **out}
+
+
+#: the narrow widths where some seeds' one-step loss has its global minimum beyond the first basin
+BASIN_WIDTHS = np.array([32, 64, 128])
+
+
+@experiment("mup_transfer.basins")
+def basins(budget: Budget) -> dict:
+    """The exact one-step loss polynomials of many μP seeds at widths 32, 64, 128."""
+    s = budget.pick(quick=2048, full=8192)
+    X, y = dataset()
+    root = jax.random.fold_in(jax.random.key(SEED), 400)
+    loss = np.stack([th.loss_polynomial(sm.one_step(jax.random.fold_in(root, int(n)), X, y, int(n), n_seeds=s)["coef"],
+                                        y) for n in BASIN_WIDTHS])
+    return {"widths": BASIN_WIDTHS, "n_seeds": s, "loss": loss}

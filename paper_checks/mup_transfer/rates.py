@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 import theory.mup_transfer as th
-from paper_checks import STEPLAB, Categorical, Rate, Result, claim
+from paper_checks import STEPLAB, Categorical, Count, Rate, Result, claim
 from paper_checks.mup_transfer import PAPER
 from paper_checks.mup_transfer import _experiments as E
 
@@ -119,3 +119,31 @@ def mup_transfer_window(budget) -> Result:
         detail=f"n_10 predicted {n10:.0f} (sigma = {sigma:.3f}, eta_inf = {ei:.4f}), located at {located:.0f} by "
                f"interpolation; bias window {n_bias:.0f} (B = {B:.2f}); {eta.shape[1]} seeds per width",
         arrays={"widths": n, "rms": rms, "n10": np.array(n10), "located": np.array(located)}, seed=E.SEED)
+
+
+@claim("steplab.global_argmin_is_not_the_transferring_optimum", paper=STEPLAB, provenance="derived",
+       kind="existence", source="derived here",
+       statement="The one-step loss is a degree-6 polynomial in eta; at finite width some initializations have their "
+                 "global minimum in a far basin beyond the first one, so 'the optimal rate' read as a global argmin is "
+                 "not the transferring optimum (the first basin, which converges to eta_inf).",
+       latex=r"\exists\ \text{seeds}:\ \arg\min_{\eta > 0} L_1(\eta) \ne \eta_n^{\rm first}")
+def global_argmin_is_not_the_transferring_optimum(budget) -> Result:
+    r"""At widths 32, 64, 128 (many μP seeds), each seed's global minimizer of its exact loss
+    (:func:`theory.mup_transfer.global_minimizer`) against its first basin (:func:`first_minimizer`): whether some
+    seed's global minimum lies beyond its first basin, per width.
+
+    Rival: no far global basin at any width (the global argmin is the first basin).
+    """
+    ex = E.basins(budget)
+    shape = ex["loss"].shape[:2]
+    glob = th.global_minimizer(ex["loss"].reshape(-1, ex["loss"].shape[-1])).reshape(shape)
+    first = th.first_minimizer(ex["loss"].reshape(-1, ex["loss"].shape[-1])).reshape(shape)
+    far = glob > first * (1 + 1e-9)
+    counts = far.sum(axis=1)
+    return Result(
+        Count("widths where some seed's global minimum lies beyond its first basin", measured=far.any(axis=1),
+              predicted=True, rivals={"never: the global argmin is the first basin": False}),
+        detail=f"seeds with a far global minimum: {', '.join(f'{c}/{shape[1]}' for c in counts)} at widths "
+               f"{', '.join(str(int(n)) for n in ex['widths'])}; their global minimizers up to "
+               f"{np.nanmax(np.where(far, glob, np.nan)):.3g} (median first basin {np.nanmedian(first):.3g})",
+        arrays={"widths": ex["widths"], "far_counts": counts}, seed=E.SEED)

@@ -8,6 +8,7 @@ the predictions are the closed forms of :mod:`theory.mup_transfer` (:func:`eta_i
 from __future__ import annotations
 
 import numpy as np
+import sympy as sp
 
 import sims.mup_transfer as sm
 import theory.mup_transfer as th
@@ -110,12 +111,14 @@ def sp_and_ntp_do_not_transfer(budget) -> Result:
         arrays={"widths": n, "sp_mean": sp_eta.mean(axis=1), "ntp_sd": sd_ntp}, seed=E.SEED)
 
 
-def kernel_expectation(kappa: float, draws: int, seed: int) -> tuple[float, float]:
+def kernel_expectation(kappa: float, draws: int, seed: int, parametrization: str = "ntp") -> tuple[float, float]:
     r"""Monte Carlo mean and SE of :func:`theory.mup_transfer.kernel_optimum` over initial outputs
-    :math:`f_0 \sim N(0, X^\top X/d)` (the width-limit law of the initial output under SP and NTP)."""
+    :math:`f_0 \sim N(0, v\,X^\top X)`, :math:`v` the width limit of :func:`theory.mup_transfer.output_variance_expr`
+    (:math:`1/d` under SP and NTP): the law of the initial output in the kernel regime."""
     X, y = E.dataset()
+    var = float(sp.limit(th.output_variance_expr(parametrization), th.N, sp.oo).subs(th.D, E.D))
     rng = np.random.default_rng(seed)
-    f0 = rng.standard_normal((draws, E.D)) @ X / np.sqrt(E.D)
+    f0 = rng.standard_normal((draws, E.D)) @ X * np.sqrt(var)
     eta = th.kernel_optimum(X, y, kappa, f0)
     return float(eta.mean()), float(eta.std(ddof=1) / np.sqrt(draws))
 
@@ -141,7 +144,8 @@ def kernel_regime_optimum_is_random(budget) -> Result:
     sim = np.stack([ex["eta_sp"] * kap_sp, ex["eta_ntp"]])
     m_sim, se_sim = sim.mean(axis=1), sim.std(axis=1, ddof=1) / np.sqrt(sim.shape[1])
     draws = budget.pick(quick=20_000, full=200_000)  # Gaussian initial outputs of the Monte Carlo side
-    mc = [kernel_expectation(k, draws, E.SEED + i) for i, k in enumerate((1.0, kap_ntp))]
+    mc = [kernel_expectation(k, draws, E.SEED + i, name)
+          for i, (k, name) in enumerate(((1.0, "sp"), (kap_ntp, "ntp")))]
     pred = np.array([m for m, _ in mc])
     se = np.hypot(se_sim, [s for _, s in mc])
     zero = np.array([th.kernel_optimum(X, y, 1.0), th.kernel_optimum(X, y, kap_ntp)])
