@@ -16,7 +16,7 @@ import pytest
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 TOPICS = ("logistic", "sde", "sign_floor", "sgd_stability", "linear_hessian", "softmax_radius", "eos",
-          "noisy_quadratic", "batch_size", "lr_horizon", "mup_transfer", "adaptive_eos")
+          "noisy_quadratic", "batch_size", "lr_horizon", "mup_transfer", "adaptive_eos", "low_precision")
 
 
 def _load(name: str):
@@ -181,3 +181,13 @@ def test_adaptive_eos():
     _assert_passed(out)
     with pytest.raises(ValueError, match="beta1"):
         ex.run(beta1=(0.99,))
+
+
+def test_low_precision():
+    ex = _load("low_precision")
+    out = ex.run(eta_a=(0.02, 0.1, 0.4), w_star=(1.0, 1.5), n=60)
+    _assert_passed(out)
+    with pytest.raises(ValueError, match="eta_a"):
+        ex.run(eta_a=1.5)
+    with pytest.raises(ValueError, match="w_star, w0"):
+        ex.run(w_star=(1.5, 2.5))
