@@ -1,0 +1,229 @@
+r"""Muon on matrix parameters: the exact polar factor, the quintic Newton--Schulz iteration, and two simulators.
+
+**The update rules** (small pure functions of a matrix). For a momentum :math:`M = U\Sigma V^\top` (thin SVD),
+
+* :func:`polar`: the exact polar factor :math:`O = UV^\top` (every nonzero singular value mapped to 1), from
+  ``jnp.linalg.svd``; 0 for :math:`M = 0`;
+* :func:`newton_schulz`: :math:`k` steps of :math:`X \leftarrow aX + (bA + cA^2)X`, :math:`A = XX^\top`, from
+  :math:`X_0 = M/\|M\|_F`, with the public reference code's coefficients
+  :data:`theory.muon.NS5` :math:`= (3.4445, -4.7750, 2.0315)`. It acts on each singular value separately,
+  :math:`\sigma \mapsto p^{\circ k}(\sigma/\|M\|_F)` with :math:`p(s) = as + bs^3 + cs^5`, so its output's singular
+  values lie in the polynomial's band (:func:`theory.muon.ns_band`), not at 1.
+
+**One Muon step** with decoupled weight decay :math:`\lambda`, heavy-ball momentum :math:`\beta` and gradient
+:math:`G_t`:
+
+.. math:: M_{t+1} = \beta M_t + G_t,\qquad W_{t+1} = (1-\eta\lambda)\,W_t - \eta\,\mathrm{orth}(M_{t+1}).
+
+:func:`train` runs it on :math:`f(W) = \tfrac12\|W - Y\|_F^2` with :math:`G_t = (W_t - Y) + \sigma\xi_t`
+(:math:`\xi_t` standard normal, a fresh subkey per step), a grid of :math:`(\eta, \lambda, k)` through
+:func:`sims.sweep.run_grid`; :func:`factorization` runs Muon without momentum or decay on both factors of
+:math:`\tfrac12\|W_2W_1 - M_\star\|_F^2` (the setting of Rhee, Simon & Karkada's notebooks), a grid of step
+sizes. Float64 throughout (importing :mod:`sims` turns it on).
+
+**Divergence is data**: a run whose iterate leaves :math:`|w| \le 10^{150}` or becomes non-finite
+(:func:`sims.sweep.diverged`) is flagged ``diverged`` with the first such step in ``diverged_step`` (-1 if never);
+from that step on the run is frozen at :math:`W = 0` (its recorded values are then 0: not a result).
+"""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+import sims  # noqa: F401  (float64)
+from sims.sweep import diverged, run_grid
+from theory import _validate as V
+from theory.muon import NS5
+
+__all__ = ["METHODS", "MAX_STEPS", "polar", "newton_schulz", "train", "factorization"]
+
+METHODS = ("polar", "ns")
+MAX_STEPS = 200_000
+
+
+def polar(m):
+    r"""The polar factor :math:`UV^\top` of a matrix :math:`M = U\Sigma V^\top` (thin SVD); 0 where :math:`M = 0`.
+
+    Singular directions of a zero singular value keep weight 1 (``jnp.linalg.svd`` picks them): the polar factor of
+    a rank-deficient matrix is not unique, and Muon's update is then only defined on the range of :math:`M`.
+    """
+    m = V.traceable("m", m, ndim=2)
+    u, _, vt = jnp.linalg.svd(m, full_matrices=False)
+    return jnp.where(jnp.any(m != 0), u @ vt, jnp.zeros_like(m))
+
+
+def _ns(m, steps, coeffs):
+    a, b, c = coeffs
+    tall = m.shape[0] > m.shape[1]
+    x = m.T if tall else m  # the Gram matrix A = X X^T is the smaller of the two
+    norm = jnp.sqrt(jnp.sum(x * x))
+    x = x / jnp.where(norm > 0, norm, 1.0)
+
+    def body(_, x):
+        g = x @ x.T
+        return a * x + (b * g + c * g @ g) @ x
+
+    x = lax.fori_loop(0, steps, body, x)
+    return x.T if tall else x
+
+
+def newton_schulz(m, steps=5, coeffs=NS5):
+    r"""``steps`` quintic Newton--Schulz steps from :math:`M/\|M\|_F` (0 for :math:`M = 0`), coefficients ``coeffs``.
+
+    Args:
+      m: a real matrix ``(p, q)``.
+      steps: the number of iterations, an integer >= 0 (may be traced, so a grid can map over it).
+      coeffs: :math:`(a, b, c)` of :math:`p(s) = as + bs^3 + cs^5`; the reference code's by default.
+    """
+    m = V.traceable("m", m, ndim=2)
+    if not V.is_tracer(steps):
+        steps = V.integer("steps", steps, low=0, high=10_000)
+    coeffs = tuple(V.real(f"coeffs[{i}]", c) for i, c in enumerate(V.array("coeffs", coeffs, shape=(3,))))
+    return _ns(m, steps, coeffs)
+
+
+def _orth(m, ns_steps, method):
+    return polar(m) if method == "polar" else _ns(m, ns_steps, NS5)
+
+
+def _train_run(point, target, w0, key, *, momentum, noise, n_steps, method):
+    """One run: the grid point holds (eta, lam, ns_steps); returns the singular values of W after each step."""
+    eta, lam, ns_steps = point["eta"], point["lam"], point["ns_steps"]
+
+    def step(carry, t):
+        w, m, first = carry
+        g = w - target
+        if noise:  # a Python branch: the deterministic runs draw nothing
+            g = g + noise * jax.random.normal(jax.random.fold_in(key, t), w.shape)
+        m = momentum * m + g
+        w = (1.0 - eta * lam) * w - eta * _orth(m, ns_steps, method)
+        first = jnp.where((first < 0) & diverged(w[None])[0], t + 1, first)
+        # a diverged run is frozen at 0: an SVD of entries near the float64 limit overflows, and LAPACK's iteration
+        # on NaN may not end
+        w = jnp.where(first >= 0, 0.0, w)
+        m = jnp.where(first >= 0, 0.0, m)
+        return (w, m, first), jnp.linalg.svd(w, compute_uv=False)
+
+    start = (w0, jnp.zeros_like(w0), jnp.asarray(-1, jnp.int64))
+    (w, _, first), sv = lax.scan(step, start, jnp.arange(n_steps))
+    return {"sv": sv, "w": w, "diverged_step": first}
+
+
+def train(eta, lam, target, w0, *, method: str = "polar", ns_steps=5, momentum: float = 0.0, noise: float = 0.0,
+          key=None, n_steps: int = 1000) -> dict[str, np.ndarray]:
+    r"""Muon with decoupled weight decay on :math:`\tfrac12\|W - Y\|_F^2`, one run per grid point :math:`(\eta, \lambda, k)`.
+
+    Args:
+      eta: step sizes, a positive number or an (m,) array.
+      lam: decoupled decays :math:`\lambda \ge 0`, a number or an (m,) array (broadcast with ``eta``).
+      target: :math:`Y`, a real matrix ``(p, q)``.
+      w0: the start :math:`W_0`, a real matrix of the shape of ``target``.
+      method: ``"polar"`` (exact :math:`UV^\top`) or ``"ns"`` (:func:`newton_schulz`).
+      ns_steps: Newton--Schulz steps :math:`k`, an integer >= 0 or an (m,) array (read only by ``"ns"``).
+      momentum: :math:`\beta \in [0, 1)`.
+      noise: :math:`\sigma \ge 0`, the gradient noise's standard deviation per entry.
+      key: a typed PRNG key (``jax.random.key``), required when ``noise > 0``; every run uses the same noise.
+      n_steps: steps per run, in ``1..MAX_STEPS``.
+
+    Returns:
+      ``sv`` (m, n_steps, min(p, q)): the singular values of :math:`W_t` after each step, descending; ``w``
+      (m, p, q): the final iterates; ``diverged`` (m,) and ``diverged_step`` (m,), as in the module docstring.
+    """
+    V.choice("method", method, METHODS)
+    etas = np.atleast_1d(V.array("eta", eta, ndim=(0, 1), low=0.0, low_open=True))
+    lams = np.atleast_1d(V.array("lam", lam, ndim=(0, 1), low=0.0))
+    ks = np.atleast_1d(V.integers("ns_steps", ns_steps, ndim=(0, 1), low=0, high=10_000))
+    y = V.array("target", target, ndim=2)
+    start = V.array("w0", w0, shape=y.shape)
+    beta = V.real("momentum", momentum, low=0.0, high=1.0)
+    if beta == 1.0:
+        raise ValueError("momentum: expected a value in [0, 1), got 1.0")
+    sigma = V.real("noise", noise, low=0.0)
+    n_steps = V.integer("n_steps", n_steps, low=1, high=MAX_STEPS)
+    if sigma > 0:
+        key = V.key("key", key)
+    else:
+        key = jax.random.key(0) if key is None else V.key("key", key)  # not read
+    try:
+        etas, lams, ks = np.broadcast_arrays(etas, lams, ks)
+    except ValueError:
+        raise ValueError(f"eta, lam, ns_steps: expected arrays of one length (or scalars), got shapes "
+                         f"{np.shape(eta)}, {np.shape(lam)}, {np.shape(ns_steps)}") from None
+    V.check_bytes({"n_steps": n_steps, "eta": etas.size}, 8.0 * etas.size * n_steps * min(y.shape),
+                  what="the recorded singular values")
+    grid = {"eta": jnp.asarray(etas, float), "lam": jnp.asarray(lams, float), "ns_steps": jnp.asarray(ks, jnp.int64)}
+    out = run_grid(_train_run, grid, jnp.asarray(y), jnp.asarray(start), key,
+                   static={"momentum": beta, "noise": sigma, "n_steps": n_steps, "method": method}, desc="muon train")
+    first = out["diverged_step"]
+    return {"sv": out["sv"], "w": out["w"], "diverged": first >= 0, "diverged_step": first}
+
+
+def _factor_run(point, target, *, n_steps, method):
+    """One run of Muon (or GD) on both factors from the grid point's start; records diag(W2 W1) (the target is
+    diagonal) and the product's singular values."""
+    eta, w1, w2 = point["eta"], point["w1"], point["w2"]
+
+    def loss(w1, w2):
+        r = w2 @ w1 - target
+        return 0.5 * jnp.sum(r * r)
+
+    def step(carry, t):
+        w1, w2, first = carry
+        g1, g2 = jax.grad(loss, argnums=(0, 1))(w1, w2)
+        if method == "polar":
+            w1, w2 = w1 - eta * polar(g1), w2 - eta * polar(g2)
+        else:  # plain gradient descent, the comparison of the paper's figures
+            w1, w2 = w1 - eta * g1, w2 - eta * g2
+        bad = diverged(w1[None])[0] | diverged(w2[None])[0]
+        first = jnp.where((first < 0) & bad, t + 1, first)
+        w1, w2 = jnp.where(first >= 0, 0.0, w1), jnp.where(first >= 0, 0.0, w2)  # frozen, as in train
+        prod = w2 @ w1
+        return (w1, w2, first), (jnp.diagonal(prod), jnp.linalg.svd(prod, compute_uv=False))
+
+    (w1, w2, first), (modes, sv) = lax.scan(step, (w1, w2, jnp.asarray(-1, jnp.int64)), jnp.arange(n_steps))
+    return {"modes": modes, "sv": sv, "w1": w1, "w2": w2, "diverged_step": first}
+
+
+def factorization(eta, target_sv, w1, w2, *, method: str = "polar", n_steps: int = 1000) -> dict[str, np.ndarray]:
+    r"""Muon (``"polar"``) or gradient descent (``"gd"``) on :math:`\tfrac12\|W_2W_1 - \mathrm{diag}(s)\|_F^2`, one run per start.
+
+    Args:
+      eta: step sizes, a positive number or an (m,) array.
+      target_sv: the target's singular values :math:`s` (n,), positive: :math:`M_\star = \mathrm{diag}(s)`.
+      w1: :math:`W_1` at the start, ``(h, n)`` (shared) or ``(m, h, n)`` (one per run).
+      w2: :math:`W_2` at the start, ``(n, h)`` or ``(m, n, h)``, as ``w1``.
+      method: ``"polar"`` (Muon without momentum or decay, exact polar factor) or ``"gd"``.
+      n_steps: steps per run, in ``1..MAX_STEPS``.
+
+    Returns:
+      ``modes`` (m, n_steps, n): :math:`(W_2W_1)_{ii}` after each step, the product's component along target mode
+      :math:`i`; ``sv`` (m, n_steps, n): the singular values of :math:`W_2W_1`, descending; ``w1``, ``w2``: the final
+      factors; ``diverged`` (m,) and ``diverged_step`` (m,).
+    """
+    V.choice("method", method, ("polar", "gd"))
+    etas = np.atleast_1d(V.array("eta", eta, ndim=(0, 1), low=0.0, low_open=True))
+    s = V.array("target_sv", target_sv, ndim=1, low=0.0, low_open=True)
+    a = V.array("w1", w1, ndim=(2, 3))
+    if a.shape[-1] != s.size:
+        raise ValueError(f"w1: expected shape (h, {s.size}) or (m, h, {s.size}) (one column per target mode), "
+                         f"got {a.shape}")
+    b = V.array("w2", w2, ndim=(2, 3))
+    if b.shape[-2:] != (s.size, a.shape[-2]):
+        raise ValueError(f"w2: expected trailing shape ({s.size}, {a.shape[-2]}) to match w1, got {b.shape}")
+    m = max(etas.size, a.shape[0] if a.ndim == 3 else 1, b.shape[0] if b.ndim == 3 else 1)
+    for name, x in (("eta", etas), ("w1", a[None] if a.ndim == 2 else a), ("w2", b[None] if b.ndim == 2 else b)):
+        if x.shape[0] not in (1, m):
+            raise ValueError(f"{name}: expected 1 or {m} runs, got {x.shape[0]}")
+    etas = np.broadcast_to(etas, (m,))
+    a = np.broadcast_to(a if a.ndim == 3 else a[None], (m,) + a.shape[-2:])
+    b = np.broadcast_to(b if b.ndim == 3 else b[None], (m,) + b.shape[-2:])
+    n_steps = V.integer("n_steps", n_steps, low=1, high=MAX_STEPS)
+    V.check_bytes({"n_steps": n_steps, "eta": m}, 8.0 * m * n_steps * s.size, what="the recorded modes")
+    grid = {"eta": jnp.asarray(etas), "w1": jnp.asarray(a), "w2": jnp.asarray(b)}
+    out = run_grid(_factor_run, grid, jnp.diag(jnp.asarray(s)), static={"n_steps": n_steps, "method": method},
+                   desc="muon factorization")
+    first = out["diverged_step"]
+    return {"modes": out["modes"], "sv": out["sv"], "w1": out["w1"], "w2": out["w2"], "diverged": first >= 0,
+            "diverged_step": first}

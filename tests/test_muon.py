@@ -1,0 +1,137 @@
+"""Unit tests of the muon topic: the update rules against independent NumPy computations, the simulators against
+NumPy loops, the closed forms against brute force and an ODE solver, divergence as data."""
+import numpy as np
+import pytest
+import sympy as sp
+from scipy.integrate import solve_ivp
+
+import sims.muon as sm
+import theory.muon as th
+
+
+def _numpy_polar(m):
+    """O = M (M^T M)^(-1/2) from a symmetric eigendecomposition (no SVD), for a full-column-rank M (transposed if wide)."""
+    wide = m.shape[0] < m.shape[1]
+    a = m.T if wide else m
+    vals, vecs = np.linalg.eigh(a.T @ a)
+    o = a @ (vecs / np.sqrt(vals)) @ vecs.T
+    return o.T if wide else o
+
+
+@pytest.mark.parametrize("shape", [(7, 4), (4, 7), (5, 5)])
+def test_polar_equals_an_eigendecomposition_polar_factor(shape):
+    m = np.random.default_rng(0).normal(size=shape)
+    np.testing.assert_allclose(np.asarray(sm.polar(m)), _numpy_polar(m), atol=1e-12)  # round-off of two factorizations
+    np.testing.assert_array_equal(np.asarray(sm.polar(np.zeros(shape))), 0.0)
+
+
+@pytest.mark.parametrize("shape, steps", [((7, 4), 5), ((4, 7), 3), ((6, 6), 8)])
+def test_newton_schulz_maps_each_singular_value_by_the_scalar_polynomial(shape, steps):
+    m = np.random.default_rng(1).normal(size=shape)
+    u, sig, vt = np.linalg.svd(m, full_matrices=False)
+    x = sig / np.linalg.norm(m)
+    a, b, c = th.NS5
+    for _ in range(steps):  # the scalar map written out here, not theory.muon.ns_map
+        x = a * x + b * x**3 + c * x**5
+    np.testing.assert_allclose(np.asarray(sm.newton_schulz(m, steps)), (u * x) @ vt, atol=1e-12)
+    assert th.ns_map(sig / np.linalg.norm(m), steps) == pytest.approx(x, abs=1e-14)
+
+
+def test_ns_polynomial_and_band():
+    p = th.ns_poly_expr()
+    assert float(sp.diff(p, th.S).subs(th.S, 0)) == pytest.approx(3.4445, abs=1e-15)
+    lo, hi = th.ns_band(5)
+    s = np.linspace(1e-3, 1.0, 1_000_001)
+    y = np.polynomial.polynomial.polyval(s, [0, 3.4445, 0, -4.7750, 0, 2.0315])
+    for _ in range(4):
+        y = np.polynomial.polynomial.polyval(y, [0, 3.4445, 0, -4.7750, 0, 2.0315])
+    # the refined max sits at or above this grid's, and above it by less than the grid's miss of a peak:
+    # (spacing 1e-6)^2 |p''| / 8, far below 1e-6 for the composed polynomial's curvature (~1e5 at most)
+    assert hi >= y.max() - 1e-12 and hi - y.max() < 1e-6
+    assert lo == pytest.approx(y.min(), abs=1e-6) and lo < 1.0 < hi
+
+
+def test_aligned_norm_solves_the_recursion_and_its_sup():
+    w = th.aligned_norm_expr()
+    assert sp.simplify(w.subs(th.T, th.T + 1) - (1 - th.ETA * th.LAM) * w - th.ETA) == 0
+    assert sp.simplify(w.subs(th.T, 0)) == 0
+    for el in (0.3, 1.0, 1.4, 1.9):
+        ts = np.arange(1, 41)
+        brute = max(th.aligned_norm(el / 2.0, 2.0, int(t)) * 2.0 for t in ts)
+        assert th.sup_from_zero(el / 2.0, 2.0, 40)[0] == pytest.approx(float(brute), rel=1e-13)
+    assert th.ball_radius(0.1, 2.0) == 0.5 and th.excess_factor(0.75, 2.0) == pytest.approx(0.5)
+
+
+def test_aligned_recursion_with_the_exact_polar_factor_is_the_closed_form():
+    s = np.array([3.0, 2.0, 1.0])  # every mode outside the ball of radius 1/lam = 1/2
+    out = th.aligned_recursion(s, 0.02, 2.0, momentum=0.9, n_steps=50)
+    want = np.array([th.aligned_norm(0.02, 2.0, t) for t in range(1, 51)])
+    np.testing.assert_allclose(out, np.repeat(want[:, None], 3, axis=1), rtol=1e-13)
+
+
+def _numpy_train(eta, lam, y, w0, beta, steps, ns=None):
+    w, m, svs = w0.copy(), np.zeros_like(w0), []
+    for _ in range(steps):
+        m = beta * m + (w - y)
+        if ns is None:
+            o = _numpy_polar(m)
+        else:
+            u, sig, vt = np.linalg.svd(m, full_matrices=False)
+            o = (u * th.ns_map(sig / np.linalg.norm(m), ns)) @ vt
+        w = (1 - eta * lam) * w - eta * o
+        svs.append(np.linalg.svd(w, compute_uv=False))
+    return np.array(svs), w
+
+
+@pytest.mark.parametrize("method, ns", [("polar", None), ("ns", 3)])
+def test_train_equals_a_numpy_loop(method, ns):
+    rng = np.random.default_rng(2)
+    y, w0 = rng.normal(size=(6, 4)), 0.2 * rng.normal(size=(6, 4))
+    out = sm.train(np.array([0.05, 0.1]), 0.7, y, w0, method=method, ns_steps=ns or 5, momentum=0.8, n_steps=30)
+    for i, eta in enumerate((0.05, 0.1)):
+        svs, w = _numpy_train(eta, 0.7, y, w0, 0.8, 30, ns)
+        np.testing.assert_allclose(out["sv"][i], svs, atol=1e-11)
+        np.testing.assert_allclose(out["w"][i], w, atol=1e-11)
+    assert not out["diverged"].any()
+
+
+def test_train_divergence_is_flagged_at_the_numpy_loops_step():
+    rng = np.random.default_rng(3)
+    y = 1e3 * rng.normal(size=(4, 3))
+    out = sm.train(np.array([0.5, 4.0]), 1.0, y, np.zeros_like(y), n_steps=400)
+    w, first = np.zeros_like(y), -1
+    for t in range(1, 401):  # eta lambda = 4: the singular values grow by a factor 3 per step, past 1e150 near t = 315
+        w = (1 - 4.0) * w - 4.0 * _numpy_polar(w - y)
+        if np.abs(w).max() > 1e150:
+            first = t
+            break
+    assert out["diverged"].tolist() == [False, True] and out["diverged_step"].tolist() == [-1, first]
+
+
+def test_factorization_equals_a_numpy_loop():
+    rng = np.random.default_rng(4)
+    s = np.array([3.0, 1.0, 0.5])
+    w1, w2 = 0.1 * rng.normal(size=(4, 3)), 0.1 * rng.normal(size=(3, 4))
+    out = sm.factorization(np.array([0.01, 0.03]), s, w1, w2, n_steps=25)
+    for i, eta in enumerate((0.01, 0.03)):
+        a, b = w1.copy(), w2.copy()
+        for _ in range(25):
+            r = b @ a - np.diag(s)
+            ga, gb = b.T @ r, r @ a.T  # gradients of 1/2 |W2 W1 - M|^2 by hand
+            a, b = a - eta * _numpy_polar(ga), b - eta * _numpy_polar(gb)
+        np.testing.assert_allclose(out["modes"][i, -1], np.diag(b @ a), atol=1e-11)
+        np.testing.assert_allclose(out["sv"][i, -1], np.linalg.svd(b @ a, compute_uv=False), atol=1e-11)
+
+
+def test_single_matrix_arrival_by_brute_force():
+    s, eta = np.array([0.37, 1.0, 2.21]), 0.03
+    want = [next(t for t in range(1, 10_000) if abs(t * eta - si) <= eta / 2) for si in s]
+    np.testing.assert_array_equal(th.single_matrix_arrival(s, eta), want)
+
+
+def test_gd_arrival_is_the_logistic_flows_hitting_time():
+    s, eta, alpha, frac = 2.0, 0.01, 0.05, 0.9
+    sol = solve_ivp(lambda t, u: 2 * eta * u * (s - u), (0, 1e5), [alpha**2], rtol=1e-11, atol=1e-14,
+                    events=lambda t, u: u[0] - frac * s)
+    assert th.gd_factorization_arrival(s, eta, alpha, frac) == pytest.approx(sol.t_events[0][0], rel=1e-7)
+    assert th.factorization_arrival(4.0, 0.01, 0.25) == pytest.approx(100.0)
