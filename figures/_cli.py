@@ -5,6 +5,7 @@
     steplab list     list topics, papers and claims
     steplab bench    JAX simulators against NumPy references   (= python -m sims.bench)
     steplab cache    the results and XLA compilation caches; --clear removes both
+    steplab dispatch the claims not yet cached as tasks on local processes or SLURM (submitit)
     steplab overlay  fit the noisy quadratic model to your logged run (CSV), with errors; draw it
 
 Every subcommand has --help. An unknown topic, paper or claim is a usage error (exit 2)
@@ -190,9 +191,15 @@ def build_parser() -> argparse.ArgumentParser:
                        help="delete every cached result in that folder and the XLA compilation cache")
     cache.add_argument("--keep-xla", action="store_true",
                        help="with --clear: keep the XLA compilation cache (what `make clean` does)")
+    from paper_checks._dispatch import build_parser as dispatch_parser
+
+    dispatch = dispatch_parser(sub.add_parser("dispatch", help="run the claims not yet cached as tasks on local "
+                                              "processes or a SLURM cluster (submitit)",
+                                              description="Run the selected claims that are not cached yet as "
+                                              "independent tasks; `make figures` then draws from the cache."))
     overlay = _overlay_parser(sub.add_parser("overlay", help="fit the noisy quadratic model to your logged run "
                                              "(CSV) with standard errors; draw it over the log"))
-    for p in (check, figs, lister, bench, cache, overlay):
+    for p in (check, figs, lister, bench, cache, dispatch, overlay):
         p.set_defaults(subparser=p)  # usage errors are reported by the subcommand's own parser
     return parser
 
@@ -272,6 +279,12 @@ def _run(argv: list[str]) -> int:
         from figures._overlay import run as overlay
 
         return overlay(args, sub)
+    if args.command == "dispatch":
+        from figures._index import claim_records
+        from paper_checks._dispatch import run as dispatch
+
+        _check_names(claim_records(report=False), args, sub)
+        return dispatch(args, sub)
     return _cache(args, sub)
 
 

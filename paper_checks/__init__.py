@@ -15,3 +15,4 @@ from paper_checks._experiment import Experiment, experiment, experiments  # noqa
 from paper_checks._runner import (  # noqa: F401
     Outcome, exit_code, format_table, run_claim, run_claims, summary_counts, to_json, to_records,
 )
+from paper_checks._dispatch import Task, dispatch, make_executor, plan, run_task  # noqa: F401,E402
