@@ -52,7 +52,9 @@ def sr_removes_freeze(budget) -> Result:
                                   "SR freezes like RN: the RN frozen error's mean square": rn_floor,
                                   "grows like a random walk: twice its value at T/2": 2 * e2_half.mean(axis=1)})]
     moved = (run["last_move"] > E.SR_STEPS // 2).mean(axis=1)
-    return Result(checks, detail="rms/ulp " + ", ".join(f"{k:.3g}: {np.sqrt(v):.4f}" for k, v in zip(etas, est))
+    rms_se = se / (2 * np.sqrt(est))  # the delta method: d sqrt(x) = dx / (2 sqrt(x))
+    return Result(checks, detail="rms/ulp +- SE " + ", ".join(f"{k:.3g}: {np.sqrt(v):.4f} +- {s:.4f}"
+                                                             for k, v, s in zip(etas, est, rms_se))
                                  + f" (theory {np.sqrt(law.mean()):.4f}; 1/sqrt 6 = {1 / np.sqrt(6):.4f}); share of "
                                  "chains still moving in the second half "
                                  + ", ".join(f"{m:.3f}" for m in moved),
