@@ -118,7 +118,7 @@ LIN_T = 2000
 def linear_rule(budget: Budget) -> dict:
     r"""SGD at :math:`\eta = 0.05B` on the 8-mode NQM (:math:`\lambda` from 1 to 1/4, :math:`\sigma_i = 1`), from 0, its
     time-averaged loss after the burn-in; :math:`B = 48, 60` lie beyond :math:`B_{\max} = 40`."""
-    n = budget.pick(quick=64, full=512)
+    n = budget.pick(quick=64, full=256)
     T = budget.pick(quick=1200, full=LIN_T)   # >= 1026: B = 48 (|1 - eta lam_max| = 1.4) overflows 1e150 by then
     burn = T // 4
     etas = np.repeat((LIN_ETA1 * LIN_B)[:, None], T, axis=1)
@@ -149,7 +149,7 @@ def sign_rule(budget: Budget) -> dict:
     r"""signSGD on :math:`x^2/2`, additive Gaussian noise :math:`1/\sqrt B`, from :math:`x_0 = \eta/2` (the lattice offset
     of the exact chain), the time average of :math:`f` after the burn-in per chain."""
     c = sign_configs()
-    n = budget.pick(quick=64, full=512)
+    n = budget.pick(quick=64, full=256)
     T = budget.pick(quick=9000, full=16000)
     burn = budget.pick(quick=4500, full=6000)
     out = ssf.simulate(jax.random.key(SEED + 3), eta=c["eta"], x0=0.5 * c["eta"][:, None], h=1.0, method="sign",
@@ -163,6 +163,8 @@ HL_RULE_B = np.array([1, 4, 16, 64, 256, 512])
 HL_FIXED_B = np.array([4, 16, 64])
 HL_LINEAR_B = np.array([4, 16, 64, 128, 176, 224, 256, 512])   # 176, 224 around the 10 % edge (B = 194)
 HL_STEPS = 720                    # > the 693 steps of the B = 1 half-life
+HL_EDGE_B = np.array([96, 128, 160, 192, 224, 256, 320])   # the first-order rule around its 10 % edge (B = 194)
+HL_EDGE_STEPS = 32                # > the 7 steps of the slowest of them
 
 
 def half_life_configs() -> dict:
@@ -181,6 +183,12 @@ def half_life(budget: Budget) -> dict:
     r"""Adam's second-moment EMA from 0 on pure-noise minibatch gradients (:func:`sims.batch_size.second_moment_ema`): the
     mean rise of :math:`v_t/E\hat g^2` over chains for every configuration of :func:`half_life_configs`."""
     c = half_life_configs()
-    n = budget.pick(quick=2048, full=8192)
+    n = budget.pick(quick=2048, full=4096)
     out = sb.second_moment_ema(jax.random.key(SEED + 4), c["beta2"], c["batch_size"], n_steps=HL_STEPS, n_chains=n)
-    return {**c, "mean": out["mean"], "se": out["se"]}
+    # the edge runs are short (half-lives of 3-7 steps), so many chains are cheap: the ratio moves by only 0.1 per
+    # e-fold of B there, and locating its 0.9 crossing to ~10 % in B needs its per-B error near 0.3 %
+    n_edge = budget.pick(quick=32768, full=65536)
+    edge = sb.second_moment_ema(jax.random.key(SEED + 5), 1 - (1 - HL_BETA2) * HL_EDGE_B, HL_EDGE_B.astype(float),
+                                n_steps=HL_EDGE_STEPS, n_chains=n_edge)
+    return {**c, "mean": out["mean"], "se": out["se"], "edge_batch_size": HL_EDGE_B.astype(float),
+            "edge_mean": edge["mean"], "edge_se": edge["se"]}
