@@ -350,7 +350,7 @@ def lion_logistic(X, y, x0, *, eta, wd, b1=0.9, b2=0.99, n_rec: int, max_bytes=N
 
 # ----------------------------------------------------------------------------- a worst case for the last iterate
 def _instance_parts(z, eta, d: int):
-    """``(x_1..x_T, g_1..g_T, f_1..f_T)`` from the search vector: the start, the subgradients and the values; the
+    r"""``(x_1..x_T, g_1..g_T, f_1..f_T)`` from the search vector: the start, the subgradients and the values; the
     iterates follow from the start by the method itself, :math:`x_{t+1} = x_t - \eta_tg_t`."""
     T = eta.shape[0]
     x1, g, f = z[:d], z[d:d + T * d].reshape(T, d), z[d + T * d:]

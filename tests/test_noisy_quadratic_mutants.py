@@ -52,7 +52,6 @@ mutated prediction (the unmutated claims passing is ``tests/test_power.py``'s jo
 from __future__ import annotations
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
 

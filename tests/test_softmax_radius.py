@@ -706,7 +706,7 @@ def test_authors_runs_controller_caps_the_step_and_clipping_is_plain_adam_on_sma
     ctrl = out["mode"] == 2
     assert out["test_acc"].shape == (3, 4) and np.all(np.isnan(out["rho_a"][~ctrl]))
     # the controller's step lr·s·||g|| never exceeds ρ_a; at the spike it cuts the step
-    scale, rho = out["scale"][ctrl][0], out["rho_a"][ctrl][0]
+    scale = out["scale"][ctrl][0]
     assert scale[2] < 1e-2 and np.all(scale <= 1)
     assert not np.any(out["diverged"][ctrl])
     # Table 1's rule: divergent iff the final loss exceeds 10 (or is not finite)

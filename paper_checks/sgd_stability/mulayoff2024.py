@@ -72,7 +72,6 @@ def threshold_nondecreasing(budget: Budget) -> Result:
     run = ex.ms_thresholds(budget)
     asr = ex.as_thresholds(budget)
     sizes, measured = run["batch_sizes"], run["crossing"]
-    n = h.shape[0]
     width = (run["hi"] - run["lo"]) / run["crossing"]
     predicted = np.array([th.ms_threshold(h, int(b)) for b in sizes])
     lam = float(np.linalg.eigvalsh(h.mean(axis=0))[-1])

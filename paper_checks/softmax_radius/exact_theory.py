@@ -294,7 +294,6 @@ def logistic_regression_exact_radius(budget: Budget) -> Result:
     n = budget.pick(**N_BINARY)
     mask = np.isin(data["y_train"], (3, 8))
     x = data["x_train"][mask][:n]
-    y = (data["y_train"][mask][:n] == 8).astype(np.int32)
     w, b = 0.5 * rng.normal(size=64), 0.0
     vraw = rng.normal(size=65)
     vw, vb = vraw[:64] / np.linalg.norm(vraw), vraw[64] / np.linalg.norm(vraw)
