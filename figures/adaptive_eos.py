@@ -77,6 +77,24 @@ def _equilibrium_figure(out: Path, budget: Budget) -> list[Path]:
                         "steplab.adam_threshold_needs_slow_preconditioner"])
 
 
+def _network_figure(out: Path, budget: Budget) -> list[Path]:
+    """The tiny MLP: eta lambda_max(P^-1 H) / 38 over training, each initialization and the mean, per step size."""
+    ex = E.network(budget)
+    thr = th.frozen_threshold(0.9)
+    fig, ax = figure(1, width=5.0, height=3.3)
+    for color, eta in zip(PALETTE, np.unique(ex["eta"])[::-1]):
+        runs = ex["sharp"][ex["eta"] == eta] / thr
+        for r in runs:
+            ax.plot(ex["step"], r, color=color, lw=0.5, alpha=0.35)
+        ax.plot(ex["step"], runs.mean(axis=0), "o", color=color, mfc="none", ms=4,
+                label=f"η = {eta:g}: mean of {runs.shape[0]} initializations (thin: each)")
+    threshold(ax, 1.0, "38/η", vertical=False, color=THEORY)
+    ax.set(xlabel="step", ylabel=r"$\eta\,\lambda_{\max}(P^{-1}H)$ / 38", ylim=(0.0, 1.45),
+           title="Adam on a 4-16-1 tanh MLP (Lanczos on HVPs)")
+    ax.legend(loc="lower right", fontsize=7)
+    return save(fig, "adaptive_eos_network", out, claims=["cohen2022.adam_network_equilibrates_near_38_over_eta"])
+
+
 def make(results: dict, out: Path, budget: Budget) -> list[Path]:
     """Draw the topic's figures at ``budget`` (``results``: claim id -> Result; these figures read the experiments)."""
-    return _threshold_figure(out, budget) + _equilibrium_figure(out, budget)
+    return _threshold_figure(out, budget) + _equilibrium_figure(out, budget) + _network_figure(out, budget)

@@ -26,10 +26,11 @@ import numpy as np
 from jax import lax
 
 import sims  # noqa: F401  (float64)
+from sims import hvp as _hvp
 from sims.sweep import diverged, run_grid
 from theory import _validate as V
 
-__all__ = ["MAX_DIM", "MAX_STEPS", "TINY", "adam_quadratic"]
+__all__ = ["MAX_DIM", "MAX_STEPS", "TINY", "adam_mlp", "adam_quadratic"]
 
 #: the smallest normal float64: a gradient entry below it has lost digits (or is 0)
 TINY = float(np.finfo(np.float64).tiny)
@@ -182,3 +183,98 @@ def adam_quadratic(H, x0, eta, beta1, beta2, *, n_steps: int, n_blocks: int = 10
     out["underflowed"] = out["underflow_step"] >= 0
     out["diverged"] = out["diverged_step"] >= 0
     return out
+
+
+# ----------------------------------------------------------------------------------------------
+# a tiny MLP
+# ----------------------------------------------------------------------------------------------
+
+def _mlp_loss(theta, X, Y, hidden: int):
+    r""":math:`\frac1{2n}\sum_i (w_2^\top\tanh(W_1^\top x_i) - y_i)^2` with ``theta`` = (W_1 flattened, w_2)."""
+    d = X.shape[1]
+    W1 = theta[: d * hidden].reshape(d, hidden)
+    return 0.5 * jnp.mean((jnp.tanh(X @ W1) @ theta[d * hidden:] - Y) ** 2)
+
+
+def _mlp_run(point, X, Y, *, hidden: int, n_burn: int, n_meas: int, every: int, lanczos_iter: int):
+    """One Adam run on the MLP: n_burn steps, then n_meas measurements every `every` steps."""
+    theta0, eta, b1, b2, key = point["theta0"], point["eta"], point["b1"], point["b2"], point["key"]
+    grad = jax.grad(_mlp_loss)
+
+    def step(state, _):
+        th, m, v, t = state
+        g = grad(th, X, Y, hidden)
+        t = t + 1
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g * g
+        tf = t.astype(th.dtype)
+        th = th - eta * _direction(m / (1 - b1**tf), v / (1 - b2**tf), None)
+        return (th, m, v, t), None
+
+    zero = jnp.zeros_like(theta0)
+    state, _ = lax.scan(step, (theta0, zero, zero, jnp.asarray(0, jnp.int64)), None, length=n_burn)
+
+    def meas(state, k):
+        state, _ = lax.scan(step, state, None, length=every)
+        th, _, v, t = state
+        # the P of the next step: sqrt(v_hat) at the current iterate (eps = 0; a zero entry is clamped to TINY)
+        r = 1.0 / jnp.sqrt(jnp.maximum(jnp.sqrt(v / (1 - b2 ** t.astype(th.dtype))), TINY))
+
+        def matvec(u):
+            return r * _hvp.hvp(lambda w: _mlp_loss(w, X, Y, hidden), th, r * u)
+
+        ritz = _hvp._lanczos(jax.random.fold_in(key, k), matvec, th.shape[0], lanczos_iter, th.dtype)
+        return state, (eta * ritz[-1], _mlp_loss(th, X, Y, hidden))
+
+    state, (sharp, loss) = lax.scan(meas, state, jnp.arange(n_meas))
+    th, _, v, t = state
+    return {"sharp": sharp, "loss": loss, "theta": th, "v_hat": v / (1 - b2 ** t.astype(th.dtype))}
+
+
+def adam_mlp(keys, eta, beta1, beta2, X, Y, *, hidden: int, n_burn: int, n_meas: int, every: int,
+             lanczos_iter: int = 10) -> dict[str, np.ndarray]:
+    r"""Full-batch Adam (:math:`\epsilon = 0`, bias-corrected) on a one-hidden-layer tanh MLP, one run per key.
+
+    :math:`f(x) = w_2^\top\tanh(W_1^\top x)`, loss :math:`\frac1{2n}\sum_i(f(x_i) - y_i)^2`, init Gaussian with variance
+    1/fan-in drawn from the run's key. After ``n_burn`` steps the run measures ``n_meas`` times, every ``every``
+    steps, :math:`\eta\lambda_{\max}(P^{-1/2}HP^{-1/2})` with :math:`P = \sqrt{\hat v}` by ``lanczos_iter`` Lanczos
+    steps on Hessian-vector products (:func:`sims.hvp.hvp`), and the loss.
+
+    Args:
+      keys: typed PRNG keys (m,), one per run (init and Lanczos starts, split, never reused).
+      eta, beta1, beta2: one value or one per run.
+      X: (n, d) inputs; Y: (n,) targets.
+      hidden: the hidden width; n_burn, n_meas, every, lanczos_iter as above (lanczos_iter <= parameters).
+
+    Returns:
+      ``sharp`` (m, n_meas) and ``loss`` (m, n_meas); ``theta`` (m, P) and ``v_hat`` (m, P) at the end. A run that
+      diverges records NaN/inf values (data).
+    """
+    V.key("keys", keys)
+    if np.ndim(keys) != 1:
+        raise ValueError(f"keys: expected a 1-D array of typed keys (one per run), got shape {np.shape(keys)}")
+    m = keys.shape[0]
+    X = V.array("X", X, ndim=2)
+    Y = V.one_per_row("Y", V.array("Y", Y, ndim=1), "X", X.shape[0])
+    hidden = V.integer("hidden", hidden, low=1, high=4096)
+    n_par = X.shape[1] * hidden + hidden
+    eta = _per_run("eta", eta, m, low=0.0, low_open=True)
+    b1 = _per_run("beta1", beta1, m, low=0.0, high=1.0, high_open=True)
+    b2 = _per_run("beta2", beta2, m, low=0.0, low_open=True, high=1.0, high_open=True)
+    n_burn = V.integer("n_burn", n_burn, low=0, high=MAX_STEPS)
+    n_meas = V.integer("n_meas", n_meas, low=1, high=MAX_STEPS)
+    every = V.integer("every", every, low=1, high=MAX_STEPS)
+    lanczos_iter = V.integer("lanczos_iter", lanczos_iter, low=1, high=n_par)
+    d = X.shape[1]
+
+    def init(k):
+        k1, k2, k3 = jax.random.split(k, 3)
+        theta = jnp.concatenate([jax.random.normal(k1, (d * hidden,)) / np.sqrt(d),
+                                 jax.random.normal(k2, (hidden,)) / np.sqrt(hidden)])
+        return theta, k3
+
+    theta0, k_lanczos = jax.vmap(init)(keys)
+    grid = {"theta0": theta0, "eta": jnp.asarray(eta), "b1": jnp.asarray(b1), "b2": jnp.asarray(b2), "key": k_lanczos}
+    return run_grid(_mlp_run, grid, jnp.asarray(X), jnp.asarray(Y),
+                    static={"hidden": hidden, "n_burn": n_burn, "n_meas": n_meas, "every": every,
+                            "lanczos_iter": lanczos_iter}, desc="adam mlp")

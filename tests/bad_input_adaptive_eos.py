@@ -1,6 +1,8 @@
 """Bad-input rows of the adaptive-EoS topic (see tests/_bad_input_table.py)."""
 import numpy as np
 
+import jax
+
 from tests._bad_input_table import Row
 
 _T = "theory.adaptive_eos."
@@ -25,4 +27,12 @@ ROWS = [
         kinds={"H": "arr+indefinite", "x0": "arr+zeros", "eta": "posarr", "beta1": "unit", "beta2": "unit",
                "n_steps": "posint", "n_blocks": "posint", "block": "posint"},
         ok={("eta", "ndim"): "a vector of step sizes is one run per entry, sharing the single start"}),
+    Row("sims.adaptive_eos.adam_mlp",
+        lambda: {"keys": jax.random.split(jax.random.key(0), 2), "eta": 0.01, "beta1": 0.9, "beta2": 0.99,
+                 "X": np.ones((4, 2)), "Y": np.zeros(4), "hidden": 3, "n_burn": 1, "n_meas": 1, "every": 1,
+                 "lanczos_iter": 3},
+        kinds={"keys": "key", "eta": "posarr", "beta1": "unit", "beta2": "unit", "X": "arr", "Y": "arr",
+               "hidden": "posint", "n_burn": "nonnegint", "n_meas": "posint", "every": "posint",
+               "lanczos_iter": "posint"},
+        ok={("eta", "ndim"): "a vector of step sizes is one step size per run (keys)"}),
 ]

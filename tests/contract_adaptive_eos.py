@@ -1,4 +1,5 @@
 """Contract rows for the public simulator of :mod:`sims.adaptive_eos` (run by tests/test_contract.py)."""
+import jax
 import numpy as np
 
 import sims.adaptive_eos as sim
@@ -13,7 +14,25 @@ def _adam(H=_H, x0=_X0, eta=(0.01, 0.02, 0.005), beta1=0.9, beta2=0.99, n_steps=
                               precond=precond)
 
 
+_XM = np.random.default_rng(0).normal(size=(6, 2))
+_YM = np.sin(_XM[:, 0])
+
+
+_KEYS = jax.random.split(jax.random.key(0), 3)
+
+
+def _mlp(keys=_KEYS, eta=0.01, X=_XM, Y=_YM):
+    return sim.adam_mlp(keys, eta, 0.9, 0.99, X, Y, hidden=3, n_burn=2, n_meas=2, every=2,
+                        lanczos_iter=3)
+
+
 SIMULATORS = [
+    Sim("adaptive_eos.adam_mlp", _mlp, outputs=lambda o: [o["sharp"], o["loss"], o["theta"]],
+        grid=("keys", _KEYS, 0),
+        bad=[({"eta": 0.0}, "eta"), ({"Y": _YM[:-1]}, "Y"), ({"keys": np.zeros((3, 2), np.uint32)}, "keys")],
+        skip={"diverge": "Adam's step is bounded by a multiple of eta per coordinate (eps = 0 normalizes the "
+                         "gradient): a run cannot blow up within the steps a row takes"},
+        vary={"eta": 0.02, "keys": jax.random.split(jax.random.key(1), 3), "Y": _YM * 0.5}),
     Sim("adaptive_eos.adam_quadratic", _adam,
         outputs=lambda o: [o["x"], o["sharp_mean"], o["loss_mean"], o["log_growth"], o["diverged"], o["underflowed"]],
         grid=("eta", np.array([0.01, 0.02, 0.005]), 0),

@@ -6,8 +6,8 @@ claim must no longer pass:
   :math:`2(1+\beta_1)` (heavy ball's), and GD's at the effective step, :math:`2/(1-\beta_1)`;
 * ``cohen2022.rmsprop_lattice_cycle`` -- the cycle's amplitude :math:`\eta` instead of :math:`\eta/2` (then no lattice
   cycle sits on the threshold and the claim cannot even name its prediction);
-* ``cohen2022.adam_equilibrates_near_38_over_eta`` and ``steplab.adam_equilibrium_below_threshold`` -- the threshold
-  read as :math:`2/(1-\beta_1)`.
+* ``cohen2022.adam_equilibrates_near_38_over_eta``, ``steplab.adam_equilibrium_below_threshold`` and
+  ``cohen2022.adam_network_equilibrates_near_38_over_eta`` -- the threshold read as :math:`2/(1-\beta_1)`.
 """
 from __future__ import annotations
 
@@ -44,6 +44,7 @@ def test_rmsprop_amplitude_eta_fails(monkeypatch):
 
 
 @pytest.mark.parametrize("claim_id", ["cohen2022.adam_equilibrates_near_38_over_eta",
-                                      "steplab.adam_equilibrium_below_threshold"])
+                                      "steplab.adam_equilibrium_below_threshold",
+                                      "cohen2022.adam_network_equilibrates_near_38_over_eta"])
 def test_equilibrium_threshold_mutant_fails(monkeypatch, claim_id):
     assert _mutated_status(monkeypatch, claim_id, "frozen_threshold", lambda b: 2.0 / (1.0 - b)) == "failed"

@@ -8,6 +8,7 @@ Claims and ``figures/adaptive_eos.py`` both read these; figures never simulate. 
 """
 from __future__ import annotations
 
+import jax
 import numpy as np
 
 import sims.adaptive_eos as sim
@@ -153,3 +154,28 @@ def quadratics(budget: Budget) -> dict:
     out.update(one.run(n_steps, block))
     out.update(six.run(n_steps, block))
     return out
+
+
+# ----------------------------------------------------------------------------- a tiny network
+MLP_N, MLP_D, MLP_HIDDEN = 32, 4, 16     # 32 samples, 4 inputs, 16 tanh units: 80 parameters
+MLP_EVERY = 50
+
+
+@experiment("adaptive_eos.network", uses=("eos",))
+def network(budget: Budget) -> dict:
+    """Full-batch Adam (beta_1 = 0.9, beta_2 = 0.99, eps = 0) on a 4-16-1 tanh MLP (80 parameters) fitting the eos
+    topic's teacher data (:func:`sims.eos.mlp_data`, 32 samples), several initializations; the preconditioned
+    sharpness by 10 Lanczos steps on HVPs every 50 steps, from step 50 on (1000 steps; 2000, and eta = 0.003 too, at
+    full)."""
+    from sims.eos import mlp_data
+
+    X, Y = mlp_data(jax.random.key(SEED), MLP_N, MLP_D)
+    n_seeds = budget.pick(quick=8, full=16)
+    etas = budget.pick(quick=(0.01,), full=(0.01, 0.003))
+    eta = np.repeat(etas, n_seeds)
+    keys = jax.random.split(jax.random.key(SEED + 1), eta.size)
+    n_meas = budget.pick(quick=20, full=40)
+    out = sim.adam_mlp(keys, eta, 0.9, 0.99, X, Y, hidden=MLP_HIDDEN, n_burn=0, n_meas=n_meas, every=MLP_EVERY,
+                       lanczos_iter=10)
+    return {"eta": eta, "sharp": out["sharp"], "loss": out["loss"], "every": MLP_EVERY,
+            "step": MLP_EVERY * np.arange(1, n_meas + 1)}

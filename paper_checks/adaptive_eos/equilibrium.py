@@ -164,3 +164,43 @@ def window(budget) -> Result:
     detail = "; ".join(f"β₁={a:g}: " + ", ".join(f"{o:.3g}→{r:.3f}" for o, r in zip(omega[b1 == a], ratio[b1 == a]))
                        for a in sorted(set(b1.tolist())))
     return Result(checks, detail=detail, arrays={"beta1": b1, "omega": omega, "ratio": ratio, "inside": inside})
+
+
+@claim("cohen2022.adam_network_equilibrates_near_38_over_eta", paper=PAPER, provenance="quoted", kind="qualitative",
+       source="abstract", quote=QUOTE_EQ + " " + QUOTE_38, where=WHERE, uses=("eos",),
+       statement="Full-batch Adam (beta_1 = 0.9, beta_2 = 0.99, eps = 0) on a tiny tanh MLP (80 parameters): the "
+                 "preconditioned sharpness eta lambda_max(P^-1 H), P = sqrt(v_hat), rises and then hovers near 38; "
+                 "its mean over the second half of training is within 10 % of 38 and not above it.",
+       latex=r"0.9\cdot 38 \le \overline{\eta\lambda_{\max}(P^{-1}H)}_{\rm 2nd\ half} \le 38")
+def adam_network(budget) -> Result:
+    r"""Per initialization, the mean of :math:`\eta\lambda_{\max}(P^{-1/2}HP^{-1/2})` (Lanczos on HVPs) over the
+    second half of the measurements; across initializations (independent replicates) the mean and its SE, per step
+    size. Bound (upper): at most 38 (+ 4 SE); rivals 2, 20 (:math:`2/(1-\beta_1)`), 3.8 (:math:`2(1+\beta_1)`).
+    Bound (lower): at least :math:`0.9\cdot 38` (- 4 SE); rival: the sharpness keeps rising past the threshold (at
+    least :math:`1.1\cdot 38`, no equilibrium). Also reported: the ratio's value, the first measurement
+    below 0.25 · 38 (progressive sharpening from a flat start).
+    """
+    ex = E.network(budget)
+    thr = th.frozen_threshold(0.9)
+    half = ex["sharp"].shape[1] // 2
+    per_run = ex["sharp"][:, half:].mean(axis=1)
+    etas = np.unique(ex["eta"])
+    mean = np.array([per_run[ex["eta"] == e].mean() for e in etas])
+    se = np.array([per_run[ex["eta"] == e].std(ddof=1) / np.sqrt(np.sum(ex["eta"] == e)) for e in etas])
+    slack = 4.0 * float(se.max())
+    checks = [
+        Bound("second-half mean η·λ_max(P⁻¹H) on the MLP, per η", measured=mean, bound=thr, side="<=", slack=slack,
+              why="4 standard errors over independent initializations",
+              rivals={"2 (GD's threshold: β₁ forgotten)": 2.0, "2/(1 − β₁) = 20": 20.0,
+                      "2(1 + β₁) = 3.8 (heavy ball without the EMA's 1 − β₁)": 3.8}),
+        Bound("second-half mean η·λ_max(P⁻¹H) on the MLP: near 38 (within 10 %)", measured=mean,
+              bound=(1 - BAND) * thr, side=">=", slack=slack,
+              why="'near' read as within 10 % (the abstract gives no tolerance); 4 SE as above",
+              rivals={"no equilibrium: the sharpness rises past the threshold (≥ 1.1 × 38)": 1.1 * thr}),
+    ]
+    detail = ("second-half mean / 38: " + ", ".join(f"η={e:g} {m / thr:.4f}±{s / thr:.4f}" for e, m, s in
+                                                    zip(etas, mean, se))
+              + f"; first measurement / 38: {ex['sharp'][:, 0].mean() / thr:.3f}; final loss "
+              f"{np.median(ex['loss'][:, -1]):.2e} (median)")
+    return Result(checks, detail=detail, arrays={"eta": etas, "mean": mean, "se": se, "step": ex["step"],
+                                                 "sharp": ex["sharp"]})

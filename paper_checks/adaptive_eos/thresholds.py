@@ -137,7 +137,7 @@ def rmsprop_lattice_cycle(budget) -> Result:
     detail = (f"{int(has.sum())} of {has.size} 6-D runs have an on-threshold lattice cycle, {int(settled.sum())} settle "
               f"({int(fast_extra.sum())} at β₂ = 0.9 on a cycle above the threshold: "
               + ", ".join(f"{v:.4f}" for v in sharp6[fast_extra]) + "); "
-              f"unsettled runs' tail mean ηλ_max(P⁻¹H): "
+              "unsettled runs' tail mean ηλ_max(P⁻¹H): "
               + ", ".join(f"{v:.3f}" for v in sharp6[~settled]) + f"; {ex['n_steps']} steps")
     return Result(checks, detail=detail, arrays={"eta": eta, "beta2": ex["rms6_beta2"], "settled": settled, "has": has,
                                                  "sharp_mean": sharp6, "loss": loss6, "period2": period2})
