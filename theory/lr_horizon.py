@@ -174,7 +174,7 @@ def optimal_peak(n_steps, gamma, beta, s, sigma2, d, *, xatol: float = 1e-6) -> 
     lam, w, load = spectrum(beta, s, d)
     V.check_bytes({"n_steps": n, "d": f"{lam.size} represented modes"}, 4 * 8 * n * lam.size,
                   what="the four (N, modes) factor and suffix-product tables")
-    shape = (1.0 - np.arange(n) / n) ** g
+    shape = power_schedule(1.0, n, g)
     hi = math.log(_CAP * (1 - 1e-9) / float(lam.max()))
     res = optimize.minimize_scalar(lambda lp: math.log(_sched_loss(math.exp(lp) * shape, lam, w, load, sig)),
                                    bounds=(_LOG_ETA_LOW, hi), method="bounded", options={"xatol": tol})

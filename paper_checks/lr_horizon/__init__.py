@@ -5,9 +5,9 @@ the loss is governed by a source exponent :math:`s` and a capacity exponent :mat
 diagonal noisy quadratic with :math:`\lambda_j = j^{-\beta}` (:mod:`theory.lr_horizon`):
 
 * :mod:`paper_checks.lr_horizon.constant_step` -- the best *constant* step's horizon law
-  :math:`\eta^*(N) \propto N^{-s/(s+1)}` (derived here), where it holds and where it bends (the stability cap, the
-  :math:`2 - \eta\lambda` correction), and the exact optimum against Monte Carlo SGD with steps carried over from a
-  short run by other rules;
+  :math:`\eta^*(N) \propto N^{-s/(s+1)}` (derived here), where it holds and where it bends (the stability cap and
+  the :math:`2 - \eta\lambda` correction below, the spectrum's end above, where the loss turns noise-dominated), and
+  the exact optimum against Monte Carlo SGD with steps carried over from a short run by other rules;
 * :mod:`paper_checks.lr_horizon.decay` -- the peak of the quoted optimal power decay
   :math:`(1 - z/N)^{2\beta-1}` against the quoted exponent :math:`-(s - 1 + 1/\beta)/(s + 1/\beta)`, read in step
   time.
