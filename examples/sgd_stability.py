@@ -32,7 +32,7 @@ import sims.sgd_stability as sim
 import theory.sgd_stability as th
 from _common import floats, matrix, outcome, report
 from paper_checks import Exact
-from paper_checks.sgd_stability._experiments import ls_problem
+from paper_checks.sgd_stability.experiments import ls_problem
 from theory import _validate as V
 
 CLAIM = "mulayoff2024.threshold_nondecreasing_in_batch"

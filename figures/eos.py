@@ -1,6 +1,6 @@
 """Figures for the edge-of-stability topic (central flow, self-stabilization, momentum, catapult, rod flow).
 
-Everything drawn comes from the claims' results or the topic's experiments (``paper_checks.eos._experiments``,
+Everything drawn comes from the claims' results or the topic's experiments (``paper_checks.eos.experiments``,
 cached); closed forms from :mod:`theory.eos`. Nothing here simulates.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ import theory.eos as th
 import theory.linear_hessian as tlh
 from figures._style import ACCENT, MUTED, PALETTE, SIM, THEORY, figure, save, threshold
 from paper_checks import Budget, Result
-from paper_checks.eos import _experiments as E
+from paper_checks.eos import experiments as E
 from paper_checks.eos import crosslinks as X
 from paper_checks.eos.edge_of_stability import JUST_ABOVE, settled_window
 

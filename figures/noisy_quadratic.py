@@ -1,6 +1,6 @@
 """Figures for the noisy-quadratic topic, and the overlay of a user's logged run.
 
-Everything drawn comes from the claims' results or the topic's experiments (``paper_checks.noisy_quadratic._experiments``,
+Everything drawn comes from the claims' results or the topic's experiments (``paper_checks.noisy_quadratic.experiments``,
 cached); closed forms from :mod:`theory.noisy_quadratic` and :mod:`theory.nqm`. Nothing here simulates.
 
 ``python -m figures.noisy_quadratic overlay run.csv [--out DIR]`` is ``steplab overlay`` (:mod:`figures._overlay`):
@@ -21,7 +21,7 @@ import theory.nqm as tn
 from figures import _overlay
 from figures._style import ACCENT, MUTED, PALETTE, SIM, THEORY, figure, save, threshold
 from paper_checks import Budget, Result, get_claim
-from paper_checks.noisy_quadratic import _experiments as E
+from paper_checks.noisy_quadratic import experiments as E
 
 
 def _plain_minor(ax) -> None:

@@ -2,7 +2,7 @@
 trap, delayed gradients, momentum regions and variances, the diagonal-net consequences.
 
 Every simulated series comes from an ``sgd_stability.*`` experiment of
-:mod:`paper_checks.sgd_stability._experiments` (cached, keyed on the topic's code and the budget); this
+:mod:`paper_checks.sgd_stability.experiments` (cached, keyed on the topic's code and the budget); this
 module evaluates closed forms of :mod:`theory.sgd_stability` for the lines and draws. It never simulates.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 import theory.sgd_stability as th
 from figures import _style as st
 from paper_checks import Budget
-from paper_checks.sgd_stability import _experiments as ex
+from paper_checks.sgd_stability import experiments as ex
 
 M, W, L, P = "mulayoff2024.", "wusu2023.", "levinmay1976.", "polyak1964."
 

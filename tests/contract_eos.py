@@ -16,7 +16,7 @@ import numpy as np
 import sims.eos as sim
 import theory.eos as th
 from paper_checks import Budget
-from paper_checks.eos._experiments import mlp_setup
+from paper_checks.eos.experiments import mlp_setup
 
 try:  # the row type in a module of its own (no import cycle with the test module that loads this table)
     from tests._contract_table import Sim

@@ -18,7 +18,7 @@ from scipy.integrate import solve_ivp
 
 import theory.eos as th
 from paper_checks import Budget, get_claim
-from paper_checks.eos import _experiments as E
+from paper_checks.eos import experiments as E
 from tests.contract_eos import _catapult
 
 QUICK = Budget("quick")

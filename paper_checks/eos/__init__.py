@@ -12,6 +12,6 @@ r"""The edge of stability on exactly solvable models: one module per paper.
   logistic topic's GD 2-cycles, and the linear-Hessian spectrum gives a linear net's :math:`2/\eta` crossing step
   (both declare ``uses=`` so that edits to those topics recompute them).
 
-The simulations are the experiments of :mod:`paper_checks.eos._experiments` (cached, budgeted, read by
+The simulations are the experiments of :mod:`paper_checks.eos.experiments` (cached, budgeted, read by
 the claims and by ``figures/eos.py``).
 """

@@ -11,7 +11,7 @@ import numpy as np
 
 import theory.eos as th
 from paper_checks import Bound, Categorical, Count, Exact, Paper, Result, claim
-from paper_checks.eos import _experiments as E
+from paper_checks.eos import experiments as E
 
 PAPER = Paper(key="lewkowycz2020", title="The Large Learning Rate Phase of Deep Learning: the Catapult Mechanism",
               authors="A. Lewkowycz, Y. Bahri, E. Dyer, J. Sohl-Dickstein, G. Gur-Ari", year=2020, arxiv="2003.02218")

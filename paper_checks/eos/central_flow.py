@@ -14,7 +14,7 @@ from scipy import stats
 
 import theory.eos as th
 from paper_checks import Bound, Exact, Paper, Rate, Result, Statistical, claim, fit_slope
-from paper_checks.eos import _experiments as E
+from paper_checks.eos import experiments as E
 
 PAPER = Paper(key="cohen2025", title="Understanding Optimization in Deep Learning with Central Flows",
               authors="J. M. Cohen, A. Damian, A. Talwalkar, J. Z. Kolter, J. D. Lee", year=2025, arxiv="2410.24206",

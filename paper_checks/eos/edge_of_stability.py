@@ -12,7 +12,7 @@ import numpy as np
 
 import theory.eos as th
 from paper_checks import Count, Paper, Result, Statistical, claim, fit_slope
-from paper_checks.eos import _experiments as E
+from paper_checks.eos import experiments as E
 
 PAPER = Paper(key="cohen2021", title="Gradient Descent on Neural Networks Typically Occurs at the Edge of Stability",
               authors="J. M. Cohen, S. Kaur, Y. Li, J. Z. Kolter, A. Talwalkar", year=2021, arxiv="2103.00065",
@@ -29,7 +29,7 @@ def settled_window(n_meas: int) -> slice:
     """The measurements averaged as the *settled* sharpness: the last quarter of a run, whatever the threshold.
 
     Fixed in advance (never located from the threshold under test, so a wrong threshold cannot move the
-    measurement): every run of :func:`paper_checks.eos._experiments.mlp_rows` crosses its threshold within its
+    measurement): every run of :func:`paper_checks.eos.experiments.mlp_rows` crosses its threshold within its
     first 30 % and makes its last catapult before this window (the ``eos_sharpness`` figure shows both).
     """
     return slice(3 * n_meas // 4, None)

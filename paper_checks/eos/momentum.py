@@ -12,7 +12,7 @@ import numpy as np
 
 import theory.eos as th
 from paper_checks import Count, Exact, Paper, Result, claim
-from paper_checks.eos import _experiments as E
+from paper_checks.eos import experiments as E
 from paper_checks.eos import edge_of_stability as EOS
 
 PAPER = Paper(key="cohen2022", title="Adaptive Gradient Methods at the Edge of Stability",

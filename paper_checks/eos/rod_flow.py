@@ -17,7 +17,7 @@ import numpy as np
 
 import theory.eos as th
 from paper_checks import Count, Exact, Paper, Result, claim
-from paper_checks.eos import _experiments as E
+from paper_checks.eos import experiments as E
 
 PAPER = Paper(key="regis2026", title="Rod Flow: A Continuous-Time Model for Gradient Descent at the Edge of Stability",
               authors="E. Regis, S. Chewi", year=2026, arxiv="2602.01480")
@@ -47,7 +47,7 @@ def rod_flow_self_stabilizes(budget) -> Result:
 
     Predicted (the model under test): the rod's centre :math:`y` and :math:`\|r\|^2` at the end. Measured: the
     tail averages :math:`\langle y\rangle`, :math:`\langle x^2\rangle` of GD at the same (eta*a, beta)
-    (:func:`paper_checks.eos._experiments.selfstab_points`), and the closed form of GD's cycle
+    (:func:`paper_checks.eos.experiments.selfstab_points`), and the closed form of GD's cycle
     :math:`y^\star = \sqrt{2/\eta - a}` (:func:`theory.eos.selfstab_equilibrium`, from GD's map). Rivals: the rod
     collapses like gradient flow (:math:`r \to 0`) and its centre keeps sharpening (:math:`y = y_0 + \eta\beta t`).
     """

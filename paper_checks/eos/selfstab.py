@@ -10,7 +10,7 @@ import numpy as np
 
 import theory.eos as th
 from paper_checks import STEPLAB, Count, Exact, Paper, Result, claim
-from paper_checks.eos import _experiments as E
+from paper_checks.eos import experiments as E
 
 PAPER = Paper(key="damian2023", title="Self-Stabilization: The Implicit Bias of Gradient Descent at the Edge of Stability",
               authors="A. Damian, E. Nichani, J. D. Lee", year=2023, arxiv="2209.15594", venue="ICLR 2023")

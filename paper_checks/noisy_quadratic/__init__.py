@@ -12,6 +12,6 @@ r"""Step-size practice on noisy quadratics: one module per paper.
   2024 (AdamW's weights as a moving average: the EMA timescale as a fraction of training);
 * :mod:`paper_checks.noisy_quadratic.lion` -- Chen et al. 2023 (Lion solves a box-constrained problem).
 
-The simulations are the experiments of :mod:`paper_checks.noisy_quadratic._experiments`, on the shared
+The simulations are the experiments of :mod:`paper_checks.noisy_quadratic.experiments`, on the shared
 noisy quadratic model (:mod:`theory.nqm`, :mod:`sims.nqm`).
 """

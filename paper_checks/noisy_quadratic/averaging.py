@@ -17,7 +17,7 @@ import sims.nqm as sn
 import theory.noisy_quadratic as th
 import theory.nqm as tn
 from paper_checks import STEPLAB, Paper, Rate, Result, Statistical, claim, fit_slope
-from paper_checks.noisy_quadratic import _experiments as E
+from paper_checks.noisy_quadratic import experiments as E
 
 PAPER = Paper(key="morales2024", title="Exponential Moving Average of Weights in Deep Learning: Dynamics and Benefits",
               authors="D. Morales-Brotons, T. Vogels, H. Hendrikx", year=2024, arxiv="2411.18704")

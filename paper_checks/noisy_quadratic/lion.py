@@ -16,7 +16,7 @@ import numpy as np
 
 import theory.noisy_quadratic as th
 from paper_checks import STEPLAB, Exact, Paper, Rate, Result, claim
-from paper_checks.noisy_quadratic import _experiments as E
+from paper_checks.noisy_quadratic import experiments as E
 
 PAPER = Paper(key="chen2023", title="Lion Secretly Solves Constrained Optimization: As Lyapunov Predicts",
               authors="L. Chen, B. Liu, K. Liang, Q. Liu", year=2023, arxiv="2310.05898")

@@ -18,7 +18,7 @@ import numpy as np
 import theory.noisy_quadratic as th
 import theory.nqm as tn
 from paper_checks import STEPLAB, Categorical, Exact, Paper, Rate, Result, Statistical, claim, fit_slope
-from paper_checks.noisy_quadratic import _experiments as E
+from paper_checks.noisy_quadratic import experiments as E
 
 PAPER = Paper(key="tian2025", title="WSM: Decay-Free Learning Rate Schedule via Checkpoint Merging for LLM Pre-training",
               authors="C. Tian, J. Wang, Q. Zhao, K. Chen, J. Liu, Z. Liu, J. Mao, W. X. Zhao, Z. Zhang, J. Zhou",

@@ -14,7 +14,7 @@ import numpy as np
 
 import theory.noisy_quadratic_sampled as ts
 from paper_checks import STEPLAB, Exact, Paper, Rate, Result, claim, fit_slope
-from paper_checks.noisy_quadratic import _experiments as E
+from paper_checks.noisy_quadratic import experiments as E
 
 PAPER = Paper(key="kidambi2018", title="On the insufficiency of existing momentum schemes for Stochastic Optimization",
               authors="R. Kidambi, P. Netrapalli, P. Jain, S. M. Kakade", year=2018, arxiv="1803.05591")

@@ -12,7 +12,7 @@ import sims.nqm as sn
 import theory.noisy_quadratic as th
 import theory.nqm as tn
 from paper_checks import Bound, Paper, Result, Statistical, claim
-from paper_checks.noisy_quadratic import _experiments as E
+from paper_checks.noisy_quadratic import experiments as E
 
 PAPER = Paper(key="wen2024", title="Understanding Warmup-Stable-Decay Learning Rates: A River Valley Loss Landscape "
                                    "Perspective", authors="K. Wen, Z. Li, J. Wang, D. Hall, P. Liang, T. Ma", year=2024,

@@ -16,7 +16,7 @@ import numpy as np
 import sims.nqm as sn
 import theory.noisy_quadratic as th
 from paper_checks import STEPLAB, Categorical, Exact, Paper, Rate, Result, Statistical, claim
-from paper_checks.noisy_quadratic import _experiments as E
+from paper_checks.noisy_quadratic import experiments as E
 
 PAPER = Paper(key="kosson2023", title="Rotational Equilibrium: How Weight Decay Balances Learning Across Neural Networks",
               authors="A. Kosson, B. Messmer, M. Jaggi", year=2023, arxiv="2305.17212")

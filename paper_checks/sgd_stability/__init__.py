@@ -10,6 +10,6 @@ One module per source, each with its ``PAPER``:
   tightening of the threshold under noise on a nonlinear toy;
 * :mod:`paper_checks.sgd_stability.polyak1964` -- heavy-ball and Nesterov stability regions and the heavy-ball stationary variance.
 
-The simulations are the named, cached experiments of :mod:`paper_checks.sgd_stability._experiments`, shared with
+The simulations are the named, cached experiments of :mod:`paper_checks.sgd_stability.experiments`, shared with
 ``figures/sgd_stability.py``.
 """

@@ -14,7 +14,7 @@ import numpy as np
 
 import theory.sgd_stability as th
 from paper_checks import STEPLAB, Budget, Categorical, Exact, Paper, Result, claim
-from paper_checks.sgd_stability import _experiments as ex
+from paper_checks.sgd_stability import experiments as ex
 
 PAPER = Paper(
     key="levinmay1976", title="A note on difference-delay equations", authors="S. A. Levin, R. M. May", year=1976,

@@ -7,7 +7,7 @@ SECONDARY; steplab re-derives the operator :math:`\mathcal M_B`, the exact :math
 the threshold as a generalized eigenvalue (:mod:`theory.sgd_stability`). The almost-sure threshold,
 the naive Monte Carlo trap and the shrinking set of stable minima are DERIVED here.
 
-Every measurement comes from :mod:`paper_checks.sgd_stability._experiments` (exact enumeration of
+Every measurement comes from :mod:`paper_checks.sgd_stability.experiments` (exact enumeration of
 batches, or Monte Carlo paths), never from the closed forms it is compared with.
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 
 import theory.sgd_stability as th
 from paper_checks import STEPLAB, Bound, Budget, Categorical, Count, Exact, Paper, Result, Statistical, claim
-from paper_checks.sgd_stability import _experiments as ex
+from paper_checks.sgd_stability import experiments as ex
 
 PAPER = Paper(
     key="mulayoff2024", title="Exact Mean Square Linear Stability Analysis for SGD",

@@ -17,7 +17,7 @@ import numpy as np
 
 import theory.sgd_stability as th
 from paper_checks import STEPLAB, Bound, Budget, Count, Exact, Paper, Result, Statistical, claim
-from paper_checks.sgd_stability import _experiments as ex
+from paper_checks.sgd_stability import experiments as ex
 
 PAPER = Paper(
     key="polyak1964", title="Some methods of speeding up the convergence of iteration methods", authors="B. T. Polyak",

@@ -14,7 +14,7 @@ import numpy as np
 
 import theory.sgd_stability as th
 from paper_checks import Bound, Budget, Categorical, Paper, Result, claim
-from paper_checks.sgd_stability import _experiments as ex
+from paper_checks.sgd_stability import experiments as ex
 
 PAPER = Paper(
     key="wusu2023", title="The Implicit Regularization of Dynamical Stability in Stochastic Gradient Descent",
