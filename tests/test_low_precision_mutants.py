@@ -19,7 +19,8 @@ mutated prediction (the unmutated claims passing is ``tests/test_power.py``'s jo
 * ``steplab.frozen_iterates_ulp_binds`` -- the upper binade chosen when the band's top (not its bottom) clears the
   binade's edge;
 * ``steplab.float32_cast_moves_the_freeze`` -- the float32-then-cast chain replaced by a single rounding;
-* ``zamirai2020.kahan_summation_remedies_the_freeze`` -- the bias bound without the rounding of :math:`y`.
+* ``zamirai2020.kahan_summation_remedies_the_freeze`` -- the bias bound without the rounding of :math:`y`;
+* ``steplab.band_holds_below_eta_a_one`` -- the band's domain widened to the stability edge :math:`\eta a < 2`.
 """
 from __future__ import annotations
 
@@ -132,3 +133,15 @@ def test_kahan_bias_without_the_rounding_of_y_fails(monkeypatch):
     """The bias bound with only the compensation's own rounding (2^-(p+2)): y's rounding forgotten."""
     assert _mutated_status(monkeypatch, "zamirai2020.kahan_summation_remedies_the_freeze", "kahan_bias_bound",
                            lambda mantissa_bits=8: 2.0 ** (-mantissa_bits - 2)) == "failed"
+
+
+def test_band_domain_up_to_two_fails_the_edge_claim(monkeypatch):
+    """The band's closed form accepted up to the stability edge eta a < 2 (the overshoot past the cell ignored)."""
+    def wide(eta_a, ulp_value):
+        k = np.asarray(eta_a, float)
+        if np.any(k <= 0) or np.any(k >= 2):
+            raise ValueError("eta_a: expected values in (0, 2)")
+        upper = ulp_value / (2 * k)
+        return upper - ulp_value, upper
+
+    assert _mutated_status(monkeypatch, "steplab.band_holds_below_eta_a_one", "rn_band", wide) == "failed"

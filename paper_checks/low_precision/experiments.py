@@ -125,3 +125,17 @@ def kahan_runs(budget: Budget) -> dict:
     out = S.kahan_gd(ws, np.array(KAHAN_ETA), w0=W0, n_steps=KAHAN_SETTLE + KAHAN_WINDOW, average_from=KAHAN_SETTLE)
     return {"w_star": ws, "eta_a": np.array(KAHAN_ETA).astype(np.float32).astype(np.float64),
             "mean_error": out["mean_error"], "diverged": out["diverged"]}
+
+
+#: eta a across 1, where the round-to-nearest chain starts to overshoot the minimizer by more than it approaches;
+#: eleven values and the same sizes as ``rn_runs`` (its compiled program is reused)
+ETA_EDGE = (0.5, 0.8, 0.9, 0.95, 0.99, 1.02, 1.05, 1.1, 1.2, 1.5, 1.9)
+
+
+@experiment("low_precision.edge_runs")
+def edge_runs(budget: Budget) -> dict:
+    """Round-to-nearest bf16 runs from 255/128 towards w* uniform in [1, 1.5) at eta a on both sides of 1."""
+    ws = _minimizers(budget.pick(quick=400, full=3000), SEED + 6)
+    out = S.gd(ws, np.array(ETA_EDGE), w0=W0, n_steps=RN_STEPS, storage="bf16_rn")
+    return {"w_star": out["w_star"], "eta_a": out["eta_a"], "w": out["w"], "last_move": out["last_move"],
+            "diverged": out["diverged"]}

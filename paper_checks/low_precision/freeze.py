@@ -313,3 +313,50 @@ def float32_cast_moves_the_freeze(budget) -> Result:
                                  + ", ".join(f"{k:.3g}: {int(o.sum())}"
                                              for k, o in zip(etas, off.reshape(etas.size, -1))) + ")",
                   arrays={"eta_a": etas, "off": off.reshape(etas.size, -1).sum(axis=1)})
+
+
+@claim("steplab.band_holds_below_eta_a_one", paper=STEPLAB, provenance="derived", kind="qualitative",
+       source="derived here",
+       statement="The round-to-nearest band [U - ulp, U) is exact for every 0 < eta a < 1, overshooting steps "
+                 "(1/2 < eta a < 1) included, and breaks at eta a = 1: above it the frozen set |e| < U is narrower "
+                 "than a cell, so a run whose minimizer has no grid point that close cannot freeze, and others "
+                 "overshoot past theirs; every run off the band point is still moving at the end.",
+       latex=r"e_\infty = \mathrm{bp}(U, \mathrm{ulp})\ \text{for every run} \iff \eta a < 1")
+def band_holds_below_eta_a_one(budget) -> Result:
+    r"""Per eta a in {0.5, ..., 0.99, 1.02, ..., 1.9} (``low_precision.edge_runs``), whether every run's final error is
+    the band point of :math:`U = \mathrm{ulp}/(2\eta a)` (computed here from the band's definition, since
+    :func:`theory.low_precision.rn_frozen_error` refuses :math:`\eta a \ge 1`), against the edge :math:`\eta a < 1`
+    of :func:`theory.low_precision.rn_band`'s domain.
+
+    Rivals: the band up to the stability edge :math:`\eta a < 2`; the band only without overshoot,
+    :math:`\eta a \le 1/2`.
+    """
+    run = E.edge_runs(budget)
+    ws, etas = run["w_star"], run["eta_a"]
+    err = run["w"] - ws
+    upper = E.ULP / (2 * etas[:, None])
+    exact = np.all(err == _band_point(ws, upper, E.ULP), axis=1)
+    inside = np.array([_in_domain(k) for k in etas])
+    off = err != _band_point(ws, upper, E.ULP)
+    moving = run["last_move"][off] >= E.RN_STEPS - 1
+    checks = [Categorical("every run at the band point, per eta a", measured=exact, predicted=inside,
+                          why="an outcome per step size, no tolerance",
+                          rivals={"up to the stability edge eta a < 2": etas < 2.0,
+                                  "only without overshoot, eta a <= 1/2": etas <= 0.5}),
+              Count("runs off the band point still moving in the last two steps (a cycle, not a freeze)",
+                    measured=moving, predicted=True, why="the frozen set |e| < U lies inside the band: a frozen run "
+                                                         "is at the band point, so none off it may have stopped",
+                    rivals={"frozen elsewhere": False})]
+    share = off.mean(axis=1)
+    return Result(checks, detail=f"{ws.size} minimizers; share of runs off the band point per eta a: "
+                                 + ", ".join(f"{k:.3g}: {s:.3f}" for k, s in zip(etas, share)),
+                  arrays={"eta_a": etas, "off_share": share})
+
+
+def _in_domain(eta_a: float) -> bool:
+    """Whether the band's closed form accepts ``eta_a`` (its derivation needs 0 < eta a < 1)."""
+    try:
+        th.rn_band(eta_a, E.ULP)
+    except ValueError:
+        return False
+    return True
