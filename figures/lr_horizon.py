@@ -1,6 +1,6 @@
 """Figures of the lr_horizon topic: the best step against the horizon, its window, and the optimal decay's peak.
 
-Markers are measurements (exact argmins from the cached experiments of ``paper_checks.lr_horizon._experiments``, and
+Markers are measurements (exact argmins from the cached experiments of ``paper_checks.lr_horizon.experiments``, and
 Monte Carlo SGD); lines are closed forms of :mod:`theory.lr_horizon`. Nothing here simulates or searches.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ import theory.lr_horizon as th
 from figures import plot
 from figures._style import ACCENT, MUTED, PALETTE, SIM, THEORY
 from paper_checks import Budget
-from paper_checks.lr_horizon import _experiments as E
+from paper_checks.lr_horizon import experiments as E
 
 
 def _law(results: dict, out: Path, budget: Budget) -> list[Path]:

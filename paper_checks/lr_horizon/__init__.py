@@ -13,7 +13,7 @@ diagonal noisy quadratic with :math:`\lambda_j = j^{-\beta}` (:mod:`theory.lr_ho
   time.
 
 Every optimum is an exact argmin (SciPy's bounded scalar search on the exact final loss), never a grid; the
-measurements are the cached experiments of :mod:`paper_checks.lr_horizon._experiments`.
+measurements are the cached experiments of :mod:`paper_checks.lr_horizon.experiments`.
 """
 from paper_checks import Paper
 

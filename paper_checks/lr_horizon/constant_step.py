@@ -10,7 +10,7 @@ import numpy as np
 import theory.lr_horizon as th
 from paper_checks import Bound, Categorical, Exact, Rate, Result, Statistical, claim
 from paper_checks.lr_horizon import PAPER
-from paper_checks.lr_horizon import _experiments as E
+from paper_checks.lr_horizon import experiments as E
 
 _TRANSFER = {"-1/2 for every shape (the convex rate carried over)": -0.5,
              "-3/4 (the generic-bound exponent)": -0.75,

@@ -12,7 +12,7 @@ import numpy as np
 import theory.lr_horizon as th
 from paper_checks import Rate, Result, claim
 from paper_checks.lr_horizon import PAPER
-from paper_checks.lr_horizon import _experiments as E
+from paper_checks.lr_horizon import experiments as E
 
 _QUOTE = ("In the easy-task regime $s \\ge 1 - 1/\\beta$, the optimal schedule takes the power-decay form "
           "$\\eta^*(z) = \\eta_{\\mathrm{peak}}(1 - z/N)^{2\\beta - 1}$ with "
