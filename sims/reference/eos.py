@@ -43,7 +43,8 @@ def _points(W, C) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _bilinear(u, C, v):
-    return np.einsum("...i,...ij,...j->...", u, C, v)
+    # u^T C v for stacks of 3-vectors: two batched products (an unoptimised three-operand einsum is ~7x slower)
+    return (u[..., None, :] @ C @ v[..., :, None])[..., 0, 0]
 
 
 def _loss(W, C):
@@ -65,9 +66,10 @@ def _hessian(W, C):
 
 
 def _sharpness(W, C):
+    # the top eigenvalue of a symmetric 2x2 in closed form, (a + c)/2 + sqrt(((a - c)/2)^2 + b^2), as the simulator
+    # computes it: LAPACK on a stack of 2x2 matrices is ~8x slower and would flatter the JAX side
     hxx, hxy, hyy = _hessian(W, C)
-    H = np.stack([np.stack([hxx, hxy], -1), np.stack([hxy, hyy], -1)], -2)
-    return np.linalg.eigvalsh(H)[..., -1]
+    return 0.5 * (hxx + hyy) + np.hypot(0.5 * (hxx - hyy), hxy)
 
 
 def poly_loss_numpy(W: np.ndarray, C: np.ndarray) -> np.ndarray:
@@ -81,7 +83,8 @@ def poly_grad_numpy(W: np.ndarray, C: np.ndarray) -> np.ndarray:
 
 
 def poly_sharpness_numpy(W: np.ndarray, C: np.ndarray) -> np.ndarray:
-    """Largest Hessian eigenvalue (``numpy.linalg.eigvalsh`` of the 2x2 Hessian); ``W`` (..., 2), ``C`` (..., 3, 3)."""
+    r"""Largest Hessian eigenvalue, :math:`(h_{xx}+h_{yy})/2 + \sqrt{((h_{xx}-h_{yy})/2)^2 + h_{xy}^2}`; ``W`` (..., 2),
+    ``C`` (..., 3, 3)."""
     return _sharpness(*_points(W, C))
 
 

@@ -119,7 +119,8 @@ def moment_growth_numpy(hessians: np.ndarray, batch_size: int, eta: np.ndarray, 
     logs[:, 0] = np.log(np.trace(s, axis1=1, axis2=2))
     s /= np.trace(s, axis1=1, axis2=2)[:, None, None]
     for t in range(1, n_steps + 1):  # the reference runs the recursion step by step
-        s = np.einsum("mkij,mjl,mklp->mip", a, s, a) / hb.shape[0]
+        # batched matrix products: an unoptimised three-operand einsum here is ~7x slower for the same sums
+        s = (a @ s[:, None] @ a).sum(axis=1) / hb.shape[0]
         tr = np.trace(s, axis1=1, axis2=2)
         logs[:, t] = logs[:, t - 1] + np.log(tr)
         s /= tr[:, None, None]
