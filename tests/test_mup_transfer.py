@@ -90,13 +90,13 @@ def test_global_minimizer_against_brute_force():
     coef = sm.one_step(jax.random.key(8), X, Y, 8, n_seeds=64)["coef"]
     L = th.loss_polynomial(coef, Y)
     glob, first = th.global_minimizer(L), th.first_minimizer(L)
-    grid = np.linspace(1e-4, 60.0, 600001)
+    grid = np.linspace(1e-4, 60.0, 120001)
     far = 0
     for row, g, f in zip(L, glob, first):
         if g > 59.0:
             continue
-        # to the grid spacing 1e-4 (the two basins' depths differ by more than the grid's resolution in L)
-        assert abs(grid[np.argmin(np.polynomial.polynomial.polyval(grid, row))] - g) < 2e-4
+        # to two grid spacings of 5e-4 (the two basins' depths differ by more than the grid's resolution in L)
+        assert abs(grid[np.argmin(np.polynomial.polynomial.polyval(grid, row))] - g) < 1e-3
         far += g > f * (1 + 1e-9)
         mins = th.local_minimizers(row)
         assert mins[0] == pytest.approx(f, rel=1e-12) and np.any(np.isclose(mins, g, rtol=1e-12))

@@ -7,14 +7,13 @@ The network is :math:`f(x) = V^\top W_1 W_0 x` with :math:`W_0 \in \mathbb{R}^{n
 :math:`\sigma_\ell^2` of the i.i.d. Gaussian entries and a learning-rate multiplier :math:`a_\ell`: one GD step is
 :math:`W_\ell \leftarrow W_\ell - \eta\,a_\ell\,\nabla_{W_\ell}\mathcal{L}`. Three tables (:data:`TABLES`):
 
-=========  ==========================  ==========================
-name       :math:`(\sigma_0^2, \sigma_1^2, \sigma_V^2)`   :math:`(a_0, a_1, a_V)`
-=========  ==========================  ==========================
-``mup``    :math:`(1/d, 1/n, 1/n^2)`   :math:`(n, 1, 1/n)` (maximal update, SGD form)
-``sp``     :math:`(1/d, 1/n, 1/n)`     :math:`(1, 1, 1)` (standard: fan-in init, one global rate)
-``ntp``    :math:`(1/d, 1/n, 1/n)`     :math:`(1/d, 1/n, 1/n)` (neural tangent: unit weights with
-                                                      :math:`1/\sqrt{\text{fan-in}}` multipliers, rate :math:`\eta`)
-=========  ==========================  ==========================
+* ``mup`` (maximal update, SGD form): variances :math:`(1/d, 1/n, 1/n^2)`, multipliers :math:`(n, 1, 1/n)`;
+* ``sp`` (standard: fan-in initialization, one global rate): variances :math:`(1/d, 1/n, 1/n)`, multipliers
+  :math:`(1, 1, 1)`;
+* ``ntp`` (neural tangent: unit weights behind :math:`1/\sqrt{\text{fan-in}}` multipliers, rate :math:`\eta`):
+  variances :math:`(1/d, 1/n, 1/n)`, multipliers :math:`(1/d, 1/n, 1/n)`;
+
+each listed as :math:`(W_0, W_1, V)`.
 
 **The one-step output is a cubic in** :math:`\eta`. Expanding :math:`(V - \eta a_V g_V)^\top(W_1 - \eta a_1 G_1)
 (W_0 - \eta a_0 G_0)x` gives :math:`f_1(x) = c_0 + c_1\eta + c_2\eta^2 + c_3\eta^3`, so the one-step loss is a

@@ -104,3 +104,33 @@ def basins(budget: Budget) -> dict:
     loss = np.stack([th.loss_polynomial(sm.one_step(jax.random.fold_in(root, int(n)), X, y, int(n), n_seeds=s)["coef"],
                                         y) for n in BASIN_WIDTHS])
     return {"widths": BASIN_WIDTHS, "n_seeds": s, "loss": loss}
+
+
+#: the width of the law check (the reduced draw needs n >= d + 2)
+LAW_WIDTH = 24
+
+
+def dense_statistics(rng: np.random.Generator, n: int, parametrization: str, seeds: int) -> dict:
+    r"""The Gram statistics of ``seeds`` dense NumPy initializations (the n x n matrix drawn entry by entry):
+    :math:`\|V\|^2`, :math:`W_0^\top W_0`, :math:`W_0^\top z`, :math:`\|z\|^2`, :math:`(ZB)^\top(ZB)` with
+    :math:`z = Z^\top V/\|V\|`, :math:`B = [W_0, z]` (see :mod:`sims.mup_transfer`)."""
+    t = th.table_expr(parametrization)
+    s0, sv = (float(t[k].subs({th.N: n, th.D: D})) for k in ("s0", "sV"))
+    W0 = np.sqrt(s0) * rng.standard_normal((seeds, n, D))
+    Z = rng.standard_normal((seeds, n, n))
+    V = np.sqrt(sv) * rng.standard_normal((seeds, n))
+    z = np.einsum("sji,sj->si", Z, V) / np.linalg.norm(V, axis=1, keepdims=True)
+    ZB = Z @ np.concatenate([W0, z[:, :, None]], axis=2)
+    return {"vv": np.sum(V * V, axis=1), "K": np.swapaxes(W0, 1, 2) @ W0, "zeta": np.einsum("sji,sj->si", W0, z),
+            "zz": np.sum(z * z, axis=1), "H": np.swapaxes(ZB, 1, 2) @ ZB}
+
+
+@experiment("mup_transfer.law")
+def law(budget: Budget) -> dict:
+    """μP at width 24: reduced draws, and dense NumPy draws turned into coefficients by the same algebra."""
+    s = budget.pick(quick=4000, full=16000)
+    X, y = dataset()
+    dense = sm.coefficients_from_statistics(X, y, "mup", LAW_WIDTH,
+                                            dense_statistics(np.random.default_rng(SEED + 500), LAW_WIDTH, "mup", s))
+    reduced = sm.one_step(jax.random.fold_in(jax.random.key(SEED), 500), X, y, LAW_WIDTH, n_seeds=s)["coef"]
+    return {"n": LAW_WIDTH, "n_seeds": s, "dense": dense, "reduced": reduced}
