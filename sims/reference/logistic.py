@@ -32,16 +32,19 @@ def gd_numpy(z, weights, eta, inits, n_steps: int, *, keep_last: int = 1, max_by
     active = a > 0
     never = np.full(m * k, -1)
 
-    def separates(W):
-        return np.all((W @ z2.T > 0) | ~active, axis=1)
+    def separates(margins):
+        return np.all((margins > 0) | ~active, axis=1)
 
-    bad, esc = never.copy(), np.where(separates(W), 0, never)
+    # the margins z_i^T w are computed once per step and serve both the separation test and the next gradient
+    margins = W @ z2.T
+    bad, esc = never.copy(), np.where(separates(margins), 0, never)
     tail = np.empty((keep, m * k, d))
     with np.errstate(over="ignore", invalid="ignore"):
         for t in range(1, n_steps + 1):
-            W += S * ((a * special.expit(-(W @ z2.T))) @ z2)
+            W += S * ((a * special.expit(-margins)) @ z2)
+            margins = W @ z2.T
             bad = np.where((bad < 0) & ~np.all(np.isfinite(W), axis=1), t, bad)
-            esc = np.where((esc < 0) & separates(W), t, esc)
+            esc = np.where((esc < 0) & separates(margins), t, esc)
             if t > n_steps - keep:
                 tail[t - 1 - (n_steps - keep)] = W
     first = np.where(bad < 0, esc, np.where(esc < 0, bad, np.minimum(bad, esc)))
