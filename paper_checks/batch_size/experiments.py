@@ -183,11 +183,11 @@ def half_life(budget: Budget) -> dict:
     r"""Adam's second-moment EMA from 0 on pure-noise minibatch gradients (:func:`sims.batch_size.second_moment_ema`): the
     mean rise of :math:`v_t/E\hat g^2` over chains for every configuration of :func:`half_life_configs`."""
     c = half_life_configs()
-    n = budget.pick(quick=2048, full=4096)
+    n = budget.pick(quick=1024, full=4096)
     out = sb.second_moment_ema(jax.random.key(SEED + 4), c["beta2"], c["batch_size"], n_steps=HL_STEPS, n_chains=n)
     # the edge runs are short (half-lives of 3-7 steps), so many chains are cheap: the ratio moves by only 0.1 per
     # e-fold of B there, and locating its 0.9 crossing to ~10 % in B needs its per-B error near 0.3 %
-    n_edge = budget.pick(quick=32768, full=65536)
+    n_edge = budget.pick(quick=16384, full=65536)
     edge = sb.second_moment_ema(jax.random.key(SEED + 5), 1 - (1 - HL_BETA2) * HL_EDGE_B, HL_EDGE_B.astype(float),
                                 n_steps=HL_EDGE_STEPS, n_chains=n_edge)
     return {**c, "mean": out["mean"], "se": out["se"], "edge_batch_size": HL_EDGE_B.astype(float),
