@@ -17,10 +17,15 @@ RN rounds the exact difference once: the float32 difference rounded again to bf1
 step that lies within :math:`2^{-17}` ulp of a bf16 midpoint (float32 arithmetic lands it on the midpoint, and
 ties-to-even then decides instead of the side it lies on), so the float32 difference is corrected by its exact
 Fast2Sum remainder. ``"bf16_rn_f32"`` stores the float32 difference rounded again to bf16 (what a float32 update
-followed by a cast does), double rounding included. Every coordinate is an
+followed by a cast does), double rounding included. Every float32 product that meets a later subtraction is formed
+exactly in float64 and cast to float32, so that XLA's CPU backend cannot contract the two into one fused
+multiply-add (which skips the product's rounding and moves the rare step near a tie). Every coordinate is an
 independent problem; a grid of step sizes goes through :func:`sims.sweep.run_grid`, each step size with its own
 PRNG stream for stochastic rounding (the key folded with the step size's float32 bits, then one fresh key per step
 by ``fold_in``; random words from :func:`sims.rng.words`).
+
+:func:`adamw` runs AdamW under cosine decay on linear losses (bf16 RN weights, or a float64 reference path);
+:func:`kahan_gd` runs Kahan-compensated bf16 gradient descent in a 16-bit unit.
 
 **Divergence is data.** A coordinate whose iterate becomes non-finite or exceeds :math:`10^{30}` in magnitude is
 flagged ``diverged``, with the first such step in ``diverged_step`` (-1 if never).
@@ -209,8 +214,14 @@ def _adam_run(eta_max, grad, w0, hyper, *, n_steps, storage, record):
         tt = t.astype(dt)
         u = (m / (1 - b1**tt)) / (jnp.sqrt(v / (1 - b2**tt)) + e)
         eta = peak * (1 + jnp.cos(jnp.pi * (tt - 1) / n_steps)) / 2
-        delta = eta * (u + lam * w)
-        new = w - delta if storage == "float64" else _rn_of_difference(w, delta)
+        if storage == "float64":
+            delta = eta * (u + lam * w)
+            new = w - delta
+        else:  # float32 terms, each product rounded (formed in float64, cast): no fused multiply-add
+            f64 = jnp.float64
+            decay = (lam.astype(f64) * w.astype(f64)).astype(dt)
+            delta = (eta.astype(f64) * (u + decay).astype(f64)).astype(dt)
+            new = _rn_of_difference(w, delta)
         last = jnp.where(new != w, t, last)
         rec = (w, delta) if record else None
         return (new, m, v, last), rec
@@ -279,7 +290,7 @@ def _kahan_run(eta_a, w_star, w0, *, n_steps, average_from):
     result rounded onto bf16 (a 16-bit unit). Accumulates :math:`w_t - w^*` (float64) for :math:`t >` ``average_from``."""
     def step(carry, t):
         w, c, acc, z_mid = carry
-        delta = eta_a * (w - w_star)
+        delta = (eta_a.astype(jnp.float64) * (w - w_star).astype(jnp.float64)).astype(jnp.float32)  # rounded product
         y = _rn_bits(-delta - c)
         new = _rn_bits(w + y)
         c = _rn_bits(_rn_bits(new - w) - y)  # what the rounding of w + y lost, itself rounded onto bf16
