@@ -212,7 +212,9 @@ def _mlp_run(point, X, Y, *, hidden: int, n_burn: int, n_meas: int, every: int, 
         return (th, m, v, t), None
 
     zero = jnp.zeros_like(theta0)
-    state, _ = lax.scan(step, (theta0, zero, zero, jnp.asarray(0, jnp.int64)), None, length=n_burn)
+    start = (theta0, zero, zero, jnp.asarray(0, jnp.int64))
+    first = step(start, None)[0][0] - theta0  # the first update, recorded beside the run (which starts anew below)
+    state, _ = lax.scan(step, start, None, length=n_burn)
 
     def meas(state, k):
         state, _ = lax.scan(step, state, None, length=every)
@@ -228,7 +230,8 @@ def _mlp_run(point, X, Y, *, hidden: int, n_burn: int, n_meas: int, every: int, 
 
     state, (sharp, loss) = lax.scan(meas, state, jnp.arange(n_meas))
     th, _, v, t = state
-    return {"sharp": sharp, "loss": loss, "theta": th, "v_hat": v / (1 - b2 ** t.astype(th.dtype))}
+    return {"sharp": sharp, "loss": loss, "theta": th, "v_hat": v / (1 - b2 ** t.astype(th.dtype)),
+            "first_step": first, "g0": grad(theta0, X, Y, hidden)}
 
 
 def adam_mlp(keys, eta, beta1, beta2, X, Y, *, hidden: int, n_burn: int, n_meas: int, every: int,
@@ -247,8 +250,9 @@ def adam_mlp(keys, eta, beta1, beta2, X, Y, *, hidden: int, n_burn: int, n_meas:
       hidden: the hidden width; n_burn, n_meas, every, lanczos_iter as above (lanczos_iter <= parameters).
 
     Returns:
-      ``sharp`` (m, n_meas) and ``loss`` (m, n_meas); ``theta`` (m, P) and ``v_hat`` (m, P) at the end. A run that
-      diverges records NaN/inf values (data).
+      ``sharp`` (m, n_meas) and ``loss`` (m, n_meas); ``theta`` (m, P) and ``v_hat`` (m, P) at the end;
+      ``first_step`` (m, P) the first update :math:`\theta_1 - \theta_0` and ``g0`` (m, P) the gradient at the init. A
+      run that diverges records NaN/inf values (data).
     """
     V.key("keys", keys)
     if np.ndim(keys) != 1:
