@@ -42,7 +42,7 @@ from sims.rng import words
 from sims.sweep import run_grid
 from theory import _validate as V
 
-__all__ = ["ADAM_STORAGE", "BOUND", "MAX_STEPS", "STORAGE", "adamw", "gd", "kahan_gd", "round_bf16"]
+__all__ = ["ADAM_STORAGE", "BOUND", "MAX_STEPS", "STORAGE", "adamw", "gd", "kahan_gd", "noisy_gd", "round_bf16"]
 
 #: how the iterate is stored after each step
 STORAGE = ("bf16_rn", "bf16_sr", "float32", "bf16_rn_f32")
@@ -334,6 +334,57 @@ def kahan_gd(w_star, eta_a, *, w0, n_steps: int, average_from: int) -> dict[str,
     out = run_grid(_kahan_run, jnp.asarray(rates), jnp.asarray(ws), w0_dev,
                    static={"n_steps": n_steps, "average_from": mid}, desc="low_precision kahan")
     bad = ~(np.isfinite(out["w"]) & np.isfinite(out["c"]) & (np.abs(out["w"]) <= BOUND))
+    out["diverged"] = bad
+    out["diverged_step"] = np.where(bad, n_steps, -1)
+    return out
+
+
+def _noisy_run(eta_a, w_star, w0, key, sigma, *, n_steps, window):
+    """One step size's RN runs with Gaussian gradient noise; accumulates (w - w*)^2 over the last ``window`` steps."""
+    key = jax.random.fold_in(key, lax.bitcast_convert_type(eta_a, jnp.uint32))
+
+    def step(carry, t):
+        w, acc = carry
+        xi = jax.random.normal(jax.random.fold_in(key, t), w.shape, jnp.float32)
+        grad = (w - w_star) + sigma * xi  # a folded into eta_a: the gradient a (w - w* + sigma xi)
+        delta = (eta_a.astype(jnp.float64) * grad.astype(jnp.float64)).astype(jnp.float32)  # rounded product
+        new = _rn_of_difference(w, delta)
+        err = new.astype(jnp.float64) - w_star.astype(jnp.float64)
+        acc = acc + jnp.where(t > n_steps - window, err * err, 0.0)
+        return (new, acc), None
+
+    start = (w0, jnp.zeros(w_star.shape, jnp.float64))
+    (w, acc), _ = lax.scan(step, start, jnp.arange(1, n_steps + 1, dtype=jnp.int64))
+    return {"w": w.astype(jnp.float64), "mean_sq": acc / window}
+
+
+def noisy_gd(w_star, eta_a, sigma, *, w0, n_steps: int, window: int, key) -> dict[str, np.ndarray]:
+    r"""Round-to-nearest bf16 gradient descent with Gaussian gradient noise: :math:`\delta = \eta a(w - w^* + \sigma\xi)`,
+    :math:`\xi \sim N(0, 1)` fresh per coordinate and step (float32), :math:`w \leftarrow \mathrm{RN}(w - \delta)`.
+
+    Args:
+      w_star: (n,) minimizers (float32), one independent chain each; eta_a: a positive number or (m,) array;
+      sigma: the noise's standard deviation in units of :math:`w` (the gradient's is :math:`a\sigma`), >= 0;
+      w0: the start; n_steps: steps, in ``1..MAX_STEPS``; window: the last steps averaged, in ``1..n_steps``;
+      key: a typed PRNG key (each step size's stream is the key folded with its float32 bits).
+
+    Returns:
+      ``w`` (m, n): the final weights; ``mean_sq`` (m, n): the mean of :math:`(w_t - w^*)^2` over the window;
+      ``diverged`` (m, n) (a non-finite or huge final weight) and ``diverged_step`` (-1, or ``n_steps`` if flagged).
+    """
+    ws = V.array("w_star", w_star, ndim=1).astype(np.float32)
+    rates = np.atleast_1d(V.array("eta_a", eta_a, ndim=(0, 1), low=0.0, low_open=True)).astype(np.float32)
+    noise = V.real("sigma", sigma, low=0.0)
+    start = V.real("w0", w0)
+    n_steps = V.integer("n_steps", n_steps, low=1, high=MAX_STEPS)
+    window = V.integer("window", window, low=1, high=n_steps)
+    k = V.key("key", key)
+    V.check_bytes({"w_star": ws.shape, "eta_a": rates.shape}, 8 * rates.size * ws.size * 4,
+                  what="the runs' weights and sums")
+    w0_dev = _rn_bits(jnp.full(ws.shape, start, jnp.float32))
+    out = run_grid(_noisy_run, jnp.asarray(rates), jnp.asarray(ws), w0_dev, k, jnp.asarray(noise, jnp.float32),
+                   static={"n_steps": n_steps, "window": window}, desc="low_precision noisy gd")
+    bad = ~(np.isfinite(out["w"]) & (np.abs(out["w"]) <= BOUND))
     out["diverged"] = bad
     out["diverged_step"] = np.where(bad, n_steps, -1)
     return out

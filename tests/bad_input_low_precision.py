@@ -61,3 +61,13 @@ ROWS += [
                                         "average_from": 10},
         kinds={"eta_a": "posarr", "w0": "real", "n_steps": "posint", "average_from": "posint"}),
 ]
+
+ROWS += [
+    Row("theory.low_precision.rn_sgd_window_mean_sq", {"eta_a": 0.1, "sigma_ulps": 5.0, "frac": 0.3, "k0": 10,
+                                                        "n_steps": 20, "window": 5},
+        kinds={"eta_a": "pos", "sigma_ulps": "pos", "frac": "unit", "k0": "int", "n_steps": "posint",
+               "window": "posint"}),
+    Row("sims.low_precision.noisy_gd", {"w_star": WS, "eta_a": np.array([0.1, 0.3]), "sigma": 0.05,
+                                        "w0": 255 / 128, "n_steps": 20, "window": 5, "key": jax.random.key(0)},
+        kinds={"eta_a": "posarr", "sigma": "nonneg", "w0": "real", "n_steps": "posint", "window": "posint"}),
+]

@@ -57,3 +57,17 @@ SIMULATORS.append(
              ({"w_star": [[1.0]]}, "w_star")],
         diverging=({"eta_a": np.array([1e6, 2e6])}, lambda o: o["diverged"] & (o["diverged_step"] > 0)),
         vary={"w_star": WS * 1.01, "eta_a": ETA * 0.9, "w0": 1.9}))
+
+
+def _noisy(w_star=WS, eta_a=ETA, sigma=10 * 2.0**-7, w0=255 / 128, n_steps=12, window=4, key=None):
+    return sim.noisy_gd(w_star, eta_a, sigma, w0=w0, n_steps=n_steps, window=window,
+                        key=jax.random.key(0) if key is None else key)
+
+
+SIMULATORS.append(
+    Sim("low_precision.noisy_gd", _noisy, outputs=lambda o: [o["w"], o["mean_sq"], o["diverged"], o["diverged_step"]],
+        grid=("eta_a", ETA, 0),
+        bad=[({"eta_a": [0.0]}, "eta_a"), ({"sigma": -1.0}, "sigma"), ({"window": 13}, "window"),
+             ({"key": 0}, "key")],
+        diverging=({"eta_a": np.array([1e6, 2e6])}, lambda o: o["diverged"] & (o["diverged_step"] > 0)),
+        vary={"w_star": WS * 1.01, "eta_a": ETA * 0.9, "sigma": 0.05, "w0": 1.9, "key": jax.random.key(1)}))

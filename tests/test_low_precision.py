@@ -189,3 +189,24 @@ def test_kahan_runs_against_a_numpy_loop():
     np.testing.assert_array_equal(out["c"][0], c.astype(float))
     np.testing.assert_array_equal(out["z_mid"][0], z_mid)
     np.testing.assert_allclose(out["mean_error"][0], acc / 200, rtol=1e-12, atol=1e-15)
+
+
+def test_noisy_lattice_law_limits():
+    r"""The lattice law against two independent limits: with almost no noise (s = 1e-4 ulp) the chain is the
+    deterministic RN chain, frozen at the band point; with noise of many ulps per step the rounding is a small
+    perturbation and the window mean approaches exact SGD's (relative gap below 1 % at s = 20 ulps: RN adds a
+    variance of about 1/12 ulp^2 per step to a stationary 400 ulp^2)."""
+    q, w_star = 2.0**-7, float(np.float32(1.25 + 0.3 * 2.0**-7))
+    frac = w_star / q - np.floor(w_star / q)
+    quiet = th.rn_sgd_window_mean_sq(0.1, 1e-3, frac, 40, 300, 10)["mean_sq"]
+    assert quiet == pytest.approx((th.rn_frozen_error(np.array([w_star]), 0.1)[0] / q) ** 2, rel=1e-9)
+    eta_a, c = 0.4, 50.0
+    loud = th.rn_sgd_window_mean_sq(eta_a, c, frac, 0, 400, 100)["mean_sq"]
+    assert loud == pytest.approx(eta_a * c**2 / (2 - eta_a), rel=1e-2)
+
+
+def test_noisy_gd_without_noise_is_the_rn_chain():
+    ws = np.random.default_rng(5).uniform(1.0, 1.5, 40)
+    out = sim.noisy_gd(ws, 0.1, 0.0, w0=255 / 128, n_steps=120, window=1, key=jax.random.key(0))
+    np.testing.assert_array_equal(out["w"][0], sim.gd(ws, 0.1, w0=255 / 128, n_steps=120)["w"][0])
+    np.testing.assert_allclose(out["mean_sq"][0], (out["w"][0] - ws.astype(np.float32)) ** 2, rtol=1e-12)

@@ -20,7 +20,8 @@ mutated prediction (the unmutated claims passing is ``tests/test_power.py``'s jo
   binade's edge;
 * ``steplab.float32_cast_moves_the_freeze`` -- the float32-then-cast chain replaced by a single rounding;
 * ``zamirai2020.kahan_summation_remedies_the_freeze`` -- the bias bound without the rounding of :math:`y`;
-* ``steplab.band_holds_below_eta_a_one`` -- the band's domain widened to the stability edge :math:`\eta a < 2`.
+* ``steplab.band_holds_below_eta_a_one`` -- the band's domain widened to the stability edge :math:`\eta a < 2`;
+* ``steplab.gradient_noise_dithers_the_freeze`` -- the update noise's variance used as its standard deviation.
 """
 from __future__ import annotations
 
@@ -145,3 +146,11 @@ def test_band_domain_up_to_two_fails_the_edge_claim(monkeypatch):
         return upper - ulp_value, upper
 
     assert _mutated_status(monkeypatch, "steplab.band_holds_below_eta_a_one", "rn_band", wide) == "failed"
+
+
+def test_lattice_noise_variance_as_its_deviation_fails_the_noise_claim(monkeypatch):
+    """The update noise's variance (eta a sigma)^2 used as its standard deviation in the lattice law."""
+    original = th.rn_sgd_window_mean_sq
+    assert _mutated_status(monkeypatch, "steplab.gradient_noise_dithers_the_freeze", "rn_sgd_window_mean_sq",
+                           lambda eta_a, sigma_ulps, frac, k0, n_steps, window:
+                           original(eta_a, eta_a * sigma_ulps**2, frac, k0, n_steps, window)) == "failed"

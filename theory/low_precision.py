@@ -389,3 +389,54 @@ def kahan_bias_bound(mantissa_bits=BF16_BITS) -> float:
     """
     p = _bits(mantissa_bits)
     return 3.0 * 2.0 ** (-p - 2)
+
+
+def rn_sgd_window_mean_sq(eta_a, sigma_ulps, frac, k0, n_steps, window) -> float:
+    r"""The exact expected :math:`\overline{e^2}/\mathrm{ulp}^2` over the last ``window`` of ``n_steps`` steps of
+    round-to-nearest gradient descent with Gaussian gradient noise, by evolving the law of the grid index.
+
+    On :math:`w^*`'s binade, :math:`w = L + k\,\mathrm{ulp}` and :math:`e_k = (k - f)\,\mathrm{ulp}`; the update
+    :math:`\eta a(e + \sigma\xi)` is Gaussian with mean :math:`\mu_k = \eta a(k - f)` and standard deviation
+    :math:`s = \eta a\sigma` ulps, and RN moves :math:`k` to :math:`k - j` with probability
+    :math:`\Phi((j + \tfrac12 - \mu_k)/s) - \Phi((j - \tfrac12 - \mu_k)/s)` (ties have probability 0). The lattice is cut
+    at :math:`|k| \le K` with :math:`K` beyond the start, the band and 12 stationary standard deviations; the mass
+    carried past the cut is returned as ``truncation`` for the caller to bound.
+
+    Args:
+      eta_a: in (0, 1); sigma_ulps: :math:`\sigma` in ulps, > 0; frac: :math:`f \in [0, 1)`; k0: the start's index
+      (an integer, :math:`w_0 = L + k_0\,\mathrm{ulp}`); n_steps, window: as in :func:`sims.low_precision.noisy_gd`.
+
+    Returns a dict: ``mean_sq`` (the expectation) and ``truncation``.
+    """
+    from scipy import stats
+
+    k = V.real("eta_a", eta_a, low=0.0, high=1.0, low_open=True, high_open=True)
+    c = V.real("sigma_ulps", sigma_ulps, low=0.0, low_open=True)
+    f = V.real("frac", frac, low=0.0, high=1.0, high_open=True)
+    start = V.integer("k0", k0, low=-10_000, high=10_000)
+    steps = V.integer("n_steps", n_steps, low=1, high=100_000)
+    win = V.integer("window", window, low=1, high=steps)
+    s = k * c
+    half = int(np.ceil(max(abs(start), 1 / (2 * k)) + 12 * np.sqrt(k / (2 - k)) * c + 12 * s + 12))
+    V.check_bytes({"k0": start, "sigma_ulps": c}, 8 * (2 * half + 1) ** 2, what="the lattice's transition matrix")
+    ks = np.arange(-half, half + 1)
+    mu = k * (ks - f)
+    jmax = int(np.ceil(np.max(np.abs(mu)) + 12 * s + 2))
+    js = np.arange(-jmax, jmax + 1)
+    edges = np.r_[js - 0.5, js[-1] + 0.5]
+    n = ks.size
+    p_move = np.diff(stats.norm.cdf((edges[None, :] - mu[:, None]) / s), axis=1)  # (n, 2 jmax + 1)
+    dest = np.arange(n)[:, None] - js[None, :]
+    inside = (dest >= 0) & (dest < n)
+    trans = np.zeros((n, n))
+    rows = np.broadcast_to(np.arange(n)[:, None], dest.shape)
+    np.add.at(trans, (rows[inside], dest[inside]), p_move[inside])
+    p = np.zeros(n)
+    p[start + half] = 1.0
+    e2 = (ks - f) ** 2
+    acc = 0.0
+    for t in range(1, steps + 1):
+        p = p @ trans
+        if t > steps - win:
+            acc += float(p @ e2)
+    return {"mean_sq": acc / win, "truncation": float(1.0 - p.sum())}

@@ -27,4 +27,4 @@ ZAMIRAI = Paper(key="zamirai2020", title="Revisiting BFloat16 Training",
 Z = 4.0
 
 # The claim modules register their claims on import, in this order.
-from paper_checks.low_precision import freeze, stochastic, kahan, adam  # noqa: F401, I001  (registration, in this order)
+from paper_checks.low_precision import freeze, stochastic, kahan, adam, noise  # noqa: F401, I001  (registration, in this order)

@@ -139,3 +139,24 @@ def edge_runs(budget: Budget) -> dict:
     out = S.gd(ws, np.array(ETA_EDGE), w0=W0, n_steps=RN_STEPS, storage="bf16_rn")
     return {"w_star": out["w_star"], "eta_a": out["eta_a"], "w": out["w"], "last_move": out["last_move"],
             "diverged": out["diverged"]}
+
+
+#: RN gradient descent with Gaussian gradient noise of 10 ulps: one minimizer (f = 0.3 of a cell), chains differ by
+#: their noise; the update noise eta a sigma crosses ~0.15 ulp inside the grid
+NOISE_SIGMA_ULPS = 10.0
+NOISE_ETA = (0.01, 0.015, 0.02, 0.05, 0.1)
+NOISE_W_STAR = float(np.float32(1.25 + 0.3 * 2.0**-7))
+NOISE_K0 = 40  # the start 40 ulps above the minimizer's cell: w0 = L + 40 ulp, inside [1, 2)
+NOISE_STEPS, NOISE_WINDOW = 1200, 600  # from 40 ulps, (1 - 0.01)^600 ~ e^-6: the window sees the settled chain
+
+
+@experiment("low_precision.noisy_runs")
+def noisy_runs(budget: Budget) -> dict:
+    """RN bf16 gradient descent with gradient noise sigma = 10 ulps at each eta a of ``NOISE_ETA``: the mean of
+    (w_t - w*)^2 over the last 600 of 1200 steps, per chain (independent chains, one noise stream each)."""
+    n = budget.pick(quick=2000, full=8000)
+    base = np.floor(NOISE_W_STAR / ULP) * ULP
+    out = S.noisy_gd(np.full(n, NOISE_W_STAR), np.array(NOISE_ETA), NOISE_SIGMA_ULPS * ULP, w0=base + NOISE_K0 * ULP,
+                     n_steps=NOISE_STEPS, window=NOISE_WINDOW, key=jax.random.key(SEED + 7))
+    return {"eta_a": np.array(NOISE_ETA).astype(np.float32).astype(np.float64), "mean_sq": out["mean_sq"] / ULP**2,
+            "diverged": out["diverged"]}
