@@ -47,9 +47,8 @@ def mup_error_rate_inverse_sqrt_width(budget) -> Result:
 
 @claim("steplab.mup_seed_mean_error_inverse_width", paper=STEPLAB, provenance="derived", kind="rate",
        source="derived here",
-       statement="Under μP the seed-mean optimum approaches eta_inf like 1/n (a bias), faster than a single seed's "
-                 "n^(-1/2): an estimate averaged over S seeds follows 1/n while its bias exceeds its noise, i.e. "
-                 "below n ~ S (B/sigma)^2, and n^(-1/2) beyond.",
+       statement="Under μP the seed-mean optimum approaches eta_inf like 1/n (a bias B/n), faster than a single "
+                 "seed's n^(-1/2).",
        latex=r"\mathbb{E}\,\eta_n - \eta_\infty \propto n^{-1}",
        coarse_reason="the bias is a few standard errors of the seed mean even at 4096+ seeds per width and the fitted "
                      "range is one decade with O(n^-1/2) relative corrections, so the slope resolves to ~20-30 %; "
@@ -80,9 +79,8 @@ WINDOW = 0.1  # the relative RMS distance to eta_inf that counts as "transfers"
 @claim("steplab.mup_transfer_window", paper=STEPLAB, provenance="derived", kind="qualitative",
        source="derived here",
        statement="A single initialization's optimum lies within 10 % (RMS) of eta_inf only from a width n_10 on, and "
-                 "n_10 follows the per-seed law sd = sigma/sqrt(n): n_10 = (sigma/(0.1 eta_inf))^2 (about 700 "
-                 "here), not the seed mean's 1/n bias (which would give ~80): below n_10 the rate does not transfer "
-                 "to 10 %.",
+                 "n_10 follows the per-seed law sd = sigma/sqrt(n): n_10 = (sigma/(0.1 eta_inf))^2, not the seed "
+                 "mean's 1/n bias: below n_10 the rate does not transfer to 10 %.",
        latex=r"\mathrm{RMS}(\eta_n - \eta_\infty) \le 0.1\,\eta_\infty \iff n \gtrsim n_{10} = "
              r"\Big(\frac{\sigma}{0.1\,\eta_\infty}\Big)^2")
 def mup_transfer_window(budget) -> Result:
@@ -140,10 +138,10 @@ def global_argmin_is_not_the_transferring_optimum(budget) -> Result:
     first = th.first_minimizer(ex["loss"].reshape(-1, ex["loss"].shape[-1])).reshape(shape)
     far = glob > first * (1 + 1e-9)
     counts = far.sum(axis=1)
-    # the far seeds once more, one loss at a time: every local minimizer, ascending
+    # the far seeds once more, one loss at a time: the first minimizer, and every local minimizer for the global one
     rows = ex["loss"][far]
     ones = [th.local_minimizers(L) for L in rows]
-    one_first = np.array([m[0] for m in ones])
+    one_first = np.array([th.first_minimizer(L) for L in rows])
     one_glob = np.array([m[int(np.argmin(np.polynomial.polynomial.polyval(m, L)))] for m, L in zip(ones, rows)])
     return Result([
         Count("widths where some seed's global minimum lies beyond its first basin", measured=far.any(axis=1),
