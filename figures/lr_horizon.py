@@ -110,7 +110,32 @@ def _decay(results: dict, out: Path, budget: Budget) -> list[Path]:
     return plot.save(fig, "lr_horizon_decay", out, claims=["li2026.power_decay_peak_exponent"])
 
 
+def _wsd(results: dict, out: Path, budget: Budget) -> list[Path]:
+    """Tuned WSD (exact joint optima, markers): the cooldown fraction and the peak over N, hard and easy regime."""
+    run = E.wsd_optima(budget)
+    n = run["horizons"]
+    fig, axes = plot.figure(2, width=4.0, height=3.3)
+    ax = axes[0]
+    ax.plot(n, run["fraction_hard"], "o-", ms=4, mfc="none", color=SIM, label=f"hard, s = {E.S_HARD:g}")
+    ax.plot(n, run["fraction_easy"], "s-", ms=4, mfc="none", color=PALETTE[2], label=f"easy, s = {E.S_EASY:g}")
+    ax.set(xscale="log", xlabel="horizon N (steps)", ylabel="tuned cooldown fraction f*", ylim=(0.6, 1.08),
+           title="cooldown share of the run")
+    ax.set_xticks(n, labels=[f"{int(v)}" for v in n])
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.legend(loc="lower left", fontsize=7)
+    ax = axes[1]
+    ax.plot(n, run["peak_hard"], "o-", ms=4, mfc="none", color=SIM, label=f"hard, s = {E.S_HARD:g}")
+    ax.plot(n, run["peak_easy"], "s-", ms=4, mfc="none", color=PALETTE[2], label=f"easy, s = {E.S_EASY:g}")
+    ax.axhline(2.0, color=MUTED, ls=":", lw=1, label="stability edge 2/λ₁")
+    ax.set(xscale="log", yscale="log", xlabel="horizon N (steps)", ylabel="tuned peak step",
+           title="WSD's tuned peak (β = 2)", ylim=(0.02, 5.0))
+    ax.set_xticks(n, labels=[f"{int(v)}" for v in n])
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.legend(loc="center right", fontsize=7)
+    return plot.save(fig, "lr_horizon_wsd", out, claims=["li2026.wsd_in_the_hard_regime"])
+
+
 def make(results: dict, out: Path, budget: Budget) -> list[Path]:
     """Draw the lr_horizon figures at ``budget`` (``results``: claim id -> Result)."""
     return [*_law(results, out, budget), *_cutoff(results, out, budget), *_simulation(results, out, budget),
-            *_decay(results, out, budget)]
+            *_decay(results, out, budget), *_wsd(results, out, budget)]

@@ -125,6 +125,19 @@ def test_peak_exponent_and_its_regime():
         th.peak_exponent(0.25, 2.0)
 
 
+def test_wsd_schedule_by_hand_and_its_optimum_is_local():
+    np.testing.assert_allclose(th.wsd_schedule(2.0, 4, 0.5), [2.0, 2.0, 2.0, 1.0], rtol=1e-15)
+    np.testing.assert_allclose(th.wsd_schedule(1.0, 4, 1.0), th.power_schedule(1.0, 4, 1.0), rtol=1e-15)
+    for s in (0.25, 1.0):
+        peak, frac, loss = th.optimal_wsd(200, B, s, 1.0, D)
+        for dp, df in ((0.99, 0.0), (1.0, -0.02)):
+            if peak * dp <= 2.0 and 0.01 <= frac + df <= 1.0:
+                lam, w, load = th.spectrum(B, s, D)
+                other = th._sched_loss(th.wsd_schedule(peak * dp, 200, frac + df), lam, w, load, 1.0)
+                assert other >= loss * (1 - 1e-9)
+    assert th.hard_regime(0.25, 2.0) and not th.hard_regime(0.5, 2.0) and not th.hard_regime(1.0, 2.0)
+
+
 def test_power_schedule_by_hand():
     np.testing.assert_allclose(th.power_schedule(2.0, 4, 3.0), 2.0 * np.array([1, 0.75**3, 0.5**3, 0.25**3]),
                                rtol=1e-15)

@@ -12,6 +12,7 @@ function) and must turn ``failed``:
   decaying as :math:`e^{-\tau\lambda}` (the iterate's rate, not the second moment's :math:`e^{-2\tau\lambda}`);
 * ``li2026.exact_optimum_against_simulation`` -- the second moment's decay factor taken as the iterate's,
   :math:`(1-\eta\lambda)^N` for :math:`(1-\eta\lambda)^{2N}` (a mean's contraction read as a second moment's);
+* ``li2026.wsd_in_the_hard_regime`` -- the regimes' boundary read as :math:`s < 1 + 1/\beta` (every shape hard);
 * ``li2026.power_decay_peak_exponent`` -- the quoted exponent with :math:`s + 1` for :math:`s + 1/\beta` in its
   denominator.
 """
@@ -89,3 +90,8 @@ def test_mean_contraction_for_the_second_moment_fails_the_simulation_claim(monke
 def test_wrong_denominator_fails_the_peak_claim(monkeypatch):
     assert _mutated_status(monkeypatch, "li2026.power_decay_peak_exponent", "peak_exponent",
                            lambda s, beta: (s - 1 + 1 / beta) / (s + 1)) == "failed"
+
+
+def test_boundary_above_one_fails_the_hard_regime_claim(monkeypatch):
+    assert _mutated_status(monkeypatch, "li2026.wsd_in_the_hard_regime", "hard_regime",
+                           lambda s, beta: s < 1 + 1 / beta) == "failed"

@@ -51,7 +51,7 @@ from theory import nqm
 __all__ = ["EXACT_MODES", "BINS", "spectrum", "constant_step_loss", "optimal_constant_step", "power_schedule",
            "schedule_loss", "optimal_peak", "asymptotic_loss_expr", "constant_exponent", "asymptotic_step",
            "slope_correction", "corrected_step", "bend_horizon", "cutoff_step", "cutoff_horizon", "cap_horizon",
-           "peak_exponent"]
+           "peak_exponent", "hard_regime", "wsd_schedule", "optimal_wsd"]
 
 EXACT_MODES = 16   #: modes kept one by one (the top of the spectrum, where the integers matter)
 BINS = 24          #: log-spaced bins per decade of j beyond EXACT_MODES
@@ -351,3 +351,38 @@ def peak_exponent(s, beta) -> float:
         raise ValueError(f"s: the peak exponent is stated for the easy regime s >= 1 - 1/beta = {1 - 1 / bv:.6g}, "
                          f"got s = {sv}")
     return (sv - 1.0 + 1.0 / bv) / (sv + 1.0 / bv)
+
+
+def hard_regime(s, beta) -> bool:
+    r"""Whether :math:`(s, \beta)` lies in the hard-task regime :math:`s < 1 - 1/\beta` (Li et al. 2026's boundary)."""
+    sv = V.real("s", s, low=0.0, low_open=True, high=8.0)
+    bv = V.real("beta", beta, low=1.0, low_open=True, high=8.0)
+    return sv < 1.0 - 1.0 / bv
+
+
+def wsd_schedule(peak, n_steps, fraction) -> np.ndarray:
+    r"""Warmup-free WSD: :math:`\eta_t = \eta_{\rm peak}\min\{1, (N - t)/(fN)\}`, a plateau and then a linear cooldown over
+    the last fraction :math:`f` of the run (:math:`f = 1`: linear decay to zero)."""
+    p = V.real("peak", peak, low=0.0, low_open=True)
+    n = V.integer("n_steps", n_steps, low=1, high=10**8)
+    f = V.real("fraction", fraction, low=0.0, low_open=True, high=1.0)
+    return p * np.minimum(1.0, (n - np.arange(n)) / (f * n))
+
+
+def optimal_wsd(n_steps, beta, s, sigma2, d) -> tuple[float, float, float]:
+    r"""``(peak, fraction, loss)``: the WSD schedule (:func:`wsd_schedule`) minimizing the exact final loss, jointly over
+    :math:`\log\eta_{\rm peak} \le \log(2/\lambda_1)` (the largest admissible step: SGD's stability edge) and
+    :math:`f \in [0.01, 1]`, by L-BFGS-B (bounds kept exactly: an optimum on a bound is reported on it)."""
+    n = V.integer("n_steps", n_steps, low=2, high=10**8)
+    sig = V.real("sigma2", sigma2, low=0.0, low_open=True)
+    lam, w, load = spectrum(beta, s, d)
+    V.check_bytes({"n_steps": n, "d": f"{lam.size} represented modes"}, 4 * 8 * n * lam.size,
+                  what="the four (N, modes) factor and suffix-product tables")
+    hi = math.log(_CAP * (1 - 1e-9) / float(lam.max()))
+
+    def f(x: np.ndarray) -> float:
+        return math.log(_sched_loss(wsd_schedule(math.exp(x[0]), n, x[1]), lam, w, load, sig))
+
+    res = optimize.minimize(f, x0=np.array([hi - 2.0, 0.5]), method="L-BFGS-B",
+                            bounds=[(_LOG_ETA_LOW, hi), (0.01, 1.0)], options={"ftol": 1e-12, "gtol": 1e-9})
+    return math.exp(res.x[0]), float(res.x[1]), math.exp(res.fun)

@@ -10,9 +10,10 @@ diagonal noisy quadratic with :math:`\lambda_j = j^{-\beta}` (:mod:`theory.lr_ho
   the exact optimum against Monte Carlo SGD with steps carried over from a short run by other rules;
 * :mod:`paper_checks.lr_horizon.decay` -- the peak of the quoted optimal power decay
   :math:`(1 - z/N)^{2\beta-1}` against the quoted exponent :math:`-(s - 1 + 1/\beta)/(s + 1/\beta)`, read in step
-  time.
+  time; and the quoted phase transition: tuned WSD keeps its plateau at the largest admissible step in the hard regime
+  :math:`s < 1 - 1/\beta` and decays over the whole run in the easy one.
 
-Every optimum is an exact argmin (SciPy's bounded scalar search on the exact final loss), never a grid; the
+Every optimum is an exact argmin (SciPy's bounded searches on the exact final loss), never a grid; the
 measurements are the cached experiments of :mod:`paper_checks.lr_horizon.experiments`.
 """
 from paper_checks import Paper

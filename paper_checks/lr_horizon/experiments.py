@@ -128,3 +128,21 @@ def cutoff(budget: Budget) -> dict:
     tol = budget.pick(quick=1e-3, full=1e-5)  # in log N
     edge = float(np.exp(optimize.brentq(gap, np.log(1e6), np.log(1e11), xtol=tol)))
     return {"horizons": horizons, "eta": eta, "edge": edge, "xtol_log": tol}
+
+
+# the phase transition: one hard-regime and one easy-regime source exponent at beta = 2 (boundary s = 1/2)
+S_HARD, S_EASY = 0.25, 1.0
+
+
+@experiment("lr_horizon.wsd_optima")
+def wsd_optima(budget: Budget) -> dict:
+    r"""The WSD schedule (plateau, then a linear cooldown over a fraction f) minimizing the exact final loss jointly over
+    its peak (up to the stability edge 2/lambda_1) and f, at horizons doubling from 400, in the hard regime s = 1/4 and
+    the easy regime s = 1 (beta = 2, sigma^2 = 1, d = 1000)."""
+    horizons = 400 * 2 ** np.arange(budget.pick(quick=3, full=5))
+    out = {"horizons": horizons}
+    for name, s in (("hard", S_HARD), ("easy", S_EASY)):
+        best = [th.optimal_wsd(int(n), BETA, s, SIGMA2, D_CUT) for n in horizons]
+        out[f"peak_{name}"] = np.array([b[0] for b in best])
+        out[f"fraction_{name}"] = np.array([b[1] for b in best])
+    return out
