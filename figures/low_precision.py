@@ -96,6 +96,25 @@ def _adamw(results: dict, out: Path, budget: Budget) -> list[Path]:
     return plot.save(fig, "low_precision_adamw", out, claims=["shang2026.adamw_cosine_freeze_point"])
 
 
+def _noise(results: dict, out: Path, budget: Budget) -> list[Path]:
+    res = results.get("steplab.gradient_noise_dithers_the_freeze")
+    if res is None:
+        return []
+    a = res.arrays
+    frac = E.NOISE_W_STAR / E.ULP - np.floor(E.NOISE_W_STAR / E.ULP)
+    fine = np.geomspace(0.008, 0.12, 40)
+    law = [th.rn_sgd_window_mean_sq(k, E.NOISE_SIGMA_ULPS, frac, E.NOISE_K0, E.NOISE_STEPS,
+                                    E.NOISE_WINDOW)["mean_sq"] for k in fine]
+    fig, ax = plot.figure(width=4.6, height=3.4)
+    plot.theory_vs_simulation(ax, fine, law, a["eta_a"], a["mean_sq"], yerr=a["se"],
+                              label_theory="exact law of the grid index", label_sim="bf16 RN chains (± SE)")
+    ax.set(xscale="log", yscale="log", xlabel=r"$\eta a$", ylabel=r"window mean $e^2$ / ulp$^2$", ylim=(0.5, 5e4),
+           title=r"gradient noise $\sigma$ = 10 ulp")
+    ax.legend(loc="upper right", fontsize=7)
+    return plot.save(fig, "low_precision_noise", out, claims=["steplab.gradient_noise_dithers_the_freeze"])
+
+
 def make(results: dict, out: Path, budget: Budget) -> list[Path]:
     """Draw the topic's figures at ``budget`` (``results``: claim id -> Result)."""
-    return _floor(results, out, budget) + _freeze_step(results, out, budget) + _adamw(results, out, budget)
+    return (_floor(results, out, budget) + _freeze_step(results, out, budget) + _adamw(results, out, budget)
+            + _noise(results, out, budget))
