@@ -37,10 +37,29 @@ from sims.sweep import diverged, run_grid
 from theory import _validate as V
 from theory.muon import NS5
 
-__all__ = ["METHODS", "MAX_STEPS", "polar", "newton_schulz", "train", "factorization"]
+__all__ = ["METHODS", "MAX_STEPS", "normal_draws", "polar", "newton_schulz", "train", "factorization"]
 
 METHODS = ("polar", "ns")
 MAX_STEPS = 200_000
+_CHUNK = 2**15  # draws come in blocks of this many: one compiled random-number program serves every shape
+
+
+def normal_draws(key, shape) -> np.ndarray:
+    r"""Standard normal entries of ``shape`` from a typed key: the first :math:`\prod` shape entries of the blocks
+    ``jax.random.normal(fold_in(key, i), (2**15,))``, i = 0, 1, ... (every shape reuses one compiled draw).
+
+    Args:
+      key: a typed PRNG key (``jax.random.key``).
+      shape: a tuple of non-negative integers.
+    """
+    key = V.key("key", key)
+    if not isinstance(shape, tuple) or not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0
+                                               for d in shape):
+        raise ValueError(f"shape: expected a tuple of non-negative integers, got {shape!r}")
+    n = int(np.prod(shape, dtype=np.int64))
+    V.check_bytes({"shape": shape}, 8.0 * n, what="the normal draws")
+    blocks = [np.asarray(jax.random.normal(jax.random.fold_in(key, i), (_CHUNK,))) for i in range(-(-n // _CHUNK))]
+    return np.concatenate(blocks)[:n].reshape(shape) if blocks else np.zeros(shape)
 
 
 def polar(m):
@@ -88,16 +107,18 @@ def _orth(m, ns_steps, method):
     return polar(m) if method == "polar" else _ns(m, ns_steps, NS5)
 
 
-def _train_run(point, target, w0, key, *, momentum, noise, n_steps, method):
-    """One run: the grid point holds (eta, lam, ns_steps); returns the singular values of W after each step."""
+def _train_run(point, xi, *, n_steps, method):
+    """One run: the grid point holds its (eta, lam, ns_steps, momentum, noise, target, w0); returns the singular
+    values of W after each step. Every run reads the same standard normal draws ``xi`` (n_steps, p, q), scaled by
+    its own noise level (drawn outside: the compiled step holds no random-number program)."""
     eta, lam, ns_steps = point["eta"], point["lam"], point["ns_steps"]
+    beta, sigma, target = point["momentum"], point["noise"], point["target"]
 
-    def step(carry, t):
+    def step(carry, inputs):
+        t, xi_t = inputs
         w, m, first = carry
-        g = w - target
-        if noise:  # a Python branch: the deterministic runs draw nothing
-            g = g + noise * jax.random.normal(jax.random.fold_in(key, t), w.shape)
-        m = momentum * m + g
+        g = w - target + sigma * xi_t
+        m = beta * m + g
         w = (1.0 - eta * lam) * w - eta * _orth(m, ns_steps, method)
         first = jnp.where((first < 0) & diverged(w[None])[0], t + 1, first)
         # a diverged run is frozen at 0: an SVD of entries near the float64 limit overflows, and LAPACK's iteration
@@ -106,25 +127,41 @@ def _train_run(point, target, w0, key, *, momentum, noise, n_steps, method):
         m = jnp.where(first >= 0, 0.0, m)
         return (w, m, first), jnp.linalg.svd(w, compute_uv=False)
 
+    w0 = point["w0"]
     start = (w0, jnp.zeros_like(w0), jnp.asarray(-1, jnp.int64))
-    (w, _, first), sv = lax.scan(step, start, jnp.arange(n_steps))
+    (w, _, first), sv = lax.scan(step, start, (jnp.arange(n_steps), xi))
     return {"sv": sv, "w": w, "diverged_step": first}
 
 
-def train(eta, lam, target, w0, *, method: str = "polar", ns_steps=5, momentum: float = 0.0, noise: float = 0.0,
+def _per_run(name: str, x, m: int, tail: tuple) -> np.ndarray:
+    """``x`` (shape ``tail``, shared) or ``(m,) + tail`` (one per run), as an ``(m,) + tail`` array."""
+    a = np.asarray(x)
+    if a.shape == tail:
+        return np.broadcast_to(a, (m,) + tail)
+    if a.shape == (m,) + tail:
+        return a
+    raise ValueError(f"{name}: expected shape {tail} (shared) or {(m,) + tail} (one per run), got {a.shape}")
+
+
+def train(eta, lam, target, w0, *, method: str = "polar", ns_steps=5, momentum=0.0, noise=0.0,
           key=None, n_steps: int = 1000) -> dict[str, np.ndarray]:
-    r"""Muon with decoupled weight decay on :math:`\tfrac12\|W - Y\|_F^2`, one run per grid point :math:`(\eta, \lambda, k)`.
+    r"""Muon with decoupled weight decay on :math:`\tfrac12\|W - Y\|_F^2`, one run per grid point.
+
+    Every per-run quantity is a scalar (or a matrix) shared by all runs or an array with one entry per run; the runs
+    are ``m`` = the longest of them. One call therefore runs a whole topic's sweeps of one method and shape in one
+    compiled program.
 
     Args:
       eta: step sizes, a positive number or an (m,) array.
-      lam: decoupled decays :math:`\lambda \ge 0`, a number or an (m,) array (broadcast with ``eta``).
-      target: :math:`Y`, a real matrix ``(p, q)``.
-      w0: the start :math:`W_0`, a real matrix of the shape of ``target``.
+      lam: decoupled decays :math:`\lambda \ge 0`, a number or an (m,) array.
+      target: :math:`Y`, a real matrix ``(p, q)`` or ``(m, p, q)``.
+      w0: the start :math:`W_0`, of the shape of ``target`` (or ``(m, p, q)``).
       method: ``"polar"`` (exact :math:`UV^\top`) or ``"ns"`` (:func:`newton_schulz`).
       ns_steps: Newton--Schulz steps :math:`k`, an integer >= 0 or an (m,) array (read only by ``"ns"``).
-      momentum: :math:`\beta \in [0, 1)`.
-      noise: :math:`\sigma \ge 0`, the gradient noise's standard deviation per entry.
-      key: a typed PRNG key (``jax.random.key``), required when ``noise > 0``; every run uses the same noise.
+      momentum: :math:`\beta \in [0, 1)`, a number or an (m,) array.
+      noise: :math:`\sigma \ge 0`, the gradient noise's standard deviation per entry, a number or an (m,) array.
+      key: a typed PRNG key (``jax.random.key``), required when any ``noise > 0``; every run reads the same normal
+        draws, :func:`normal_draws` ``(key, (n_steps, p, q))``, times its own :math:`\sigma`.
       n_steps: steps per run, in ``1..MAX_STEPS``.
 
     Returns:
@@ -135,34 +172,39 @@ def train(eta, lam, target, w0, *, method: str = "polar", ns_steps=5, momentum: 
     etas = np.atleast_1d(V.array("eta", eta, ndim=(0, 1), low=0.0, low_open=True))
     lams = np.atleast_1d(V.array("lam", lam, ndim=(0, 1), low=0.0))
     ks = np.atleast_1d(V.integers("ns_steps", ns_steps, ndim=(0, 1), low=0, high=10_000))
-    y = V.array("target", target, ndim=2)
-    start = V.array("w0", w0, shape=y.shape)
-    beta = V.real("momentum", momentum, low=0.0, high=1.0)
-    if beta == 1.0:
-        raise ValueError("momentum: expected a value in [0, 1), got 1.0")
-    sigma = V.real("noise", noise, low=0.0)
+    betas = np.atleast_1d(V.array("momentum", momentum, ndim=(0, 1), low=0.0))
+    if np.any(betas >= 1.0):
+        raise ValueError(f"momentum: expected values in [0, 1), got max {betas.max()!r}")
+    sigmas = np.atleast_1d(V.array("noise", noise, ndim=(0, 1), low=0.0))
+    y = V.array("target", target, ndim=(2, 3))
+    start = V.array("w0", w0, ndim=(2, 3))
+    if start.shape[-2:] != y.shape[-2:]:
+        raise ValueError(f"w0: expected matrices of the target's shape {y.shape[-2:]}, got {start.shape}")
     n_steps = V.integer("n_steps", n_steps, low=1, high=MAX_STEPS)
-    if sigma > 0:
-        key = V.key("key", key)
-    else:
-        key = jax.random.key(0) if key is None else V.key("key", key)  # not read
-    try:
-        etas, lams, ks = np.broadcast_arrays(etas, lams, ks)
-    except ValueError:
-        raise ValueError(f"eta, lam, ns_steps: expected arrays of one length (or scalars), got shapes "
-                         f"{np.shape(eta)}, {np.shape(lam)}, {np.shape(ns_steps)}") from None
-    V.check_bytes({"n_steps": n_steps, "eta": etas.size}, 8.0 * etas.size * n_steps * min(y.shape),
-                  what="the recorded singular values")
-    grid = {"eta": jnp.asarray(etas, float), "lam": jnp.asarray(lams, float), "ns_steps": jnp.asarray(ks, jnp.int64)}
-    out = run_grid(_train_run, grid, jnp.asarray(y), jnp.asarray(start), key,
-                   static={"momentum": beta, "noise": sigma, "n_steps": n_steps, "method": method}, desc="muon train")
+    key = jax.random.key(0) if key is None and not np.any(sigmas > 0) else V.key("key", key)
+    vectors = {"eta": etas, "lam": lams, "ns_steps": ks, "momentum": betas, "noise": sigmas}
+    m = max([v.size for v in vectors.values()] + [y.shape[0] if y.ndim == 3 else 1,
+                                                   start.shape[0] if start.ndim == 3 else 1])
+    for name, v in vectors.items():
+        if v.size not in (1, m):
+            raise ValueError(f"{name}: expected a scalar or one entry per run ({m} runs), got shape {v.shape}")
+    shape = y.shape[-2:]
+    V.check_bytes({"n_steps": n_steps, "eta": m}, 8.0 * (m * min(shape) + shape[0] * shape[1]) * n_steps,
+                  what="the recorded singular values and the noise draws")
+    grid = {name: jnp.asarray(np.broadcast_to(v, (m,)), jnp.int64 if name == "ns_steps" else float)
+            for name, v in vectors.items()}
+    grid["target"] = jnp.asarray(_per_run("target", y, m, shape))
+    grid["w0"] = jnp.asarray(_per_run("w0", start, m, shape))
+    xi = normal_draws(key, (n_steps,) + shape) if np.any(sigmas > 0) else np.zeros((n_steps,) + shape)
+    out = run_grid(_train_run, grid, jnp.asarray(xi), static={"n_steps": n_steps, "method": method}, chunk_size=16,
+                   desc="muon train")
     first = out["diverged_step"]
     return {"sv": out["sv"], "w": out["w"], "diverged": first >= 0, "diverged_step": first}
 
 
 def _factor_run(point, target, *, n_steps, method):
     """One run of Muon (or GD) on both factors from the grid point's start; records diag(W2 W1) (the target is
-    diagonal) and the product's singular values."""
+    diagonal)."""
     eta, w1, w2 = point["eta"], point["w1"], point["w2"]
 
     def loss(w1, w2):
@@ -179,11 +221,10 @@ def _factor_run(point, target, *, n_steps, method):
         bad = diverged(w1[None])[0] | diverged(w2[None])[0]
         first = jnp.where((first < 0) & bad, t + 1, first)
         w1, w2 = jnp.where(first >= 0, 0.0, w1), jnp.where(first >= 0, 0.0, w2)  # frozen, as in train
-        prod = w2 @ w1
-        return (w1, w2, first), (jnp.diagonal(prod), jnp.linalg.svd(prod, compute_uv=False))
+        return (w1, w2, first), jnp.diagonal(w2 @ w1)
 
-    (w1, w2, first), (modes, sv) = lax.scan(step, (w1, w2, jnp.asarray(-1, jnp.int64)), jnp.arange(n_steps))
-    return {"modes": modes, "sv": sv, "w1": w1, "w2": w2, "diverged_step": first}
+    (w1, w2, first), modes = lax.scan(step, (w1, w2, jnp.asarray(-1, jnp.int64)), jnp.arange(n_steps))
+    return {"modes": modes, "w1": w1, "w2": w2, "diverged_step": first}
 
 
 def factorization(eta, target_sv, w1, w2, *, method: str = "polar", n_steps: int = 1000) -> dict[str, np.ndarray]:
@@ -199,8 +240,7 @@ def factorization(eta, target_sv, w1, w2, *, method: str = "polar", n_steps: int
 
     Returns:
       ``modes`` (m, n_steps, n): :math:`(W_2W_1)_{ii}` after each step, the product's component along target mode
-      :math:`i`; ``sv`` (m, n_steps, n): the singular values of :math:`W_2W_1`, descending; ``w1``, ``w2``: the final
-      factors; ``diverged`` (m,) and ``diverged_step`` (m,).
+      :math:`i`; ``w1``, ``w2``: the final factors; ``diverged`` (m,) and ``diverged_step`` (m,).
     """
     V.choice("method", method, ("polar", "gd"))
     etas = np.atleast_1d(V.array("eta", eta, ndim=(0, 1), low=0.0, low_open=True))
@@ -225,5 +265,4 @@ def factorization(eta, target_sv, w1, w2, *, method: str = "polar", n_steps: int
     out = run_grid(_factor_run, grid, jnp.diag(jnp.asarray(s)), static={"n_steps": n_steps, "method": method},
                    desc="muon factorization")
     first = out["diverged_step"]
-    return {"modes": out["modes"], "sv": out["sv"], "w1": out["w1"], "w2": out["w2"], "diverged": first >= 0,
-            "diverged_step": first}
+    return {"modes": out["modes"], "w1": out["w1"], "w2": out["w2"], "diverged": first >= 0, "diverged_step": first}

@@ -33,7 +33,7 @@ SIMULATORS = [
         diverging=({"eta": np.array([4.0, 5.0]), "lam": 1.0, "noise": 0.0, "momentum": 0.0, "n_steps": 400},
                    lambda o: o["diverged"] & (o["diverged_step"] > 0)),
         vary={"eta": ETA * 0.9, "lam": 0.7, "target": Y + 0.1, "w0": W0 * 0.5, "key": jax.random.key(4)}),
-    Sim("muon.factorization", _factorization, outputs=lambda o: [o["modes"], o["sv"], o["w1"], o["w2"], o["diverged"]],
+    Sim("muon.factorization", _factorization, outputs=lambda o: [o["modes"], o["w1"], o["w2"], o["diverged"]],
         grid=("eta", ETA, 0),
         bad=[({"eta": [0.0]}, "eta"), ({"target_sv": np.array([1.0, -1.0, 0.5])}, "target_sv"),
              ({"w1": np.ones((3, 2))}, "w1"), ({"w2": np.ones((2, 3))}, "w2"), ({"method": "adam"}, "method"),

@@ -24,7 +24,7 @@ exactly (:func:`aligned_recursion`, a NumPy loop), which settles where it settle
 aligned, so the product's modes grow together as :math:`(\eta t)^2` and mode :math:`i` reaches a fraction
 :math:`\phi` of :math:`s_i` at :math:`t_i \approx \sqrt{\phi s_i}/\eta` (:func:`factorization_arrival`): equal rates,
 the smallest mode first. Gradient descent from a small balanced start :math:`\alpha` learns mode :math:`i` at
-:math:`t_i \approx \ln(\phi s_i/\alpha^2 \cdot \ldots)/(2\eta s_i)`, the largest first
+:math:`t_i = \ln\big(\tfrac{\phi}{1-\phi}\cdot\tfrac{s_i-\alpha^2}{\alpha^2}\big)/(2\eta s_i)`, the largest first
 (:func:`gd_factorization_arrival`, the rival). Pure maths: no JAX, no I/O.
 """
 from __future__ import annotations

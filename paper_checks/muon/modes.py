@@ -79,16 +79,16 @@ def modes_at_one_rate(budget) -> Result:
                  "then stays within eta of s_i.",
        latex=r"t_i = \lceil s_i/\eta - 1/2\rceil")
 def single_matrix_arrivals(budget) -> Result:
-    r"""Arrival steps of the 10 modes :math:`s = (5, 4, 3, 2, 1.5, 1, 0.8, 0.6, 0.4, 0.2)` of a 20x10 target at
+    r"""Arrival steps of the 8 modes :math:`s = (5, 4, 3, 2, 1, 0.6, 0.4, 0.2)` of a 16x8 target at
     :math:`\eta = 0.0123`, against :func:`theory.muon.single_matrix_arrival`.
 
     Rivals: gradient descent's exponential approach :math:`t_i = \ln(2s_i/\eta)/(-\ln(1-\eta))` (same rate, the
     largest last only by a logarithm); the factorization's law :math:`\sqrt{s_i}/\eta`.
     """
-    ex = E.modes(budget)
+    ex = E.single(budget)
     s, eta = E.SINGLE_S, E.SINGLE_ETA
     pred = th.single_matrix_arrival(s, eta)
-    arr = ex["single_arrival"].astype(float)
+    arr = ex["arrival"].astype(float)
     checks = [
         Exact("arrival step of each mode", predicted=pred, measured=arr, atol=0.5,
               rivals={"gradient descent: ln(2 s/η)/(-ln(1-η))": np.ceil(np.log(2 * s / eta) / -np.log1p(-eta)),
@@ -97,5 +97,5 @@ def single_matrix_arrivals(budget) -> Result:
                   "above the round-off of t eta, so the arrival step is not a rounding tie"),
     ]
     return Result(checks, detail=f"arrivals {arr.astype(int).tolist()}; final max |sigma_i - s_i| = "
-                                 f"{ex['single_final_gap'] / eta:.2f} eta",
+                                 f"{ex['final_gap'] / eta:.2f} eta",
                   arrays={"s": s, "arrival": arr, "predicted": pred})
