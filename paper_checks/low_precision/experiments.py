@@ -154,7 +154,7 @@ NOISE_STEPS, NOISE_WINDOW = 1200, 600  # from 40 ulps, (1 - 0.01)^600 ~ e^-6: th
 def noisy_runs(budget: Budget) -> dict:
     """RN bf16 gradient descent with gradient noise sigma = 10 ulps at each eta a of ``NOISE_ETA``: the mean of
     (w_t - w*)^2 over the last 600 of 1200 steps, per chain (independent chains, one noise stream each)."""
-    n = budget.pick(quick=2000, full=8000)
+    n = budget.pick(quick=1000, full=8000)
     base = np.floor(NOISE_W_STAR / ULP) * ULP
     out = S.noisy_gd(np.full(n, NOISE_W_STAR), np.array(NOISE_ETA), NOISE_SIGMA_ULPS * ULP, w0=base + NOISE_K0 * ULP,
                      n_steps=NOISE_STEPS, window=NOISE_WINDOW, key=jax.random.key(SEED + 7))
