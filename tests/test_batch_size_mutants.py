@@ -4,7 +4,7 @@ must no longer pass -- the measurement, obtained without that function, rejects 
 
 * ``mccandlish2018.optimal_step_noise_scale`` -- the minibatch noise taken as :math:`\mathrm{tr}(H\Sigma)/(2B)` (a
   factor 2 in the noise scale), and the best step written as the noiseless :math:`\eta_{\max}` times
-  :math:`B/(B + B_{\rm simple})`;
+  :math:`B/(B + B_{\rm simple})`, and the expected one-step change with the noise not divided by :math:`B`;
 * ``mccandlish2018.steps_examples_hyperbola`` -- the steps' hyperbola with exponent 0.8 on :math:`B_{\rm crit}/B`;
 * ``malladi2022.linear_rule_sgd`` -- SGD's stationary excess without its :math:`2 - \eta\lambda` factor
   (:math:`\eta\sigma^2/(4B)`, the small-step limit);
@@ -94,3 +94,10 @@ def test_edge_with_the_reference_batch_doubled_fails_the_window(monkeypatch):
     original = th.linear_beta2_edge
     assert _mutated_status(monkeypatch, "steplab.beta2_linear_rule_window", th, "linear_beta2_edge",
                            lambda beta2_ref, batch_ref, level: original(beta2_ref, 2 * batch_ref, level)) != "passed"
+
+
+def test_one_step_change_without_the_batch_fails(monkeypatch):
+    """The expected one-step change with the minibatch noise tr(H Sigma) not divided by B (one example's noise)."""
+    original = th.expected_one_step_loss
+    assert _mutated_status(monkeypatch, "mccandlish2018.optimal_step_noise_scale", th, "expected_one_step_loss",
+                           lambda G, H, S, b, eta: original(G, H, S, 1.0, eta)) != "passed"

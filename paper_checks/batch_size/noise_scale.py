@@ -42,6 +42,13 @@ def optimal_step_noise_scale(budget) -> Result:
     dmax = float(th.optimal_decrease(p["G"], p["H"], np.zeros_like(p["Sigma"]), 1.0))
     why = ("the delta-method SE of a ratio of means over independent draws; 4 SE; the ratio's O(1/n) bias is below "
            "1e-4 relative at these n")
+    # the expected one-step change over a grid of steps at B = 4: per draw the change is exactly
+    # l'(0) eta + l''(0) eta^2 / 2 (a quadratic), so its mean and SE come from the draws
+    k = int(np.flatnonzero(b == 4.0)[0])
+    grid = np.array([0.25, 0.5, 1.0, 1.5, 2.0]) * float(eta[k])
+    per_draw = ex["d1"][k][None, :] * grid[:, None] + 0.5 * ex["d2"][k][None, :] * grid[:, None] ** 2
+    change, change_se = per_draw.mean(axis=1), per_draw.std(axis=1, ddof=1) / np.sqrt(per_draw.shape[1])
+    g2, c = float(p["G"] @ p["G"]), float(p["G"] @ p["H"] @ p["G"])
     checks = [
         Statistical("best step eta_opt(B)", estimate=eta, se=eta_se, predicted=th.optimal_step(p["G"], p["H"], p["Sigma"], b),
                     rivals={"B_simple in place of B_noise": emax / (1 + bs / b),
@@ -50,6 +57,12 @@ def optimal_step_noise_scale(budget) -> Result:
                     predicted=th.optimal_decrease(p["G"], p["H"], p["Sigma"], b),
                     rivals={"B_simple in place of B_noise": dmax / (1 + bs / b),
                             "the noiseless decrease at every B": np.full(b.size, dmax)}, why=why),
+        Statistical("expected one-step change E L(theta - eta g_B) - L at B = 4", estimate=change, se=change_se,
+                    predicted=th.expected_one_step_loss(p["G"], p["H"], p["Sigma"], 4.0, grid), z=4.0,
+                    rivals={"the noise term with B_simple: c (1 + B_simple/B)": -grid * g2 + 0.5 * grid**2 * c * (1 + bs / 4),
+                            "the batch ignored (tr(H Sigma) not divided by B)":
+                                -grid * g2 + 0.5 * grid**2 * (c + float(np.trace(p["H"] @ p["Sigma"])))},
+                    why="4 SE over independent draws (each draw's change is exactly quadratic in eta)"),
     ]
     return Result(checks, detail=f"B_noise = {bn:.3f}, B_simple = {bs:.3f}, eta_max = {emax:.4f}; measured/predicted "
                                  f"eta_opt: {np.round(eta / checks[0].predicted, 4).tolist()}",
