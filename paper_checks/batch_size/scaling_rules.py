@@ -156,7 +156,7 @@ def _sign_bias(ex) -> float:
               "(signSGD) and its stationary floor, steplab's setting",
        quote=SQRT_QUOTE, where=SQRT_WHERE,
        statement="For sign updates (Adam with beta1 = beta2 = 0) on a x^2/2 with additive noise sigma/sqrt(B), "
-                 "scaling eta like sqrt(B) keeps the stationary loss (the exact chain's floor, within 2 % of "
+                 "scaling eta like sqrt(B) keeps the stationary loss (the exact chain's floor, within 3 % of "
                  "eta1 sigma sqrt(2 pi)/8 for B = 1..64 at eta1 = 1e-3), while scaling eta like B makes it grow "
                  "like sqrt(B).",
        latex=r"\eta = \eta_1\sqrt B:\ E f \approx \eta_1\sigma\sqrt{2\pi}/8")
