@@ -110,10 +110,10 @@ def _quad_run(point, *, n_burn: int, n_blocks: int, block: int, frozen: bool):
     carry = (state, state[0], state[0])
     (state, _, _), (sharp_mean, sharp_max, loss_mean, period2, sharp_sq) = lax.scan(
         block_body, carry, None, length=n_blocks)
-    x, _, v, t, bad_u, bad_d = state
+    x, _, _, _, bad_u, bad_d = state
     log_growth = jnp.log(jnp.linalg.norm(x)) - jnp.log(jnp.linalg.norm(x0))
     log_growth_tail = jnp.log(jnp.linalg.norm(x)) - jnp.log(jnp.linalg.norm(x_tail))
-    return {"x": x, "v_hat": v / (1 - b2 ** t.astype(x.dtype)), "sharp_mean": sharp_mean, "sharp_max": sharp_max,
+    return {"x": x, "sharp_mean": sharp_mean, "sharp_max": sharp_max,
             "sharp_sq": sharp_sq, "loss_mean": loss_mean, "period2": period2, "log_growth": log_growth,
             "log_growth_tail": log_growth_tail,
             "underflow_step": bad_u, "diverged_step": bad_d}
@@ -139,7 +139,7 @@ def adam_quadratic(H, x0, eta, beta1, beta2, *, n_steps: int, n_blocks: int = 10
       precond: ``None`` (adaptive :math:`P = \sqrt{\hat v}`) or a frozen positive diagonal, (d,) or (m, d).
 
     Returns:
-      ``x`` (m, d) final iterates; ``v_hat`` (m, d) the last :math:`\hat v`; per tail block (m, n_blocks):
+      ``x`` (m, d) final iterates; per tail block (m, n_blocks):
       ``sharp_mean``, ``sharp_max`` and ``sharp_sq`` (mean, max and mean square of
       :math:`\eta\lambda_{\max}(P^{-1}H)`, with :math:`P` the preconditioner of each step), ``loss_mean``, ``period2``
       (:math:`\max_t\|x_t - x_{t-2}\|_\infty/\|x_t\|_\infty`, 0 on an exact 2-cycle); ``log_growth`` (m,)

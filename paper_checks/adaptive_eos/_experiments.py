@@ -178,5 +178,6 @@ def network(budget: Budget) -> dict:
     out = sim.adam_mlp(keys, eta, 0.9, 0.99, X, Y, hidden=MLP_HIDDEN, n_burn=0, n_meas=n_meas, every=MLP_EVERY,
                        lanczos_iter=10)
     return {"eta": eta, "sharp": out["sharp"], "loss": out["loss"], "every": MLP_EVERY,
-            "first_step": out["first_step"], "g0": out["g0"],
+            "first_step": out["first_step"], "g0": out["g0"], "theta": out["theta"], "X": np.asarray(X),
+            "Y": np.asarray(Y),
             "step": MLP_EVERY * np.arange(1, n_meas + 1)}
