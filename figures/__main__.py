@@ -115,12 +115,12 @@ def drawing_key(budget_name: str, name: str) -> str:
     """
     import matplotlib
 
-    from sims.cache import _part_owner, code_version, topic_names
+    from sims.cache import part_owner, code_version, topic_names
 
     scope = drawing_scope(name)
     digest = hashlib.sha256(f"{code_version(scope or None)}|{budget_name}|matplotlib {matplotlib.__version__}".encode())
     for path in sorted(Path(figures.__file__).parent.glob("*.py")):
-        owner = _part_owner(path.stem, topic_names())
+        owner = part_owner(path.stem, topic_names())
         if owner is None or owner in scope or path.stem == name:
             digest.update(path.name.encode())
             digest.update(path.read_bytes())
@@ -182,7 +182,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         try:
             if not getattr(args, "profile", False):
                 return _run(args, parser, progress)
-            from sims.bench import TimeProfile
+            from figures._profile import TimeProfile
 
             with TimeProfile() as prof:
                 code = _run(args, parser, progress)

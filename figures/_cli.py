@@ -247,6 +247,16 @@ def quiet_xla(argv: list[str]) -> None:
 def _run(argv: list[str]) -> int:
     """Parse ``argv`` and run its subcommand; return the exit status."""
     quiet_xla(argv)
+    if argv and argv[0] == "bench" and "--profile" in argv:  # `bench [--json PATH] --profile CMD ARGS`
+        from figures._profile import main as profile_main
+
+        at = argv.index("--profile")
+        before = argv[1:at]  # only `--json PATH` may come before the profiled command
+        if before and (len(before) != 2 or before[0] != "--json"):
+            print(f"steplab bench: with --profile, only --json PATH may precede it, got {' '.join(before)}",
+                  file=sys.stderr)
+            return 2
+        return profile_main(argv[at + 1:], Path(before[1]) if before else None)
     if argv and argv[0] == "bench":  # every option belongs to the benchmark runner, help included
         from sims.bench import main as bench_main
 

@@ -25,8 +25,9 @@ there) stops a side that would take too long and reports a bound instead (status
 not an error), so the run always completes. The guard acts between Python steps: a NumPy loop
 stops within a step, a chunked sweep within a chunk; one long XLA call finishes first (and
 computations a stopped case left in flight are waited for before the next case is timed).
-``--profile figures|check|test ARGS`` runs that command under :class:`TimeProfile` and prints
-where the wall time went (XLA compilation, tracing, running, sympy, NumPy, plotting) per topic.
+``steplab bench --profile figures|check|test ARGS`` runs that command under the time profile of
+:mod:`figures._profile` and prints where the wall time went (XLA compilation, tracing, running, sympy,
+NumPy, plotting) per topic; it lives there so that this module imports nothing above ``sims``.
 
 Absolute numbers depend on the machine: quote ratios from a CPU, absolute throughput from a GPU.
 """
@@ -55,7 +56,7 @@ import numpy as np
 import sims
 from theory import _validate as V
 
-__all__ = ["BenchCase", "Limits", "TimeProfile", "time_best", "run_cases", "discover", "main"]
+__all__ = ["BenchCase", "Limits", "CompileClock", "short_path", "time_best", "run_cases", "discover", "main"]
 
 SCALES = ("small", "large")
 COST_KINDS = ("flop", "exp", "normal", "uniform", "matmul_flop")
@@ -170,7 +171,21 @@ def time_best(fn: Callable[[], Any], repeats: int, max_seconds: float | None = N
     return wall, out
 
 
-class _CompileClock:
+_ROOT = Path(sims.__file__).resolve().parent.parent
+_ROOT_STR = str(_ROOT)
+
+
+def short_path(filename: str) -> str:
+    """A file name relative to the checkout or to site-packages (for reports of where time went)."""
+    marker = "site-packages/"
+    if marker in filename:
+        return filename.split(marker, 1)[1]
+    with contextlib.suppress(ValueError):
+        return str(Path(filename).relative_to(_ROOT))
+    return filename
+
+
+class CompileClock:
     """Seconds JAX spent tracing, lowering and compiling (its monitoring events) while active."""
 
     EVENTS = {"/jax/core/compile/backend_compile_duration": "compile_s",
@@ -200,7 +215,7 @@ class _CompileClock:
                     name = frame.f_code.co_filename
                     if (name.startswith(_ROOT_STR) and "site-packages" not in name
                             and not name.endswith(("sims/bench.py", "sims/sweep.py"))):
-                        caller = f"{_short(name)}:{frame.f_lineno}"
+                        caller = f"{short_path(name)}:{frame.f_lineno}"
                         break
                     frame = frame.f_back
                 entry = self.by_caller.setdefault(caller, [0, 0.0])
@@ -212,7 +227,7 @@ class _CompileClock:
         if name is not None:
             self.totals[name] += 1
 
-    def __enter__(self) -> "_CompileClock":
+    def __enter__(self) -> "CompileClock":
         jax.monitoring.register_event_duration_secs_listener(self._duration)
         jax.monitoring.register_event_listener(self._event)
         return self
@@ -381,7 +396,7 @@ def _run_case(case: BenchCase, repeats: int = 3, max_seconds: float | None = Non
                            "error": None}
     start = time.perf_counter()
     try:
-        with _CompileClock() as clock, _deadline(max_seconds):
+        with CompileClock() as clock, _deadline(max_seconds):
             start_cpu = time.process_time()
             _block(case.run_jax())  # compile + first run
             row["first_call_s"], first_cpu = time.perf_counter() - start, time.process_time() - start_cpu
@@ -519,7 +534,7 @@ def _scaling_table(case: BenchCase, sizes=SCALING_SIZES, repeats: int = 2,
         try:
             with _deadline(max_seconds):
                 for _ in range(max(1, repeats)):
-                    with _CompileClock() as clock, _PeakMemory() as memory:
+                    with CompileClock() as clock, _PeakMemory() as memory:
                         start, start_cpu = time.perf_counter(), time.process_time()
                         _block(sized.run_jax())
                         elapsed, cpu = time.perf_counter() - start, time.process_time() - start_cpu
@@ -604,192 +619,6 @@ def _format_limits(limits: Limits) -> str:
             f"memory {limits.memory_bytes_per_s / 1e9:.1f} GB/s (measured in {limits.seconds:.1f} s)")
 
 
-# --- where the time goes -------------------------------------------------------------------------
-
-_ROOT = Path(sims.__file__).resolve().parent.parent
-_ROOT_STR = str(_ROOT)
-_LAYERS = ("theory", "sims", "paper_checks", "figures", "tests", "examples")
-CATEGORIES = ("xla compile", "trace+lower", "jax run", "sympy", "numpy/scipy", "plotting", "python")
-
-
-def _short(filename: str) -> str:
-    """A file name relative to the checkout or to site-packages."""
-    marker = "site-packages/"
-    if marker in filename:
-        return filename.split(marker, 1)[1]
-    with contextlib.suppress(ValueError):
-        return str(Path(filename).relative_to(_ROOT))
-    return filename
-
-
-class TimeProfile:
-    """Where wall time goes, by topic and category: a sampling profiler of the main thread.
-
-    Every ``interval`` seconds a background thread reads the main thread's stack and charges the
-    time since its previous sample to one category -- ``xla compile`` (inside XLA's compiler or
-    the persistent cache), ``trace+lower`` (JAX tracing a function or lowering it to MLIR),
-    ``sympy``, ``jax run`` (executing or dispatching compiled programs, moving arrays),
-    ``numpy/scipy``, ``plotting`` (matplotlib) or ``python`` (everything else) -- and to the topic
-    of the innermost frame in a topic's file (``theory/``, ``sims/``, ``paper_checks/``,
-    ``figures/``, ``tests/``; shared files belong to no topic). JAX's own compile events are
-    counted beside it as an exact cross-check of the sampled compile time.
-    """
-
-    def __init__(self, interval: float = 0.005) -> None:
-        self.interval = interval
-        self.table: dict[str, dict[str, float]] = {}
-        self.cpu_table: dict[str, dict[str, float]] = {}  # the same, in process CPU seconds (all threads)
-        self.wall = 0.0
-        self._stop = threading.Event()
-        self._clock = _CompileClock()
-        self._owners: dict[str, str | None] = {}
-        self.hot: dict[str, float] = {}  # "category: innermost file:function" -> seconds
-
-    def _owner(self, filename: str) -> str | None:
-        cached = self._owners.get(filename, "?")
-        if cached != "?":
-            return cached
-        from sims.cache import _part_owner, topic_names
-
-        owner = None
-        try:
-            rel = Path(filename).resolve().relative_to(_ROOT)
-        except ValueError:
-            rel = None
-        if rel is not None and rel.parts and rel.parts[0] in _LAYERS:
-            topics = topic_names()
-            # the cache's rule (a topic never owns another it is a prefix of), tests' prefixes stripped first
-            for p in [*rel.parts[1:-1], Path(rel.parts[-1]).stem]:
-                owner = _part_owner(p.removeprefix("test_").removeprefix("contract_"), topics)
-                if owner is not None:
-                    break
-        self._owners[filename] = owner
-        return owner
-
-    @staticmethod
-    def _category(files: list[tuple[str, str]]) -> str:
-        """``files``: (filename, function) from the innermost frame outwards."""
-        paths = [f for f, _ in files]
-        if any("jax/_src/compiler.py" in f or "jax/_src/compilation_cache.py" in f for f in paths):
-            return "xla compile"
-        if any(("jax/_src/interpreters/partial_eval.py" in f or "jax/_src/interpreters/mlir.py" in f) for f in paths):
-            return "trace+lower"
-        if any("/sympy/" in f or "/mpmath/" in f for f in paths):
-            return "sympy"
-        inner = paths[0]
-        # the sweep engine's host copy is where the main thread waits for the device to finish
-        if "/jax/" in inner or "/jaxlib/" in inner or inner.endswith("sims/sweep.py"):
-            return "jax run"
-        if "/matplotlib/" in inner or "/PIL/" in inner:
-            return "plotting"
-        if "/numpy/" in inner or "/scipy/" in inner:
-            return "numpy/scipy"
-        if any("/matplotlib/" in f for f in paths[:8]):
-            return "plotting"
-        return "python"
-
-    def _sample(self, main_id: int) -> None:
-        last, last_cpu = time.perf_counter(), time.process_time()
-        while not self._stop.wait(self.interval):
-            frame = sys._current_frames().get(main_id)
-            now, now_cpu = time.perf_counter(), time.process_time()
-            dt, last, dcpu, last_cpu = now - last, now, now_cpu - last_cpu, now_cpu
-            if frame is None:
-                continue
-            files, topic = [], None
-            while frame is not None:
-                code = frame.f_code
-                files.append((code.co_filename, code.co_name))
-                if topic is None and code.co_filename.startswith(str(_ROOT)):
-                    topic = self._owner(code.co_filename)
-                frame = frame.f_back
-            cat = self._category(files)
-            per = self.table.setdefault(topic or "shared", dict.fromkeys(CATEGORIES, 0.0))
-            per[cat] += dt
-            per_cpu = self.cpu_table.setdefault(topic or "shared", dict.fromkeys(CATEGORIES, 0.0))
-            per_cpu[cat] += dcpu
-            inner = f"{cat}: {_short(files[0][0])}:{files[0][1]}"
-            self.hot[inner] = self.hot.get(inner, 0.0) + dt
-
-    def __enter__(self) -> "TimeProfile":
-        self._start = time.perf_counter()
-        self._clock.__enter__()
-        self._thread = threading.Thread(target=self._sample, args=(threading.main_thread().ident,), daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._stop.set()
-        self._thread.join()
-        self._clock.__exit__(*exc)
-        self.wall = time.perf_counter() - self._start
-
-    def as_dict(self) -> dict:
-        return {"wall_s": self.wall, "by_topic": self.table, "cpu_by_topic": self.cpu_table,
-                "jax_events": self._clock.totals,
-                "innermost": dict(sorted(self.hot.items(), key=lambda kv: -kv[1])[:100]),
-                "compiles_by_program": dict(sorted(self._clock.by_program.items(), key=lambda kv: -kv[1][1])),
-                "compiles_by_caller": dict(sorted(self._clock.by_caller.items(), key=lambda kv: -kv[1][1]))}
-
-    def format(self, top_programs: int = 12) -> str:
-        """Two tables (wall seconds, then CPU seconds) by topic and category, then JAX's compile events."""
-        lines = [self._format_table(self.table, "wall s"), "", self._format_table(self.cpu_table, "CPU s")]
-        return "\n".join(lines + self._format_events(top_programs))
-
-    def _format_table(self, table: dict[str, dict[str, float]], label: str) -> str:
-        head = f"{'topic':16s} {label:>8s} " + " ".join(f"{c:>12s}" for c in CATEGORIES)
-        lines = [head, "-" * len(head)]
-        totals = dict.fromkeys(CATEGORIES, 0.0)
-        for topic, per in sorted(table.items(), key=lambda kv: -sum(kv[1].values())):
-            lines.append(f"{topic:16s} {sum(per.values()):8.1f} " + " ".join(f"{per[c]:12.1f}" for c in CATEGORIES))
-            for c in CATEGORIES:
-                totals[c] += per[c]
-        lines.append(f"{'all':16s} {sum(totals.values()):8.1f} " + " ".join(f"{totals[c]:12.1f}" for c in CATEGORIES))
-        return "\n".join(lines)
-
-    def _format_events(self, top_programs: int) -> list[str]:
-        ev = self._clock.totals
-        lines = [f"wall {self.wall:.1f} s; JAX events: {int(ev['compiles'])} XLA compiles, {ev['compile_s']:.1f} s "
-                 f"compiling, {ev['trace_s']:.1f} s tracing, {ev['lower_s']:.1f} s lowering; persistent cache "
-                 f"{int(ev['cache_hits'])} hits / {int(ev['cache_misses'])} misses ({ev['cache_read_s']:.1f} s reading)"]
-        lines.append("innermost frames (wall s): " + "; ".join(
-            f"{name} {sec:.1f}" for name, sec in sorted(self.hot.items(), key=lambda kv: -kv[1])[:top_programs]))
-        for label, table in (("program", self._clock.by_program), ("caller", self._clock.by_caller)):
-            top = sorted(table.items(), key=lambda kv: -kv[1][1])[:top_programs]
-            if top:
-                lines.append(f"most compile time by {label} (compiles, seconds): " +
-                             "; ".join(f"{name} {int(n)}x {sec:.1f}" for name, (n, sec) in top))
-        return lines
-
-
-def _profile(argv: list[str], out: Path | None) -> int:
-    """Run ``figures ARGS``, ``check ARGS`` or ``test ARGS`` (pytest, in this process) under :class:`TimeProfile`."""
-    if not argv or argv[0] not in ("figures", "check", "test"):
-        print("--profile: expected 'figures ARGS', 'check ARGS' or 'test ARGS' (pytest arguments)", file=sys.stderr)
-        return 2
-    what, rest = argv[0], argv[1:]
-    with TimeProfile() as prof:
-        try:
-            if what == "figures":
-                from figures.__main__ import main as run
-                code = run(rest)
-            elif what == "check":
-                from paper_checks.__main__ import main as run
-                code = run(rest)
-            else:
-                import pytest
-                code = int(pytest.main(["-p", "no:xdist", "-p", "no:cacheprovider", *rest]))
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-    print(f"\ntime profile of `{' '.join(argv)}` (sampled every {prof.interval * 1e3:.0f} ms; seconds):")
-    print(prof.format())
-    if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps({"command": argv, **prof.as_dict()}, indent=2))
-        print(f"wrote {out}")
-    return int(code or 0)
-
-
 # --- command line --------------------------------------------------------------------------------
 
 def _build_parser(prog: str = "python -m sims.bench") -> argparse.ArgumentParser:
@@ -809,22 +638,17 @@ def _build_parser(prog: str = "python -m sims.bench") -> argparse.ArgumentParser
                         help=f"largest grid of the scaling table (default {SCALING_SIZES[-1]})")
     parser.add_argument("--json", type=Path, default=None,
                         help="where to write the results (default: bench.json in the results folder)")
-    parser.add_argument("--profile", nargs=argparse.REMAINDER, metavar="CMD",
-                        help="instead of benchmarking, run `figures ARGS`, `check ARGS` or `test ARGS` (pytest, "
-                             "single process) and print where the time went; JSON to profile.json")
     return parser
 
 
 def main(argv: list[str] | None = None, *, prog: str = "python -m sims.bench") -> int:
-    """Run the benchmark (or ``--profile``) as ``argv`` says; ``prog`` names the command in usage and errors."""
+    """Run the benchmark as ``argv`` says; ``prog`` names the command in usage and errors."""
     parser = _build_parser(prog)
     args = parser.parse_args(argv)
     if args.json is None:
         from sims.cache import results_dir
 
-        args.json = results_dir() / ("profile.json" if args.profile is not None else "bench.json")
-    if args.profile is not None:
-        return _profile(args.profile, args.json)
+        args.json = results_dir() / "bench.json"
     repeats = args.repeats if args.repeats is not None else (3 if args.scale == "small" else 1)
     if repeats < 1:
         parser.error(f"--repeats: expected a positive integer, got {repeats}")

@@ -54,7 +54,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 __all__ = ["write_atomic", "unwritable", "cached", "code_version", "config_digest", "results_dir", "xla_cache_dir", "provenance", "recompute", "memory_only",
-           "topic_names", "CacheWarning", "ResultsFolderError", "read_meta", "prepare_results_dir",
+           "topic_names", "part_owner", "CacheWarning", "ResultsFolderError", "read_meta", "prepare_results_dir",
            "remove_stale_temporaries"]
 
 _PACKAGES = ("theory", "sims", "paper_checks")
@@ -236,7 +236,7 @@ def topic_names() -> tuple[str, ...]:
     return tuple(sorted(n for n in names if not n.startswith("_")))
 
 
-def _part_owner(part: str, topics: tuple[str, ...]) -> str | None:
+def part_owner(part: str, topics: tuple[str, ...]) -> str | None:
     """The topic one path component belongs to: ``T`` itself or ``T_*``, the longest such ``T`` winning.
 
     Longest first, because one topic's name may be a prefix of another's (``sign``, ``sign_floor``): the
@@ -256,7 +256,7 @@ def _owner(rel: Path) -> str | None:
     """
     topics = topic_names()
     for part in [*rel.parts[1:-1], Path(rel.parts[-1]).stem]:
-        owner = _part_owner(part, topics)
+        owner = part_owner(part, topics)
         if owner is not None:
             return owner
     return None

@@ -121,11 +121,11 @@ def has_parameters(fn: Callable) -> bool:
 
 def topic_of(module: str) -> str:
     """The topic a module belongs to (as the results cache assigns files), else ``"engine"``."""
-    from sims.cache import _part_owner, topic_names
+    from sims.cache import part_owner, topic_names
 
     topics = topic_names()
     for part in module.split(".")[1:]:  # the cache's rule: a topic never owns another it is a prefix of
-        owner = _part_owner(part, topics)
+        owner = part_owner(part, topics)
         if owner is not None:
             return owner
     return "engine"

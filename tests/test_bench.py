@@ -7,6 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from figures._profile import CATEGORIES, TimeProfile
 from sims import bench
 from sims.reference.logistic import _case as logistic_case
 
@@ -97,9 +98,9 @@ def _sympy_then_compile():
 
 
 def test_time_profile_sees_sympy_and_compilation():
-    with bench.TimeProfile(interval=0.002) as prof:
+    with TimeProfile(interval=0.002) as prof:
         _sympy_then_compile()
-    total = {c: sum(per[c] for per in prof.table.values()) for c in bench.CATEGORIES}
+    total = {c: sum(per[c] for per in prof.table.values()) for c in CATEGORIES}
     assert total["sympy"] > 0
     assert prof.as_dict()["jax_events"]["trace_s"] > 0
     assert abs(sum(total.values()) - prof.wall) < 0.5 * prof.wall + 0.05  # samples cover the wall time
