@@ -16,7 +16,7 @@ import pytest
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 TOPICS = ("logistic", "sde", "sign_floor", "sgd_stability", "linear_hessian", "softmax_radius", "eos",
-          "noisy_quadratic", "batch_size", "lr_horizon", "mup_transfer", "adaptive_eos", "low_precision")
+          "noisy_quadratic", "batch_size", "lr_horizon", "mup_transfer", "adaptive_eos", "low_precision", "muon")
 
 
 def _load(name: str):
@@ -191,3 +191,14 @@ def test_low_precision():
         ex.run(eta_a=1.5)
     with pytest.raises(ValueError, match="w_star, w0"):
         ex.run(w_star=(1.5, 2.5))
+
+
+def test_muon():
+    ex = _load("muon")
+    out = ex.run(s=(4.0, 3.0, 2.0), lam=2.0, eta=0.02, steps=(3, 5), rows=5, n_steps=20)
+    _assert_passed(out)
+    assert np.all(out["settled"] > 0) and out["settled"].shape == (2,)
+    with pytest.raises(ValueError, match="eta, lam"):
+        ex.run(eta=1.0)
+    with pytest.raises(ValueError, match="s:"):
+        ex.run(s=(4.0, 0.2))
