@@ -20,8 +20,9 @@ import theory.noisy_quadratic as th
 import theory.nqm as tn
 from figures import _overlay
 from figures._style import ACCENT, MUTED, PALETTE, SIM, THEORY, figure, save, threshold
-from paper_checks import Budget, Result, get_claim
+from paper_checks import Budget, Result, fit_slope, get_claim
 from paper_checks.noisy_quadratic import experiments as E
+from paper_checks.noisy_quadratic.weight_decay import _start_cosine  # the claim's estimator: markers are its numbers
 
 
 def _plain_minor(ax) -> None:
@@ -172,10 +173,169 @@ def _lion(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     return save(fig, "noisy_quadratic_lion", out, claims=["chen2023.box_minimizer", "steplab.lion_hover_order_eta"])
 
 
+def _sampled_momentum(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
+    """Tuned mean-square rates against kappa on Kidambi et al.'s sampled instance: SGD, heavy ball, Nesterov, ASGD with
+    their fitted log-log slopes, the exact-gradient heavy ball as the rival; and each method's gain over SGD's best."""
+    r = _claim_result(results, "kidambi2018.heavy_ball_no_faster_than_sgd", budget).arrays
+    nag = _claim_result(results, "steplab.nesterov_accelerates_with_sampled_rows", budget).arrays
+    kappa = r["kappa"]
+    # (name, measured, theory, marker); the theory is the operator search at the claims' kappas (a search per kappa
+    # costs seconds, so the lines join those points: the rates are power laws, straight on these axes)
+    series = (("SGD", r["sgd"], r["sgd_theory"], "o"), ("heavy ball", r["heavy_ball"], r["heavy_ball_theory"], "s"),
+              ("Nesterov", nag["nesterov"], nag["theory"], "^"), ("ASGD", r["asgd"], r["asgd_theory"], "D"))
+    fig, axes = figure(2, width=4.3, height=3.4)
+    ax = axes[0]
+    for color, (name, measured, theory, marker) in zip(PALETTE, series):
+        ax.plot(kappa, theory, color=color, lw=1.2)
+        ax.plot(kappa, measured, marker, ms=5, color=color, mfc="none",
+                label=f"{name}: fitted slope {fit_slope(kappa, measured)[0]:.2f}".replace("-", "−"))
+    fine = np.geomspace(kappa.min(), kappa.max(), 60)
+    k_h = fine / (2 * E.SAMPLED_C)  # the condition number of H itself
+    ax.plot(fine, -np.log((np.sqrt(k_h) - 1) / (np.sqrt(k_h) + 1)), "--", color=MUTED,
+            label="rival: heavy ball, exact gradients")
+    ax.set(xscale="log", yscale="log", xlabel="condition number κ", ylabel="best rate −log ρ per step",
+           title="lines: theory; markers: simulated map")
+    # room below the slowest method for the legend: every line falls to the right, through the lower left corner
+    ax.set_ylim(bottom=float(r["sgd"].min()) / 60)
+    ax.legend(loc="lower left", fontsize=7)
+    ax = axes[1]
+    for color, (name, measured, theory, marker) in list(zip(PALETTE, series))[1:]:
+        ax.plot(kappa, theory / r["sgd_theory"], color=color, lw=1.2)
+        ax.plot(kappa, measured / r["sgd"], marker, ms=5, color=color, mfc="none", label=name)
+    # a slope guide set a little below the accelerated methods, so it stays visible beside them
+    ax.plot(fine, 0.5 * np.sqrt(fine / fine[0]) * nag["theory"][0] / r["sgd_theory"][0], ":", color=MUTED, label="∝ √κ")
+    ax.axhline(1.0, color=MUTED, ls="--", lw=1, label="SGD's best")
+    ax.set(xscale="log", yscale="log", xlabel="condition number κ", ylabel="rate / SGD's best rate",
+           title="heavy ball gains a constant factor")
+    ax.legend(loc="upper left", fontsize=7)
+    return save(fig, "noisy_quadratic_sampled_momentum", out,
+                claims=["kidambi2018.heavy_ball_no_faster_than_sgd", "steplab.nesterov_accelerates_with_sampled_rows"])
+
+
+_DECAY_NAMES = {"cosine": "cosine", "linear": "linear", "sqrt": "1 − √"}
+
+
+def _merge_weights(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
+    """The inverse map's merge weights for three cooldowns, and the merged models' loss against their decays'."""
+    cid = "tian2025.merge_weights_emulate_decays"
+    r = _claim_result(results, cid, budget).arrays
+    ex = E.wsm(budget)  # the claim's own runs: the standard errors are not among its arrays
+    lam = ex["lam"]
+    flat = lam == 0
+    loss_m = 0.5 * np.sum(lam * ex["merged_inverse"] ** 2, axis=-1)   # (decay, run), as the claim computes it
+    loss_d = 0.5 * np.sum(lam * ex["decayed"] ** 2, axis=-1)
+    n = loss_m.shape[1]
+    names = [_DECAY_NAMES.get(str(d), str(d)) for d in r["decays"]]
+    fig, axes = figure(2, width=4.3, height=3.4)
+    ax = axes[0]
+    s = np.arange(1, E.WSM_T + 1)
+    window = s > E.WSM_T - E.WSM_W
+    for color, name, w in zip(PALETTE, names, r["weights"]):
+        ax.plot(s[window], w[window], color=color, lw=1.3, label=name)
+    gap = float(np.max(np.abs(ex["merged_inverse"][:, :, flat] - ex["decayed"][:, :, flat])))
+    ax.set(xlabel="checkpoint step s", ylabel="merge weight $w_s$",
+           title=f"inverse map; flat modes: |merge − decay| ≤ {gap:.0e}")
+    ax.legend(loc="upper center", fontsize=7, title="cooldown", title_fontsize=7)
+    ax = axes[1]
+    k = np.arange(len(names))
+    seg = lambda x: np.ravel(np.c_[x - 0.1, x + 0.1, np.full(x.size, np.nan)])  # noqa: E731
+    rep = lambda v: np.ravel(np.c_[v, v, np.full(v.size, np.nan)])  # noqa: E731
+    ax.plot(seg(k - 0.15), rep(r["exact_merged"]), color=THEORY, lw=2, label="merged: exact (theory)")
+    ax.errorbar(k - 0.15, loss_m.mean(axis=1), yerr=4 * loss_m.std(axis=1, ddof=1) / np.sqrt(n), fmt="o", color=SIM,
+                mfc="none", capsize=2, label="merged: simulated ± 4 SE")
+    ax.plot(seg(k + 0.15), rep(r["exact_decayed"]), "--", color=MUTED, lw=1.5,
+            label="rival: merge = its decay (decayed, exact)")
+    ax.errorbar(k + 0.15, loss_d.mean(axis=1), yerr=4 * loss_d.std(axis=1, ddof=1) / np.sqrt(n), fmt="s",
+                color=ACCENT, mfc="none", capsize=2, label="decayed run: simulated ± 4 SE")
+    ax.set_xticks(k, names)
+    ax.set(xlim=(-0.5, k.size - 0.5), ylim=(0, 1.8 * float(r["exact_decayed"].max())), xlabel="cooldown emulated",
+           ylabel="final E L", title="the merges rank opposite to their decays")
+    ax.legend(loc="upper left", fontsize=7)
+    return save(fig, "noisy_quadratic_merge_weights", out, claims=[cid])
+
+
+def _wd_timescale(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
+    """The start's memory cos(w_t, w_0) under sign updates with decoupled decay: over time for three timescales, and at
+    the horizons with tau = T against a fixed lambda."""
+    cid = "wang2024.timescale_fraction_fixes_the_memory"
+    res = _claim_result(results, cid, budget)
+    ex = E.wd_timescale(budget)
+    hz, wd, w0, t = ex["horizons"], ex["wd"], ex["w0_norm"], ex["t_rec"]
+    cosine = lambda i, T: float(th.sign_wd_start_cosine(E.TAU_ETA, wd[i], T, E.TAU_D, w0[i]))  # noqa: E731
+    fig, axes = figure(2, width=4.3, height=3.4)
+    ax = axes[0]
+    t_fine = np.arange(10, int(t.max()) + 1, 10)
+    for i, (color, T) in enumerate(zip(PALETTE, hz)):
+        # the claim's estimator (mean share over root mean-square norm) at every record, not only at the horizons
+        meas = np.array([_start_cosine(ex["share"][i, :, j], ex["norm"][i, :, j], w0[i])[0] for j in range(t.size)])
+        ax.plot(t_fine, [cosine(i, u) for u in t_fine], color=color, lw=1.2, label=f"τ = {T} steps")
+        ax.plot(t, meas, "o", ms=3, color=color, mfc="none")
+        at = int(np.flatnonzero(t == T)[0])
+        ax.plot(t[at], meas[at], "o", ms=6, color=color)
+    ax.axhline(np.exp(-1), color=MUTED, ls="--", lw=1, label="1/e")
+    ax.set(xlabel="step t", ylabel="cos(w_t, w_0), mean square", ylim=(0, 1.05),
+           title="lines: exact; markers: simulated (filled: t = τ)")
+    ax.legend(loc="upper right", fontsize=7)
+    ax = axes[1]
+    # the two checks' own estimates and standard errors (the Result's arrays hold neither): tau = T, then fixed lambda
+    frac, fixed = res.checks[0], res.checks[1]
+    ref = int(np.flatnonzero(hz == E.TAU_REF)[0])
+    # the claim's horizons sit on the lines' grids: the lines pass through the checked predictions themselves
+    grid = np.unique(np.r_[np.geomspace(hz.min() / 1.5, hz.max() * 1.5, 40).round(), hz]).astype(int)
+    at_hz = {int(T): i for i, T in enumerate(hz)}
+    tau_t = [cosine(at_hz[T], T) if T in at_hz else
+             float(th.sign_wd_start_cosine(E.TAU_ETA, 1 / (E.TAU_ETA * T), T, E.TAU_D, E.tau_start_norm(1 / (E.TAU_ETA * T))))
+             for T in grid]
+    ax.plot(grid, tau_t, color=THEORY, label="τ = T: exact (theory)")
+    ax.plot(grid, [cosine(ref, T) for T in grid], color=PALETTE[2], label=f"fixed λ of τ = {E.TAU_REF}: exact")
+    ax.errorbar(hz, frac.estimate, yerr=4 * np.asarray(frac.se), fmt="o", color=SIM, mfc="none", capsize=2,
+                label="τ = T: simulated ± 4 SE")
+    ax.errorbar(hz, fixed.estimate, yerr=4 * np.asarray(fixed.se), fmt="s", color=ACCENT, mfc="none", capsize=2,
+                label="fixed λ: simulated ± 4 SE")
+    ax.set(xscale="log", xlabel="training length T (steps)", ylabel="cos(w_T, w_0), mean square", ylim=(0, 1.05),
+           title="τ/T fixed keeps the memory at 1/e")
+    _plain_minor(ax)
+    ax.set_xticks(hz, labels=[str(int(T)) for T in hz])
+    ax.legend(loc="upper right", fontsize=7)
+    return save(fig, "noisy_quadratic_wd_timescale", out, claims=[cid])
+
+
+def _ema_vs_decay(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
+    """The EMA of a constant step, both tuned, against tuned decay to zero over the horizon, with the rivals."""
+    cid = "morales2024.ema_of_constant_step_beats_decay"
+    r = _claim_result(results, cid, budget).arrays
+    lam, sa = E.spectrum()
+    measured_T = [int(T) for T in r["T"]]
+    grid = sorted({100, 300, 1000, 3000} | set(measured_T))
+    ema, const = [], []
+    for T in grid:
+        if T in measured_T:  # the claim's own exact values: the line passes through its predictions
+            i = measured_T.index(T)
+            ema.append(r["exact_ratio"][i])
+            const.append(r["best_constant_ratio"][i])
+            continue
+        d2z = th.tuned_final_loss(lam, sa, "d2z", T)[0]
+        ema.append(th.tuned_ema_final_loss(lam, sa, T)[0] / d2z)
+        const.append(th.tuned_final_loss(lam, sa, "constant", T)[0] / d2z)
+    fig, ax = figure(1, width=4.6, height=3.4)
+    ax.plot(grid, ema, color=THEORY, label="EMA of a constant step: exact (theory)")
+    ax.plot(grid, const, "--", color=ACCENT, label="rival: no averaging (best constant step)")
+    ax.axhline(1.0, color=MUTED, ls="--", lw=1, label="rival: the EMA only matches D2Z")
+    ax.errorbar(r["T"], r["ratio"], yerr=4 * r["ratio_se"], fmt="o", color=SIM, mfc="none", capsize=2,
+                label="EMA, simulated paired runs ± 4 SE")
+    ax.set(xscale="log", xlabel="horizon T (steps)", ylabel="final E L / tuned D2Z's", ylim=(0, 1.25 * max(const)),
+           title="EMA of a constant step vs decay to zero (D2Z)")
+    _plain_minor(ax)
+    ax.set_xticks(grid, labels=[str(T) for T in grid])
+    ax.legend(loc="upper left", fontsize=7)
+    return save(fig, "noisy_quadratic_ema_vs_decay", out, claims=[cid])
+
+
 def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     """Every figure of the topic (claim results in ``results``; other data from the topic's experiments)."""
     paths: list[Path] = []
-    for draw in (_schedules, _merging, _ema, _weight_decay, _lion):
+    for draw in (_schedules, _merging, _ema, _weight_decay, _lion, _sampled_momentum, _merge_weights, _wd_timescale,
+                 _ema_vs_decay):
         paths += draw(results, out, budget)
     return paths
 

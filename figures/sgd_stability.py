@@ -1,8 +1,9 @@
 """Figures of topic ``sgd_stability``: the batch-size threshold, mean-square vs almost-sure, the naive Monte Carlo
-trap, delayed gradients, momentum regions and variances, the diagonal-net consequences.
+trap, delayed gradients, momentum regions and variances, the tuned heavy ball's rate, the diagonal-net consequences.
 
 Every simulated series comes from an ``sgd_stability.*`` experiment of
-:mod:`paper_checks.sgd_stability.experiments` (cached, keyed on the topic's code and the budget); this
+:mod:`paper_checks.sgd_stability.experiments` (cached, keyed on the topic's code and the budget), directly or through
+a claim's Result where the claim derives the plotted number (the heavy ball's fitted rate); this
 module evaluates closed forms of :mod:`theory.sgd_stability` for the lines and draws. It never simulates.
 """
 from __future__ import annotations
@@ -13,7 +14,7 @@ import numpy as np
 
 import theory.sgd_stability as th
 from figures import _style as st
-from paper_checks import Budget
+from paper_checks import Budget, get_claim
 from paper_checks.sgd_stability import experiments as ex
 
 M, W, L, P = "mulayoff2024.", "wusu2023.", "levinmay1976.", "polyak1964."
@@ -213,10 +214,41 @@ def diagonal_net(budget: Budget, out: Path) -> list[Path]:
                    claims=[W + "trace_bound_at_batch_one", M + "stable_minima_shrink_with_batch"])
 
 
+def heavy_ball_rate(budget: Budget, out: Path, results: dict) -> list[Path]:
+    """Tuned heavy ball's measured rate against (√κ−1)/(√κ+1), with gradient descent's best as the rival."""
+    cid = "steplab.heavy_ball_optimal_rate"
+    # the claim's own numbers (its fit of log‖x_t‖ with the t prefactor): the figure re-fits nothing
+    r = (results[cid] if results.get(cid) is not None else get_claim(cid).run(budget)).arrays
+    kappa, rate, radius, grid_min = r["kappa"], r["rate"], r["radius_tuned"], r["grid_min"]
+    # the claim's kappas sit on the line's grid, so the line passes through the checked predictions themselves
+    fine = np.unique(np.r_[np.geomspace(kappa.min() / 2, kappa.max() * 2, 120), kappa])
+    hb = lambda k: (np.sqrt(k) - 1) / (np.sqrt(k) + 1)  # noqa: E731
+    gd = lambda k: (k - 1) / (k + 1)  # noqa: E731
+    fig, (ax, bx) = st.figure(2, 1, width=4.3)
+    ax.plot(fine, hb(fine), color=st.THEORY, label="theory: ρ* = (√κ − 1)/(√κ + 1)")
+    ax.plot(fine, gd(fine), "--", color=st.MUTED, label="rival: gradient descent's best (κ − 1)/(κ + 1)")
+    ax.plot(kappa, radius, "s", ms=7, color=st.ACCENT, mfc="none", label="spectral radius of the simulated map")
+    ax.plot(kappa, rate, "o", color=st.SIM, mfc="none", label="fitted rate of ‖x_t‖ (simulated)")
+    ax.set(xscale="log", xlabel="condition number κ = L/m", ylabel="contraction per step ρ", ylim=(0.3, 1.04),
+           title="heavy ball at Polyak's (η*, μ*)")
+    ax.legend(fontsize=7, loc="lower right")
+    # 1 − ρ on log-log axes: the √κ speed-up is a change of slope, −1/2 against −1
+    bx.plot(fine, 1 - hb(fine), color=st.THEORY, label="theory: 1 − ρ* = 2/(√κ + 1)")
+    bx.plot(fine, 1 - gd(fine), "--", color=st.MUTED, label="rival: gradient descent, 2/(κ + 1)")
+    bx.plot(kappa, 1 - grid_min, "D", ms=7, color=st.ACCENT, mfc="none",
+            label=f"best of a {int(ex.heavy_ball_rate(budget)['grid_n'])}² (η, μ) grid (simulated map)")
+    bx.plot(kappa, 1 - rate, "o", color=st.SIM, mfc="none", label="fitted rate (simulated)")
+    bx.set(xscale="log", yscale="log", xlabel="condition number κ = L/m", ylabel="1 − ρ  (log scale)",
+           title="no (η, μ) on the grid beats ρ*")
+    bx.legend(fontsize=7, loc="lower left")
+    return st.save(fig, "sgd_stability_heavy_ball_rate", out, claims=[cid])
+
+
 def make(results: dict, out: Path, budget: Budget) -> list[Path]:
     """Draw every ``sgd_stability`` figure at ``budget`` from the ``sgd_stability.*`` experiments."""
     out = Path(out)
     paths: list[Path] = []
     for draw in (threshold_batch, ms_vs_as, naive_trap, delays, momentum_region, momentum_variance, diagonal_net):
         paths += draw(budget, out)
+    paths += heavy_ball_rate(budget, out, results)  # the one figure drawn from a claim's Result
     return paths
