@@ -52,7 +52,8 @@ def _draw(point, theta, H, R, *, impl: str):
         return acc + G + R @ r
 
     g = jax.lax.fori_loop(0, point["batch"], add, jnp.zeros(d)) / point["batch"]
-    ell = lambda eta: _loss(theta - eta * g, H)
+    def ell(eta):
+        return _loss(theta - eta * g, H)
     return {"d1": jax.grad(ell)(0.0), "d2": jax.grad(jax.grad(ell))(0.0)}
 
 

@@ -31,7 +31,8 @@ def test_sympy_one_step_law():
 
 def test_one_step_expectation_by_exact_enumeration():
     """E L(theta - eta g_B) over every Rademacher sign pattern of B = 2 examples (2^6 patterns), exactly."""
-    L = lambda x: 0.5 * x @ H @ x
+    def L(x):
+        return 0.5 * x @ H @ x
     eta = np.array([0.2, 0.7])
     B = 2
     total = np.zeros(eta.size)

@@ -341,7 +341,8 @@ def linear_rule_edge(lam, sigma_a, eta1, level) -> float:
     lam_a = V.array("lam", lam, ndim=1, low=0.0, low_open=True)
     level = V.real("level", level, low=1.0, low_open=True)
     top = linear_rule_limit(lam_a, eta1)
-    f = lambda b: float(linear_rule_ratio(lam_a, sigma_a, eta1, b)) - level
+    def f(b):
+        return float(linear_rule_ratio(lam_a, sigma_a, eta1, b)) - level
     return float(optimize.brentq(f, top * 1e-12, top * (1 - 1e-12), xtol=1e-14 * top, rtol=1e-14))
 
 
