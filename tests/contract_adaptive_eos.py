@@ -22,8 +22,8 @@ _KEYS = jax.random.split(jax.random.key(0), 3)
 
 
 def _mlp(keys=_KEYS, eta=0.01, X=_XM, Y=_YM):
-    return sim.adam_mlp(keys, eta, 0.9, 0.99, X, Y, hidden=3, n_burn=2, n_meas=2, every=2,
-                        lanczos_iter=3)
+    # the shapes and static settings of tests/test_adaptive_eos.py's network test (one compiled program)
+    return sim.adam_mlp(keys, eta, 0.9, 0.99, X, Y, hidden=3, n_burn=2, n_meas=2, every=2, lanczos_iter=9)
 
 
 SIMULATORS = [
