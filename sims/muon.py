@@ -16,10 +16,10 @@ r"""Muon on matrix parameters: the exact polar factor, the quintic Newton--Schul
 .. math:: M_{t+1} = \beta M_t + G_t,\qquad W_{t+1} = (1-\eta\lambda)\,W_t - \eta\,\mathrm{orth}(M_{t+1}).
 
 :func:`train` runs it on :math:`f(W) = \tfrac12\|W - Y\|_F^2` with :math:`G_t = (W_t - Y) + \sigma\xi_t`
-(:math:`\xi_t` standard normal, a fresh subkey per step), a grid of :math:`(\eta, \lambda, k)` through
-:func:`sims.sweep.run_grid`; :func:`factorization` runs Muon without momentum or decay on both factors of
-:math:`\tfrac12\|W_2W_1 - M_\star\|_F^2` (the setting of Rhee, Simon & Karkada's notebooks), a grid of step
-sizes. Float64 throughout (importing :mod:`sims` turns it on).
+(:math:`\xi_t` standard normal, :func:`normal_draws`), one run per grid point of :func:`sims.sweep.run_grid` with
+its own :math:`(\eta, \lambda, k, \beta, \sigma, Y, W_0)`; :func:`factorization` runs Muon without momentum or decay
+on both factors of :math:`\tfrac12\|W_2W_1 - M_\star\|_F^2` (the setting of Rhee, Simon & Karkada's notebooks), a
+grid of step sizes, each from its own start. Float64 throughout (importing :mod:`sims` turns it on).
 
 **Divergence is data**: a run whose iterate leaves :math:`|w| \le 10^{150}` or becomes non-finite
 (:func:`sims.sweep.diverged`) is flagged ``diverged`` with the first such step in ``diverged_step`` (-1 if never);

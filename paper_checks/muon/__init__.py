@@ -5,8 +5,8 @@ r"""Muon (orthogonalized momentum updates) on matrix parameters: one module per 
   :math:`\eta\lambda` where it is invariant, and steplab's measurement of where the public reference code's quintic
   Newton--Schulz iteration settles instead (outside the ball);
 * :mod:`paper_checks.muon.modes` -- Rhee, Simon & Karkada 2026 (Muon learns the modes of a matrix factorization at
-  one rate, the smallest first) in the authors' notebook setting, and the single-matrix arrival times
-  :math:`t_i = s_i/\eta`.
+  one rate, the smallest first; it stays stable past gradient descent's sharpness threshold) in the authors' notebook
+  setting, and the single-matrix arrival times :math:`t_i = s_i/\eta`.
 
 The simulations are the experiments of :mod:`paper_checks.muon.experiments` on :mod:`sims.muon`; the closed forms are
 :mod:`theory.muon`.
