@@ -35,7 +35,7 @@ def _threshold_figure(out: Path, budget: Budget) -> list[Path]:
             label="RMSProp runs that settle")
     ax.plot(np.arange(settled.size)[~settled], q["rms6_sharp_mean"][~settled, -1], "x", color=MUTED,
             label="runs without a cycle on the threshold")
-    threshold(ax, 2.0, r"$\eta\lambda_{\max}(P^{-1}H) = 2$", vertical=False, color=THEORY)
+    ax.axhline(2.0, color=THEORY, ls="--", lw=1, label=r"RMSProp's threshold $\eta\lambda_{\max}(P^{-1}H) = 2$")
     ax.set(xlabel="run (6-D quadratics: seed, η, β₂)", ylabel=r"tail mean $\eta\,\lambda_{\max}(P^{-1}H)$",
            title="RMSProp's lattice cycles sit on 2", ylim=(1.9, 2.45))
     ax.legend(loc="upper right", fontsize=7)

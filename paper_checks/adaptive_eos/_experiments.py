@@ -122,7 +122,7 @@ def quadratics(budget: Budget) -> dict:
     / 8 (scale equivariance); ``six`` Adam on rotated 6-D quadratics at beta_1 = 0.9 (every beta_1 at full);
     ``window`` 1-D Adam over 1 - beta_2 in WINDOW_OMEGA at beta_1 = 0.5, 0.9, 0.95.
     """
-    n_steps, block = budget.pick(quick=30_000, full=150_000), budget.pick(quick=1000, full=5000)
+    n_steps, block = budget.pick(quick=30_000, full=100_000), budget.pick(quick=1000, full=4000)
     one, six = _Batch(1), _Batch(6)
     rms_b2 = RMS_BETA2[:budget.pick(quick=2, full=3)]
     for seed in SEED + np.arange(budget.pick(quick=4, full=8)):
@@ -170,7 +170,7 @@ def network(budget: Budget) -> dict:
     from sims.eos import mlp_data
 
     X, Y = mlp_data(jax.random.key(SEED), MLP_N, MLP_D)
-    n_seeds = budget.pick(quick=8, full=16)
+    n_seeds = budget.pick(quick=8, full=12)
     etas = budget.pick(quick=(0.01,), full=(0.01, 0.003))
     eta = np.repeat(etas, n_seeds)
     keys = jax.random.split(jax.random.key(SEED + 1), eta.size)

@@ -40,9 +40,10 @@ def equilibrium_stats(ex: dict) -> dict:
         out[f"{group}_trapped"] = [k for k, f in zip(keys, flagged) if f]
         keys = [k for k, f in zip(keys, flagged) if not f]
         stack = np.stack([sharp[(b1 == a) & (b2 == b)] for a, b in keys])
+        peak = np.stack([ex[f"{group}_sharp_max"][(b1 == a) & (b2 == b)] for a, b in keys])
         mean, se = _per_config(stack)
         out[group] = {"beta1": np.array([k[0] for k in keys]), "beta2": np.array([k[1] for k in keys]),
-                      "mean": mean, "se": se, "max": stack.max(axis=(1, 2))}
+                      "mean": mean, "se": se, "max": peak.max(axis=(1, 2))}
     return out
 
 
@@ -98,7 +99,7 @@ def adam_equilibrates(budget) -> Result:
               "equilibrates' with no tolerance)",
        statement="Adam's preconditioned sharpness hovers below its threshold rather than on it: over beta_1 = 0.5, 0.9, "
                  "0.95 and beta_2 = 0.99, 0.999 the time mean of eta lambda_max(P^-1 H) is 2-7 % below "
-                 "2(1 + beta_1)/(1 - beta_1), many standard errors away (the tail's largest excursion ranges from 2 % below to 25 % above it); "
+                 "2(1 + beta_1)/(1 - beta_1), many standard errors away (the tail's largest excursion ranges from 2 % below to 26 % above it); "
                  "RMSProp (beta_1 = 0) sits on its threshold exactly. The departure is a property of the equilibrium, not of the "
                  "threshold.",
        latex=r"0.9 < \overline{\eta\lambda_{\max}(P^{-1}H)}\Big/\frac{2(1+\beta_1)}{1-\beta_1} < 1")
@@ -110,12 +111,16 @@ def adam_below_threshold(budget) -> Result:
     """
     ex = E.quadratics(budget)
     st = equilibrium_stats(ex)
-    ratios, ses, maxes = [], [], []
+    ratios, ses, maxes, b1s, b2s = [], [], [], [], []
     for group in ("one", "six"):
-        thr = np.array([th.frozen_threshold(b) for b in st[group]["beta1"]])
-        ratios.append(st[group]["mean"] / thr)
-        ses.append(st[group]["se"] / thr)
-        maxes.append(st[group]["max"] / thr)
+        g = st[group]
+        keep = np.isin(g["beta2"], E.ADAM_BETA2)  # beta_2 = 0.99, 0.999 (0.9999, run at full, is in the detail)
+        thr = np.array([th.frozen_threshold(b) for b in g["beta1"][keep]])
+        ratios.append(g["mean"][keep] / thr)
+        ses.append(g["se"][keep] / thr)
+        maxes.append(g["max"][keep] / thr)
+        b1s.append(g["beta1"][keep])
+        b2s.append(g["beta2"][keep])
     ratio, se, mx = np.concatenate(ratios), np.concatenate(ses), np.concatenate(maxes)
     checks = [
         Bound("time mean / threshold + 4 SE, every (β₁, β₂) and dimension", measured=ratio + 4 * se, bound=1.0,
@@ -126,9 +131,13 @@ def adam_below_threshold(budget) -> Result:
               side=">=", why="the lower edge of 'near' (10 %), 4 SE subtracted",
               rivals={"the time mean sits on the threshold (as RMSProp's does)": 1.0}),
     ]
+    slow = st["one"]["beta2"] > 0.9995
+    thr_slow = np.array([th.frozen_threshold(b) for b in st["one"]["beta1"][slow]])
     detail = "time mean / threshold: " + ", ".join(
         f"β₁={a:g} β₂={b:g} {r:.4f}±{s:.4f}" for a, b, r, s in zip(
-            np.r_[st["one"]["beta1"], st["six"]["beta1"]], np.r_[st["one"]["beta2"], st["six"]["beta2"]], ratio, se)) + (
+            np.concatenate(b1s), np.concatenate(b2s), ratio, se)) + "; β₂ = 0.9999 (1-D, reported only): " + (
+        ", ".join(f"β₁={a:g} {m / t:.4f}±{s / t:.4f}" for a, m, s, t in zip(
+            st["one"]["beta1"][slow], st["one"]["mean"][slow], st["one"]["se"][slow], thr_slow)) or "not run") + (
         f"; tail max / threshold {mx.min():.3f} to {mx.max():.3f}; left out (a run underflowed, the eps = 0 trap): "
         + (", ".join(f"β₁={a:g} β₂={b:g}" for a, b in st["one_trapped"] + st["six_trapped"]) or "none"))
     return Result(checks, detail=detail, arrays={"ratio": ratio, "se": se, "max": mx})
