@@ -32,6 +32,7 @@ ROWS = [
     Row("theory.muon.gd_factorization_arrival", {"s": _S, "eta": 0.01, "alpha": 0.01, "frac": 0.9},
         kinds={"s": "posarr", "eta": "pos", "alpha": "pos", "frac": "unit"},
         extra=[({"alpha": 2.0}, "alpha", "alpha_squared_above_s")]),
+    Row("theory.muon.gd_threshold", {"s": _S}, kinds={"s": "posarr"}),
     Row("sims.muon.normal_draws", {"key": jax.random.key(0), "shape": (3, 2)}, kinds={"key": "key", "shape": "obj"},
         extra=[({"shape": (3, -1)}, "shape", "negative"), ({"shape": (10**7, 10**7)}, "shape", "oversize")]),
     Row("sims.muon.polar", {"m": _M}, kinds={"m": "arr"}),

@@ -136,3 +136,16 @@ def test_gd_arrival_is_the_logistic_flows_hitting_time():
                     events=lambda t, u: u[0] - frac * s)
     assert th.gd_factorization_arrival(s, eta, alpha, frac) == pytest.approx(sol.t_events[0][0], rel=1e-7)
     assert th.factorization_arrival(4.0, 0.01, 0.25) == pytest.approx(100.0)
+
+
+def test_gd_threshold_is_two_over_a_finite_difference_sharpness():
+    s = 3.0
+    a = b = np.sqrt(s)
+    f = lambda x, y: 0.5 * (x * y - s) ** 2  # noqa: E731
+    h = 1e-4
+    hess = np.array([[(f(a + h, b) - 2 * f(a, b) + f(a - h, b)) / h**2,
+                      (f(a + h, b + h) - f(a + h, b - h) - f(a - h, b + h) + f(a - h, b - h)) / (4 * h**2)],
+                     [0.0, (f(a, b + h) - 2 * f(a, b) + f(a, b - h)) / h**2]])
+    hess[1, 0] = hess[0, 1]
+    # central differences: O(h^2) truncation, 1e-6 relative with margin
+    assert th.gd_threshold(np.array([1.0, s])) == pytest.approx(2.0 / np.linalg.eigvalsh(hess).max(), rel=1e-6)

@@ -11,7 +11,9 @@ and the status must no longer be ``passed`` (the unmutated claims passing is ``t
 * ``rhee2026.modes_at_one_rate_smallest_first`` -- the arrival law of a single matrix (:math:`t_i = \phi s_i/\eta`,
   slope 1) for the factorization;
 * ``steplab.muon_single_matrix_arrivals`` -- the arrival rounded up from :math:`s_i/\eta` (no half step), an n vs
-  n - 1 mistake of one step.
+  n - 1 mistake of one step;
+* ``rhee2026.stable_past_the_sharpness_threshold`` -- GD's threshold from the sharpness :math:`s_{\max}` (the factor
+  2 of the balanced minimum's Hessian dropped): GD's measured divergence at twice the true threshold rejects it.
 
 Every experiment is the quick one the power test computes (cached), so the file costs the claims' checks only.
 """
@@ -77,3 +79,8 @@ def test_factorization_read_as_a_single_matrix_fails(monkeypatch):
 def test_arrival_without_the_half_step_fails(monkeypatch):
     assert _mutated_status(monkeypatch, "steplab.muon_single_matrix_arrivals", "single_matrix_arrival",
                            lambda s, eta: np.ceil(np.asarray(s, float) / eta)) == "failed"
+
+
+def test_threshold_without_the_balanced_factor_two_fails(monkeypatch):
+    assert _mutated_status(monkeypatch, "rhee2026.stable_past_the_sharpness_threshold", "gd_threshold",
+                           lambda s: 2.0 / float(np.max(s))) == "failed"

@@ -39,7 +39,7 @@ from theory import _validate as V
 
 __all__ = ["NS5", "S", "ETA", "LAM", "T", "ns_poly_expr", "ns_map", "ns_band", "ball_radius", "excess_factor",
            "aligned_norm_expr", "aligned_norm", "sup_from_zero", "aligned_recursion", "single_matrix_arrival",
-           "factorization_arrival", "gd_factorization_arrival"]
+           "factorization_arrival", "gd_factorization_arrival", "balanced_sharpness_expr", "gd_threshold"]
 
 #: :math:`(a, b, c)` of the quintic Newton--Schulz step in the public Muon reference code (KellerJordan/Muon)
 NS5 = (3.4445, -4.7750, 2.0315)
@@ -227,3 +227,25 @@ def gd_factorization_arrival(s, eta, alpha, frac: float = 0.9) -> np.ndarray:
     if np.any(sv <= a * a):
         raise ValueError(f"alpha: expected alpha^2 below every target value, got alpha = {a!r}")
     return np.log(phi / (1.0 - phi) * (sv - a * a) / (a * a)) / (2.0 * e * sv)
+
+
+def balanced_sharpness_expr() -> sp.Expr:
+    r"""The top Hessian eigenvalue of one mode :math:`\tfrac12(ab - s)^2` at its balanced minimum :math:`a = b = \sqrt s`
+    (sympy): :math:`2s`. The modes of :math:`\tfrac12\|W_2W_1 - \mathrm{diag}(s)\|_F^2` at an aligned balanced minimum
+    decouple into such blocks (and flat directions), so :math:`\lambda_{\max} = 2 s_{\max}`."""
+    a, b = sp.symbols("a b", real=True)
+    f = (a * b - S) ** 2 / 2
+    h = sp.hessian(f, (a, b)).subs({a: sp.sqrt(S), b: sp.sqrt(S)})
+    return sp.Max(*[sp.simplify(ev) for ev in h.eigenvals()])
+
+
+def gd_threshold(s) -> float:
+    r"""Gradient descent's linear stability threshold :math:`2/\lambda_{\max}` at a balanced minimum of
+    :math:`\tfrac12\|W_2W_1 - \mathrm{diag}(s)\|_F^2`: :math:`1/s_{\max}` (:func:`balanced_sharpness_expr`).
+
+    Args:
+      s: the target's singular values, positive (a number or an array).
+    """
+    sv = np.asarray(V.array("s", s, ndim=(0, 1), low=0.0, low_open=True), float)
+    lam_max = float(balanced_sharpness_expr().subs(S, float(sv.max())))
+    return 2.0 / lam_max

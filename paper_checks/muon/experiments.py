@@ -10,6 +10,7 @@ import jax
 import numpy as np
 
 import sims.muon as sm
+import theory.muon as th
 from paper_checks import Budget, experiment
 
 SEED = 20261202
@@ -166,31 +167,34 @@ def first_crossing(path: np.ndarray, level: np.ndarray) -> np.ndarray:
 
 STAB_ALPHA = 0.1                       # the notebooks' start scale for their learning-rate sweep
 STAB_MULTIPLES = np.array([2.0, 5.0, 10.0])  # eta / eta_c, eta_c = 2 / lambda_max at the balanced minimum
+GD_MULTIPLES = np.array([0.5, 0.9, 2.0, 5.0, 10.0])  # GD on both sides of its threshold
 
 
 @experiment("muon.modes")
 def modes(budget: Budget) -> dict:
     """Muon on W2 W1 -> diag(10/k), k = 1..32, from small Gaussian starts (alpha = 5e-3, eta = 5e-3: the notebooks'
     setting; 8 starts and 1000 steps at full, 3 starts and 650 steps at quick, past the last arrival near 600); in
-    the same call, Muon from alpha = 0.1 at 2, 5 and 10 times GD's sharpness threshold 2/lambda_max, and GD there."""
+    the same call, Muon from alpha = 0.1 at 2, 5 and 10 times GD's sharpness threshold 2/lambda_max, and GD at 0.5,
+    0.9, 2, 5 and 10 times it (the threshold from theory.muon.gd_threshold)."""
     n = 32
     runs = budget.pick(quick=3, full=8)
     steps = budget.pick(quick=650, full=1000)
     k1, k2, k3, k4 = jax.random.split(jax.random.key(SEED + 3), 4)
     s = factor_target(n)
-    eta_c = 2.0 / (2.0 * s.max())  # lambda_max = 2 s_max at a balanced minimum of 1/2 |W2 W1 - M|^2
-    nst = STAB_MULTIPLES.size
-    w1 = np.concatenate([MODES_ALPHA * normal(k1, (runs, n, n)), STAB_ALPHA * normal(k3, (nst, n, n))])
-    w2 = np.concatenate([MODES_ALPHA * normal(k2, (runs, n, n)), STAB_ALPHA * normal(k4, (nst, n, n))])
+    eta_c = th.gd_threshold(s)
+    nst, ngd = STAB_MULTIPLES.size, GD_MULTIPLES.size
+    v1, v2 = STAB_ALPHA * normal(k3, (ngd, n, n)), STAB_ALPHA * normal(k4, (ngd, n, n))
+    w1 = np.concatenate([MODES_ALPHA * normal(k1, (runs, n, n)), v1[-nst:]])
+    w2 = np.concatenate([MODES_ALPHA * normal(k2, (runs, n, n)), v2[-nst:]])
     etas = np.r_[np.full(runs, MODES_ETA), STAB_MULTIPLES * eta_c]
     fac = sm.factorization(etas, s, w1, w2, n_steps=steps)
-    gd = sm.factorization(STAB_MULTIPLES * eta_c, s, w1[runs:], w2[runs:], method="gd", n_steps=steps)
+    gd = sm.factorization(GD_MULTIPLES * eta_c, s, v1, v2, method="gd", n_steps=steps)
     prod = np.einsum("mij,mjk->mik", fac["w2"][runs:], fac["w1"][runs:])
     loss = 0.5 * np.sum((prod - np.diag(s)) ** 2, axis=(1, 2)) / (0.5 * np.sum(s**2))
     arrival = np.stack([first_crossing(m, MODES_FRAC * s) for m in fac["modes"][:runs]])
     return {"s": s, "modes": fac["modes"][0], "arrival": arrival, "n": n, "T": steps, "eta_c": eta_c,
             "stab_eta": STAB_MULTIPLES * eta_c, "stab_loss": loss, "stab_diverged": fac["diverged"][runs:],
-            "gd_diverged": gd["diverged"], "gd_diverged_step": gd["diverged_step"]}
+            "gd_eta": GD_MULTIPLES * eta_c, "gd_diverged": gd["diverged"], "gd_diverged_step": gd["diverged_step"]}
 
 
 def single(budget: Budget) -> dict:

@@ -115,27 +115,33 @@ def single_matrix_arrivals(budget) -> Result:
                  "starting loss.",
        latex=r"\eta > 2/\lambda_{\max}:\ \text{GD diverges, Muon stays bounded}")
 def stable_past_threshold(budget) -> Result:
-    r"""Muon and GD runs at :math:`\eta = 2, 5, 10 \times 2/\lambda_{\max}` (:math:`\lambda_{\max} = 2 s_{\max} = 20`), the
-    same start per step size: the divergence flags of both (GD's confirm the threshold's premise) and Muon's final
-    loss relative to its start.
+    r"""Muon runs at :math:`\eta = 2, 5, 10 \times 2/\lambda_{\max}` (:func:`theory.muon.gd_threshold`,
+    :math:`\lambda_{\max} = 2 s_{\max} = 20`) and GD at 0.5, 0.9, 2, 5, 10 times it, the same start per step size
+    above the threshold: the divergence flags of both (GD's locate the threshold) and Muon's final loss relative to
+    its start.
 
     Rivals: Muon diverging past the threshold like GD; GD stable there too (the threshold misplaced); Muon
     converging at those steps (final loss below 1e-6: its fixed-size steps cannot settle).
     """
     ex = E.modes(budget)
-    m = ex["stab_eta"] / ex["eta_c"]
+    eta_c = th.gd_threshold(ex["s"])
+    m = ex["stab_eta"] / eta_c
+    gd_m = ex["gd_eta"] / eta_c
     checks = [
         Count("Muon runs past the threshold that stay bounded", measured=~ex["stab_diverged"], predicted=True,
               rivals={"Muon diverges past 2/λ_max like GD": np.zeros(m.size, bool)},
               why="every run: the statement allows none to diverge"),
-        Count("GD runs at the same steps that diverge", measured=ex["gd_diverged"], predicted=True,
-              rivals={"GD stable there too (the threshold misplaced)": np.zeros(m.size, bool)},
-              why="every run: past its linear stability threshold GD leaves every neighbourhood of the minimum"),
+        Count("GD runs that diverge (at 0.5, 0.9, 2, 5, 10 x the threshold)", measured=ex["gd_diverged"],
+              predicted=gd_m > 1.0,
+              rivals={"GD stable at every step (the threshold misplaced upward)": np.zeros(gd_m.size, bool),
+                      "GD diverging at every step": np.ones(gd_m.size, bool)},
+              why="every run: GD converges below its linear stability threshold and leaves every neighbourhood of "
+                  "the minimum above it"),
         Bound("Muon's final loss / its starting loss", measured=ex["stab_loss"], bound=1.0,
               rivals={"Muon converges at these steps (below 1e-6)": 1e-6},
               why="bounded and below the start; fixed-size steps leave an O(eta) error, so no convergence"),
     ]
-    return Result(checks, detail=f"eta_c = 2/lambda_max = {ex['eta_c']:g}; eta/eta_c = {m.tolist()}: Muon final "
-                                 f"loss / start = {np.round(ex['stab_loss'], 4).tolist()}, GD diverged at steps "
-                                 f"{ex['gd_diverged_step'].tolist()}",
+    return Result(checks, detail=f"eta_c = 2/lambda_max = {eta_c:g}; Muon at eta/eta_c = {m.tolist()}: final "
+                                 f"loss / start = {np.round(ex['stab_loss'], 4).tolist()}; GD at eta/eta_c = "
+                                 f"{np.round(gd_m, 2).tolist()}: diverged at steps {ex['gd_diverged_step'].tolist()}",
                   seed=E.SEED + 3, arrays={"multiple": m, "muon_loss": ex["stab_loss"]})
