@@ -177,6 +177,8 @@ _ROOT_STR = str(_ROOT)
 
 def short_path(filename: str) -> str:
     """A file name relative to the checkout or to site-packages (for reports of where time went)."""
+    if not isinstance(filename, str):
+        raise TypeError(f"filename: expected a str, got {type(filename).__name__} {filename!r}")
     marker = "site-packages/"
     if marker in filename:
         return filename.split(marker, 1)[1]

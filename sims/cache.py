@@ -242,6 +242,10 @@ def part_owner(part: str, topics: tuple[str, ...]) -> str | None:
     Longest first, because one topic's name may be a prefix of another's (``sign``, ``sign_floor``): the
     component ``sign_floor_regime`` belongs to ``sign_floor``, never to ``sign``.
     """
+    if not isinstance(part, str):
+        raise TypeError(f"part: expected a path component (str), got {type(part).__name__} {part!r}")
+    if not isinstance(topics, (tuple, list)) or not all(isinstance(t, str) for t in topics):
+        raise TypeError(f"topics: expected a tuple of topic names (str), got {topics!r}")
     if part in topics:
         return part
     matches = [t for t in topics if part.startswith(t + "_")]
