@@ -1,6 +1,6 @@
 """Figures of the adaptive-EoS topic: Adam's frozen-preconditioner threshold, and where full Adam equilibrates.
 
-Everything drawn comes from the topic's cached experiments (:mod:`paper_checks.adaptive_eos._experiments`) and the
+Everything drawn comes from the topic's cached experiments (:mod:`paper_checks.adaptive_eos.experiments`) and the
 closed forms of :mod:`theory.adaptive_eos`; nothing here simulates.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 import theory.adaptive_eos as th
 from figures._style import MUTED, PALETTE, SIM, THEORY, figure, save, threshold
 from paper_checks import Budget
-from paper_checks.adaptive_eos import _experiments as E
+from paper_checks.adaptive_eos import experiments as E
 from paper_checks.adaptive_eos.equilibrium import BAND, equilibrium_stats
 
 

@@ -1,7 +1,7 @@
 """Figures of the mup_transfer topic: the optimal one-step rate against width per parametrization, and how fast the μP
 optimum approaches its limit (per seed and seed-averaged), with the window where it transfers to 10 %.
 
-Markers are exact per-seed optima from the cached experiments of ``paper_checks.mup_transfer._experiments``; lines are
+Markers are exact per-seed optima from the cached experiments of ``paper_checks.mup_transfer.experiments``; lines are
 closed forms of :mod:`theory.mup_transfer` (the SP and NTP levels are its kernel optimum averaged over Gaussian initial
 outputs). Nothing here simulates.
 """
@@ -15,7 +15,7 @@ import theory.mup_transfer as th
 from figures import plot
 from figures._style import ACCENT, MUTED, PALETTE
 from paper_checks import Budget
-from paper_checks.mup_transfer import _experiments as E
+from paper_checks.mup_transfer import experiments as E
 from paper_checks.mup_transfer.rates import BREAK, WINDOW
 from paper_checks.mup_transfer.transfer import kernel_expectation
 

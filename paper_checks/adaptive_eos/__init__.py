@@ -7,7 +7,7 @@ r"""Adaptive gradient methods at the edge of stability (Cohen et al. 2022): Adam
   sharpness equilibrates near (below) 38/:math:`\eta`, the departure measured with its standard error, and the
   window in :math:`\beta_2` (a slowly varying preconditioner) where the threshold holds.
 
-The simulations are the experiments of :mod:`paper_checks.adaptive_eos._experiments` on :mod:`sims.adaptive_eos`;
+The simulations are the experiments of :mod:`paper_checks.adaptive_eos.experiments` on :mod:`sims.adaptive_eos`;
 the closed forms are :mod:`theory.adaptive_eos`.
 """
 from paper_checks import Paper

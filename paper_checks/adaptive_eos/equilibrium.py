@@ -13,7 +13,7 @@ import numpy as np
 import theory.adaptive_eos as th
 from paper_checks import STEPLAB, Bound, Count, Exact, Result, claim
 from paper_checks.adaptive_eos import PAPER, QUOTE_38, QUOTE_EQ, WHERE
-from paper_checks.adaptive_eos import _experiments as E
+from paper_checks.adaptive_eos import experiments as E
 
 BAND = 0.10   # "near": within 10 % of the threshold (steplab's reading; the abstract gives no tolerance)
 

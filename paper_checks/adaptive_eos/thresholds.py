@@ -13,7 +13,7 @@ import numpy as np
 import theory.adaptive_eos as th
 from paper_checks import Count, Exact, Result, claim
 from paper_checks.adaptive_eos import PAPER, QUOTE_38, WHERE
-from paper_checks.adaptive_eos import _experiments as E
+from paper_checks.adaptive_eos import experiments as E
 
 
 @claim("cohen2022.frozen_preconditioner_threshold", paper=PAPER, provenance="quoted", kind="exact",

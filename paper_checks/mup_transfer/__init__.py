@@ -7,7 +7,7 @@ r"""Learning-rate transfer across width after one GD step of a three-layer linea
   of width 1024 (the paper's open question), the seed-averaged error like :math:`1/n`, and where a seed-averaged
   measurement switches from one to the other.
 
-The simulations are the experiments of :mod:`paper_checks.mup_transfer._experiments` (:mod:`sims.mup_transfer`,
+The simulations are the experiments of :mod:`paper_checks.mup_transfer.experiments` (:mod:`sims.mup_transfer`,
 exact polynomial optima from :mod:`theory.mup_transfer`).
 """
 from __future__ import annotations

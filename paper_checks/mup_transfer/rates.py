@@ -8,7 +8,7 @@ import numpy as np
 import theory.mup_transfer as th
 from paper_checks import STEPLAB, Categorical, Count, Exact, Rate, Result, claim
 from paper_checks.mup_transfer import PAPER
-from paper_checks.mup_transfer import _experiments as E
+from paper_checks.mup_transfer import experiments as E
 
 BREAK = 1024  # the width near which the paper reports its empirical rate changing
 

@@ -14,7 +14,7 @@ import sims.mup_transfer as sm
 import theory.mup_transfer as th
 from paper_checks import STEPLAB, Exact, Rate, Result, Statistical, claim, fit_slope
 from paper_checks.mup_transfer import PAPER
-from paper_checks.mup_transfer import _experiments as E
+from paper_checks.mup_transfer import experiments as E
 
 ABSTRACT_MUP = ("We show that under μP, the optimal learning rate converges to a non-zero constant as width goes to "
                 "infinity, providing a theoretical explanation to learning rate transfer.")
