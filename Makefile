@@ -28,7 +28,8 @@ figures: $(STAMP)   ## regenerate every figure and figures/out/report.{md,html}
 	$(PY) -m figures $(FRESH_FLAG) --jobs $(WORKERS)
 
 # --durations: the tier's time budget is watched in every run's log (CI's included), not guessed
-test: $(STAMP)      ## fast tier: unit tests and every claim at the quick budget
+test: $(STAMP)      ## fast tier: the linter, unit tests and every claim at the quick budget
+	$(PY) -m ruff check --quiet .
 	$(PY) -m pytest -m "not slow" -q -n $(WORKERS) --dist loadgroup --durations=20
 
 test-all: $(STAMP)  ## adds the slow tier (every claim at the full budget)
