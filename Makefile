@@ -28,11 +28,11 @@ figures: $(STAMP)   ## regenerate every figure and figures/out/report.{md,html}
 	$(PY) -m figures $(FRESH_FLAG) --jobs $(WORKERS)
 
 # --durations: the tier's time budget is watched in every run's log (CI's included), not guessed
-test: $(STAMP)      ## fast tier: the linter, unit tests and every claim at the quick budget
+test: $(STAMP)      ## fast tier: the linter, unit tests and every claim at the quick budget (not the mutant reruns)
 	$(PY) -m ruff check --quiet .
-	$(PY) -m pytest -m "not slow" -q -n $(WORKERS) --dist loadgroup --durations=20
+	$(PY) -m pytest -m "not slow and not power" -q -n $(WORKERS) --dist loadgroup --durations=20
 
-test-all: $(STAMP)  ## adds the slow tier (every claim at the full budget)
+test-all: $(STAMP)  ## adds the slow tier (every claim at the full budget) and the mutant reruns
 	$(PY) -m pytest -q -n $(WORKERS) --dist loadgroup
 
 check: $(STAMP)     ## claims table at the full budget; non-zero exit if any claim fails

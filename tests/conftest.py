@@ -57,6 +57,8 @@ def _topic(item: pytest.Item, topics: set[str]) -> str | None:
 def pytest_configure(config):
     # registered here too, so `-p no:xdist` (one process) runs under --strict-markers
     config.addinivalue_line("markers", "xdist_group(name): tests that share one xdist worker (--dist loadgroup)")
+    config.addinivalue_line("markers", "power: a claim rerun with a deliberate mistake in its theory "
+                                       "(tests/test_*_mutants.py); excluded from `make test`")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -71,6 +73,10 @@ def pytest_collection_modifyitems(config, items):
     topics = set(topic_names())
     grouped = bool(getattr(config.option, "loadgroup", False))  # set by xdist in its workers
     for item in items:
+        if item.fspath.basename.endswith("_mutants.py"):
+            # a claim rerun under a deliberately broken theory: a power audit, run by `make test-all` and the
+            # mutation tool, not by `make test` (they are a third of the cold fast tier's growth per topic)
+            item.add_marker(pytest.mark.power)
         topic = _topic(item, topics)
         if topic is not None:
             item.add_marker(pytest.mark.xdist_group(topic))
