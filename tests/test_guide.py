@@ -29,6 +29,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = Path(os.environ.get("STEPLAB_GUIDE") or ROOT / "docs" / "adding_a_topic.md")
 REV = os.environ.get("STEPLAB_GUIDE_REV") or "HEAD"  # the commit whose sources the toy topic is added to
@@ -152,6 +154,8 @@ def test_the_guide_creates_only_files_of_the_topic_and_its_paper():
             assert TOPIC in Path(b.path).stem or b.path.startswith("docs/papers/"), b.path
 
 
+# the slow tier, beside the docs build: four subprocesses that each load all fourteen topics (~20 s of one worker)
+@pytest.mark.slow
 def test_a_toy_topic_built_from_the_guide_passes_every_topic_check(tmp_path):
     blocks = guide_blocks(GUIDE.read_text())
     tree = tmp_path / "repo"
