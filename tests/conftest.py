@@ -72,16 +72,33 @@ def pytest_collection_modifyitems(config, items):
 
     topics = set(topic_names())
     grouped = bool(getattr(config.option, "loadgroup", False))  # set by xdist in its workers
+    weight: dict[str, float] = {}
+    owner: dict[int, str | None] = {}
     for item in items:
         if item.fspath.basename.endswith("_mutants.py"):
             # a claim rerun under a deliberately broken theory: a power audit, run by `make test-all` and the
             # mutation tool, not by `make test` (they are a third of the cold fast tier's growth per topic)
             item.add_marker(pytest.mark.power)
         topic = _topic(item, topics)
+        owner[id(item)] = topic
         if topic is not None:
             item.add_marker(pytest.mark.xdist_group(topic))
+            weight[topic] = weight.get(topic, 0.0) + _cost(item)
             if grouped and hasattr(item, "_id"):
                 _suffix_group(item, topic)
+    if grouped:
+        # xdist hands out groups in order of first appearance: the heaviest topics first and the single shared tests
+        # last, so the two workers finish together instead of one starting a heavy topic while the other idles
+        # (the stable sort keeps each group's own order)
+        items.sort(key=lambda it: -weight.get(owner[id(it)], 0.0) if owner[id(it)] is not None else 0.0)
+
+
+def _cost(item: pytest.Item) -> float:
+    """A rough relative cost of a test, to order the topic groups: a claim at the quick budget compiles and runs its
+    experiments; a contract row two small programs; a bad-input row raises before any compilation."""
+    name = item.fspath.basename
+    return 3.0 if name == "test_power.py" else 0.01 if name == "test_bad_input.py" else (
+        0.5 if name == "test_contract.py" else 0.3)
 
 
 def _suffix_group(item: pytest.Item, group: str) -> None:
