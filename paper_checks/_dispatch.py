@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import contextlib
 import os
 import sys
 import time
@@ -75,25 +76,22 @@ class Report:
         return not self.failed and all(r["status"] in OK_STATUSES for r in self.records)
 
 
-def _claim_key(claim, budget: str) -> tuple[str, dict]:
-    # the name and configuration under which paper_checks._runner caches a claim's result
-    return f"claim.{claim.id}.{budget}", {"claim": claim.id, "budget": budget}
-
-
 def is_cached(claim, budget: str) -> bool:
     """Whether ``claim``'s result at ``budget`` is cached under the current code version (in the folder in use)."""
+    from paper_checks._runner import claim_cache_key
     from sims.cache import read_meta
 
-    name, config = _claim_key(claim, budget)
+    name, config = claim_cache_key(claim, budget)
     return read_meta(name, config, topic=claim.scope) is not None
 
 
 def estimate_s(claim, budget: str) -> float:
     """Seconds ``claim`` is expected to take: its last cached result's wall time (any code version), else the
     budget's default."""
+    from paper_checks._runner import claim_cache_key
     from sims.cache import read_meta
 
-    meta = read_meta(_claim_key(claim, budget)[0])
+    meta = read_meta(claim_cache_key(claim, budget)[0])
     wall = meta.get("wall_s") if meta else None
     return float(wall) if isinstance(wall, (int, float)) and wall >= 0 else DEFAULT_ESTIMATE_S[budget]
 
@@ -191,17 +189,11 @@ def make_executor(backend: str, *, jobs: int | None = None, log_dir: Path | None
 
 def _submit(executor, tasks: list[Task], budget: str, results: str | None) -> list:
     """One future per task; on submitit all of them go out as one job array."""
-    batch = getattr(executor, "batch", None)
-    if batch is not None and hasattr(executor, "update_parameters"):  # a submitit executor
-        with batch():
-            futures = [executor.submit(run_task, t.claim_ids, budget, results) for t in tasks]
-        return futures
-    return [executor.submit(run_task, t.claim_ids, budget, results) for t in tasks]
-
-
-def _result(future) -> list[dict]:
-    # concurrent.futures and submitit jobs both have result(); submitit's raises on a failed job
-    return future.result()
+    # a submitit executor batches the submissions into one job array; any other executor submits them one by one
+    batching = executor.batch() if hasattr(executor, "update_parameters") else contextlib.nullcontext()
+    with batching:
+        futures = [executor.submit(run_task, t.claim_ids, budget, results) for t in tasks]
+    return futures
 
 
 def dispatch(claims: list, budget: str, executor, *, results: str | Path | None = None, group_s: float = 1200.0,
@@ -234,7 +226,7 @@ def dispatch(claims: list, budget: str, executor, *, results: str | Path | None 
             done_count += 1
             task = tasks[k]
             try:
-                records = _result(fut)
+                records = fut.result()  # a submitit job's result() raises on a failed job, as a future's
             except Exception as exc:  # noqa: BLE001 - a dead task is reported, never fatal
                 last = (str(exc).strip().splitlines() or [type(exc).__name__])[-1]
                 report.failed.append((task, last))

@@ -15,7 +15,7 @@ from paper_checks._checks import _fmt
 from paper_checks._registry import COARSE, OK_STATUSES, STATUSES, Budget, Claim, Result, as_budget
 from sims.cache import cached
 
-__all__ = ["Outcome", "run_claim", "run_claims", "format_table", "to_json", "to_records", "format_number",
+__all__ = ["Outcome", "run_claim", "run_claims", "claim_cache_key", "format_table", "to_json", "to_records", "format_number",
            "format_resolution", "discrepancy",
            "summary_counts", "exit_code"]
 
@@ -33,6 +33,11 @@ class Outcome:
     cached: bool = False
 
 
+def claim_cache_key(claim: Claim, budget: str) -> tuple[str, dict]:
+    """The name and configuration under which a claim's result at ``budget`` is cached (also read by dispatch)."""
+    return f"claim.{claim.id}.{budget}", {"claim": claim.id, "budget": budget}
+
+
 def _cached_result(claim: Claim, budget: Budget) -> tuple[Result, bool]:
     computed = []
 
@@ -43,8 +48,7 @@ def _cached_result(claim: Claim, budget: Budget) -> tuple[Result, bool]:
         result = claim.run(budget)
         return {"result": np.frombuffer(pickle.dumps(result), dtype=np.uint8), "seed": result.seed}
 
-    v = cached(f"claim.{claim.id}.{budget.name}", {"claim": claim.id, "budget": budget.name}, compute,
-               topic=claim.scope)
+    v = cached(*claim_cache_key(claim, budget.name), compute, topic=claim.scope)
     return pickle.loads(np.asarray(v["result"]).tobytes()), not computed
 
 
