@@ -26,7 +26,7 @@ import sims.adaptive_eos as sim
 import theory.adaptive_eos as th
 from _common import floats, outcome, report
 from paper_checks import Exact
-from theory import _validate as V
+from theory import validate as V
 
 CLAIM = "cohen2022.frozen_preconditioner_threshold"
 

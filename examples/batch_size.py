@@ -28,7 +28,7 @@ from _common import floats, outcome, report
 
 import theory.batch_size as th
 from paper_checks import Exact
-from theory import _validate as V
+from theory import validate as V
 
 CLAIM = "mccandlish2018.steps_examples_hyperbola"
 

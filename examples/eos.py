@@ -34,7 +34,7 @@ import sims.eos as sim
 import theory.eos as th
 from _common import floats, outcome, report
 from paper_checks import Count, Exact
-from theory import _validate as V
+from theory import validate as V
 
 CLAIM = "damian2023.selfstab_equilibrium"
 RTOL, TAIL = 1e-6, 1000

@@ -32,7 +32,7 @@ import sims.linear_hessian as S
 import theory.linear_hessian as T
 from _common import floats, outcome, report
 from paper_checks import Bound, Count
-from theory import _validate as V
+from theory import validate as V
 
 CLAIM = "hessian2026.max_lr_law"
 CONVERGED = 1e-16

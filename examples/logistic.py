@@ -32,7 +32,7 @@ import theory.logistic as th
 from _common import floats, matrix, outcome, report
 from paper_checks import Bound, Count
 from paper_checks.logistic.experiments import CONV_CS
-from theory import _validate as V
+from theory import validate as V
 
 CLAIM = "meng2024.local_convergence_below_2_over_lambda"
 

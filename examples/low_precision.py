@@ -24,7 +24,7 @@ from _common import floats, outcome, report
 import sims.low_precision as S
 import theory.low_precision as T
 from paper_checks import Exact
-from theory import _validate as V
+from theory import validate as V
 
 CLAIM = "shang2026.half_ulp_freeze"
 

@@ -25,7 +25,7 @@ import numpy as np
 import theory.lr_horizon as th
 from _common import floats, outcome, report
 from paper_checks import Rate
-from theory import _validate as V
+from theory import validate as V
 
 CLAIM = "li2026.constant_step_exponent"
 

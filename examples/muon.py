@@ -27,7 +27,7 @@ import sims.muon as sm
 import theory.muon as th
 from _common import floats, outcome, report
 from paper_checks import Exact
-from theory import _validate as V
+from theory import validate as V
 
 CLAIM = "steplab.muon_ns5_settles_outside_the_ball"
 

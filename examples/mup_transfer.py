@@ -30,7 +30,7 @@ import theory.mup_transfer as th
 from _common import floats, outcome, report
 from paper_checks import Statistical
 from paper_checks.mup_transfer.transfer import intercept_fit
-from theory import _validate as V
+from theory import validate as V
 
 CLAIM = "hayou2025.mup_optimum_converges_to_eta_inf"
 

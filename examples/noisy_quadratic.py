@@ -30,7 +30,7 @@ import sims.nqm as sn
 import theory.noisy_quadratic as th
 from _common import floats, outcome, report
 from paper_checks import Statistical
-from theory import _validate as V
+from theory import validate as V
 
 CLAIM = "morales2024.ema_variance_ratio"
 

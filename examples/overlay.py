@@ -28,7 +28,7 @@ import numpy as np
 
 import theory.nqm as tn
 from figures._overlay import overlay, summary
-from theory import _validate as V
+from theory import validate as V
 from theory.noisy_quadratic_fit import SLOW_FACTOR
 
 

@@ -34,7 +34,7 @@ import sims.sde as S
 import theory.sde as T
 from _common import floats, outcome, report
 from paper_checks import Statistical
-from theory import _validate as V
+from theory import validate as V
 
 CLAIM = "compagnoni2025.dcsgd_ms_threshold"
 

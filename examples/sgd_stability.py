@@ -33,7 +33,7 @@ import theory.sgd_stability as th
 from _common import floats, matrix, outcome, report
 from paper_checks import Exact
 from paper_checks.sgd_stability.experiments import ls_problem
-from theory import _validate as V
+from theory import validate as V
 
 CLAIM = "mulayoff2024.threshold_nondecreasing_in_batch"
 

@@ -30,7 +30,7 @@ import sims.sign_floor as S
 import theory.sign_floor as T
 from _common import floats, outcome, report
 from paper_checks import Statistical
-from theory import _validate as V
+from theory import validate as V
 
 CLAIM = "singh2026.sign_additive_exact_chain"
 

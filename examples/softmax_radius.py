@@ -35,7 +35,7 @@ import sims.softmax_radius as S
 import theory.softmax_radius as T
 from _common import floats, outcome, report
 from paper_checks import Exact
-from theory import _validate as V
+from theory import validate as V
 
 CLAIM = "sao2026.binary_radius_exact"
 

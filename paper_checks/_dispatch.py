@@ -107,7 +107,7 @@ def plan(claims: list, budget: str, *, group_s: float = 1200.0, only_missing: bo
       only_missing: leave out claims already cached under the current code version (resuming).
     """
     from paper_checks._registry import check_budget
-    from theory import _validate as V
+    from theory import validate as V
 
     budget = check_budget(budget)
     group_s = V.real("group_s", group_s, low=0.0)

@@ -28,7 +28,7 @@ from jax import lax
 import sims  # noqa: F401  (float64)
 from sims import hvp as _hvp
 from sims.sweep import diverged, run_grid
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = ["MAX_DIM", "MAX_STEPS", "TINY", "adam_mlp", "adam_quadratic"]
 

@@ -26,7 +26,7 @@ import numpy as np
 
 import sims  # noqa: F401  (float64)
 from sims.sweep import run_grid
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = ["CHUNK", "MAX_BATCH", "one_step", "second_moment_ema"]
 

@@ -54,7 +54,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import sims
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = ["BenchCase", "Limits", "CompileClock", "short_path", "time_best", "run_cases", "discover", "main"]
 

@@ -417,7 +417,7 @@ def provenance(config: dict, wall_s: float, topic: "str | tuple[str, ...] | None
     """Provenance record stored next to every cached result."""
     import jax
 
-    from theory import _validate as V
+    from theory import validate as V
 
     _config(config)
     wall_s = V.real("wall_s", wall_s, low=0.0)

@@ -30,7 +30,7 @@ from jax import lax
 
 import sims  # noqa: F401  (float64)
 from sims.sweep import run_grid
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = [
     "DIVERGENCE_BOUND", "FLOWS", "poly_loss", "poly_grad", "poly_sharpness", "poly_gd", "poly_flow",
@@ -220,7 +220,7 @@ def poly_gd(coef, eta, w0, *, n_steps: int, n_blocks: int, momentum=0.0, nestero
         momentum: (n,) or scalar in [0, 1).
         nesterov: bool or (n,) bools (look-ahead gradient).
 
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the per-block records.
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the per-block records.
 
     Returns (leading axis = run): ``block_mean`` (n, n_blocks, 5): means over each block of the
     visited iterates :math:`w_t` of :math:`x, y, x^2, L(w_t), S(w_t)` (``BLOCK_STATS``; a block of 2
@@ -429,7 +429,7 @@ def catapult_gd(keys, eta_lambda0, *, width: int, n_steps: int, n_blocks: int,
         width: :math:`m`.
         n_steps: steps per run (a multiple of ``n_blocks``).
         n_blocks: blocks over which the loss maximum, the loss and :math:`\eta\lambda` are recorded.
-        max_bytes: the allocation limit (:func:`theory._validate.byte_limit`) for a chunk's vectors and the records.
+        max_bytes: the allocation limit (:func:`theory.validate.byte_limit`) for a chunk's vectors and the records.
 
     Returns arrays of shape (n_c, n_seeds, ...): ``eta``, ``lambda0``, ``loss0``, ``block_max_loss``,
     ``block_loss``, ``block_eta_lambda`` (at each block's end), ``final_eta_lambda``,
@@ -466,7 +466,7 @@ def catapult_gd(keys, eta_lambda0, *, width: int, n_steps: int, n_blocks: int,
 def mlp_data(key, n: int, d: int, *, max_bytes=None) -> tuple[jax.Array, jax.Array]:
     r"""Regression data: :math:`X \sim N(0, I_d)` (n rows), :math:`y = \sin(2 X w/\sqrt d)` for a Gaussian teacher :math:`w`.
 
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for ``X`` and its draw.
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for ``X`` and its draw.
     """
     V.key("key", key)
     n = V.integer("n", n, low=1)
@@ -499,7 +499,7 @@ def _unflatten(theta: jax.Array, widths: tuple[int, ...]) -> list[jax.Array]:
 def mlp_init(key, widths, *, max_bytes=None) -> jax.Array:
     r"""Flat parameters of the bias-free MLP, layer :math:`k` Gaussian with variance :math:`1/\mathrm{fan\_in}`.
 
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the parameters.
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the parameters.
     """
     V.key("key", key)
     ws = _widths(widths)
@@ -565,7 +565,7 @@ def top_eigenpair(matvec, v0: jax.Array, num_iter: int, *, max_bytes=None) -> tu
     few steps enough along a slowly moving trajectory. A ``matvec`` that returns NaN or infinity makes
     the eigenpair undefined: a ``ValueError`` naming ``matvec`` when the result is concrete (under ``jit``
     the NaN eigenpair comes back, for the caller's divergence flag). ``max_bytes``: the allocation limit
-    (:func:`theory._validate.byte_limit`) for the Krylov basis, ``(num_iter + 1, len(v0))``.
+    (:func:`theory.validate.byte_limit`) for the Krylov basis, ``(num_iter + 1, len(v0))``.
     """
     if not callable(matvec):
         raise TypeError(f"matvec: expected a callable v -> H v, got {type(matvec).__name__}")
@@ -679,7 +679,7 @@ def mlp_run(keys, eta, X, Y, *, widths, methods="gd", momentum=0.0, n_steps: int
     time-averaged loss), ``mean_sigma2`` of :math:`\sigma^2` and ``mean_sigma2_sharpness`` of :math:`\sigma^2S`
     (from which :func:`theory.eos.central_flow_mean_loss` forms the central flow's prediction of GD's
     time-averaged loss), ``diverged``, ``diverged_step``. ``max_bytes``: the allocation limit
-    (:func:`theory._validate.byte_limit`) for a chunk's parameters, Krylov bases and activations, and the records.
+    (:func:`theory.validate.byte_limit`) for a chunk's parameters, Krylov bases and activations, and the records.
     """
     Xa, Ya, ws = _mlp_args(X, Y, widths)
     V.key("keys", keys)

@@ -31,7 +31,7 @@ from jax import lax
 from jax.flatten_util import ravel_pytree
 
 import sims  # noqa: F401  (float64)
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = ["hvp", "dense_hessian", "largest_eigenvalue", "lanczos", "top_eigenvalues", "hutchinson_trace", "TraceEstimate"]
 
@@ -130,7 +130,7 @@ def dense_hessian(loss_fn: Callable[[Any], jax.Array], params: Any, *, max_bytes
     :math:`\theta` (for a flat parameter vector this is ``jax.hessian``). Symmetrized,
     :math:`\tfrac12(H+H^\top)`, so round-off asymmetry cannot leak into ``eigvalsh``. Memory
     :math:`O(P^2)`: use :func:`top_eigenvalues` beyond a few thousand parameters; ``max_bytes`` is the allocation
-    limit (:func:`theory._validate.byte_limit`) for the columns, the matrix and its symmetrization.
+    limit (:func:`theory.validate.byte_limit`) for the columns, the matrix and its symmetrization.
     """
     _callable("loss_fn", loss_fn)
     P = sum(int(np.size(leaf)) for leaf in _leaves("params", params))
@@ -250,7 +250,7 @@ def lanczos(key: jax.Array, matvec: Callable[[jax.Array], jax.Array], dim: int, 
 
     A ``matvec`` that returns NaN or infinity makes every Ritz value undefined: a ``ValueError`` naming
     ``matvec`` when the result is concrete (under ``jit`` the NaN values come back). ``max_bytes``: the
-    allocation limit (:func:`theory._validate.byte_limit`) for the Krylov basis, ``(dim, num_iter + 1)``.
+    allocation limit (:func:`theory.validate.byte_limit`) for the Krylov basis, ``(dim, num_iter + 1)``.
     """
     V.key("key", key)
     _callable("matvec", matvec)
@@ -316,7 +316,7 @@ def top_eigenvalues(loss_fn: Callable[[Any], jax.Array], params: Any, key: jax.A
         key: typed PRNG key.
         k: how many eigenvalues, :math:`1\le k\le` ``min(num_iter, P)``.
         num_iter: Lanczos steps.
-        max_bytes: the allocation limit (:func:`theory._validate.byte_limit`) for the Krylov basis.
+        max_bytes: the allocation limit (:func:`theory.validate.byte_limit`) for the Krylov basis.
     """
     _callable("loss_fn", loss_fn)
     V.key("key", key)
@@ -348,7 +348,7 @@ def hutchinson_trace(loss_fn: Callable[[Any], jax.Array], params: Any, key: jax.
     :math:`m` probes over :math:`\sqrt m` (needs :math:`m\ge2`). The probes run under ``vmap``.
 
     Returns a :class:`TraceEstimate` (estimate, standard error, the per-probe values). ``max_bytes``: the
-    allocation limit (:func:`theory._validate.byte_limit`) for the probes and their HVPs, ``(num_samples, P)`` each.
+    allocation limit (:func:`theory.validate.byte_limit`) for the probes and their HVPs, ``(num_samples, P)`` each.
     """
     _callable("loss_fn", loss_fn)
     V.key("key", key)

@@ -32,7 +32,7 @@ from jax import lax
 import sims  # noqa: F401  (float64)
 from sims import hvp as H
 from sims.sweep import cpu_loop_fusions
-from theory import _validate as V
+from theory import validate as V
 from theory.linear_hessian import validate_widths
 
 __all__ = [
@@ -192,7 +192,7 @@ def dense_hessian(theta, X, Y, widths, activation: str = "linear", *, max_bytes=
     """The :math:`P\\times P` Hessian of :func:`loss` (:func:`sims.hvp.dense_hessian`; small :math:`P` only).
 
     Linear nets differentiate :func:`covariance_loss` (the same Hessian from second moments). ``max_bytes``: the
-    allocation limit (:func:`theory._validate.byte_limit`) for the :math:`P\\times P` matrices.
+    allocation limit (:func:`theory.validate.byte_limit`) for the :math:`P\\times P` matrices.
     """
     P = n_params(widths)
     V.check_bytes({"widths": validate_widths(widths)}, 4 * 8 * P * P,
@@ -245,7 +245,7 @@ def class_data(key: jax.Array, counts, d0: int, *, alpha: float = 1.0, max_bytes
     rotation of input space. Hence :math:`XX^\top=n\alpha I` (A1) and :math:`Y` lies in the row
     space of :math:`X`, so the one-hot labels are fit exactly and the singular values of
     :math:`\Sigma_{yx}` are :math:`\sqrt{\alpha\pi_k}`. Needs :math:`K\le d_0\le n`. ``max_bytes``: the allocation
-    limit (:func:`theory._validate.byte_limit`) for ``X``, the orthonormal basis and the rotation.
+    limit (:func:`theory.validate.byte_limit`) for ``X``, the orthonormal basis and the rotation.
     """
     V.key("key", key)
     c = V.integers("counts", counts, ndim=1, low=1)  # samples per class
@@ -283,7 +283,7 @@ def whitened_data(key: jax.Array, d0: int, dL: int, n: int, *, alpha: float = 1.
     :math:`Y=BZ` with Gaussian :math:`B\in\mathbb R^{d_L\times r}`, :math:`Z\in\mathbb R^{r\times n}`,
     so :math:`\operatorname{rank}\Sigma_{yx}\le r` and the residual at the minimum is non-zero
     (:math:`Y` is not in the row space of :math:`X`). Needs :math:`1\le d_0\le n`, :math:`1\le r\le\min(d_0,d_L)`.
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for ``X``, ``Y`` and their factors.
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for ``X``, ``Y`` and their factors.
     """
     V.key("key", key)
     n = V.integer("n", n, low=1)
@@ -313,7 +313,7 @@ def balanced_minimum(key: jax.Array | None, X, Y, widths, *, max_bytes=None) -> 
     equals :math:`W^*` exactly when :math:`\operatorname{rank}W^*\le k` (assumption A3); singular
     values below :math:`10^{-12}s_1` are treated as zero. ``X`` must have :math:`d_0` rows and
     full row rank (:math:`\Sigma_{xx}` invertible), ``Y`` :math:`d_L` rows. ``max_bytes``: the allocation limit
-    (:func:`theory._validate.byte_limit`) for the parameters and the hidden layers' rotations.
+    (:func:`theory.validate.byte_limit`) for the parameters and the hidden layers' rotations.
     """
     w = validate_widths(widths)
     V.check_bytes({"widths": w}, 8 * (2 * sum(a * b for a, b in zip(w[:-1], w[1:])) + 2 * sum(d * d for d in w[1:-1])),
@@ -386,7 +386,7 @@ def balancedness_error(theta, widths) -> jax.Array:
 
 def init_params(key: jax.Array, widths, scale: float, *, max_bytes=None) -> jax.Array:
     """i.i.d. :math:`\\mathcal N(0,\\text{scale}^2)` entries (small init for ``scale`` :math:`\\ll1`); ``max_bytes``: the
-    allocation limit (:func:`theory._validate.byte_limit`) for the parameters."""
+    allocation limit (:func:`theory.validate.byte_limit`) for the parameters."""
     V.key("key", key)
     scale = V.real("scale", scale, low=0.0)
     _params_bytes(validate_widths(widths), 3, max_bytes)
@@ -534,7 +534,7 @@ def train_gd(key: jax.Array, theta0, X, Y, widths, eta, *, steps: int, record_ev
 
     Returns ``loss`` and ``sharpness`` of shape ``(steps // record_every + 1,)``, ``class_loss``
     ``(..., d_L)``, ``thetas`` ``(..., P)`` (the recorded iterates), the final ``theta``,
-    ``diverged`` and ``diverged_step``. ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for
+    ``diverged`` and ``diverged_step``. ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for
     the records (``thetas`` holds P values per record and run) and the Krylov basis.
     """
     V.key("key", key)
@@ -627,7 +627,7 @@ def gd_sweep(theta0, X, Y, widths, etas, *, steps: int, max_bytes=None) -> dict[
     non-finite or beyond :data:`BLOWUP`, else ``-1``), the iterate frozen at its last finite value,
     the final ``loss`` NaN. Returns ``theta`` ``(len(etas), P)``, ``loss``, ``diverged``,
     ``diverged_step``; nothing is recorded along the way. ``max_bytes``: the allocation limit
-    (:func:`theory._validate.byte_limit`) for the runs' parameters and gradients.
+    (:func:`theory.validate.byte_limit`) for the runs' parameters and gradients.
     """
     w = validate_widths(widths)
     P = n_params(w)

@@ -22,7 +22,7 @@ import numpy as np
 from jax import lax
 
 import sims  # noqa: F401  (float64)
-from theory import _validate as V
+from theory import validate as V
 from theory.linear_hessian import validate_widths
 
 __all__ = [
@@ -35,7 +35,7 @@ ACT_CODES = {"linear": 0, "tanh": 1, "relu": 2}
 
 def frame_widths(widths, lmax: int = LMAX, *, max_bytes=None) -> np.ndarray:
     """``(lmax + 1,)`` int array: ``widths`` followed by copies of :math:`d_L` (identity layers); ``max_bytes``: the
-    allocation limit (:func:`theory._validate.byte_limit`) for it (a Python list first, then the array)."""
+    allocation limit (:func:`theory.validate.byte_limit`) for it (a Python list first, then the array)."""
     w = validate_widths(widths)
     lmax = V.integer("lmax", lmax, low=1)
     V.check_bytes({"lmax": lmax}, (8 + 28 + 4) * (lmax + 1), what="the frame widths (list of ints, then int32 array)",

@@ -22,7 +22,7 @@ import jax
 import numpy as np
 
 import sims  # noqa: F401  (float64)
-from theory import _validate as V
+from theory import validate as V
 from theory.linear_hessian import validate_widths
 
 __all__ = ["class_means_data", "projected_data", "min_norm_balanced_minimum"]
@@ -54,7 +54,7 @@ def class_means_data(key, counts, d0: int, radius: float, *, max_bytes=None) -> 
     :math:`\Sigma_{xx}=r^2O\operatorname{diag}(p)O^\top` (rank :math:`K`; :math:`p_c=n_c/n`),
     :math:`\Sigma_{yx}=r\operatorname{diag}(p)O^\top` and the labels are fit exactly by
     :math:`W=O^\top/r`. Needs :math:`K\le d_0`. ``max_bytes``: the allocation limit
-    (:func:`theory._validate.byte_limit`) for ``X``, ``Y`` and the Haar factor.
+    (:func:`theory.validate.byte_limit`) for ``X``, ``Y`` and the Haar factor.
     """
     V.key("key", key)
     c = _counts(counts)
@@ -79,7 +79,7 @@ def projected_data(key, d0: int, n: int, input_rank: int, *, alpha: float = 1.0,
     so the labels are fit exactly and :math:`\Sigma_{yx}` has singular values
     :math:`\sqrt{\alpha\pi_k}`), or else generic Gaussian labels :math:`Y=BZ` of rank ``rank``
     with ``dL`` rows (a non-zero residual at the minimum). Needs :math:`m\le\min(d_0,n)`. ``max_bytes``: the
-    allocation limit (:func:`theory._validate.byte_limit`) for ``X``, ``Y`` and the Haar draws.
+    allocation limit (:func:`theory.validate.byte_limit`) for ``X``, ``Y`` and the Haar draws.
     """
     V.key("key", key)
     n = V.integer("n", n, low=1)
@@ -120,7 +120,7 @@ def min_norm_balanced_minimum(key, X, Y, widths, *, max_bytes=None) -> np.ndarra
     :math:`W^*\Sigma_{xx}=\Sigma_{yx}\Sigma_{xx}^+\Sigma_{xx}=\Sigma_{yx}` hold because the rows of
     :math:`\Sigma_{yx}` lie in the range of :math:`\Sigma_{xx}`: this is a global minimum even
     when :math:`X` is rank deficient. Needs every hidden width :math:`\ge r` (A3). ``max_bytes``: the allocation
-    limit (:func:`theory._validate.byte_limit`) for the parameters and the hidden layers' Haar draws.
+    limit (:func:`theory.validate.byte_limit`) for the parameters and the hidden layers' Haar draws.
     """
     V.key("key", key)
     w = validate_widths(widths)

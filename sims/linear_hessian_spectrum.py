@@ -27,7 +27,7 @@ import sims  # noqa: F401  (float64)
 from sims import hvp as H
 from sims import linear_hessian_frame as F
 from sims.sweep import run_grid
-from theory import _validate as V
+from theory import validate as V
 from theory.linear_hessian import validate_widths
 
 __all__ = ["CHUNK", "constructed_minima", "hessian_spectra", "case_grid"]

@@ -28,7 +28,7 @@ from sims import linear_hessian_frame as F
 from sims.linear_hessian import _gd_steps
 from sims.linear_hessian_spectrum import CHUNK, _case_widths, _ints, _keys, _per_case
 from sims.sweep import run_grid
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = ["train_sweep", "aligned_path"]
 
@@ -85,7 +85,7 @@ def train_sweep(key, counts, widths, eta, *, init_scale=0.05, xavier=False, act=
     Returns NumPy arrays with a leading case axis: ``loss`` ``(n, steps//record_every + 1)``,
     ``class_loss`` ``(n, R, 3)``, the final ``theta``, ``X``, ``Y``, ``diverged``,
     ``diverged_step``, ``balance``, and the grid's ``widths``, ``depth``, ``act``, ``eta``. ``max_bytes``: the
-    allocation limit (:func:`theory._validate.byte_limit`) for the per-record losses of every case.
+    allocation limit (:func:`theory.validate.byte_limit`) for the per-record losses of every case.
     """
     record_every = V.integer("record_every", record_every, low=1)
     steps = V.integer("steps", steps, low=record_every)
@@ -138,7 +138,7 @@ def aligned_path(singular_values, scale, eta, *, steps: int, max_bytes=None) -> 
     of one GD step of the full net started from :func:`sims.linear_hessian.aligned_init`; see
     :func:`theory.linear_hessian.aligned_mode_step`). Returns ``(steps + 1, r)``. A run that
     leaves the finite range shows as non-finite entries (only for :math:`\eta s_k` far above 2).
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the returned strengths.
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the returned strengths.
     """
     s = V.array("singular_values", singular_values, ndim=1, low=0.0)
     scale = V.real("scale", scale, low=0.0, low_open=True)

@@ -32,7 +32,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from sims.sweep import cartesian, run_grid
-from theory import _validate as V
+from theory import validate as V
 from theory.logistic import validate_dataset
 
 __all__ = ["loss", "grad", "hessian", "gd", "attractors", "cycle_jacobian", "rod_flow",
@@ -200,7 +200,7 @@ def gd(z, weights, eta, inits, n_steps: int, *, keep_last: int | None = None,
       inits: (k, d) initializations (or (k,) for 1-D data).
       n_steps: GD steps per run, :math:`\ge 1`.
       keep_last: how many final iterates to return, in ``1..n_steps`` (default all ``n_steps``).
-      max_bytes: the allocation limit (:func:`theory._validate.byte_limit`) for the kept iterates of every run.
+      max_bytes: the allocation limit (:func:`theory.validate.byte_limit`) for the kept iterates of every run.
 
     Returns:
       ``w``: (m, k, keep_last, d) iterates :math:`w_{T-keep+1}, \dots, w_T`;

@@ -40,7 +40,7 @@ from jax import lax
 import sims  # noqa: F401  (x64 on: the counters are int64; the arithmetic here is float32 by choice)
 from sims.rng import words
 from sims.sweep import run_grid
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = ["ADAM_STORAGE", "BOUND", "MAX_STEPS", "STORAGE", "adamw", "gd", "kahan_gd", "noisy_gd", "round_bf16"]
 

@@ -17,7 +17,7 @@ import numpy as np
 import sims  # noqa: F401  (float64)
 import sims.nqm as sn
 import theory.lr_horizon as th
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = ["constant_step_runs", "MAX_STEPS"]
 
@@ -35,7 +35,7 @@ def constant_step_runs(key: jax.Array, eta, n_steps: int, beta: float, s: float,
       n_steps: the horizon :math:`N`, in ``1..MAX_STEPS``.
       beta, s, sigma2, d: the model (:func:`theory.lr_horizon.spectrum`; ``sigma2`` :math:`\ge 0`).
       n_chains: runs per step size.
-      max_bytes: the allocation limit (:func:`theory._validate.byte_limit`).
+      max_bytes: the allocation limit (:func:`theory.validate.byte_limit`).
 
     Returns:
       ``loss`` (m, n_chains) final losses (``inf`` where diverged); ``diverged`` (m, n_chains) booleans;

@@ -34,7 +34,7 @@ from jax import lax
 
 import sims  # noqa: F401  (float64)
 from sims.sweep import diverged, run_grid
-from theory import _validate as V
+from theory import validate as V
 from theory.muon import NS5
 
 __all__ = ["METHODS", "MAX_STEPS", "normal_draws", "polar", "newton_schulz", "train", "factorization"]

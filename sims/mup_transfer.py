@@ -35,7 +35,7 @@ import numpy as np
 
 import sims  # noqa: F401  (float64)
 from sims.sweep import run_grid
-from theory import _validate as V
+from theory import validate as V
 from theory.mup_transfer import TABLES, table_expr, N, D
 
 __all__ = ["one_step", "coefficients_from_statistics", "MAX_WIDTH", "MAX_REDUCED_WIDTH"]
@@ -182,7 +182,7 @@ def one_step(key, X, y, n, *, parametrization: str = "mup", n_seeds: int = 16, m
       n_seeds: the number of initializations, at least 1.
       method: ``"dense"`` draws the n x n matrix and differentiates with :func:`jax.grad`; ``"reduced"`` draws the
         same law through Gram statistics of size d + 1 (module docstring), at a cost independent of ``n``.
-      max_bytes: the allocation limit (:func:`theory._validate.byte_limit`) for one dense run's n x n matrices.
+      max_bytes: the allocation limit (:func:`theory.validate.byte_limit`) for one dense run's n x n matrices.
 
     Returns:
       ``coef`` (S, m, 4): :math:`c_{ik}` with :math:`f_1(x_i) = \sum_k c_{ik}\eta^k`; ``f0`` (S, m): the outputs at

@@ -33,7 +33,7 @@ import sims  # noqa: F401  (float64)
 from sims import optimizers as opt
 from sims.nqm import BOUND, noise
 from sims.sweep import run_grid
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = ["abs_sgd", "sphere_walk", "logistic_sphere", "lion_logistic", "worst_case_instance", "subgradient_max_affine",
            "SPHERE_METHODS"]
@@ -80,7 +80,7 @@ def abs_sgd(key, eta, *, x0: float, sigma: float, n_chains: int, max_bytes=None)
 
     Returns ``final`` and ``diverged`` of shape ``(S, n_chains)``; run :math:`j` uses the same noise
     under every schedule (common random numbers). ``max_bytes``: the allocation limit
-    (:func:`theory._validate.byte_limit`) for the runs' noise (all runs are one chunk, each draws its ``T``
+    (:func:`theory.validate.byte_limit`) for the runs' noise (all runs are one chunk, each draws its ``T``
     signs at once).
     """
     V.key("key", key)
@@ -165,7 +165,7 @@ def sphere_walk(key, *, eta, wd, momentum=0.0, method: str = "heavy_ball", d: in
     does not depend on the others). Returns ``angle`` and ``norm`` of shape ``(G, n_chains, n_rec)`` and ``diverged``
     ``(G, n_chains)``; with ``overlap=True`` also ``overlap`` ``(G, n_chains, n_rec)``, :math:`\langle w_t, w_0\rangle/\|w_0\|^2`
     at each block's end (the share of the start left in the weights; off by default, when the runs and the other
-    outputs are those of a call without it, bit for bit). ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for a block's
+    outputs are those of a call without it, bit for bit). ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for a block's
     noise, ``(T / n_rec, d)`` per run with every run in one chunk, and the records.
     """
     V.key("key", key)
@@ -247,7 +247,7 @@ def logistic_sphere(X, y, w0, *, eta, wd, momentum=0.0, scale: float = 4.0, T: i
 
     ``X`` (n, d) data, ``y`` (n,) labels :math:`\pm1`, ``w0`` (d,) the common start (nonzero), ``scale`` the logit
     temperature. Returns arrays with leading axis :math:`G`. ``max_bytes``: the allocation limit
-    (:func:`theory._validate.byte_limit`) for the ``n_rec`` records per configuration.
+    (:func:`theory.validate.byte_limit`) for the ``n_rec`` records per configuration.
     """
     Xa = V.array("X", X, ndim=2)
     ya = V.one_per_row("y", V.array("y", y, ndim=1), "X", Xa.shape[0])
@@ -321,7 +321,7 @@ def lion_logistic(X, y, x0, *, eta, wd, b1=0.9, b2=0.99, n_rec: int, max_bytes=N
     :func:`sims.optimizers.step` with ``method="lion"``: :math:`x \leftarrow x - \eta_t(\mathrm{sign}(\beta_1 m +
     (1-\beta_1)g) + \lambda x)`, then :math:`m \leftarrow \beta_2 m + (1-\beta_2)g`. Returns ``path`` :math:`(G, n_{rec}, d)`
     (the iterate after each block of :math:`T/n_{rec}` steps), ``diverged`` and ``diverged_step`` :math:`(G,)`.
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the path records.
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the path records.
     """
     Xa = V.array("X", X, ndim=2)
     ya = V.one_per_row("y", V.array("y", y, ndim=1), "X", Xa.shape[0])

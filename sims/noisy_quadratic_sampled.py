@@ -19,7 +19,7 @@ import numpy as np
 
 import sims  # noqa: F401  (float64)
 from sims.sweep import run_grid
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = ["SAMPLED_METHODS", "sampled_moment_map"]
 

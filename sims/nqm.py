@@ -42,7 +42,7 @@ from jax import lax
 import sims  # noqa: F401  (float64)
 from sims import optimizers as opt
 from sims.sweep import run_grid
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = ["LAWS", "BOUND", "CHUNK", "noise", "simulate", "Summary", "summarize"]
 
@@ -66,7 +66,7 @@ def noise(key: jax.Array, shape, law: str = "gaussian", df: int = 0, *, max_byte
     ``key`` a typed PRNG key (a tracer inside a kernel); ``shape`` a non-empty tuple of integers >= 1;
     ``df`` an integer in [1, 64] for ``law="student"``, else an integer >= 0 (ignored). Everything but
     ``key`` is static, so the checks run once, at trace time. ``max_bytes``: the allocation limit
-    (:func:`theory._validate.byte_limit`) for one draw (a Student-t draw holds about ``df + 2`` arrays of ``shape``).
+    (:func:`theory.validate.byte_limit`) for one draw (a Student-t draw holds about ``df + 2`` arrays of ``shape``).
     """
     V.key("key", key)
     shape = _shape(shape)
@@ -307,7 +307,7 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
 
     Returns arrays with leading shape ``(G, n_chains)``: see :func:`_nqm_run` (``mode_m2_step`` only when some
     configuration runs ``nesterov``, ``mean_x`` only with ``window_mean``, ``merged_x`` only with
-    ``merge_weights``). ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the records
+    ``merge_weights``). ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the records
     (``path`` and ``path_ema`` hold ``n_rec`` iterates per run).
     """
     V.key("key", key)

@@ -36,7 +36,7 @@ import jax.numpy as jnp
 import optax
 
 import sims  # noqa: F401  (float64)
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = ["METHODS", "MOMENTUM_METHODS", "Hyper", "transform", "init", "step"]
 

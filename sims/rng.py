@@ -18,7 +18,7 @@ import jax.numpy as jnp
 from jax import lax
 from jax.extend.random import threefry_2x32
 
-from theory._validate import check_bytes, key as _key
+from theory.validate import check_bytes, key as _key
 
 __all__ = ["words"]
 
@@ -28,7 +28,7 @@ _THREEFRY = jax.random.key_impl(jax.random.key(0, impl="threefry2x32"))
 def words(key: jax.Array, shape, *, max_bytes=None) -> jax.Array:
     r"""Independent uniform 32-bit words of ``shape`` from one typed key: :math:`P(w < t\,2^{32}) =
     \lceil t\,2^{32}\rceil/2^{32}`, so a compare against :math:`t\,2^{32}` is a Bernoulli(t) to within
-    :math:`2^{-32}`. ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the words and
+    :math:`2^{-32}`. ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the words and
     their counters."""
     key = _key("key", key)
     shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)

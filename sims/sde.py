@@ -52,7 +52,7 @@ index k >= 1 whose result diverged; -1 if none). A diverged path freezes at its 
 so its other outputs stay finite; statistics are taken over the finite paths only, with the number
 of diverged paths reported beside them.
 
-**Validation.** Public functions check their concrete arguments with :mod:`theory._validate`
+**Validation.** Public functions check their concrete arguments with :mod:`theory.validate`
 (``ValueError``/``TypeError`` naming the parameter); values that arrive traced (inside ``jit``/``vmap``)
 were validated where the sweep was built.
 """
@@ -71,7 +71,7 @@ from jax import lax
 import sims  # noqa: F401  (float64)
 from sims.sweep import diverged as _beyond, run_grid
 from sims.rng import words
-from theory._validate import array, check_bytes, choice, integer, key as _key, real, traceable as _traceable
+from theory.validate import array, check_bytes, choice, integer, key as _key, real, traceable as _traceable
 
 __all__ = [
     "PROBLEMS", "TOY_PROBLEMS", "NOISES", "COMPRESSORS", "ALGORITHMS", "SCHEDULES", "DRIFT_KINDS", "MLP_DIM",
@@ -102,7 +102,7 @@ def _traced(x: Any) -> bool:
 
 
 def _num(name: str, x: Any, **kw) -> Any:
-    """Validate a concrete real scalar (``theory._validate.real``); traced values pass through."""
+    """Validate a concrete real scalar (``theory.validate.real``); traced values pass through."""
     if _traced(x):
         return x
     if isinstance(x, (np.ndarray, jax.Array)) and np.ndim(x) == 0:
@@ -111,7 +111,7 @@ def _num(name: str, x: Any, **kw) -> Any:
 
 
 def _arr(name: str, x: Any, **kw) -> Any:
-    """Validate a concrete real array (``theory._validate.array``); traced values pass through."""
+    """Validate a concrete real array (``theory.validate.array``); traced values pass through."""
     if _traced(x):
         return x
     return array(name, x, **kw)
@@ -250,7 +250,7 @@ def sample_noise(key: jax.Array, kind: str, grad: jax.Array, sigma0, sigma1, n_a
                  nu: float = 3.0, *, max_bytes=None) -> jax.Array:
     """Noise of each agent, shape ``(n_agents, d)``: scale times a standard Gaussian / Student-t / Cauchy draw.
 
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the draw (a Student-t draw with an
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the draw (a Student-t draw with an
     integer ``nu <= 30`` holds ``nu`` more normal arrays of that shape).
     """
     choice("kind", kind, NOISES)
@@ -549,7 +549,7 @@ def paths(cfg: Config, grid: dict[str, Any], *, chunk_size: int = 512, progress:
           max_bytes=None) -> dict[str, np.ndarray]:
     """:func:`simulate` at every point of ``grid`` (``key``, ``x0``, ``eta`` and any ``params``, leading axis = runs),
     through :func:`sims.sweep.run_grid` (one compilation per ``cfg`` and grid shapes). ``max_bytes``: the allocation
-    limit (:func:`theory._validate.byte_limit`) for every run's ``cfg.n_record`` records and a chunk's block draws.
+    limit (:func:`theory.validate.byte_limit`) for every run's ``cfg.n_record`` records and a chunk's block draws.
 
     ``chunk_size`` (runs per compiled call) changes no path (each run draws from its own key): 512 keeps a chunk's
     block draws in the CPU's cache (DCSGD on 20,000 paths: 36 % less CPU time than chunks of 4,096, bit-identical)."""
@@ -654,7 +654,7 @@ def sde_path(key: jax.Array, x0, eta, *, problem: str, kind: str, dt, n_steps: i
     ``scheme="heun"`` (weak order 2) needs additive noise (``sigma1 = 0``); ``"euler"`` is Euler-Maruyama.
     Returns the final state ``x``, its ``loss``, ``diverged`` and ``diverged_at`` (first step whose
     state left :math:`|x| \le 10^{100}`, -1 if none; the path freezes there). ``max_bytes``: the allocation limit
-    (:func:`theory._validate.byte_limit`) for the Brownian increments, drawn for the whole path at once.
+    (:func:`theory.validate.byte_limit`) for the Brownian increments, drawn for the whole path at once.
     """
     _prng("key", key)
     choice("problem", problem, PROBLEMS)
@@ -725,7 +725,7 @@ def coupled_weak_paths(key: jax.Array, x0, eta, *, problem: str, T: float, max_s
 
     Returns the final states ``x`` (discrete) and ``X_<kind>``, their losses, ``n_steps`` (K),
     ``diverged`` (any of the four left :math:`|x| \le 10^{100}`; all four freeze at that step) and
-    ``diverged_at``. ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the shared
+    ``diverged_at``. ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the shared
     Brownian path, ``(max_steps, substeps, d)`` increments drawn at once.
     """
     _prng("key", key)
@@ -790,7 +790,7 @@ def escape_paths(x0, eta, *, problem: str, lam=1.0, gd_steps: int = 400, ode_ste
     method (``gd`` and :data:`DRIFT_KINDS`) ``<m>_grew`` (:math:`\|x\|` ended above :math:`\|x_0\|`, or the
     path diverged), ``<m>_diverged`` and ``<m>_rate``, the per-unit-time log-rate of f over the run
     (time :math:`k\eta` for GD; ``inf`` for a diverged path). ``max_bytes``: the allocation limit
-    (:func:`theory._validate.byte_limit`) for the three ODE paths' (zero-noise) increments, ``ode_steps`` each.
+    (:func:`theory.validate.byte_limit`) for the three ODE paths' (zero-noise) increments, ``ode_steps`` each.
     """
     choice("problem", problem, TOY_PROBLEMS)
     _arr("x0", x0, ndim=(0, 1), low=None)
@@ -909,7 +909,7 @@ def mean_sign_mc(key: jax.Array, grad, scale, noise: str, n: int, nu: float = 3.
                  max_bytes=None) -> dict[str, jax.Array]:
     r"""Monte Carlo mean and (unbiased) variance of :math:`\mathrm{sign}(g + \sigma Z)` from ``n`` draws per
     entry of ``grad`` (through :func:`sample_noise`; ``nu`` is used by ``student_t`` only). ``max_bytes``: the
-    allocation limit (:func:`theory._validate.byte_limit`) for the ``(n, d)`` draws."""
+    allocation limit (:func:`theory.validate.byte_limit`) for the ``(n, d)`` draws."""
     _prng("key", key)
     choice("noise", noise, NOISES[1:])
     _sign_args(grad, scale, n, nu, max_bytes=max_bytes)
@@ -942,7 +942,7 @@ def aggregate_samples(key: jax.Array, cfg: Config, grad, n: int, *, omega=0.0, s
                       max_bytes=None) -> jax.Array:
     """``n`` independent draws of :func:`direction` at gradient ``grad`` (shape ``(n, d)``).
 
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the vmapped draws, every agent's
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the vmapped draws, every agent's
     noise and message for every sample.
     """
     _prng("key", key)
@@ -1135,7 +1135,7 @@ def dcsgd_sde(key: jax.Array, x0, eta, *, problem: str = "quadratic", kind: str 
     the loss is recorded every ``n_steps/n_record`` steps. Returns ``x`` (final state), ``loss``
     (``(n_record,)``), ``diverged`` and ``diverged_at`` (first step whose state left
     :math:`|x| \le 10^{100}` or whose loss overflowed; the path freezes there; -1 if none). ``max_bytes``: the
-    allocation limit (:func:`theory._validate.byte_limit`) for the ``n_record`` records.
+    allocation limit (:func:`theory.validate.byte_limit`) for the ``n_record`` records.
     """
     n_steps, n_record = _sde_common(key, x0, eta, dt, n_steps, n_record, max_bytes)
     p = _sde_params("dcsgd", problem, kind, "gaussian", None, lam, omega, sigma0, sigma1, n_agents)
@@ -1186,7 +1186,7 @@ def sde_sweep(method: str, grid: dict[str, Any], *, problem: str = "quadratic", 
     mean compression variance, DCSGD only), ``sigma0``, ``sigma1``, ``n_agents`` (a number per run: in the
     SDE it only scales the diffusion) and ``kind`` (an integer index into :data:`DRIFT_KINDS`, with
     ``kind=None`` here, so that several drifts share one compilation). ``max_bytes``: the allocation limit
-    (:func:`theory._validate.byte_limit`) for every run's records and a chunk's block draws.
+    (:func:`theory.validate.byte_limit`) for every run's records and a chunk's block draws.
     """
     method = choice("method", method, SDE_METHODS)
     choice("problem", problem, PROBLEMS)

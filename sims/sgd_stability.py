@@ -39,7 +39,7 @@ from jax import lax
 
 import sims  # noqa: F401  (float64)
 from sims.sweep import run_grid
-from theory import _validate as val
+from theory import validate as val
 from theory.sgd_stability import check_hessians
 
 __all__ = [
@@ -65,12 +65,12 @@ def _chunk_of(m: int, name: str) -> int:
 
 
 def _guard(sizes: dict, nbytes: int, what: str, max_bytes) -> None:
-    """:func:`theory._validate.check_bytes` (the simulators' size guard; ``max_bytes`` overrides the limit)."""
+    """:func:`theory.validate.check_bytes` (the simulators' size guard; ``max_bytes`` overrides the limit)."""
     val.check_bytes(sizes, nbytes, what=what, max_bytes=max_bytes)
 
 
 def _vec(name: str, x, **kw) -> np.ndarray:
-    """A 1-D float64 array from a scalar or a sequence (validated by :func:`theory._validate.array`)."""
+    """A 1-D float64 array from a scalar or a sequence (validated by :func:`theory.validate.array`)."""
     return val.array(name, x if x is None or isinstance(x, (str, bytes)) else np.atleast_1d(x), ndim=1, **kw)
 
 
@@ -161,7 +161,7 @@ def enumerate_batches(hessians, batch_sizes, *, max_bytes=None) -> tuple[np.ndar
 
     Returns ``mats`` of shape :math:`(m, K, d, d)` (:math:`K = \max_B \binom nB`; table :math:`j` holds
     the :math:`\binom n{B_j}` means of batch size :math:`B_j`, zero-padded) and ``counts`` :math:`(m,)`.
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the tables.
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the tables.
     """
     return _enumerate(hessians, batch_sizes, "batch_sizes", max_bytes)
 
@@ -201,7 +201,7 @@ def kron_enumerated(hessians, batch_size, *, max_bytes=None) -> np.ndarray:
     r""":math:`E[H_{\mathcal B}\otimes H_{\mathcal B}] = \binom nB^{-1}\sum_{|\mathcal B| = B} H_{\mathcal B}\otimes H_{\mathcal B}` by enumeration.
 
     ``batch_size``: an int or an array of ints; returns shape :math:`(m, d^2, d^2)` (row-major ``vec``).
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the tables and the results.
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the tables and the results.
     """
     mats, counts = _enumerate(hessians, batch_size, "batch_size", max_bytes)
     m, d = mats.shape[0], mats.shape[-1]
@@ -258,7 +258,7 @@ def moment_growth(hessians, batch_size, eta, *, n_steps: int, sigma0=None, max_b
     Returns ``log_trace`` :math:`\log\mathrm{tr}\,\Sigma_t`, :math:`t = 0..T`, shape :math:`(m, T+1)`; ``rate``,
     the least-squares slope of :math:`\log\mathrm{tr}\,\Sigma_t` over :math:`T/2 < t \le T`, which tends to
     :math:`\log\rho(\mathcal M_B)`; ``diverged``/``diverged_step`` (growth beyond :math:`10^{150}`). ``max_bytes``:
-    the allocation limit (:func:`theory._validate.byte_limit`) for the per-point batch tables and ``log_trace``.
+    the allocation limit (:func:`theory.validate.byte_limit`) for the per-point batch tables and ``log_trace``.
     """
     etas = _etas(eta)
     raw = val.array("hessians", hessians, ndim=(3, 4))
@@ -356,7 +356,7 @@ def sgd_paths(key, hessians, batch_size, eta, theta0, *, n_steps: int, n_paths: 
     state; both 0 from the step that diverges). Given :math:`\theta_t`, a uniform :math:`B`-subset has
     :math:`E\|(H_{\mathcal B} - H)\theta\|^2 = p\,\frac1n\sum_i\|(H_i - H)\theta\|^2` with :math:`p` the mixture weight,
     so their ratio measures :math:`p` on the paths. ``max_bytes``: the allocation limit
-    (:func:`theory._validate.byte_limit`) for the three per-step records of every path and a chunk's batch masks.
+    (:func:`theory.validate.byte_limit`) for the three per-step records of every path and a chunk's batch masks.
     """
     val.key("key", key)
     h = check_hessians(hessians)
@@ -414,7 +414,7 @@ def lyapunov_paths(key, hessians, batch_size, eta, *, n_steps: int, n_paths: int
     Returns, shape :math:`(m, P)`: ``gamma`` :math:`= (\ell_T - \ell_b)/(T - b)` with
     :math:`\ell_t = \log\|\theta_t\|` and :math:`b` = ``burn``; ``log_sq_norm`` :math:`= 2\ell_T`
     (exact even where :math:`\|\theta_T\|^2` would overflow); ``diverged`` (:math:`\|\theta_t\| > 10^{75}`) and
-    ``diverged_step``. ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for a chunk's
+    ``diverged_step``. ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for a chunk's
     per-step draws and log-norms, and the per-path results.
     """
     val.key("key", key)
@@ -466,7 +466,7 @@ def delayed_growth(a, delay, *, n_steps: int, max_delay: int = 8, max_bytes=None
     window is ``max_delay + 1`` long whatever :math:`S`, so every delay shares one compilation).
     Returns ``rate`` (least-squares slope of the log max-norm of the state over the second half, tends to
     :math:`\log` of the largest root modulus of :math:`z^{S+1} - z^S + a`), ``diverged`` (growth beyond
-    :math:`10^{150}`) and ``diverged_step``. ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`)
+    :math:`10^{150}`) and ``diverged_step``. ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`)
     for a chunk's per-step log-norms.
     """
     aa = _vec("a", a)
@@ -504,7 +504,7 @@ def delayed_noisy(key, eta, delay, sigma, *, lam: float = 1.0, kappa: float = 1.
     each grid point runs ``n_paths`` paths; path :math:`p` uses ``fold_in(key, p)`` at every grid point. Returns
     ``diverged`` (:math:`|x|` left ``bound`` within ``n_steps``; the path is then frozen) and
     ``diverged_step``, shape :math:`(m, P)`.
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for a chunk's per-step noise.
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for a chunk's per-step noise.
     """
     val.key("key", key)
     etas = _etas(eta)
@@ -574,7 +574,7 @@ def momentum_growth(eta, mu, *, method="heavy_ball", lam: float = 1.0, n_steps: 
     ``eta``, ``mu`` (:math:`0 \le \mu < 1`) and ``method`` (a name or one per point) are aligned; the
     method is grid data, so both share one compilation. ``rate`` tends to the log of the largest
     root modulus of the characteristic polynomial; ``diverged`` flags growth beyond :math:`10^{150}`. ``max_bytes``:
-    the allocation limit (:func:`theory._validate.byte_limit`) for a chunk's per-step log-norms.
+    the allocation limit (:func:`theory.validate.byte_limit`) for a chunk's per-step log-norms.
     """
     etas = _etas(eta)
     mus = _mus(mu, etas.size)
@@ -612,7 +612,7 @@ def momentum_noise(key, eta, mu, *, sigma: float, method="heavy_ball", lam: floa
     Each path starts at 0 and returns ``mean_sq`` :math:`= \frac1{T-b}\sum_{t=b+1}^{T} x_t^2` (NaN for a
     diverged path), ``diverged`` (:math:`|x| >` ``bound``) and ``diverged_step``; shape :math:`(m, P)`.
     Path :math:`p` uses ``fold_in(key, p)`` at every grid point.
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for a chunk's per-step noise.
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for a chunk's per-step noise.
     """
     val.key("key", key)
     etas = _etas(eta)
@@ -759,7 +759,7 @@ def refine_crossing(rate, lo, hi, *, n_points: int = 9, n_rounds: int = 5, geome
     Items whose initial bracket shows no sign change get NaN. Returns ``crossing``, ``lo``, ``hi``
     (final brackets) and ``found``. A NaN rate has no sign (a ``ValueError`` naming ``rate``: counted as
     negative it would move the crossing); :math:`\pm\infty` are signs (a run that blew up or collapsed).
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for a round's ``(items, n_points)``
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for a round's ``(items, n_points)``
     trial values and rates (what ``rate`` itself allocates is its own).
     """
     if not callable(rate):

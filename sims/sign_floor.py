@@ -46,7 +46,7 @@ import sims  # noqa: F401  (float64)
 from sims import nqm
 from sims.nqm import Summary, summarize  # noqa: F401  (the shared statistics, re-exported)
 from sims.sweep import run_grid
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = [
     "METHODS", "LAWS", "BOUND", "CHUNK", "BLOCK", "block_seed", "words", "schedule", "schedules_host",
@@ -353,7 +353,7 @@ def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, beta2=0
 
     Returns arrays with leading shape ``(G, n_chains)``: ``mean_f``, ``final_f``, ``curve``
     (``(..., n_rec)``), ``diverged`` (bool) and ``diverged_step`` (first bad step, -1 if none). ``max_bytes``: the
-    allocation limit (:func:`theory._validate.byte_limit`) for the records of every chain and a chunk's noise block.
+    allocation limit (:func:`theory.validate.byte_limit`) for the records of every chain and a chunk's noise block.
     """
     V.key("key", key)
     T, n_rec, law, df = _static(T, n_rec, law, df, integer_df=False)
@@ -465,7 +465,7 @@ def schedules_host(T: int, eta, cooldown, *, max_bytes=None) -> np.ndarray:
 
     One row of :func:`schedule` per configuration (``eta``, ``cooldown``: 1-D, one value each;
     :math:`\phi = 0` is a constant step): the step-size arrays the shared simulator takes. ``max_bytes``: the
-    allocation limit (:func:`theory._validate.byte_limit`) for the ``(G, T)`` schedules.
+    allocation limit (:func:`theory.validate.byte_limit`) for the ``(G, T)`` schedules.
     """
     T = V.integer("T", T, low=1)
     eta = V.array("eta", eta, ndim=1, low=0.0, low_open=True)
@@ -558,7 +558,7 @@ def ladder(key: jax.Array, *, sigma, theta, T: int, burn: int = 0, n_chains: int
     leading shape ``(G, n_chains)``: ``m2`` (Cesàro mean of :math:`(n+\theta)^2`, i.e.
     :math:`E x^2/\eta^2`), ``m2_even``, ``m2_odd`` (the same over even / odd times), ``n_prev``,
     ``n``, ``theta``. Integer walks cannot diverge (:math:`|n_k| \le |n_0| + k`), so there is no flag.
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for every chain's entries.
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for every chain's entries.
     """
     V.key("key", key)
     T = V.integer("T", T, low=2)

@@ -43,7 +43,7 @@ from jax import lax
 
 import sims  # noqa: F401  (float64)
 from sims.sweep import run_grid
-from theory import _validate as V
+from theory import validate as V
 from theory import sign_floor_regime as R
 
 __all__ = ["ORACLES", "METHODS", "BOUND", "BLOCK", "digits_problem", "gd_checkpoints", "noise_variance",
@@ -266,7 +266,7 @@ def noise_variance(key, thetas, *, oracle: str = "minibatch", batch: int = 8, si
     point). Returns ``grad_sq`` (:math:`\|\nabla f\|^2`, exact), ``variance`` (the sample mean of
     :math:`\|g - \nabla f\|^2`) and ``variance_se`` (its standard error, sample SD over
     :math:`\sqrt{M}`), each of length :math:`J`. ``max_bytes``: the allocation limit
-    (:func:`theory._validate.byte_limit`) for the ``J x n_draws`` draws, taken at once.
+    (:func:`theory.validate.byte_limit`) for the ``J x n_draws`` draws, taken at once.
     """
     batch, lam, n_draws, P, mix, noise = _oracle_args(key, oracle, batch, sigma, lam, n_draws)
     thetas = V.array("thetas", thetas, ndim=2, shape=(None, P["X"].shape[1] * CLASSES))
@@ -292,7 +292,7 @@ def mean_sign(key, theta=None, *, oracle: str = "minibatch", batch: int = 1, sig
     At the minimizer :math:`E g = 0`; the mean sign is 0 there for a noise law symmetric about its mean
     and not otherwise (it is :math:`1 - 2P(g_j < 0)`, the offset of the median). Returns ``mean`` and
     ``se`` (the sample SD of the signs over :math:`\sqrt M`, ``n_draws`` :math:`= M \ge 2`), length 170.
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the draws, taken at once.
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the draws, taken at once.
     """
     batch, lam, n_draws, P, mix, noise = _oracle_args(key, oracle, batch, sigma, lam, n_draws)
     _draws_bytes(1, n_draws, batch, P, max_bytes)
@@ -365,7 +365,7 @@ def digits_floors(key, eta, method, *, oracle="minibatch", batch: int = 8, sigma
     not depend on which others run beside it; independent sets of runs need independent keys). Minibatch and full-batch configurations run as two sweeps (a full-batch step computes the
     whole gradient; a minibatch step never does). Returns, with leading shape ``(G, n_chains)``:
     ``mean_excess``, ``mean_grad_sq``, ``final_excess``, ``curve`` (``(..., n_rec)``), ``diverged``,
-    ``diverged_step``. ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for every chain's
+    ``diverged_step``. ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for every chain's
     start, records and a chunk's minibatches.
     """
     V.key("key", key)
@@ -471,7 +471,7 @@ def well_chains(key, name, eta, sigma, *, T: int, burn: int, n_chains: int = 1, 
     ``mean_f`` (Cesàro mean of :math:`f - f^*` over steps ``burn`` :math:`< k \le T`), ``x`` (the
     last state), ``diverged`` and ``diverged_step``. Chain :math:`j` uses ``fold_in(key, j)`` in every
     configuration (common random numbers, as in :func:`digits_floors`). ``max_bytes``: the allocation limit
-    (:func:`theory._validate.byte_limit`) for every chain's grid entries and outputs.
+    (:func:`theory.validate.byte_limit`) for every chain's grid entries and outputs.
     """
     V.key("key", key)
     eta = V.array("eta", eta, ndim=(0, 1), low=0.0, low_open=True).reshape(-1)

@@ -48,7 +48,7 @@ from jax.experimental import jet
 
 import sims  # noqa: F401  (float64)
 from sims.sweep import cartesian, run_grid
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = [
     "MODEL_NAMES", "MODES", "digits", "Model", "make_model", "evaluate", "normalize", "random_directions",
@@ -528,7 +528,7 @@ def normalize(tree):
 def random_directions(key, params, n: int, *, max_bytes=None):
     """``n`` independent uniformly random unit directions (Gaussian, normalized), stacked on axis 0.
 
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the ``(n, P)`` draw and its pieces.
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the ``(n, P)`` draw and its pieces.
     """
     key = _key("key", key)
     params = _tree("params", params)
@@ -1233,7 +1233,7 @@ def _adam_core(params, data, batches, eta, spike_factor, spike_step, clip_norm, 
 
 def _training_bytes(runs: int, steps: int, batch: int, data: dict, max_bytes) -> None:
     """Refuse training runs whose minibatch indices and gathered minibatches (``steps x batch`` per run, drawn at
-    once) and per-step records exceed the allocation limit (:func:`theory._validate.byte_limit`)."""
+    once) and per-step records exceed the allocation limit (:func:`theory.validate.byte_limit`)."""
     features = int(np.prod(np.shape(data["x_train"])[1:])) if "x_train" in data else 64
     V.check_bytes({"steps": steps, "batch": batch, "runs": runs},
                   8 * runs * (steps * batch + 2 * batch * features + 8 * steps),
@@ -1306,7 +1306,7 @@ def train(key, model: Model, data: dict, *, steps: int, batch: int, eta: float, 
           eval_every_step: bool = False, track_radius: bool = True, max_bytes=None) -> dict:
     r"""``model.init`` and ``steps`` minibatches of ``batch`` uniform indices drawn from ``key``, then
     :func:`run_adam` (same options, same returned dict, including ``diverged``/``diverged_step``). ``max_bytes``:
-    the allocation limit (:func:`theory._validate.byte_limit`) for the ``steps x batch`` indices, drawn at once."""
+    the allocation limit (:func:`theory.validate.byte_limit`) for the ``steps x batch`` indices, drawn at once."""
     key = _key("key", key)
     data = _model_data(model, data)
     steps = V.integer("steps", steps, low=1, high=1_000_000)
@@ -1334,7 +1334,7 @@ def spike_runs(model: Model, data: dict, *, modes=MODES, seeds, eta: float, fact
     ``chunk_size`` (None: one chunk) fixes the compiled grid size (see :func:`one_step_sweep`).
     Returns ``mode (G,)`` (codes, see :func:`mode_code`), ``seed (G,)``, ``test_acc (G, steps)``,
     ``final_acc (G,)``, ``r``, ``scale``, ``loss (G, steps)``, ``diverged (G,)``, ``diverged_step (G,)``.
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for every run's minibatch indices and
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for every run's minibatch indices and
     records (a chunk of runs draws its indices at once).
     """
     data = _model_data(model, data)

@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = ["run_grid", "cartesian", "grid_size", "diverged"]
 
@@ -78,7 +78,7 @@ def diverged(x: jax.Array, bound: float = 1e150) -> jax.Array:
     Divergence is data: sweeps mark such runs instead of failing. ``bound`` is a positive number.
     """
     if not isinstance(bound, jax.core.Tracer):
-        from theory import _validate as V
+        from theory import validate as V
 
         V.real("bound", bound, low=0.0, low_open=True)
     bad = ~jnp.isfinite(x) | (jnp.abs(x) > bound)
@@ -238,7 +238,7 @@ def run_grid(
     ``loop_fusions``: on a CPU, compile with XLA's own loop fusions instead of its YNNPACK route
     (:func:`cpu_loop_fusions`); faster for some step programs, slower for others: measure before opting in.
 
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the grid padded to a chunk (a
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the grid padded to a chunk (a
     ``chunk_size`` far above the grid, with ``pad_to_chunk``, copies the last point that many times). What ``fn``
     allocates per run is its caller's to check, from its own size arguments.
 

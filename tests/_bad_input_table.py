@@ -55,7 +55,7 @@ class Row:
     negative eigenvalue, for a parameter that must be PSD; ``"+zeros"`` an all-zero array, for a start
     vector that must be nonzero; ``"+rows"`` a data matrix with a row fewer, for one whose rows are paired with
     another argument's entries (labels): the error must name the data matrix, not only the labels; ``"+oversize"``
-    10**12, for a size argument whose allocation the size guard (``theory._validate.check_bytes``) must refuse;
+    10**12, for a size argument whose allocation the size guard (``theory.validate.check_bytes``) must refuse;
     ``"+wide"`` layer widths whose hidden layers are 10**12 wide, for the same guard on parameter counts). ``ok``: ``{(parameter, label): reason}``
     for generated values that are valid for this function (left out, with the reason on record).
     ``extra``: hand-written ``(overrides, parameter, label)`` bad calls. ``skip``: parameters left

@@ -48,7 +48,7 @@ _SWAP_BIN = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast
              ast.FloorDiv: ast.Div, ast.Mod: ast.FloorDiv}
 _SWAP_CMP = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq}
 _FLIP_CMP = {ast.Lt: ast.Gt, ast.Gt: ast.Lt, ast.LtE: ast.GtE, ast.GtE: ast.LtE}
-_VALIDATION = {"V", "val", "_validate"}  # names under which theory._validate is imported
+_VALIDATION = {"V", "val", "validate"}  # names under which theory.validate is imported
 
 
 @dataclass(frozen=True)

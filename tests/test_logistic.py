@@ -580,6 +580,6 @@ def test_an_edit_to_theory_logistic_redraws_only_the_topics_that_use_it(source_c
     changed = {n for n in names if fm.drawing_key("full", n) != before[n]}
     users = {n for n in names if "logistic" in fm.drawing_scope(n)}
     assert "logistic" in changed and changed == users and len(changed) < len(names)
-    _edit(source_copy / "theory" / "_validate.py", '"""', '"""A shared edit. ')
+    _edit(source_copy / "theory" / "validate.py", '"""', '"""A shared edit. ')
     cache.code_version.cache_clear()
     assert all(fm.drawing_key("full", n) != before[n] for n in names)

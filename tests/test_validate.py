@@ -1,10 +1,10 @@
-"""The shared argument checks of theory._validate: ranges that NumPy or XLA would otherwise break on silently."""
+"""The shared argument checks of theory.validate: ranges that NumPy or XLA would otherwise break on silently."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from theory import _validate as V
+from theory import validate as V
 
 
 def test_integer_refuses_values_beyond_int64():

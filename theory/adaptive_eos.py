@@ -28,7 +28,7 @@ is :math:`m = \tfrac{1-\beta_1}{1+\beta_1}g`, so :math:`x = \pm A^\ast` with
 at :math:`\eta q = 2(1+\beta_1)/(1-\beta_1)`. It is not attracting (steplab measures Adam's orbit hovering
 below the threshold instead).
 
-Pure maths: no JAX, no I/O; every public function validates its arguments with :mod:`theory._validate`.
+Pure maths: no JAX, no I/O; every public function validates its arguments with :mod:`theory.validate`.
 """
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ import itertools
 import numpy as np
 import sympy as sp
 
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = [
     "BETA1",

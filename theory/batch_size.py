@@ -51,7 +51,7 @@ Holding that fixed gives :math:`\beta_2(B) = \beta_2(B_0)^{B/B_0}`, whose first-
 :math:`B`, and the floor's :math:`O(\kappa)` correction ends the rule's range.
 
 No JAX and no I/O here: sympy for the algebra, NumPy/SciPy for the recursions and the roots. Every public function
-validates its arguments (:mod:`theory._validate`).
+validates its arguments (:mod:`theory.validate`).
 """
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ import numpy as np
 import sympy as sp
 from scipy import optimize
 
-from theory import _validate as V
+from theory import validate as V
 from theory import nqm
 
 __all__ = [

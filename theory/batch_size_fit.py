@@ -19,7 +19,7 @@ hyperbola describes the sweep, but they understate its failure far above :math:`
 quadratic with the greedy step the product reaches about 9 at :math:`100B_{\rm crit}` while the fitted steps stay within
 2 %; ``paper_checks/batch_size``). Read :math:`B_{\rm crit}` from a sweep that covers it from below.
 
-No JAX and no I/O here. Every public function validates its arguments (:mod:`theory._validate`).
+No JAX and no I/O here. Every public function validates its arguments (:mod:`theory.validate`).
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = ["fit_hyperbola"]
 

@@ -37,7 +37,7 @@ import math
 import numpy as np
 import sympy as sp
 
-from theory import _validate as V
+from theory import validate as V
 from theory import nqm
 
 __all__ = [

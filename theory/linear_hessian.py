@@ -41,7 +41,7 @@ from numbers import Integral
 import numpy as np
 import sympy as sp
 
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = [
     # sympy derivations
@@ -380,7 +380,7 @@ def spectrum(widths, sigma_xx_scale, singular_values, *, max_bytes=None) -> np.n
 
     Raises ``ValueError`` if a hidden width is below :math:`r=\operatorname{rank}\Sigma_{yx}`
     (assumption A3 fails: no exact global minimum, the formula does not apply).
-    ``max_bytes``: the allocation limit for the :math:`P` eigenvalues (:func:`theory._validate.byte_limit`).
+    ``max_bytes``: the allocation limit for the :math:`P` eigenvalues (:func:`theory.validate.byte_limit`).
     """
     widths = validate_widths(widths)
     _spectrum_bytes(widths, max_bytes)
@@ -406,7 +406,7 @@ def spectrum(widths, sigma_xx_scale, singular_values, *, max_bytes=None) -> np.n
 
 def _spectrum_bytes(widths: tuple, max_bytes) -> None:
     r"""Refuse a spectrum of :math:`P` eigenvalues (with its pieces and the sort's copy) above the allocation limit
-    (:func:`theory._validate.byte_limit`): wide hidden layers make :math:`P = \sum_l d_ld_{l-1}` large."""
+    (:func:`theory.validate.byte_limit`): wide hidden layers make :math:`P = \sum_l d_ld_{l-1}` large."""
     P = sum(a * b for a, b in zip(widths[:-1], widths[1:]))
     V.check_bytes({"widths": widths}, 4 * 8 * P, what="the P eigenvalues, their pieces and the sorted copy",
                   max_bytes=max_bytes)
@@ -427,7 +427,7 @@ def origin_spectrum(widths, singular_values, *, max_bytes=None) -> np.ndarray:
     multiplicity :math:`d_1`, and zeros (:func:`origin_hessian_scalar`). :math:`L\ge3`: the loss is
     flat to second order at the origin (every term has at least three weight factors), all zero.
     :math:`L=1` is quadratic, with eigenvalues those of :math:`\Sigma_{xx}`: not covered here.
-    ``max_bytes``: the allocation limit for the :math:`P` eigenvalues (:func:`theory._validate.byte_limit`).
+    ``max_bytes``: the allocation limit for the :math:`P` eigenvalues (:func:`theory.validate.byte_limit`).
     """
     widths = validate_widths(widths)
     _spectrum_bytes(widths, max_bytes)
@@ -497,7 +497,7 @@ def class_means_spectrum(proportions, widths, radius, *, max_bytes=None) -> np.n
 
     :math:`Lr^{2/L}p_c` with multiplicity :math:`K=d_L` for each class, zeros for the other
     :math:`P-K^2` parameters. Needs ``widths[-1] == K``, :math:`d_0\ge K` and hidden widths :math:`\ge K`.
-    ``max_bytes``: the allocation limit for the :math:`P` eigenvalues (:func:`theory._validate.byte_limit`).
+    ``max_bytes``: the allocation limit for the :math:`P` eigenvalues (:func:`theory.validate.byte_limit`).
     """
     p = validate_proportions(proportions)
     widths = validate_widths(widths)
@@ -524,7 +524,7 @@ def projected_spectrum(widths, sigma_xx_scale, singular_values, input_rank, *, m
     :math:`m` in the input-side bulk (multiplicity :math:`m-r` instead of :math:`d_0-r`) and the
     difference moved to the zeros: rank :math:`r(m+d_L-r)`. For :math:`L=1`:
     :math:`\alpha` with multiplicity :math:`md_L`, zeros otherwise.
-    ``max_bytes``: the allocation limit for the :math:`P` eigenvalues (:func:`theory._validate.byte_limit`).
+    ``max_bytes``: the allocation limit for the :math:`P` eigenvalues (:func:`theory.validate.byte_limit`).
     """
     widths = validate_widths(widths)
     _spectrum_bytes(widths, max_bytes)
@@ -547,7 +547,7 @@ def class_spectrum(proportions, widths, *, max_bytes=None) -> np.ndarray:
 
     Needs :math:`d_0\ge K` (the labels lie in the row space of :math:`X`, so the fit is exact) and
     hidden widths :math:`\ge K` (no bottleneck); otherwise ``ValueError`` naming the assumption.
-    ``max_bytes``: the allocation limit for the :math:`P` eigenvalues (:func:`theory._validate.byte_limit`).
+    ``max_bytes``: the allocation limit for the :math:`P` eigenvalues (:func:`theory.validate.byte_limit`).
     """
     p = validate_proportions(proportions)
     widths = validate_widths(widths)
@@ -601,7 +601,7 @@ def gauss_newton_operator(mats, sigma_xx, *, max_bytes=None) -> np.ndarray:
     acting on row-major :math:`\operatorname{vec}M`, :math:`M\in\mathbb R^{d_L\times d_0}`. Valid for
     any weights (balanced or not) and any :math:`\Sigma_{xx}`; it is the Hessian only where the
     normal equations hold.
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for :math:`K` (and a Kronecker term and
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for :math:`K` (and a Kronecker term and
     the symmetrized copy, all :math:`d_Ld_0\times d_Ld_0`).
     """
     mats = _matrices("mats", mats)
@@ -698,7 +698,7 @@ def two_layer_aligned_spectrum(widths, singular_values, strengths, *, max_bytes=
     :math:`\sqrt{a_k}\leftarrow\sqrt{a_k}(1-\eta(a_k-s_k))` (:func:`aligned_mode_step`).
 
     ``strengths`` has shape ``(r,)`` or ``(T, r)`` (a path); returns ``(P,)`` or ``(T, P)``, ascending.
-    ``max_bytes``: the allocation limit for the :math:`P` eigenvalues (:func:`theory._validate.byte_limit`).
+    ``max_bytes``: the allocation limit for the :math:`P` eigenvalues (:func:`theory.validate.byte_limit`).
     """
     widths = validate_widths(widths)
     _spectrum_bytes(widths, max_bytes)

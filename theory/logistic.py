@@ -11,7 +11,7 @@ and multiplier, the normal form at :math:`c = 2`, the piecewise-linear 1-D cycle
 :math:`c \in (1, 2)`) and the numerical closed forms built on them (Newton-polished minimizer,
 cycle datasets, the 2-D witness below :math:`c = 1`, the 1-D orbit bound, the lift of 1-D data onto
 the unit sphere of :math:`\mathbb{R}^d` and the equal-magnitude witness built with it). Pure mathematics:
-numpy/scipy/sympy only. Every public function validates its arguments (:mod:`theory._validate`).
+numpy/scipy/sympy only. Every public function validates its arguments (:mod:`theory.validate`).
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ import numpy as np
 import sympy as sp
 from scipy import optimize, special
 
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = [
     "per_point_derivatives", "loss_expr", "gd_map_expr", "two_cycle_equations", "two_cycle_multiplier",
@@ -471,7 +471,7 @@ def period_doubling_step(z, weights=None, *, c_range=(2.0001, 3.5), n_scan: int 
     starts at :math:`+1` (at :math:`c = 2^+`) and decreases; the 2-cycle loses stability where it
     crosses :math:`-1`. Located by a scan over ``c_range`` (two numbers, :math:`2 < c_0 < c_1`) and
     Brent's method. Beyond this :math:`c` GD settles on a 4-cycle.
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the ``n_scan`` scan.
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the ``n_scan`` scan.
     """
     z2, a = validate_dataset(z, weights)
     lo_hi = V.array("c_range", c_range, shape=(2,), low=2.0, low_open=True)
@@ -702,7 +702,7 @@ def cycles_1d(z, weights, eta, period: int = 2, *, n_grid: int = 20_001, max_byt
     the cycle's points in orbit order followed by its multiplier :math:`(T^p)'`. Roots of lower
     period (:math:`w^\star`, cycles whose period divides ``period``) are dropped; a cycle closer than
     :math:`10^{-9}(1 + |w^\star|)` to :math:`w^\star` is not resolved. ``period`` in 2..16. ``max_bytes``: the
-    allocation limit (:func:`theory._validate.byte_limit`) for the scan, :math:`2n_{grid}` points through ``period``
+    allocation limit (:func:`theory.validate.byte_limit`) for the scan, :math:`2n_{grid}` points through ``period``
     maps of every data point.
     """
     z2, a = validate_dataset(z, weights)

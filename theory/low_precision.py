@@ -46,7 +46,7 @@ independent of :math:`\eta` (:func:`sr_stationary_sym`, :func:`sr_second_moment`
 :math:`t/T = \arccos(\mathrm{ulp}/(\eta_{\max}|u|) - 1)/\pi` (:func:`cosine_freeze_fraction`).
 
 Pure maths: sympy for the algebra, NumPy for the grid; every public function validates its arguments with
-:mod:`theory._validate`.
+:mod:`theory.validate`.
 """
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ import functools
 import numpy as np
 import sympy as sp
 
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = [
     "BF16_BITS",

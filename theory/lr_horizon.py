@@ -34,7 +34,7 @@ slope :math:`d\log\eta^*/d\log N` by :func:`slope_correction`. The law bends at 
 :math:`(1 - t/N)^{2\beta-1}` the tuned peak scales as :math:`N^{-\nu}`,
 :math:`\nu = (s - 1 + 1/\beta)/(s + 1/\beta)` (:func:`peak_exponent`).
 
-No JAX and no I/O; every public function validates its arguments (:mod:`theory._validate`).
+No JAX and no I/O; every public function validates its arguments (:mod:`theory.validate`).
 """
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ import numpy as np
 import sympy as sp
 from scipy import optimize, special
 
-from theory import _validate as V
+from theory import validate as V
 from theory import nqm
 
 __all__ = ["EXACT_MODES", "BINS", "spectrum", "constant_step_loss", "optimal_constant_step", "power_schedule",

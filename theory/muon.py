@@ -35,7 +35,7 @@ import numpy as np
 import sympy as sp
 from scipy import optimize
 
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = ["NS5", "S", "ETA", "LAM", "T", "ns_poly_expr", "ns_map", "ns_band", "ball_radius", "excess_factor",
            "aligned_norm_expr", "aligned_norm", "sup_from_zero", "aligned_recursion", "single_matrix_arrival",

@@ -47,7 +47,7 @@ import functools
 import numpy as np
 import sympy as sp
 
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = ["N", "D", "ETA", "KAPPA", "TABLES", "table_expr", "kernel_factor_expr", "output_variance_expr",
            "kernel_factor", "limit_kernel_factor", "kernel_optimum", "eta_infinity", "loss_polynomial",

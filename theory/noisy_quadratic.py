@@ -36,7 +36,7 @@ model of :mod:`theory.nqm`, whose exact SGD moment recursion it reuses.
   :math:`\|x\|_\infty \le 1/\lambda` is invariant; outside it the excess contracts by at most
   :math:`1 - \eta\lambda` per step; the limit points solve :math:`\min f` on the box (:func:`box_minimizer`).
 
-No JAX and no I/O here. Every public function validates its arguments (:mod:`theory._validate`).
+No JAX and no I/O here. Every public function validates its arguments (:mod:`theory.validate`).
 """
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ import numpy as np
 import sympy as sp
 from scipy import optimize
 
-from theory import _validate as V
+from theory import validate as V
 from theory import nqm
 
 __all__ = [
@@ -74,7 +74,7 @@ def schedule(kind: str, T: int, peak: float, *, cooldown: float = 0.2, floor: fl
     ``cosine``: :math:`\eta(f + (1-f)\tfrac12(1 + \cos(\pi t/T)))` with ``floor`` :math:`f` (0.1: "cosine to 10 %").
     ``decay`` (WSD only) shapes the cooldown in :math:`u = 1 - (T-t)/(\phi T) \in [0, 1)`: ``linear``
     :math:`\eta(1-u)`, ``cosine`` :math:`\eta\tfrac12(1+\cos\pi u)`, ``sqrt`` :math:`\eta(1-\sqrt u)` (the "1 - sqrt"
-    cooldown). ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`; ``T`` float64 values, three
+    cooldown). ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`; ``T`` float64 values, three
     at once).
     """
     kind = V.choice("kind", kind, SCHEDULES)
@@ -170,7 +170,7 @@ def merge_effective_schedule(eta: float, checkpoints, weights, T: int, *, max_by
     last equal to ``T``; ``weights``: :math:`w_k \ge 0` summing to 1. Then
     :math:`\sum_k w_k x_{t_k} = x_0 - \sum_s \eta_{\rm eff}(s)\,g_s` for a constant-step run
     :math:`x_{t+1} = x_t - \eta g_t` on any fixed gradient sequence (exchange the two sums).
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the merge functions' per-step,
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the merge functions' per-step,
     per-checkpoint tables.
     """
     eta = V.real("eta", eta, low=0.0, low_open=True)
@@ -378,7 +378,7 @@ def _whole(name: str, a: np.ndarray) -> np.ndarray:
     """``a`` unchanged if every entry is a whole number (a step count), else a ValueError naming ``name``."""
     if not np.all(a == np.round(a)):
         raise ValueError(f"{name}: expected whole step counts, got {a[a != np.round(a)][:3]}")
-    if not np.all(np.abs(a) < 2.0**63):  # every integer argument is an int64 (theory._validate.integer)
+    if not np.all(np.abs(a) < 2.0**63):  # every integer argument is an int64 (theory.validate.integer)
         raise ValueError(f"{name}: expected step counts in the int64 range (< 2**63), got max {np.max(np.abs(a)):.6g}")
     return a
 
@@ -630,7 +630,7 @@ def schedule_from_log(step, lr, *, max_bytes=None) -> np.ndarray:
 
     The logged rate at step :math:`s_j` is taken to hold for the steps :math:`s_j \le t < s_{j+1}` (and from 0 up to
     the first logged step). Steps must be strictly increasing non-negative integers. ``max_bytes``: the allocation
-    limit (:func:`theory._validate.byte_limit`) for the :math:`S` per-step values.
+    limit (:func:`theory.validate.byte_limit`) for the :math:`S` per-step values.
     """
     s = V.array("step", step, ndim=1, low=0.0)
     e = V.array("lr", lr, shape=(s.size,), low=0.0)
@@ -655,7 +655,7 @@ def fit_nqm_to_log(step, lr, loss, *, n_modes: int = 12, max_bytes=None) -> dict
     :math:`a_k = x_{k,0}^2` (initial distance), :math:`s_k = \sigma_k^2` (noise) and :math:`L_\infty`, fitted by
     non-negative least squares (SciPy's ``nnls``). Returns ``lam``, ``a``, ``sigma2``, ``floor``, ``predicted``
     (at the logged steps), ``residual_rms`` and ``relative_residual`` (the RMS residual over the loss's range).
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the (steps, modes) moment tables.
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the (steps, modes) moment tables.
 
     The per-mode weights and the floor are not identifiable from one loss curve (a mode slower than the run is a
     constant, traded against :math:`L_\infty`; the estimates jump when the log is subsampled) and carry no error:

@@ -98,7 +98,7 @@ measured on Gaussian noise), and the model is said to describe the log when :mat
 constant rate, a periodic bump), a spike, a smoothed log (its scatter is correlated, so the high-frequency
 estimate misses most of it) or heavy-tailed logging noise all read as "does not describe".
 
-No JAX and no I/O here; arguments are validated (:mod:`theory._validate`), and a ``ValueError`` names the
+No JAX and no I/O here; arguments are validated (:mod:`theory.validate`), and a ``ValueError`` names the
 argument, the row and the value.
 """
 from __future__ import annotations
@@ -108,7 +108,7 @@ import math
 import numpy as np
 from scipy import optimize
 
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = ["PARAMETERS", "MAX_BLOCKS", "SLOW_FACTOR", "P_RANGE", "MODEL_TOLERANCE", "noise_level", "fit_log"]
 

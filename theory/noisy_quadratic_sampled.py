@@ -33,7 +33,7 @@ radius over the modes; the paper's rate (its eq. 1, :math:`(\log f(w_0) - \log f
 .. math:: \delta^* = \frac{2}{c(\sigma_1^2+\sigma_2^2)}, \qquad
           \rho^*_{\rm SGD} = 1 - \frac{4\sigma_1^2\sigma_2^2}{c(\sigma_1^2+\sigma_2^2)^2} \approx 1 - \frac{8}{\kappa} .
 
-No JAX and no I/O here. Every public function validates its arguments (:mod:`theory._validate`).
+No JAX and no I/O here. Every public function validates its arguments (:mod:`theory.validate`).
 """
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ import math
 import numpy as np
 import sympy as sp
 
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = ["SAMPLED_METHODS", "ASGD_EPS", "SEARCH_BOX", "SEARCH_N", "SEARCH_ROUNDS", "sampled_blocks", "sampled_mode_operator", "sampled_ms_rate",
            "kidambi_modes", "search_params", "search_box", "grid_search", "tuned_sampled_rates", "tuned_sampled_rate", "sgd_tuned_rate_sympy",

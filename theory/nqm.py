@@ -37,7 +37,7 @@ variance (:func:`momentum_variance_sympy`, :func:`momentum_stationary_variance`)
 .. math:: \mathrm{Var}\,x = \frac{\eta\sigma^2(1+\mu)}{\lambda(1-\mu)\big(2(1+\mu) - \eta\lambda\big)} .
 
 No JAX and no I/O here: sympy for the algebra, NumPy for the recursions. Every public function
-validates its arguments (:mod:`theory._validate`).
+validates its arguments (:mod:`theory.validate`).
 """
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ import functools
 import numpy as np
 import sympy as sp
 
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = [
     "MOMENTUM_METHODS", "eta_", "mu_", "lam_", "stationary_second_moment", "stationary_excess", "moment_recursion",
@@ -103,7 +103,7 @@ def moment_recursion(lam, eta, m0, sigma_a=0.0, sigma_m=0.0, batch_size=1, *, ma
     Returns :math:`m_t` for :math:`t = 0..T`, shape ``(T+1, d)`` (or ``(S, T+1, d)``). The loop runs over
     steps with every mode and schedule vectorized (a deterministic recursion, not a simulation); a
     second moment that overflows (an unstable step) becomes ``inf``. ``max_bytes``: the allocation limit
-    (:func:`theory._validate.byte_limit`) for the ``(S, T+1, d)`` result.
+    (:func:`theory.validate.byte_limit`) for the ``(S, T+1, d)`` result.
     """
     lam_a = V.array("lam", lam, ndim=1, low=0.0)
     d = lam_a.size
@@ -133,7 +133,7 @@ def final_second_moment(lam, eta, m0, sigma_a=0.0, sigma_m=0.0, batch_size=1, *,
     :math:`P_t = \prod_{s \ge t} a_s` with :math:`a_s = (1-\eta_s\lambda)^2 + \eta_s^2\lambda^2\sigma_m^2/B`
     (suffix products, no logarithms: a factor that is exactly 0 at :math:`\eta\lambda = 1` is fine).
     ``eta`` is one schedule ``(T,)``; returns shape ``(d,)``. Used to tune peak step sizes quickly.
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for its ``(T, d)`` tables.
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for its ``(T, d)`` tables.
     """
     lam_a = V.array("lam", lam, ndim=1, low=0.0)
     d = lam_a.size

@@ -17,7 +17,7 @@ Taylor quotient :math:`(f(x-\eta\nabla f)-f(x))/\eta = -\|\nabla f\|^2 + \tfrac{
 
 Pure mathematics: sympy, with numpy/scipy for the numeric closed forms (erf, Student-t CDF,
 quadrature, root finding). No JAX, no I/O, no plotting. Every public function validates its
-arguments (:mod:`theory._validate`).
+arguments (:mod:`theory.validate`).
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ import numpy as np
 import sympy as sp
 from scipy import integrate, optimize, special, stats
 
-from theory._validate import array, check_bytes, choice, integer, real
+from theory.validate import array, check_bytes, choice, integer, real
 
 __all__ = [
     "DRIFT_KINDS", "ESCAPE_KINDS", "NOISE_LAWS", "TOY_FUNCTIONS", "ETA",
@@ -1461,7 +1461,7 @@ def quartic_schedule_divergence(s0, schedule: str, n_agents, omega, sigma1, n_st
     Gaussian part is integrated on ``n_nodes`` equally spaced nodes over :math:`\pm 8` standard deviations. The
     default horizon of 20 steps changes the law by < 1e-12 against 60 steps (an escape starts within a few steps;
     later the shrinking step makes one exponentially unlikely). ``max_bytes``: the allocation limit
-    (:func:`theory._validate.byte_limit`) for a backward step's ``(n_grid, components x n_nodes)`` tables.
+    (:func:`theory.validate.byte_limit`) for a backward step's ``(n_grid, components x n_nodes)`` tables.
     """
     choice("schedule", schedule, SCHEDULE_KINDS)
     s0 = array("s0", s0, ndim=(0, 1), low=0.0, low_open=True)

@@ -77,7 +77,7 @@ against gradient descent's best :math:`(\kappa-1)/(\kappa+1)`. At :math:`(\eta^*
 end of the spectrum is a Jordan block: :math:`\|x_t\|` contracts like :math:`t\,(\rho^*)^t`, not :math:`(\rho^*)^t`.
 
 No JAX and no I/O here: sympy for the algebra, NumPy/SciPy for eigenvalues and roots. Every
-public function validates its arguments (:mod:`theory._validate`).
+public function validates its arguments (:mod:`theory.validate`).
 """
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ import numpy as np
 import sympy as sp
 from scipy import linalg, optimize
 
-from theory import _validate as val
+from theory import validate as val
 from theory import nqm
 
 __all__ = [
@@ -128,7 +128,7 @@ def _symmetric_psd(name: str, m: np.ndarray, what: str) -> np.ndarray:
     Asymmetry beyond :math:`10^{-10}` of the largest entry, or an eigenvalue below :math:`-10^{-10}\,d` times
     it, is a ``ValueError`` naming ``name`` (``what`` says which matrices, for the message).
     """
-    return val.symmetric_psd(name, m, what)  # the shared check (theory._validate), same tolerance
+    return val.symmetric_psd(name, m, what)  # the shared check (theory.validate), same tolerance
 
 
 def _kron_bytes(h: np.ndarray, arrays: int, max_bytes, what: str) -> None:
@@ -145,7 +145,7 @@ def _batch_size(batch_size, n: int) -> int:
 def least_squares_hessians(X, *, max_bytes=None) -> np.ndarray:
     r"""Per-sample Hessians :math:`H_i = x_i x_i^\top` of :math:`\ell_i = \frac12(x_i^\top\theta - y_i)^2` (rows of ``X``).
 
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the ``(n, d, d)`` result.
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the ``(n, d, d)`` result.
     """
     x = val.array("X", X, ndim=2)
     val.check_bytes({"X": f"shape {x.shape}"}, 8 * x.shape[0] * x.shape[1] ** 2, what="the (n, d, d) Hessians",
@@ -191,7 +191,7 @@ def mixture_identity_sympy() -> dict:
 def kron_second_moment(hessians, batch_size, sampling="without", *, max_bytes=None) -> np.ndarray:
     r""":math:`E[H_{\mathcal B}\otimes H_{\mathcal B}] = (1-p)H\otimes H + p\frac1n\sum_i H_i\otimes H_i`, shape :math:`(d^2, d^2)` (:func:`batch_weight` gives :math:`p`).
 
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the :math:`d^2\times d^2` matrices
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the :math:`d^2\times d^2` matrices
     (here and in the functions built on this one).
     """
     h = check_hessians(hessians)
@@ -296,7 +296,7 @@ def batch_means(hessians, batch_size, *, max_bytes=None) -> np.ndarray:
     r"""Every batch mean :math:`H_{\mathcal B}` over the :math:`\binom nB` subsets, in ``itertools.combinations`` order.
 
     ``hessians``: :math:`(n, d, d)` symmetric PSD (:func:`check_hessians`), or :math:`(n, d)` non-negative
-    diagonals of diagonal Hessians. ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for
+    diagonals of diagonal Hessians. ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for
     the gathered batches, :math:`\binom nB \times B` matrices (or diagonals).
     """
     h = val.array("hessians", hessians, ndim=(2, 3))
@@ -341,7 +341,7 @@ def as_threshold_commuting(curvatures, batch_size, *, eta_max=None, max_bytes=No
     Located by a scan of :math:`\gamma` on a fine grid up to ``eta_max`` (default
     :math:`4/\min_k \bar h_k` over coordinates with :math:`\bar h_k > 0`) and Brent's method on the
     first sign change. ``ValueError`` if no crossing exists below ``eta_max``. ``max_bytes``: the allocation limit
-    (:func:`theory._validate.byte_limit`) for the scan, 4000 steps times every batch mean.
+    (:func:`theory.validate.byte_limit`) for the scan, 4000 steps times every batch mean.
     """
     c = _diag_curvatures(curvatures)
     hbar = c.mean(axis=0)

@@ -27,7 +27,7 @@ and SGD's exact second-moment recursion and fixed points are those of the shared
 case at batch size 1).
 
 No JAX and no I/O here: sympy for the algebra, numpy/scipy for the numeric helpers. Every public
-function validates its arguments (:mod:`theory._validate`).
+function validates its arguments (:mod:`theory.validate`).
 """
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ import numpy as np
 import sympy as sp
 from scipy import fft, integrate, sparse, special, stats
 
-from theory import _validate as V
+from theory import validate as V
 from theory import nqm
 
 __all__ = [

@@ -36,7 +36,7 @@ test functions, each with :math:`x^* = 0` (:data:`WELLS`): ``"quartic"`` :math:`
 :math:`(L_0, L_1)` example, asymmetric) and ``"logcosh"`` :math:`2x^2 - 3\log\cosh x` (globally
 4-smooth, curvature 1 at the minimizer).
 
-NumPy/SciPy only; every public function validates its arguments (:mod:`theory._validate`).
+NumPy/SciPy only; every public function validates its arguments (:mod:`theory.validate`).
 """
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ import math
 
 import numpy as np
 
-from theory import _validate as V
+from theory import validate as V
 from theory import sign_floor as SF
 
 __all__ = ["WELLS", "REGIMES", "well", "curvature", "smoothness", "local_floor", "local_form",

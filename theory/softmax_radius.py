@@ -25,7 +25,7 @@ learning rate :math:`\eta` enters only through :math:`t=\eta\|p\|` for an update
 paper's normalized step :math:`r=t/\rho_a` is called ``r``.
 
 Symbolic functions return sympy objects; numeric helpers use NumPy only. Every public function
-validates its arguments (:mod:`theory._validate`). No JAX, no I/O.
+validates its arguments (:mod:`theory.validate`). No JAX, no I/O.
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = [
     "binary_zeros", "binary_radius_expr", "binary_radius_minimum", "binary_flip_point",

@@ -15,7 +15,7 @@ from scipy.integrate import solve_ivp
 
 from sims.bench import BenchCase
 from sims.eos import DIVERGENCE_BOUND, FLOWS, catapult_gd, poly_gd
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = ["poly_loss_numpy", "poly_grad_numpy", "poly_sharpness_numpy", "poly_gd_numpy", "poly_flow_scipy",
            "catapult_numpy", "bench_cases"]

@@ -24,7 +24,7 @@ import scipy.linalg
 import sims  # noqa: F401  (float64)
 from sims import hvp as H
 from sims import linear_hessian as S
-from theory import _validate as V
+from theory import validate as V
 from theory.linear_hessian import validate_widths
 
 __all__ = ["numpy_hvp", "numpy_dense_hessian", "numpy_lanczos", "numpy_balanced_minimum", "numpy_train_gd",
@@ -88,7 +88,7 @@ def numpy_hvp(theta: np.ndarray, V_: np.ndarray, Sxx: np.ndarray, Syx: np.ndarra
 def numpy_dense_hessian(theta, Sxx, Syx, widths, *, max_bytes=None) -> np.ndarray:
     r"""Dense Hessian from the analytic HVP applied to every basis vector at once (batched), symmetrized.
 
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the basis, the products and the
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the basis, the products and the
     symmetrized copy, :math:`P\times P` each.
     """
     P = np.asarray(theta).size
@@ -138,7 +138,7 @@ def numpy_balanced_minimum(rng: np.random.Generator, X, Y, widths, gauge: float 
     with :math:`P_0=V`, :math:`P_L=U` and Haar hidden frames (the top :math:`k=\min_ld_l` triplets),
     then :math:`W_l\to G_lW_l`, :math:`W_{l+1}\to W_{l+1}G_l^{-1}` with
     :math:`G_l=I+\text{gauge}\,N_l/\sqrt{d_l}` (the product is unchanged). ``max_bytes``: the allocation limit
-    (:func:`theory._validate.byte_limit`) for the parameters and the hidden frames.
+    (:func:`theory.validate.byte_limit`) for the parameters and the hidden frames.
     """
     w = validate_widths(widths)
     X = V.array("X", X, shape=(w[0], None))
@@ -225,7 +225,7 @@ def numpy_train_gd(theta0, X, Y, widths, etas, steps: int, *, max_bytes=None) ->
     :math:`B_l=W_{l-1}\cdots W_1` and suffix products :math:`A_l=W_L\cdots W_{l+1}` built once per
     step. Returns the final parameter vectors ``(len(etas), P)`` and the final losses (from the
     data). No divergence handling: give step sizes that converge. ``max_bytes``: the allocation limit
-    (:func:`theory._validate.byte_limit`) for every run's parameters, products and gradients.
+    (:func:`theory.validate.byte_limit`) for every run's parameters, products and gradients.
     """
     w = validate_widths(widths)
     P = sum(w[l] * w[l - 1] for l in range(1, len(w)))

@@ -11,7 +11,7 @@ from scipy import special
 
 from sims.bench import BenchCase
 from sims.logistic import _validate_grid, gd
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = ["gd_numpy", "bench_cases"]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from sims.bench import BenchCase
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = ["nqm_numpy", "abs_numpy", "bench_cases"]
 

@@ -14,7 +14,7 @@ import jax
 import numpy as np
 
 from sims.bench import BenchCase
-from theory._validate import array, check_bytes, choice, integer, real
+from theory.validate import array, check_bytes, choice, integer, real
 
 __all__ = ["dcsgd_quartic", "heun_ode", "bench_cases"]
 
@@ -28,7 +28,7 @@ def dcsgd_quartic(x0, eta, q, sigma1, n_agents, n_steps, rng: np.random.Generato
     Vectorized over the paths in ``x0`` (1-D); a path whose state leaves :math:`|x| \le` ``bound`` or whose loss
     turns non-finite is frozen and flagged. Returns ``x`` (final states), ``diverged`` and ``diverged_at``
     (first diverged step, -1 if none). ``bound``: a finite positive divergence threshold. ``max_bytes``: the
-    allocation limit (:func:`theory._validate.byte_limit`) for a step's ``(n_agents, paths)`` compressor draws.
+    allocation limit (:func:`theory.validate.byte_limit`) for a step's ``(n_agents, paths)`` compressor draws.
     """
     x = array("x0", x0, ndim=1).copy()
     eta = real("eta", eta, low=0.0, low_open=True)

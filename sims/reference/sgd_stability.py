@@ -14,7 +14,7 @@ import numpy as np
 
 import sims  # noqa: F401  (float64)
 from sims.bench import BenchCase
-from theory import _validate as val
+from theory import validate as val
 from theory.sgd_stability import check_hessians
 
 __all__ = ["batch_means_numpy", "kron_enumerated_numpy", "moment_growth_numpy", "delayed_growth_numpy",
@@ -100,7 +100,7 @@ def moment_growth_numpy(hessians: np.ndarray, batch_size: int, eta: np.ndarray, 
                         sigma0: np.ndarray | None = None, *, max_bytes=None) -> dict:
     r"""Exact second moment :math:`\Sigma \leftarrow E_{\mathcal B}[A\Sigma A]` for every step in ``eta`` at once, renormalized.
 
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the ``(m, K, d, d)`` step matrices
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the ``(m, K, d, d)`` step matrices
     and the log-trace records.
     """
     h, b = _problem(hessians, batch_size)
@@ -130,7 +130,7 @@ def moment_growth_numpy(hessians: np.ndarray, batch_size: int, eta: np.ndarray, 
 def delayed_growth_numpy(a: np.ndarray, delay: int, n_steps: int, max_delay: int = 8, *, max_bytes=None) -> dict:
     r""":math:`x_{t+1} = x_t - a\,x_{t-S}` from ones, renormalized by the window's max-norm; every ``a`` at once.
 
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the ``(m, n_steps)`` log-norms.
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the ``(m, n_steps)`` log-norms.
     """
     a = _row("a", a)
     n_steps = _steps(n_steps)
@@ -155,7 +155,7 @@ def momentum_growth_numpy(eta: np.ndarray, mu: np.ndarray, nesterov: bool, n_ste
                           max_bytes=None) -> dict:
     r"""Heavy ball or Nesterov on :math:`\lambda x^2/2` from :math:`x_0 = x_{-1} = 1`, renormalized; every point at once.
 
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for the ``(m, n_steps)`` log-norms.
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the ``(m, n_steps)`` log-norms.
     """
     eta = _row("eta", eta, low=0.0, low_open=True)
     mu = _row("mu", mu, low=0.0, high=1.0, high_open=True)
@@ -186,7 +186,7 @@ def lyapunov_numpy(hessians: np.ndarray, batch_size: int, eta: float, n_steps: i
                    seed: int, *, max_bytes=None) -> np.ndarray:
     r"""Per-path Lyapunov estimates :math:`(\ell_T - \ell_b)/(T - b)` with batches drawn by a NumPy generator.
 
-    ``max_bytes``: the allocation limit (:func:`theory._validate.byte_limit`) for a step's gathered ``(n_paths, d, d)``
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for a step's gathered ``(n_paths, d, d)``
     matrices.
     """
     hessians, b = _problem(hessians, batch_size)

@@ -16,7 +16,7 @@ from scipy import special
 
 from sims import sign_floor as S
 from sims.bench import SCALES, BenchCase
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = ["numpy_chains", "bench_cases"]
 
@@ -30,7 +30,7 @@ def numpy_chains(seed: int, *, a: float, eta: float, x0: float, T: int, n_chains
     :math:`x \leftarrow x - \eta D(m)` with :math:`D(m) = m`, :math:`\mathrm{sign}(m)` or :math:`m/|m|`
     (``method`` ``"sgd"``, ``"sign"``, ``"normalized"``; in 1-d the last two agree except at
     :math:`m = 0`). Noise for ``block`` steps is drawn at once (memory: ``2 block n_chains`` floats; ``max_bytes``
-    is the allocation limit for it, :func:`theory._validate.byte_limit`).
+    is the allocation limit for it, :func:`theory.validate.byte_limit`).
     """
     seed = V.integer("seed", seed, low=0)
     a = V.real("a", a, low=0.0, low_open=True)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from theory import _validate as V
+from theory import validate as V
 
 __all__ = ["MLP_KEYS", "mlp_logits", "rho_a_numpy", "one_step_loss_numpy", "bench_cases"]
 
