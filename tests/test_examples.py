@@ -6,6 +6,7 @@ rejected -- and bad parameters must raise an error that names the parameter.
 """
 from __future__ import annotations
 
+import ast
 import importlib.util
 import subprocess
 import sys
@@ -40,6 +41,52 @@ def _assert_passed(out: dict) -> None:
             assert not rival.accepted, (check.quantity, rival.label, rival.text)
     assert out["status"] == "passed"
     assert out["claim"] and out["statement"]
+
+
+def _check_types() -> set[str]:
+    """Names of :class:`paper_checks.Check` and every subclass of it (Exact, Bound, Rate, ...)."""
+    from paper_checks import Check
+    found, todo = set(), [Check]
+    while todo:
+        cls = todo.pop()
+        found.add(cls.__name__)
+        todo.extend(cls.__subclasses__())
+    return found
+
+
+def _built_checks(path: Path, kinds: set[str]) -> list[str]:
+    """Where ``path`` constructs a typed check or defines rivals: ``line: what`` per offence.
+
+    A call counts whether the class is imported by name, under an alias, or reached as an attribute
+    (``paper_checks.Exact``); rivals are a ``rivals=`` keyword or a name bound to ``rivals``.
+    """
+    tree = ast.parse(path.read_text())
+    aliases = {a.asname: a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+               for a in node.names if a.asname}
+    hits = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+            if aliases.get(name, name) in kinds:
+                hits.append(f"{node.lineno}: builds {aliases.get(name, name)}")
+            hits += [f"{node.lineno}: passes rivals=" for k in node.keywords if k.arg == "rivals"]
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and "rival" in node.id.lower():
+            hits.append(f"{node.lineno}: defines {node.id}")
+    return hits
+
+
+# examples still building their own checks, each removed as it moves to its claim's core (must shrink to empty)
+_NOT_YET_ON_THE_CORE = {f"{t}.py" for t in TOPICS}
+
+
+def test_examples_build_no_checks_of_their_own():
+    """A claim's checks and rivals are written once, in its module's core function: an example calls that core,
+    so the two cannot drift apart."""
+    kinds = _check_types()
+    assert {"Exact", "Bound", "Rate", "Statistical", "Count", "Categorical"} <= kinds
+    offences = {p.name: hits for p in sorted(EXAMPLES.glob("*.py")) if (hits := _built_checks(p, kinds))}
+    assert set(offences) == _NOT_YET_ON_THE_CORE, {k: v for k, v in offences.items() if k not in _NOT_YET_ON_THE_CORE}
 
 
 def test_every_topic_has_a_documented_example():
