@@ -1,7 +1,9 @@
 r"""Shared by the example scripts: the verdict of a claim's typed checks and a plain-text printout.
 
-Each example builds the same typed checks (:mod:`paper_checks._checks`) that its claim builds, on
-the user's parameters, and asks the registered claim for the status those checks earn
+Each example runs its simulation on the user's parameters and hands the measurements to its claim's
+core (the public ``<claim>_checks`` function of the claim's module, which the registered claim calls
+on the paper's setup), so the typed checks and rivals are written once; it then asks the registered
+claim for the status those checks earn
 (:meth:`paper_checks.Claim.status`): ``passed`` when every prediction is accepted and every rival
 rejected, ``failed`` when a prediction is rejected, ``inconclusive`` when a rival survives (the
 user's parameters cannot tell the claim from that rival).
@@ -16,14 +18,16 @@ import numpy as np
 from paper_checks import Check, Result, get_claim
 
 
-def outcome(claim_id: str, checks: Sequence[Check], **extra: Any) -> dict:
+def outcome(claim_id: str, checks: Result | Sequence[Check], **extra: Any) -> dict:
     """The dictionary every ``run`` returns: claim, status, the checks and their assessments, plus ``extra``.
+
+    ``checks``: the :class:`~paper_checks.Result` of the claim's core, or its checks.
 
     ``prediction``/``measurement`` are those of the first check (the claim's central comparison);
     ``rivals`` lists its rivals' assessments (label, value, accepted, margin).
     """
     claim = get_claim(claim_id)
-    result = Result(list(checks))
+    result = checks if isinstance(checks, Result) else Result(list(checks))
     first = result.checks[0]
     return {"claim": claim_id, "statement": claim.statement, "status": claim.status(result),
             "prediction": first.predicted_value(), "measurement": first.measured_value(),

@@ -14,8 +14,9 @@ below 1 for :math:`\alpha < 1` (:func:`theory.noisy_quadratic.ema_variance_ratio
 
 The measurement. ``n_chains`` runs of :func:`sims.nqm.simulate` (SGD, ``ema=alpha``) from :math:`x_0 = 0`; per run
 the ratio of the time averages of :math:`z^2` and :math:`x^2` after ``burn`` steps; mean and standard error over
-runs against the formula (a Statistical check, 4 SE, with the O(correlation time / window) bias of a ratio of
-finite time averages). Rival: the i.i.d. value.
+runs against the formula, by the claim's own checks
+(:func:`paper_checks.noisy_quadratic.averaging.ema_variance_ratio_checks`: 4 SE, with the O(correlation time /
+window) bias of a ratio of finite time averages). Rival: the i.i.d. value.
 
 Run: ``python examples/noisy_quadratic.py --alpha 0.05,0.1,0.3 --eta 0.2 --lam 1``
 """
@@ -27,9 +28,8 @@ import jax
 import numpy as np
 
 import sims.nqm as sn
-import theory.noisy_quadratic as th
 from _common import floats, outcome, report
-from paper_checks import Statistical
+from paper_checks.noisy_quadratic.averaging import ema_variance_ratio_checks
 from theory import validate as V
 
 CLAIM = "morales2024.ema_variance_ratio"
@@ -55,15 +55,8 @@ def run(alpha=(0.05, 0.1, 0.3), eta: float = 0.2, lam: float = 1.0, *, n_chains:
         raise ValueError(f"burn: the correlation time {tau:.0f} steps needs burn >= {20 * tau:.0f}; raise burn and n_steps")
     out = sn.simulate(jax.random.key(seed), T=n_steps, eta=eta, x0=np.zeros(1), lam=np.array([lam]), sigma_a=1.0,
                       ema=a, n_chains=n_chains, n_rec=1, burn=burn)
-    r = out["mode_m2_ema"][..., 0] / out["mode_m2"][..., 0]
-    est, se = r.mean(axis=1), r.std(axis=1, ddof=1) / np.sqrt(n_chains)
-    pred = np.array([th.ema_variance_ratio(x, eta, lam) for x in a])
-    check = Statistical("Var(EMA)/Var(x) per alpha", estimate=est, se=se, predicted=pred, z=4.0,
-                        bias=float(np.max(pred * tau / (n_steps - burn))),
-                        rivals={"α/(2 − α) (iterates treated as independent)": a / (2 - a)},
-                        why="4 standard errors over independent runs; bias: a ratio of finite time averages, "
-                            "O(correlation time / window)")
-    return outcome(CLAIM, [check], alpha=a, rho=1 - eta * lam, ratio=est, se=se)
+    result = ema_variance_ratio_checks(a, eta, lam, out["mode_m2_ema"][..., 0], out["mode_m2"][..., 0], n_steps - burn)
+    return outcome(CLAIM, result, alpha=a, rho=1 - eta * lam, ratio=result.arrays["ratio"], se=result.arrays["se"])
 
 
 def main(argv=None) -> dict:

@@ -10,6 +10,7 @@ run's last iterate on the schedule claims' 64-mode noisy quadratic.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -36,22 +37,41 @@ def _ratio_stats(num: np.ndarray, den: np.ndarray) -> tuple[np.ndarray, np.ndarr
        latex=r"\frac{\mathrm{Var}\,z}{\mathrm{Var}\,x} = \frac{\alpha(1+\rho(1-\alpha))}{(2-\alpha)(1-\rho(1-\alpha))}")
 def ema_variance_ratio(budget) -> Result:
     r"""Per run, the ratio of the time averages of :math:`z^2` and :math:`x^2` after a burn-in (eta = 0.2, lambda = 1,
-    alpha in 0.05, 0.1, 0.3), mean and standard error over runs.
-
-    Rival: the i.i.d. value :math:`\alpha/(2-\alpha)` (the iterates' autocorrelation ignored).
+    alpha in 0.05, 0.1, 0.3), mean and standard error over runs (:func:`ema_variance_ratio_checks`).
     """
     ex = E.averaging(budget)
-    est, se = _ratio_stats(ex["ema_m2_z"], ex["ema_m2_x"])
-    pred = np.array([th.ema_variance_ratio(a, E.EMA_ETA, E.AVG_LAM) for a in ex["alphas"]])
-    # a ratio of time averages over T - burn steps is biased by O(tau/(T - burn)): tau = 1/alpha = 20 steps at most
-    bias = float(np.max(pred * (1 / ex["alphas"]) / (E.AVG_T - E.AVG_BURN)))
-    checks = [Statistical("Var(EMA)/Var(x)", estimate=est, se=se, predicted=pred, z=4.0, bias=bias,
-                          rivals={"α/(2 − α) (iterates treated as independent)": ex["alphas"] / (2 - ex["alphas"])},
+    result = ema_variance_ratio_checks(ex["alphas"], E.EMA_ETA, E.AVG_LAM, ex["ema_m2_z"], ex["ema_m2_x"],
+                                       E.AVG_T - E.AVG_BURN)
+    return replace(result, seed=E.SEED + 3)
+
+
+def ema_variance_ratio_checks(alphas, eta: float, lam: float, m2_z: np.ndarray, m2_x: np.ndarray,
+                              window: int) -> Result:
+    r"""Core of ``morales2024.ema_variance_ratio``: the checks on measured time averages of :math:`z^2` and :math:`x^2`.
+
+    ``m2_z``, ``m2_x``: shape (alpha, run), each run's time averages over ``window`` steps after its burn-in, for SGD
+    at step ``eta`` on :math:`\lambda x^2/2` (``lam``) and its EMAs at rates ``alphas``. The per-run ratio's mean
+    (standard error over runs) is compared with
+
+    .. math:: \frac{\mathrm{Var}\,z}{\mathrm{Var}\,x} = \frac{\alpha(1+\rho(1-\alpha))}{(2-\alpha)(1-\rho(1-\alpha))},
+              \qquad \rho = 1-\eta\lambda,
+
+    within 4 SE plus the bias of a ratio of finite time averages, :math:`O(\tau/\text{window})` with
+    :math:`\tau = \max(1/\alpha, 1/\min(\eta\lambda, 2-\eta\lambda))` the slower of the EMA's and the iterate's
+    correlation times. Rival: the i.i.d. value :math:`\alpha/(2-\alpha)` (the iterates' autocorrelation ignored).
+    """
+    alphas = np.asarray(alphas, dtype=float)
+    est, se = _ratio_stats(m2_z, m2_x)
+    pred = np.array([th.ema_variance_ratio(a, eta, lam) for a in alphas])
+    tau = np.maximum(1 / alphas, 1 / min(eta * lam, 2 - eta * lam))
+    checks = [Statistical("Var(EMA)/Var(x)", estimate=est, se=se, predicted=pred, z=4.0,
+                          bias=float(np.max(pred * tau / window)),
+                          rivals={"α/(2 − α) (iterates treated as independent)": alphas / (2 - alphas)},
                           why="standard error over independent runs; bias: the ratio of finite time averages, of order "
                               "(correlation time)/(window)")]
     return Result(checks, detail=", ".join(f"alpha={a:g}: {e:.4f} ± {s:.4f} (pred {p:.4f}, iid {a / (2 - a):.4f})"
-                                           for a, e, s, p in zip(ex["alphas"], est, se, pred)),
-                  seed=E.SEED + 3, arrays={"alpha": ex["alphas"], "ratio": est, "se": se, "predicted": pred})
+                                           for a, e, s, p in zip(alphas, est, se, pred)),
+                  arrays={"alpha": alphas, "ratio": est, "se": se, "predicted": pred})
 
 
 def _leading_term_log(alpha: float, eta: float, lam: float, t: np.ndarray) -> np.ndarray:
