@@ -16,8 +16,9 @@ for small :math:`\beta` from 7/4 to a fold just below 2); outside it the predict
 
 The measurement. GD from ``init`` (:func:`sims.eos.poly_gd`) long enough for the cycle's slowest
 closed-form multiplier to leave less than 1e-8 of the start's distance, then the time averages of
-:math:`y`, :math:`x^2` and :math:`L` over the last 1000 steps; Exact checks to 1e-6 relative and a Count of
-runs ending on a 2-cycle, as in the claim. Rivals (gradient flow): :math:`y` keeps growing like
+:math:`y`, :math:`x^2` and :math:`L` over the last 1000 steps, handed to the claim's own checks
+(:func:`paper_checks.eos.selfstab.selfstab_equilibrium_checks`: Exact checks to 1e-6 relative and a Count of
+runs ending on a 2-cycle). Rivals (gradient flow): :math:`y` keeps growing like
 :math:`y_0 + \eta\beta t`, :math:`\langle x^2\rangle = 0`, the average loss is the central point's
 :math:`-\beta y^\star`.
 
@@ -33,11 +34,12 @@ import numpy as np
 import sims.eos as sim
 import theory.eos as th
 from _common import floats, outcome, report
-from paper_checks import Count, Exact
+from paper_checks.eos.selfstab import HOLD_RTOL as RTOL
+from paper_checks.eos.selfstab import selfstab_equilibrium_checks
 from theory import validate as V
 
 CLAIM = "damian2023.selfstab_equilibrium"
-RTOL, TAIL = 1e-6, 1000
+TAIL = 1000
 
 
 def run(eta_a=(1.8, 1.9), beta=0.1, eta: float = 0.5, *, init=(0.1, 0.0), max_steps: int = 400_000) -> dict:
@@ -75,24 +77,10 @@ def run(eta_a=(1.8, 1.9), beta=0.1, eta: float = 0.5, *, init=(0.1, 0.0), max_st
     out = sim.poly_gd(coef, eta, w0, n_steps=n_steps, n_blocks=n_steps // TAIL)
     tail = out["block_mean"][:, -1]
     mean_y, mean_x2, mean_loss = tail[:, 1], tail[:, 2], tail[:, 3]
-    periodic = ~out["diverged"] & (out["gap2"] < 1e-9)
-    s2 = np.array([th.selfstab_equilibrium(e / eta, bb, eta)[1] for e, bb in zip(ea, b)])
-    loss = np.array([th.selfstab_central_flow_loss(e / eta, bb, eta) for e, bb in zip(ea, b)])
-    k = periodic
-    why = (f"the distance to the 2-cycle contracts by the closed-form multipliers (at most {max(rho):.4f} per step "
-           f"pair); after {n_steps} steps less than 1e-8 of it is left, and the tail averages carry only round-off")
-    checks = [
-        Count("runs ending on a 2-cycle (finite, |w_T − w_{T−2}| < 1e-9)", measured=periodic, predicted=True,
-              rivals={"the oscillation dies out and GD converges to a point (<x²> = 0)": periodic & (mean_x2 < 1e-12)},
-              why="a 2-cycle repeats to round-off"),
-        Exact("<y> over the last 1000 steps", predicted=ys[k], measured=mean_y[k], rtol=RTOL,
-              rivals={"y keeps growing like gradient flow, y0 + η β t": w0[1] + eta * b[k] * n_steps}, why=why),
-        Exact("<x²> over the last 1000 steps", predicted=s2[k], measured=mean_x2[k], rtol=RTOL,
-              rivals={"GD stops oscillating like gradient flow: <x²> = 0": np.zeros(int(k.sum()))}, why=why),
-        Exact("<L> over the last 1000 steps", predicted=loss[k], measured=mean_loss[k], rtol=RTOL,
-              rivals={"the average loss is the central point's, L(0, y*) = −β y*": -b[k] * ys[k]}, why=why),
-    ]
-    return outcome(CLAIM, checks, eta_a=ea, beta=b, y_star=ys, n_steps=n_steps, mean_y=mean_y, mean_x2=mean_x2,
+    left = max(rho) ** ((n_steps - TAIL - transient) / 2)
+    result = selfstab_equilibrium_checks(ea, b, eta, w0[1], n_steps, out["diverged"], out["gap2"], mean_y, mean_x2,
+                                         mean_loss, left)
+    return outcome(CLAIM, result, eta_a=ea, beta=b, y_star=ys, n_steps=n_steps, mean_y=mean_y, mean_x2=mean_x2,
                    mean_loss=mean_loss)
 
 

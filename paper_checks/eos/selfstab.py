@@ -6,6 +6,8 @@ sharpness back to :math:`2/\eta` -- is the paper's. GD is simulated by :func:`si
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 import theory.eos as th
@@ -72,34 +74,57 @@ def selfstab_equilibrium(budget) -> Result:
     """
     run = E.selfstab_points(budget)
     eta_a, beta = run["eta_a"], run["beta"]
-    ys, s2, loss = _predictions(eta_a, beta, E.TOY_ETA)
-    finite = ~run["diverged"]
-    periodic = finite & (run["gap2"] < 1e-9)
     left = max(_contraction_left(np.unique(eta_a[beta == b]), b, E.TOY_ETA, run["n_steps"]) for b in np.unique(beta))
+    result = selfstab_equilibrium_checks(eta_a, beta, E.TOY_ETA, run["inits"][:, 1], run["n_steps"], run["diverged"],
+                                         run["gap2"], run["mean_y"], run["mean_x2"], run["mean_loss"], left)
+    return replace(result, seed=E.SEED)
+
+
+def selfstab_equilibrium_checks(eta_a: np.ndarray, beta: np.ndarray, eta: float, y0, n_steps: int,
+                                diverged: np.ndarray, gap2: np.ndarray, mean_y: np.ndarray, mean_x2: np.ndarray,
+                                mean_loss: np.ndarray, left: float) -> Result:
+    r"""Core of ``damian2023.selfstab_equilibrium``: the checks on GD's runs of the toy, one per ``(eta_a, beta)`` row.
+
+    Per run, started at :math:`y_0` (``y0``) and run ``n_steps`` at step ``eta``: whether it ``diverged``, the
+    two-step gap ``gap2`` :math:`|w_T - w_{T-2}|`, and the 1000-step tail averages of :math:`y`, :math:`x^2`, :math:`L`.
+    A Count of runs on a 2-cycle (finite, gap < 1e-9), then, over those runs, Exact checks (``HOLD_RTOL``) against
+
+    .. math:: \langle y\rangle = y^\star = \sqrt{2/\eta - a},\quad \langle x^2\rangle = \beta/y^\star,\quad
+              \langle L\rangle = L(0, y^\star) + \sigma^2/\eta .
+
+    ``left``: the distance to the cycle left at the end, per unit distance at the start (closed-form multipliers);
+    the tolerance argument needs ``left < HOLD_RTOL / 100``. Rivals (gradient flow): the oscillation dies,
+    :math:`\langle x^2\rangle = 0`; :math:`y` keeps growing as :math:`y_0 + \eta\beta T`; the loss is the central
+    point's, without :math:`\sigma^2/\eta`.
+    """
+    beta = np.broadcast_to(np.asarray(beta, float), eta_a.shape)
+    ys, s2, loss = _predictions(eta_a, beta, eta)
+    finite = ~diverged
+    periodic = finite & (gap2 < 1e-9)
     if not left < HOLD_RTOL / 100:  # the tolerance argument needs the run to be long enough for every point used
         raise RuntimeError(f"runs too short: rho^(n/2) = {left:.2e} at the slowest point")
     k = periodic
-    gf_y = run["inits"][k, 1] + E.TOY_ETA * beta[k] * run["n_steps"]
+    gf_y = np.broadcast_to(np.asarray(y0, float), eta_a.shape)[k] + eta * beta[k] * n_steps
     why = (f"inside the window the distance to the 2-cycle contracts by the closed-form multipliers; after "
-           f"{run['n_steps']} steps at most {left:.1e} of it is left, and the tail averages of the period-2 orbit "
+           f"{n_steps} steps at most {left:.1e} of it is left, and the tail averages of the period-2 orbit "
            "carry only float64 round-off")
     checks = [
         Count("runs ending on a 2-cycle (finite, |w_T - w_{T-2}| < 1e-9)", measured=periodic, predicted=True,
               rivals={"the oscillation dies out and GD converges to a point (gap 0 but <x^2> = 0)":
-                      periodic & (run["mean_x2"] < 1e-12)},
+                      periodic & (mean_x2 < 1e-12)},
               why="every start lies in the cycle's basin at these (eta a, beta); a 2-cycle repeats to round-off"),
-        Exact("<y> over the last 1000 steps", predicted=ys[k], measured=run["mean_y"][k], rtol=HOLD_RTOL,
+        Exact("<y> over the last 1000 steps", predicted=ys[k], measured=mean_y[k], rtol=HOLD_RTOL,
               rivals={"y keeps growing like gradient flow, y0 + eta beta t": gf_y}, why=why),
-        Exact("<x^2> over the last 1000 steps", predicted=s2[k], measured=run["mean_x2"][k], rtol=HOLD_RTOL,
+        Exact("<x^2> over the last 1000 steps", predicted=s2[k], measured=mean_x2[k], rtol=HOLD_RTOL,
               rivals={"GD stops oscillating like gradient flow: <x^2> = 0": np.zeros(int(k.sum()))}, why=why),
-        Exact("<L> over the last 1000 steps", predicted=loss[k], measured=run["mean_loss"][k], rtol=HOLD_RTOL,
+        Exact("<L> over the last 1000 steps", predicted=loss[k], measured=mean_loss[k], rtol=HOLD_RTOL,
               rivals={"the average loss is the central point's, L(0, y*) = -beta y*": -beta[k] * ys[k]}, why=why),
     ]
-    worst = float(np.max(np.abs(run["mean_y"][k] / ys[k] - 1))) if k.any() else np.nan
+    worst = float(np.max(np.abs(mean_y[k] / ys[k] - 1))) if k.any() else np.nan
     return Result(checks, detail=(f"{int(periodic.sum())}/{periodic.size} runs on a 2-cycle ({int((~finite).sum())} diverged) "
                                   f"at (eta a, beta) in {sorted(set(zip(eta_a.tolist(), beta.tolist())))}; "
                                   f"max |<y>/y* - 1| = {worst:.1e}"),
-                  arrays={"eta_a": eta_a, "beta": beta, "mean_y": run["mean_y"], "y_star": ys}, seed=E.SEED)
+                  arrays={"eta_a": eta_a, "beta": beta, "mean_y": mean_y, "y_star": ys})
 
 
 @claim("steplab.validity_window", paper=STEPLAB, provenance="derived", kind="exact",
