@@ -27,6 +27,7 @@ from jax import lax
 
 import sims  # noqa: F401  (float64)
 from sims import hvp as _hvp
+from sims.optimizers import adam_direction
 from sims.sweep import diverged, run_grid
 from theory import validate as V
 
@@ -41,11 +42,8 @@ MAX_DIM = 64
 
 
 def _direction(m_hat, v_hat, precond):
-    """Adam's direction with eps = 0; a zero second moment gives a zero direction (guard against 0/0)."""
-    if precond is None:
-        pos = v_hat > 0
-        return jnp.where(pos, m_hat / jnp.sqrt(jnp.where(pos, v_hat, 1.0)), 0.0)
-    return m_hat / precond
+    """Adam's eps = 0 direction (:func:`sims.optimizers.adam_direction`), or the momentum over a frozen ``precond``."""
+    return adam_direction(m_hat, v_hat) if precond is None else m_hat / precond
 
 
 def _sharpness(H, pdiag, eta):

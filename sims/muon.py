@@ -1,6 +1,6 @@
 r"""Muon on matrix parameters: the exact polar factor, the quintic Newton--Schulz iteration, and two simulators.
 
-**The update rules** (small pure functions of a matrix). For a momentum :math:`M = U\Sigma V^\top` (thin SVD),
+**The update rules** (small pure functions of a matrix, in :mod:`sims.optimizers`; re-exported here). For a momentum :math:`M = U\Sigma V^\top` (thin SVD),
 
 * :func:`polar`: the exact polar factor :math:`O = UV^\top` (every nonzero singular value mapped to 1), from
   ``jnp.linalg.svd``; 0 for :math:`M = 0`;
@@ -33,9 +33,9 @@ import numpy as np
 from jax import lax
 
 import sims  # noqa: F401  (float64)
+from sims.optimizers import newton_schulz, orthogonalize, polar  # the rules live with the other optimizers
 from sims.sweep import diverged, run_grid
 from theory import validate as V
-from theory.muon import NS5
 
 __all__ = ["METHODS", "MAX_STEPS", "normal_draws", "polar", "newton_schulz", "train", "factorization"]
 
@@ -62,51 +62,6 @@ def normal_draws(key, shape) -> np.ndarray:
     return np.concatenate(blocks)[:n].reshape(shape) if blocks else np.zeros(shape)
 
 
-def polar(m):
-    r"""The polar factor :math:`UV^\top` of a matrix :math:`M = U\Sigma V^\top` (thin SVD); 0 where :math:`M = 0`.
-
-    Singular directions of a zero singular value keep weight 1 (``jnp.linalg.svd`` picks them): the polar factor of
-    a rank-deficient matrix is not unique, and Muon's update is then only defined on the range of :math:`M`.
-    """
-    m = V.traceable("m", m, ndim=2)
-    u, _, vt = jnp.linalg.svd(m, full_matrices=False)
-    return jnp.where(jnp.any(m != 0), u @ vt, jnp.zeros_like(m))
-
-
-def _ns(m, steps, coeffs):
-    a, b, c = coeffs
-    tall = m.shape[0] > m.shape[1]
-    x = m.T if tall else m  # the Gram matrix A = X X^T is the smaller of the two
-    norm = jnp.sqrt(jnp.sum(x * x))
-    x = x / jnp.where(norm > 0, norm, 1.0)
-
-    def body(_, x):
-        g = x @ x.T
-        return a * x + (b * g + c * g @ g) @ x
-
-    x = lax.fori_loop(0, steps, body, x)
-    return x.T if tall else x
-
-
-def newton_schulz(m, steps=5, coeffs=NS5):
-    r"""``steps`` quintic Newton--Schulz steps from :math:`M/\|M\|_F` (0 for :math:`M = 0`), coefficients ``coeffs``.
-
-    Args:
-      m: a real matrix ``(p, q)``.
-      steps: the number of iterations, an integer >= 0 (may be traced, so a grid can map over it).
-      coeffs: :math:`(a, b, c)` of :math:`p(s) = as + bs^3 + cs^5`; the reference code's by default.
-    """
-    m = V.traceable("m", m, ndim=2)
-    if not V.is_tracer(steps):
-        steps = V.integer("steps", steps, low=0, high=10_000)
-    coeffs = tuple(V.real(f"coeffs[{i}]", c) for i, c in enumerate(V.array("coeffs", coeffs, shape=(3,))))
-    return _ns(m, steps, coeffs)
-
-
-def _orth(m, ns_steps, method):
-    return polar(m) if method == "polar" else _ns(m, ns_steps, NS5)
-
-
 def _train_run(point, xi, *, n_steps, method):
     """One run: the grid point holds its (eta, lam, ns_steps, momentum, noise, target, w0); returns the singular
     values of W after each step. Every run reads the same standard normal draws ``xi`` (n_steps, p, q), scaled by
@@ -119,7 +74,7 @@ def _train_run(point, xi, *, n_steps, method):
         w, m, first = carry
         g = w - target + sigma * xi_t
         m = beta * m + g
-        w = (1.0 - eta * lam) * w - eta * _orth(m, ns_steps, method)
+        w = (1.0 - eta * lam) * w - eta * orthogonalize(m, method, ns_steps)
         first = jnp.where((first < 0) & diverged(w[None])[0], t + 1, first)
         # a diverged run is frozen at 0: an SVD of entries near the float64 limit overflows, and LAPACK's iteration
         # on NaN may not end

@@ -22,6 +22,16 @@ With a constant step, ``heavy_ball`` is Polyak's :math:`x_{t+1} = x_t - \eta g_t
 ``nesterov`` runs Nesterov's method in the look-ahead variable: the parameters are the points
 :math:`y_t` where gradients are taken, and :math:`x_{t+1} = y_t - \eta g(y_t)` is the iterate.
 
+Two families act on other objects and have their own rules (no state, no step):
+
+* Muon's orthogonalization of a momentum *matrix* :math:`M = U\Sigma V^\top` (:func:`orthogonalize`): the exact
+  polar factor :math:`UV^\top` (:func:`polar`) or :math:`k` quintic Newton--Schulz steps (:func:`newton_schulz`,
+  the public reference code's coefficients :data:`theory.muon.NS5`), which maps each singular value through a
+  polynomial instead of to 1 (tested against optax's ``orthogonalize_via_newton_schulz`` and a NumPy
+  eigen-decomposition);
+* Adam's direction with :math:`\epsilon = 0` (:func:`adam_direction`), :math:`\hat m/\sqrt{\hat v}` with 0 where
+  :math:`\hat v = 0`, the form the threshold :math:`2(1+\beta_1)/(1-\beta_1)` is stated for.
+
 Normalization is written out (:math:`m/\|m\|`, and 0 for :math:`m = 0`) because optax's
 ``normalize_by_update_norm`` adds a jitter to the norm; the two agree to that jitter (tested).
 Hyperparameters may be traced values, so a sweep can map over them without recompiling. Every rule
@@ -37,8 +47,10 @@ import optax
 
 import sims  # noqa: F401  (float64)
 from theory import validate as V
+from theory.muon import NS5
 
-__all__ = ["METHODS", "MOMENTUM_METHODS", "Hyper", "transform", "init", "step"]
+__all__ = ["METHODS", "MOMENTUM_METHODS", "Hyper", "transform", "init", "step", "ORTH_METHODS", "polar",
+           "newton_schulz", "orthogonalize", "adam_direction"]
 
 METHODS = ("sgd", "heavy_ball", "nesterov", "sign", "signum", "lion", "normalized")
 MOMENTUM_METHODS = ("heavy_ball", "nesterov", "signum", "lion", "normalized")  # methods that read Hyper.momentum
@@ -137,3 +149,83 @@ def step(method: str, grad, state, params, eta, hyper: Hyper = Hyper()):
     d, state = _direction(method, g, state, params, hyper)
     new = jax.tree.map(lambda xi, di: xi - eta * (di + hyper.wd * xi), params, d)
     return new, state
+
+
+# ----------------------------------------------------------------------------------------------
+# Muon's orthogonalization and Adam's epsilon-free direction
+
+ORTH_METHODS = ("polar", "ns")
+
+
+def polar(m):
+    r"""The polar factor :math:`UV^\top` of a matrix :math:`M = U\Sigma V^\top` (thin SVD); 0 where :math:`M = 0`.
+
+    Singular directions of a zero singular value keep weight 1 (``jnp.linalg.svd`` picks them): the polar factor of
+    a rank-deficient matrix is not unique, and Muon's update is then only defined on the range of :math:`M`.
+    """
+    m = V.traceable("m", m, ndim=2)
+    u, _, vt = jnp.linalg.svd(m, full_matrices=False)
+    return jnp.where(jnp.any(m != 0), u @ vt, jnp.zeros_like(m))
+
+
+def _ns(m, steps, coeffs):
+    a, b, c = coeffs
+    tall = m.shape[0] > m.shape[1]
+    x = m.T if tall else m  # the Gram matrix A = X X^T is the smaller of the two
+    norm = jnp.sqrt(jnp.sum(x * x))
+    x = x / jnp.where(norm > 0, norm, 1.0)
+
+    def body(_, x):
+        g = x @ x.T
+        return a * x + (b * g + c * g @ g) @ x
+
+    x = jax.lax.fori_loop(0, steps, body, x)
+    return x.T if tall else x
+
+
+def newton_schulz(m, steps=5, coeffs=NS5):
+    r"""``steps`` quintic Newton--Schulz steps :math:`X \leftarrow aX + (bA + cA^2)X`, :math:`A = XX^\top`, from
+    :math:`X_0 = M/\|M\|_F` (0 for :math:`M = 0`).
+
+    Each singular value moves separately, :math:`\sigma \mapsto p^{\circ k}(\sigma/\|M\|_F)` with
+    :math:`p(s) = as + bs^3 + cs^5`, so the output's singular values lie in the polynomial's band
+    (:func:`theory.muon.ns_band`), not at 1.
+
+    Args:
+      m: a real matrix ``(p, q)``.
+      steps: the number of iterations, an integer >= 0 (may be traced, so a grid can map over it).
+      coeffs: :math:`(a, b, c)`; the public reference code's :data:`theory.muon.NS5` by default.
+    """
+    m = V.traceable("m", m, ndim=2)
+    if not V.is_tracer(steps):
+        steps = V.integer("steps", steps, low=0, high=10_000)
+    coeffs = tuple(V.real(f"coeffs[{i}]", c) for i, c in enumerate(V.array("coeffs", coeffs, shape=(3,))))
+    return _ns(m, steps, coeffs)
+
+
+def orthogonalize(m, method: str = "polar", ns_steps=5):
+    r"""Muon's direction for a momentum matrix :math:`M`: :func:`polar` (``"polar"``) or ``ns_steps`` steps of
+    :func:`newton_schulz` with the reference coefficients (``"ns"``).
+
+    One Muon step with decoupled decay :math:`\lambda` and heavy-ball momentum :math:`\beta` is then
+    :math:`M \leftarrow \beta M + G`, :math:`W \leftarrow (1-\eta\lambda)W - \eta\,\mathrm{orthogonalize}(M)`.
+    """
+    V.choice("method", method, ORTH_METHODS)
+    if not V.is_tracer(ns_steps):
+        ns_steps = V.integer("ns_steps", ns_steps, low=0, high=10_000)
+    return polar(m) if method == "polar" else newton_schulz(m, ns_steps)
+
+
+def adam_direction(m_hat, v_hat):
+    r"""Adam's direction with :math:`\epsilon = 0`: :math:`\hat m/\sqrt{\hat v}` elementwise, 0 where :math:`\hat v = 0`.
+
+    The guard keeps :math:`0/0` out (a coordinate whose gradient has been exactly 0 since the start has
+    :math:`\hat m = \hat v = 0`), and ``sqrt`` never sees a negative or NaN argument from the masked branch.
+    Arrays of one shape, traced or not (values are checked when concrete: finite, :math:`\hat v \ge 0`).
+    """
+    m_hat = V.traceable("m_hat", m_hat)
+    v_hat = V.traceable("v_hat", v_hat, low=0.0)
+    if m_hat.shape != v_hat.shape:
+        raise ValueError(f"v_hat: expected the shape of m_hat {m_hat.shape}, got {v_hat.shape}")
+    pos = v_hat > 0
+    return jnp.where(pos, m_hat / jnp.sqrt(jnp.where(pos, v_hat, 1.0)), 0.0)

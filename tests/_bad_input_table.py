@@ -87,15 +87,20 @@ class Row:
 # ---------------------------------------------------------------------------------------------
 # discovery
 
+#: the validators themselves: refusing bad input is what they do, and tests/test_validate.py tests each refusal
+VALIDATORS = "theory.validate"
+
+
 def public_modules() -> list[str]:
-    """Every module under theory/ and sims/ whose dotted name has no part starting with ``_``."""
+    """Every module under theory/ and sims/ whose dotted name has no part starting with ``_`` (the validators of
+    :data:`VALIDATORS` aside)."""
     import sims
     import theory
 
     names = []
     for pkg in (theory, sims):
         for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
-            if not any(part.startswith("_") for part in info.name.split(".")):
+            if info.name != VALIDATORS and not any(part.startswith("_") for part in info.name.split(".")):
                 names.append(info.name)
     return sorted(names)
 

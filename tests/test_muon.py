@@ -37,6 +37,45 @@ def test_newton_schulz_maps_each_singular_value_by_the_scalar_polynomial(shape, 
     assert th.ns_map(sig / np.linalg.norm(m), steps) == pytest.approx(x, abs=1e-14)
 
 
+@pytest.mark.parametrize("shape, steps", [((7, 4), 5), ((4, 7), 3), ((6, 6), 8)])
+def test_newton_schulz_equals_optaxs_muon_iteration(shape, steps):
+    """optax's Muon (an independent implementation) with its norm's epsilon set to 0 runs the same iteration."""
+    import jax.numpy as jnp
+    from optax.contrib._muon import orthogonalize_via_newton_schulz
+
+    import sims.optimizers as so
+
+    m = np.random.default_rng(2).normal(size=shape)
+    theirs = orthogonalize_via_newton_schulz(jnp.asarray(m), jnp.asarray(th.NS5), steps, eps=0.0)
+    # round-off: steps of products of matrices with entries O(1), summed in a different order
+    np.testing.assert_allclose(np.asarray(so.newton_schulz(m, steps)), np.asarray(theirs), atol=1e-12)
+    np.testing.assert_array_equal(np.asarray(so.orthogonalize(m, "ns", steps)), np.asarray(so.newton_schulz(m, steps)))
+    np.testing.assert_array_equal(np.asarray(so.orthogonalize(m, "polar")), np.asarray(so.polar(m)))
+    with pytest.raises(ValueError, match="method"):
+        so.orthogonalize(m, "svd")
+
+
+def test_adam_direction_equals_optaxs_adam_without_epsilon():
+    """optax's scale_by_adam(eps=0) over three steps gives m_hat/sqrt(v_hat); a coordinate whose gradients are all 0
+    gives 0 here where optax's 0/0 gives NaN."""
+    import jax.numpy as jnp
+    import optax
+
+    import sims.optimizers as so
+
+    b1, b2 = 0.9, 0.95
+    grads = np.random.default_rng(3).normal(size=(3, 4))
+    grads[:, 3] = 0.0
+    tx = optax.scale_by_adam(b1=b1, b2=b2, eps=0.0)
+    state, m, v = tx.init(jnp.zeros(4)), np.zeros(4), np.zeros(4)
+    for t, g in enumerate(grads, start=1):
+        theirs, state = tx.update(jnp.asarray(g), state)
+        m, v = b1 * m + (1 - b1) * g, b2 * v + (1 - b2) * g * g
+        ours = np.asarray(so.adam_direction(m / (1 - b1**t), v / (1 - b2**t)))
+        np.testing.assert_allclose(ours[:3], np.asarray(theirs)[:3], rtol=1e-13)  # round-off of one division
+        assert ours[3] == 0.0 and np.isnan(np.asarray(theirs)[3])
+
+
 def test_ns_polynomial_and_band():
     p = th.ns_poly_expr()
     assert float(sp.diff(p, th.S).subs(th.S, 0)) == pytest.approx(3.4445, abs=1e-15)
