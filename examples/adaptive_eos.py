@@ -11,8 +11,10 @@ two-step recursion with characteristic polynomial :math:`z^2 - (1+\beta_1-(1-\be
 
 The measurement. Simulated Adam (:func:`sims.adaptive_eos.adam_quadratic`, bias-corrected, ``precond`` frozen at a
 random diagonal in [0.5, 2]) on a random ``d``-dimensional quadratic; the critical step is located by zooming grids
-of step sizes (the tail's log-growth changes sign) and compared with the formula. Rivals: 2 (GD's threshold),
-2/(1 - beta_1), 2(1 + beta_1).
+of step sizes (the tail's log-growth changes sign), and the growth rate just above it, by the claim's own measurement
+and checks (:func:`paper_checks.adaptive_eos.experiments.frozen_edges`,
+:func:`paper_checks.adaptive_eos.thresholds.frozen_preconditioner_threshold_checks`). Rivals: 2 (GD's threshold),
+2/(1 - beta_1), 2(1 + beta_1); for the rate, no growth and GD's root.
 
 Run: ``python examples/adaptive_eos.py --beta1 0,0.5,0.9,0.95 --d 4``
 """
@@ -25,7 +27,8 @@ import numpy as np
 import sims.adaptive_eos as sim
 import theory.adaptive_eos as th
 from _common import floats, outcome, report
-from paper_checks import Exact
+from paper_checks.adaptive_eos.experiments import FROZEN_FACTORS, frozen_edges
+from paper_checks.adaptive_eos.thresholds import frozen_preconditioner_threshold_checks
 from theory import validate as V
 
 CLAIM = "cohen2022.frozen_preconditioner_threshold"
@@ -45,25 +48,9 @@ def run(beta1=(0.0, 0.5, 0.9), d: int = 4, *, seed: int = 0, n_grid: int = 16, r
     H = A @ A.T / d + 0.1 * np.eye(d)
     p = rng.uniform(0.5, 2.0, d)
     x0 = rng.normal(size=d)
-    q = th.preconditioned_sharpness(H, p)
-    thr = np.array([th.frozen_threshold(b) for b in b1])
-    lo, hi = 0.8 * thr / q, 1.25 * thr / q
-    for _ in range(rounds):
-        etas = lo[:, None] + (hi - lo)[:, None] * np.linspace(0.0, 1.0, n_grid)[None, :]
-        out = sim.adam_quadratic(H, x0, etas.ravel(), np.repeat(b1, n_grid), 0.5, n_steps=2000, n_blocks=1,
-                                 block=200, precond=p)
-        grows = ((out["log_growth_tail"] > 0) | out["diverged"]).reshape(etas.shape)
-        first = np.argmax(grows, axis=1)
-        rows = np.arange(b1.size)
-        lo, hi = etas[rows, np.maximum(first - 1, 0)], etas[rows, first]
-    crit = 0.5 * (lo + hi) * q
-    width = float(np.max((hi - lo) * q / thr))
-    check = Exact("critical η·λ_max(P⁻¹H)", predicted=thr, measured=crit, rtol=width,
-                  why="the last grid cell's width, relative",
-                  rivals={"2 (GD's threshold)": np.full_like(thr, 2.0), "2/(1 − β₁)": 2.0 / (1.0 - b1),
-                          "2(1 + β₁)": 2.0 * (1.0 + b1)})
-    return outcome(CLAIM, [check], beta1=b1, q=q, critical=crit)
-
+    ex = frozen_edges(H, p, x0, b1, FROZEN_FACTORS, n_grid=n_grid, rounds=rounds)
+    result = frozen_preconditioner_threshold_checks(ex)
+    return outcome(CLAIM, result, beta1=b1, q=ex["q"], critical=result.arrays["critical"])
 
 def main(argv=None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])

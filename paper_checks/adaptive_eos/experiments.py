@@ -43,21 +43,29 @@ def frozen_problem() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 @experiment("adaptive_eos.frozen")
 def frozen(budget: Budget) -> dict:
-    """Frozen-P Adam: the critical step bisected by zooming grids of step sizes, and growth rates above threshold.
-
-    Each round runs a grid of ``n_grid`` step sizes per beta_1 over the current bracket and keeps the cell where the
-    tail's log-growth changes sign (stable below, growing above); the tail (``tail`` steps after ``burn``) lets the
-    top mode dominate.
-    """
+    """Frozen-P Adam on :func:`frozen_problem` at ``BETA1S``: :func:`frozen_edges` with a budgeted grid."""
     H, p, x0 = frozen_problem()
+    return frozen_edges(H, p, x0, BETA1S, FROZEN_FACTORS, n_grid=budget.pick(quick=24, full=48),
+                        rounds=budget.pick(quick=4, full=5))
+
+
+def frozen_edges(H: np.ndarray, p: np.ndarray, x0: np.ndarray, beta1, factors, *, n_grid: int, rounds: int,
+                 burn: int = 1800, tail: int = 200) -> dict:
+    r"""Frozen-P Adam: the critical step bisected by zooming grids of step sizes, and growth rates above threshold.
+
+    Each round runs a grid of ``n_grid`` step sizes per :math:`\beta_1` over the current bracket (first
+    :math:`[0.8, 1.25]` times the threshold :math:`2(1+\beta_1)/(1-\beta_1)` over :math:`q = \lambda_{\max}(P^{-1}H)`)
+    and keeps the cell where the tail's log-growth changes sign (stable below, growing above); the tail (``tail``
+    steps after ``burn``) lets the top mode dominate. The per-step log growth is also read at
+    :math:`\eta q` = threshold times each of ``factors``. Returns the brackets ``eta_lo``, ``eta_hi`` and ``rate``
+    (beta1, factor).
+    """
     q = th.preconditioned_sharpness(H, p)
-    b1 = np.array(BETA1S)
+    b1 = np.array(beta1)
     thr = np.array([th.frozen_threshold(b) for b in b1])
-    n_grid, rounds = budget.pick(quick=24, full=48), budget.pick(quick=4, full=5)
     # a long burn-in: the other modes decay only as sqrt(beta_1)^t (0.975^t at beta_1 = 0.95), and near the edge the
     # growth to be read over the tail is ~(cell width) x tail
-    burn, tail = 1800, 200
-    factors = np.array(FROZEN_FACTORS)
+    factors = np.array(factors)
     eta_r = (thr[:, None] * factors[None, :] / q).ravel()  # the rate runs ride along every round (one program)
     b1_all = np.r_[np.repeat(b1, n_grid), np.repeat(b1, factors.size)]
     lo, hi = 0.8 * thr / q, 1.25 * thr / q

@@ -33,7 +33,18 @@ def frozen_preconditioner_threshold(budget) -> Result:
     effective step :math:`\eta/(1-\beta_1)`), :math:`2(1+\beta_1)` (heavy ball without the EMA's
     :math:`1-\beta_1` normalization); for the rates, the complex-root modulus :math:`\sqrt{\beta_1}` (no growth).
     """
-    ex = E.frozen(budget)
+    return frozen_preconditioner_threshold_checks(E.frozen(budget))
+
+
+def frozen_preconditioner_threshold_checks(ex: dict) -> Result:
+    r"""Core of ``cohen2022.frozen_preconditioner_threshold``: the checks on one :func:`~paper_checks.adaptive_eos.experiments.frozen_edges` measurement.
+
+    The critical :math:`\eta q` (the final bracket's midpoint, :math:`q = \lambda_{\max}(P^{-1}H)`) against
+    :math:`2(1+\beta_1)/(1-\beta_1)` within the bracket's relative half width; the per-step log growth at
+    :math:`\eta q` = threshold :math:`\times` factor against the log of the two-step recursion's spectral radius.
+    Rivals: :math:`2`, :math:`2/(1-\beta_1)`, :math:`2(1+\beta_1)`; for the rates, :math:`\sqrt{\beta_1}` (no growth)
+    and GD's root :math:`|1-\eta q|`.
+    """
     b1, q = ex["beta1"], float(ex["q"])
     thr = np.array([th.frozen_threshold(b) for b in b1])
     crit = 0.5 * (ex["eta_lo"] + ex["eta_hi"]) * q
