@@ -14,8 +14,9 @@ examples (an ODE in examples, :func:`theory.batch_size.greedy_min_examples`). Th
 so the hyperbola holds to 10 % only up to about :math:`B_{\rm crit}`: ask for batch sizes beyond it (``--x 10``) and
 the status becomes ``failed``.
 
-The measurement. The exact steps at each :math:`B = x\,B_{\rm crit}` you list; the check is the claim's: the product
-within 10 % of 1 (rivals: the exponents 0.8 and 1.25).
+The measurement. The exact steps at each :math:`B = x\,B_{\rm crit}` you list; the checks are the claim's own
+(:func:`paper_checks.batch_size.noise_scale.steps_examples_hyperbola_checks`): the product and the steps within 10 %
+(rivals: the exponents 0.8 and 1.25; :math:`B_{\rm crit}` replaced by the noise scale at the start or the target).
 
 Run: ``python examples/batch_size.py --d 100 --p 1 --target 0.1 --x 0.01,0.1,1``
 """
@@ -27,7 +28,7 @@ import numpy as np
 from _common import floats, outcome, report
 
 import theory.batch_size as th
-from paper_checks import Exact
+from paper_checks.batch_size.noise_scale import steps_examples_hyperbola_checks
 from theory import validate as V
 
 CLAIM = "mccandlish2018.steps_examples_hyperbola"
@@ -48,13 +49,9 @@ def run(d: int = 100, p: float = 1.0, target: float = 0.1, x=(0.01, 0.1, 1.0)) -
     e_min = th.greedy_min_examples(lam, s2, m0, target)
     b_crit = e_min / s_min
     r = th.greedy_steps(lam, s2, m0, xs * b_crit, target, max_steps=1_000_000)
-    prod = th.hyperbola_product(r["steps"], r["examples"], s_min, e_min)
-    xe = r["examples"] / e_min - 1
-    check = Exact("(S/S_min - 1)(E/E_min - 1) at each B", predicted=np.ones(xs.size), measured=prod, rtol=0.1,
-                  rivals={"exponent 0.8: (E/E_min - 1)^0.2": xe**0.2, "exponent 1.25: (E/E_min - 1)^-0.25": xe**-0.25},
-                  why="the statement's own tolerance (the hyperbola holds to 10 %); the steps are exact")
-    return outcome(CLAIM, [check], b_crit=b_crit, s_min=s_min, e_min=e_min, x=xs, product=prod)
-
+    result = steps_examples_hyperbola_checks(xs, r["steps"], r["examples"], s_min, e_min, r["noise_start"][0],
+                                             float(np.mean(r["noise_end"])))
+    return outcome(CLAIM, result, b_crit=b_crit, s_min=s_min, e_min=e_min, x=xs, product=result.arrays["product"])
 
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])

@@ -7,6 +7,8 @@ holds to 10 % only up to about the critical batch size (the window is steplab's 
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 import theory.batch_size as th
@@ -90,24 +92,45 @@ def steps_examples_hyperbola(budget) -> Result:
     or of the target."""
     ex, prod = _hyperbola_parts(budget)
     inside = ex["x"] <= 1.0
-    x_e = ex["examples"][inside] / ex["e_min"] - 1
-    b = ex["batch_size"][inside]
+    result = steps_examples_hyperbola_checks(ex["x"][inside], ex["steps"][inside], ex["examples"][inside], ex["s_min"],
+                                             ex["e_min"], ex["noise_start"][0], float(np.mean(ex["noise_end"])))
+    return replace(result, arrays={"x": ex["x"], "product": prod, "steps": ex["steps"], "examples": ex["examples"]})
+
+
+def steps_examples_hyperbola_checks(x: np.ndarray, steps: np.ndarray, examples: np.ndarray, s_min: float,
+                                    e_min: float, noise_start: float, noise_end: float) -> Result:
+    r"""Core of ``mccandlish2018.steps_examples_hyperbola``: the checks on exact greedy steps at :math:`B = x B_{\rm crit}`.
+
+    ``steps``, ``examples``: :math:`S` and :math:`E = BS` to the target at each :math:`x`
+    (:func:`theory.batch_size.greedy_steps`); ``s_min``, ``e_min`` their :math:`B \to \infty` and :math:`B \to 0`
+    limits, :math:`B_{\rm crit} = E_{\min}/S_{\min}`. Checks, to the statement's 10 %:
+
+    .. math:: \Big(\frac{S}{S_{\min}} - 1\Big)\Big(\frac{E}{E_{\min}} - 1\Big) = 1, \qquad
+              S = S_{\min}(1 + B_{\rm crit}/B).
+
+    Rivals: exponents 0.8 and 1.25, :math:`S/S_{\min} - 1 = (E/E_{\min} - 1)^{-\alpha}`; :math:`B_{\rm crit}` replaced
+    by the noise scale at the start (``noise_start``) or at the target (``noise_end``).
+    """
+    b_crit = e_min / s_min
+    b = x * b_crit
+    prod = th.hyperbola_product(steps, examples, s_min, e_min)
+    x_e = examples / e_min - 1
+    span = "B <= B_crit" if np.all(x <= 1.0) else "at each B"
     why = ("the statement's own tolerance: the hyperbola 'holds' where it is within 10 %; the steps are exact "
            "(moment recursion, the crossing interpolated in log-loss: error below 1e-3 steps)")
     checks = [
-        Exact("(S/S_min - 1)(E/E_min - 1), B <= B_crit", predicted=np.ones(b.size), measured=prod[inside],
+        Exact(f"(S/S_min - 1)(E/E_min - 1), {span}", predicted=np.ones(b.size), measured=prod,
               rtol=E.WINDOW, why=why,
               rivals={"exponent 0.8: product (E/E_min - 1)^0.2": x_e**0.2,
                       "exponent 1.25: product (E/E_min - 1)^-0.25": x_e**-0.25}),
-        Exact("steps S(B), B <= B_crit", predicted=th.hyperbola_steps(b, ex["s_min"], ex["b_crit"]),
-              measured=ex["steps"][inside], rtol=E.WINDOW, why=why,
-              rivals={"B_crit = the noise scale at the start": th.hyperbola_steps(b, ex["s_min"], ex["noise_start"][0]),
-                      "B_crit = the noise scale at the target": th.hyperbola_steps(b, ex["s_min"],
-                                                                                   float(np.mean(ex["noise_end"])))}),
+        Exact(f"steps S(B), {span}", predicted=th.hyperbola_steps(b, s_min, b_crit),
+              measured=steps, rtol=E.WINDOW, why=why,
+              rivals={"B_crit = the noise scale at the start": th.hyperbola_steps(b, s_min, noise_start),
+                      "B_crit = the noise scale at the target": th.hyperbola_steps(b, s_min, noise_end)}),
     ]
-    return Result(checks, detail=f"S_min = {ex['s_min']:.3f}, E_min = {ex['e_min']:.3f}, B_crit = {ex['b_crit']:.3f}; "
-                                 f"product at B/B_crit = {ex['x'][inside].tolist()}: {np.round(prod[inside], 4).tolist()}",
-                  arrays={"x": ex["x"], "product": prod, "steps": ex["steps"], "examples": ex["examples"]})
+    return Result(checks, detail=f"S_min = {s_min:.3f}, E_min = {e_min:.3f}, B_crit = {b_crit:.3f}; "
+                                 f"product at B/B_crit = {x.tolist()}: {np.round(prod, 4).tolist()}",
+                  arrays={"x": x, "product": prod, "steps": steps, "examples": examples})
 
 
 @claim("steplab.hyperbola_window", paper=STEPLAB, provenance="derived", kind="qualitative",
