@@ -12,7 +12,7 @@ to :math:`w^\star` converges to it iff :math:`\eta\lambda < 2`.
 The measurement. For each step size, ``n_inits`` runs of :func:`sims.logistic.gd` start within
 ``radius`` of :math:`w^\star` and run long enough for the slowest predicted contraction to shrink the
 start below round-off; a run *converged* if it ends within ``1e-12 max(1, |w*|)`` of :math:`w^\star`.
-Checks (as in the claim): a Bound on the final distance of the runs with :math:`\eta\lambda < 2`, and a
+Checks (the claim's own, :func:`paper_checks.logistic.local.local_convergence_checks`): a Bound on the final distance of the runs with :math:`\eta\lambda < 2`, and a
 Count of converged runs against the prediction "converged iff :math:`\eta\lambda < 2`". Rivals: the
 1-D global threshold :math:`\eta\lambda < 1`, the classical smooth-convex step :math:`\eta < 2/L_{\rm smooth}`,
 and the threshold moved to :math:`\eta\lambda = 2.05`. A rival is rejected only if one of your step
@@ -30,8 +30,8 @@ import numpy as np
 import sims.logistic as sim
 import theory.logistic as th
 from _common import floats, matrix, outcome, report
-from paper_checks import Bound, Count
 from paper_checks.logistic.experiments import CONV_CS
+from paper_checks.logistic.local import local_convergence_checks
 from theory import validate as V
 
 CLAIM = "meng2024.local_convergence_below_2_over_lambda"
@@ -69,14 +69,11 @@ def run(z, weights=None, eta=None, *, radius: float = 1e-4, n_inits: int = 4, se
     tol = 1e-12 * max(1.0, float(np.max(np.abs(w_star))))
     per_run = np.repeat(c[:, None], n_inits, axis=1)
     smooth = 2 * lam / th.smoothness(z2, a)                           # eta = 2/L_smooth in units of c
-    below = Bound("max ‖w_T − w*‖∞ over runs with ηλ < 2", measured=dist[c < 2], bound=tol, side="<=",
-                  why="a converged iterate sits at w* up to float64 round-off; the horizon shrinks the start to 1e-14")
-    count = Count(f"runs that converge to w* (‖w_T − w*‖∞ ≤ {tol:.1e})", measured=dist <= tol, predicted=per_run < 2,
-                  rivals={"local convergence only for ηλ < 1 (as for global convergence)": per_run < 1,
-                          f"the classical smooth step η < 2/L_smooth (ηλ < {smooth:.4f})": per_run < smooth,
-                          "local convergence persists up to ηλ = 2.05": per_run < 2.05},
-                  why="per-run outcome; above ηλ = 2 the perturbation grows towards the 2-cycle")
-    return outcome(CLAIM, [below, count], c=c, distance=dist, n_steps=n_steps, w_star=w_star, lam=lam)
+    result = local_convergence_checks(
+        per_run, dist, tol, smooth=smooth,
+        why=("a converged iterate sits at w* up to float64 round-off; the horizon shrinks the start to 1e-14",
+             "per-run outcome; above ηλ = 2 the perturbation grows towards the 2-cycle"))
+    return outcome(CLAIM, result, c=c, distance=dist, n_steps=n_steps, w_star=w_star, lam=lam)
 
 
 def main(argv=None) -> dict:

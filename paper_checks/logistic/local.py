@@ -4,6 +4,8 @@ from nearby (experiments ``logistic.local_multipliers``, ``logistic.local_conver
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 import theory.logistic as th
@@ -71,15 +73,33 @@ def local_convergence_claim(budget: Budget) -> Result:
     """
     data = local_convergence(budget)
     dist, c = data["distance"].ravel(), data["c"].ravel()
-    tol = 1e-12
-    below = Bound("max ‖w_T − w*‖∞ over runs with ηλ < 2", measured=dist[c < 2], bound=tol, side="<=",
-                  why="a converged iterate sits at w* up to float64 round-off (~1e-16·|w*|, |w*| ≲ 10 here); "
-                      "the slowest contraction 0.97^3000 ≈ 1e-40 leaves nothing of the 1e-4 start")
-    count = Count("runs that converge to w* (‖w_T − w*‖∞ ≤ 1e-12)", measured=dist <= tol, predicted=c < 2,
-                  rivals={"local convergence only for ηλ < 1 (as for global convergence)": c < 1,
-                          "local convergence persists up to ηλ = 2.05": c < 2.05},
-                  why="per-run outcome; beyond c = 2 the 1.03^3000 growth reaches the 2-cycle, O(√(c−2)) away")
-    return Result([below, count], seed=SEED + 2,
-                  detail=f"{data['distance'].shape[0]} random datasets (1-D and 2-D) × c ∈ {CONV_CS.tolist()} × "
-                         f"{data['distance'].shape[2]} inits; max distance below c = 2: {dist[c < 2].max():.1e}, "
-                         f"min distance above: {dist[c > 2].min():.2e}")
+    result = local_convergence_checks(
+        c, dist, 1e-12,
+        why=("a converged iterate sits at w* up to float64 round-off (~1e-16·|w*|, |w*| ≲ 10 here); "
+             "the slowest contraction 0.97^3000 ≈ 1e-40 leaves nothing of the 1e-4 start",
+             "per-run outcome; beyond c = 2 the 1.03^3000 growth reaches the 2-cycle, O(√(c−2)) away"))
+    return replace(result, seed=SEED + 2,
+                   detail=f"{data['distance'].shape[0]} random datasets (1-D and 2-D) × c ∈ {CONV_CS.tolist()} × "
+                          f"{data['distance'].shape[2]} inits; max distance below c = 2: {dist[c < 2].max():.1e}, "
+                          f"min distance above: {dist[c > 2].min():.2e}")
+
+
+def local_convergence_checks(c: np.ndarray, distance: np.ndarray, tol: float, *, why: tuple[str, str],
+                             smooth: float | None = None) -> Result:
+    r"""Core of ``meng2024.local_convergence_below_2_over_lambda``: the checks on GD runs started near :math:`w^\star`.
+
+    ``c``: :math:`\eta\lambda` per run; ``distance``: each run's final :math:`\|w_T - w^\star\|_\infty`. A run converged
+    if its distance is at most ``tol`` (round-off at :math:`w^\star`). Predicted: converged iff :math:`\eta\lambda < 2`
+    (the linearized map's top multiplier :math:`|1 - \eta\lambda| < 1`); a Bound on the distances below 2 and a Count
+    of converged runs. ``why``: the justifications of the Bound's tolerance and of the Count's outcomes, which depend
+    on the runs' horizon. Rivals: the threshold at :math:`\eta\lambda = 1` (global convergence in 1-D) or 2.05, and,
+    when ``smooth`` (:math:`2\lambda/L_{\rm smooth}`) is given, the classical smooth step :math:`\eta < 2/L_{\rm smooth}`.
+    """
+    rivals = {"local convergence only for ηλ < 1 (as for global convergence)": c < 1,
+              "local convergence persists up to ηλ = 2.05": c < 2.05}
+    if smooth is not None:
+        rivals[f"the classical smooth step η < 2/L_smooth (ηλ < {smooth:.4f})"] = c < smooth
+    below = Bound("max ‖w_T − w*‖∞ over runs with ηλ < 2", measured=distance[c < 2], bound=tol, side="<=", why=why[0])
+    count = Count(f"runs that converge to w* (‖w_T − w*‖∞ ≤ {tol:g})", measured=distance <= tol, predicted=c < 2,
+                  rivals=rivals, why=why[1])
+    return Result([below, count])
