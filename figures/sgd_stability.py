@@ -214,6 +214,28 @@ def diagonal_net(budget: Budget, out: Path) -> list[Path]:
                    claims=[W + "trace_bound_at_batch_one", M + "stable_minima_shrink_with_batch"])
 
 
+def sharpness_norm(budget: Budget, out: Path) -> list[Path]:
+    """η·tr H/2 along the balance curve: the weighted norm Σ a_k(u_k² + v_k²) as the line, autodiff traces as markers,
+    the minima stable at B = 1 and at B = n marked, the bound η tr H = 2 dashed."""
+    ss = ex.dln_stable_set(budget)
+    x, beta = ex.dln_data(0.8)
+    eta, c = float(ss["eta"]), ss["scales"]
+    fine = np.geomspace(c.min(), c.max(), 200)
+    line = [eta * th.dln_sharpness_norm(*th.dln_minimum(beta, float(s)), x)["trace"] / 2 for s in fine]
+    q = eta * ss["trace"] / 2
+    stable_1, stable_n = ss["rate"][:, 0] < 0, ss["rate"][:, -1] < 0
+    fig, ax = st.figure(width=4.6)
+    st.theory_vs_simulation(ax, fine, line, c, q, label_theory="theory: η Σ a_k(u_k² + v_k²)/2",
+                            label_sim="η tr H/2, autodiff Hessians")
+    ax.plot(c[stable_n], q[stable_n] * 0 + 0.45, "s", color=st.ACCENT, ms=3.5, label=f"stable at B = n = {ss['batch_sizes'][-1]}")
+    ax.plot(c[stable_1], q[stable_1] * 0 + 0.38, "o", color=st.SIM, ms=3.5, label="stable at B = 1")
+    st.threshold(ax, 1.0, "η tr H = 2", vertical=False)
+    ax.set(xscale="log", xlabel="balance c  (u = c√|β|, v = √|β|/c)", ylabel="η · tr H / 2", ylim=(0.3, 2.6),
+           title=f"diagonal net: tr H is a weighted norm, η = {eta:.4f}")
+    ax.legend(fontsize=7, loc="upper center")
+    return st.save(fig, "sgd_stability_sharpness_norm", out, claims=[W + "sharpness_is_a_parameter_norm"])
+
+
 def heavy_ball_rate(budget: Budget, out: Path, results: dict) -> list[Path]:
     """Tuned heavy ball's measured rate against (√κ−1)/(√κ+1), with gradient descent's best as the rival."""
     cid = "steplab.heavy_ball_optimal_rate"
@@ -248,7 +270,8 @@ def make(results: dict, out: Path, budget: Budget) -> list[Path]:
     """Draw every ``sgd_stability`` figure at ``budget`` from the ``sgd_stability.*`` experiments."""
     out = Path(out)
     paths: list[Path] = []
-    for draw in (threshold_batch, ms_vs_as, naive_trap, delays, momentum_region, momentum_variance, diagonal_net):
+    for draw in (threshold_batch, ms_vs_as, naive_trap, delays, momentum_region, momentum_variance, diagonal_net,
+                 sharpness_norm):
         paths += draw(budget, out)
     paths += heavy_ball_rate(budget, out, results)  # the one figure drawn from a claim's Result
     return paths

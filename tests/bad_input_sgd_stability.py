@@ -63,6 +63,7 @@ ROWS = [
     Row(_T + "trace_bound", {"hessians": H5}, kinds=HB),
     Row(_T + "dln_gradients", {"u": U, "v": V_, "X": _X}),
     Row(_T + "dln_minimum", {"beta": np.array([1.0, -0.5]), "scale": 1.0}, kinds={"scale": "pos"}),
+    Row(_T + "dln_sharpness_norm", {"u": U, "v": V_, "X": _X}),
     Row(_T + "delay_threshold", {"delay": 2}, kinds={"delay": "nonnegint"}),
     Row(_T + "delay_char_poly_sympy", {"delay": 2}, kinds={"delay": "nonnegint"}),
     Row(_T + "delay_boundary_residual_sympy", {"delay": 1}, kinds={"delay": "nonnegint"}),

@@ -133,6 +133,18 @@ def test_dln_gradients_match_autodiff_hessians():
     np.testing.assert_allclose(sim.dln_hessians(u, v, x), np.einsum("ni,nj->nij", g, g), rtol=1e-12, atol=1e-12)
 
 
+def test_dln_sharpness_norm_brackets_the_autodiff_trace():
+    # an unbalanced minimum (c = 2.3) on anisotropic features: the bounds are strict and the l1 floor is not reached
+    x = np.random.default_rng(14).standard_normal((5, 4)) * np.array([2.0, 1.0, 0.5, 0.3])
+    u, v = th.dln_minimum(np.random.default_rng(15).standard_normal(4), 2.3)
+    out = th.dln_sharpness_norm(u, v, x)
+    trace = float(np.trace(sim.dln_hessians(u, v, x).mean(axis=0)))
+    assert out["trace"] == pytest.approx(trace, rel=1e-13)
+    assert out["lower"] < trace < out["upper"] and out["l1_floor"] < trace
+    balanced = th.dln_sharpness_norm(*th.dln_minimum(u * v, 1.0), x)
+    assert balanced["trace"] == pytest.approx(balanced["l1_floor"], rel=1e-13)
+
+
 # ----------------------------------------------------------------------------- theory: a.s. threshold (commuting)
 def test_as_threshold_commuting_is_a_root_and_not_below_ms():
     c = np.exp(np.random.default_rng(6).standard_normal((6, 2)))

@@ -12,6 +12,8 @@ the measurement, obtained without that function, rejects the mutated prediction.
 * ``steplab.heavy_ball_optimal_rate`` -- the tuned momentum :math:`\mu^* = ((\sqrt\kappa-1)/(\sqrt\kappa+1))^2` taken
   for the rate (the rate is its square root): 10 % to 50 % off over :math:`\kappa` = 10 .. 1e4, against a measured
   rate resolved to 1e-7.
+* ``wusu2023.sharpness_is_a_parameter_norm`` -- the weighted norm :math:`\sum_k a_k(u_k^2+v_k^2)` read without the feature
+  weights :math:`a_k` (as if the inputs were whitened): the autodiff trace, resolved to round-off, rejects it.
 """
 from __future__ import annotations
 
@@ -53,3 +55,15 @@ def test_momentum_taken_for_the_rate_fails_the_heavy_ball_rate_claim(monkeypatch
 
     assert momentum_as_rate(0.01, 1.0)["rate"] == pytest.approx((9 / 11) ** 2)
     assert _mutated_status(monkeypatch, "steplab.heavy_ball_optimal_rate", "heavy_ball_optimal", momentum_as_rate) == "failed"
+
+
+def test_unweighted_norm_fails_the_sharpness_norm_claim(monkeypatch):
+    original = th.dln_sharpness_norm
+
+    def unweighted(u, v, X):
+        out = original(u, v, X)
+        return {**out, "trace": out["norm_sq"]}
+
+    assert unweighted([1.0, 2.0], [1.0, 0.5], [[2.0, 0.0]])["trace"] == pytest.approx(6.25)
+    assert _mutated_status(monkeypatch, "wusu2023.sharpness_is_a_parameter_norm", "dln_sharpness_norm",
+                           unweighted) == "failed"

@@ -99,7 +99,7 @@ __all__ = [
     "dln_minimum", "delay_threshold", "delay_char_poly_sympy", "delay_boundary_residual_sympy",
     "delay_spectral_radius", "momentum_char_poly_sympy", "momentum_flip_sympy", "momentum_threshold",
     "momentum_spectral_radius", "momentum_variance_sympy", "momentum_stationary_variance", "heavy_ball_optimal_sympy",
-    "heavy_ball_optimal",
+    "heavy_ball_optimal", "dln_sharpness_norm",
 ]
 
 METHODS = ("heavy_ball", "nesterov")
@@ -543,3 +543,28 @@ def heavy_ball_optimal(lam_min, lam_max) -> dict:
     fns = _heavy_ball_optimal_fns()
     out = {k: float(f(lam_max, lam_min)) for k, f in fns.items()}
     return {**out, "kappa": lam_max / lam_min}
+
+
+# ----------------------------------------------------------------------------- sharpness as a parameter norm (diagonal net)
+def dln_sharpness_norm(u, v, X) -> dict:
+    r"""The trace of the Hessian at an interpolating minimum of the diagonal net, as a weighted parameter norm.
+
+    With :math:`\ell_i = \frac12(\sum_k u_kv_kx_{ik} - y_i)^2` and :math:`L = \frac1n\sum_i\ell_i`, the Hessian at a
+    minimum is :math:`H = \frac1n\sum_i g_ig_i^\top`, :math:`g_i = (v\odot x_i, u\odot x_i)`, so
+    :math:`\mathrm{tr}H = \frac1n\sum_i\|g_i\|^2 = \sum_k a_k(u_k^2 + v_k^2)` with the feature second moments
+    :math:`a_k = \frac1n\sum_i x_{ik}^2`. Hence
+    :math:`\min_k a_k\,\|\theta\|^2 \le \mathrm{tr}H \le \max_k a_k\,\|\theta\|^2`, :math:`\theta = (u, v)`, and
+    :math:`u_k^2 + v_k^2 \ge 2|u_kv_k|` gives :math:`\mathrm{tr}H \ge 2\sum_k a_k|\beta_k|`, :math:`\beta = u\odot v`
+    (equality at balanced minima :math:`|u| = |v|`).
+
+    Returns ``trace`` (:math:`\sum_k a_k(u_k^2+v_k^2)`), ``weights`` (:math:`a`, shape ``(d,)``), ``norm_sq``
+    (:math:`\|\theta\|^2`), ``lower``/``upper`` (the two norm bounds) and ``l1_floor`` (:math:`2\sum_k a_k|\beta_k|`).
+    """
+    x = val.array("X", X, ndim=2)
+    uu = val.array("u", u, shape=(x.shape[1],))
+    vv = val.array("v", v, shape=(x.shape[1],))
+    a = np.mean(x * x, axis=0)
+    sq = uu * uu + vv * vv
+    norm_sq = float(np.sum(sq))
+    return {"trace": float(a @ sq), "weights": a, "norm_sq": norm_sq, "lower": float(a.min()) * norm_sq,
+            "upper": float(a.max()) * norm_sq, "l1_floor": 2.0 * float(a @ np.abs(uu * vv))}
