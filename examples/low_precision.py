@@ -9,8 +9,9 @@ error is the grid offset in :math:`[U - \mathrm{ulp}, U)` with :math:`U = \mathr
 (:func:`theory.low_precision.rn_frozen_error`), so the floor grows like :math:`1/\eta`.
 
 The measurement. One run per minimizer and step size (:func:`sims.low_precision.gd`, bf16 emulated bit by bit on
-float32 words), its final error in ulps against the closed form, run by run (an Exact check). Rivals: the update
-rounding away only below a full ulp, a floor of one ulp whatever :math:`\eta`.
+float32 words), its final error in ulps against the closed form, run by run, by the claim's own check
+(:func:`paper_checks.low_precision.freeze.half_ulp_freeze_checks`). Rivals: the update rounding away only below a
+full ulp, a floor of one ulp whatever :math:`\eta`, a floor proportional to :math:`\eta`.
 
 Run: ``python examples/low_precision.py --eta-a 0.02,0.1,0.4 --w-star 1,1.5 --n 200``
 """
@@ -23,14 +24,10 @@ from _common import floats, outcome, report
 
 import sims.low_precision as S
 import theory.low_precision as T
-from paper_checks import Exact
+from paper_checks.low_precision.freeze import half_ulp_freeze_checks
 from theory import validate as V
 
 CLAIM = "shang2026.half_ulp_freeze"
-
-
-def _band_point(w_star, upper, q):
-    return (np.ceil((w_star + upper) / q) - 1.0) * q - w_star
 
 
 def run(eta_a=(0.02, 0.1, 0.4), w_star=(1.0, 1.5), *, w0: float = 255 / 128, n: int = 200, seed: int = 0) -> dict:
@@ -56,16 +53,8 @@ def run(eta_a=(0.02, 0.1, 0.4), w_star=(1.0, 1.5), *, w0: float = 255 / 128, n: 
     rates32 = rates.astype(np.float32).astype(float)
     steps = int(2 * np.max(T.reference_freeze_step(w0_stored - lo, rates32, q)) + 20)
     out = S.gd(ws, rates32, w0=w0_stored, n_steps=steps)
-    ws32 = out["w_star"]
-    err = (out["w"] - ws32) / q
-    pred = np.stack([T.rn_frozen_error(ws32, k) for k in rates32]) / q
-    upper = q / (2 * rates32[:, None])
-    check = Exact("frozen error e_inf / ulp, every run", predicted=pred, measured=err, atol=1e-9,
-                  why="the prediction uses the runs' own float32 minimizers and steps; a wrong grid point is off by "
-                      "a whole ulp",
-                  rivals={"rounds away only below a full ulp": _band_point(ws32, 2 * upper, q) / q,
-                          "a floor of one ulp whatever eta": _band_point(ws32, 1e-12 * q, q) / q + 1.0})
-    return outcome(CLAIM, [check], eta_a=rates32, n_steps=steps)
+    result = half_ulp_freeze_checks(out["w_star"], rates32, out["w"], q)
+    return outcome(CLAIM, result, eta_a=rates32, n_steps=steps)
 
 
 def main(argv=None) -> dict:

@@ -67,15 +67,27 @@ def half_ulp_freeze(budget) -> Result:
     intuition, matched to the band at :math:`\eta a = 0.1`); slopes 0 and +1.
     """
     run = E.rn_runs(budget)
-    ws, etas = run["w_star"], run["eta_a"]
-    err = (run["w"] - ws) / E.ULP
-    pred = np.stack([th.rn_frozen_error(ws, k) for k in etas]) / E.ULP
-    upper = E.ULP / (2 * etas[:, None])
-    rivals = {"rounds away only below a full ulp: band [2U - ulp, 2U)": _band_point(ws, 2 * upper, E.ULP) / E.ULP,
+    return half_ulp_freeze_checks(run["w_star"], run["eta_a"], run["w"], E.ULP)
+
+
+def half_ulp_freeze_checks(ws: np.ndarray, etas: np.ndarray, w: np.ndarray, ulp: float) -> Result:
+    r"""Core of ``shang2026.half_ulp_freeze``: the checks on the final weights of round-to-nearest runs from above.
+
+    ``ws``: the runs' (float32) minimizers, all in one binade of grid spacing ``ulp``; ``etas``: the (float32) steps
+    times curvature; ``w``: (eta, run) final stored weights. Each frozen error :math:`e_\infty = w - w^\star`, in ulps,
+    against the grid offset in :math:`[U - \mathrm{ulp}, U)`, :math:`U = \mathrm{ulp}/(2\eta a)`
+    (:func:`theory.low_precision.rn_frozen_error`), exactly (a wrong grid point is off by a whole ulp). Rivals: the
+    band :math:`[2U - \mathrm{ulp}, 2U)` (rounding away only below a full ulp); one ulp whatever :math:`\eta`; a floor
+    :math:`\propto \eta`, matched to the band at :math:`\eta a = 0.1`.
+    """
+    err = (w - ws) / ulp
+    pred = np.stack([th.rn_frozen_error(ws, k) for k in etas]) / ulp
+    upper = ulp / (2 * etas[:, None])
+    rivals = {"rounds away only below a full ulp: band [2U - ulp, 2U)": _band_point(ws, 2 * upper, ulp) / ulp,
               "a floor of one ulp whatever eta (the first grid point above w*)":
-                  _band_point(ws, 1e-12 * E.ULP, E.ULP) / E.ULP + 1.0,
+                  _band_point(ws, 1e-12 * ulp, ulp) / ulp + 1.0,
               "a floor proportional to eta (U = ulp/(2 * 0.1) * (eta a / 0.1))":
-                  _band_point(ws, E.ULP / 0.2 * (etas[:, None] / 0.1), E.ULP) / E.ULP}
+                  _band_point(ws, ulp / 0.2 * (etas[:, None] / 0.1), ulp) / ulp}
     checks = [
         Exact("frozen error e_inf / ulp, every run at every eta a", predicted=pred, measured=err, atol=1e-9,
               why="the prediction uses the runs' own float32 w* and eta a in float64: only its round-off "
