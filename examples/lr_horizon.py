@@ -10,7 +10,8 @@ and :math:`(\eta N)^{-(1-1/\beta)}` (:func:`theory.lr_horizon.slope_correction`)
 
 The measurement. At each horizon the exact final loss (a closed form of the exact moment recursion) is minimized over
 :math:`\log\eta` by SciPy's bounded scalar search (no grid); the log-log slope of the optima is compared with
-:math:`-s/(s+1)` by a Rate check whose band is 4 SE plus twice the largest first-order shift. Rivals: -1/2 for every
+:math:`-s/(s+1)` by the claim's own Rate check (:func:`paper_checks.lr_horizon.constant_step.constant_step_exponent_checks`),
+whose band is 4 SE plus twice the largest first-order shift. Rivals: -1/2 for every
 shape, -3/4 (a generic bound), 0 (the step transfers). Horizons where the law bends (the best step near the stability
 cap :math:`2/\lambda_1`, or :math:`(\eta N)^{1/\beta}` near ``d``) make it fail: that is the law's window.
 
@@ -24,7 +25,7 @@ import numpy as np
 
 import theory.lr_horizon as th
 from _common import floats, outcome, report
-from paper_checks import Rate
+from paper_checks.lr_horizon.constant_step import constant_step_exponent_checks
 from theory import validate as V
 
 CLAIM = "li2026.constant_step_exponent"
@@ -40,12 +41,8 @@ def run(beta: float = 2.0, s: float = 0.5, sigma2: float = 1.0, horizons=(1e4, 1
     if n.size < 3 or np.any(np.diff(n) <= 0) or np.any(n != np.round(n)):
         raise ValueError(f"horizons: expected at least 3 increasing integers, got {horizons!r}")
     eta = np.array([th.optimal_constant_step(int(k), beta, s, sigma2, d)[0] for k in n])
-    shift = np.abs(th.slope_correction(n, beta, s, sigma2, d))
-    check = Rate("d log eta*/d log N", x=n, y=eta, predicted=th.constant_exponent(s),
-                 next_order=2.0 * float(shift.max()),
-                 why="4 SE of the fit + twice the largest first-order shift of the local slope",
-                 rivals={"-1/2 for every shape": -0.5, "-3/4 (generic bound)": -0.75, "0 (the step transfers)": 0.0})
-    return outcome(CLAIM, [check], horizons=n, eta_star=eta, eta_law=th.asymptotic_step(n, beta, s, sigma2, d))
+    result = constant_step_exponent_checks(n, eta, beta, s, sigma2, d)
+    return outcome(CLAIM, result, horizons=n, eta_star=eta, eta_law=th.asymptotic_step(n, beta, s, sigma2, d))
 
 
 def main(argv=None) -> dict:

@@ -17,6 +17,29 @@ _TRANSFER = {"-1/2 for every shape (the convex rate carried over)": -0.5,
              "0 (the step transfers across horizons)": 0.0}
 
 
+def constant_step_exponent_checks(horizons: np.ndarray, eta_star: np.ndarray, beta: float, s: float, sigma2: float,
+                                  d: int) -> Result:
+    r"""Core of ``li2026.constant_step_exponent``: the exponent check on exact best constant steps of one setting.
+
+    ``eta_star``: the step minimizing the exact final loss after each of ``horizons`` steps
+    (:func:`theory.lr_horizon.optimal_constant_step`) on the ``d``-mode power-law noisy quadratic
+    (:math:`\lambda_j = j^{-\beta}`, source exponent ``s``, noise ``sigma2``). The fitted log-log slope against
+
+    .. math:: \frac{d\log\eta^*}{d\log N} = -\frac{s}{s+1},
+
+    within 4 SE plus twice the largest first-order shift of the local slope
+    (:func:`theory.lr_horizon.slope_correction`). Rivals: -1/2, -3/4, 0. (The claim adds first-order checks on its
+    own settings.)
+    """
+    shift = np.abs(th.slope_correction(horizons, beta, s, sigma2, d))
+    return Result(Rate(f"d log eta*/d log N at s = {s:g}", x=horizons, y=eta_star,
+                       predicted=th.constant_exponent(s), next_order=2.0 * float(shift.max()),
+                       why="4 SE of the fit (the curvature the first-order terms leave) + twice the largest "
+                           "first-order shift of the local slope over the range (theory.lr_horizon."
+                           "slope_correction; doubled to cover the second order)",
+                       rivals=_TRANSFER))
+
+
 @claim("li2026.constant_step_exponent", paper=PAPER, provenance="derived", kind="rate", source="derived here",
        statement="On the power-law noisy quadratic (lambda_j = j^-beta, source exponent s, additive noise), the "
                  "constant step that minimizes the exact final loss after N steps scales as N^(-s/(s+1)) once "
@@ -32,13 +55,7 @@ def constant_step_exponent(budget) -> Result:
     n = run["horizons"]
     checks = []
     for s in E.SHAPES:
-        shift = np.abs(th.slope_correction(n, E.BETA, s, E.SIGMA2, E.D_LARGE))
-        checks.append(Rate(f"d log eta*/d log N at s = {s:g}", x=n, y=run[f"eta_{s:g}"],
-                           predicted=th.constant_exponent(s), next_order=2.0 * float(shift.max()),
-                           why="4 SE of the fit (the curvature the first-order terms leave) + twice the largest "
-                               "first-order shift of the local slope over the range (theory.lr_horizon."
-                               "slope_correction; doubled to cover the second order)",
-                           rivals=_TRANSFER))
+        checks += constant_step_exponent_checks(n, run[f"eta_{s:g}"], E.BETA, s, E.SIGMA2, E.D_LARGE).checks
     wide, bent = run["wide"], run["eta_bend"]
     inside = wide >= 1e4
     ni = wide[inside]
