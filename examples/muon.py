@@ -11,8 +11,9 @@ stays :math:`U\mathrm{diag}(w)V^\top`, and each mode follows the scalar recursio
 (:func:`theory.muon.aligned_recursion`); the top singular value settles where that recursion does.
 
 The measurement. :func:`sims.muon.train` runs the matrix iteration (random orthonormal :math:`U`, :math:`V`) for each
-:math:`k`; :math:`\lambda\|W_T\|_{op}` is compared with the recursion's :math:`\lambda\max_i w_i(T)` to round-off (an
-Exact check). Rivals: the exact polar factor's ball (1) and the top of the band of :math:`p^{\circ k}`.
+:math:`k`; :math:`\lambda\|W_T\|_{op}` is compared with the recursion's :math:`\lambda\max_i w_i(T)` to round-off by the
+claim's own check (:func:`paper_checks.muon.spectral_ball.ns5_settles_outside_checks`). Rivals: the exact polar
+factor's ball (1) and the top and bottom of the band of :math:`p^{\circ k}`.
 
 Run: ``python examples/muon.py --s 5,4,3,2 --lam 2 --eta 0.02 --steps 2,5,8``
 """
@@ -24,9 +25,8 @@ import jax
 import numpy as np
 
 import sims.muon as sm
-import theory.muon as th
 from _common import floats, outcome, report
-from paper_checks import Exact
+from paper_checks.muon.spectral_ball import ns5_settles_outside_checks
 from theory import validate as V
 
 CLAIM = "steplab.muon_ns5_settles_outside_the_ball"
@@ -56,15 +56,8 @@ def run(s=(5.0, 4.0, 3.0, 2.0), lam: float = 2.0, eta: float = 0.02, steps=(2, 5
     ku, kv = jax.random.split(jax.random.key(V.integer("seed", seed, low=0)))
     y = _orthonormal(ku, rows, sv.size) @ np.diag(sv) @ _orthonormal(kv, sv.size, sv.size).T
     out = sm.train(eta, lam, y, np.zeros_like(y), method="ns", ns_steps=ks, momentum=momentum, n_steps=n_steps)
-    settled = out["sv"][:, -1, 0] * lam
-    pred = np.array([np.abs(th.aligned_recursion(sv, eta, lam, momentum=momentum, steps=int(k),
-                                                 n_steps=n_steps)[-1]).max() * lam for k in ks])
-    top = np.array([th.ns_band(int(k))[1] for k in ks])
-    check = Exact("settled λ‖W_T‖_op per NS step count", predicted=pred, measured=settled, rtol=1e-9,
-                  rivals={"the exact polar factor's ball: 1": np.ones_like(pred),
-                          "the top of the band of p^k": top},
-                  why="the matrix run and the scalar recursion differ by float64 round-off only")
-    return outcome(CLAIM, [check], steps=ks, settled=settled, predicted=pred)
+    result = ns5_settles_outside_checks(sv, eta, lam, momentum, ks, n_steps, out["sv"][:, -1, 0])
+    return outcome(CLAIM, result, steps=ks, settled=result.arrays["settled"], predicted=result.arrays["predicted"])
 
 
 def main(argv=None) -> dict:

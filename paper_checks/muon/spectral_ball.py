@@ -106,12 +106,9 @@ def ns5_settles_outside(budget) -> Result:
     reader's worst case); the band's low edge.
     """
     ex = E.ns(budget)
-    T, ks = ex["T"], ex["ks"]
-    lam = E.NS_LAM
-    pred = np.array([np.abs(th.aligned_recursion(E.ALIGNED_S, E.NS_ETA, lam, momentum=E.NS_BETA, steps=int(k),
-                                                 n_steps=T)[-1]).max() * lam for k in ks])
-    meas = ex["sv"][:, -1, 0] * lam
-    bands = np.array([th.ns_band(int(k)) for k in ks])
+    ks = ex["ks"]
+    aligned = ns5_settles_outside_checks(E.ALIGNED_S, E.NS_ETA, E.NS_LAM, E.NS_BETA, ks, ex["T"], ex["sv"][:, -1, 0])
+    pred, meas, bands = aligned.arrays["predicted"], aligned.arrays["settled"], aligned.arrays["bands"]
     ex_b = E.ball(budget)
     tail = ex_b["gen_op_ns"][-ex_b["gen_T"] // 4:] * E.GEN_LAM
     _, top5 = th.ns_band(5)
@@ -121,14 +118,7 @@ def ns5_settles_outside(budget) -> Result:
     op_pol = ex_b["gen_op_polar"]
     start_pol = _entry(op_pol, E.GEN_LAM)
     checks = [
-        Exact("λ‖W_T‖_op of the aligned NS runs, k = " + ", ".join(str(int(k)) for k in ks), predicted=pred,
-              measured=meas, rtol=1e-10,
-              rivals={"the exact polar factor's ball: 1": np.ones_like(pred),
-                      "the top of the band, sup p^k on (0, 1]": bands[:, 1],
-                      "the bottom of the band on [1e-3, 1]": bands[:, 0]},
-              why="the scalar loop and the matrix run differ by float64 round-off only (the NS polynomial acts on each "
-                  "singular value exactly); T steps of k matrix products amplify it by the recursion's sensitivity, "
-                  "measured ~1e-14 relative: 1e-10 leaves 4 orders"),
+        *aligned.checks,
         Bound("λ‖W_t‖_op over the last quarter of the generic NS5 run: at most the band's top", measured=tail,
               bound=top5, slack=1e-9,
               rivals={"NS5 exact enough that the 1/λ ball holds": 1.0},
@@ -150,6 +140,31 @@ def ns5_settles_outside(budget) -> Result:
                            f"{op_pol[max(start_pol, 0):].max() * E.GEN_LAM:.6f}",
                   seed=E.SEED, arrays={"ks": ks, "settled": meas, "predicted": pred, "bands": bands, "tail": tail,
                                        "tail_mean": tail_mean, "tail_se": tail_se})
+
+
+def ns5_settles_outside_checks(s, eta: float, lam: float, momentum: float, ks, n_steps: int,
+                               top_sv: np.ndarray) -> Result:
+    r"""Core of ``steplab.muon_ns5_settles_outside_the_ball``: the check on aligned Muon runs with k Newton-Schulz steps.
+
+    Target :math:`Y = U\mathrm{diag}(s)V^\top` with every :math:`\lambda s_i > 1`, :math:`W_0 = 0`; ``top_sv``: the
+    top singular value of :math:`W_T` after ``n_steps`` steps, one per NS step count in ``ks``. Predicted: the modes'
+    scalar recursion (:func:`theory.muon.aligned_recursion`), settling at
+    :math:`\lambda\|W\|_{op} = \max_i p^{\circ k}(x_i) > 1`, to 1e-10 relative. Rivals: the exact polar factor's
+    ball (1); the top and the bottom of the band of :math:`p^{\circ k}` (:func:`theory.muon.ns_band`).
+    """
+    pred = np.array([np.abs(th.aligned_recursion(s, eta, lam, momentum=momentum, steps=int(k),
+                                                 n_steps=n_steps)[-1]).max() * lam for k in ks])
+    meas = top_sv * lam
+    bands = np.array([th.ns_band(int(k)) for k in ks])
+    check = Exact("λ‖W_T‖_op of the aligned NS runs, k = " + ", ".join(str(int(k)) for k in ks), predicted=pred,
+                  measured=meas, rtol=1e-10,
+                  rivals={"the exact polar factor's ball: 1": np.ones_like(pred),
+                          "the top of the band, sup p^k on (0, 1]": bands[:, 1],
+                          "the bottom of the band on [1e-3, 1]": bands[:, 0]},
+                  why="the scalar loop and the matrix run differ by float64 round-off only (the NS polynomial acts on "
+                      "each singular value exactly); T steps of k matrix products amplify it by the recursion's "
+                      "sensitivity, measured ~1e-14 relative: 1e-10 leaves 4 orders")
+    return Result(check, arrays={"ks": np.asarray(ks), "settled": meas, "predicted": pred, "bands": bands})
 
 
 @claim("steplab.muon_ball_window", paper=STEPLAB, provenance="derived", kind="exact",
