@@ -1,4 +1,4 @@
-"""Unit tests of theory/sde.py, sims/sde.py and sims/reference/sde.py (topic ``sde``).
+"""Unit tests of theory/sde/, sims/sde.py and sims/reference/sde.py (topic ``sde``).
 
 Simulator calls reuse the shapes and static configurations of the contract rows (tests/contract_sde.py)
 where they can, so that one process compiles each kernel once.
@@ -58,7 +58,7 @@ def test_quartic_corrected_threshold_is_threefold_conservative_and_cosh_roots():
     th = T.quartic_thresholds()
     assert th["gd"] == 2 and th["corrected"] == sp.Rational(2, 3) and th["gd"] / th["corrected"] == 3
     assert th["first_order"] is None and th["second_order"] is None
-    assert sp.simplify(T.critical_step(T.toy_function("cosh2"), "corrected") - 1 / sp.cosh(T._X)) == 0
+    assert sp.simplify(T.critical_step(T.toy_function("cosh2"), "corrected") - 1 / sp.cosh(T.X)) == 0
     assert math.isclose(T.escape_threshold_x("cosh2", "corrected", 0.1), math.acosh(10.0), rel_tol=1e-12)
     x_gd = T.escape_threshold_x("cosh2", "gd", 0.1)
     assert math.isclose(x_gd / math.sinh(x_gd), 0.1, rel_tol=1e-12)
@@ -140,10 +140,10 @@ def test_jax_drifts_and_derivatives_match_sympy(name):
     f = T.toy_function(name, lam=1)
     x, eta = np.array([-2.0, 0.3, 1.5]), 0.2  # the contract rows' points, so the kernels are shared
     for kind in T.DRIFT_KINDS:
-        b = sp.lambdify((T._X, ETA), T.drift(f, [T._X], kind)[0], "numpy")
+        b = sp.lambdify((T.X, ETA), T.drift(f, [T.X], kind)[0], "numpy")
         np.testing.assert_allclose(np.asarray(S.drift(name, kind, x, eta)), b(x, eta) * np.ones_like(x), rtol=1e-11,
                                    atol=1e-13)
-    fp, fpp = (sp.lambdify(T._X, sp.diff(f, T._X, k), "numpy") for k in (1, 2))
+    fp, fpp = (sp.lambdify(T.X, sp.diff(f, T.X, k), "numpy") for k in (1, 2))
     d1, d2 = S.derivatives(name, x)
     np.testing.assert_allclose(np.asarray(d1), fp(x) * np.ones_like(x), rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(np.asarray(d2), fpp(x) * np.ones_like(x), rtol=1e-12, atol=1e-14)

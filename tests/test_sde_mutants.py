@@ -131,7 +131,7 @@ def test_paths_take_scalar_starts_and_one_run_chunks():
 # ----------------------------------------------------------------------------- claims against mutated theory (issue 27)
 def test_ito_diffusion_twenty_percent_off_fails_the_ms_threshold_claim(monkeypatch):
     """``compagnoni2025.ms_threshold_per_model`` with the Itô term of every SDE's second-moment growth 20 % too large
-    (``theory.sde._ms_growth``: the generator's sigma^2/2 phi'' with sigma^2 = 1.2 eta a^2 x^2 E): the SDE edges it
+    (``theory.sde.dcsgd._ms_growth``: the generator's sigma^2/2 phi'' with sigma^2 = 1.2 eta a^2 x^2 E): the SDE edges it
     predicts move by 4-23 %; the edges measured on the SDEs themselves reject them. The claim runs unmutated first
     (it must pass, and its experiment is then cached with the true theory)."""
     import functools
@@ -139,10 +139,11 @@ def test_ito_diffusion_twenty_percent_off_fails_the_ms_threshold_claim(monkeypat
     import sympy as sp
 
     from paper_checks import Budget, get_claim
+    from theory.sde import dcsgd  # defines the growth and every caller of it: the patch must land there
 
     claim = get_claim("compagnoni2025.ms_threshold_per_model")
     assert claim.status(claim.run(Budget("quick"))) == "passed"
-    original = T._ms_growth.__wrapped__
+    original = dcsgd._ms_growth.__wrapped__
 
     def more_diffusion(model):
         growth, (eta, a, e) = original(model)
@@ -150,7 +151,7 @@ def test_ito_diffusion_twenty_percent_off_fails_the_ms_threshold_claim(monkeypat
             return growth, (eta, a, e)
         return sp.expand(growth + sp.Rational(1, 5) * eta * a**2 * e), (eta, a, e)
 
-    monkeypatch.setattr(T, "_ms_growth", functools.lru_cache(maxsize=8)(more_diffusion))
-    monkeypatch.setattr(T, "_ms_threshold_sym", functools.lru_cache(maxsize=8)(T._ms_threshold_sym.__wrapped__))
+    monkeypatch.setattr(dcsgd, "_ms_growth", functools.lru_cache(maxsize=8)(more_diffusion))
+    monkeypatch.setattr(dcsgd, "_ms_threshold_sym", functools.lru_cache(maxsize=8)(dcsgd._ms_threshold_sym.__wrapped__))
     assert T.ms_threshold("first_order", 2.0, 1, 0.0, 1.0) == pytest.approx(2 / (2.0 * 1.2 * 1.0))  # in place
     assert claim.status(claim.run(Budget("quick"))) == "failed"

@@ -1,4 +1,4 @@
-"""Unit tests of the extremal (L0, L1) ridge and DSignSGD's exact one-step change on it (theory/sde.py, topic ``sde``).
+"""Unit tests of the extremal (L0, L1) ridge and DSignSGD's exact one-step change on it (theory/sde/extremal.py, topic ``sde``).
 
 Every check compares two independent computations: sympy against finite differences and JAX autodiff, the binomial
 sum against a NumPy Monte Carlo of the signs (its own noise draws, its own evaluation of f), the critical step against

@@ -192,7 +192,7 @@ def descent_factors(budget: Budget) -> dict:
     for name, L1 in _L0L1_CASES:
         L0 = float(T.l0_for_l1(T.toy_function(name), L1))
         # The step rule's input f'(x) (not the measurement) comes from sympy; the loss is evaluated in JAX.
-        fp = sp.lambdify(T._X, sp.diff(T.toy_function(name), T._X), "numpy")(xs)
+        fp = sp.lambdify(T.X, sp.diff(T.toy_function(name), T.X), "numpy")(xs)
         eta_unit = np.array([T.sufficient_step(L0, L1, abs(g)) for g in fp])
         out[f"{name}_{L1:g}_c"] = np.asarray(S.descent_edge(xs, eta_unit, problem=name, c_max=100.0, n_bisect=60))
     return out
@@ -442,7 +442,7 @@ def _toy_f(name: str, x):
 
 
 def _one_step_eta(name: str, x: float, h: float) -> float:
-    fpp = float(sp.diff(T.toy_function(name), T._X, 2).subs(T._X, x))
+    fpp = float(sp.diff(T.toy_function(name), T.X, 2).subs(T.X, x))
     return h / fpp
 
 
@@ -677,7 +677,7 @@ def sign_descent(budget: Budget) -> dict:
     return out
 
 
-_SD_F = {name: tuple(sp.lambdify(T._X, sp.diff(T.toy_function(name, lam=1), T._X, k), "numpy") for k in range(3))
+_SD_F = {name: tuple(sp.lambdify(T.X, sp.diff(T.toy_function(name, lam=1), T.X, k), "numpy") for k in range(3))
          for name in T.SIGN_DESCENT_FUNCTIONS}
 
 

@@ -155,7 +155,7 @@ def one_step_drift_check(budget: Budget) -> Result:
     # of D (independent of the generators being tested).
     taylor = []
     for name, x, e in pts:
-        f1, f2 = (float(sp.diff(T.toy_function(name), T._X, j).subs(T._X, x)) for j in (1, 2))
+        f1, f2 = (float(sp.diff(T.toy_function(name), T.X, j).subs(T.X, x)) for j in (1, 2))
         m = T.dcsgd_direction_moments(f1, *args, order=2)
         taylor.append(-f1 * m[1] + e / 2 * f2 * m[2])
     bias = float(np.max(np.abs(exact - np.array(taylor))))

@@ -79,7 +79,7 @@ def _phi_mc_radial(d: int, a: float, r: dict, i: int, h: float) -> tuple[float, 
 
 def _phi_kurtosis_radial(d: int, u: float, a: float, h: float) -> float:
     """As :func:`_phi_kurtosis` for the radial function (exact multinomial law of (S1, S2))."""
-    w, s1, s2 = T._radial_law(d, PHI_AGENTS, T.mean_sign(u, 1.0, "student_t", PHI_NU))
+    w, s1, s2 = T.radial_law(d, PHI_AGENTS, T.mean_sign(u, 1.0, "student_t", PHI_NU))
     return _kurtosis(w, _radial_delta(d, a, h, s1, s2))
 
 
@@ -87,7 +87,7 @@ def _phi_kurtosis(d: int, u: float, a: float, h: float) -> float:
     r"""Kurtosis :math:`E(\Delta - \mu)^4/\mathrm{Var}^2` of one draw's change under the exact binomial law: a sample of n
     draws estimates its own SE to about :math:`\sqrt{\kappa/n}`, so items with :math:`\kappa > n/100` (rare uphill
     moves into the exponential wall carry the mean) are left to the exact sum (design, decided before the draws)."""
-    w, _ = T._ridge_law(d, PHI_AGENTS, T.mean_sign(u, 1.0, "student_t", PHI_NU))
+    w, _ = T.ridge_law(d, PHI_AGENTS, T.mean_sign(u, 1.0, "student_t", PHI_NU))
     return _kurtosis(w, _ridge_delta(d, a, h))
 
 

@@ -59,7 +59,7 @@ def sign_converges_under_cauchy(budget: Budget) -> Result:
     k, gap, div = r["k"], np.asarray(r["gap"]), np.asarray(r["diverged"])
     steps = int(r["n_steps"])
     etas = CAUCHY_ETA / np.sqrt(np.arange(steps) + 1.0)
-    curv = float(sp.diff(T.toy_function("cosh2"), T._X, 2).subs(T._X, 0))   # f''(0) = 2
+    curv = float(sp.diff(T.toy_function("cosh2"), T.X, 2).subs(T.X, 0))   # f''(0) = 2
     v = {law: T.sign_linear_variance(etas, T.sign_contraction(curv, 1.0, law), CAUCHY_AGENTS)[k - 1]
          for law in ("cauchy", "gaussian")}
     # f - f* = 2cosh x - 2 = x^2 + x^4/12 + ...: E gap = v + O(v^2) (v < 1e-3 in the windows).

@@ -31,7 +31,7 @@ def student_t_sign_schedules(budget: Budget) -> Result:
     gap stalls at its first-window level, and the Gaussian law. Counts diverged runs (none: signed steps are
     bounded)."""
     r = student_t_sign(budget)
-    curv = float(sp.diff(T.toy_function("cosh2"), T._X, 2).subs(T._X, 0))
+    curv = float(sp.diff(T.toy_function("cosh2"), T.X, 2).subs(T.X, 0))
     checks, parts, arrays = [], [], {"sigmas": r["sigmas"]}
     for schedule, eta in (("constant", T_ETA_CONST), ("inv_sqrt", T_ETA_DECAY)):
         steps, k = int(r[f"{schedule}_steps"]), r[f"{schedule}_k"]
