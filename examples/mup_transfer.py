@@ -11,8 +11,10 @@ The maths. For :math:`f(x) = V^\top W_1 W_0 x` under μP (:math:`W_0 \sim N(0, 1
 
 The measurement. Random data :math:`X` (d x m, N(0, 1)), :math:`y = X^\top\beta` with :math:`\beta \sim N(0, I/d)`; at
 each width, ``n_seeds`` initializations drawn exactly (:func:`sims.mup_transfer.one_step`), each seed's optimum the
-first local minimizer of its exact degree-6 one-step loss; the seed means are fitted as :math:`\eta + b/n` and the
-intercept compared with :math:`\eta_\infty` by a Statistical check (4 SE). Rivals: 0, the input layer's share only
+first local minimizer of its exact degree-6 one-step loss (:func:`paper_checks.mup_transfer.experiments.optima`, the
+claim's own measurement); the seed means are fitted as :math:`\eta + b/n` and the intercept compared with
+:math:`\eta_\infty` by the claim's Statistical check (4 SE,
+:func:`paper_checks.mup_transfer.transfer.mup_optimum_converges_to_eta_inf_checks`). Rivals: 0, the input layer's share only
 (:math:`\kappa = 1`), one hidden share lost (:math:`\kappa = 1 + 1/d`), the NTK kernel value (:math:`\kappa = 3/d`).
 Narrow widths (the :math:`1/n` fit then misses the next order) or few seeds make it inconclusive or fail.
 
@@ -25,11 +27,9 @@ import argparse
 import jax
 import numpy as np
 
-import sims.mup_transfer as sm
-import theory.mup_transfer as th
 from _common import floats, outcome, report
-from paper_checks import Statistical
-from paper_checks.mup_transfer.transfer import intercept_fit
+from paper_checks.mup_transfer.experiments import optima
+from paper_checks.mup_transfer.transfer import mup_optimum_converges_to_eta_inf_checks
 from theory import validate as V
 
 CLAIM = "hayou2025.mup_optimum_converges_to_eta_inf"
@@ -50,17 +50,9 @@ def run(d: int = 16, m: int = 64, widths=(1024, 4096, 16384, 65536), n_seeds: in
     X = rng.standard_normal((d, m))
     y = X.T @ (rng.standard_normal(d) / np.sqrt(d))
     key = jax.random.key(seed)
-    eta = np.stack([th.first_minimizer(th.loss_polynomial(
-        sm.one_step(jax.random.fold_in(key, int(w)), X, y, int(w), n_seeds=n_seeds)["coef"], y)) for w in n])
-    mean, se = np.nanmean(eta, axis=1), np.nanstd(eta, axis=1, ddof=1) / np.sqrt(n_seeds)
-    icpt, icpt_se, _ = intercept_fit(n, mean, se)
-    ei = th.eta_infinity(X, y)
-    check = Statistical("intercept of the seed means fitted as eta + b/n", estimate=icpt, se=icpt_se, predicted=ei,
-                        why="standard error of the weighted intercept",
-                        rivals={"0": 0.0, "kappa = 1": th.kernel_optimum(X, y, 1.0),
-                                "kappa = 1 + 1/d": th.kernel_optimum(X, y, 1.0 + 1.0 / d),
-                                "NTK kernel value (kappa = 3/d)": th.kernel_optimum(X, y, 3.0 / d)})
-    return outcome(CLAIM, [check], widths=n, mean=mean, eta_inf=ei)
+    eta = np.stack([optima(jax.random.fold_in(key, int(w)), int(w), "mup", n_seeds, data=(X, y)) for w in n])
+    result = mup_optimum_converges_to_eta_inf_checks(X, y, n, eta)
+    return outcome(CLAIM, result, widths=n, mean=result.arrays["mean"], eta_inf=result.checks[0].predicted_value())
 
 
 def main(argv=None) -> dict:

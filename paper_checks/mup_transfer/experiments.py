@@ -33,9 +33,10 @@ def dataset() -> tuple[np.ndarray, np.ndarray]:
     return X, X.T @ beta
 
 
-def optima(key, n: int, parametrization: str, n_seeds: int) -> np.ndarray:
-    """Per-seed first minimizers of the exact one-step loss at width ``n``."""
-    X, y = dataset()
+def optima(key, n: int, parametrization: str, n_seeds: int, data: tuple[np.ndarray, np.ndarray] | None = None
+           ) -> np.ndarray:
+    """Per-seed first minimizers of the exact one-step loss at width ``n`` on ``data`` = (X, y) (default :func:`dataset`)."""
+    X, y = dataset() if data is None else data
     out = sm.one_step(key, X, y, int(n), parametrization=parametrization, n_seeds=n_seeds)
     return th.first_minimizer(th.loss_polynomial(out["coef"], y))
 
