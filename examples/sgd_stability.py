@@ -15,9 +15,11 @@ generalized eigenvalue, :math:`\eta^*(B) = 1/\lambda_{\max}(Q_B, H\otimes I + I\
 The measurement. :func:`sims.sgd_stability.moment_growth` iterates the second moment exactly, by
 enumerating every batch, and fits its growth rate; :func:`sims.sgd_stability.refine_crossing` locates
 the step where that rate changes sign, from the bracket :math:`[10^{-3}, 3]/\lambda_{\max}(H)` (which
-does not depend on the prediction). An Exact check with the final bracket's relative width as
-tolerance; rivals: :math:`2/\lambda_{\max}` for every :math:`B`, linear scaling :math:`B\,\eta^*(1)`, and
-batches drawn with replacement (:math:`p = 1/B`). The Hessians are rotated onto the range of
+does not depend on the prediction). The claim's own checks
+(:func:`paper_checks.sgd_stability.mulayoff2024.threshold_nondecreasing_checks`): an Exact check with the final
+brackets' relative width as tolerance (rivals: :math:`2/\lambda_{\max}` for every :math:`B`, linear scaling
+:math:`B\,\eta^*(1)`, batches drawn with replacement, :math:`p = 1/B`), :math:`2/\lambda_{\max}` at :math:`B = n`
+when you include it, and the signs of consecutive differences. The Hessians are rotated onto the range of
 :math:`H` first: flat directions never move, and their round-off would fake a zero growth rate.
 
 Run: ``python examples/sgd_stability.py --X "1,0.2;0.3,1;-0.5,0.8;1.2,-0.4;0.1,0.9" --batch-sizes 1,2,3,5``
@@ -31,8 +33,8 @@ import numpy as np
 import sims.sgd_stability as sim
 import theory.sgd_stability as th
 from _common import floats, matrix, outcome, report
-from paper_checks import Exact
 from paper_checks.sgd_stability.experiments import ls_problem
+from paper_checks.sgd_stability.mulayoff2024 import threshold_nondecreasing_checks
 from theory import validate as V
 
 CLAIM = "mulayoff2024.threshold_nondecreasing_in_batch"
@@ -66,17 +68,8 @@ def run(hessians=None, batch_sizes=None, *, X=None, n_steps: int = 200, n_rounds
 
     found = sim.refine_crossing(rate, np.full(sizes.size, 1e-3 / lam), np.full(sizes.size, 3.0 / lam),
                                 n_points=9, n_rounds=n_rounds)
-    measured = found["crossing"]
-    width = float(np.max((found["hi"] - found["lo"]) / found["hi"]))
-    predicted = np.array([th.ms_threshold(h, b) for b in sizes])
-    check = Exact(
-        f"η̂*(B) for B = {sizes.tolist()}", predicted=predicted, measured=measured, rtol=width,
-        rivals={"η*(B) = 2/λ_max for every B": np.full(sizes.size, 2 / lam),
-                "linear scaling η*(B) = B η*(1)": sizes * th.ms_threshold(h, 1),
-                "batches with replacement (p = 1/B)": np.array([th.ms_threshold(h, b, "with") for b in sizes])},
-        why="the sign change of the simulated growth rate lies in the final refinement bracket (its relative width); "
-            f"the growth rate is fitted over the last {n_steps // 2} of {n_steps} exact steps")
-    return outcome(CLAIM, [check], batch_sizes=sizes, measured=measured, predicted=predicted,
+    result = threshold_nondecreasing_checks(h, sizes, found["crossing"], found["lo"], found["hi"])
+    return outcome(CLAIM, result, batch_sizes=sizes, measured=found["crossing"], predicted=result.arrays["predicted"],
                    bracket=np.stack([found["lo"], found["hi"]], axis=1))
 
 

@@ -72,31 +72,14 @@ def threshold_nondecreasing(budget: Budget) -> Result:
     run = ex.ms_thresholds(budget)
     asr = ex.as_thresholds(budget)
     sizes, measured = run["batch_sizes"], run["crossing"]
-    width = (run["hi"] - run["lo"]) / run["crossing"]
-    predicted = np.array([th.ms_threshold(h, int(b)) for b in sizes])
+    core = threshold_nondecreasing_checks(h, sizes, measured, run["lo"], run["hi"])
+    thresholds, at_n, order = core.checks
+    predicted, rtol = core.arrays["predicted"], core.arrays["rtol"]
     lam = float(np.linalg.eigvalsh(h.mean(axis=0))[-1])
-    # the sign change is certain to lie in the final bracket; the finite-horizon bias of the fitted rate moves it by
-    # far less (T = 200 and T = 2000 agree to 3e-8 relative), so the bracket width is the tolerance
-    rtol = float(width.max())
     why = "the sign change of the simulated growth rate lies in the final refinement bracket (its relative width)"
-    thresholds = Exact(
-        "η̂*(B), B = 1..8", predicted=predicted, measured=measured, rtol=rtol,
-        rivals={"η*(B) = 2/λ_max for every B": np.full(sizes.size, 2 / lam),
-                "linear scaling η*(B) = B η*(1)": sizes * predicted[0],
-                "batches with replacement (p = 1/B)": np.array([th.ms_threshold(h, int(b), "with") for b in sizes])},
-        why=why)
-    at_n = Exact("η̂*(n) at B = n = 8", predicted=2 / lam, measured=measured[-1], rtol=rtol,
-                 rivals={"η*(n) = 2/tr H (a trace criterion)": 2 / float(np.trace(h.mean(axis=0)))}, why=why)
     pick = np.searchsorted(sizes, asr["ls_sizes"])
     vs_as = Exact(f"η̂*(B) at B = {asr['ls_sizes'].tolist()}", predicted=predicted[pick], measured=measured[pick], rtol=rtol,
                   rivals={"the almost-sure (Lyapunov) threshold η̂_as(B)": asr["ls_crossing"]}, why=why)
-    # an ordering is measured only where consecutive thresholds are farther apart than their brackets
-    gaps = np.diff(measured)
-    resolved = np.abs(gaps) > (run["hi"] - run["lo"])[1:] + (run["hi"] - run["lo"])[:-1]
-    order = Categorical("sign of η̂*(B+1) - η̂*(B), B = 1..7", measured=np.where(resolved, np.sign(gaps), 0).astype(int),
-                        predicted=np.sign(np.diff(predicted)).astype(int),
-                        rivals={"flat: the batch size does not matter": 0, "smaller batches are more stable": -1},
-                        why="a difference counts only when larger than both brackets")
     # growth of the exact second moment against log rho(M_B) on a fixed eta grid
     etas, rates = run["curve_eta"], run["curve_rate"]
     log_rho = np.array([[np.log(th.spectral_radius(h, int(b), e)) for e in etas] for b in sizes])
@@ -113,6 +96,53 @@ def threshold_nondecreasing(budget: Budget) -> Result:
                          f"exact enumeration over {run['n_steps']} steps",
                   arrays={"batch_sizes": sizes, "measured": measured, "predicted": predicted, "gd": np.array(2 / lam),
                           "curve_eta": etas, "curve_rate": rates, "curve_log_rho": log_rho})
+
+
+def _span(sizes: np.ndarray) -> str:
+    """``1..8`` for consecutive batch sizes, else their list."""
+    return f"{sizes[0]}..{sizes[-1]}" if np.all(np.diff(sizes) == 1) else str(sizes.tolist())
+
+
+def threshold_nondecreasing_checks(h: np.ndarray, sizes: np.ndarray, crossing: np.ndarray, lo: np.ndarray,
+                                   hi: np.ndarray) -> Result:
+    r"""Core of ``mulayoff2024.threshold_nondecreasing_in_batch``: the checks on measured mean-square thresholds.
+
+    ``crossing``, ``lo``, ``hi``: per batch size in ``sizes`` (increasing), where the growth rate of the exactly
+    enumerated second moment changes sign and the final bracket around it, on the per-sample Hessians ``h`` (n, d, d).
+    Predicted: :math:`\eta^*(B) = 1/\lambda_{\max}(Q_B, H\otimes I + I\otimes H)` (:func:`theory.sgd_stability.ms_threshold`)
+    within the largest relative bracket; :math:`\eta^*(n) = 2/\lambda_{\max}(H)` when ``sizes`` ends at :math:`B = n`;
+    and the signs of consecutive differences, counted only where a difference exceeds both brackets. Rivals:
+    :math:`2/\lambda_{\max}` for every :math:`B`, linear scaling :math:`B\eta^*(1)`, batches with replacement; a
+    trace criterion at :math:`B = n`; a flat or decreasing threshold.
+    """
+    sizes = np.asarray(sizes)
+    width = (hi - lo) / crossing
+    predicted = np.array([th.ms_threshold(h, int(b)) for b in sizes])
+    lam = float(np.linalg.eigvalsh(h.mean(axis=0))[-1])
+    # the sign change is certain to lie in the final bracket; the finite-horizon bias of the fitted rate moves it by
+    # far less (T = 200 and T = 2000 agree to 3e-8 relative on the claim's problem), so the bracket width is the tolerance
+    rtol = float(width.max())
+    why = "the sign change of the simulated growth rate lies in the final refinement bracket (its relative width)"
+    checks = [Exact(
+        f"η̂*(B), B = {_span(sizes)}", predicted=predicted, measured=crossing, rtol=rtol,
+        rivals={"η*(B) = 2/λ_max for every B": np.full(sizes.size, 2 / lam),
+                "linear scaling η*(B) = B η*(1)": sizes * th.ms_threshold(h, 1),
+                "batches with replacement (p = 1/B)": np.array([th.ms_threshold(h, int(b), "with") for b in sizes])},
+        why=why)]
+    n = h.shape[0]
+    if sizes[-1] == n:
+        checks.append(Exact(f"η̂*(n) at B = n = {n}", predicted=2 / lam, measured=crossing[-1], rtol=rtol,
+                            rivals={"η*(n) = 2/tr H (a trace criterion)": 2 / float(np.trace(h.mean(axis=0)))}, why=why))
+    if sizes.size > 1:
+        # an ordering is measured only where consecutive thresholds are farther apart than their brackets
+        gaps = np.diff(crossing)
+        resolved = np.abs(gaps) > (hi - lo)[1:] + (hi - lo)[:-1]
+        checks.append(Categorical(f"sign of η̂*(B+1) - η̂*(B), B = {_span(sizes[:-1])}",
+                                  measured=np.where(resolved, np.sign(gaps), 0).astype(int),
+                                  predicted=np.sign(np.diff(predicted)).astype(int),
+                                  rivals={"flat: the batch size does not matter": 0, "smaller batches are more stable": -1},
+                                  why="a difference counts only when larger than both brackets"))
+    return Result(checks, arrays={"batch_sizes": sizes, "measured": crossing, "predicted": predicted, "rtol": rtol})
 
 
 @claim("mulayoff2024.second_moment_of_paths_large_n", paper=PAPER, provenance="secondary", kind="statistical",
