@@ -13,7 +13,8 @@ birth--death chain with detailed balance
 
 The measurement. ``n_chains`` chains of ``T`` steps per configuration (:func:`sims.sign_floor.simulate`);
 the Cesàro average of :math:`f` after ``burn`` steps, mean and standard error over chains, against
-the exact chain's floor (a Statistical check, 4 SE). Rivals: the small-:math:`\kappa` series and SGD's
+the exact chain's floor by the claim's own check
+(:func:`paper_checks.sign_floor.additive.sign_additive_exact_chain_checks`, 4 SE). Rivals: the small-:math:`\kappa` series and SGD's
 additive floor :math:`\eta\sigma^2/(2(2 - \eta a))`. The series is rejected only where some
 :math:`\kappa` is of order one (its error is :math:`O(\kappa^2)`).
 
@@ -27,9 +28,8 @@ import jax
 import numpy as np
 
 import sims.sign_floor as S
-import theory.sign_floor as T
 from _common import floats, outcome, report
-from paper_checks import Statistical
+from paper_checks.sign_floor.additive import sign_additive_exact_chain_checks
 from theory import validate as V
 
 CLAIM = "singh2026.sign_additive_exact_chain"
@@ -62,15 +62,8 @@ def run(a=1.0, eta=(0.1, 0.5, 2.0), sigma=1.0, *, n_chains: int = 256, n_steps: 
     s = S.summarize(res["mean_f"], res["diverged"])
     if np.any(s.n < 2):
         raise ValueError("eta: fewer than two finite chains in some configuration; lower eta")
-    check = Statistical(
-        "stationary E f of signSGD with additive noise, per (a, η, σ)", s.mean, s.se,
-        np.array([T.floor(*c, "additive", "sign") for c in zip(a, eta, sigma)]),
-        rivals={"the small-κ series ση(√(2π)/8 + πκ/32)": sigma * eta * np.array([T.phi_add_series(k) for k in kappa]),
-                "SGD's additive floor ησ²/(2(2−ηa))": np.array([T.sgd_additive_floor(*c) if c[0] * c[1] < 2 else np.inf
-                                                                for c in zip(a, eta, sigma)])},
-        why="4 standard errors of the mean over independent chains (each chain's Cesàro average after the burn-in "
-            "is one sample); burn >= 10/κ relaxation times, so no bias term")
-    return outcome(CLAIM, [check], a=a, eta=eta, sigma=sigma, kappa=kappa, n_diverged=int(np.sum(s.n_diverged)))
+    result = sign_additive_exact_chain_checks(a, eta, sigma, s.mean, s.se)
+    return outcome(CLAIM, result, a=a, eta=eta, sigma=sigma, kappa=kappa, n_diverged=int(np.sum(s.n_diverged)))
 
 
 def main(argv=None) -> dict:

@@ -3,6 +3,8 @@ r"""Additive noise, exact chain: signSGD's birth-death chain and its floor at ev
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from paper_checks import Budget, Exact, Result, Statistical, claim
@@ -21,18 +23,35 @@ def check_additive_chain(budget: Budget) -> Result:
     """Float signSGD Cesàro floors at kappa = 0.02, 0.4, 2 (offset eta/2) against the exact chain's E f; rivals: the
     small-kappa series sigma eta (sqrt(2 pi)/8 + pi kappa/32) and SGD's additive floor at the same step."""
     r = additive_chain(budget)
-    configs = list(zip(r["a"], r["eta"], r["sigma"]))
-    pred = np.array([T.floor(a, e, s, "additive", "sign") for a, e, s in configs])
-    series = np.array([s * e * T.phi_add_series(a * e / s) for a, e, s in configs])
-    sgd = np.array([float(N.stationary_excess(a, e, s)) for a, e, s in configs])
+    result = sign_additive_exact_chain_checks(r["a"], r["eta"], r["sigma"], r["mean"], r["se"])
+    return replace(result, detail=result.detail + f"; {r['n_diverged']} diverged runs", seed=int(r["seed"]))
+
+
+def sign_additive_exact_chain_checks(a: np.ndarray, eta: np.ndarray, sigma: np.ndarray, mean: np.ndarray,
+                                     se: np.ndarray) -> Result:
+    r"""Core of ``singh2026.sign_additive_exact_chain``: the check on simulated stationary floors of signSGD.
+
+    Per configuration :math:`(a, \eta, \sigma)` on :math:`f = a x^2/2` with additive :math:`N(0, \sigma^2)` gradient
+    noise: ``mean``, ``se``, the mean over independent chains of each chain's Cesàro average of :math:`f` after its
+    burn-in, and its standard error. Predicted: the exact birth-death chain's :math:`E f`
+    (:func:`theory.sign_floor.floor`, detailed balance
+    :math:`\pi(n+1)/\pi(n) = \Phi(-a x_n/\sigma)/\Phi(a x_{n+1}/\sigma)`), within 4 SE. Rivals: the small-:math:`\kappa`
+    series :math:`\sigma\eta(\sqrt{2\pi}/8 + \pi\kappa/32)` and SGD's additive floor at the same step (infinite
+    where :math:`\eta a \ge 2`).
+    """
+    configs = list(zip(a, eta, sigma))
+    kappa = ", ".join(f"{x * e / s:g}" for x, e, s in configs)
+    pred = np.array([T.floor(x, e, s, "additive", "sign") for x, e, s in configs])
+    series = np.array([s * e * T.phi_add_series(x * e / s) for x, e, s in configs])
+    sgd = np.array([float(N.stationary_excess(x, e, s)) if x * e < 2 else np.inf for x, e, s in configs])
     return Result(
-        checks=Statistical("E f of signSGD, additive noise, κ ∈ {0.02, 0.4, 2}", r["mean"], r["se"], pred, z=Z, why=WHY_MC,
+        checks=Statistical(f"E f of signSGD, additive noise, κ ∈ {{{kappa}}}", mean, se, pred, z=Z, why=WHY_MC,
                            rivals={"the small-κ series ση(√(2π)/8 + πκ/32)": series,
                                    "SGD's additive floor ησ²/(2(2−ηa))": sgd}),
         detail=("chain " + ", ".join(f"{p:.5g}" for p in pred) + " vs sim "
-                + ", ".join(f"{m:.5g}±{s:.2g}" for m, s in zip(r["mean"], r["se"]))
-                + "; series " + ", ".join(f"{v:.5g}" for v in series) + f"; {r['n_diverged']} diverged runs"),
-        arrays={"pred": pred, "mean": r["mean"], "se": r["se"], "series": series}, seed=int(r["seed"]),
+                + ", ".join(f"{m:.5g}±{s:.2g}" for m, s in zip(mean, se))
+                + "; series " + ", ".join(f"{v:.5g}" for v in series)),
+        arrays={"pred": pred, "mean": mean, "se": se, "series": series},
     )
 
 
