@@ -15,7 +15,8 @@ so DCSGD is mean-square stable iff :math:`\eta < \eta^\ast = 2/(a(1 + \bar V/N))
 
 The measurement. ``n_paths`` DCSGD paths of ``n_steps`` steps per step size (:func:`sims.sde.paths`);
 the mean of the per-step multipliers :math:`(x_{k+1}/x_k)^2` over all steps and paths, with its
-standard error, is compared with :math:`\rho` (a Statistical check, 4 SE). Rivals, on the same
+standard error, is compared with :math:`\rho` by the claim's own check
+(:func:`paper_checks.sde.dcsgd.dcsgd_ms_threshold_checks`, 4 SE). Rivals, on the same
 estimates: plain GD's :math:`(1 - \eta a)^2`, the variances added (:math:`\omega + \sigma_1^2`) instead of
 compounded, and compression ignored (:math:`\sigma_1^2` only). With no compression and no noise
 every rival coincides with the prediction: the verdict is then ``inconclusive`` by design.
@@ -33,7 +34,7 @@ import numpy as np
 import sims.sde as S
 import theory.sde as T
 from _common import floats, outcome, report
-from paper_checks import Statistical
+from paper_checks.sde.dcsgd import dcsgd_ms_threshold_checks
 from theory import validate as V
 
 CLAIM = "compagnoni2025.dcsgd_ms_threshold"
@@ -78,16 +79,8 @@ def run(a: float = 2.0, omega=(0.0, 1.0, 3.0, 0.5), sigma1: float = 0.7, eta=Non
             raise ValueError(f"eta: at step size {etas[i]:.6g} fewer than two paths kept a loss in (0, inf) "
                              "(diverged, or underflowed to 0); lower eta or n_steps")
         est[i], se[i] = v.mean(), v.std(ddof=1) / math.sqrt(v.size)
-    gd = (1 - etas * a) ** 2  # each rival is GD's factor plus its own noise term (eta a)^2 V/N
-    check = Statistical(
-        "mean-square factor E(x_{k+1}/x_k)² per step size", estimate=est, se=np.maximum(se, 1e-15 * est),
-        predicted=np.array([T.dcsgd_ms_factor(e, a, n, om, sigma1) for e in etas]),
-        rivals={"plain GD's factor (1 − ηa)²": gd,
-                "variances added: ω + σ₁²": gd + (etas * a) ** 2 * np.mean(om + sigma1**2) / n,
-                "compression ignored: σ₁² only": gd + (etas * a) ** 2 * sigma1**2 / n},
-        why="standard error of the mean over i.i.d. multipliers (all steps of all finite paths; floored at "
-            "round-off); 4 SE")
-    return outcome(CLAIM, [check], eta=etas, threshold=threshold, n_dropped=int(ok.size - ok.sum()))
+    result = dcsgd_ms_threshold_checks(a, etas, np.tile(om, (etas.size, 1)), np.full(etas.size, sigma1), est, se)
+    return outcome(CLAIM, result, eta=etas, threshold=threshold, n_dropped=int(ok.size - ok.sum()))
 
 
 def main(argv=None) -> dict:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import math
 
+from dataclasses import replace
+
 import numpy as np
 
 from paper_checks._checks import Statistical
@@ -34,32 +36,51 @@ def dcsgd_ms_threshold(budget: Budget) -> Result:
     and compression variances added instead of compounded (omega + sigma1^2), and compression ignored."""
     r = dcsgd_quadratic(budget)
     N = 4
-
-    def factor(om, s1, c, kind):
-        F = _cell_factor((om, s1))
-        eta = c / (DCSGD_A * F)
-        if kind == "exact":
-            return T.dcsgd_ms_factor(eta, DCSGD_A, N, np.asarray(om), s1)
-        if kind == "gd":
-            return (1 - eta * DCSGD_A) ** 2
-        V = np.mean(np.asarray(om) + s1**2) if kind == "additive" else s1**2
-        return (1 - eta * DCSGD_A) ** 2 + (eta * DCSGD_A) ** 2 * V / N
-
-    table = {k: np.array([[factor(om, s1, c, k) for c in DCSGD_C] for om, s1 in DCSGD_CELLS])
-             for k in ("exact", "gd", "additive", "no_compression")}
-    return Result(
-        checks=[Statistical("mean-square factor E(x_{k+1}/x_k)^2 per (cell, c)", estimate=r["rho"], se=r["rho_se"],
-                            predicted=table["exact"],
-                            rivals={"plain GD's factor (1 - eta a)^2": table["gd"],
-                                    "variances added: omega + sigma1^2": table["additive"],
-                                    "compression ignored: sigma1^2 only": table["no_compression"]},
-                            why="standard error of the mean over i.i.d. multipliers (all steps of all paths); "
-                                "12 estimates, so 4 SE")],
+    eta = np.array([[c / (DCSGD_A * _cell_factor((om, s1))) for c in DCSGD_C] for om, s1 in DCSGD_CELLS])
+    omega = np.array([[om for _ in DCSGD_C] for om, _ in DCSGD_CELLS])
+    sigma1 = np.array([[s1 for _ in DCSGD_C] for _, s1 in DCSGD_CELLS])
+    result = dcsgd_ms_threshold_checks(DCSGD_A, eta, omega, sigma1, r["rho"], r["rho_se"], over="(cell, c)")
+    return replace(
+        result,
         detail=f"Mean-square factor at eta = c/(a(1+V/N)), c = {DCSGD_C}, a = {DCSGD_A}, N = {N}, over "
                f"{int(r['n_paths'])} paths x {int(r['n_steps'])} steps per cell ({int(r['n_dropped'])} paths dropped): "
                f"at c = 2 (the threshold) measured {', '.join(f'{v:.3f}' for v in r['rho'][:, 1])}, predicted 1.",
-        arrays={"c": r["c"], "rho": r["rho"], "rho_se": r["rho_se"], "rho_theory": table["exact"]},
+        arrays={"c": r["c"], "rho": r["rho"], "rho_se": r["rho_se"], "rho_theory": result.arrays["rho_theory"]},
         seed=_DCSGD_SEED)
+
+
+def dcsgd_ms_threshold_checks(a: float, eta: np.ndarray, omega: np.ndarray, sigma1: np.ndarray, rho: np.ndarray,
+                              rho_se: np.ndarray, *, over: str = "step size") -> Result:
+    r"""Core of ``compagnoni2025.dcsgd_ms_threshold``: the check on measured mean-square factors of DCSGD.
+
+    Per estimate (any shape S): the step ``eta``, the agents' compression variances ``omega`` (S + (N,)) and the noise
+    level ``sigma1``; ``rho``, ``rho_se``: the mean of the i.i.d. per-step multipliers :math:`(x_{k+1}/x_k)^2` along
+    simulated paths on :math:`a x^2/2`, and its standard error. Predicted (:func:`theory.sde.dcsgd_ms_factor`):
+
+    .. math:: \rho = (1-\eta a)^2 + \eta^2 a^2\,\bar V/N,\qquad \bar V = \frac1N\sum_i\big(\omega_i + \sigma_1^2(1+\omega_i)\big),
+
+    within 4 SE (floored at round-off, :math:`10^{-15}\rho`, where the multipliers are deterministic). Rivals: plain GD's
+    factor :math:`(1-\eta a)^2`; the variances added, :math:`\bar V = \overline{\omega + \sigma_1^2}`; compression
+    ignored, :math:`\bar V = \sigma_1^2`. ``over`` names what the estimates run over.
+    """
+    N = omega.shape[-1]
+    pred, gd, additive, no_comp = (np.empty(np.shape(eta)) for _ in range(4))
+    for i in np.ndindex(np.shape(eta)):
+        e, om, s1 = eta[i], np.asarray(omega[i]), sigma1[i]
+        pred[i] = T.dcsgd_ms_factor(e, a, N, om, s1)
+        gd[i] = (1 - e * a) ** 2
+        additive[i] = (1 - e * a) ** 2 + (e * a) ** 2 * np.mean(om + s1**2) / N
+        no_comp[i] = (1 - e * a) ** 2 + (e * a) ** 2 * s1**2 / N
+    se = np.maximum(rho_se, 1e-15 * rho)
+    floored = " (floored at round-off)" if np.any(se > rho_se) else ""
+    return Result(
+        checks=[Statistical(f"mean-square factor E(x_{{k+1}}/x_k)^2 per {over}", estimate=rho, se=se, predicted=pred,
+                            rivals={"plain GD's factor (1 - eta a)^2": gd,
+                                    "variances added: omega + sigma1^2": additive,
+                                    "compression ignored: sigma1^2 only": no_comp},
+                            why=f"standard error of the mean over i.i.d. multipliers (all steps of all paths){floored}; "
+                                f"{np.size(rho)} estimates, so 4 SE")],
+        arrays={"rho": rho, "rho_se": rho_se, "rho_theory": pred})
 
 
 @claim("compagnoni2025.normalization_prevents_divergence", paper=PAPER, provenance="derived", kind="statistical",
