@@ -9,7 +9,7 @@ An entry is valid only if its key matches :math:`\mathrm{sha256}(\text{config} \
   of that name; when one topic's name is a prefix of another's, ``sign`` and ``sign_floor``, a file
   belongs to the longest name that matches, so ``sign`` never owns ``sign_floor*``) together with every
   shared source (files that belong to no topic: the sweep engine, this cache, the claim layer, shared
-  problems). Editing ``sims/sde.py`` therefore recomputes no logistic result, while editing the sweep
+  problems). Editing ``sims/sde/`` therefore recomputes no logistic result, while editing the sweep
   engine recomputes everything;
 * the environment: the versions of the numerical libraries (jax, jaxlib, numpy, scipy, sympy, optax,
   diffrax), JAX's x64 mode, its backend and its device count (results are not proven invariant under any

@@ -1,4 +1,4 @@
-"""Unit tests of theory/sde/, sims/sde.py and sims/reference/sde.py (topic ``sde``).
+"""Unit tests of theory/sde/, sims/sde/ and sims/reference/sde.py (topic ``sde``).
 
 Simulator calls reuse the shapes and static configurations of the contract rows (tests/contract_sde.py)
 where they can, so that one process compiles each kernel once.
@@ -326,7 +326,7 @@ def test_dcsgd_direction_moments_and_noise_variance():
 
 def test_stable_noise_reduction_keeps_the_direction_law():
     """The simulator draws one Gaussian (or Cauchy) value per coordinate for all agents (the stable-law reduction
-    in sims.sde._direction). Gaussian: the raw moments E D^k, k = 1..4, of 50k draws against the closed form of
+    in sims.sde.algorithms._direction). Gaussian: the raw moments E D^k, k = 1..4, of 50k draws against the closed form of
     the per-agent construction (theory.sde.dcsgd_direction_moments), within 5 standard errors of each sample
     moment. Cauchy: a two-sample Kolmogorov-Smirnov test against directions built agent by agent from
     sample_noise and compress (independent keys; p below 1e-6 would be a real difference)."""

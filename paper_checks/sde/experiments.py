@@ -32,8 +32,8 @@ LAMBDAS = (0.5, 1.0, 4.0)   # curvatures of the quadratic sweeps
 # ======================================================================================== escape thresholds (escape.py)
 
 def _escape_grid(grid: dict) -> dict:
-    """:func:`sims.sde._escape_point` over ``grid``, padded to a fixed chunk so every sweep shares one compilation."""
-    return run_grid(S._escape_point, grid, static={"gd_steps": 20, "ode_steps": 200}, chunk_size=1024,
+    """:func:`sims.sde.escape_point` over ``grid``, padded to a fixed chunk so every sweep shares one compilation."""
+    return run_grid(S.escape_point, grid, static={"gd_steps": 20, "ode_steps": 200}, chunk_size=1024,
                     pad_to_chunk=True)
 
 
@@ -89,7 +89,7 @@ def weak_errors(budget: Budget, sigma0: float = 0.3) -> dict:
     etas = np.asarray(budget.pick(quick=[0.2, 0.1, 0.05, 0.025], full=[0.2, 0.1, 0.05, 0.025, 0.0125]))
     m = budget.pick(quick=2500, full=16000)
     grid, shape = cartesian(eta=etas, key=jax.random.split(jax.random.key(_WEAK_SEED), m))
-    r = run_grid(S._weak_point, grid, static={"problem": "quartic", "x0": 1.0, "T": 1.0,
+    r = run_grid(S.weak_point, grid, static={"problem": "quartic", "x0": 1.0, "T": 1.0,
                                              "max_steps": int(round(1.0 / etas.min())), "substeps": 4,
                                              "sigma0": sigma0})
     ok = ~np.asarray(r["diverged"]).reshape(shape)
