@@ -15,10 +15,12 @@ line). For two classes with logit gap :math:`\delta = z_1 - z_2` and slope diffe
 where the loss's Taylor expansion (and every finite-order model of it) can be trusted.
 
 The measurement. The Taylor coefficients of :math:`\ell` to order ``order`` by ``jax.experimental.jet``
-(:func:`sims.softmax_radius.logit_line_taylor`); a Prony fit of the nearest conjugate pair of
+(:func:`sims.softmax_radius.logit_line_taylor`, through the claim's own
+:func:`paper_checks.softmax_radius.exact_theory.jet_ghosts`); a Prony fit of the nearest conjugate pair of
 singularities (:func:`theory.softmax_radius.prony_pair`) gives :math:`|t_0|`, the radius the series
 itself shows, compared with :math:`\rho^*` to 4 times the fit's error scale
-:math:`(\rho_1/\rho_2)^{N/2}` (:func:`theory.softmax_radius.prony_error_scale`). A second Exact check:
+:math:`(\rho_1/\rho_2)^{N/2}` (:func:`theory.softmax_radius.prony_error_scale`), by the claim's checks
+(:func:`paper_checks.softmax_radius.exact_theory.binary_radius_exact_checks`). A second Exact check:
 the certified nearest zero of :math:`F` (Newton and the argument principle). Rivals: the margin-free
 bound :math:`\pi/|\Delta a|`, no square root, :math:`(|\delta| + \pi)/|\Delta a|`. Large gaps
 :math:`|\delta|` bring the next ghost close (the fit's error grows): raise ``order`` there.
@@ -31,10 +33,9 @@ import argparse
 
 import numpy as np
 
-import sims.softmax_radius as S
 import theory.softmax_radius as T
 from _common import floats, outcome, report
-from paper_checks import Exact
+from paper_checks.softmax_radius.exact_theory import binary_radius_exact_checks, jet_ghosts
 from theory import validate as V
 
 CLAIM = "sao2026.binary_radius_exact"
@@ -58,21 +59,9 @@ def run(delta=(0.5, -2.0, 3.5), delta_a=(1.0, -0.4, 2.5), *, order: int = 16) ->
     order = V.integer("order", order, low=8, high=64)
     # two logits (delta, 0) with slopes (delta_a, 0): the radius depends on the differences only
     z, a = np.stack([d, np.zeros_like(d)], axis=1), np.stack([da, np.zeros_like(da)], axis=1)
-    coeffs = np.asarray(S.logit_line_taylor(z, a, np.zeros(d.size, dtype=np.int32), order))
-    ghost = np.array([T.prony_pair(c) for c in coeffs])
-    closed = np.atleast_1d(T.binary_radius(d, da))
-    rivals = {"ρ* = π/|Δa| (the margin-free lower bound)": np.pi / np.abs(da),
-              "ρ* = (δ² + π²)/|Δa| (no square root)": (d**2 + np.pi**2) / np.abs(da),
-              "ρ* = (|δ| + π)/|Δa|": (np.abs(d) + np.pi) / np.abs(da)}
-    checks = [
-        Exact("ρ* seen by the jet Taylor series (Prony fit), per pair", predicted=closed, measured=np.abs(ghost),
-              rtol=4.0 * float(np.max(T.prony_error_scale(d, order))), rivals=rivals,
-              why=f"Prony error scale (ρ1/ρ2)^(N/2) at N = {order}, worst pair, times 4"),
-        Exact("ρ* = |nearest zero of F| (certified root finding), per pair", predicted=closed,
-              measured=np.atleast_1d(T.radius(z, a)), rtol=1e-8, rivals=rivals,
-              why="Newton to |F|/Σ|terms| < 1e-10 at a simple zero: relative error ~1e-10"),
-    ]
-    return outcome(CLAIM, checks, delta=d, delta_a=da, ghost=ghost, radius=closed)
+    ghost = jet_ghosts(z, a, order)
+    result = binary_radius_exact_checks(d, da, np.abs(ghost), np.atleast_1d(T.radius(z, a)), order)
+    return outcome(CLAIM, result, delta=d, delta_a=da, ghost=ghost, radius=result.arrays["rho_closed"])
 
 
 def main(argv=None) -> dict:

@@ -6,6 +6,7 @@ forms of :mod:`theory.softmax_radius` against ``jet`` Taylor series and certifie
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -32,8 +33,10 @@ def _binary_instances(rng: np.random.Generator, n: int, delta_range: tuple[float
             "a": np.stack([a0 + delta_a, a0], axis=1)}
 
 
-def _jet_prony(z: np.ndarray, a: np.ndarray, order: int) -> np.ndarray:
-    """Nearest ghost t0 (Im > 0) of every row's line loss from a Prony fit of its JAX jet series."""
+def jet_ghosts(z: np.ndarray, a: np.ndarray, order: int) -> np.ndarray:
+    """Nearest ghost t0 (Im > 0) of every row's line loss from a Prony fit of its JAX jet series.
+
+    ``z``, ``a``: (rows, classes) logits and their slopes along the line; class 0 is the label."""
     coeffs = np.asarray(S.logit_line_taylor(z, a, np.zeros(z.shape[0], dtype=np.int32), order))
     return np.array([T.prony_pair(c) for c in coeffs])
 
@@ -59,12 +62,31 @@ def binary_radius_exact(budget: Budget) -> Result:
     seed = 11
     inst = _binary_instances(np.random.default_rng(seed), budget.pick(**N_BINARY), (0.0, 4.0))
     d, da = inst["delta"], inst["delta_a"]
+    taylor = np.abs(jet_ghosts(inst["z"], inst["a"], JET_ORDER))
+    roots = np.asarray(T.radius(inst["z"], inst["a"]))
+    result = binary_radius_exact_checks(d, da, taylor, roots, JET_ORDER)
+    return replace(result, detail=f"{d.size} random (δ, Δa) with |δ| ≤ 4: " + result.detail, seed=seed)
+
+
+def binary_radius_exact_checks(d: np.ndarray, da: np.ndarray, taylor: np.ndarray, roots: np.ndarray,
+                               order: int) -> Result:
+    r"""Core of ``sao2026.binary_radius_exact``: the checks on measured radii of binary line losses.
+
+    Per instance, logit gap ``d`` (:math:`\delta`) and slope difference ``da`` (:math:`\Delta a`): ``taylor``, the
+    radius :math:`|t_0|` the line loss's Taylor series shows (a Prony fit of its order-``order`` ``jet`` series,
+    :func:`jet_ghosts`), and ``roots``, the certified nearest zero's modulus (:func:`theory.softmax_radius.radius`).
+    Both against the closed form (the sympy expression evaluated)
+
+    .. math:: \rho^* = \sqrt{\delta^2+\pi^2}/|\Delta a|,
+
+    the Taylor radius to 4 times Prony's error scale :math:`(\rho_1/\rho_2)^{N/2}` at the worst instance, the zeros to
+    ``ROOT_RTOL``. Rivals: the margin-free bound :math:`\pi/|\Delta a|`, no square root,
+    :math:`(|\delta|+\pi)/|\Delta a|`.
+    """
     expr = T.binary_radius_expr()
     closed = np.array([float(expr.subs({T.delta: di, T.Dpos: abs(dai)})) for di, dai in zip(d, da)])
-    taylor = np.abs(_jet_prony(inst["z"], inst["a"], JET_ORDER))
-    roots = np.asarray(T.radius(inst["z"], inst["a"]))
     # Prony's error is of order (rho_1/rho_2)^(N/2) (the next ghost pair); allow 4x that asymptotic scale
-    rtol = 4.0 * float(np.max(T.prony_error_scale(d, JET_ORDER)))
+    rtol = 4.0 * float(np.max(T.prony_error_scale(d, order)))
     rivals = {"ρ* = π/|Δa| (the margin-free lower bound)": np.pi / np.abs(da),
               "ρ* = (δ² + π²)/|Δa| (no square root)": (d**2 + np.pi**2) / np.abs(da),
               "ρ* = (|δ| + π)/|Δa|": (np.abs(d) + np.pi) / np.abs(da)}
@@ -72,16 +94,15 @@ def binary_radius_exact(budget: Budget) -> Result:
         checks=[
             Exact("ρ* from the jet Taylor series (Prony fit), per instance", predicted=closed, measured=taylor,
                   rtol=rtol, rivals=rivals,
-                  why=f"Prony error scale (ρ1/ρ2)^(N/2) at N = {JET_ORDER}, worst instance, times 4"),
+                  why=f"Prony error scale (ρ1/ρ2)^(N/2) at N = {order}, worst instance, times 4"),
             Exact("ρ* = |nearest zero of F| (certified root finding), per instance", predicted=closed,
                   measured=roots, rtol=ROOT_RTOL, rivals=rivals,
                   why="Newton to |F|/Σ|terms| < 1e-10 at a simple zero: relative error ~1e-10"),
         ],
-        detail=(f"{d.size} random (δ, Δa) with |δ| ≤ 4: jet series radius within "
+        detail=(f"jet series radius within "
                 f"{np.max(np.abs(taylor / closed - 1)):.1e}, certified zeros within {np.max(np.abs(roots / closed - 1)):.1e} "
                 "of sqrt(δ²+π²)/|Δa|"),
         arrays={"delta": d, "delta_a": da, "rho_closed": closed, "rho_roots": roots, "rho_taylor": taylor},
-        seed=seed,
     )
 
 
@@ -113,7 +134,7 @@ def ghost_above_flip_point(budget: Budget) -> Result:
     flip_expr = T.binary_flip_point()["flip"]
     z, a = inst["z"], inst["a"]
     flip = np.array([float(flip_expr.subs({T.z1: zi[0], T.z2: zi[1], T.a1: ai[0], T.a2: ai[1]})) for zi, ai in zip(z, a)])
-    t0 = _jet_prony(z, a, JET_ORDER)
+    t0 = jet_ghosts(z, a, JET_ORDER)
     scale = T.prony_error_scale(d, JET_ORDER)
     # absolute error of the located zero ~ (Prony error scale) x |t0|; allow 4x the worst instance
     atol_re = 4.0 * float(np.max(scale * np.abs(t0)))
@@ -299,7 +320,7 @@ def logistic_regression_exact_radius(budget: Budget) -> Result:
     vw, vb = vraw[:64] / np.linalg.norm(vraw), vraw[64] / np.linalg.norm(vraw)
     margin, slope = x @ w + b, x @ vw + vb
     # the binary model as two logits (0, x·w + b): its line loss has logits (0, m + t x·v)
-    t0 = _jet_prony(np.stack([np.zeros(n), margin], 1), np.stack([np.zeros(n), slope], 1), JET_ORDER)
+    t0 = jet_ghosts(np.stack([np.zeros(n), margin], 1), np.stack([np.zeros(n), slope], 1), JET_ORDER)
     taylor = np.abs(t0)
     closed = np.asarray(T.binary_radius(margin, slope))
     rtol_bin = 4.0 * float(np.max(T.prony_error_scale(margin, JET_ORDER)))
