@@ -359,3 +359,25 @@ def test_proportional_fit_matches_least_squares():
     assert se == pytest.approx(np.sqrt(res[0] / (T.size - 1) / (T @ T)), rel=1e-12)
     with pytest.raises(ValueError, match="threshold"):
         proportional_fit([4.0], [4.1])
+
+
+def test_catapult_trajectory_equals_numpy_gd_on_the_uv_model():
+    """The scaled two-variable map iterated by theory.eos equals plain NumPy GD on u, v (m = 50) to round-off, and its
+    sympy form is the (f, lambda) map rescaled: z = eta^2 f^2/m, c = eta lambda."""
+    z, c = sp.symbols("z c", real=True)
+    z_new, c_new = th.catapult_scaled_map()
+    assert sp.simplify(z_new - z * (1 - c + z) ** 2) == 0 and sp.simplify(c_new - (c + z * (c - 4))) == 0
+    rng = np.random.default_rng(3)
+    m, n_steps = 50, 60
+    u, v = rng.standard_normal(m), rng.standard_normal(m)
+    lam0 = (u @ u + v @ v) / m
+    eta = 2.7 / lam0
+    f0 = u @ v / np.sqrt(m)
+    out = th.catapult_trajectory(2.7, eta ** 2 * f0 ** 2 / m, n_steps)
+    for _ in range(n_steps):
+        f = u @ v / np.sqrt(m)
+        u, v = u - eta * f * v / np.sqrt(m), v - eta * f * u / np.sqrt(m)
+    np.testing.assert_allclose(out["eta_lambda"][0, -1], eta * (u @ u + v @ v) / m, rtol=1e-10)
+    # z has decayed to ~1e-37 by the end (the run converged): round-off of f is absolute, ~1e-16 f0
+    np.testing.assert_allclose(out["z"][0, -1], eta ** 2 * (u @ v) ** 2 / m ** 2, rtol=1e-8, atol=1e-30)
+    assert out["z"][0, :].max() > 10 * out["z"][0, 0]  # the run did catapult (z rose before it decayed)

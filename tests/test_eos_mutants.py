@@ -186,3 +186,46 @@ def test_wrong_rod_restoring_term_fails_the_rod_flow_claims(monkeypatch, claim_i
     monkeypatch.setattr(E, "rod_toy", lambda budget: toy)
     monkeypatch.setattr(E, "uv_compare", lambda budget: uv)
     assert _status(claim_id) == "failed"
+
+
+# ------------------------------------------------------------------ issue 33: the headline claims added for eos
+
+@pytest.mark.parametrize("factor", [1.0, 2.0, 0.5])
+def test_wrong_gd_threshold_fails_the_nonmonotone_loss_claim(monkeypatch, factor):
+    """4/eta or 1/eta as GD's threshold: the loss claim splits each run at the threshold's first crossing.
+
+    4/eta is never reached (no run has an 'after' part, so no uptick there); 1/eta lies below the initial
+    sharpness 2.8-3.0 (no 'before' part: the runs do not start below the threshold). A threshold only 8 % high is
+    not caught here -- the sharpness overshoots 2/eta by more at its first crossing, so the split moves little; the
+    sharpness claim catches that one (test_gd_threshold_off_by_8_percent_fails_the_edge_of_stability_claim).
+    Control (factor 1): the claim passes.
+    """
+    E.mlp(QUICK)
+    monkeypatch.setattr(th, "critical_sharpness", _scaled_threshold(factor))
+    assert _status("cohen2021.loss_nonmonotone_but_decreasing") == ("passed" if factor == 1.0 else "failed")
+
+
+def _catapult_map_with(mistake: str):
+    """The scaled catapult map (z, c) -> (z+, c+) with a plausible mistake, as theory.eos's lambdified map."""
+    def fn(z, c):
+        if mistake == "linear output":  # f+ = (1 - eta lambda) f: the output's update linearised (NTK)
+            return [z * (1 - c) ** 2, c + z * (c - 4)]
+        if mistake == "edge 3":         # lambda+ - lambda = (eta f^2/m)(eta lambda - 3)
+            return [z * (1 - c + z) ** 2, c + z * (c - 3)]
+        return [z * (1 - c + z) ** 2, c + z * (c - 4)]
+    return lambda: fn
+
+
+@pytest.mark.parametrize("claim_id", ["lewkowycz2020.catapult_converges_to_flatter_minima",
+                                      "steplab.catapult_flattening_window"])
+@pytest.mark.parametrize("mistake", ["none", "linear output", "edge 3"])
+def test_wrong_catapult_map_fails_the_flattening_claims(monkeypatch, claim_id, mistake):
+    """The closed-form map with the output's update linearised, or the curvature's sign change moved from 4 to 3.
+
+    The runs and the exact map agree to 1e-13 in eta*lambda; either mistake moves the map's final eta*lambda by
+    O(0.1) or more (the linear map never stops the spike; the moved edge removes curvature faster), far beyond the
+    1e-9 tolerance, and moves the first minimum of lambda_final/lambda0 by grid steps. Control: the true map passes.
+    """
+    E.catapult_curvature(QUICK)
+    monkeypatch.setattr(th, "_catapult_scaled_fn", _catapult_map_with(mistake))
+    assert _status(claim_id) == ("passed" if mistake == "none" else "failed")

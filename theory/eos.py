@@ -47,7 +47,7 @@ __all__ = [
     "selfstab_averaged_jacobian", "selfstab_averaged_eigenvalues", "central_flow_mean_loss",
     "rod_flow_fixed_point_equations", "critical_sharpness", "momentum_characteristic_polynomial",
     "catapult_map", "catapult_edges", "catapult_phase", "uv_sharpness", "uv_gradient_flow_limit_sharpness",
-    "uv_conserved_quantity",
+    "uv_conserved_quantity", "catapult_scaled_map", "catapult_trajectory",
 ]
 
 x, y = sp.symbols("x y", real=True)
@@ -516,3 +516,55 @@ def uv_gradient_flow_limit_sharpness(u0: float, v0: float) -> float:
     if delta == 0 and not u0 * v0 > 0:
         raise ValueError(f"u0: gradient flow from ({u0}, {v0}) ends at the saddle (0, 0), not on uv = 1")
     return math.sqrt(delta * delta + 4.0)
+
+
+@functools.lru_cache(maxsize=None)
+def catapult_scaled_map() -> tuple[sp.Expr, sp.Expr]:
+    r""":func:`catapult_map` in the scaled variables :math:`z = \eta^2f^2/m`, :math:`c = \eta\lambda`; derived.
+
+    Returns :math:`(z^+, c^+)` in the symbols ``z, c``: :math:`z^+ = z(1 - c + z)^2`, :math:`c^+ = c + z(c - 4)`.
+    Neither :math:`\eta` nor :math:`m` is left: a run is fixed by its start :math:`(z_0, c_0)`.
+    """
+    f_new, lam_new = catapult_map()
+    f, lam, m = sp.symbols("f lambda m", real=True)
+    z, c = sp.symbols("z c", real=True)
+    # substitute f = sqrt(z m)/eta and lambda = c/eta, then rescale the images the same way
+    sub = {f: sp.sqrt(z * m) / eta_, lam: c / eta_}
+    z_new = sp.simplify(sp.expand((eta_ ** 2 * f_new ** 2 / m).subs(sub, simultaneous=True)))
+    c_new = sp.simplify(sp.expand((eta_ * lam_new).subs(sub, simultaneous=True)))
+    return sp.factor(z_new), sp.expand(c_new)
+
+
+@functools.lru_cache(maxsize=None)
+def _catapult_scaled_fn():
+    z, c = sp.symbols("z c", real=True)
+    return sp.lambdify((z, c), list(catapult_scaled_map()), "numpy")
+
+
+def catapult_trajectory(eta_lambda0, z0, n_steps: int) -> dict[str, np.ndarray]:
+    r"""Iterate :func:`catapult_scaled_map` from :math:`(z_0, c_0)`: the uv model's :math:`\eta\lambda_t` and loss scale.
+
+    Args:
+      eta_lambda0: :math:`c_0 = \eta\lambda_0 > 0`, a number or a 1-D array (one run each).
+      z0: :math:`z_0 = \eta^2 f_0^2/m > 0` (same shape, or a number for all).
+      n_steps: GD steps, ``1..10**6``.
+
+    Returns ``eta_lambda`` (runs, n_steps + 1) and ``z`` (runs, n_steps + 1), from step 0. A run whose ``z``
+    exceeds ``1e100`` (divergence) is NaN from there on.
+    """
+    c = np.atleast_1d(V.array("eta_lambda0", eta_lambda0, ndim=(0, 1), low=0.0, low_open=True)).astype(float)
+    z = np.atleast_1d(V.array("z0", z0, ndim=(0, 1), low=0.0, low_open=True)).astype(float)
+    if z.size not in (1, c.size):
+        raise ValueError(f"z0: expected one value or {c.size} (one per eta_lambda0), got {z.size}")
+    n_steps = V.integer("n_steps", n_steps, low=1, high=10 ** 6)
+    z = np.broadcast_to(z, c.shape).copy()
+    fn = _catapult_scaled_fn()
+    cs, zs = [c.copy()], [z.copy()]
+    with np.errstate(over="ignore", invalid="ignore"):
+        for _ in range(n_steps):
+            z_new, c_new = fn(z, c)
+            dead = ~np.isfinite(z_new) | (z_new > 1e100)
+            z, c = np.where(dead, np.nan, z_new), np.where(dead, np.nan, c_new)
+            cs.append(c.copy())
+            zs.append(z.copy())
+    return {"eta_lambda": np.stack(cs, axis=1), "z": np.stack(zs, axis=1)}

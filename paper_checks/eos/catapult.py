@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 import theory.eos as th
-from paper_checks import Bound, Categorical, Count, Exact, Paper, Result, claim
+from paper_checks import STEPLAB, Bound, Categorical, Count, Exact, Paper, Result, claim
 from paper_checks.eos import experiments as E
 
 PAPER = Paper(key="lewkowycz2020", title="The Large Learning Rate Phase of Deep Learning: the Catapult Mechanism",
@@ -100,3 +100,132 @@ def divergence_edge_at_four(budget) -> Result:
     ]
     detail = "located edges: " + ", ".join(f"m = {int(m)}: {e:.3f}" for m, e in zip(ex["widths"], edges))
     return Result(checks, detail=detail, arrays={"widths": ex["widths"], "edges": edges}, seed=E.SEED)
+
+
+def flatness_ratio(final_eta_lambda, eta_lambda0) -> np.ndarray:
+    r""":math:`\lambda_\infty/\lambda_0 = (\eta\lambda_\infty)/(\eta\lambda_0)`: the final curvature in units of the initial one
+    (one seed shares :math:`\lambda_0` across step sizes, so along a seed this is the final curvature itself, rescaled)."""
+    return np.asarray(final_eta_lambda, float) / np.asarray(eta_lambda0, float)
+
+
+def first_local_minimum(x: np.ndarray, y: np.ndarray) -> float:
+    """``x`` at the first sample of ``y`` below both neighbours (the end of the first decreasing stretch); NaN if none."""
+    y = np.asarray(y, float)
+    k = np.flatnonzero((y[1:-1] < y[:-2]) & (y[1:-1] < y[2:]))
+    return float(x[k[0] + 1]) if k.size else float("nan")
+
+
+def predicted_final(c: np.ndarray, z0: np.ndarray, n_steps: int) -> np.ndarray:
+    """The closed-form map's eta*lambda after ``n_steps`` for each (eta*lambda0, seed) of the experiment (shape of z0)."""
+    cs = np.repeat(np.asarray(c, float), z0.shape[1])
+    out = th.catapult_trajectory(cs, np.asarray(z0, float).ravel(), n_steps)["eta_lambda"][:, -1]
+    return out.reshape(z0.shape)
+
+
+# round-off of the m-dimensional run: float64 (1e-16) amplified through the spike, where the map's Jacobian products
+# reach ~1e5 on this grid (the runs and the map agree to 2e-11 at worst at the quick budget); 1e-9 in eta*lambda keeps
+# a factor 50 above that and is 1e-7 of the smallest rival gap
+CATAPULT_ATOL = 1e-9
+FINE_H = 0.002  # the grid on which the closed form's first minimum is located (a tenth or less of the runs' grid)
+
+
+@claim("lewkowycz2020.catapult_converges_to_flatter_minima", paper=PAPER, provenance="quoted", kind="exact",
+       source="abstract",
+       quote="At large learning rates the model captures qualitatively distinct phenomena, including the convergence "
+             "of gradient descent dynamics to flatter minima.",
+       where="arXiv:2003.02218, abstract",
+       statement="In the catapult phase of the uv model (2 < eta*lambda0 < 4) GD converges to a flatter minimum than it "
+                 "starts from: the final eta*lambda is the closed-form (f, lambda) map's, below both eta*lambda0 (where "
+                 "the lazy phase ends) and the stability edge 2.",
+       latex=r"2 < \eta\lambda_0 < 4:\ \eta\lambda_\infty = \Phi^{T}(z_0, \eta\lambda_0)_c < 2 < \eta\lambda_0")
+def catapult_converges_to_flatter_minima(budget) -> Result:
+    r"""Final :math:`\eta\lambda` of the m-dimensional GD runs against the closed-form map iterated from each run's start.
+
+    Each run of :func:`paper_checks.eos.experiments.catapult_curvature` (eta*lambda0 from 2.05 to 3.95, four seeds at
+    quick) starts at :math:`(z_0, c_0)` = :math:`(\eta^2f_0^2/m, \eta\lambda_0)`; :func:`theory.eos.catapult_trajectory`
+    iterates the exact two-variable map for the same 400 steps. Rivals: the curvature stays at its initial value
+    (the lazy, NTK picture: :math:`\eta\lambda_\infty = \eta\lambda_0`); GD lands at the edge of stability
+    (:math:`\eta\lambda_\infty = 2`). A bound checks every final :math:`\eta\lambda` is below 2.
+    """
+    ex = E.catapult_curvature(budget)
+    c, z0, fin = ex["c"], ex["z0"], ex["final_eta_lambda"]
+    if np.any(ex["diverged"]):
+        raise RuntimeError("a catapult-phase run diverged")
+    pred = predicted_final(c, z0, int(ex["n_steps"]))
+    c0 = np.broadcast_to(c[:, None], fin.shape)
+    checks = [
+        Exact("final eta*lambda per run (eta*lambda0 x seed)", predicted=pred, measured=fin, atol=CATAPULT_ATOL,
+              rivals={"the curvature stays put (lazy/NTK): eta*lambda0": c0,
+                      "GD lands at the edge of stability: eta*lambda = 2": np.full(fin.shape, 2.0)},
+              why="float64 round-off of the m-dimensional run amplified through the spike (the map's Jacobian products "
+                  "reach ~1e5; runs and map agree to 2e-11): 1e-9 in eta*lambda"),
+        Bound("final eta*lambda of every run", measured=fin, bound=2.0, side="<=",
+              why="a converged run's final curvature must be stable, eta*lambda <= 2"),
+    ]
+    ratio = flatness_ratio(fin, c0)
+    detail = (f"m = {int(ex['width'])}, {fin.shape[1]} seeds, eta*lambda0 = {c[0]:g}..{c[-1]:g} (step {float(ex['h']):g}): "
+              f"lambda_final/lambda0 from {np.nanmax(ratio):.3f} to {np.nanmin(ratio):.4f}; max |run - map| = "
+              f"{np.nanmax(np.abs(fin - pred)):.1e}")
+    return Result(checks, detail=detail, arrays={"c": c, "final_eta_lambda": fin, "predicted": pred}, seed=E.SEED)
+
+
+@claim("steplab.catapult_flattening_window", paper=STEPLAB, provenance="derived", kind="exact",
+       source="derived here from the uv model's closed-form (f, lambda) map (lewkowycz2020's model)",
+       statement="In the uv model the final curvature after the catapult, lambda_final/lambda0, falls steadily as the step "
+                 "grows only over the lower part of the catapult phase: from eta*lambda0 = 2 to the closed form's first "
+                 "minimum near 3.1-3.2 (where lambda_final nearly vanishes); above it, up to 4, it rises and falls "
+                 "erratically with eta and with the start.",
+       latex=r"\frac{d}{d\eta}\lambda_\infty < 0 \text{ for } 2 < \eta\lambda_0 < c_b \approx 3.15;\ "
+             r"\text{non-monotone on } (c_b, 4)")
+def catapult_flattening_window(budget) -> Result:
+    r"""Where the final curvature stops decreasing with the step: the first local minimum of :math:`\lambda_\infty/\lambda_0`.
+
+    Per seed (one :math:`\lambda_0`, so :math:`\lambda_\infty/\lambda_0` is the final curvature up to a constant): the
+    first grid point of the runs' :math:`\lambda_\infty/\lambda_0` below both neighbours, against the same rule
+    applied to the closed-form map's (:func:`theory.eos.catapult_trajectory` from each run's start); the detail adds
+    the closed form's first minimum on a grid of step ``FINE_H`` (the grid's own error). Rivals: the curvature falls
+    across the whole catapult phase (first minimum at its divergent edge, 4); no falling stretch at all (first
+    minimum at the phase's lower edge, 2). Counts: below the located minimum every step up lowers
+    :math:`\lambda_\infty/\lambda_0` (the window where the statement holds); above it, some step up raises it (where it
+    breaks).
+    """
+    ex = E.catapult_curvature(budget)
+    c, z0, fin, h = ex["c"], ex["z0"], ex["final_eta_lambda"], float(ex["h"])
+    ratio = flatness_ratio(fin, c[:, None])
+    n_seeds = fin.shape[1]
+    located = np.array([first_local_minimum(c, ratio[:, s]) for s in range(n_seeds)])
+    # the closed form on the runs' grid (same rule, same points) and, for the record, on a grid FINE_H apart
+    pred = flatness_ratio(predicted_final(c, z0, int(ex["n_steps"])), c[:, None])
+    theory_min = np.array([first_local_minimum(c, pred[:, s]) for s in range(n_seeds)])
+    fine = np.round(np.arange(c[0], c[-1] + FINE_H / 2, FINE_H), 10)
+    fine_min = np.empty(n_seeds)
+    for s in range(n_seeds):
+        # the closed form at this seed's start: eta*lambda0 varies along the seed, f0^2/lambda0^2 is fixed
+        z = z0[0, s] * (fine / c[0]) ** 2
+        end = th.catapult_trajectory(fine, z, int(ex["n_steps"]))["eta_lambda"][:, -1]
+        fine_min[s] = first_local_minimum(fine, flatness_ratio(end, fine))
+    below = [np.diff(ratio[c <= m, s]) < 0 for s, m in enumerate(located)]
+    above = np.array([bool(np.any(np.diff(ratio[c >= m, s]) > 0)) for s, m in enumerate(located)])
+    checks = [
+        Exact("first local minimum of lambda_final/lambda0 over eta*lambda0, per seed", predicted=theory_min,
+              measured=located, atol=h / 2,
+              rivals={"the curvature falls across the whole catapult phase (minimum at 4)": np.full(n_seeds, 4.0),
+                      "no falling stretch (minimum at the catapult's start, 2)": np.full(n_seeds, 2.0)},
+              why=f"both located by the same rule on the same grid (step {h:g}): they agree or differ by a whole step, "
+                  "so half a step separates agreement from a moved minimum"),
+        Count("steps up in eta*lambda0 below the located minimum that lower lambda_final/lambda0 (all seeds)",
+              measured=np.concatenate(below), predicted=True,
+              rivals={"the final curvature does not depend on eta (lambda_final = lambda0 throughout)":
+                      np.zeros(sum(b.size for b in below), bool)},
+              why="the window where the flattening is monotone"),
+        Count("seeds whose lambda_final/lambda0 rises again above the located minimum (the window's end)",
+              measured=above, predicted=True,
+              rivals={"monotone flattening up to eta*lambda0 = 4": np.zeros(n_seeds, bool)},
+              why="the window ends inside the catapult phase"),
+    ]
+    detail = (f"m = {int(ex['width'])}, {n_seeds} seeds: first minimum located at {located.tolist()} (closed form on "
+              f"the same grid {theory_min.tolist()}, on a grid {FINE_H:g} apart {np.round(fine_min, 3).tolist()}); "
+              f"lambda_final/lambda0 there "
+              f"{np.round([ratio[c == m, s][0] for s, m in enumerate(located)], 4).tolist()}")
+    return Result(checks, detail=detail, arrays={"c": c, "ratio": ratio, "predicted": pred, "located": located,
+                                                 "theory_min": theory_min, "fine_min": fine_min}, seed=E.SEED)

@@ -262,3 +262,27 @@ def mlp(budget: Budget) -> dict:
     return {"method": np.array([r[0] for r in rows]), "momentum": np.array([r[1] for r in rows]),
             "eta": np.array([r[2] for r in rows]), "seed": np.array([r[3] for r in rows]),
             "t": np.array([(n // N_MEAS) * np.arange(N_MEAS) for n in lengths]), "n_steps": np.array(lengths), **out}
+
+
+CATAPULT_CURVATURE_WIDTH = 256  # the widest network of the quick catapult sweep: its compiled program is reused
+
+
+@experiment("eos.catapult_curvature")
+def catapult_curvature(budget: Budget) -> dict:
+    """The uv model across the catapult phase, eta*lambda0 from 2.05 to 3.95, with each run's start (eta, f0).
+
+    Same width, length and blocks as the widest quick run of :func:`catapult` (one compiled program); the seeds are
+    new keys (split from ``SEED + 3``). ``z0`` = eta^2 f0^2 / m fixes, with eta*lambda0, the run's closed-form
+    trajectory (:func:`theory.eos.catapult_trajectory`).
+    """
+    n_steps, n_blocks = 400, 40
+    width = CATAPULT_CURVATURE_WIDTH
+    n_seeds = budget.pick(quick=4, full=16)
+    h = budget.pick(quick=0.05, full=0.025)
+    cs = np.round(np.arange(2.05, 3.95 + h / 2, h), 10)
+    keys = jax.random.split(jax.random.key(SEED + 3), n_seeds)
+    run = sim.catapult_gd(keys, cs, width=width, n_steps=n_steps, n_blocks=n_blocks)
+    z0 = run["eta"] ** 2 * 2.0 * run["loss0"] / width
+    return {"c": cs, "h": h, "width": width, "n_steps": n_steps, "z0": z0, "eta": run["eta"],
+            "final_eta_lambda": run["final_eta_lambda"], "block_eta_lambda": run["block_eta_lambda"],
+            "max_loss_ratio": run["max_loss_ratio"], "diverged": run["diverged"]}
