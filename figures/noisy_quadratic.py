@@ -331,11 +331,73 @@ def _ema_vs_decay(results: dict[str, Result], out: Path, budget: Budget) -> list
     return save(fig, "noisy_quadratic_ema_vs_decay", out, claims=[cid])
 
 
+def _river_progress(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
+    """River progress against the area under the schedule (seven schedules), and the area law's window over curvatures."""
+    r = _claim_result(results, "wen2024.river_progress_is_lr_area", budget).arrays
+    fig, (ax, bx) = figure(2, width=4.2, height=3.3)
+    line = np.linspace(0.0, 1.1 * r["area"].max(), 50)
+    ax.plot(line, line, color=THEORY, label="theory: E r_T/R = λ_r Σ η_t")
+    ax.errorbar(r["area"], r["progress"], yerr=4 * r["progress_se"], fmt="o", color=SIM, mfc="none",
+                label="simulated, 7 schedules (± 4 SE)")
+    ax.set(xlabel="λ_r Σ η_t  (area under the schedule)", ylabel="river progress E r_T / R",
+           title="progress along the river is the area")
+    ax.legend(loc="upper left", fontsize=7)
+    eta = E.river_schedules()["constant"]
+    fine = np.geomspace(E.RIVER_WINDOW.min() / 1.5, E.RIVER_WINDOW.max() * 1.5, 80)
+    exact = th.river_progress(fine, np.tile(eta, (fine.size, 1))) / th.river_area_law(fine, np.tile(eta, (fine.size, 1)))["law"]
+    bx.plot(fine * eta.sum(), exact, color=THEORY, label="theory: exact mean / area law")
+    bx.errorbar(r["window_x"], r["window_ratio"], yerr=4 * r["window_se"], fmt="o", color=SIM, mfc="none",
+                label="simulated, constant η = 1.2 (± 4 SE)")
+    threshold(bx, 0.9, "10 % below the law", vertical=False)
+    bx.set(xscale="log", xlabel="λ_r Σ η_t", ylabel="progress / area law", ylim=(0.0, 1.15),
+           title="the law's window: the river's end")
+    bx.legend(loc="lower left", fontsize=7)
+    return save(fig, "noisy_quadratic_river_progress", out, claims=["wen2024.river_progress_is_lr_area"])
+
+
+_RIVER_LABELS = {"constant": "constant η = 1.2", "wsd": "WSD (decay over the last 200)", "cosine": "cosine to 0",
+                 "early": "early decay (first 200, to 0.12)", "wsd_s": "WSD-S (decay, resume, decay)",
+                 "wsd_branch": "WSD's 2nd branch, equal compute"}
+
+
+def _river_curves(ax, run: dict, names: list[str]) -> None:
+    """E L_t less the constant run's exact river loss (a common reference), exact lines and simulated markers."""
+    t = np.arange(E.RIVER_T + 1)
+    i0 = int(np.flatnonzero(run["names"] == "constant")[0])
+    ref = 0.5 * run["lam"][i0, 0] * (run["center"][i0, 0] * np.r_[1.0, np.cumprod(1 - run["etas"][i0] * run["lam"][i0, 0])]) ** 2
+    for color, name in zip(PALETTE, names):
+        i = int(np.flatnonzero(run["names"] == name)[0])
+        m = tn.moment_recursion(run["lam"][i], run["etas"][i], run["center"][i] ** 2, sigma_a=np.array(E.RIVER_SIGMA))
+        ax.plot(t[1:], (tn.expected_loss(run["lam"][i], m) - ref)[1:], color=color, lw=1.2, label=_RIVER_LABELS[name])
+        ax.plot(run["t_rec"], run["curve"][i].mean(axis=0) - ref[run["t_rec"]], "o", ms=4, color=color, mfc="none")
+    ax.set(xlabel="step t", ylabel="E L_t − river loss of the constant run")
+
+
+def _river_decay(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
+    """Loss curves of constant, WSD, early decay and cosine in the river valley (exact lines, simulated markers)."""
+    run = E.river(budget)
+    fig, ax = figure(width=5.0, height=3.4)
+    _river_curves(ax, run, ["constant", "wsd", "early", "cosine"])
+    ax.set(ylim=(-0.2, 4.6), title="stable then decay ends lowest (markers: simulation)")
+    ax.legend(loc="upper left", fontsize=7)
+    return save(fig, "noisy_quadratic_river_decay", out, claims=["wen2024.stable_then_decay_beats_early_decay"])
+
+
+def _river_wsd_s(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
+    """WSD-S against WSD's second branch at equal compute (exact lines, simulated markers)."""
+    run = E.river(budget)
+    fig, ax = figure(width=5.0, height=3.4)
+    _river_curves(ax, run, ["wsd_s", "wsd_branch"])
+    ax.set(ylim=(-0.2, 2.4), title="WSD-S keeps its first decay's progress (markers: simulation)")
+    ax.legend(loc="upper right", fontsize=7)
+    return save(fig, "noisy_quadratic_river_wsd_s", out, claims=["wen2024.wsd_s_reuses_the_decay"])
+
+
 def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     """Every figure of the topic (claim results in ``results``; other data from the topic's experiments)."""
     paths: list[Path] = []
     for draw in (_schedules, _merging, _ema, _weight_decay, _lion, _sampled_momentum, _merge_weights, _wd_timescale,
-                 _ema_vs_decay):
+                 _ema_vs_decay, _river_progress, _river_decay, _river_wsd_s):
         paths += draw(results, out, budget)
     return paths
 

@@ -61,6 +61,8 @@ ROWS = [
         kinds={"lam": "posarr", "sigma_a": "nonneg", "T": "posint+oversize"}, ok={("sigma_a", "vector"): "one additive noise level per curvature"}),
     Row(_T + "d2z_cosine_ratio", {"lam": LAM, "sigma_a": 1.0, "T": 10}, kinds={"lam": "posarr", "sigma_a": "nonneg",
                                                                               "T": "posint+oversize"}, slow=True, ok={("sigma_a", "vector"): "one additive noise level per curvature"}),
+    Row(_T + "river_progress", {"lam_river": 1e-3, "eta": ETA}, kinds={"lam_river": "nonneg", "eta": "nonnegarr"}),
+    Row(_T + "river_area_law", {"lam_river": 1e-3, "eta": ETA}, kinds={"lam_river": "nonneg", "eta": "nonnegarr"}),
     Row(_T + "wsd_plateau_excess", {"lam": LAM, "eta": 0.1, "sigma_a": 1.0},
         kinds={"lam": "posarr", "eta": "pos", "sigma_a": "nonneg"}, ok={("sigma_a", "vector"): "one additive noise level per curvature"}),
     Row(_T + "last_iterate_bound", {"eta": ETA, "D": 1.0, "G": 1.0}, kinds={"eta": "posarr", "D": "nonneg", "G": "nonneg"},

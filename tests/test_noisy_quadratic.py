@@ -465,3 +465,31 @@ def test_overlay_cli_draws_and_rejects_a_bad_csv(tmp_path, capsys):
     with pytest.raises(SystemExit):
         fig.main(["overlay", str(tmp_path / "bad.csv")])
     assert "lr" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- the river valley (wen2024)
+def test_river_progress_is_the_mean_recursion_and_the_area_law_brackets_it():
+    import theory.noisy_quadratic as th
+    rng = np.random.default_rng(33)
+    eta = rng.uniform(0.0, 1.5, (3, 400))
+    lam = np.array([1e-4, 3e-3, 2e-2])  # lambda_r sum eta from 0.03 to 6
+    mean = np.ones(3)                     # E(r - R) / (r_0 - R), one step at a time
+    for t in range(eta.shape[1]):
+        mean = (1 - eta[:, t] * lam) * mean
+    np.testing.assert_allclose(th.river_progress(lam, eta), 1 - mean, rtol=1e-12)
+    law = th.river_area_law(lam, eta)
+    np.testing.assert_allclose(law["law"], lam * eta.sum(axis=1), rtol=1e-13)
+    gap = law["law"] - th.river_progress(lam, eta)
+    assert np.all(gap >= 0) and np.all(gap <= law["next_order"])
+    # a scalar curvature and one schedule give a scalar
+    assert np.ndim(th.river_progress(1e-3, eta[0])) == 0
+
+
+def test_river_mean_progress_matches_simulation_with_an_idle_start():
+    import theory.noisy_quadratic as th
+    # eta = 0 steps move nothing (not even the noise): the schedules of different lengths share one horizon
+    eta = np.r_[np.zeros(50), np.full(150, 0.8)]
+    out = sn.simulate(jax.random.key(5), T=200, eta=eta, x0=np.zeros(2), lam=np.array([1e-2, 1.0]),
+                      center=np.array([10.0, 0.0]), sigma_a=np.array([0.05, 1.0]), n_chains=400)
+    s = sn.summarize(out["final_x"][0, :, 0] / 10.0)
+    assert abs(s.mean - th.river_progress(1e-2, eta)) < 4 * s.se

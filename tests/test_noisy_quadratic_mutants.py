@@ -48,6 +48,11 @@ mutated prediction (the unmutated claims passing is ``tests/test_power.py``'s jo
 * ``morales2024.ema_of_constant_step_beats_decay`` -- the EMA's variance taken as an average of independent iterates
   (:math:`\alpha/(2-\alpha)` of the iterate's, the correlation of consecutive iterates ignored): the measured EMA losses
   reject it.
+* ``wen2024.river_progress_is_lr_area`` -- the river's mean contracted by :math:`(1-\eta\lambda_r)^2` per step (the
+  second moment's factor), twice the area: the measured progress rejects it;
+* ``wen2024.stable_then_decay_beats_early_decay`` and ``wen2024.wsd_s_reuses_the_decay`` -- the second moment's
+  contraction taken as :math:`1-\eta\lambda` instead of its square (in :func:`theory.nqm.moment_recursion`, which
+  their exact losses read): the river loss then falls at half the rate, and the measured losses reject it.
 """
 from __future__ import annotations
 
@@ -265,3 +270,35 @@ def test_ema_of_independent_iterates_fails_the_ema_claim(monkeypatch):
 
     assert _mutated_status(monkeypatch, "morales2024.ema_of_constant_step_beats_decay", "ema_final_second_moment",
                            independent) == "failed"
+
+
+def test_second_moment_factor_in_the_area_law_fails_the_river_claim(monkeypatch):
+    original = th.river_area_law
+
+    def doubled(lam_river, eta):
+        out = original(lam_river, eta)
+        return {"law": 2 * out["law"], "next_order": 4 * out["next_order"]}
+
+    assert doubled(1e-3, np.full(10, 1.0))["law"] == pytest.approx(0.02)
+    assert _mutated_status(monkeypatch, "wen2024.river_progress_is_lr_area", "river_area_law", doubled) == "failed"
+
+
+def _unsquared_recursion(lam, eta, m0, sigma_a=0.0, sigma_m=0.0, batch_size=1, *, max_bytes=None):
+    """The moment recursion with the contraction 1 - eta lambda where (1 - eta lambda)^2 belongs."""
+    lam, e = np.asarray(lam, float), np.asarray(eta, float)
+    m = np.broadcast_to(np.asarray(m0, float), lam.shape).copy()
+    sa = np.broadcast_to(np.asarray(sigma_a, float), lam.shape)
+    out = [m.copy()]
+    for t in range(e.shape[-1]):
+        m = (1 - e[t] * lam) * m + e[t] ** 2 * sa**2
+        out.append(m.copy())
+    return np.array(out)
+
+
+@pytest.mark.parametrize("claim_id", ["wen2024.stable_then_decay_beats_early_decay", "wen2024.wsd_s_reuses_the_decay"])
+def test_unsquared_contraction_fails_the_river_loss_claims(monkeypatch, claim_id):
+    claim = get_claim(claim_id)
+    assert claim.status(claim.run(Budget("quick"))) == "passed"
+    assert _unsquared_recursion(np.array([0.5]), np.array([1.0]), 1.0)[-1, 0] == pytest.approx(0.5)
+    monkeypatch.setattr(tn, "moment_recursion", _unsquared_recursion)
+    assert claim.status(claim.run(Budget("quick"))) == "failed"

@@ -58,6 +58,7 @@ __all__ = [
     "sign_wd_angular_update", "sign_wd_equilibrium_norm", "sign_wd_start_cosine", "sgd_wd_exact", "wd_norm_relaxation",
     "no_decay_norm", "no_decay_angular_update",
     "lion_box_radius", "box_minimizer", "l2_minimizer", "logistic_minimizer", "schedule_from_log", "fit_nqm_to_log",
+    "river_progress", "river_area_law",
 ]
 
 SCHEDULES = ("constant", "wsd", "d2z", "cosine")
@@ -683,3 +684,41 @@ def fit_nqm_to_log(step, lr, loss, *, n_modes: int = 12, max_bytes=None) -> dict
     span = float(np.ptp(L)) or 1.0
     return {"lam": lam, "a": coef[:n_modes], "sigma2": coef[n_modes:2 * n_modes], "floor": float(coef[-1]),
             "predicted": pred, "residual_rms": resid, "relative_residual": resid / span, "eta": eta}
+
+
+# ----------------------------------------------------------------------------- a river valley (two modes)
+def _river_inputs(lam_river, eta) -> tuple[np.ndarray, np.ndarray]:
+    lam = V.array("lam_river", lam_river, ndim=(0, 1), low=0.0)
+    e = V.array("eta", eta, ndim=(1, 2), low=0.0)
+    if lam.ndim == 0 and e.ndim != 1:
+        raise ValueError(f"eta: expected one schedule (T,) for one river curvature, got shape {e.shape}")
+    if lam.ndim == 1 and (e.ndim != 2 or e.shape[0] != lam.size):
+        raise ValueError(f"lam_river, eta: expected one schedule per river curvature ({lam.size}), as eta (k, T), "
+                         f"got eta of shape {e.shape}")
+    return lam, e
+
+
+def river_progress(lam_river, eta) -> np.ndarray:
+    r"""The exact mean fraction of the way to the river's end after the schedule ``eta``: :math:`1 - \prod_s(1 - \eta_s\lambda_r)`.
+
+    The river is the flat mode of a two-mode valley, :math:`\frac{\lambda_r}2(r - R)^2` with :math:`\lambda_r` tiny, beside a
+    stiff noisy hill mode. Along the river the gradient is linear and its noise has mean zero, so
+    :math:`E(r_{t+1} - R) = (1 - \eta_t\lambda_r)E(r_t - R)` exactly, whatever the hill does, and from :math:`r_0 = 0`,
+    :math:`E r_T/R = 1 - \prod_s(1-\eta_s\lambda_r)`. ``lam_river``: a curvature or an (k,) array; ``eta``: one schedule
+    (T,) or (k, T), one per curvature. Returns an array of the broadcast shape.
+    """
+    lam, e = _river_inputs(lam_river, eta)
+    factors = 1.0 - e * (lam[..., None] if lam.ndim else lam)
+    return 1.0 - np.prod(factors, axis=-1)
+
+
+def river_area_law(lam_river, eta) -> np.ndarray:
+    r"""The leading order of :func:`river_progress`: :math:`\lambda_r\sum_s\eta_s` (progress along the river is the area
+    under the step-size schedule), with the bound :math:`0 \le \lambda_r\sum_s\eta_s - E r_T/R \le (\lambda_r\sum_s\eta_s)^2/2`
+    (for every :math:`\eta_s\lambda_r \in [0, 1]`: :math:`1 - \sum_s a_s \le \prod_s(1-a_s) \le e^{-\sum_s a_s}`).
+    Returns ``{"law": ..., "next_order": ...}`` (the bound), arrays of the broadcast shape.
+    """
+    lam, e = _river_inputs(lam_river, eta)
+    law = (lam[..., None] if lam.ndim else lam) * np.sum(e, axis=-1, keepdims=True)
+    law = law[..., 0]
+    return {"law": law, "next_order": law**2 / 2}

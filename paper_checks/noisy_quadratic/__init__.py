@@ -11,6 +11,8 @@ r"""Step-size practice on noisy quadratics: one module per paper.
 * :mod:`paper_checks.noisy_quadratic.weight_decay` -- Kosson et al. 2023 (rotational equilibrium), Wang & Aitchison
   2024 (AdamW's weights as a moving average: the EMA timescale as a fraction of training);
 * :mod:`paper_checks.noisy_quadratic.lion` -- Chen et al. 2023 (Lion solves a box-constrained problem).
+* :mod:`paper_checks.noisy_quadratic.river` -- Wen et al. 2024 (a river valley: progress along the river is the area
+  under the schedule; a stable phase then a decay beats an early decay; WSD-S keeps its decays' progress).
 
 The simulations are the experiments of :mod:`paper_checks.noisy_quadratic.experiments`, on the shared
 noisy quadratic model (:mod:`theory.nqm`, :mod:`sims.nqm`).

@@ -511,3 +511,64 @@ def sampled_rates(budget: Budget) -> dict:
         out[f"{method}_params"] = p
         out[f"{method}_at_params"] = ss.sampled_moment_map(method, p[:, 0], h_atoms=laws, h_probs=probs, **kw)["rate"]
     return out
+
+
+# ----------------------------------------------------------------------------- a river valley (Wen et al. 2024)
+RIVER_T = 1200
+RIVER_REC = 6             # recorded blocks of 200 steps: the WSD-S checkpoints sit at their ends (600, 1200)
+RIVER_ETA = 1.2           # the peak: eta * lambda_hill = 1.2, the hill oscillates about the river
+RIVER_COOL = 200          # every cooldown: linear over 200 steps
+RIVER_SLOPE = 0.06        # the river's force g = lambda_r R at the start, the same for every river curvature
+RIVER_LAM = 1e-5          # the schedules' river curvature: lambda_r sum eta <= 0.015, far inside the area law
+RIVER_WINDOW = np.geomspace(1e-5, 3e-3, 8)  # river curvatures of the window: lambda_r sum eta from 0.014 to 4.3
+RIVER_SIGMA = (0.03, 1.0)  # gradient noise (river, hill); the hill's curvature is 1
+RIVER_SCHEDULES = ("constant", "half", "wsd", "early", "cosine", "wsd_s", "wsd_branch")
+
+
+def _linear_cooldown(peak: float, n: int, end: float = 0.0) -> np.ndarray:
+    return peak + (end - peak) * np.arange(1, n + 1) / n
+
+
+def river_schedules() -> dict:
+    r"""The schedules of the river claims, all :math:`T = 1200` steps at peak 1.2 with 200-step linear cooldowns.
+
+    ``constant``; ``half`` (0.6 throughout); ``wsd`` (1000 steps at the peak, then the cooldown to 0); ``early`` (the
+    cooldown first, to 10 % of the peak, then 1000 steps there); ``cosine`` (to 0); ``wsd_s`` (WSD-S: 400 at the peak,
+    a cooldown -- checkpoint 1 at step 600 --, resumed at the peak from the decayed iterate for 400 steps, a cooldown --
+    checkpoint 2 at 1200); ``wsd_branch`` (WSD's second checkpoint at the same total compute: its main branch also paid
+    for the first checkpoint's 200-step branch, so it has 800 steps at the peak and the cooldown; 200 idle steps at
+    :math:`\eta = 0` first line its end up with WSD-S's).
+    """
+    p, c = RIVER_ETA, RIVER_COOL
+    out = {"constant": np.full(RIVER_T, p), "half": np.full(RIVER_T, p / 2),
+           "wsd": np.r_[np.full(RIVER_T - c, p), _linear_cooldown(p, c)],
+           "early": np.r_[_linear_cooldown(p, c, 0.1 * p), np.full(RIVER_T - c, 0.1 * p)],
+           "cosine": th.schedule("cosine", RIVER_T, p, floor=0.0),
+           "wsd_s": np.r_[np.full(400, p), _linear_cooldown(p, c), np.full(400, p), _linear_cooldown(p, c)],
+           "wsd_branch": np.r_[np.zeros(c), np.full(800, p), _linear_cooldown(p, c)]}
+    return {k: out[k] for k in RIVER_SCHEDULES}
+
+
+def river_problem(lam_river) -> dict:
+    r"""The valley: river mode :math:`\frac{\lambda_r}2(r - R)^2` with :math:`R = g/\lambda_r` (force :math:`g` at the start
+    :math:`r_0 = 0`), hill mode :math:`\frac12 h^2` from :math:`h_0 = 0`; ``lam``, ``center`` (k, 2) for each curvature."""
+    lr = np.atleast_1d(np.asarray(lam_river, dtype=float))
+    return {"lam": np.stack([lr, np.ones_like(lr)], axis=1),
+            "center": np.stack([RIVER_SLOPE / lr, np.zeros_like(lr)], axis=1)}
+
+
+@experiment("noisy_quadratic.river")
+def river(budget: Budget) -> dict:
+    r"""SGD in a two-mode river valley: the seven :func:`river_schedules` at :math:`\lambda_r = 10^{-5}`, and the constant
+    schedule at the window's river curvatures; paired runs (common random numbers) from :math:`(r, h) = (0, 0)`."""
+    names = list(RIVER_SCHEDULES)
+    table = river_schedules()
+    lam_r = np.r_[np.full(len(names), RIVER_LAM), RIVER_WINDOW]
+    etas = np.stack([table[k] for k in names] + [table["constant"]] * RIVER_WINDOW.size)
+    prob = river_problem(lam_r)
+    n = budget.pick(quick=256, full=1024)
+    out = sn.simulate(jax.random.key(SEED + 71), T=RIVER_T, eta=etas, x0=np.zeros(2), lam=prob["lam"],
+                      center=prob["center"], sigma_a=np.array(RIVER_SIGMA), n_chains=n, n_rec=RIVER_REC, paired=True)
+    return {"names": np.array(names), "lam_river": lam_r, "etas": etas, "center": prob["center"],
+            "lam": prob["lam"], "path": out["path"], "curve": out["curve"], "final_x": out["final_x"],
+            "diverged": out["diverged"], "t_rec": (RIVER_T // RIVER_REC) * np.arange(1, RIVER_REC + 1)}
