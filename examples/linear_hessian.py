@@ -14,7 +14,8 @@ The measurement. One GD run per step size :math:`\eta = r\,\eta_c` (``ratios`` :
 small Gaussian start (:func:`sims.linear_hessian.train_gd`, data from
 :func:`sims.linear_hessian.class_data`); a run *converged* if its final loss is below
 :math:`10^{-16}` (a converging run reaches round-off, a failing one stalls above :math:`10^{-3}` or
-diverges). Checks as in the claim: the largest converged ratio is :math:`\le 1`, the smallest failed
+diverges). The claim's own checks (:func:`paper_checks.linear_hessian.training.max_lr_law_checks`): the
+largest converged ratio is :math:`\le 1`, the smallest failed
 one :math:`\ge 1`, and every run agrees with "converges iff :math:`r < 1`". Rivals: the threshold 3 %
 lower or higher (rejected only if you give ratios within 3 % of 1 on that side) and the exponent-1
 law :math:`\eta_c = 2/(L\pi_{\max})`. Small ratios need more ``steps`` (escaping the small start is slow).
@@ -31,11 +32,10 @@ import numpy as np
 import sims.linear_hessian as S
 import theory.linear_hessian as T
 from _common import floats, outcome, report
-from paper_checks import Bound, Count
+from paper_checks.linear_hessian.training import max_lr_law_checks
 from theory import validate as V
 
 CLAIM = "hessian2026.max_lr_law"
-CONVERGED = 1e-16
 
 
 def run(counts=(50, 30, 20), depth: int = 2, ratios=(0.98, 1.02), *, d0: int = 6, hidden: int = 4,
@@ -62,22 +62,9 @@ def run(counts=(50, 30, 20), depth: int = 2, ratios=(0.98, 1.02), *, d0: int = 6
                      lanczos_iter=S.n_params(widths) if sharpness else 0)
     final = np.asarray(out["loss"])[:, -1]
     diverged = np.asarray(out["diverged"])
-    conv = ~diverged & np.isfinite(final) & (final < CONVERGED)
-    # a side of the threshold with no run has no measurement: NaN, which a bound counts as violated
-    largest = r[conv] if conv.any() else np.array([np.nan])
-    smallest = r[~conv] if (~conv).any() else np.array([np.nan])
-    exp1 = 2 / (depth * pi.max())
-    checks = [
-        Bound("largest converged η / η_c", measured=largest, bound=1.0, side="<=",
-              rivals={"η_c 3% lower (0.97 η_c)": 0.97}, why="η is set exactly; the outcome is binary"),
-        Bound("smallest non-converged η / η_c", measured=smallest, bound=1.0, side=">=",
-              rivals={"η_c 3% higher (1.03 η_c)": 1.03}, why="η is set exactly; the outcome is binary"),
-        Count(f"runs with (loss < {CONVERGED:g}) == (η < η_c)", measured=conv, predicted=r < 1.0,
-              rivals={"exponent 1: η_c = 2/(L π_max)": r * eta_c < exp1},
-              why="every run must agree: the law is a sharp threshold"),
-    ]
+    result = max_lr_law_checks(r * eta_c, np.tile(pi, (r.size, 1)), np.full(r.size, depth), final, diverged)
     extra = {"final_sharpness": np.asarray(out["sharpness"])[:, -1]} if sharpness else {}
-    return outcome(CLAIM, checks, eta_c=eta_c, ratios=r, final_loss=final, diverged=diverged, widths=widths, **extra)
+    return outcome(CLAIM, result, eta_c=eta_c, ratios=r, final_loss=final, diverged=diverged, widths=widths, **extra)
 
 
 def main(argv=None) -> dict:

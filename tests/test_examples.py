@@ -76,17 +76,13 @@ def _built_checks(path: Path, kinds: set[str]) -> list[str]:
     return hits
 
 
-# examples still building their own checks, each removed as it moves to its claim's core (must shrink to empty)
-_NOT_YET_ON_THE_CORE = {f"{t}.py" for t in TOPICS} - {"noisy_quadratic.py", "eos.py", "adaptive_eos.py", "batch_size.py", "logistic.py", "low_precision.py", "lr_horizon.py", "muon.py", "mup_transfer.py", "sgd_stability.py", "sign_floor.py", "sde.py", "softmax_radius.py"}
-
-
 def test_examples_build_no_checks_of_their_own():
     """A claim's checks and rivals are written once, in its module's core function: an example calls that core,
     so the two cannot drift apart."""
     kinds = _check_types()
     assert {"Exact", "Bound", "Rate", "Statistical", "Count", "Categorical"} <= kinds
     offences = {p.name: hits for p in sorted(EXAMPLES.glob("*.py")) if (hits := _built_checks(p, kinds))}
-    assert set(offences) == _NOT_YET_ON_THE_CORE, {k: v for k, v in offences.items() if k not in _NOT_YET_ON_THE_CORE}
+    assert not offences, offences
 
 
 def test_every_topic_has_a_documented_example():

@@ -7,6 +7,8 @@ claims count diverged runs and summarize the finite ones.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from paper_checks._checks import Bound, Categorical, Count, Exact
@@ -84,12 +86,25 @@ def check_max_lr_law(budget: Budget) -> Result:
     the 0.98 runs must then fail / the 1.02 runs converge), and exponent 1 in the law (eta_c = 2 / (L pi_max))."""
     g = E.gd(budget)
     idx = _runs(g, "max_lr")
-    p = E.proportions(g["counts"][idx])
-    depth = g["depth"][idx]
-    # the prediction is recomputed here from the theory (the sweep only fixed the step sizes)
+    result = max_lr_law_checks(g["eta"][idx], E.proportions(g["counts"][idx]), g["depth"][idx], g["loss"][idx, -1],
+                               g["diverged"][idx])
+    return replace(result, seed=int(g["seed"]))
+
+
+def max_lr_law_checks(eta: np.ndarray, p: np.ndarray, depth: np.ndarray, final_loss: np.ndarray,
+                      diverged: np.ndarray) -> Result:
+    r"""Core of ``hessian2026.max_lr_law``: the checks on GD runs from small initialization, one per row.
+
+    Per run: its step ``eta``, class proportions ``p`` (K,), depth ``depth``, final loss and whether it diverged. A
+    run converged if it is finite with final loss below ``CONVERGED``. Predicted (recomputed from the theory, the
+    runs only fix the steps): it converges iff :math:`\eta < \eta_c = 2/(L\,\pi_{\max}^{1-1/L})`
+    (:func:`theory.linear_hessian.critical_step`). Checks: the largest converged :math:`\eta/\eta_c` is at most 1,
+    the smallest non-converged one at least 1 (NaN, a violation, when a side has no run), and every run agrees.
+    Rivals: the threshold 3 % lower or higher, and exponent 1 in the law, :math:`\eta_c = 2/(L\pi_{\max})`.
+    """
     eta_c = np.array([T.critical_step(pi, L) for pi, L in zip(p, depth)])
-    ratio = g["eta"][idx] / eta_c
-    conv = _converged(g, idx)
+    ratio = eta / eta_c
+    conv = ~diverged & np.isfinite(final_loss) & (final_loss < CONVERGED)
     eta_exp1 = 2 / (depth * p.max(axis=1))
     # no run on one side leaves that bound without a measurement: NaN, which a bound counts as violated
     largest = ratio[conv] if conv.any() else np.array([np.nan])
@@ -100,21 +115,20 @@ def check_max_lr_law(budget: Budget) -> Result:
         Bound("smallest non-converged eta / eta_c", measured=smallest, bound=1.0, side=">=",
               rivals={"eta_c 3% higher (1.03 eta_c)": 1.03}, why="eta is set exactly; the outcome is binary"),
         Count("runs with (converged) == (eta < eta_c)", measured=conv, predicted=ratio < 1.0,
-              rivals={"exponent 1: eta_c = 2 / (L pi_max)": g["eta"][idx] < eta_exp1},
+              rivals={"exponent 1: eta_c = 2 / (L pi_max)": eta < eta_exp1},
               why="every run must agree: the law is a sharp threshold"),
     ]
     pairs = sorted({(tuple(np.round(pi, 2)), int(L)) for pi, L in zip(p, depth)})
-    stalled = ~conv & ~g["diverged"][idx]
+    stalled = ~conv & ~diverged
     return Result(
         checks,
         detail=f"{len(pairs)} (pi, L) pairs at eta / eta_c in {sorted(set(np.round(ratio, 4).tolist()))}: "
-               f"{int(conv.sum())}/{len(idx)} "
-               f"converged; of the {int((~conv).sum())} that did not, {int(g['diverged'][idx].sum())} diverged and "
-               f"{int(stalled.sum())} stalled (final loss >= {np.min(g['loss'][idx][stalled, -1], initial=np.inf):.1e})",
-        arrays={"ratio": ratio, "final_loss": g["loss"][idx, -1], "diverged": g["diverged"][idx],
+               f"{int(conv.sum())}/{len(eta)} "
+               f"converged; of the {int((~conv).sum())} that did not, {int(diverged.sum())} diverged and "
+               f"{int(stalled.sum())} stalled (final loss >= {np.min(final_loss[stalled], initial=np.inf):.1e})",
+        arrays={"ratio": ratio, "final_loss": final_loss, "diverged": diverged,
                 "pair": np.array([pairs.index((tuple(np.round(pi, 2)), int(L))) for pi, L in zip(p, depth)]),
-                "pi_max": p.max(axis=1), "depth": depth},
-        seed=int(g["seed"]))
+                "pi_max": p.max(axis=1), "depth": depth})
 
 
 @claim("hessian2026.progressive_sharpening", paper=PAPER, source="derived here",
