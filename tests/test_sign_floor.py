@@ -1,4 +1,4 @@
-"""Unit tests of theory/sign_floor.py, sims/sign_floor.py and sims/reference/sign_floor.py.
+"""Unit tests of theory/sign_floor/, sims/sign_floor.py and sims/reference/sign_floor.py.
 
 The claims run in tests/test_power.py (ids carry the topic), the simulator contract in
 tests/test_contract.py (rows in tests/contract_sign_floor.py).

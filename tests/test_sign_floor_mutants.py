@@ -1,4 +1,4 @@
-"""Tests written against surviving mutants of theory/sign_floor.py and sims/sign_floor.py (tests/mutation.py).
+"""Tests written against surviving mutants of theory/sign_floor/ and sims/sign_floor.py (tests/mutation.py).
 
 Each compares two independently obtained numbers:
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from theory import sign_floor as T
+from theory.sign_floor import signum as SG  # the transfer operator's internals, tested where they are defined
 
 
 @pytest.mark.parametrize("law, sigma, df", [("gaussian", 1.0, None), ("uniform", 1.5, None), ("student", 0.7, 2.5)])
@@ -34,7 +35,7 @@ def test_one_step_moves_mass_by_the_buffer_law(law, df, var):
     # one step from a point-like buffer: total mass 1, and, summed over both lattice rows it reaches, the buffer's mean
     # beta v + (1 - beta) a u and variance ((1 - beta) sigma a u)^2 Var(xi) + h^2/6 (two cell-wide uniforms convolved)
     beta, sigma, theta, a, h, n_max = 0.6, 0.8, 0.3, 1.7, 0.05, 6
-    op = T._signum_operator(beta, sigma, theta, law, df, a, h, n_max, w_max=150.0)
+    op = SG._signum_operator(beta, sigma, theta, law, df, a, h, n_max, w_max=150.0)
     step, shape, u = op.step, op.shape, op.u
     P = np.zeros(shape)
     row, cell = n_max + 2, shape[1] // 2 + 37  # u = theta + 2, v in the cell centred at 37.5 h
@@ -58,16 +59,16 @@ def test_arnoldi_solve_equals_the_power_iteration(beta, sigma, law):
     # sits within 1e-13/(1 - 0.95) = 2e-12 of its limit): C to 1e-10 relative (round-off of sums of ~1e4 cells is
     # 1e-13), each parity class of mass 1/2, the laws to 1e-9 in L1, the same leak
     h = min(beta, 1 - beta) / 2
-    op = T._signum_operator(beta, sigma, 0.3, law, None, 1.0, h, n_max=16, w_max=17.0)
-    fast = T._signum_stationary(op, tol=1e-12, method="arnoldi")
-    slow = T._signum_stationary(op, tol=1e-13, method="power")
+    op = SG._signum_operator(beta, sigma, 0.3, law, None, 1.0, h, n_max=16, w_max=17.0)
+    fast = SG._signum_stationary(op, tol=1e-12, method="arnoldi")
+    slow = SG._signum_stationary(op, tol=1e-13, method="power")
     assert fast[0] == pytest.approx(slow[0], rel=1e-10)
     assert fast[1][0::2].sum() == pytest.approx(0.5, abs=1e-14) and fast[1][1::2].sum() == pytest.approx(0.5, abs=1e-14)
     assert np.abs(fast[1] - slow[1]).sum() < 1e-9 and fast[1].min() >= 0
     assert fast[2] == pytest.approx(slow[2], rel=1e-6, abs=1e-16)
     # the whole constant (box sizing, coarse and fine grids) agrees with the power iteration's within its error bar
-    c_fast = T._signum_at(beta, sigma, 0.3, law, None, 1.0, 2, method="arnoldi")
-    c_slow = T._signum_at(beta, sigma, 0.3, law, None, 1.0, 2, method="power")
+    c_fast = SG._signum_at(beta, sigma, 0.3, law, None, 1.0, 2, method="arnoldi")
+    c_slow = SG._signum_at(beta, sigma, 0.3, law, None, 1.0, 2, method="power")
     assert c_fast[3:] == c_slow[3:]  # the same box N, W
     assert c_fast[0] == pytest.approx(c_slow[0], rel=1e-9) and c_fast[1] == pytest.approx(c_slow[1], rel=1e-9)
 

@@ -92,7 +92,7 @@ def smoothness(name: str, radius: float) -> float:
     if name == "quartic":
         return 1.0 + 3.0 * r * r
     if name == "exp":
-        return SF._finite(2.0 * np.exp(np.float64(r)), radius=r)
+        return SF.finite(2.0 * np.exp(np.float64(r)), radius=r)
     return 4.0 - 3.0 / math.cosh(min(r, 350.0)) ** 2
 
 
