@@ -206,6 +206,16 @@ def _nbytes(x: Any) -> int:
     return int(np.asarray(x).nbytes) if not hasattr(x, "nbytes") else int(x.nbytes)
 
 
+def _chunk_length(n: int, chunk_size: int, n_devices: int, pad_to_chunk: bool) -> int:
+    r"""Points per compiled chunk: :math:`\lceil n/\lceil n/c\rceil\rceil` rounded up to a multiple of the device count
+    (:math:`c` = ``chunk_size``; ``c`` itself with ``pad_to_chunk``), so that 288 points at ``chunk_size`` 256 run as
+    two chunks of 144, not as 256 and 32 padded to 256."""
+    chunk = chunk_size if pad_to_chunk else min(chunk_size, n)
+    if not pad_to_chunk and n > chunk:
+        chunk = math.ceil(n / math.ceil(n / chunk))
+    return n_devices * math.ceil(max(chunk, 1) / n_devices)
+
+
 def run_grid(
     fn: Callable[..., Any],
     grid: Any,
@@ -229,8 +239,10 @@ def run_grid(
     with ``TypeError``), and the compiled sweep is cached on ``(fn, static)``, so repeating a sweep
     with new data of the same shapes compiles nothing. The grid axis is vmapped, sharded over a 1-D mesh
     of ``devices`` (default ``jax.devices()``) and processed in chunks of at most ``chunk_size``
-    points (rounded up to a multiple of the device count; the last chunk is padded with copies
-    of the last point and trimmed again). Outputs come back as writable NumPy arrays.
+    points (rounded up to a multiple of the device count), as equal as the grid allows: a grid of
+    :math:`n` points runs as :math:`\lceil n/c\rceil` chunks of :math:`\lceil n/\lceil n/c\rceil\rceil`
+    (:math:`c` = ``chunk_size``), the last one padded with copies of the last point and trimmed again, so
+    padding never costs more than one point per chunk and device. Outputs come back as writable NumPy arrays.
 
     ``pad_to_chunk``: also pad a grid smaller than ``chunk_size`` to a full chunk, so sweeps of
     different sizes share one compiled shape (worth it when compilation, not the runs, dominates).
@@ -265,8 +277,7 @@ def run_grid(
     if not all(isinstance(d, jax.Device) for d in devices):
         raise TypeError(f"devices: expected jax devices (jax.devices()), got {devices!r:.80}")
     n_dev = len(devices)
-    chunk = int(chunk_size) if pad_to_chunk else min(int(chunk_size), n)
-    chunk = n_dev * math.ceil(chunk / n_dev)
+    chunk = _chunk_length(n, int(chunk_size), n_dev, pad_to_chunk)
     per_point = sum(_nbytes(x) for x in jax.tree_util.tree_leaves(grid)) / max(n, 1)
     V.check_bytes({"chunk_size": chunk_size, "grid": f"{n} points"}, 2 * per_point * min(chunk, max(n, chunk)),
                   what="one chunk of the grid (padded), host and device", max_bytes=max_bytes)

@@ -40,6 +40,20 @@ def test_vmap_equals_loop_and_chunking_is_invisible():
     np.testing.assert_allclose(out["mean"], whole["mean"], rtol=1e-13)
 
 
+def test_chunks_are_as_equal_as_the_grid_allows():
+    """Padding costs at most one point per chunk and device (the chunk count is the smallest that fits)."""
+    from sims.sweep import _chunk_length
+
+    assert _chunk_length(288, 256, 1, False) == 144 and _chunk_length(224, 256, 1, False) == 224
+    assert _chunk_length(37, 8, 1, False) == 8 and _chunk_length(5, 16, 1, True) == 16
+    for n in range(1, 300, 7):
+        for c, d in ((1, 1), (8, 1), (64, 4), (256, 2)):
+            k = _chunk_length(n, c, d, False)
+            chunks = -(-n // k)
+            assert k % d == 0 and chunks == -(-n // (d * -(-min(c, n) // d)))  # no more chunks than before
+            assert chunks * k - n < chunks * d  # the padding
+
+
 def test_pad_to_chunk_keeps_results_and_trims():
     grid = _grid(5)
     padded = run_grid(_logistic_map_run, grid, chunk_size=16, pad_to_chunk=True)
