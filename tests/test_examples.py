@@ -85,6 +85,16 @@ def test_examples_build_no_checks_of_their_own():
     assert not offences, offences
 
 
+def test_an_example_follows_its_claims_core(monkeypatch):
+    """A mistake in a claim's core (here the per-run ratio taken upside down, Var x / Var EMA) turns its example red
+    as well: the example keeps no statistics or checks of its own to stay green with."""
+    from paper_checks.noisy_quadratic import averaging
+    right = averaging._ratio_stats
+    monkeypatch.setattr(averaging, "_ratio_stats", lambda num, den: right(den, num))
+    out = _load("noisy_quadratic").run(alpha=(0.1, 0.3), eta=0.2, lam=1.0, n_chains=32, n_steps=4000, burn=1000)
+    assert out["status"] == "failed"
+
+
 def test_every_topic_has_a_documented_example():
     readme = (EXAMPLES / "README.md").read_text()
     for topic in TOPICS:
