@@ -236,6 +236,42 @@ def sharpness_norm(budget: Budget, out: Path) -> list[Path]:
     return st.save(fig, "sgd_stability_sharpness_norm", out, claims=[W + "sharpness_is_a_parameter_norm"])
 
 
+def moderate_batch(budget: Budget, out: Path) -> list[Path]:
+    """The relative gap to GD's threshold against B at n = 512: exact gap (line), sampled-batch measurement (markers)."""
+    run = ex.batch_gap(budget)
+    h = ex.gap_problem()
+    lam = run["lam_max"]
+    fine = np.unique(np.geomspace(1, 128, 40).astype(int))
+    fig, ax = st.figure(width=4.6)
+    st.theory_vs_simulation(ax, fine, [1 - th.ms_threshold(h, int(b)) * lam / 2 for b in fine], run["batch_sizes"],
+                            run["gap"], yerr=4 * run["gap_se"], label_theory="theory: 1 − η*(B) λ_max/2 (exact)",
+                            label_sim="sampled batches (± 4 SE)")
+    ps = np.array([th.batch_weight(ex.GAP_N, int(b)) for b in fine])
+    ax.plot(fine, 2 * ps, ":", color=st.MUTED, label="2p, p = (n − B)/(B(n − 1))")
+    st.threshold(ax, 0.1, "10 % below GD's threshold", vertical=False)
+    ax.set(xscale="log", yscale="log", xlabel="batch size B  (n = 512)", ylabel="relative gap to GD's threshold",
+           ylim=(0.01, 1.5), title="moderate batches: SGD's threshold is near GD's")
+    ax.legend(fontsize=7, loc="lower left")
+    return st.save(fig, "sgd_stability_moderate_batch", out, claims=[M + "moderate_batch_near_gd"])
+
+
+def necessary_conditions(budget: Budget, out: Path) -> list[Path]:
+    """Located thresholds against the two necessary conditions, per B, on least squares and the incoherent problem."""
+    fig, axes = st.figure(2, 1, width=4.3)
+    for ax, (run, h, title) in zip(axes, ((ex.ms_thresholds(budget), ex.ls_problem(), "least squares (a dominant direction)"),
+                                          (ex.incoherent_thresholds(budget), ex.incoherent_problem(),
+                                           "unit rank-one H_i (no dominant direction)"))):
+        sizes = run["batch_sizes"]
+        rows = [th.necessary_conditions(h, int(b)) for b in sizes]
+        gd = rows[0]["gd"]
+        ax.plot(sizes, [r["top"] / gd for r in rows], "-", color=st.THEORY, label="bound (15): top direction")
+        ax.plot(sizes, [r["frobenius"] / gd for r in rows], "--", color=st.ACCENT, label="bound (16): Frobenius")
+        ax.plot(sizes, run["crossing"] / gd, "o", color=st.SIM, mfc="none", label="η̂*(B), exact 2nd moment")
+        ax.set(xlabel="batch size B  (n = 8)", ylabel="η / (2/λ_max)", title=title, ylim=(0.0, 1.45))
+        ax.legend(fontsize=7, loc="lower right")
+    return st.save(fig, "sgd_stability_necessary_conditions", out, claims=[M + "necessary_conditions"])
+
+
 def heavy_ball_rate(budget: Budget, out: Path, results: dict) -> list[Path]:
     """Tuned heavy ball's measured rate against (√κ−1)/(√κ+1), with gradient descent's best as the rival."""
     cid = "steplab.heavy_ball_optimal_rate"
@@ -271,7 +307,7 @@ def make(results: dict, out: Path, budget: Budget) -> list[Path]:
     out = Path(out)
     paths: list[Path] = []
     for draw in (threshold_batch, ms_vs_as, naive_trap, delays, momentum_region, momentum_variance, diagonal_net,
-                 sharpness_norm):
+                 sharpness_norm, moderate_batch, necessary_conditions):
         paths += draw(budget, out)
     paths += heavy_ball_rate(budget, out, results)  # the one figure drawn from a claim's Result
     return paths

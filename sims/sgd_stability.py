@@ -45,7 +45,7 @@ from theory.sgd_stability import check_hessians
 __all__ = [
     "LOG_BOUND", "METHOD_IDS", "enumerate_batches", "kron_enumerated", "moment_growth", "sgd_paths",
     "lyapunov_paths", "delayed_growth", "delayed_noisy", "momentum_growth", "momentum_noise", "momentum_map",
-    "momentum_norms", "refine_crossing", "dln_hessians",
+    "momentum_norms", "refine_crossing", "dln_hessians", "sampled_batch_noise",
 ]
 
 LOG_BOUND = math.log(1e150)  # growth beyond 1e150 x the start is flagged as divergence
@@ -795,3 +795,55 @@ def refine_crossing(rate, lo, hi, *, n_points: int = 9, n_rounds: int = 5, geome
         crossing = lo + (hi - lo) * (-r_lo) / (r_hi - r_lo)
     crossing = np.where(found & np.isfinite(crossing), crossing, np.nan)
     return {"crossing": crossing, "lo": lo, "hi": hi, "found": found}
+
+
+# ----------------------------------------------------------------------------- batch noise by sampling batches
+@jax.jit
+def _noise_groups(u, flat, hbar, sizes):
+    """Group means of delta (x) delta, delta = H_B - H, for each batch size (batches: the B smallest u's)."""
+    ordered = jnp.sort(u, axis=-1)
+
+    def one(b):
+        cut = jax.lax.dynamic_index_in_dim(ordered, b - 1, axis=-1, keepdims=False)
+        mask = (u <= cut[..., None]).astype(flat.dtype)
+        d = hbar.shape[0]
+        delta = (mask @ flat / b).reshape(mask.shape[:2] + (d, d)) - hbar
+        return jnp.einsum("gkij,gkab->giajb", delta, delta).reshape(u.shape[0], d * d, d * d) / u.shape[1]
+
+    return jax.lax.map(one, sizes)
+
+
+def sampled_batch_noise(key, hessians, batch_size, *, n_batches: int, n_groups: int = 16, max_bytes=None) -> dict:
+    r"""The batch noise :math:`N_B = E[\delta\otimes\delta]`, :math:`\delta = H_{\mathcal B} - H`, by sampling batches.
+
+    Each batch is drawn uniformly without replacement (the :math:`B` smallest of :math:`n` uniform numbers), so
+    :math:`E\delta = 0` and :math:`E[H_{\mathcal B}\otimes H_{\mathcal B}] = H\otimes H + N_B` whatever the inclusion
+    probabilities are; nothing here uses the closed form of :math:`N_B`. ``n_groups`` groups of ``n_batches`` batches
+    each give independent group means (their spread is the estimate's standard error). The same uniform numbers serve
+    every batch size (common random numbers: the batches of different sizes are nested).
+
+    Args:
+      key: a typed PRNG key.
+      hessians: per-sample Hessians :math:`(n, d, d)`, symmetric PSD.
+      batch_size: an integer in ``1..n`` or an (m,) array of them.
+      n_batches, n_groups: batches per group, groups (at least 2).
+
+    Returns:
+      ``noise`` :math:`(m, G, d^2, d^2)` group means of :math:`\delta\otimes\delta` and ``hbar`` :math:`(d, d)`. Batch means of
+      finite Hessians are finite: there is nothing to diverge.
+    """
+    val.key("key", key)
+    h = check_hessians(hessians)
+    n, d = h.shape[0], h.shape[1]
+    m = int(np.size(batch_size)) if isinstance(batch_size, (list, tuple, np.ndarray)) else 1
+    if m == 0:
+        raise ValueError("batch_size: expected an integer or a non-empty array of integers in 1..n, got an empty array")
+    sizes = _aligned_ints("batch_size", batch_size, m, 1, n)
+    k = val.integer("n_batches", n_batches, low=1, high=10_000_000)
+    g = val.integer("n_groups", n_groups, low=2, high=4096)
+    _guard({"n_batches": k, "n_groups": g, "hessians": f"n = {n}, d = {d}"}, 8 * g * k * (3 * n + 2 * d * d),
+           "the (groups, batches, n) uniforms, their sort and a batch mask", max_bytes)
+    u = jax.random.uniform(key, (g, k, n), dtype=jnp.float64)
+    hbar = h.mean(axis=0)
+    out = _noise_groups(u, jnp.asarray(h.reshape(n, d * d)), jnp.asarray(hbar), jnp.asarray(sizes))
+    return {"noise": np.asarray(out), "hbar": hbar}

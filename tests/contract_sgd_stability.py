@@ -45,6 +45,12 @@ def _paths(**kw):
     return sim.sgd_paths(**args)
 
 
+def _noise(**kw):
+    args = {"key": jax.random.key(3), "hessians": H5, "batch_size": np.array([1, 2, 3]), "n_batches": 4, "n_groups": 2,
+            **kw}
+    return sim.sampled_batch_noise(**args)
+
+
 def _lyapunov(**kw):
     args = {"key": jax.random.key(1), "hessians": H5, "batch_size": 2, "eta": np.array([0.1, 0.2, 0.3]),
             "n_steps": 4, "n_paths": 4, "burn": 1, **kw}
@@ -97,6 +103,12 @@ SIMULATORS = [
         bad=[({"key": 0}, "key"), ({"batch_size": 6}, "batch_size"), ({"theta0": np.ones(3)}, "theta0"),
              ({"n_paths": 0}, "n_paths"), ({"eta": [0.0]}, "eta"), ({"bound": -1.0}, "bound")],
         diverging=({"eta": np.array([1e60])}, _flag), vary={"key": jax.random.key(9), "hessians": H5B}),
+    Sim("sgd_stability.sampled_batch_noise", _noise, outputs=lambda o: [o["noise"]],
+        grid=("batch_size", np.array([1, 2, 3]), 0),
+        bad=[({"key": 0}, "key"), ({"batch_size": 6}, "batch_size"), ({"batch_size": 1.5}, "batch_size"),
+             ({"n_groups": 1}, "n_groups"), ({"hessians": ASYM}, "hessians")],
+        skip={"diverge": "batch means of finite Hessians: there is nothing to diverge"},
+        vary={"key": jax.random.key(4), "hessians": H5B}),
     Sim("sgd_stability.lyapunov_paths", _lyapunov, grid=("eta", np.array([0.1, 0.2, 0.3]), 0),
         bad=[({"key": jax.random.PRNGKey(0)}, "key"), ({"batch_size": 0}, "batch_size"), ({"burn": 4}, "burn"),
              ({"theta0": np.zeros(2)}, "theta0"), ({"n_steps": 1}, "n_steps")],

@@ -388,3 +388,34 @@ def test_momentum_noise_burn_in_drops_exactly_the_first_steps():
     m1 = sim.momentum_noise(key, np.array([0.5]), 0.0, sigma=1.0, n_steps=t, burn=1, n_paths=3)["mean_sq"]
     x1_sq = t * m0 - (t - 1) * m1
     assert np.all(x1_sq > 1e-8), x1_sq
+
+
+# ----------------------------------------------------------------------------- necessary conditions; sampled batch noise
+def test_necessary_conditions_are_rayleigh_quotients_of_the_generalized_problem():
+    rng = np.random.default_rng(21)
+    x = rng.standard_normal((7, 3)) * np.array([1.0, 0.8, 0.4])
+    h = np.einsum("ni,nj->nij", x, x) + 0.1 * np.eye(3)  # full rank, so C is invertible
+    hbar, eye = h.mean(axis=0), np.eye(3)
+    w, u = np.linalg.eigh(hbar)
+    for b in (1, 3, 7):
+        p = (7 - b) / (b * 6)
+        d_mat = (1 - p) * np.kron(hbar, hbar) + p * np.mean([np.kron(m, m) for m in h], axis=0)
+        c_mat = 0.5 * (np.kron(hbar, eye) + np.kron(eye, hbar))
+        out = th.necessary_conditions(h, b)
+        for key, vec in (("top", np.kron(u[:, -1], u[:, -1])), ("frobenius", eye.reshape(-1))):
+            assert out[key] == pytest.approx(2 * (vec @ c_mat @ vec) / (vec @ d_mat @ vec), rel=1e-12)
+        # a Rayleigh quotient bounds the top generalized eigenvalue: both conditions are at least the threshold
+        assert min(out["top"], out["frobenius"]) >= th.ms_threshold(h, b) * (1 - 1e-12)
+    assert th.necessary_conditions(h, 7)["top"] == pytest.approx(2 / w[-1], rel=1e-13)
+
+
+def test_sampled_batch_noise_matches_enumeration_within_its_standard_error():
+    x = np.random.default_rng(22).standard_normal((6, 2))
+    h = np.einsum("ni,nj->nij", x, x)
+    out = sim.sampled_batch_noise(jax.random.key(11), h, np.array([1, 2, 4, 6]), n_batches=4000, n_groups=8)
+    hbar = h.mean(axis=0)
+    exact = sim.kron_enumerated(h, np.array([1, 2, 4, 6])) - np.kron(hbar, hbar)
+    est, se = out["noise"].mean(axis=1), out["noise"].std(axis=1, ddof=1) / np.sqrt(8)
+    z = np.abs(est[:3] - exact[:3]) / np.maximum(se[:3], 1e-300)
+    assert np.all(z < 5)  # 3 x 16 entries at 5 SE: a false alarm has probability ~3e-5
+    np.testing.assert_allclose(out["noise"][3], 0.0, atol=1e-12)  # B = n: every batch is the full set

@@ -14,6 +14,11 @@ the measurement, obtained without that function, rejects the mutated prediction.
   rate resolved to 1e-7.
 * ``wusu2023.sharpness_is_a_parameter_norm`` -- the weighted norm :math:`\sum_k a_k(u_k^2+v_k^2)` read without the feature
   weights :math:`a_k` (as if the inputs were whitened): the autodiff trace, resolved to round-off, rejects it.
+* ``mulayoff2024.moderate_batch_near_gd`` -- the threshold of batches drawn with replacement (:math:`p = 1/B`) where
+  they are drawn without (:math:`p = (n-B)/(B(n-1))`, 12 % off in the gap at :math:`B = 64`, :math:`n = 512`): the gap
+  measured from sampled batches rejects it;
+* ``mulayoff2024.necessary_conditions`` -- condition (15) without the weight :math:`p` (the single-sample spread at every
+  :math:`B`): the located thresholds exceed it.
 """
 from __future__ import annotations
 
@@ -67,3 +72,21 @@ def test_unweighted_norm_fails_the_sharpness_norm_claim(monkeypatch):
     assert unweighted([1.0, 2.0], [1.0, 0.5], [[2.0, 0.0]])["trace"] == pytest.approx(6.25)
     assert _mutated_status(monkeypatch, "wusu2023.sharpness_is_a_parameter_norm", "dln_sharpness_norm",
                            unweighted) == "failed"
+
+
+def test_with_replacement_threshold_fails_the_moderate_batch_claim(monkeypatch):
+    original = th.ms_threshold
+
+    def with_replacement(hessians, batch_size, sampling="without", *, max_bytes=None):
+        return original(hessians, batch_size, "with", max_bytes=max_bytes)
+
+    assert _mutated_status(monkeypatch, "mulayoff2024.moderate_batch_near_gd", "ms_threshold", with_replacement) == "failed"
+
+
+def test_unweighted_spread_fails_the_necessary_conditions_claim(monkeypatch):
+    original = th.necessary_conditions
+
+    def unweighted(hessians, batch_size, sampling="without"):
+        return {**original(hessians, batch_size, sampling), "top": original(hessians, 1)["top"]}
+
+    assert _mutated_status(monkeypatch, "mulayoff2024.necessary_conditions", "necessary_conditions", unweighted) == "failed"

@@ -99,7 +99,7 @@ __all__ = [
     "dln_minimum", "delay_threshold", "delay_char_poly_sympy", "delay_boundary_residual_sympy",
     "delay_spectral_radius", "momentum_char_poly_sympy", "momentum_flip_sympy", "momentum_threshold",
     "momentum_spectral_radius", "momentum_variance_sympy", "momentum_stationary_variance", "heavy_ball_optimal_sympy",
-    "heavy_ball_optimal", "dln_sharpness_norm",
+    "heavy_ball_optimal", "dln_sharpness_norm", "necessary_conditions",
 ]
 
 METHODS = ("heavy_ball", "nesterov")
@@ -568,3 +568,34 @@ def dln_sharpness_norm(u, v, X) -> dict:
     norm_sq = float(np.sum(sq))
     return {"trace": float(a @ sq), "weights": a, "norm_sq": norm_sq, "lower": float(a.min()) * norm_sq,
             "upper": float(a.max()) * norm_sq, "l1_floor": 2.0 * float(a @ np.abs(uu * vv))}
+
+
+# ----------------------------------------------------------------------------- simple necessary conditions
+def necessary_conditions(hessians, batch_size, sampling="without") -> dict:
+    r"""Two upper bounds on the mean-square threshold :math:`\eta^*(B)` that need no :math:`d^2\times d^2` eigenproblem.
+
+    :math:`\eta^*(B) = 2/\lambda_{\max}(C^\dagger D)` with :math:`C = \frac12(H\otimes I + I\otimes H)` and
+    :math:`D = E[H_{\mathcal B}\otimes H_{\mathcal B}] = (1-p)H\otimes H + p\frac1n\sum_iH_i\otimes H_i`; a Rayleigh
+    quotient :math:`u^\top Du/u^\top Cu` at any :math:`u` in the range of :math:`C` is at most :math:`\lambda_{\max}(C^\dagger D)`.
+    At :math:`u = v\otimes v` (:math:`v` the top eigenvector of :math:`H`, eigenvalue :math:`\lambda`) it gives ``top``
+
+    .. math:: \eta^*(B) \le \frac{2\lambda}{\lambda^2 + \frac pn\sum_i(v^\top H_iv - \lambda)^2},
+
+    and at :math:`u = \mathrm{vec}(I)` (projected on the range of :math:`H`) it gives ``frobenius``
+
+    .. math:: \eta^*(B) \le \frac{2\,\mathrm{tr}H}{(1-p)\|H\|_F^2 + \frac pn\sum_i\|H_i\|_F^2}.
+
+    Returns ``{"top", "frobenius", "gd"}`` (``gd``: :math:`2/\lambda`, the value of both at :math:`p = 0`) and ``p``.
+    """
+    h = check_hessians(hessians)
+    b = _batch_size(batch_size, h.shape[0])
+    p = batch_weight(h.shape[0], b, sampling)
+    hbar = h.mean(axis=0)
+    w, u = np.linalg.eigh(hbar)
+    lam, v = float(w[-1]), u[:, -1]
+    if not lam > 0:
+        raise ValueError("hessians: the mean Hessian is zero; SGD does not move and has no threshold")
+    along = np.einsum("i,nij,j->n", v, h, v)
+    top = 2 * lam / (lam**2 + p * float(np.mean((along - lam) ** 2)))
+    frob = 2 * float(np.trace(hbar)) / ((1 - p) * float(np.sum(hbar * hbar)) + p * float(np.mean(np.sum(h * h, axis=(1, 2)))))
+    return {"top": top, "frobenius": frob, "gd": 2 / lam, "p": p}

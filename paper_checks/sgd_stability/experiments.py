@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import jax
+from scipy import linalg
 
 import sims.sgd_stability as sim
 import theory.sgd_stability as th
@@ -433,3 +434,65 @@ def heavy_ball_rate(budget: Budget) -> dict:
     return {"kappa": kappas, "eta": eta, "mu": mu, "n_steps": n_steps, "log_norm": norms["log_norm"],
             "diverged": norms["diverged"], "radius_tuned": at_tuned["radius"], "grid_n": n,
             "grid_min": radius[np.arange(k), best], "grid_eta": ge.ravel()[best], "grid_mu": gm.ravel()[best]}
+
+
+# ----------------------------------------------------------------------------- the threshold at realistic n; necessary conditions
+GAP_N = 512
+GAP_SIZES = np.array([1, 2, 4, 8, 16, 32, 64])
+GAP_GROUPS = 16
+
+
+def gap_problem() -> np.ndarray:
+    r"""Least squares with :math:`n = 512`, :math:`d = 3`: Gaussian features with scales 1, 0.7, 0.5 (:math:`H_i = x_ix_i^\top`)."""
+    x = np.random.default_rng(SEED + 20).standard_normal((GAP_N, 3)) * np.array([1.0, 0.7, 0.5])
+    return np.einsum("ni,nj->nij", x, x)
+
+
+def incoherent_problem() -> np.ndarray:
+    r""":math:`n = 8`, :math:`d = 3`, :math:`H_i = u_iu_i^\top` with unit :math:`u_i` spread over the sphere (a whitened random
+    frame): every sample has the same spectrum (1, 0, 0) in its own basis, and no direction dominates :math:`H`."""
+    u = np.random.default_rng(3).standard_normal((8, 3))
+    u /= np.linalg.norm(u, axis=1, keepdims=True)
+    w, v = np.linalg.eigh(u.T @ u / 8)
+    u = u @ v @ np.diag(w**-0.5) @ v.T
+    u /= np.linalg.norm(u, axis=1, keepdims=True)
+    return np.einsum("ni,nj->nij", u, u)
+
+
+def _threshold_of(hbar: np.ndarray, noise: np.ndarray) -> float:
+    """1 / lambda_max(H (x) H + N, H (x) I + I (x) H): the threshold of a second moment with batch noise N (H full rank)."""
+    eye = np.eye(hbar.shape[0])
+    q = np.kron(hbar, hbar) + 0.5 * (noise + noise.T)
+    return 1.0 / float(linalg.eigh(q, np.kron(hbar, eye) + np.kron(eye, hbar), eigvals_only=True)[-1])
+
+
+@experiment("sgd_stability.batch_gap")
+def batch_gap(budget: Budget) -> dict:
+    r"""The relative gap :math:`1 - \hat\eta^*(B)\lambda_{\max}/2` to gradient descent's threshold at :math:`n = 512`.
+
+    The batch noise :math:`E[\delta\otimes\delta]` of each batch size is sampled (:func:`sims.sgd_stability.sampled_batch_noise`,
+    16 independent groups); the threshold of the second moment it defines is a generalized eigenvalue; the standard error
+    is the jackknife over the groups.
+    """
+    h = gap_problem()
+    out = sim.sampled_batch_noise(jax.random.key(SEED + 21), h, GAP_SIZES, n_batches=budget.pick(quick=1024, full=4096),
+                                  n_groups=GAP_GROUPS)
+    hbar = out["hbar"]
+    lam = float(np.linalg.eigvalsh(hbar)[-1])
+    gap, se = [], []
+    for groups in out["noise"]:
+        full = 1 - _threshold_of(hbar, groups.mean(axis=0)) * lam / 2
+        loo = np.array([1 - _threshold_of(hbar, (groups.sum(axis=0) - g) / (len(groups) - 1)) * lam / 2 for g in groups])
+        gap.append(full)
+        se.append(np.sqrt((len(groups) - 1) / len(groups) * np.sum((loo - loo.mean()) ** 2)))
+    return {"batch_sizes": GAP_SIZES, "n": GAP_N, "lam_max": lam, "gap": np.array(gap), "gap_se": np.array(se)}
+
+
+@experiment("sgd_stability.incoherent_thresholds")
+def incoherent_thresholds(budget: Budget) -> dict:
+    r"""Measured :math:`\hat\eta^*(B)`, :math:`B = 1..8`, on :func:`incoherent_problem`, located as in :func:`ms_thresholds`
+    (same shapes: one compilation) in :math:`\eta \in [0.02, 8]`."""
+    h = incoherent_problem()
+    sizes = np.arange(1, h.shape[0] + 1)
+    found = _moment_crossing(h, sizes, 0.02, 8.0, n_steps=_moment_steps(budget), n_rounds=budget.pick(quick=5, full=7))
+    return {"batch_sizes": sizes, **found}
