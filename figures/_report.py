@@ -33,7 +33,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from paper_checks import Outcome
-from paper_checks._checks import Bound, Check, _fmt
+from paper_checks._checks import Bound, Check, format_value
 from paper_checks._registry import COARSE, STATUSES
 from paper_checks._runner import discrepancy, format_resolution, summary_counts
 
@@ -248,7 +248,7 @@ def _value_text(value: Any) -> str:
     if a.dtype == object:
         return str(value)
     if a.ndim == 0:
-        return _fmt(a.item() if a.dtype.kind != "f" else float(a))
+        return format_value(a.item() if a.dtype.kind != "f" else float(a))
     flat = a.ravel()
     items = [_value_text(v) for v in (flat if flat.size <= 6 else [*flat[:3], *flat[-2:]])]
     if flat.size > 6:

@@ -6,6 +6,6 @@ A thin alias of the public :mod:`figures.plot`: the colours, ``figure``, ``thres
 from __future__ import annotations
 
 from figures.plot import (  # noqa: F401
-    ACCENT, MUTED, PALETTE, RC, SIM, THEORY, _METADATA, bifurcation, check_layout, figure, save,
+    ACCENT, MUTED, PALETTE, RC, SIM, THEORY, METADATA, bifurcation, check_layout, figure, save,
     theory_vs_simulation, threshold,
 )

@@ -89,12 +89,12 @@ def _hyperbola(out: Path, budget: Budget) -> list[Path]:
 
 def _rules(out: Path, budget: Budget) -> list[Path]:
     """SGD's floor under the linear rule and signSGD's under the square-root and linear rules, over B."""
-    from paper_checks.batch_size.scaling_rules import _floors
+    from paper_checks.batch_size.scaling_rules import chain_floors
 
     fig, axes = figure(2, width=4.2, height=3.3)
     ax = axes[0]
     ex = E.linear_rule(budget)
-    est, se = _floors(ex)
+    est, se = chain_floors(ex)
     b = ex["batch_size"].astype(float)
     bmax = th.linear_rule_limit(E.LIN_LAM, E.LIN_ETA1)
     edge = th.linear_rule_edge(E.LIN_LAM, E.LIN_SIGMA, E.LIN_ETA1, LEVEL)
@@ -115,7 +115,7 @@ def _rules(out: Path, budget: Budget) -> list[Path]:
     ax.legend(loc="upper left", fontsize=7)
     ax = axes[1]
     sg = E.sign_rule(budget)
-    est, se = _floors(sg)
+    est, se = chain_floors(sg)
     base = E.SIGN_ETA1 * math.sqrt(2 * math.pi) / 8
     sign_edge = th.sqrt_rule_edge(1.0, E.SIGN_ETA1, 1.0, LEVEL)
     ax.axvspan(0.8, sign_edge, color=ACCENT, alpha=0.3, lw=0, label="√ rule within 10 %")
@@ -140,7 +140,7 @@ def _rules(out: Path, budget: Budget) -> list[Path]:
 
 def _half_life(out: Path, budget: Budget) -> list[Path]:
     """Examples until Adam's second moment forgets half its start, over B, for the three beta2 rules."""
-    from paper_checks.batch_size.half_life import _exact, half_time
+    from paper_checks.batch_size.half_life import exact_half_life, half_time
 
     ex = E.half_life(budget)
     t, se = half_time(ex["mean"], ex["se"])
@@ -156,7 +156,7 @@ def _half_life(out: Path, budget: Budget) -> list[Path]:
             fine = np.geomspace(1.0, top, 40)
             beta2 = {"half_life": th.half_life_beta2(E.HL_BETA2, 1.0, fine), "fixed": np.full(fine.size, E.HL_BETA2),
                      "linear": 1 - (1 - E.HL_BETA2) * fine}[rule]
-            ax.plot(fine, _exact(beta2, fine), color=THEORY, ls=ls, lw=1.2, label=f"exact EMA, {name}")
+            ax.plot(fine, exact_half_life(beta2, fine), color=THEORY, ls=ls, lw=1.2, label=f"exact EMA, {name}")
             ax.errorbar(ex["batch_size"][k], tok[k], yerr=4 * tok_se[k], fmt=mk, color=color, mfc="none", capsize=2,
                         label="simulated (± 4 SE)" if len(rules) == 1 else f"simulated, {name}")
         ax.set(xscale="log", xlabel="batch size B (examples per step)", xlim=(0.8, 700))

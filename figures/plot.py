@@ -79,7 +79,7 @@ RC = {
 #: written) or ``"ignore"``. Pass ``layout="warn"`` to :func:`save` for a draft of one's own figure.
 LAYOUT_POLICY = "error"
 
-_METADATA = {
+METADATA = {
     "png": {"Software": None},
     "pdf": {"Creator": None, "Producer": None, "CreationDate": None},
 }
@@ -724,7 +724,7 @@ def _write_atomically(fig, path: Path, ext: str) -> None:
     """
     tmp = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     try:
-        fig.savefig(tmp, format=ext, metadata=_METADATA[ext])
+        fig.savefig(tmp, format=ext, metadata=METADATA[ext])
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)

@@ -106,7 +106,7 @@ def _fig_rsweeps(budget: Budget, out: Path) -> list[Path]:
         # the legend of the right panel names the colours of both panels
         axes[0].loglog(grid, np.where(np.isfinite(ratio[0]), ratio[0], np.nan), "-o", color=c, ms=2.5)
         axes[1].semilogx(grid, acc[0], "-o", color=c, ms=2.5, label=f"{name} (gradient)")
-        axes[1].semilogx(grid, one_step._floor(sw, name)[0], ":", color=c, lw=1)  # steplab's linearized floor
+        axes[1].semilogx(grid, one_step.linearized_floor(sw, name)[0], ":", color=c, lw=1)  # steplab's linearized floor
         for j in range(1, ratio.shape[0]):
             axes[0].loglog(grid, np.where(np.isfinite(ratio[j]), ratio[j], np.nan), color=c, lw=0.6, alpha=0.6)
             axes[1].semilogx(grid, acc[j], color=c, lw=0.6, alpha=0.6)

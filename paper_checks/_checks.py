@@ -80,7 +80,7 @@ def _summary(a: np.ndarray) -> str:
     """A large array in words: numbers by their count and range, outcomes by the count of each value."""
     if a.dtype.kind in "fiu" and a.size:
         finite = a[np.isfinite(a)] if a.dtype.kind == "f" else a
-        text = f"{a.size} values in [{_fmt(finite.min())}, {_fmt(finite.max())}]" if finite.size else f"{a.size} values"
+        text = f"{a.size} values in [{format_value(finite.min())}, {format_value(finite.max())}]" if finite.size else f"{a.size} values"
         bad = a.size - finite.size
         return text + (f", {bad} not finite" if bad else "")
     values, counts = np.unique(a.astype(str), return_counts=True)
@@ -123,7 +123,7 @@ def _number(name: str, x: Any, *, positive: bool = False, nonnegative: bool = Fa
     return v
 
 
-def _fmt(x: Any) -> str:
+def format_value(x: Any) -> str:
     if isinstance(x, (float, np.floating)):
         x = float(x)
         if x == 0 or (1e-3 <= abs(x) < 1e5):
@@ -131,9 +131,9 @@ def _fmt(x: Any) -> str:
         return f"{x:.3e}"
     if isinstance(x, np.ndarray):
         if x.size == 1:
-            return _fmt(x.reshape(()).item())
+            return format_value(x.reshape(()).item())
         if x.size <= 4:
-            return "[" + ", ".join(_fmt(v) for v in x.ravel().tolist()) + "]"
+            return "[" + ", ".join(format_value(v) for v in x.ravel().tolist()) + "]"
         return _summary(x)
     return str(x)
 
@@ -173,7 +173,7 @@ class Check:
             if not isinstance(getattr(self, name), str):
                 raise TypeError(f"{name}: expected a string, got {type(getattr(self, name)).__name__}")
         if self.paper is not None and not (self.quote.strip() and self.where.strip()):
-            raise ValueError(f"paper: the paper's value {_fmt(self.paper)!s:.40} for {self.quantity!r} needs quote= "
+            raise ValueError(f"paper: the paper's value {format_value(self.paper)!s:.40} for {self.quantity!r} needs quote= "
                              "(the paper's verbatim words stating it) and where= (arXiv id and section, theorem, "
                              "equation, figure, table or 'abstract')")
 
@@ -302,7 +302,7 @@ class Exact(Check):
         score = float(np.max(ratio)) if ratio.size else 0.0
         if math.isnan(score):
             score = math.inf
-        return Assessment(label, value, score <= 1.0, score, f"|Δ| = {_fmt(score)} × tolerance")
+        return Assessment(label, value, score <= 1.0, score, f"|Δ| = {format_value(score)} × tolerance")
 
     def predicted_value(self) -> Any:
         return self.predicted
@@ -358,14 +358,14 @@ class Bound(Check):
         violation = (worst - b - self.slack) if self.side == "<=" else (b - self.slack - worst)
         scale = max(abs(b), self.slack, 1e-300)
         score = 1.0 + violation / scale
-        text = (f"violated by {_fmt(violation)}" if violation > 0 else f"holds with room {_fmt(-violation)}")
+        text = (f"violated by {format_value(violation)}" if violation > 0 else f"holds with room {format_value(-violation)}")
         return Assessment(label, b, violation <= 0, score, text)
 
     def candidate(self) -> Any:
         return self.bound
 
     def predicted_value(self) -> Any:
-        return f"{self.side} {_fmt(float(self.bound))}"
+        return f"{self.side} {format_value(float(self.bound))}"
 
     def measured_value(self) -> Any:
         return self._extreme()
@@ -462,7 +462,7 @@ class Rate(Check):
         band = self.band
         score = d / band if band > 0 else (0.0 if d == 0 else math.inf)
         return Assessment(label, value, score <= 1.0, score,
-                          f"|Δslope| = {_fmt(d)} = {_fmt(d / self.se) if self.se > 0 else 'inf'} SE ({_fmt(score)} × band)")
+                          f"|Δslope| = {format_value(d)} = {format_value(d / self.se) if self.se > 0 else 'inf'} SE ({format_value(score)} × band)")
 
     def predicted_value(self) -> Any:
         return float(self.predicted)
@@ -516,7 +516,7 @@ class Statistical(Check):
         score = float(np.max(ratio))
         if math.isnan(score):
             score = math.inf
-        return Assessment(label, value, score <= 1.0, score, f"{_fmt(float(np.max(zs)))} SE ({_fmt(score)} × band)")
+        return Assessment(label, value, score <= 1.0, score, f"{format_value(float(np.max(zs)))} SE ({format_value(score)} × band)")
 
     def predicted_value(self) -> Any:
         return self.predicted

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from paper_checks._registry import Budget, _topic_of, _uses, as_budget
+from paper_checks._registry import Budget, topic_of, as_uses, as_budget
 from sims.cache import cached
 
 __all__ = ["experiment", "Experiment", "experiments"]
@@ -68,10 +68,10 @@ def experiment(name: str, *, uses: tuple[str, ...] = ()) -> Callable[[Callable[.
     """
     if not isinstance(name, str) or not _NAME.match(name):
         raise ValueError(f"name: expected '<topic>.<snake_case name>', got {name!r}")
-    uses = _uses(uses)
+    uses = as_uses(uses)
 
     def register(fn: Callable[..., dict]) -> Experiment:
-        topic = _topic_of(fn.__module__)
+        topic = topic_of(fn.__module__)
         if name.split(".")[0] != topic:
             raise ValueError(f"name: experiment {name!r} of topic {topic!r} must start with '{topic}.'")
         if name in _EXPERIMENTS and _EXPERIMENTS[name].fn.__qualname__ != fn.__qualname__:

@@ -248,7 +248,7 @@ class Claim:
         return "inconclusive" if self.refutes_paper else "passed"
 
 
-def _topic_of(module: str) -> str:
+def topic_of(module: str) -> str:
     """``paper_checks.<topic>`` or ``paper_checks.<topic>.<part>`` -> ``<topic>``; elsewhere the module's name."""
     parts = module.split(".")
     return parts[1] if len(parts) >= 2 and parts[0] == "paper_checks" else parts[-1]
@@ -302,14 +302,14 @@ def claim(
         if id in _REGISTRY and _REGISTRY[id].check.__qualname__ != check.__qualname__:
             raise ValueError(f"id: claim {id!r} is already registered by {_REGISTRY[id].check.__module__}")
         _REGISTRY[id] = Claim(id, paper, statement, latex, provenance, kind, source, check,
-                              _topic_of(check.__module__), refutes_paper, _uses(uses), quote.strip(), where.strip(),
+                              topic_of(check.__module__), refutes_paper, as_uses(uses), quote.strip(), where.strip(),
                               coarse_reason.strip())
         return check
 
     return register
 
 
-def _uses(uses) -> tuple[str, ...]:
+def as_uses(uses) -> tuple[str, ...]:
     from sims.cache import topic_names
 
     if not isinstance(uses, (tuple, list)) or not all(isinstance(u, str) for u in uses):

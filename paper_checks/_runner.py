@@ -11,7 +11,7 @@ from typing import Callable
 
 import numpy as np
 
-from paper_checks._checks import _fmt
+from paper_checks._checks import format_value
 from paper_checks._registry import COARSE, OK_STATUSES, STATUSES, Budget, Claim, Result, as_budget
 from sims.cache import cached
 
@@ -154,7 +154,7 @@ def run_claims(claims: list[Claim], budget: "Budget | str", *, use_cache: bool =
 def format_number(x) -> str:
     if x is None:
         return ""
-    return _fmt(x)
+    return format_value(x)
 
 
 def summary_counts(outcomes: list[Outcome]) -> dict[str, int]:
@@ -177,7 +177,7 @@ def format_resolution(value: float | None, absolute: float | None = None) -> str
     """A resolution as a percentage (``"0.3 %"``); an all-zero prediction's absolute one as ``"± 1e-04 abs"``;
     ``"n/a"`` where neither means anything (discrete outcomes)."""
     if value is None:
-        return f"± {_fmt(float(absolute))} abs" if absolute is not None and np.isfinite(absolute) else "n/a"
+        return f"± {format_value(float(absolute))} abs" if absolute is not None and np.isfinite(absolute) else "n/a"
     if value == 0:
         return "0 (rejected)"
     if not np.isfinite(value):
@@ -255,7 +255,7 @@ def _value_summary(value) -> str:
     """A value in words short enough for one sentence (arrays as a compact summary, never a shape)."""
     if isinstance(value, str):
         return value
-    return _fmt(value)
+    return format_value(value)
 
 
 def to_records(outcomes: list[Outcome]) -> list[dict]:

@@ -223,7 +223,7 @@ def _mlp_run(point, X, Y, *, hidden: int, n_burn: int, n_meas: int, every: int, 
         def matvec(u):
             return r * _hvp.hvp(lambda w: _mlp_loss(w, X, Y, hidden), th, r * u)
 
-        ritz = _hvp._lanczos(jax.random.fold_in(key, k), matvec, th.shape[0], lanczos_iter, th.dtype)
+        ritz = _hvp.lanczos(jax.random.fold_in(key, k), matvec, th.shape[0], lanczos_iter, dtype=th.dtype)
         return state, (eta * ritz[-1], _mlp_loss(th, X, Y, hidden))
 
     state, (sharp, loss) = lax.scan(meas, state, jnp.arange(n_meas))

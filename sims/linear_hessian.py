@@ -479,7 +479,7 @@ def _top_eigenvalue(f, theta, key, num_iter: int) -> jax.Array:
     of concrete values, which under ``jax.disable_jit`` would turn a record of data into an error.
     """
     grad = jax.grad(f)
-    return H._lanczos(key, lambda v: jax.jvp(grad, (theta,), (v,))[1], theta.size, num_iter, jnp.float64)[-1]
+    return H.lanczos(key, lambda v: jax.jvp(grad, (theta,), (v,))[1], theta.size, num_iter)[-1]
 
 
 @functools.partial(jax.jit, static_argnames=("widths", "activation", "steps", "record_every", "lanczos_iter"))

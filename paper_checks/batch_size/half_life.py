@@ -52,7 +52,7 @@ def _parts(budget):
     return ex, b * t, b * se
 
 
-def _exact(beta2, b) -> np.ndarray:
+def exact_half_life(beta2, b) -> np.ndarray:
     """The token half-life read off the exact rise 1 - beta2^t by the same interpolation as the simulation's."""
     rise = th.ema_rise(beta2, E.HL_STEPS)
     return np.asarray(b) * half_time(rise, np.ones_like(rise))[0]
@@ -77,12 +77,12 @@ def beta2_half_life_in_tokens(budget) -> Result:
     why = "4 SE (delta method through the interpolation) over independent chains; the same interpolation on both sides"
     checks = [
         Statistical("examples to half the stationary v, beta2 = 0.999^B", estimate=tok[hl], se=tok_se[hl],
-                    predicted=_exact(ex["beta2"][hl], b[hl]), z=Z, why=why,
-                    rivals={"beta2 fixed at 0.999 (half-life B times longer)": _exact(np.full(hl.sum(), E.HL_BETA2), b[hl]),
-                            "1 - beta2 = 0.001 B (first order)": _exact(1 - (1 - E.HL_BETA2) * b[hl], b[hl])}),
+                    predicted=exact_half_life(ex["beta2"][hl], b[hl]), z=Z, why=why,
+                    rivals={"beta2 fixed at 0.999 (half-life B times longer)": exact_half_life(np.full(hl.sum(), E.HL_BETA2), b[hl]),
+                            "1 - beta2 = 0.001 B (first order)": exact_half_life(1 - (1 - E.HL_BETA2) * b[hl], b[hl])}),
         Statistical("examples to half the stationary v, beta2 fixed at 0.999", estimate=tok[fx], se=tok_se[fx],
-                    predicted=_exact(ex["beta2"][fx], b[fx]), z=Z, why=why,
-                    rivals={"the half-life kept in tokens": np.full(fx.sum(), float(_exact(E.HL_BETA2, 1.0)[0]))}),
+                    predicted=exact_half_life(ex["beta2"][fx], b[fx]), z=Z, why=why,
+                    rivals={"the half-life kept in tokens": np.full(fx.sum(), float(exact_half_life(E.HL_BETA2, 1.0)[0]))}),
     ]
     return Result(checks, detail="token half-lives, beta2 = 0.999^B at B = " + ", ".join(
                       f"{int(x)}: {v:.1f}" for x, v in zip(b[hl], tok[hl]))
@@ -109,12 +109,12 @@ def beta2_linear_rule_window(budget) -> Result:
     b = ex["batch_size"]
     lin = ex["rule"] == "linear"
     ref = float(th.token_half_life(E.HL_BETA2, 1.0))
-    pred = _exact(ex["beta2"][lin], b[lin])
+    pred = exact_half_life(ex["beta2"][lin], b[lin])
     edge = th.linear_beta2_edge(E.HL_BETA2, 1.0, 0.9)
     be = ex["edge_batch_size"]
     t_e, s_e = half_time(ex["edge_mean"], ex["edge_se"])
     ratio, ratio_se = be * t_e / ref, be * s_e / ref
-    exact_ratio = _exact(1 - (1 - E.HL_BETA2) * be, be) / ref
+    exact_ratio = exact_half_life(1 - (1 - E.HL_BETA2) * be, be) / ref
     # the ratio falls with B: cross 0.9 from above, i.e. 2 - ratio rises through 1.1
     sim_edge, sim_se = crossing(be, 2 - ratio, ratio_se, 1.1)
     ex_edge, _ = crossing(be, 2 - exact_ratio, np.ones(be.size), 1.1)

@@ -31,7 +31,7 @@ LEVEL = 1.10   # a rule "holds" while the floor is within 10 % of its small-batc
 Z = 4.0
 
 
-def _floors(ex):
+def chain_floors(ex):
     """Mean over chains of the time-averaged loss per configuration, and its standard error (chains independent)."""
     m = ex["mean_loss"] if "mean_loss" in ex else ex["mean_f"]
     ok = ~ex["diverged"]
@@ -55,7 +55,7 @@ def crossing(b, ratio, se, level) -> tuple[float, float]:
 
 def _linear_parts(budget):
     ex = E.linear_rule(budget)
-    est, se = _floors(ex)
+    est, se = chain_floors(ex)
     b = ex["batch_size"].astype(float)
     stable = b < th.linear_rule_limit(E.LIN_LAM, E.LIN_ETA1)
     pred = np.full(b.size, np.nan)
@@ -138,7 +138,7 @@ def linear_rule_edge(budget) -> Result:
 
 def _sign_parts(budget):
     ex = E.sign_rule(budget)
-    est, se = _floors(ex)
+    est, se = chain_floors(ex)
     pred = np.array([th.sign_rule_floor(1.0, e, 1.0, float(bb)) for e, bb in zip(ex["eta"], ex["batch_size"])])
     base = E.SIGN_ETA1 * math.sqrt(2 * math.pi) / 8   # the small-kappa floor eta sigma_B sqrt(2 pi)/8 at B = 1
     return ex, est, se, pred, base

@@ -1,5 +1,5 @@
 r"""One step from trained models (§6.2, Figures 1, 7 and 8): no architecture loses its test accuracy below
-:math:`r=1` (against steplab's linearized floor :func:`_floor`, also drawn by the figures), and the phase transitions
+:math:`r=1` (against steplab's linearized floor :func:`linearized_floor`, also drawn by the figures), and the phase transitions
 cluster between :math:`r=1` and :math:`r=10` (experiment ``softmax_radius.rsweeps``).
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ SEC62_QUOTE = ("Figure 7 sweeps r from 0.01 to 100 on six architectures via sing
                "The key result is that no tested architecture fails for r < 1.")
 
 
-def _floor(sw: dict, arch: str) -> np.ndarray:
+def linearized_floor(sw: dict, arch: str) -> np.ndarray:
     """steplab's linearized accuracy floor on the test split at t = r·ρ_a, per direction (D, R)."""
     t = sw["r"][None, :] * sw[f"{arch}.rho_a"][:, None]
     return T.accuracy_floor(sw[f"{arch}.z_test"], sw[f"{arch}.a_test"], sw["y_test"], t)
@@ -61,7 +61,7 @@ def no_blowup_below_r1(budget: Budget) -> Result:
     archs = _arch_list(sw)
     above_floor, retained, floor_min, inc_ratio, ratios, guarantee, rows = [], [], [], [], [], [], []
     for arch in archs:
-        acc, acc0, fl = sw[f"{arch}.test_acc"][:, below], sw[f"{arch}.test_acc0"], _floor(sw, arch)[:, below]
+        acc, acc0, fl = sw[f"{arch}.test_acc"][:, below], sw[f"{arch}.test_acc0"], linearized_floor(sw, arch)[:, below]
         above_floor.append((acc - fl).ravel())
         retained.append(acc[0] / acc0)
         floor_min.append(fl[0].min() / acc0)
@@ -104,7 +104,7 @@ def no_blowup_below_r1(budget: Budget) -> Result:
                                   "1.1 rule of its code is crossed below r = 1 there too"),
         arrays={"r": r, **{f"{a}_ratio": sw[f"{a}.ratio"] for a in archs},
                 **{f"{a}_acc": sw[f"{a}.acc"] for a in archs}, **{f"{a}_test_acc": sw[f"{a}.test_acc"] for a in archs},
-                **{f"{a}_floor": _floor(sw, a) for a in archs}},
+                **{f"{a}_floor": linearized_floor(sw, a) for a in archs}},
         seed=21,
     )
 
