@@ -1,4 +1,4 @@
-"""Rows of the simulator contract (tests/test_contract.py) for sims/softmax_radius.py.
+"""Rows of the simulator contract (tests/test_contract.py) for sims/softmax_radius/.
 
 One row per public simulator, on small setups (32 training images, an 8-unit MLP, 3 Adam steps,
 chunks of 4 runs so that every grid size shares one compiled sweep) so compilation stays short;

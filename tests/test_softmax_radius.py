@@ -11,6 +11,7 @@ import sympy as sp
 
 import sims  # noqa: F401
 from sims import softmax_radius as S
+from sims.softmax_radius import archgrid as SA, continuation as SC, directions as SD, models as SM  # internals, tested where they are defined
 from sims.reference import softmax_radius as R
 from theory import softmax_radius as T
 
@@ -301,9 +302,9 @@ def test_explicit_forward_mode_slopes_equal_the_generic_jvp(act):
     @jax.jit
     def both(ps):
         fast = jax.vmap(lambda q: model.apply.slopes_t(q, _V, x).T)(ps)
-        ref = jax.vmap(lambda q: S._jvp(model.apply, q, _V, x)[1])(ps)
-        rho = jax.vmap(lambda q: S._rho_a(model.apply, q, _V, x))(ps)
-        return fast, ref, rho, jax.vmap(lambda a: S._rho_from_slopes(a, 1.0))(ref)
+        ref = jax.vmap(lambda q: SD._jvp(model.apply, q, _V, x)[1])(ps)
+        rho = jax.vmap(lambda q: SD._rho_a(model.apply, q, _V, x))(ps)
+        return fast, ref, rho, jax.vmap(lambda a: SD._rho_from_slopes(a, 1.0))(ref)
 
     a, a_ref, rho, rho_ref = (np.asarray(o) for o in both(stacked))
     np.testing.assert_allclose(a, a_ref, rtol=1e-13, atol=1e-15 * np.max(np.abs(a_ref)))
@@ -510,13 +511,13 @@ def test_batch_norm_rows_equal_the_whole_batch_continuation():
     v, x = _unit(params, phase=0.4), _X[:20]
     h = jax.lax.conv_general_dilated(jnp.asarray(x).reshape(-1, 8, 8, 1), params["K"], (1, 1), "SAME",
                                      dimension_numbers=("NHWC", "HWIO", "NHWC"))
-    mu, var = S._patch_stats(jnp.asarray(x), params["K"])
+    mu, var = SM._patch_stats(jnp.asarray(x), params["K"])
     np.testing.assert_allclose(mu, h.mean(axis=(0, 1, 2)), rtol=1e-12)
     np.testing.assert_allclose(var, h.var(axis=(0, 1, 2)), rtol=1e-12)
     t = np.array([0.0, 0.3, 0.2 + 0.5j, -0.7j, 1.1 * np.exp(2.0j)])
     rows = np.array([0, 7, 13, 5, 19])
     whole = np.asarray(S.continued_logits(bn.apply, params, v, x, t))[np.arange(5), rows]
-    np.testing.assert_allclose(S._continued_rows(bn.apply, params, v, x, rows, t), whole, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(SC._continued_rows(bn.apply, params, v, x, rows, t), whole, rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("name", ["mlp_ln", "attention", "exponents"])
@@ -527,7 +528,7 @@ def test_one_sample_rows_equal_the_whole_batch_continuation(name):
     # model per way of mixing within a sample (a layer norm across units, attention across tokens, the attention
     # exponents' own function); linear, mlp and cnn share their row rule with these (_one_sample, or cnn_bn's)
     if name == "exponents":  # the tanh variant's, which has the cosh rows besides the attention denominators
-        params, f = S.make_model("attention").init(jax.random.key(5)), S._attention_exponents("gelu_tanh")
+        params, f = S.make_model("attention").init(jax.random.key(5)), SM._attention_exponents("gelu_tanh")
     else:
         model = S.make_model(name, hidden=(16, 8))
         params, f = model.init(jax.random.key(5)), model.apply
@@ -536,10 +537,10 @@ def test_one_sample_rows_equal_the_whole_batch_continuation(name):
     v, x = _unit(params, phase=0.6), _X[:6]
     t = np.array([0.0, 0.4, 0.3 + 0.8j, -0.6j, 1.3 * np.exp(2.5j), 0.9 - 0.1j, 2.0j])
     rows = np.array([0, 5, 2, 3, 1, 5, 4])
-    z = S._continued_rows(f, params, v, x, rows, t)
-    np.testing.assert_allclose(z, S._continued_rows(whole_batch, params, v, x, rows, t), rtol=1e-12, atol=1e-12)
+    z = SC._continued_rows(f, params, v, x, rows, t)
+    np.testing.assert_allclose(z, SC._continued_rows(whole_batch, params, v, x, rows, t), rtol=1e-12, atol=1e-12)
     w = np.exp(z - z.real.max(axis=-1, keepdims=True))
-    part, scale = S._continued_rows(f, params, v, x, rows, t, sums=True)
+    part, scale = SC._continued_rows(f, params, v, x, rows, t, sums=True)
     np.testing.assert_allclose(part, w.sum(axis=-1), rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(scale, np.abs(w).sum(axis=-1), rtol=1e-12, atol=1e-14)
 
@@ -571,14 +572,14 @@ def test_attention_inner_singularity_is_a_gelu_pole_or_denominator_zero(act):
     rad = out["radius"]
     assert np.all(np.isfinite(rad)) and np.all(out["count_in"] == 0) and np.all(out["max_step"] < 1.0)
     # inside the located circle no inner partition function vanishes; just outside one does (a conjugate pair)
-    w_in, _ = S._inner_windings(params, v, x, rows, 0.97 * rad, 256, act)
-    w_out, _ = S._inner_windings(params, v, x, rows, 1.03 * rad, 256, act)
+    w_in, _ = SC._inner_windings(params, v, x, rows, 0.97 * rad, 256, act)
+    w_out, _ = SC._inner_windings(params, v, x, rows, 1.03 * rad, 256, act)
     assert np.abs(w_in).sum() == 0 and np.all(np.abs(w_out).sum(axis=1) >= 2)
     # at the located point the nearest inner partition function (cosh u or an attention denominator) is ~0
-    f, total = S._continued_rows(S._attention_exponents(act), params, v, x, rows, out["at"], sums=True)
+    f, total = SC._continued_rows(SM._attention_exponents(act), params, v, x, rows, out["at"], sums=True)
     assert np.all((np.abs(f) / total).min(axis=-1) < 0.1)
     if act == "gelu":  # entire activation: the exponents are the scores only, every singularity a denominator zero
-        assert np.asarray(S._attention_exponents("gelu")(params, x)).shape == (2, 8, 8)
+        assert np.asarray(SM._attention_exponents("gelu")(params, x)).shape == (2, 8, 8)
         assert np.all(out["denominator"])
     else:  # this draw: the tanh poles come before any denominator zero
         assert not np.any(out["denominator"])
@@ -612,8 +613,8 @@ def test_erf_gelu_is_the_default_and_the_paper_models_use_it():
     form is a named variant. The two differ by up to ~5e-4 (a test that would not see the swap is no test)."""
     assert S.make_model("attention") is S.make_model("attention", act="gelu")
     h = np.linspace(-4, 4, 81)
-    np.testing.assert_allclose(np.asarray(S._ACTS["gelu"](jnp.asarray(h))), _gelu_ref(h), rtol=1e-13, atol=1e-15)
-    assert np.max(np.abs(np.asarray(S._ACTS["gelu_tanh"](jnp.asarray(h))) - _gelu_ref(h))) > 1e-4
+    np.testing.assert_allclose(np.asarray(SM._ACTS["gelu"](jnp.asarray(h))), _gelu_ref(h), rtol=1e-13, atol=1e-15)
+    assert np.max(np.abs(np.asarray(SM._ACTS["gelu_tanh"](jnp.asarray(h))) - _gelu_ref(h))) > 1e-4
     # the temperature study builds its MLP with act="gelu": that model's logits are the exact GELU's
     mlp = S.make_model("mlp", hidden=(8,), act="gelu")
     p = {k: np.asarray(w) for k, w in mlp.init(jax.random.key(2)).items()}
@@ -645,7 +646,7 @@ def test_erf_gelu_continues_to_complex_steps_as_mpmath_says():
     import mpmath
 
     zs = np.array([0.3 + 0.2j, -1.5 + 2.0j, 2.5 - 1.0j, -0.2 - 3.0j])
-    got = np.asarray(S._complex_erf("erfc", jnp.asarray(zs)))
+    got = np.asarray(SC._complex_erf("erfc", jnp.asarray(zs)))
     ref = np.array([complex(mpmath.erfc(complex(z))) for z in zs])
     np.testing.assert_allclose(got, ref, rtol=1e-12)
     att = S.make_model("attention")
@@ -664,11 +665,11 @@ def test_tanh_gelu_poles_where_theory_puts_them_and_the_exact_gelu_has_none():
     for x0 in (-1.0, 0.5, 2.0):
         rho = float(T.gelu_tanh_pole_distance(x0))
         circle = x0 + rho * np.exp(1j * np.linspace(0, 2 * np.pi, 20001))
-        tanh_vals = np.abs(np.asarray(S._ACTS["gelu_tanh"](jnp.asarray(circle))))
-        erf_vals = np.abs(0.5 * circle * np.asarray(S._complex_erf("erfc", jnp.asarray(-circle / math.sqrt(2)))))
+        tanh_vals = np.abs(np.asarray(SM._ACTS["gelu_tanh"](jnp.asarray(circle))))
+        erf_vals = np.abs(0.5 * circle * np.asarray(SC._complex_erf("erfc", jnp.asarray(-circle / math.sqrt(2)))))
         assert tanh_vals.max() > 1e3 * np.median(tanh_vals)  # a pole on the circle
         inner = x0 + 0.9 * rho * np.exp(1j * np.linspace(0, 2 * np.pi, 2001))
-        assert np.abs(np.asarray(S._ACTS["gelu_tanh"](jnp.asarray(inner)))).max() < 1e2  # none inside
+        assert np.abs(np.asarray(SM._ACTS["gelu_tanh"](jnp.asarray(inner)))).max() < 1e2  # none inside
         assert erf_vals.max() < 1e3 * np.median(erf_vals)  # entire: nothing special on that circle
 
 
@@ -677,24 +678,24 @@ def test_authors_models_conv_batch_norm_and_one_key_attention():
     """The 1-d convolution is PyTorch's Conv1d (a cross-correlation with padding 1: XLA's convolution as the
     reference), batch normalization uses the batch's biased variance and hands the unbiased one to the running
     average, and the one-token Transformer's attention softmax over a single key is 1 (so q and k do not matter)."""
-    p = S._ag_init("cnn1d_bn", jax.random.key(0))
+    p = SA._ag_init("cnn1d_bn", jax.random.key(0))
     h = jnp.asarray(np.random.default_rng(0).normal(size=(5, 64, 32)), dtype=jnp.float32)
     ref = jax.lax.conv_general_dilated(h, p["conv2"]["W"], (1,), [(1, 1)], dimension_numbers=("NWC", "WIO", "NWC"))
-    np.testing.assert_allclose(np.asarray(S._ag_conv(p["conv2"], h)), np.asarray(ref + p["conv2"]["b"]), rtol=2e-5,
+    np.testing.assert_allclose(np.asarray(SA._ag_conv(p["conv2"], h)), np.asarray(ref + p["conv2"]["b"]), rtol=2e-5,
                                atol=2e-5)
-    out, (mu, var) = S._ag_batch_norm({"g": jnp.ones(32), "c": jnp.zeros(32)}, h, None)
+    out, (mu, var) = SA._ag_batch_norm({"g": jnp.ones(32), "c": jnp.zeros(32)}, h, None)
     hn = np.asarray(h, dtype=np.float64)
     np.testing.assert_allclose(np.asarray(var), hn.var(axis=(0, 1), ddof=1), rtol=1e-4)
     np.testing.assert_allclose(np.asarray(out).std(axis=(0, 1)), 1.0, rtol=1e-3)
     x = jnp.asarray(S.archgrid_digits()["x_train"][:6])
-    tp = S._ag_init("transformer", jax.random.key(1))
+    tp = SA._ag_init("transformer", jax.random.key(1))
     qk = jax.tree_util.tree_map(jnp.zeros_like, tp)
     qk["qkv"] = {"W": jnp.zeros_like(tp["qkv"]["W"]).at[:, :64].set(1.0), "b": jnp.zeros_like(tp["qkv"]["b"])}
-    _, da = jax.jvp(lambda q: S._ag_apply("transformer", q, x)[0], (tp,), (qk,))  # move only q and k
+    _, da = jax.jvp(lambda q: SA._ag_apply("transformer", q, x)[0], (tp,), (qk,))  # move only q and k
     assert float(jnp.max(jnp.abs(da))) == 0.0
     # counted from the authors' PyTorch modules: e.g. the Transformer 2080 + 3168 + 1056 + 4224 + 4128 + 64 + 64 + 330
     for name, n_par in (("transformer", 15_114), ("mlp_ln3", 13_514), ("cnn1d_bn", 3_690)):
-        leaves = jax.tree_util.tree_leaves(S._ag_init(name, jax.random.key(0)))
+        leaves = jax.tree_util.tree_leaves(SA._ag_init(name, jax.random.key(0)))
         assert sum(w.size for w in leaves) == n_par  # the authors' models' parameter counts
         assert all(w.dtype == jnp.float32 for w in leaves)
 
