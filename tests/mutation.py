@@ -6,8 +6,9 @@ Usage (from the repository root; not collected by pytest)::
 
 It NEVER edits the working tree it is started from: every mutant is written into ``--tree``, a
 private copy of the repository (``--make-tree`` creates it with ``git worktree add --detach TREE
-HEAD``; any copy works, e.g. ``cp -r``). Each mutant is one small change to ``theory/<topic>.py`` or
-``sims/<topic>*.py`` (the topic's theory and simulators):
+HEAD``; any copy works, e.g. ``cp -r``). Each mutant is one small change to ``theory/<topic>.py`` (or a
+module of the package ``theory/<topic>/``) or ``sims/<topic>*.py`` (or ``sims/<topic>/``): the topic's theory
+and simulators:
 
 * arithmetic operator swapped (``+``/``-``, ``*``/``/``, ``**`` -> ``*``);
 * comparison flipped (``<``/``<=``, ``>``/``>=``, ``<``/``>``, ``==``/``!=``), ``and``/``or`` swapped;
@@ -174,9 +175,13 @@ class _Apply(ast.NodeTransformer):
 
 
 def topic_files(tree: Path, topic: str) -> list[str]:
-    """theory/<topic>.py and sims/<topic>.py, sims/<topic>_*.py (relative paths that exist)."""
-    files = [f"theory/{topic}.py", f"sims/{topic}.py"] + sorted(
-        str(p.relative_to(tree)) for p in (tree / "sims").glob(f"{topic}_*.py"))
+    """theory/<topic>.py or the modules of the package theory/<topic>/, and the same for sims/<topic>, plus
+    sims/<topic>_*.py (relative paths that exist). A package's ``__init__.py`` is left out: it only re-exports."""
+    files = []
+    for layer in ("theory", "sims"):
+        files.append(f"{layer}/{topic}.py")
+        files += sorted(str(p.relative_to(tree)) for p in (tree / layer / topic).glob("*.py") if p.name != "__init__.py")
+    files += sorted(str(p.relative_to(tree)) for p in (tree / "sims").glob(f"{topic}_*.py"))
     return [f for f in files if (tree / f).exists()]
 
 
