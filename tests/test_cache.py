@@ -352,10 +352,13 @@ def test_only_stale_temporaries_are_removed(results):
 
 
 def test_a_topic_never_owns_another_topic_it_is_a_prefix_of(tmp_path, monkeypatch):
-    """Topics ``sign`` and ``sign_floor``: each file belongs to the longest topic name that matches it whole."""
+    """Topics ``sign`` and ``sign_floor``: each file belongs to the longest topic name that matches it whole, and a
+    module inside a topic's package folder (``theory/sign_floor/signum.py``) to that folder's topic, whatever the
+    module's own name."""
     root = tmp_path / "repo"
-    files = {"theory": ["sign.py", "sign_floor.py", "sign_floor_regime.py", "sign_utils.py", "__init__.py"],
-             "sims": ["sign.py", "sign_floor.py", "signum.py", "sweep.py", "__init__.py"],
+    files = {"theory": ["sign.py", "sign_floor.py", "sign_floor_regime.py", "sign_utils.py", "__init__.py",
+                        "sign_floor/__init__.py", "sign_floor/signum.py", "sign_floor/sign.py"],
+             "sims": ["sign.py", "sign_floor.py", "signum.py", "sweep.py", "__init__.py", "sign_floor/sweep.py"],
              "paper_checks": ["sign.py", "sign_floor/__init__.py", "sign_floor/_experiments.py", "__init__.py"]}
     for pkg, names in files.items():
         for f in names:
@@ -370,12 +373,15 @@ def test_a_topic_never_owns_another_topic_it_is_a_prefix_of(tmp_path, monkeypatc
         assert owners == {
             "theory/sign.py": "sign", "theory/sign_floor.py": "sign_floor", "theory/sign_floor_regime.py": "sign_floor",
             "theory/sign_utils.py": "sign", "theory/__init__.py": None,
+            "theory/sign_floor/__init__.py": "sign_floor", "theory/sign_floor/signum.py": "sign_floor",
+            "theory/sign_floor/sign.py": "sign_floor",
             "sims/sign.py": "sign", "sims/sign_floor.py": "sign_floor", "sims/signum.py": None, "sims/sweep.py": None,
-            "sims/__init__.py": None,
+            "sims/__init__.py": None, "sims/sign_floor/sweep.py": "sign_floor",
             "paper_checks/sign.py": "sign", "paper_checks/sign_floor/__init__.py": "sign_floor",
             "paper_checks/sign_floor/_experiments.py": "sign_floor", "paper_checks/__init__.py": None}
         before = {t: cache.code_version(t) for t in ("sign", "sign_floor")}
-        for edited, moves in (("theory/sign_floor_regime.py", "sign_floor"), ("sims/sign.py", "sign")):
+        for edited, moves in (("theory/sign_floor_regime.py", "sign_floor"), ("sims/sign.py", "sign"),
+                              ("theory/sign_floor/sign.py", "sign_floor"), ("sims/sign_floor/sweep.py", "sign_floor")):
             (root / edited).write_text("# edited\n")
             cache.code_version.cache_clear()
             after = {t: cache.code_version(t) for t in ("sign", "sign_floor")}
