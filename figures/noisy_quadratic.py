@@ -393,11 +393,29 @@ def _river_wsd_s(results: dict[str, Result], out: Path, budget: Budget) -> list[
     return save(fig, "noisy_quadratic_river_wsd_s", out, claims=["wen2024.wsd_s_reuses_the_decay"])
 
 
+def _lion_kkt(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
+    """Lion on coupled double wells: f along six runs (markers) settling on the KKT values of their starts (lines)."""
+    r = _claim_result(results, "chen2023.kkt_points_nonconvex", budget).arrays
+    ex = E.lion_double_well(budget)
+    steps = (E.LION_T // ex["path"].shape[1]) * np.arange(1, ex["path"].shape[1] + 1)
+    fig, ax = figure(width=5.0, height=3.4)
+    levels = np.unique(np.round(r["f_kkt"], 6))
+    for k, level in enumerate(levels):
+        ax.axhline(level, color=THEORY, lw=1.2, label="theory: f at the KKT points (L-BFGS-B from each start)" if k == 0 else None)
+    for k, row in enumerate(r["f_path"]):
+        ax.plot(steps, row, "o", ms=3, color=PALETTE[k % len(PALETTE)], mfc="none",
+                label="Lion, six starts (one colour each)" if k == 0 else None)
+    ax.set(xscale="log", xlabel="step t", ylabel="f(x_t)", ylim=(2.5, 4.2),
+           title="non-convex loss: each run settles on its start's KKT point")
+    ax.legend(loc="upper right", fontsize=7)
+    return save(fig, "noisy_quadratic_lion_kkt", out, claims=["chen2023.kkt_points_nonconvex"])
+
+
 def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     """Every figure of the topic (claim results in ``results``; other data from the topic's experiments)."""
     paths: list[Path] = []
     for draw in (_schedules, _merging, _ema, _weight_decay, _lion, _sampled_momentum, _merge_weights, _wd_timescale,
-                 _ema_vs_decay, _river_progress, _river_decay, _river_wsd_s):
+                 _ema_vs_decay, _river_progress, _river_decay, _river_wsd_s, _lion_kkt):
         paths += draw(results, out, budget)
     return paths
 

@@ -35,7 +35,7 @@ from sims.nqm import BOUND, noise
 from sims.sweep import run_grid
 from theory import validate as V
 
-__all__ = ["abs_sgd", "sphere_walk", "logistic_sphere", "lion_logistic", "worst_case_instance", "subgradient_max_affine",
+__all__ = ["abs_sgd", "sphere_walk", "logistic_sphere", "lion_logistic", "lion_double_well", "worst_case_instance", "subgradient_max_affine",
            "SPHERE_METHODS"]
 
 SPHERE_METHODS = ("heavy_ball", "sign")
@@ -459,3 +459,64 @@ def subgradient_max_affine(x1, eta, points, grads, values) -> dict:
         x = x - e[t] * g
     base = F(np.zeros_like(x))
     return {"x_T": x, "value": F(x) - base, "min_gap": base, "activity": shortfall}
+
+
+# ----------------------------------------------------------------------------- Lion on a non-convex loss
+def _double_well_loss(x, a, C):
+    return 0.25 * jnp.sum((x * x - a) ** 2) + 0.5 * x @ C @ x
+
+
+def _lion_dw_run(point: dict, a: jax.Array, C: jax.Array, *, n_rec: int) -> dict:
+    """Lion with decoupled decay on :func:`_double_well_loss` from ``point["x0"]`` along ``point["eta"]`` (pure); returns
+    as :func:`_lion_run`."""
+    hyper = opt.Hyper(momentum=point["b1"], b2=point["b2"], wd=point["wd"])
+    grad = jax.grad(_double_well_loss)
+    etas = point["eta"].reshape(n_rec, -1)
+
+    def one(carry, e):
+        x, state, bad, k = carry
+        new, new_state = opt.step("lion", grad(x, a, C), state, x, e, hyper)
+        broken = ~jnp.all(jnp.abs(new) < BOUND)
+        bad = jnp.where((bad < 0) & broken, k + 1, bad)
+        keep = bad >= 0
+        x = jnp.where(keep, x, new)
+        state = jax.tree.map(lambda u, v: jnp.where(keep, u, v), state, new_state)
+        return (x, state, bad, k + 1), None
+
+    def block(carry, es):
+        carry, _ = lax.scan(one, carry, es)
+        return carry, carry[0]
+
+    x0 = point["x0"]
+    start = (x0, opt.init("lion", x0, hyper), jnp.array(-1, jnp.int64), jnp.array(0, jnp.int64))
+    (_, _, bad, _), path = lax.scan(block, start, etas)
+    return {"path": path, "diverged": bad >= 0, "diverged_step": bad}
+
+
+def lion_double_well(a, C, x0, *, eta, wd, b1=0.9, b2=0.99, n_rec: int, max_bytes=None) -> dict:
+    r"""Lion with decoupled decay on the non-convex :math:`f(x) = \frac14\sum_k(x_k^2 - a_k)^2 + \frac12x^\top Cx`, one run per start.
+
+    ``a`` (d,), ``C`` (d, d) symmetric PSD; ``x0`` one start (d,) or one per configuration (G, d); ``eta`` one schedule
+    :math:`(T,)`; ``wd``, ``b1``, ``b2`` scalars. The gradient is :func:`jax.grad` of the loss (not a closed form); the
+    update is :func:`sims.optimizers.step` with ``method="lion"``, as in :func:`lion_logistic`. Returns ``path``
+    :math:`(G, n_{rec}, d)`, ``diverged`` and ``diverged_step`` :math:`(G,)` (a run past :data:`sims.nqm.BOUND` is frozen).
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the path records.
+    """
+    aa = V.array("a", a, ndim=1)
+    cc = V.symmetric_psd("C", V.array("C", C, shape=(aa.size, aa.size)), "C")
+    starts = V.array("x0", x0, ndim=(1, 2))
+    starts = starts.reshape(-1, starts.shape[-1])
+    if starts.shape[1] != aa.size:
+        raise ValueError(f"x0: expected starts of length {aa.size} (one per coordinate of a), got shape {starts.shape}")
+    e = V.array("eta", eta, ndim=1, low=0.0)
+    n_rec = V.integer("n_rec", n_rec, low=1)
+    if e.size % n_rec:
+        raise ValueError(f"n_rec: expected a divisor of the schedule's length T = {e.size}, got {n_rec}")
+    hyper = {"wd": V.real("wd", wd, low=0.0), "b1": V.real("b1", b1, low=0.0, high=1.0),
+             "b2": V.real("b2", b2, low=0.0, high=1.0)}
+    G = starts.shape[0]
+    V.check_bytes({"n_rec": n_rec, "configurations": G, "d": aa.size}, 2 * 8 * _pow2(G) * (n_rec * aa.size + e.size),
+                  what="the path records and the schedules", max_bytes=max_bytes)
+    grid = {"x0": starts, "eta": np.broadcast_to(e, (G, e.size)).copy(), **{k: np.full(G, v) for k, v in hyper.items()}}
+    return run_grid(_lion_dw_run, grid, jnp.asarray(aa), jnp.asarray(cc), static=dict(n_rec=n_rec), chunk_size=_pow2(G),
+                    pad_to_chunk=True)

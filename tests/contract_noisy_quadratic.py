@@ -50,6 +50,15 @@ def _lion(X=_X, y=_Y, x0=(0.1, -0.2, 0.3), eta=None, wd=(0.5, 1.0, 2.0), b1=0.9,
     return sq.lion_logistic(X, y, np.asarray(x0), eta=eta, wd=wd, b1=b1, b2=b2, n_rec=n_rec)
 
 
+_DW_A, _DW_C = np.array([1.0, 0.5, 2.0]), 0.1 * np.eye(3)
+_DW_X0 = np.array([[0.1, -0.2, 0.3], [0.2, 0.1, -0.3], [-0.1, 0.2, 0.2]])
+
+
+def _lion_dw(a=_DW_A, C=_DW_C, x0=_DW_X0, eta=None, wd=1.0, b1=0.9, b2=0.99, n_rec=2):
+    eta = np.full(4, 0.1) if eta is None else eta
+    return sq.lion_double_well(a, C, x0, eta=eta, wd=wd, b1=b1, b2=b2, n_rec=n_rec)
+
+
 _NQM_OUT = lambda o: [o["curve"], o["path"], o["mode_m2"], o["mode_m2_ema"], o["final_x"], o["diverged"]]  # noqa: E731
 
 _ATOMS, _PROBS = np.array([[2.0, 0.0], [0.08, 0.0]]), np.array([0.5, 0.5])  # Kidambi's instance at kappa = 100
@@ -96,6 +105,13 @@ SIMULATORS = [
         # decoupled decay with eta * wd = 1e3: |x| is multiplied by ~1e3 per step, past the bound 1e150 in 50 steps
         diverging=({"eta": np.full(60, 1.0), "wd": 1000.0, "n_rec": 2}, lambda o: o["diverged"]),
         vary={"x0": (0.2, 0.1, -0.1), "b1": 0.5}),
+    Sim("noisy_quadratic.lion_double_well", _lion_dw, outputs=lambda o: [o["path"], o["diverged"]],
+        grid=("x0", _DW_X0, 0),
+        bad=[({"x0": np.ones(2)}, "x0"), ({"C": -np.eye(3)}, "C"), ({"eta": -np.ones(4)}, "eta"), ({"n_rec": 3}, "n_rec"),
+             ({"b1": 1.5}, "b1"), ({"wd": -1.0}, "wd")],
+        # decoupled decay with eta * wd = 1e3: |x| is multiplied by ~1e3 per step, past the bound 1e150 in 50 steps
+        diverging=({"eta": np.full(60, 1.0), "wd": 1000.0, "n_rec": 2}, lambda o: o["diverged"]),
+        vary={"x0": -_DW_X0, "b1": 0.5, "a": np.array([2.0, 1.0, 0.5])}),
     Sim("noisy_quadratic.sampled_moment_map", _sampled, grid=("delta", np.array([0.1, 0.2, 0.3]), 0),
         bad=[({"method": "adam"}, "method"), ({"delta": [0.0]}, "delta"), ({"alpha": 1.0}, "alpha"),
              ({"h_probs": np.array([0.5, 0.6])}, "h_probs"), ({"h_atoms": -_ATOMS}, "h_atoms")],

@@ -53,6 +53,8 @@ mutated prediction (the unmutated claims passing is ``tests/test_power.py``'s jo
 * ``wen2024.stable_then_decay_beats_early_decay`` and ``wen2024.wsd_s_reuses_the_decay`` -- the second moment's
   contraction taken as :math:`1-\eta\lambda` instead of its square (in :func:`theory.nqm.moment_recursion`, which
   their exact losses read): the river loss then falls at half the rate, and the measured losses reject it.
+* ``chen2023.kkt_points_nonconvex`` -- the box ignored and the unconstrained local minimizer clipped to it (decay read
+  as a projection of the unconstrained limit): the final iterates reject it.
 """
 from __future__ import annotations
 
@@ -302,3 +304,12 @@ def test_unsquared_contraction_fails_the_river_loss_claims(monkeypatch, claim_id
     assert _unsquared_recursion(np.array([0.5]), np.array([1.0]), 1.0)[-1, 0] == pytest.approx(0.5)
     monkeypatch.setattr(tn, "moment_recursion", _unsquared_recursion)
     assert claim.status(claim.run(Budget("quick"))) == "failed"
+
+
+def test_clipped_unconstrained_limit_fails_the_kkt_claim(monkeypatch):
+    original = th.double_well_kkt_point
+
+    def clipped(a, C, radius, start):
+        return np.clip(original(a, C, 1e6, start), -radius, radius)
+
+    assert _mutated_status(monkeypatch, "chen2023.kkt_points_nonconvex", "double_well_kkt_point", clipped) == "failed"

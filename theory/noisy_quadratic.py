@@ -58,7 +58,7 @@ __all__ = [
     "sign_wd_angular_update", "sign_wd_equilibrium_norm", "sign_wd_start_cosine", "sgd_wd_exact", "wd_norm_relaxation",
     "no_decay_norm", "no_decay_angular_update",
     "lion_box_radius", "box_minimizer", "l2_minimizer", "logistic_minimizer", "schedule_from_log", "fit_nqm_to_log",
-    "river_progress", "river_area_law",
+    "river_progress", "river_area_law", "double_well_grad", "double_well_kkt_point", "box_kkt_residual",
 ]
 
 SCHEDULES = ("constant", "wsd", "d2z", "cosine")
@@ -722,3 +722,52 @@ def river_area_law(lam_river, eta) -> np.ndarray:
     law = (lam[..., None] if lam.ndim else lam) * np.sum(e, axis=-1, keepdims=True)
     law = law[..., 0]
     return {"law": law, "next_order": law**2 / 2}
+
+
+# ----------------------------------------------------------------------------- a non-convex loss in Lion's box
+def _double_well(a, C) -> tuple[np.ndarray, np.ndarray]:
+    aa = V.array("a", a, ndim=1)
+    cc = V.symmetric_psd("C", V.array("C", C, shape=(aa.size, aa.size)), "C")
+    return aa, cc
+
+
+def double_well_grad(a, C, x) -> np.ndarray:
+    r"""The gradient of :math:`f(x) = \frac14\sum_k(x_k^2 - a_k)^2 + \frac12x^\top Cx`: :math:`x_k(x_k^2 - a_k) + (Cx)_k`.
+
+    A double well per coordinate (minima near :math:`\pm\sqrt{a_k}` for :math:`a_k > 0`) coupled by a PSD :math:`C`: a
+    non-convex loss with many local minimizers on a box. ``a`` (d,), ``C`` (d, d) symmetric PSD, ``x`` (d,).
+    """
+    aa, cc = _double_well(a, C)
+    xx = V.array("x", x, shape=(aa.size,))
+    return xx * (xx * xx - aa) + cc @ xx
+
+
+def double_well_kkt_point(a, C, radius, start) -> np.ndarray:
+    r"""A KKT point of :math:`\min_{\|x\|_\infty\le r} f(x)` (:func:`double_well_grad`'s :math:`f`) reached by SciPy's L-BFGS-B from ``start``.
+
+    The problem is non-convex: which KKT point is found depends on the start (a local method descends into the
+    basin it starts in). Tolerances at round-off; ``start`` (d,) inside the box.
+    """
+    aa, cc = _double_well(a, C)
+    r = V.real("radius", radius, low=0.0, low_open=True)
+    x0 = V.array("start", start, shape=(aa.size,), low=-r, high=r)
+
+    def fun(x):
+        return float(0.25 * np.sum((x * x - aa) ** 2) + 0.5 * x @ cc @ x)
+
+    res = optimize.minimize(fun, x0, jac=lambda x: x * (x * x - aa) + cc @ x, method="L-BFGS-B",
+                            bounds=[(-r, r)] * aa.size, options={"ftol": 1e-15, "gtol": 1e-13, "maxiter": 10_000})
+    return np.asarray(res.x)
+
+
+def box_kkt_residual(a, C, radius, x) -> float:
+    r"""The stationarity residual of :math:`\min_{\|x\|_\infty\le r} f(x)` at ``x``: :math:`\|x - \Pi_{[-r,r]^d}(x - \nabla f(x))\|_\infty`.
+
+    It is 0 exactly at the KKT points (an interior coordinate with :math:`\partial_kf = 0`, a coordinate on a face with
+    :math:`\partial_kf` pointing out of the box) and grows like the distance to the nearest one.
+    """
+    aa, cc = _double_well(a, C)
+    r = V.real("radius", radius, low=0.0, low_open=True)
+    xx = V.array("x", x, shape=(aa.size,))
+    g = xx * (xx * xx - aa) + cc @ xx
+    return float(np.max(np.abs(xx - np.clip(xx - g, -r, r))))

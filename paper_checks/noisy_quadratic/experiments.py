@@ -572,3 +572,27 @@ def river(budget: Budget) -> dict:
     return {"names": np.array(names), "lam_river": lam_r, "etas": etas, "center": prob["center"],
             "lam": prob["lam"], "path": out["path"], "curve": out["curve"], "final_x": out["final_x"],
             "diverged": out["diverged"], "t_rec": (RIVER_T // RIVER_REC) * np.arange(1, RIVER_REC + 1)}
+
+
+# ----------------------------------------------------------------------------- Lion on a non-convex loss (Chen et al.)
+DW_A = np.array([4.0, 0.25, 1.5, 2.5])  # wells at about +-2, +-0.5, +-1.22, +-1.58: three outside the unit box
+DW_SIGNS = np.array([[1, 1, 1, 1], [-1, 1, -1, 1], [1, -1, 1, -1], [-1, -1, 1, 1], [1, 1, -1, -1], [-1, -1, -1, -1]], float)
+DW_START = 0.4  # every start: 0.4 x a sign pattern, inside the box
+
+
+def dw_problem() -> tuple[np.ndarray, np.ndarray]:
+    r"""The double wells :math:`a` and the coupling :math:`C = 0.2\,L` (:math:`L` the path graph's Laplacian, PSD)."""
+    lap = np.diag([1.0, 2.0, 2.0, 1.0]) - np.diag(np.ones(3), 1) - np.diag(np.ones(3), -1)
+    return DW_A, 0.2 * lap
+
+
+@experiment("noisy_quadratic.lion_double_well")
+def lion_double_well(budget: Budget) -> dict:
+    """Lion (b1 = 0.9, b2 = 0.99) with decoupled decay ``LION_WD`` on the coupled double wells from six starts, along the
+    decaying step eta_t = 0.05/sqrt(1 + t/10) of the least-squares runs (deterministic: the budget changes nothing)."""
+    a, C = dw_problem()
+    t = np.arange(LION_T)
+    eta = 0.05 / np.sqrt(1 + t / 10.0)
+    starts = DW_START * DW_SIGNS
+    out = sq.lion_double_well(a, C, starts, eta=eta, wd=LION_WD, n_rec=LION_T // 100)
+    return {"eta": eta, "starts": starts, "path": out["path"], "diverged": out["diverged"]}
