@@ -13,7 +13,7 @@ from matplotlib.ticker import NullFormatter
 import theory.lr_horizon as th
 from figures import plot
 from figures._style import ACCENT, MUTED, PALETTE, SIM, THEORY
-from paper_checks import Budget
+from paper_checks import Budget, standard_error
 from paper_checks.lr_horizon import experiments as E
 
 
@@ -81,7 +81,7 @@ def _simulation(results: dict, out: Path, budget: Budget) -> list[Path]:
     exact = th.constant_step_loss(fine, E.MC_LONG, E.BETA, E.SHAPES[0], E.SIGMA2, E.MC_D)
     fig, ax = plot.figure(width=4.6, height=3.4)
     ax.plot(fine, exact, color=THEORY, lw=1.2, label="exact E L at N = 1000")
-    se = loss.std(axis=1, ddof=1) / np.sqrt(loss.shape[1])
+    se = standard_error(loss, axis=1)
     for k, (color, name) in enumerate(zip(PALETTE, run["names"])):
         ax.errorbar(steps[k], loss[k].mean(), yerr=4 * se[k], fmt="o", color=color, mfc="none", capsize=2,
                     label=f"SGD, {name}")

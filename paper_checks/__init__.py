@@ -5,7 +5,7 @@ them and prints the verification table; the exit code is non-zero if any claim i
 inconclusive or error.
 """
 from paper_checks._checks import (  # noqa: F401
-    Bound, Categorical, Check, Count, Exact, Rate, Statistical, fit_slope,
+    Bound, Categorical, Check, Count, Exact, Rate, Statistical, fit_slope, mean_se, ratio_se, standard_error,
 )
 from paper_checks._registry import (  # noqa: F401
     BUDGETS, COARSE, KINDS, OK_STATUSES, PROVENANCES, QUANTITATIVE, STATUSES, STEPLAB, Budget, Claim, Paper, Result, as_budget, check_budget,

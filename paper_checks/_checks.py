@@ -41,7 +41,7 @@ import numpy as np
 
 __all__ = [
     "Check", "Exact", "Bound", "Rate", "Statistical", "Count", "Categorical", "Assessment",
-    "fit_slope", "CHECK_KINDS",
+    "fit_slope", "standard_error", "mean_se", "ratio_se", "CHECK_KINDS",
 ]
 
 
@@ -649,3 +649,26 @@ class Categorical(Check):
 
 
 CHECK_KINDS = {cls.kind: cls for cls in (Exact, Bound, Rate, Statistical, Count, Categorical)}
+
+
+def standard_error(x: Any, axis: int | None = None) -> Any:
+    r"""The standard error of a sample mean, :math:`s/\sqrt n` with :math:`s` the sample SD (divisor
+    :math:`n - 1`), over ``axis`` (all entries when None): what a check built on independent runs quotes."""
+    x = np.asarray(x, dtype=float)
+    n = x.size if axis is None else x.shape[axis]
+    return x.std(axis=axis, ddof=1) / np.sqrt(n)
+
+
+def mean_se(x: Any, axis: int | None = None) -> tuple[Any, Any]:
+    """The sample mean over ``axis`` and its :func:`standard_error`."""
+    x = np.asarray(x, dtype=float)
+    return x.mean(axis=axis), standard_error(x, axis)
+
+
+def ratio_se(num: Any, den: Any, axis: int | None = None) -> tuple[Any, Any]:
+    r"""The ratio of two sample means :math:`\bar a/\bar b` from paired runs and its delta-method standard error,
+    :math:`\mathrm{SE}(a - R b)/\bar b` with :math:`R = \bar a/\bar b` (the pairing's covariance included)."""
+    a, b = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
+    r = a.mean(axis=axis) / b.mean(axis=axis)
+    rb = r * b if axis is None else np.expand_dims(r, axis) * b
+    return r, standard_error(a - rb, axis) / b.mean(axis=axis)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 import theory.adaptive_eos as th
-from paper_checks import STEPLAB, Bound, Count, Exact, Result, claim
+from paper_checks import STEPLAB, Bound, Count, Exact, Result, claim, standard_error
 from paper_checks.adaptive_eos import PAPER, QUOTE_38, QUOTE_EQ, WHERE
 from paper_checks.adaptive_eos import experiments as E
 
@@ -23,7 +23,7 @@ def _per_config(sharp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     starts are independent replicates; where they coincide, the SE of the block means of one run, over blocks)."""
     per_start = sharp.mean(axis=-1)
     n = per_start.shape[1]
-    se_starts = per_start.std(axis=1, ddof=1) / np.sqrt(n) if n > 1 else np.zeros(per_start.shape[0])
+    se_starts = standard_error(per_start, axis=1) if n > 1 else np.zeros(per_start.shape[0])
     se_blocks = sharp.std(axis=-1, ddof=1).mean(axis=1) / np.sqrt(sharp.shape[-1])
     return per_start.mean(axis=1), np.maximum(se_starts, se_blocks)
 
@@ -196,7 +196,7 @@ def adam_network(budget) -> Result:
     per_run = ex["sharp"][:, half:].mean(axis=1)
     etas = np.unique(ex["eta"])
     mean = np.array([per_run[ex["eta"] == e].mean() for e in etas])
-    se = np.array([per_run[ex["eta"] == e].std(ddof=1) / np.sqrt(np.sum(ex["eta"] == e)) for e in etas])
+    se = np.array([standard_error(per_run[ex["eta"] == e]) for e in etas])
     slack = 4.0 * float(se.max())
     d, hidden = ex["X"].shape[1], E.MLP_HIDDEN
     loss_np = np.array([0.5 * np.mean((np.tanh(ex["X"] @ w[:d * hidden].reshape(d, hidden)) @ w[d * hidden:]

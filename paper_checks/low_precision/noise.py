@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 import theory.low_precision as th
-from paper_checks import STEPLAB, Categorical, Result, Statistical, claim
+from paper_checks import STEPLAB, Categorical, Result, Statistical, claim, mean_se
 from paper_checks.low_precision import Z
 from paper_checks.low_precision import experiments as E
 
@@ -43,7 +43,7 @@ def gradient_noise_dithers_the_freeze(budget) -> Result:
     """
     run = E.noisy_runs(budget)
     etas, m = run["eta_a"], run["mean_sq"]
-    est, se = m.mean(axis=1), m.std(axis=1, ddof=1) / np.sqrt(m.shape[1])
+    est, se = mean_se(m, axis=1)
     frac = E.NOISE_W_STAR / E.ULP - np.floor(E.NOISE_W_STAR / E.ULP)
     law = np.array([th.rn_sgd_window_mean_sq(k, E.NOISE_SIGMA_ULPS, frac, E.NOISE_K0, E.NOISE_STEPS,
                                              E.NOISE_WINDOW)["mean_sq"] for k in etas])

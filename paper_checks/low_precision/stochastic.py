@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 import theory.low_precision as th
-from paper_checks import Result, Statistical, claim
+from paper_checks import Result, Statistical, claim, standard_error
 from paper_checks.low_precision import SHANG, Z
 from paper_checks.low_precision import experiments as E
 
@@ -42,7 +42,7 @@ def sr_removes_freeze(budget) -> Result:
     law = th.sr_second_moment(ws)
     n = ws.size
     est, pred = e2_end.mean(axis=1), np.full(etas.size, law.mean())
-    se = (e2_end - law).std(axis=1, ddof=1) / np.sqrt(n)
+    se = standard_error(e2_end - law, axis=1)
     rn_floor = np.array([np.mean((th.rn_frozen_error(ws, k) / E.ULP) ** 2) for k in etas])
     checks = [Statistical("mean e_T^2 / ulp^2 per eta a (T = 1600)", estimate=est, se=se, predicted=pred, z=Z,
                           why=f"{Z:g} standard errors of the paired differences over {n} independent chains; "

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 import theory.mup_transfer as th
-from paper_checks import STEPLAB, Categorical, Count, Exact, Rate, Result, claim
+from paper_checks import STEPLAB, Categorical, Count, Exact, Rate, Result, claim, standard_error
 from paper_checks.mup_transfer import PAPER
 from paper_checks.mup_transfer import experiments as E
 
@@ -62,7 +62,7 @@ def mup_seed_mean_error_inverse_width(budget) -> Result:
     ex = E.bias(budget)
     X, y = E.dataset()
     err = ex["eta"].mean(axis=1) - th.eta_infinity(X, y)
-    se = ex["eta"].std(axis=1, ddof=1) / np.sqrt(ex["eta"].shape[1])
+    se = standard_error(ex["eta"], axis=1)
     n = ex["widths"].astype(float)
     return Result(
         Rate("seed-mean error of the optimum vs width", x=n, y=err, predicted=-1.0, next_order=1.0 / np.sqrt(n[0]),

@@ -17,7 +17,8 @@ import numpy as np
 
 import theory.noisy_quadratic as th
 import theory.nqm as tn
-from paper_checks import STEPLAB, Categorical, Exact, Paper, Rate, Result, Statistical, claim, fit_slope
+from paper_checks import (STEPLAB, Categorical, Exact, Paper, Rate, Result, Statistical, claim, fit_slope, mean_se,
+                          ratio_se, standard_error)
 from paper_checks.noisy_quadratic import experiments as E
 
 PAPER = Paper(key="tian2025", title="WSM: Decay-Free Learning Rate Schedule via Checkpoint Merging for LLM Pre-training",
@@ -56,22 +57,21 @@ def merged_loss_vs_decay(budget) -> Result:
     pred_c = tn.expected_loss(lam, tn.final_second_moment(lam, np.full(T, E.PLATEAU_ETA), 1.0, sa))
     lm, lw, lc = ex["loss_merged"], ex["loss_wsd"], ex["loss_constant"]
     n = lm.size
-    ratio = lm.mean() / lw.mean()
-    ratio_se = (lm - ratio * lw).std(ddof=1) / np.sqrt(n) / lw.mean()
+    ratio, ratio_err = ratio_se(lm, lw)
     checks = [
         Statistical("E L of the merged checkpoints (last 20 % of a constant run)", estimate=lm.mean(),
-                    se=lm.std(ddof=1) / np.sqrt(n), predicted=pred_m, z=4.0,
+                    se=standard_error(lm), predicted=pred_m, z=4.0,
                     rivals={"merging equals its decay: the WSD run's E L": pred_w,
                             "merging does nothing: the last checkpoint's E L": pred_c},
                     why="standard error over independent runs; the prediction is exact (linear-Gaussian), no bias"),
-        Statistical("E L(merged)/E L(WSD), paired runs", estimate=ratio, se=ratio_se, predicted=pred_m / pred_w, z=4.0,
+        Statistical("E L(merged)/E L(WSD), paired runs", estimate=ratio, se=ratio_err, predicted=pred_m / pred_w, z=4.0,
                     rivals={"merging equals the decay it emulates: ratio 1": 1.0,
                             "merging does nothing: E L(last checkpoint)/E L(WSD)": pred_c / pred_w},
                     why="delta-method standard error of a ratio of means over paired runs (common random numbers); "
                         "the exact ratio, no bias beyond the ratio estimator's O(1/n)"),
     ]
     detail = (f"E L: merged {lm.mean():.5f} (exact {pred_m:.5f}), WSD {lw.mean():.5f} (exact {pred_w:.5f}), constant "
-              f"{lc.mean():.4f} (exact {pred_c:.4f}); ratio merged/WSD {ratio:.4f} ± {ratio_se:.4f} (exact "
+              f"{lc.mean():.4f} (exact {pred_c:.4f}); ratio merged/WSD {ratio:.4f} ± {ratio_err:.4f} (exact "
               f"{pred_m / pred_w:.4f}); {n} paired runs, T = {T}, W = {W}")
     return Result(checks, detail=detail, seed=E.SEED + 8,
                   arrays={"lam": lam, "mode_m2_merged": ex["mode_m2_merged"], "mode_m2_wsd": ex["mode_m2_wsd"],
@@ -96,8 +96,7 @@ def merging_error_scaling(budget) -> Result:
     ex = E.merging(budget)
     lam = ex["lam"][1:]
     gap2 = (ex["merged"][:, 1:] - ex["decayed"][:, 1:]) ** 2
-    n = gap2.shape[0]
-    ms, se_ms = gap2.mean(axis=0), gap2.std(axis=0, ddof=1) / np.sqrt(n)
+    ms, se_ms = mean_se(gap2, axis=0)
     rms, se_rms = np.sqrt(ms), se_ms / (2 * np.sqrt(ms))
     x = E.MERGE_ETA * lam * E.MERGE_WINDOW
     exact = np.sqrt(th.merge_error_variance(lam, E.MERGE_ETA, ex["checkpoints"], ex["weights"], E.MERGE_T))
@@ -183,15 +182,14 @@ def merge_weights_emulate_decays(budget) -> Result:
     pred_prop = np.array([_merged_loss(lam, sa, w) for w in m["proportional"]])
     why = "standard error over independent runs; the prediction is exact (linear-Gaussian), no bias"
     checks.append(Statistical("E L of the merged model (cosine, linear, 1 − √ weights)", estimate=lm.mean(axis=1),
-                              se=lm.std(axis=1, ddof=1) / np.sqrt(n), predicted=pred, z=4.0,
+                              se=standard_error(lm, axis=1), predicted=pred, z=4.0,
                               rivals={"the merge equals its decay: the decayed runs' E L": pred_decay,
                                       "uniform weights (the window mean) for every decay": np.full(k, pred_uniform),
                                       "the decay's values as merge coefficients (c_j ∝ w_j)": pred_prop,
                                       "the wrong decay's weights": pred[wrong]},
                               why=why))
-    ratio = lm.mean(axis=1) / ld.mean(axis=1)
-    ratio_se = (lm - ratio[:, None] * ld).std(axis=1, ddof=1) / np.sqrt(n) / ld.mean(axis=1)
-    checks.append(Statistical("E L(merged)/E L(decayed), paired runs", estimate=ratio, se=ratio_se,
+    ratio, ratio_err = ratio_se(lm, ld, axis=1)
+    checks.append(Statistical("E L(merged)/E L(decayed), paired runs", estimate=ratio, se=ratio_err,
                               predicted=pred / pred_decay, z=4.0,
                               rivals={"the merge emulates its decay's loss: ratio 1": np.ones(k)},
                               why="delta-method standard error of a ratio of means over paired runs; exact ratios, no "
@@ -201,7 +199,7 @@ def merge_weights_emulate_decays(budget) -> Result:
                               predicted=rank(pred), rivals={"the merges rank as their decays do": rank(pred_decay)}))
     detail = ("; ".join(f"{s}: merged E L {a:.5f} (exact {p:.5f}), decayed {b:.5f} (exact {q:.5f}), ratio {r:.3f} ± "
                         f"{e:.3f}" for s, a, p, b, q, r, e in zip(names, lm.mean(axis=1), pred, ld.mean(axis=1),
-                                                                   pred_decay, ratio, ratio_se))
+                                                                   pred_decay, ratio, ratio_err))
               + f"; flat modes: max |merge - decayed| {np.max(np.abs(merged[:, :, flat] - decayed[:, :, flat])):.1e}; "
                 f"{n} paired runs")
     return Result(checks, detail=detail, seed=E.SEED + 10,

@@ -9,7 +9,7 @@ import functools
 
 import numpy as np
 
-from paper_checks import Budget, Categorical, Result, Statistical, claim
+from paper_checks import Budget, Categorical, Result, Statistical, claim, mean_se
 from paper_checks.sign_floor import PAPER, WHY_MC, Z
 from paper_checks.sign_floor.experiments import (COOL, RUNS, SCALE, STATIONARY_FROM, WSD, _cool_fractions, _scale_setup,
     cooldown, cooldown_at_scale)
@@ -240,7 +240,7 @@ def check_dissociation_at_scale(budget: Budget) -> Result:
     lc = r["log_curve_mult"]  # (schedule, run, time): log f_k - log f_0
     finite = np.all(np.isfinite(lc), axis=(0, 2))
     lc = lc[:, finite]
-    est, se = lc.mean(axis=1).ravel(), (lc.std(axis=1, ddof=1) / np.sqrt(lc.shape[1])).ravel()
+    est, se = (v.ravel() for v in mean_se(lc, axis=1))
     pred, logm = th["elog"][:, mtimes].ravel(), th["logm"][:, mtimes].ravel()
     checks.append(Statistical("E log f_k − log f_0, SGD multiplicative, constant and WSD 20%", est, se, pred, z=Z,
                               why=("4 SE of the mean over independent runs of log f_k, a sum of k independent terms (CLT); "
@@ -266,7 +266,7 @@ def check_dissociation_at_scale(budget: Budget) -> Result:
                                       "the loss tracks the instantaneous floor": np.log(th["quasi"][:, :, -1]).ravel()}))
     # --- the gain of the cooldown, paired runs
     d = lc[0, :, -1] - lc[1, :, -1]
-    gains = np.array([(d.mean(), d.std(ddof=1) / np.sqrt(d.size))]
+    gains = np.array([mean_se(d)]
                      + [_log_paired_ratio(r["final"][i, 0], r["final"][i, 1]) for i in range(1, len(RUNS))])
     g_pred = np.concatenate([[th["elog"][0, -1] - th["elog"][1, -1]], np.log(fin[:, 0] / fin[:, 1])])
     checks.append(Statistical("log gain of the cooldown (SGD-mult: E log f_T const − WSD; others: log(E f_T const/E f_T WSD))",
