@@ -12,7 +12,7 @@ from dataclasses import replace
 import numpy as np
 
 import theory.batch_size as th
-from paper_checks import STEPLAB, Bound, Count, Exact, Paper, Result, Statistical, claim
+from paper_checks import STEPLAB, Bound, Count, Exact, Paper, Result, Statistical, claim, mean_se
 from paper_checks.batch_size import experiments as E
 
 PAPER = Paper(key="mccandlish2018", title="An Empirical Model of Large-Batch Training",
@@ -49,7 +49,7 @@ def optimal_step_noise_scale(budget) -> Result:
     k = int(np.flatnonzero(b == 4.0)[0])
     grid = np.array([0.25, 0.5, 1.0, 1.5, 2.0]) * float(eta[k])
     per_draw = ex["d1"][k][None, :] * grid[:, None] + 0.5 * ex["d2"][k][None, :] * grid[:, None] ** 2
-    change, change_se = per_draw.mean(axis=1), per_draw.std(axis=1, ddof=1) / np.sqrt(per_draw.shape[1])
+    change, change_se = mean_se(per_draw, axis=1)
     g2, c = float(p["G"] @ p["G"]), float(p["G"] @ p["H"] @ p["G"])
     checks = [
         Statistical("best step eta_opt(B)", estimate=eta, se=eta_se, predicted=th.optimal_step(p["G"], p["H"], p["Sigma"], b),

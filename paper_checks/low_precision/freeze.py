@@ -14,7 +14,7 @@ import numpy as np
 import sympy as sp
 
 import theory.low_precision as th
-from paper_checks import STEPLAB, Bound, Categorical, Count, Exact, Rate, Result, claim
+from paper_checks import STEPLAB, Bound, Categorical, Count, Exact, Rate, Result, claim, mean_se
 from paper_checks.low_precision import SHANG, ZAMIRAI
 from paper_checks.low_precision import experiments as E
 
@@ -243,11 +243,10 @@ def freeze_step_window(budget) -> Result:
                                   "the window's edge one grid point lower": lower,
                                   "the window's edge one grid point higher": higher},
                           why="an outcome per step size, no tolerance")]
-    n = measured.shape[1]
-    mean, se = measured.mean(axis=1), measured.std(axis=1, ddof=1) / np.sqrt(n)
+    mean, se = mean_se(measured, axis=1)
     return Result(checks, detail=f"window edge at eta a = {etas[edge]:.3g} (outside below it); largest lead "
                                  f"{-measured.min():.0f} steps at eta a = {etas[0]:.3g}; mean t_bf16 - t_f +- SE over "
-                                 f"{n} minimizers uniform in [1, 1.5), start 255/128: "
+                                 f"{measured.shape[1]} minimizers uniform in [1, 1.5), start 255/128: "
                                  + ", ".join(f"{k:.3g}: {m:+.2f} +- {e:.2f}" for k, m, e in zip(etas, mean, se)),
                   arrays={"eta_a": etas, "within": ok, "offset_mean": mean, "offset_se": se})
 

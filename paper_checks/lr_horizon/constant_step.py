@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 import theory.lr_horizon as th
-from paper_checks import Bound, Categorical, Exact, Rate, Result, Statistical, claim
+from paper_checks import Bound, Categorical, Exact, Rate, Result, Statistical, claim, standard_error
 from paper_checks.lr_horizon import PAPER
 from paper_checks.lr_horizon import experiments as E
 
@@ -167,11 +167,11 @@ def exact_optimum_against_simulation(budget) -> Result:
     excess = loss[1:] - loss[0]
     checks = [
         Statistical("mean final loss at the four steps", estimate=loss.mean(axis=1),
-                    se=loss.std(axis=1, ddof=1) / np.sqrt(n_runs), predicted=exact,
+                    se=standard_error(loss, axis=1), predicted=exact,
                     why="4 standard errors of the mean over independent runs (unbiased: the runs are exact SGD)",
                     rivals={"the noise floor without the 1/2 of L = lambda m / 2 (noise term doubled)": doubled}),
         Statistical("paired excess of each rule's step over the optimum", estimate=excess.mean(axis=1),
-                    se=excess.std(axis=1, ddof=1) / np.sqrt(n_runs), predicted=exact[1:] - exact[0],
+                    se=standard_error(excess, axis=1), predicted=exact[1:] - exact[0],
                     why="4 standard errors of the paired differences (common noise across steps)",
                     rivals={"no excess (the rule's step is as good as the optimum)": np.zeros(3)}),
     ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 import theory.muon as th
-from paper_checks import STEPLAB, Bound, Count, Exact, Result, claim
+from paper_checks import STEPLAB, Bound, Count, Exact, Result, claim, mean_se
 from paper_checks.muon import CHEN2025
 from paper_checks.muon import experiments as E
 
@@ -114,7 +114,7 @@ def ns5_settles_outside(budget) -> Result:
     _, top5 = th.ns_band(5)
     # the tail's mean with a batch-means standard error (10 contiguous blocks: the noisy path is correlated in time)
     blocks = tail[: tail.size // 10 * 10].reshape(10, -1).mean(axis=1)
-    tail_mean, tail_se = float(blocks.mean()), float(blocks.std(ddof=1) / np.sqrt(blocks.size))
+    tail_mean, tail_se = (float(v) for v in mean_se(blocks))
     op_pol = ex_b["gen_op_polar"]
     start_pol = _entry(op_pol, E.GEN_LAM)
     checks = [

@@ -14,7 +14,7 @@ import sympy as sp
 
 import sims.mup_transfer as sm
 import theory.mup_transfer as th
-from paper_checks import STEPLAB, Exact, Rate, Result, Statistical, claim, fit_slope
+from paper_checks import STEPLAB, Exact, Rate, Result, Statistical, claim, fit_slope, mean_se, standard_error
 from paper_checks.mup_transfer import PAPER
 from paper_checks.mup_transfer import experiments as E
 
@@ -142,7 +142,7 @@ def kernel_expectation(kappa: float, draws: int, seed: int, parametrization: str
     rng = np.random.default_rng(seed)
     f0 = rng.standard_normal((draws, E.D)) @ X * np.sqrt(var)
     eta = th.kernel_optimum(X, y, kappa, f0)
-    return float(eta.mean()), float(eta.std(ddof=1) / np.sqrt(draws))
+    return float(eta.mean()), float(standard_error(eta))
 
 
 @claim("steplab.kernel_regime_optimum_is_random", paper=STEPLAB, provenance="derived", kind="statistical",
@@ -164,7 +164,7 @@ def kernel_regime_optimum_is_random(budget) -> Result:
     kap_sp = th.kernel_factor("sp", ex["n"], E.D)
     kap_ntp = th.limit_kernel_factor("ntp", E.D)
     sim = np.stack([ex["eta_sp"] * kap_sp, ex["eta_ntp"]])
-    m_sim, se_sim = sim.mean(axis=1), sim.std(axis=1, ddof=1) / np.sqrt(sim.shape[1])
+    m_sim, se_sim = mean_se(sim, axis=1)
     draws = budget.pick(quick=20_000, full=200_000)  # Gaussian initial outputs of the Monte Carlo side
     mc = [kernel_expectation(k, draws, E.SEED + i, name)
           for i, (k, name) in enumerate(((1.0, "sp"), (kap_ntp, "ntp")))]

@@ -17,7 +17,7 @@ import numpy as np
 import sims.nqm as sn
 import theory.noisy_quadratic as th
 import theory.nqm as tn
-from paper_checks import STEPLAB, Paper, Rate, Result, Statistical, claim, fit_slope
+from paper_checks import STEPLAB, Paper, Rate, Result, Statistical, claim, fit_slope, mean_se, ratio_se, standard_error
 from paper_checks.noisy_quadratic import experiments as E
 
 PAPER = Paper(key="morales2024", title="Exponential Moving Average of Weights in Deep Learning: Dynamics and Benefits",
@@ -27,7 +27,7 @@ PAPER = Paper(key="morales2024", title="Exponential Moving Average of Weights in
 def _ratio_stats(num: np.ndarray, den: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Mean and standard error over runs (last axis) of the per-run ratio of two time averages."""
     r = num / den
-    return r.mean(axis=-1), r.std(axis=-1, ddof=1) / math.sqrt(r.shape[-1])
+    return mean_se(r, axis=-1)
 
 
 @claim("morales2024.ema_variance_ratio", paper=PAPER, provenance="derived", kind="statistical",
@@ -207,10 +207,9 @@ def ema_of_constant_step_beats_decay(budget) -> Result:
     best_const = np.array([float(tn.expected_loss(lam, tn.final_second_moment(lam, np.full(int(T), p), 1.0, sa)))
                            for T, p in zip(Ts, ex["const_peak"])])
     same_last = np.array([_ema_loss(lam, sa, e, 1.0, int(T)) for T, e in zip(Ts, ex["ema_eta"])])
-    ratio = le.mean(axis=1) / ld.mean(axis=1)
-    ratio_se = (le - ratio[:, None] * ld).std(axis=1, ddof=1) / np.sqrt(n) / ld.mean(axis=1)
+    ratio, ratio_err = ratio_se(le, ld, axis=1)
     checks = [
-        Statistical("E L(EMA of a constant step)/E L(D2Z), each at its best, paired runs", estimate=ratio, se=ratio_se,
+        Statistical("E L(EMA of a constant step)/E L(D2Z), each at its best, paired runs", estimate=ratio, se=ratio_err,
                     predicted=pred_ema / pred_d2z, z=4.0,
                     rivals={"the EMA matches the decay: ratio 1": np.ones(Ts.size),
                             "no averaging: the best constant step's last iterate": best_const / pred_d2z,
@@ -218,16 +217,16 @@ def ema_of_constant_step_beats_decay(budget) -> Result:
                     why="delta-method standard error of a ratio of means over paired runs; exact ratios "
                         "(linear-Gaussian), no bias beyond the ratio estimator's O(1/n)"),
         Statistical("E L of the EMA of a constant step", estimate=le.mean(axis=1),
-                    se=le.std(axis=1, ddof=1) / np.sqrt(n), predicted=pred_ema, z=4.0,
+                    se=standard_error(le, axis=1), predicted=pred_ema, z=4.0,
                     rivals={"the tuned D2Z run's E L": pred_d2z},
                     why="standard error over independent runs; the prediction is exact, no bias"),
     ]
     detail = ("; ".join(f"T = {T}: EMA/D2Z {r:.4f} ± {s:.4f} (exact {p:.4f}; best constant {c:.3f}, same run's last "
                         f"iterate {q:.3g}), eta = {e:.4g}, alpha = {a:.3g}, D2Z peak {pk:.4g}"
-                        for T, r, s, p, c, q, e, a, pk in zip(Ts, ratio, ratio_se, pred_ema / pred_d2z,
+                        for T, r, s, p, c, q, e, a, pk in zip(Ts, ratio, ratio_err, pred_ema / pred_d2z,
                                                               best_const / pred_d2z, same_last / pred_d2z, ex["ema_eta"],
                                                               ex["ema_alpha"], ex["d2z_peak"]))
               + f"; measured last iterates of the EMA's run: {ll.mean(axis=1).round(4).tolist()}; {n} paired runs")
     return Result(checks, detail=detail, seed=E.SEED + 11,
-                  arrays={"T": Ts, "ratio": ratio, "ratio_se": ratio_se, "exact_ratio": pred_ema / pred_d2z,
+                  arrays={"T": Ts, "ratio": ratio, "ratio_se": ratio_err, "exact_ratio": pred_ema / pred_d2z,
                           "best_constant_ratio": best_const / pred_d2z})

@@ -11,7 +11,7 @@ import numpy as np
 import sims.nqm as sn
 import theory.noisy_quadratic as th
 import theory.nqm as tn
-from paper_checks import Bound, Paper, Result, Statistical, claim
+from paper_checks import Bound, Paper, Result, Statistical, claim, ratio_se
 from paper_checks.noisy_quadratic import experiments as E
 
 PAPER = Paper(key="wen2024", title="Understanding Warmup-Stable-Decay Learning Rates: A River Valley Loss Landscape "
@@ -74,8 +74,8 @@ def wsd_plateau_excess(budget) -> Result:
 
 def _ratio(cos: np.ndarray, d2z: np.ndarray) -> tuple[float, float]:
     """Ratio of mean final losses over paired runs and its delta-method standard error."""
-    r = cos.mean() / d2z.mean()
-    return float(r), float((cos - r * d2z).std(ddof=1) / np.sqrt(cos.size) / d2z.mean())
+    r, se = ratio_se(cos, d2z)
+    return float(r), float(se)
 
 
 @claim("bergsma2025.d2z_beats_cosine", paper=BERGSMA, provenance="derived", kind="statistical",

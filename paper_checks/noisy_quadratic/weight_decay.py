@@ -15,7 +15,7 @@ import numpy as np
 
 import sims.nqm as sn
 import theory.noisy_quadratic as th
-from paper_checks import STEPLAB, Categorical, Exact, Paper, Rate, Result, Statistical, claim
+from paper_checks import STEPLAB, Categorical, Exact, Paper, Rate, Result, Statistical, claim, standard_error
 from paper_checks.noisy_quadratic import experiments as E
 
 PAPER = Paper(key="kosson2023", title="Rotational Equilibrium: How Weight Decay Balances Learning Across Neural Networks",
@@ -252,7 +252,7 @@ def _start_cosine(share: np.ndarray, norm: np.ndarray, w0_norm: float) -> tuple[
     s, r = share, (norm / w0_norm) ** 2
     S, R = s.mean(), r.mean()
     g = s / math.sqrt(R) - S * r / (2 * R**1.5)
-    return S / math.sqrt(R), float(g.std(ddof=1) / math.sqrt(s.size))
+    return S / math.sqrt(R), float(standard_error(g))
 
 
 @claim("wang2024.timescale_fraction_fixes_the_memory", paper=WANG, provenance="quoted", kind="statistical",
