@@ -35,7 +35,7 @@ from theory import validate as V
 __all__ = [
     "DIVERGENCE_BOUND", "FLOWS", "poly_loss", "poly_grad", "poly_sharpness", "poly_gd", "poly_flow",
     "central_flow_sigma2", "catapult_gd", "mlp_data", "mlp_init", "mlp_loss", "mlp_run", "MLP_METHODS",
-    "top_eigenpair",
+    "top_eigenpair", "TRACK_RUNS", "mlp_track",
 ]
 
 DIVERGENCE_BOUND = 1e50
@@ -725,3 +725,121 @@ def mlp_run(keys, eta, X, Y, *, widths, methods="gd", momentum=0.0, n_steps: int
                     static={"widths": ws, "n_meas": n_steps // every, "substeps": substeps,
                             "lanczos_iter": lanczos_iter, "relax": relax},
                     chunk_size=MLP_CHUNK, pad_to_chunk=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# GD against the constrained trajectory (projected gradient flow onto {S <= threshold}) on a tiny MLP
+# ----------------------------------------------------------------------------------------------
+
+TRACK_CHUNK = 8  # trajectories per compiled program (two keys; padded, so any number of keys shares it)
+TRACK_RUNS = ("gd", "constrained", "gradient", "gd_half")
+"""The four trajectories of :func:`mlp_track`, in the order of its leading output axis."""
+
+
+def _constrained_sigma2(g: jax.Array, gS: jax.Array, S: jax.Array, eta, threshold, relax) -> jax.Array:
+    r""":math:`\sigma^2 = \max\{0, [2\langle-\nabla L, \nabla S\rangle + (2\omega/\eta)(S - S_c)]/\|\nabla S\|^2\}`.
+
+    The multiplier that makes :math:`\dot w = -\eta[\nabla L + \tfrac12\sigma^2\nabla S]` hold :math:`S` at the
+    constraint level :math:`S_c` (``threshold``; pulled back at rate :math:`\omega` if it is off): the projection of
+    :math:`-\nabla L` onto the tangent of :math:`\{S = S_c\}` whenever it points out of :math:`\{S \le S_c\}`, i.e.
+    projected gradient flow. At :math:`S_c = 2/\eta` it is :func:`central_flow_sigma2`.
+    """
+    num = 2.0 * jnp.vdot(-g, gS) + (2.0 * relax / eta) * (S - threshold)
+    return jnp.maximum(0.0, num / jnp.maximum(jnp.vdot(gS, gS), 1e-300))
+
+
+def _track_run(point, X, Y, *, widths, n_windows: int, window: int, substeps: int, relax: float):
+    r"""One trajectory of :func:`mlp_track`: ``n_windows`` windows of ``window`` time units, ``substeps`` per unit.
+
+    ``code`` 0: GD with step ``eta`` every ``period`` substeps (``period = substeps``: one step per unit; half of
+    it: two steps of half the size); 1: projected gradient flow at ``threshold`` (explicit Euler, :math:`dt` =
+    1/``substeps``); 2: gradient flow. Window records: mean and mean square (summed over coordinates, about the
+    mean) of :math:`\theta` over the window's substeps (for GD: over its iterates, each held for ``period``
+    substeps), mean loss, mean :math:`\sigma^2`, and the top two Hessian eigenvalues at the window's end.
+    """
+    eta, threshold, code, period = point["eta"], point["threshold"], point["code"], point["period"]
+    theta0 = mlp_init(point["key"], widths)
+    loss = lambda th: _mlp_loss(th, X, Y, widths)  # noqa: E731
+    grad = jax.grad(loss)
+    hess = jax.hessian(loss)
+    flow = code >= 1
+    constrained = (code == 1).astype(eta.dtype)
+
+    def substep(carry, i):
+        th, div, div_step = carry
+        w, vecs = jnp.linalg.eigh(hess(th))
+        u = vecs[:, -1]
+        g = grad(th)
+        gS = jax.grad(lambda p: jnp.vdot(u, jax.jvp(grad, (p,), (u,))[1]))(th)
+        s2 = constrained * _constrained_sigma2(g, gS, w[-1], eta, threshold, relax)
+        flow_new = th - (eta / substeps) * (g + 0.5 * s2 * gS)
+        step_now = (i % period) == period - 1
+        new = jnp.where(flow, flow_new, jnp.where(step_now, th - eta * g, th))
+        bad = ~div & _bad(new)
+        div_step = jnp.where(bad, i // substeps + 1, div_step)
+        div = div | bad
+        return (jnp.where(div, th, new), div, div_step), (th, loss(th), s2, w[-1], w[-2])
+
+    def block(carry, _):
+        carry, (ths, L, s2, S, S2) = lax.scan(substep, carry, jnp.arange(window * substeps))
+        mean = jnp.mean(ths, axis=0)
+        spread = jnp.mean(jnp.sum((ths - mean) ** 2, axis=1))
+        return carry, (mean, spread, jnp.mean(L), jnp.mean(s2), S[-1], S2[-1])
+
+    init = (theta0, jnp.array(False), jnp.array(-1))
+    (_, div, div_step), (mean, spread, L, s2, S, S2) = lax.scan(block, init, None, length=n_windows)
+    dead = div & (jnp.arange(n_windows) >= (div_step - 1) // window)
+    nan = lambda a: jnp.where(dead.reshape((-1,) + (1,) * (a.ndim - 1)), jnp.nan, a)  # noqa: E731
+    return {"mean_theta": nan(mean), "spread": nan(spread), "mean_loss": nan(L), "mean_sigma2": nan(s2),
+            "sharpness": nan(S), "second": nan(S2), "theta0": theta0, "diverged": div, "diverged_step": div_step}
+
+
+def mlp_track(keys, eta, X, Y, *, widths, threshold=None, n_steps: int, window: int, substeps: int = 4,
+              relax: float = 1.0, max_bytes=None) -> dict[str, np.ndarray]:
+    r"""GD on :func:`mlp_loss` against its constrained trajectory, gradient flow and GD at half the step, from one start.
+
+    Per key, four trajectories from :math:`\theta_0` = :func:`mlp_init` (the key), time counted in GD steps at
+    ``eta`` (``TRACK_RUNS`` order): ``gd`` -- GD at :math:`\eta`; ``constrained`` -- projected gradient flow onto
+    :math:`\{S \le S_c\}`, :math:`\dot\theta = -\eta[\nabla L + \tfrac12\sigma^2\nabla S]` with :math:`\sigma^2` of
+    :func:`_constrained_sigma2` (:math:`S_c` = ``threshold``, default :math:`2/\eta`; for :math:`S_c = 2/\eta` this
+    is the one-direction central flow); ``gradient`` -- gradient flow; ``gd_half`` -- GD at :math:`\eta/2`, two steps
+    per unit. The flows are integrated by explicit Euler with ``substeps`` steps per unit (``substeps`` even). The
+    Hessian is formed exactly (:func:`jax.hessian`) and diagonalized at every substep: meant for networks of a few
+    dozen parameters.
+
+    Returns, per key (axis 0), trajectory (axis 1) and window of ``window`` units (axis 2, ``n_steps // window``
+    windows): ``mean_theta`` (the window mean of :math:`\theta`), ``spread`` (mean squared distance of :math:`\theta`
+    from that mean: GD's oscillation), ``mean_loss``, ``mean_sigma2``, ``sharpness`` and ``second`` (top two Hessian
+    eigenvalues at the window's end); per key and trajectory ``theta0``, ``diverged`` and ``diverged_step`` (as in
+    the module docstring; NaN records from the diverging window on).
+    """
+    V.key("keys", keys)
+    ks = jnp.atleast_1d(jnp.asarray(keys))
+    if ks.ndim != 1:
+        raise ValueError(f"keys: expected a 1-D array of typed keys, got shape {ks.shape}")
+    Xa, Ya, ws = _mlp_args(X, Y, widths)
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    threshold = 2.0 / eta if threshold is None else V.real("threshold", threshold, low=0.0, low_open=True)
+    n_steps = V.integer("n_steps", n_steps, low=1)
+    window = V.integer("window", window, low=1, high=n_steps)
+    if n_steps % window:
+        raise ValueError(f"window: must divide n_steps = {n_steps}, got {window}")
+    substeps = V.integer("substeps", substeps, low=2)
+    if substeps % 2:
+        raise ValueError(f"substeps: must be even (GD at eta/2 steps every substeps/2), got {substeps}")
+    relax = V.real("relax", relax, low=0.0, low_open=True)
+    P = sum(a * b for a, b in zip(ws[:-1], ws[1:]))
+    n_runs = 4 * ks.shape[0]
+    # per run: the Hessian and its eigenvectors (P x P, twice), the window's substep records, the outputs
+    V.check_bytes({"widths": ws, "window": window, "substeps": substeps, "n_steps": n_steps, "keys": ks.shape[0]},
+                  8 * n_runs * (3 * P * P + window * substeps * (P + 4) + (n_steps // window) * (P + 5)),
+                  what="the Hessians, the window's records and the outputs of four trajectories per key",
+                  max_bytes=max_bytes)
+    n_keys = ks.shape[0]
+    grid = {"key": jnp.repeat(ks, 4), "eta": np.tile([eta, eta, eta, eta / 2], n_keys),
+            "threshold": np.full(n_runs, threshold), "code": np.tile([0, 1, 2, 0], n_keys),
+            "period": np.tile([substeps, substeps, substeps, substeps // 2], n_keys)}
+    out = run_grid(_track_run, grid, jnp.asarray(Xa), jnp.asarray(Ya),
+                   static={"widths": ws, "n_windows": n_steps // window, "window": window, "substeps": substeps,
+                           "relax": relax}, chunk_size=TRACK_CHUNK, pad_to_chunk=True, desc="mlp track")
+    return {k: v.reshape((n_keys, 4) + v.shape[1:]) for k, v in out.items()}

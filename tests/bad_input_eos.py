@@ -75,6 +75,11 @@ ROWS = [
                                  "every": 2, "substeps": 2, "lanczos_iter": 4, "relax": 1.0},
         kinds={"X": "arr+rows", "eta": "pos", "n_steps": "posint", "every": "posint", "substeps": "posint",
                "lanczos_iter": "posint", "relax": "pos", **MOM}, ok={("eta", "vector"): "one step size per run (two methods: two runs)"}, slow=True),
+    Row(_S + "mlp_track", lambda: {"keys": jax.random.split(jax.random.key(3), 1), "eta": 0.5, "X": X8, "Y": Y8,
+                                   "widths": WID, "threshold": 4.0, "n_steps": 4, "window": 2, "substeps": 2,
+                                   "relax": 1.0},
+        kinds={"X": "arr+rows", "eta": "pos", "threshold": "pos", "n_steps": "posint", "window": "posint",
+               "substeps": "posint", "relax": "pos"}, slow=True),
     # NumPy references
     *[Row(_R + name, {"W": W[None], "C": TOY},
           extra=[({"C": np.stack([TOY] * 3), "W": np.stack([W] * 2)}, "C", "unbroadcastable"),

@@ -54,6 +54,15 @@ def _mlp(keys=None, eta=0.5, methods=("gd", "central"), every=1, X=None, Y=None,
                        every=every, substeps=_MLP["substeps"], lanczos_iter=_MLP["lanczos_iter"])
 
 
+_TRACK = {"X": sim.mlp_data(jax.random.key(20250413), 32, 4)[0], "Y": sim.mlp_data(jax.random.key(20250413), 32, 4)[1]}
+
+
+def _track(keys=None, eta=1.0, n_steps=40, window=20, X=None, Y=None, substeps=4):
+    keys = jax.random.split(jax.random.key(5), 2) if keys is None else keys
+    return sim.mlp_track(keys, eta, _TRACK["X"] if X is None else X, _TRACK["Y"] if Y is None else Y, widths=(4, 8, 1),
+                         n_steps=n_steps, window=window, substeps=substeps)
+
+
 _GD_OUT = lambda o: [o["block_mean"], o["final"], o["gap2"], o["diverged"], o["diverged_step"]]  # noqa: E731
 _FLOW_OUT = lambda o: [o["center"], o["r"], o["sharpness"], o["sigma2"], o["diverged"]]  # noqa: E731
 
@@ -90,4 +99,13 @@ SIMULATORS = [
         vary={"keys": jax.random.split(jax.random.key(11), 1)},
         skip={"jit": "eager Lanczos refreshes at every substep take minutes; the per-substep rules are shared with "
                      "poly_gd/poly_flow (eager-tested) and GD = Euler gradient flow is tested in tests/test_eos.py"}),
+    Sim("eos.mlp_track", _track, outputs=lambda o: [o["mean_theta"], o["sharpness"], o["mean_loss"], o["diverged"]],
+        grid=("keys", jax.random.split(jax.random.key(5), 2), 0),
+        bad=[({"eta": -1.0}, "eta"), ({"window": 7}, "window"), ({"substeps": 3}, "substeps"),
+             ({"keys": np.zeros(2, np.uint32)}, "keys"), ({"X": np.ones((32, 3))}, "widths")],
+        # GD at eta = 50 on a loss of sharpness ~1.3 at the start: |1 - 50 S| > 1 blows up within a few steps
+        diverging=({"eta": 50.0}, lambda o: o["diverged"][:, 0]),
+        vary={"keys": jax.random.split(jax.random.key(9), 2)},
+        skip={"jit": "eager exact Hessians and eigendecompositions at every substep take minutes; the per-substep "
+                     "rules (GD, Euler with the projection) are unit-tested in tests/test_eos.py"}),
 ]

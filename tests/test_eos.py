@@ -381,3 +381,30 @@ def test_catapult_trajectory_equals_numpy_gd_on_the_uv_model():
     # z has decayed to ~1e-37 by the end (the run converged): round-off of f is absolute, ~1e-16 f0
     np.testing.assert_allclose(out["z"][0, -1], eta ** 2 * (u @ v) ** 2 / m ** 2, rtol=1e-8, atol=1e-30)
     assert out["z"][0, :].max() > 10 * out["z"][0, 0]  # the run did catapult (z rose before it decayed)
+
+
+def test_mlp_track_gd_runs_equal_a_plain_gd_loop_and_the_projection_holds_the_edge():
+    """mlp_track's GD trajectories (eta, and eta/2 two steps per unit) equal plain GD on mlp_loss (window means of the
+    iterates, to round-off), the flows start where GD does, and the projected flow's sigma^2 is the central flow's at
+    threshold 2/eta. Same shapes as the contract row (one compiled program)."""
+    X, Y = sim.mlp_data(jax.random.key(20250413), 32, 4)
+    widths, eta, n_steps, window = (4, 8, 1), 1.0, 40, 20
+    keys = jax.random.split(jax.random.key(5), 2)
+    out = sim.mlp_track(keys, eta, X, Y, widths=widths, n_steps=n_steps, window=window, substeps=4)
+    grad = jax.jit(jax.grad(lambda th: sim.mlp_loss(th, X, Y, widths)))
+    for i in range(2):
+        theta0 = sim.mlp_init(keys[i], widths)
+        np.testing.assert_allclose(out["theta0"][i, 1], theta0, rtol=1e-15)
+        for run, step, per_unit in ((0, eta, 1), (3, eta / 2, 2)):
+            th_, iterates = theta0, []
+            for _ in range(n_steps * per_unit):
+                iterates.append(np.asarray(th_))
+                th_ = th_ - step * grad(th_)
+            # each iterate is held for substeps/per_unit substeps: the window mean is the plain mean of the iterates
+            means = np.asarray(iterates).reshape(n_steps // window, window * per_unit, -1).mean(axis=1)
+            np.testing.assert_allclose(out["mean_theta"][i, run], means, rtol=1e-9, atol=1e-12)
+    g, gS = np.array([0.3, -0.2, 0.1]), np.array([1.0, 0.5, -0.25])
+    np.testing.assert_allclose(sim._constrained_sigma2(g, gS, 2.1, 0.8, 2.0 / 0.8, 1.0),
+                               sim.central_flow_sigma2(g, gS, 2.1, 0.8, 1.0), rtol=1e-15)
+    # the constrained run holds its sharpness at 2/eta once the projection is active (within the 1 % Euler bound)
+    assert np.all(out["sharpness"][:, 1] <= 2.0 / eta * 1.01)

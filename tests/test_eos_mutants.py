@@ -229,3 +229,21 @@ def test_wrong_catapult_map_fails_the_flattening_claims(monkeypatch, claim_id, m
     E.catapult_curvature(QUICK)
     monkeypatch.setattr(th, "_catapult_scaled_fn", _catapult_map_with(mistake))
     assert _status(claim_id) == ("passed" if mistake == "none" else "failed")
+
+
+@pytest.mark.parametrize("factor", [1.0, 2.0, 0.5])
+def test_wrong_constraint_level_fails_the_constrained_trajectory_claim(monkeypatch, factor):
+    """The constrained trajectory projected onto {S <= 4/eta} or {S <= 1/eta} instead of {S <= 2/eta}.
+
+    A consistent mistake: the experiment is recomputed (uncached, ``Experiment.fn``) with the wrong level and the
+    claim judged with it. At 4/eta the 'constrained' trajectory is gradient flow until its sharpness reaches 4 (a
+    few hundred steps), far from GD's average; at 1/eta it is held below GD's own sharpness from the first steps.
+    Either way GD never crosses the wrong level and comes back, so no window is compared and the claim fails. A level
+    off by 10-25 % is not caught by this claim (GD's average stays nearer to such a trajectory than to the
+    unconstrained ones: its tracking error at step 400 is 0.15 at 2/eta, 0.22-0.42 at 0.9-1.25 x 2/eta, against 0.9-1.5
+    for the rivals); the sharpness claims catch those. Control (factor 1, recomputed the same way): the claim passes.
+    """
+    monkeypatch.setattr(th, "critical_sharpness", _scaled_threshold(factor))
+    wrong = E.constrained.fn(QUICK)
+    monkeypatch.setattr(E, "constrained", lambda budget: wrong)
+    assert _status("damian2023.gd_follows_constrained_trajectory") == ("passed" if factor == 1.0 else "failed")

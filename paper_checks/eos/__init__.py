@@ -2,6 +2,8 @@ r"""The edge of stability on exactly solvable models: one module per paper.
 
 * :mod:`paper_checks.eos.selfstab` -- Damian, Nichani, Lee (self-stabilization): the toy's equilibrium and
   the window of step sizes where it holds;
+* :mod:`paper_checks.eos.constrained` -- Damian, Nichani, Lee: GD's window-averaged iterate follows the
+  constrained trajectory (projected gradient flow onto :math:`\{S \le 2/\eta\}`) on a 40-parameter network;
 * :mod:`paper_checks.eos.central_flow` -- Cohen et al. 2025 (central flows): the transient on the toy and the
   predicted time-averaged loss of a tiny network;
 * :mod:`paper_checks.eos.edge_of_stability` -- Cohen et al. 2021: sharpness pinned at :math:`2/\eta`;

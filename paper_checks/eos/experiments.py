@@ -286,3 +286,26 @@ def catapult_curvature(budget: Budget) -> dict:
     return {"c": cs, "h": h, "width": width, "n_steps": n_steps, "z0": z0, "eta": run["eta"],
             "final_eta_lambda": run["final_eta_lambda"], "block_eta_lambda": run["block_eta_lambda"],
             "max_loss_ratio": run["max_loss_ratio"], "diverged": run["diverged"]}
+
+
+# GD against its constrained trajectory on a network small enough for exact Hessians (40 parameters): the topic's data
+# generator at 32 points, widths (4, 8, 1), eta = 1 (the sharpness reaches 2/eta within the first 60 steps at every
+# init tried). Inits: keys 5-10 (quick: the first two); 400 steps, windows of 20 (the constrained trajectory's own
+# Euler step stays stable: gradient flow's sharpness stays below 2/(eta/4) = 8 until t ~ 600).
+TRACK_ETA = 1.0
+TRACK_WIDTHS = (4, 8, 1)
+TRACK_INITS = (5, 6, 7, 8, 9, 10)
+
+
+@experiment("eos.constrained")
+def constrained(budget: Budget) -> dict:
+    """GD, the constrained trajectory (projected gradient flow onto {S <= 2/eta}), gradient flow and GD at eta/2 on a
+    40-parameter tanh MLP, from each of ``TRACK_INITS`` (:func:`sims.eos.mlp_track`)."""
+    X, Y = sim.mlp_data(jax.random.key(SEED), 32, TRACK_WIDTHS[0])
+    inits = TRACK_INITS[:budget.pick(quick=2, full=len(TRACK_INITS))]
+    keys = jax.numpy.stack([jax.random.key(k) for k in inits])
+    n_steps, window = 400, 20
+    out = sim.mlp_track(keys, TRACK_ETA, X, Y, widths=TRACK_WIDTHS, threshold=th.critical_sharpness(TRACK_ETA),
+                        n_steps=n_steps, window=window, substeps=4)
+    return {"inits": np.array(inits), "eta": TRACK_ETA, "window": window, "n_steps": n_steps,
+            "t": window * (np.arange(n_steps // window) + 1), **out}
