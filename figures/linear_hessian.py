@@ -263,6 +263,27 @@ def robustness(r: Result, out: Path, factor: float) -> list[Path]:
     return plot.save(fig, "linear_hessian_robustness", out)
 
 
+def trend(r: Result, out: Path) -> list[Path]:
+    """Paired slopes of lambda_max on pi_max per relaxation (markers, 3-SE bars) over the whitened law's slope (line)."""
+    from paper_checks.linear_hessian import experiments as E
+    labels = [str(x) for x in r.arrays["labels"]]
+    slope, se = r.arrays["slope"], r.arrays["se"]
+    law = [float(np.polyfit(v, [T.class_sharpness(E.proportions(E.counts_for(p)), 2) for p in v], 1)[0])
+           for v in (E.TREND_PI, E.TREND_PI, E.NONLIN_PI, E.NONLIN_PI)]
+    fig, ax = plot.figure(1, 1, width=5.2, height=3.4)
+    x = np.arange(len(labels))
+    ax.plot(x, law, "-", color=plot.THEORY, label=r"whitened law: slope of $2\sqrt{\pi_{\max}}$")
+    ax.errorbar(x, slope, yerr=3 * se, fmt="o", color=plot.SIM, mfc="none", capsize=3,
+                label="paired GD runs (± 3 SE)")
+    ax.axhline(0.0, color=plot.MUTED, ls="--", lw=1, label="no trend")
+    ax.set_xticks(x)
+    ax.set_xticklabels(labels, fontsize=8)
+    ax.set(ylabel=r"slope of $\lambda_{\max}$ in $\pi_{\max}$", ylim=(-0.3, 1.8),
+           title="the class law's direction survives every relaxation")
+    ax.legend(loc="upper center", fontsize=7, ncol=2)
+    return plot.save(fig, "linear_hessian_trend", out, claims=["steplab.class_law_trend_under_relaxations"])
+
+
 def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     """Every ``linear_hessian`` figure from the ``hessian2026.*`` results (claims absent from ``results`` are skipped)."""
     out = Path(out)
@@ -287,4 +308,6 @@ def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     if get("steplab.class_law_relaxation_count") is not None:
         from paper_checks.linear_hessian.laws import ROBUST_FACTOR
         paths += robustness(results["steplab.class_law_relaxation_count"], out, ROBUST_FACTOR)
+    if get("steplab.class_law_trend_under_relaxations") is not None:
+        paths += trend(results["steplab.class_law_trend_under_relaxations"], out)
     return paths

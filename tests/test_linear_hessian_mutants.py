@@ -120,3 +120,20 @@ def test_mixed_class_inputs_keep_the_padding_rows_zero():
     X = np.asarray(X)
     assert np.all(X[d0:] == 0.0)
     assert np.linalg.norm(X[:d0] @ X[:d0].T / n - np.eye(d0)) > 0.05
+
+
+def test_law_exponent_with_the_wrong_sign_fails_the_trend_claim(monkeypatch):
+    """``steplab.class_law_trend_under_relaxations`` against the class law with its exponent's sign flipped,
+    :math:`L\\pi_{\\max}^{1/L-1}` (falling in :math:`\\pi_{\\max}`): the measured slopes, all increasing, reject it. The
+    claim runs unmutated first (it must pass; its experiments are then cached), so the mutant moves the prediction only."""
+    from paper_checks import Budget, get_claim
+    from theory import linear_hessian as T
+    claim = get_claim("steplab.class_law_trend_under_relaxations")
+    assert claim.status(claim.run(Budget("quick"))) == "passed"
+
+    def flipped(proportions, depth, sigma_xx_scale=1.0):
+        return depth * sigma_xx_scale ** (1 / depth) * float(np.max(proportions)) ** (1 / depth - 1)
+
+    assert flipped(np.array([0.5, 0.5]), 2) == pytest.approx(2 * 0.5**-0.5)
+    monkeypatch.setattr(T, "class_sharpness", flipped)
+    assert claim.status(claim.run(Budget("quick"))) == "failed"

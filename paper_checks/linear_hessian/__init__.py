@@ -14,7 +14,9 @@ minima and their autodiff spectra, one shared GD sweep, the sharpening runs);
 :mod:`~paper_checks.linear_hessian.training` the claims about GD; and
 :mod:`~paper_checks.linear_hessian.shed` the shed-assumption claim;
 :mod:`~paper_checks.linear_hessian.laws` the laws beyond whitened full-rank inputs, Lanczos at scale, the
-local gauge test and the robustness count.
+local gauge test and the robustness count;
+:mod:`~paper_checks.linear_hessian.trend` the trend reading of the robustness (the law's direction under each
+relaxation).
 """
 from paper_checks._registry import Paper
 
@@ -28,4 +30,4 @@ PAPER = Paper(
 )
 
 # claims register in this order (spectra, then GD, then the shed assumptions)
-from paper_checks.linear_hessian import spectrum, training, shed, laws  # noqa: E402,F401
+from paper_checks.linear_hessian import spectrum, training, shed, laws, trend  # noqa: E402,F401

@@ -485,3 +485,45 @@ def gauge_local(budget: Budget) -> dict:
         out[f"dim_{c}"] = dim
     out["n_cases"] = len(gauge_cases(budget))
     return out
+
+
+# ----------------------------------------------------------------------------------------------
+# the class law's trend under the linear relaxations (paired over pi_max)
+# ----------------------------------------------------------------------------------------------
+
+TREND_RELAXATIONS = ("xavier", "mixed")  # Glorot initialisation; non-whitened (Gaussian-mixed) inputs
+TREND_PI = (0.34, 0.62, 0.9)  # a wider span than NONLIN_PI: the trend is weaker than the whitened law's here
+
+
+@experiment("linear_hessian.relaxed_trend")
+def relaxed_trend(budget: Budget) -> dict:
+    """Two-layer linear nets trained by GD under each linear relaxation (Glorot init; non-whitened inputs) at
+    pi_max in ``TREND_PI``, paired design: pair j shares its key (init and input rotation) across pi_max, as the
+    nonlinear runs of :func:`gd`; the step is 0.2 eta_c of the whitened law (as there), the final spectra by autodiff."""
+    runs = []
+    for relax in TREND_RELAXATIONS:
+        for pm in TREND_PI:
+            for j in range(budget.pick(quick=6, full=12)):
+                counts = counts_for(pm)
+                runs.append(dict(relax=relax, counts=counts, pair=j,
+                                 eta=0.2 * T.critical_step(proportions(counts), 2)))
+    n = len(runs)
+    n_pairs = max(r["pair"] for r in runs) + 1
+    keys = jax.random.split(jax.random.key(SEED + 5), 2 * n_pairs)
+    key_idx = np.array([TREND_RELAXATIONS.index(r["relax"]) * n_pairs + r["pair"] for r in runs])
+    steps, every = gd_config(budget)  # the shared sweep's static configuration: its compiled kernel
+    out = train_sweep(keys[key_idx], np.stack([r["counts"] for r in runs]), [class_widths(2)] * n,
+                      np.array([r["eta"] for r in runs]), init_scale=INIT,
+                      xavier=np.array([r["relax"] == "xavier" for r in runs]), act=np.zeros(n, int),
+                      gaussian=np.array([r["relax"] == "mixed" for r in runs]), steps=steps, record_every=every)
+    finite = ~out["diverged"]
+    eig = np.full((n, F.LMAX * F.DMAX * F.DMAX), np.nan)
+    n_params = np.zeros(n, np.int64)
+    spec = hessian_spectra(out["theta"][finite], out["widths"][finite], out["depth"][finite], out["X"][finite],
+                           out["Y"][finite], act=out["act"][finite])
+    eig[finite], n_params[finite] = spec["eigenvalues"], spec["n_params"]
+    top = np.array([eig[i][n_params[i] - 1] if n_params[i] else np.nan for i in range(n)])
+    return {"relax": np.array([TREND_RELAXATIONS.index(r["relax"]) for r in runs]),
+            "pi_max": proportions(np.stack([r["counts"] for r in runs])).max(axis=1),
+            "pair": np.array([r["pair"] for r in runs]), "top": top, "loss": out["loss"][:, -1],
+            "diverged": out["diverged"], "seed": SEED + 5}
