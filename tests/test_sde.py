@@ -616,6 +616,26 @@ def test_critical_step_roots_and_first_order_generator():
                        [T.sign_one_step_change(x, v, "cosh2", *args) for v in hs])
 
 
+
+@pytest.mark.parametrize("fn, first", [
+    ("sign_descent_bound", lambda: {"grad": np.array([0.3, -0.2]), "scale": 1.0, "L0": 2.0, "L1": 1.0, "n_agents": 3,
+                                     "nu": 1.5}),
+    ("sign_one_step_change", lambda: {"x": np.array([0.3, -0.2]), "name": "cosh2", "scale": 1.0, "n_agents": 3, "nu": 1.5}),
+    ("sign_generator_change", lambda: {"x": np.array([0.3, -0.2]), "name": "cosh2", "scale": 1.0, "n_agents": 3, "nu": 1.5}),
+    ("ridge_one_step_change", lambda: {"y": 0.7, "d": 4, "scale": 1.0, "n_agents": 2, "nu": 1.5}),
+    ("radial_one_step_change", lambda: {"y": 0.7, "d": 4, "scale": 1.0, "n_agents": 2, "nu": 1.5}),
+])
+def test_the_step_is_eta_and_h_still_works_for_one_release(fn, first):
+    """The step keyword is ``eta`` (the package's glossary); ``h=`` gives the same number with a DeprecationWarning,
+    and a bad step is reported under the new name."""
+    f, kw = getattr(T, fn), first()
+    new = f(**kw, eta=0.1)
+    with pytest.warns(DeprecationWarning, match=f"{fn}.*'h'.*'eta'"):
+        assert f(**kw, h=0.1) == new
+    with pytest.raises(ValueError, match="eta"):
+        f(**kw, eta=-1.0)
+
+
 # ----------------------------------------------------------------------------- pre-scheduled steps on x^4/4
 
 def test_quartic_schedule_map_and_thresholds():

@@ -118,3 +118,24 @@ def test_max_bytes_and_the_environment_let_a_call_through(monkeypatch):
     assert nq.schedule("wsd", 1000, 0.1, max_bytes=10**6).shape == (1000,)
     monkeypatch.setenv(V.MAX_BYTES_ENV, "1MiB")
     assert nq.schedule("wsd", 1000, 0.1).shape == (1000,)
+
+
+def test_renamed_keyword_passes_the_old_name_on_with_a_warning_naming_both():
+    import inspect
+    import warnings
+
+    @V.renamed_keyword("h", "eta")
+    def step(x, eta=1.0):
+        return x - eta
+
+    assert list(inspect.signature(step).parameters) == ["x", "eta"]  # the new name is the one shown
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the new keyword and positional calls warn about nothing
+        new, positional = step(3.0, eta=0.5), step(3.0, 0.5)
+    with pytest.warns(DeprecationWarning, match=r"step\(\): the keyword 'h' is deprecated.*use 'eta'"):
+        old = step(3.0, h=0.5)
+    assert old == new == positional == 2.5
+    with pytest.raises(TypeError, match="h, eta"):
+        step(3.0, h=0.5, eta=0.5)
+    with pytest.raises(TypeError, match="new"):
+        V.renamed_keyword("h", "not a name")

@@ -7,16 +7,19 @@ check is written so that NaN fails it (``not (x > 0)``), never so that NaN slips
 """
 from __future__ import annotations
 
+import functools
 import math
 import operator
 import os
 import re
-from typing import Any, Iterable, Mapping
+import warnings
+from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
 __all__ = ["INT64_MAX", "INT64_MIN", "real", "integer", "integers", "array", "choice", "probability", "key", "traceable",
-           "traceable_real", "is_tracer", "PSD_RTOL", "symmetric_psd", "finite_output", "one_per_row", "MAX_BYTES_ENV", "default_max_bytes", "byte_limit", "check_bytes"]
+           "traceable_real", "is_tracer", "PSD_RTOL", "symmetric_psd", "finite_output", "one_per_row", "MAX_BYTES_ENV", "default_max_bytes", "byte_limit", "check_bytes",
+           "renamed_keyword"]
 
 
 def _show(x: Any) -> str:
@@ -315,3 +318,31 @@ def check_bytes(sizes: Mapping[str, Any], nbytes: float, *, what: str, max_bytes
         how = f"pass max_bytes= (bytes) or set {MAX_BYTES_ENV}" if per_call else f"set {MAX_BYTES_ENV}"
         raise ValueError(f"{names}: {what} would take about {_fmt_bytes(nbytes)}, above the limit of "
                          f"{_fmt_bytes(limit)}; {how} to allow it")
+
+
+def renamed_keyword(old: str, new: str) -> Callable[[Callable], Callable]:
+    """Decorator: a function whose keyword ``old`` is now ``new`` still takes ``old=`` for one release.
+
+    The old keyword is passed on as the new one with a ``DeprecationWarning`` naming both; both at once is a
+    ``TypeError`` naming both. Positional calls are untouched, and the signature shown (``inspect.signature``
+    follows ``__wrapped__``) is the new one.
+    """
+    for name, value in (("old", old), ("new", new)):
+        if not isinstance(value, str) or not value.isidentifier():
+            raise TypeError(f"{name}: expected a keyword name (an identifier), got {value!r}")
+
+    def decorate(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def accepting_old(*args, **kwargs):
+            if old in kwargs:
+                if new in kwargs:
+                    raise TypeError(f"{old}, {new}: {fn.__name__}() got both; {old!r} is the old name of {new!r}, "
+                                    f"pass {new}= only")
+                warnings.warn(f"{fn.__name__}(): the keyword {old!r} is deprecated and will be removed in the next "
+                              f"release; use {new!r}", DeprecationWarning, stacklevel=2)
+                kwargs[new] = kwargs.pop(old)
+            return fn(*args, **kwargs)
+
+        return accepting_old
+
+    return decorate

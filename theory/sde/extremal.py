@@ -11,7 +11,7 @@ import numpy as np
 import sympy as sp
 from scipy import optimize, special, stats
 
-from theory.validate import array, integer, real
+from theory.validate import array, integer, real, renamed_keyword
 from theory.sde.sign_laws import _noise_args, mean_sign
 from theory.sde.modified import _pos
 from theory.sde.sign_descent import sign_remainder_factor, sign_sufficient_step
@@ -115,7 +115,8 @@ def _ridge_change(a, hs, d, n, m, L0, L1, law=None):
         return L0 / L1**2 * (lin + np.sum(w[None, :] * rem, axis=1))
 
 
-def ridge_one_step_change(y, h, d, scale, n_agents, noise: str = "student_t", nu=None, L0=1.0, L1=1.0):
+@renamed_keyword("h", "eta")
+def ridge_one_step_change(y, eta, d, scale, n_agents, noise: str = "student_t", nu=None, L0=1.0, L1=1.0):
     r"""Exact expected change :math:`E f(x - hD) - f(x)` of one DSignSGD step on the ridge
     :math:`f(x) = F(\langle u, x\rangle)` (:func:`l0l1_extremal`, :math:`u = \mathbf 1/\sqrt d`) at :math:`x = yu`.
 
@@ -128,9 +129,10 @@ def ridge_one_step_change(y, h, d, scale, n_agents, noise: str = "student_t", nu
 
     so :math:`E f(x^+) - f(x) = \sum_b P(B = b)\,[F(y - hz_b) - F(y)]`: a finite sum, no expansion in h. All signs
     agreeing moves :math:`\langle u, x\rangle` by :math:`h\sqrt d`: the step length :math:`\|hD\| \le h\sqrt d` used inside
-    the Grönwall factor is attained. ``h`` a number or a 1-D array (>= 0)."""
+    the Grönwall factor is attained. ``eta`` (the step :math:`h`) a number or a 1-D array (>= 0); ``h=`` is its
+    deprecated name."""
     a, d, n, m, _, L0, L1 = _ridge_inputs(y, d, scale, n_agents, noise, nu, L0, L1)
-    hs = array("h", h, ndim=(0, 1), low=0.0)
+    hs = array("eta", eta, ndim=(0, 1), low=0.0)
     out = _ridge_change(a, np.atleast_1d(hs), d, n, m, L0, L1)
     return float(out[0]) if hs.ndim == 0 else out
 
@@ -230,7 +232,8 @@ def _radial_change(a, hs, d, n, m, L0, L1, law=None):
         return L0 / L1**2 * np.sum(w[None, :] * change, axis=1)
 
 
-def radial_one_step_change(y, h, d, scale, n_agents, noise: str = "student_t", nu=None, L0=1.0, L1=1.0):
+@renamed_keyword("h", "eta")
+def radial_one_step_change(y, eta, d, scale, n_agents, noise: str = "student_t", nu=None, L0=1.0, L1=1.0):
     r"""Exact expected change :math:`E f(x - hD) - f(x)` of one DSignSGD step on the radial
     :math:`f(x) = F(\|x\|)` (:func:`l0l1_extremal`) at :math:`x = yu`, :math:`u = \mathbf 1/\sqrt d` (the same gradient as the
     ridge of :func:`ridge_one_step_change` there, hence the same condition steps, :func:`ridge_condition_steps`).
@@ -241,9 +244,10 @@ def radial_one_step_change(y, h, d, scale, n_agents, noise: str = "student_t", n
     :math:`E\|D\|^2` costs (near the minimizer it is the isotropic quadratic, where the condition is exact). With
     :math:`k_j = ND_j` the new radius is :math:`\sqrt{r^2 - 2hrS_1/(N\sqrt d) + h^2S_2/N^2}`, :math:`S_1 = \sum_jk_j`,
     :math:`S_2 = \sum_jk_j^2`: a finite sum over the multinomial law of the coordinates' values
-    (:math:`\binom{d+N}{N}` states, at most :data:`RADIAL_MAX_STATES`)."""
+    (:math:`\binom{d+N}{N}` states, at most :data:`RADIAL_MAX_STATES`). ``eta`` is the step :math:`h` (a number or a
+    1-D array, >= 0); ``h=`` is its deprecated name."""
     a, d, n, m, _, L0, L1 = _radial_inputs(y, d, scale, n_agents, noise, nu, L0, L1)
-    hs = array("h", h, ndim=(0, 1), low=0.0)
+    hs = array("eta", eta, ndim=(0, 1), low=0.0)
     out = _radial_change(a, np.atleast_1d(hs), d, n, m, L0, L1)
     return float(out[0]) if hs.ndim == 0 else out
 

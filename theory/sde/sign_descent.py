@@ -10,7 +10,7 @@ import numpy as np
 import sympy as sp
 from scipy import optimize, special
 
-from theory.validate import array, choice, integer
+from theory.validate import array, choice, integer, renamed_keyword
 from theory.sde.modified import X, _pos, toy_function
 from theory.sde.sign_laws import _noise_args, mean_sign, noise_density_at_zero
 from theory.sde.thresholds import l0_for_l1
@@ -90,10 +90,11 @@ def _sign_inputs(grad, scale, L0, L1, n_agents, noise, nu):
     return g, m, L0, L1, n
 
 
-def sign_descent_bound(h, grad, scale, L0, L1, n_agents, noise: str = "student_t", nu=None) -> float:
-    r"""The bound of :func:`sign_descent_bound_symbolic` at step ``h`` and gradient ``grad`` (noise scale ``scale``,
-    noise law ``noise``/``nu``, N = ``n_agents``)."""
-    h = _pos("h", h)
+@renamed_keyword("h", "eta")
+def sign_descent_bound(eta, grad, scale, L0, L1, n_agents, noise: str = "student_t", nu=None) -> float:
+    r"""The bound of :func:`sign_descent_bound_symbolic` at step ``eta`` (its :math:`h`) and gradient ``grad`` (noise
+    scale ``scale``, noise law ``noise``/``nu``, N = ``n_agents``). ``h=`` is the deprecated name of ``eta``."""
+    h = _pos("eta", eta)
     g, m, L0, L1, n = _sign_inputs(grad, scale, L0, L1, n_agents, noise, nu)
     d = g.size
     second = (1 - 1 / n) * float(m @ m) + d / n
@@ -222,15 +223,17 @@ def _binomial_change(x, hs, m, n, f0):
     return np.sum(w[None] * delta, axis=(1, 2))
 
 
-def sign_one_step_change(x, h, name: str, scale, n_agents, noise: str = "student_t", nu=None):
+@renamed_keyword("h", "eta")
+def sign_one_step_change(x, eta, name: str, scale, n_agents, noise: str = "student_t", nu=None):
     r"""Exact :math:`E f(x - hD) - f(x)` of one DSignSGD step on the separable :math:`f = \sum_j\phi(x_j)`
     (``name``: quadratic :math:`x^2/2`, quartic :math:`x^4/4`, cosh2 :math:`2\cosh x`).
 
     Each coordinate's agent-averaged sign is :math:`D_j = (2B_j - N)/N` with
     :math:`B_j \sim \mathrm{Binomial}(N, (1 + m_j)/2)`, independent across coordinates, so the expectation is a
-    finite sum over :math:`d(N+1)` terms (no expansion in h). ``h`` a number or a 1-D array."""
+    finite sum over :math:`d(N+1)` terms (no expansion in h). ``eta`` (the step :math:`h`) a number or a 1-D array;
+    ``h=`` is its deprecated name."""
     x, g, m, n, (f0, _, _) = _sign_point(x, name, scale, n_agents, noise, nu)
-    hs = array("h", h, ndim=(0, 1), low=0.0)
+    hs = array("eta", eta, ndim=(0, 1), low=0.0)
     out = _binomial_change(x, np.atleast_1d(hs), m, n, f0)
     return float(out[0]) if hs.ndim == 0 else out
 
@@ -248,7 +251,8 @@ def _noise_density(u, noise: str, nu):
         * (1 + u**2 / nu) ** (-(nu + 1) / 2)
 
 
-def sign_generator_change(x, h, name: str, scale, n_agents, noise: str = "student_t", nu=None,
+@renamed_keyword("h", "eta")
+def sign_generator_change(x, eta, name: str, scale, n_agents, noise: str = "student_t", nu=None,
                           model: str = "first_order_sde") -> float:
     r"""What a DSignSGD SDE predicts for the one-step change over time h: h times its generator on f at x (separable
     toy f, noise scale fixed),
@@ -259,10 +263,11 @@ def sign_generator_change(x, h, name: str, scale, n_agents, noise: str = "studen
     :math:`\kappa = 0` for ``first_order_sde``, 1 for ``corrected_sde`` (the drift :math:`-m + \tfrac h2J_mm`,
     :math:`J_m = \mathrm{diag}(2\rho/\sigma)\nabla^2f`). The discrete step has :math:`\sum_j\phi''m_j^2` in that
     place instead: the corrected term agrees with it where the mean sign is linear (:math:`m \approx 2\rho(0)g/\sigma`)
-    and vanishes in the sign regime, where the discrete term is largest."""
+    and vanishes in the sign regime, where the discrete term is largest. ``eta`` is the step (the time) :math:`h`;
+    ``h=`` is its deprecated name."""
     choice("model", model, SIGN_CHANGE_MODELS[1:])
     x, g, m, n, (_, _, f2) = _sign_point(x, name, scale, n_agents, noise, nu)
-    h = _pos("h", h, zero=True)
+    h = _pos("eta", eta, zero=True)
     scale = _pos("scale", scale)
     nu = _noise_args(noise, nu)
     curv = np.asarray(f2(x), float) * np.ones_like(x)
