@@ -94,7 +94,7 @@ def _bartlett(rng: np.random.Generator, s: int, p: int, dof: float) -> np.ndarra
     return ell
 
 
-def coefficients_from_statistics(X, y, parametrization: str, n, stats) -> np.ndarray:
+def coefficients_from_statistics(X, y, parametrization: str, n, stats, *, freeze_hidden: bool = False) -> np.ndarray:
     r"""The one-step output's coefficients (S, m, 4) from the Gram statistics of S initializations at width ``n``
     (the algebra of the reduced draw; :func:`one_step` with ``method="dense"`` returns the statistics of its draws).
 
@@ -105,7 +105,11 @@ def coefficients_from_statistics(X, y, parametrization: str, n, stats) -> np.nda
       n: the width the statistics come from, at least 1.
       stats: a dict of ``vv`` (S,), ``K`` (S, d, d), ``zeta`` (S, d), ``zz`` (S,), ``H`` (S, d+1, d+1): the module
         docstring's :math:`\|V\|^2`, :math:`W_0^\top W_0`, :math:`W_0^\top z`, :math:`\|z\|^2`, :math:`(ZB)^\top(ZB)`.
+      freeze_hidden: the hidden layer :math:`W_1` not updated (its rate :math:`a_1 = 0`); the other two layers as the
+        table says.
     """
+    if not isinstance(freeze_hidden, bool):
+        raise TypeError(f"freeze_hidden: expected a bool, got {type(freeze_hidden).__name__} {freeze_hidden!r}")
     xs = V.array("X", X, ndim=2)
     d, m = xs.shape
     ys = V.array("y", y, shape=(m,))
@@ -123,7 +127,7 @@ def coefficients_from_statistics(X, y, parametrization: str, n, stats) -> np.nda
     zz = V.array("stats['zz']", stats["zz"], shape=(s,), low=0.0)
     H = V.array("stats['H']", stats["H"], shape=(s, d + 1, d + 1))
     s0, s1, sv, a0, a1, av = _scales(name, width, d)
-    return _coefficients(xs, ys, (a0, a1, av), s1, vv, K, zeta, zz, H)
+    return _coefficients(xs, ys, (a0, 0.0 if freeze_hidden else a1, av), s1, vv, K, zeta, zz, H)
 
 
 def _coefficients(X, y, a, s1, vv, K, zeta, zz, H):

@@ -21,6 +21,7 @@ ROWS = [
     Row(_T + "optimal_peak", {"n_steps": 10, "gamma": 3.0, **_M, "sigma2": 0.5, "xatol": 1e-4},
         kinds={"n_steps": "posint", "gamma": "nonneg", **_MK, "sigma2": "pos", "xatol": "pos"}),
     Row(_T + "constant_exponent", {"s": 0.5}, kinds={"s": "pos"}),
+    Row(_T + "loss_constants", {**_M, "sigma2": 0.5}, kinds={**_MK, "sigma2": "pos"}),
     Row(_T + "asymptotic_step", {"n_steps": np.array([10.0, 100.0]), **_M, "sigma2": 0.5},
         kinds={"n_steps": "posarr", **_MK, "sigma2": "pos"}),
     Row(_T + "slope_correction", {"n_steps": np.array([10.0, 100.0]), **_M, "sigma2": 0.5},

@@ -36,5 +36,6 @@ ROWS.append(Row("theory.mup_transfer.global_minimizer", {"loss_coef": _L}, kinds
 _STATS = {"vv": np.array([1.0]), "K": np.eye(4)[None], "zeta": np.zeros((1, 4)), "zz": np.array([1.0]),
           "H": np.eye(5)[None]}
 ROWS.append(Row("sims.mup_transfer.coefficients_from_statistics",
-                {"X": _X, "y": _Y, "parametrization": "mup", "n": 8, "stats": _STATS},
-                kinds={"X": "arr", "y": "arr", "parametrization": "choice", "n": "posint", "stats": "dict"}))
+                {"X": _X, "y": _Y, "parametrization": "mup", "n": 8, "stats": _STATS, "freeze_hidden": False},
+                kinds={"X": "arr", "y": "arr", "parametrization": "choice", "n": "posint", "stats": "dict",
+                       "freeze_hidden": "bool"}))

@@ -216,6 +216,15 @@ def _constants(beta: float, s: float, d: int, sigma2: float) -> tuple[float, flo
     return a, c, dd, kappa
 
 
+def loss_constants(beta, s, sigma2, d) -> tuple[float, float, float, float]:
+    r"""The constants :math:`(A, C, D, \kappa)` of the module docstring for the model :math:`(\beta, s, d)` and noise
+    :math:`\sigma^2`: :math:`A` and :math:`D` from the continuum integrals, :math:`C` and :math:`\kappa` summed on the
+    model's spectrum (:math:`A\tau^{-s}` is the bias term, :math:`C\eta` the noise floor)."""
+    beta, s, d = _model(beta, s, d)
+    sig = V.real("sigma2", sigma2, low=0.0, low_open=True)
+    return _constants(beta, s, d, sig)
+
+
 @functools.cache
 def _root_fn():
     return sp.lambdify((_A, _C, _s, _N), asymptotic_loss_expr()[1], "numpy")

@@ -193,7 +193,7 @@ def constant_step_law_cutoff(budget) -> Result:
     n, eta = run["horizons"], run["eta"]
     s = E.SHAPES[0]
     lam_end = (E.D_CUT + 0.5) ** -E.BETA
-    a, c, _, _ = th._constants(E.BETA, s, E.D_CUT, E.SIGMA2)
+    a, c, _, _ = th.loss_constants(E.BETA, s, E.SIGMA2, E.D_CUT)
     naive = (1.0 / lam_end) ** (s + 1) / (s * a / c)       # tau_0(N) lam_end = 1
     checks = [
         Exact("eta*(N), N = 1e6..1e13, d = 1000", predicted=th.cutoff_step(n, E.BETA, s, E.SIGMA2, E.D_CUT),

@@ -205,9 +205,7 @@ def reduced_algebra_reproduces_gd_step(budget) -> Result:
         lin = c.copy()
         lin[..., 2:] = 0.0
         linear.append(lin)
-        s0, s1, sv, a0, a1, av = sm._scales(name, ex["n"], E.D)
-        no_hidden.append(sm._coefficients(X, y, (a0, 0.0, av), s1, stats["vv"], stats["K"], stats["zeta"],
-                                          stats["zz"], stats["H"]))
+        no_hidden.append(sm.coefficients_from_statistics(X, y, name, ex["n"], stats, freeze_hidden=True))
         wrong_table.append(sm.coefficients_from_statistics(X, y, "sp" if name == "mup" else "mup", ex["n"], stats))
     cat = np.concatenate
     scale = float(np.max(np.abs(cat(pred))))
