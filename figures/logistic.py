@@ -227,11 +227,37 @@ def sphere(budget: Budget, out: Path, results: dict) -> list[Path]:
     return st.save(fig, "logistic_sphere", out, claims=["meng2024.equal_magnitude_cycle_higher_dim"])
 
 
+def certificate(budget: Budget, out: Path) -> list[Path]:
+    """h(w) = T(T(w)) − w on a near-critical dataset: no zero but w* at ηλ = 0.999 (certified), four at c' (located),
+    with the 2-cycle the simulation reaches at c' marked."""
+    sim = ex.near_critical_1d(budget)
+    i = int(np.flatnonzero(sim["c"] > 1)[0])
+    d = th.cycle_dataset(float(sim["c_built"][i]), K=float(sim["K"][i]))
+    zz, a = d["z"], d["weights"]
+    fig, ax = st.figure(width=5.2, height=3.4)
+    for c, color, name in ((0.999, st.THEORY, "ηλ = 0.999: certified, no 2-cycle"),
+                           (d["c"], st.ACCENT, f"ηλ = c' = {d['c']:g}: 2-cycles located")):
+        cert = th.certify_no_two_cycle_1d(zz, a, c / d["lam"])
+        w = np.sort(np.concatenate([np.linspace(-0.06, 0.01, 1500), np.linspace(-2e-4, 2e-4, 1500)]))
+        h = np.array([th.gd_step(th.gd_step(v, c / d["lam"], zz, a), c / d["lam"], zz, a)[0] - v for v in w])
+        ax.plot(w, h, color=color, lw=1.2, label=name)
+        if cert["cycle_points"].size:
+            ax.plot(cert["cycle_points"], np.zeros(cert["cycle_points"].size), "|", color=color, ms=12,
+                    label="certified 2-cycle points")
+    uv = sim["cycle"][i]
+    ax.plot(uv, [0.0, 0.0], "o", color=st.SIM, mfc="none", ms=8, label="cycle reached by GD (simulation)")
+    ax.axhline(0.0, color=st.MUTED, lw=0.8)
+    ax.set(xlabel="w", ylabel="T(T(w)) − w", xlim=(-0.06, 0.01), ylim=(-0.045, 0.065),
+           title=f"bump plus spike (K = {d['K']:.0e}): the certificate's function")
+    ax.legend(fontsize=7, loc="lower left")
+    return st.save(fig, "logistic_certificate", out, claims=["meng2024.global_convergence_1d_certified"])
+
+
 def make(results: dict, out: Path, budget: Budget) -> list[Path]:
     """Draw the logistic figures at ``budget`` (``results``: claim id -> Result; the cascade figure marks the
     doubling points located in simulation when that claim's result is there)."""
     paths = []
-    for draw in (bifurcation, cobweb, basin, witness, amplitude):
+    for draw in (bifurcation, cobweb, basin, witness, amplitude, certificate):
         paths += draw(budget, out)
     paths += cascade(budget, out, results or {})
     paths += sphere(budget, out, results or {})

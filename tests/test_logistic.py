@@ -583,3 +583,26 @@ def test_an_edit_to_theory_logistic_redraws_only_the_topics_that_use_it(source_c
     _edit(source_copy / "theory" / "validate.py", '"""', '"""A shared edit. ')
     cache.code_version.cache_clear()
     assert all(fm.drawing_key("full", n) != before[n] for n in names)
+
+
+# ----------------------------------------------------------------------------- the 1-D certificate (no 2-cycle)
+def test_curvature_range_encloses_sampled_curvatures():
+    from theory.logistic import _curvature_range
+    rng = np.random.default_rng(12)
+    zz, a = np.array([1.0, -1.0, 300.0, -0.2]), np.array([0.4, 0.3, 0.01, 0.29])
+    lo = rng.uniform(-0.05, 0.05, 200)
+    hi = lo + rng.uniform(1e-6, 0.05, 200)
+    c_min, c_max = _curvature_range(lo, hi, zz, a)
+    t = lo[:, None] + (hi - lo)[:, None] * np.linspace(0, 1, 101)[None, :]
+    curv = np.array([[th.hessian(v, zz, a)[0, 0] for v in row] for row in t[:20]])
+    assert np.all(curv >= c_min[:20, None] * (1 - 1e-12)) and np.all(curv <= c_max[:20, None] * (1 + 1e-12))
+
+
+def test_certificate_agrees_with_the_sign_scan_on_balanced_data():
+    # balanced z = +-1: no 2-cycle below c = 2, one (symmetric) 2-cycle above, at +-a with a / tanh(a/2) = c
+    z, a = [1.0, -1.0], [0.5, 0.5]
+    assert th.certify_no_two_cycle_1d(z, a, 1.9 / 0.25)["certified"]
+    out = th.certify_no_two_cycle_1d(z, a, 2.5 / 0.25)
+    assert not out["certified"] and out["cycle_points"].size == 2
+    amp = th.balanced_cycle_amplitude(2.5)
+    np.testing.assert_allclose(np.sort(out["cycle_points"]), [-amp, amp], rtol=1e-9)

@@ -31,3 +31,15 @@ def test_normal_form_of_balanced_data_is_supercritical_with_coefficient_sqrt6():
     assert co["amplitude_coefficient"] == pytest.approx(np.sqrt(6.0), rel=1e-12)
     mu = 1e-8
     assert th.balanced_cycle_amplitude(2 + mu) / np.sqrt(mu) == pytest.approx(co["amplitude_coefficient"], rel=1e-6)
+
+
+def test_chain_rule_applied_once_fails_the_certified_claim(monkeypatch):
+    """``meng2024.global_convergence_1d_certified`` against the bound |h'| <= sup|T'| + 1 (the chain rule applied once):
+    cells beside the unstable 2-cycle's lower point are declared empty, so fewer points are located than the sign
+    scan of ``cycles_1d`` finds. The claim runs unmutated first (it must pass; its experiment is then cached)."""
+    from paper_checks import Budget, get_claim
+    claim = get_claim("meng2024.global_convergence_1d_certified")
+    assert claim.status(claim.run(Budget("quick"))) == "passed"
+    assert th._two_step_slope(np.array(3.0), np.array(5.0)) == pytest.approx(16.0)
+    monkeypatch.setattr(th, "_two_step_slope", lambda s1, s2: s1 + 1)
+    assert claim.status(claim.run(Budget("quick"))) == "failed"

@@ -25,6 +25,8 @@ One module per theme, imported below in the order their claims are registered (t
 * :mod:`paper_checks.logistic.follow_up` -- the follow-up: equal magnitudes converge globally in 1-D, data on the
   sphere still cycle in higher dimensions;
 * :mod:`paper_checks.logistic.near_critical` -- (c) with power: the bump-plus-spike family pushed to c -> 1.
+* :mod:`paper_checks.logistic.certified` -- (c) certified: no 2-cycle below c = 1 on the same family, proved by
+  interval bounds on a grid (and every 2-cycle located above it).
 
 Every simulation is a named experiment (``logistic.<name>``) of :mod:`paper_checks.logistic.experiments`, with the
 topic's seed and datasets (``SEED``, ``CASCADE``, ``ASYMMETRIC``): claims and figures read them, and their grids
@@ -42,5 +44,5 @@ PAPER = Paper(
 
 # The claim modules register their claims on import, in this order; they read PAPER above.
 from paper_checks.logistic import (  # noqa: E402,F401,I001  (registration, in this order)
-    local, global_1d, cycles, doubling, scale, two_points, follow_up, near_critical,
+    local, global_1d, cycles, doubling, scale, two_points, follow_up, near_critical, certified,
 )
