@@ -84,3 +84,42 @@ def test_the_command_line(tmp_path, monkeypatch, capsys):
         with pytest.raises(SystemExit) as exc:
             _cli.main(["dispatch", "--budget", "quick", *argv])
         assert exc.value.code == 2 and message in capsys.readouterr().err
+
+
+def _run(args, results, cwd):
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, STEPLAB_RESULTS=str(results))
+    proc = subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+
+
+def _report(folder, topic):
+    """The report's text without the lines that say when and how long (its header, the generated stamp, each card's
+    "computed in ... s" or "cached (computed in ...)": a dispatched result is read from the cache, by design; and
+    the results folder's path)."""
+    text = (folder / f"report_{topic}.md").read_text()
+    return [line for line in text.splitlines()
+            if "UTC" not in line and "computed in" not in line and "results cache" not in line]
+
+
+@pytest.mark.slow
+def test_dispatch_then_figures_gives_the_report_of_figures_alone(tmp_path):
+    """`steplab dispatch --backend local` into a results folder, then `figures` drawing from it: the same report, the
+    same figure bytes as `figures` computing everything itself (muon at the quick budget: six claims, four figures)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    _run(["figures._cli", "dispatch", "--topic", "muon", "--budget", "quick", "--backend", "local", "--jobs", "2"],
+         tmp_path / "dispatched", root)
+    _run(["figures", "--topic", "muon", "--budget", "quick", "--out", str(tmp_path / "a"), "--quiet"],
+         tmp_path / "dispatched", root)
+    _run(["figures", "--topic", "muon", "--budget", "quick", "--out", str(tmp_path / "b"), "--quiet"],
+         tmp_path / "alone", root)
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert _report(a, "muon") == _report(b, "muon")
+    pngs = sorted(p.name for p in a.glob("*.png"))
+    assert pngs and pngs == sorted(p.name for p in b.glob("*.png"))
+    assert all((a / n).read_bytes() == (b / n).read_bytes() for n in pngs)
