@@ -1,7 +1,7 @@
 r"""The test problems of the ``sde`` simulators and the shared argument checks.
 
-The 1-D toy losses (quadratic, quartic, :math:`\cosh^2`, log-cosh) and the small tanh MLP on fixed
-regression data, their gradients and Hessian-vector derivatives, and the one-step descent edge: the
+The 1-D toy losses (quadratic, quartic, :math:`2\cosh x`, log-cosh) and the small tanh MLP on fixed
+regression data, the toys' first and second derivatives by autodiff, and the one-step descent edge: the
 largest multiple :math:`c` of a unit step that still decreases the loss, found by bisection.
 """
 from __future__ import annotations

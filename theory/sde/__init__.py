@@ -38,8 +38,8 @@ here, so ``import theory.sde`` reaches all of them):
 * :mod:`theory.sde.extremal` -- DSignSGD on the extremal (L0, L1)-smooth functions: the ridge (one coordinate) and
   the radial function (all coordinates), their exact one-step change and critical step, and the steps at which the
   sufficient-decrease condition holds;
-* :mod:`theory.sde.schedule` -- pre-scheduled steps on the quartic: the schedule's map, the threshold below which
-  the scheduled GD stays bounded, and where it diverges (with a constant and an affine schedule).
+* :mod:`theory.sde.schedule` -- pre-scheduled steps :math:`\eta_t = \eta_0c_t` on the quartic :math:`x^4/4`: the
+  escape threshold without noise, the divergence probability of DCSGD under multiplicative or affine noise.
 """
 from __future__ import annotations
 

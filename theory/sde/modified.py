@@ -2,7 +2,7 @@ r"""Modified equations of gradient descent and the 1-D toy functions (closed for
 
 The drifts :math:`b_1 = -\nabla f`, :math:`b_2 = -\nabla f - \tfrac{\eta}{2}\nabla^2 f\,\nabla f` and the
 curvature-corrected :math:`b_c = -\nabla f + \tfrac{\eta}{2}\nabla^2 f\,\nabla f`; the one-step Taylor quotient
-and the energy rate along a drift; the toy functions (quadratic, quartic, :math:`\cosh^2`, log-cosh) shared by
+and the energy rate along a drift; the toy functions (quadratic, quartic, :math:`2\cosh x`, log-cosh) shared by
 the other modules of :mod:`theory.sde`, with the validation of sympy input and of positive reals.
 """
 from __future__ import annotations

@@ -1,5 +1,8 @@
-r"""Pre-scheduled steps on the quartic: the schedule's map, the threshold below which the
-scheduled GD stays bounded, and where it diverges (with a constant and an affine schedule).
+r"""Pre-scheduled steps :math:`\eta_t = \eta_0c_t` on the quartic :math:`x^4/4`.
+
+The map of the scale-free variable :math:`s_t = \eta_tx_t^2`, the noise-free escape threshold :math:`s^\ast`,
+and the probability that DCSGD diverges under multiplicative noise (a Markov chain in :math:`s_t`) or under
+affine noise :math:`\sigma_0^2 + \sigma_1^2f'(x)^2` (a chain in :math:`|x|`).
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@ r"""Step-size thresholds of gradient descent and its modified equations on the t
 (L0, L1)-smoothness step conditions.
 
 The quadratic's exact log-rates and their slopes in :math:`\eta`; the critical steps of GD and of each
-drift (quartic, :math:`\cosh^2` thresholds); the escape point of the quartic; the :math:`L_0` that makes a
+drift (quartic and :math:`2\cosh x` thresholds); the start beyond which each toy's iterates grow; the :math:`L_0` that makes a
 toy :math:`(L_0, L_1)`-smooth, the sufficient descent step and its margin.
 """
 from __future__ import annotations

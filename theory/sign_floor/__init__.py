@@ -38,7 +38,7 @@ here, so ``import theory.sign_floor`` reaches all of them):
 * :mod:`theory.sign_floor.sgd` -- the SGD baselines and the stationary floor of either method;
 * :mod:`theory.sign_floor.schedule` -- signSGD along a decaying step size: the exact law of :math:`x_k` evolved on a
   grid;
-* :mod:`theory.sign_floor.signum` -- signum (signSGD with momentum): the floor constant from the transfer operator
+* :mod:`theory.sign_floor.signum` -- Signum (signSGD with momentum): the floor constant from the transfer operator
   of its chain.
 """
 from __future__ import annotations

@@ -1,8 +1,8 @@
 r"""The SGD baselines and the stationary floor of either method.
 
-SGD's contraction, threshold and additive floor on the quadratic, the log-moment of one SGD step under
-multiplicative noise (and its mean along a run), and :func:`floor`, the stationary :math:`E f` of signSGD or
-SGD under either noise.
+SGD's contraction, threshold and additive floor on the quadratic; under multiplicative noise the mean
+log-contraction of one step and, along a sequence of steps, :math:`E\log f(x_k)` and :math:`\log E f(x_k)`; and
+:func:`floor`, the stationary :math:`E f` of signSGD or SGD under either noise.
 """
 from __future__ import annotations
 
