@@ -2,8 +2,9 @@ r"""The models and data of the Taylor-radius simulators, and the argument checks
 
 Activations (ReLU, exact and tanh GELU, tanh; which ones have complex poles), the 8x8 digits, and the
 models in plain JAX with flat dicts of parameters: linear softmax, MLP, MLP+LayerNorm, a small CNN (with
-and without batch normalization) and a one-head attention model over the image rows; the attention
-exponents and the per-sample slope statistics used by the exact bounds.
+and without batch normalization) and a one-head attention model over the image rows; the exponents of the
+attention model's inner partition functions, the MLP's directional logit derivatives written out by hand,
+and the patch moments that give the batch-normalized CNN's statistics.
 """
 from __future__ import annotations
 
