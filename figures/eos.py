@@ -239,9 +239,109 @@ def _crosslinks(results: dict[str, Result], out: Path, budget: Budget) -> list[P
                                                      "steplab.linear_net_reaches_2_over_eta_when_law_predicts"])
 
 
+def _loss_nonmonotone(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
+    """GD's sampled loss and long-window means on the network, over the central flow's loss from the same start; and
+    each run's uptick counts before and after its sharpness reaches 2/eta."""
+    from paper_checks.eos.edge_of_stability import LONG_WINDOWS, crossing, upticks, window_means
+
+    ex = E.mlp(budget)
+    fig, axes = figure(2, width=4.3, height=3.3)
+    ax = axes[0]
+    r = int(np.flatnonzero((ex["method"] == "gd") & (ex["eta"] == E.MLP_ETA) & (ex["seed"] == 0))[0])
+    c = int(np.flatnonzero((ex["method"] == "central") & (ex["seed"] == 0))[0])
+    t, T = ex["t"][r], th.critical_sharpness(ex["eta"][r])
+    first = crossing(ex["sharpness"][r], T)
+    width = t.size // LONG_WINDOWS
+    ax.plot(ex["t"][c], ex["loss"][c], color=THEORY, lw=1.6, label="central flow L(w)")
+    ax.plot(t, ex["loss"][r], "o", ms=2.5, mfc="none", color=SIM, label=f"GD, η = {ex['eta'][r]:g} (every {t[1] - t[0]} steps)")
+    means = window_means(ex["mean_loss"][r], first, width)
+    mids = t[first] + (np.arange(means.size) + 0.5) * width * (t[1] - t[0])
+    ax.plot(mids, means, "s", ms=6, color=ACCENT, label=f"GD, {width * (t[1] - t[0])}-step window means")
+    _edge(ax, t[first], "S = 2/η", at=0.88)
+    ax.set(xlabel="step", ylabel="training loss", yscale="log", title="loss: non-monotone, falling over windows")
+    ax.legend(loc="upper right", fontsize=6)
+    ax = axes[1]
+    rows = np.flatnonzero(ex["method"] == "gd")
+    before, after = [], []
+    for k in rows:
+        f = crossing(ex["sharpness"][k], th.critical_sharpness(ex["eta"][k]))
+        before.append(upticks(ex["loss"][k][:f + 1]))
+        after.append(upticks(ex["loss"][k][f:]))
+    x = np.arange(rows.size)
+    ax.plot(x, before, "v", color=THEORY, label="upticks before S reaches 2/η")
+    ax.plot(x, after, "^", color=SIM, label="upticks after")
+    ax.set_xticks(x, labels=[f"{ex['eta'][k]:g}/{ex['seed'][k]}" for k in rows], fontsize=6)
+    ax.set(xlabel="run (η / seed)", ylabel="consecutive samples that rise", ylim=(-2, 1.5 * max(after) + 2),
+           title="upticks in the sampled loss")
+    ax.legend(loc="upper left", fontsize=6)
+    return save(fig, "eos_loss_nonmonotone", out, claims=["cohen2021.loss_nonmonotone_but_decreasing"])
+
+
+def _catapult_flattening(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
+    """Final curvature over the initial one across the catapult phase: closed-form map (line, first seed's start)
+    over the m-dimensional runs (markers, every seed), and the first minimum located per seed."""
+    from paper_checks.eos.catapult import first_local_minimum, flatness_ratio
+
+    ex = E.catapult_curvature(budget)
+    c, z0, fin = ex["c"], ex["z0"], ex["final_eta_lambda"]
+    fig, ax = figure(1, width=5.0, height=3.4)
+    fine = np.linspace(c[0], c[-1], 400)
+    end = th.catapult_trajectory(fine, z0[0, 0] * (fine / c[0]) ** 2, int(ex["n_steps"]))["eta_lambda"][:, -1]
+    ax.plot(fine, flatness_ratio(end, fine), color=THEORY, lw=1.2, label="closed-form (f, λ) map, first seed's start")
+    for k in range(fin.shape[1]):
+        ax.plot(c, flatness_ratio(fin[:, k], c), "o", ms=3, mfc="none", color=PALETTE[1 + k % (len(PALETTE) - 1)],
+                label=f"GD, m = {int(ex['width'])}, seed {k}" if k < 4 else None)
+    m0 = first_local_minimum(c, flatness_ratio(fin[:, 0], c))
+    _edge(ax, m0, f"first minimum ≈ {m0:g}", at=0.55)
+    # the legend above the data (the curve falls from 0.95 at the left and the markers scatter at the right)
+    ax.set(xlabel="ηλ₀", ylabel="λ_final / λ₀", ylim=(0, 1.45), title="flatter minima after the catapult")
+    ax.legend(loc="upper center", fontsize=6, ncol=2)
+    return save(fig, "eos_catapult_flattening", out, claims=["lewkowycz2020.catapult_converges_to_flatter_minima",
+                                                              "steplab.catapult_flattening_window"])
+
+
+def _constrained(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
+    """Distance of GD's window-mean iterate from the constrained trajectory and from the two unconstrained ones, and
+    the four trajectories' sharpness, for the first init."""
+    from paper_checks.eos.constrained import RUN, distances, first_catapult_end
+
+    ex = E.constrained(budget)
+    t, m, eta = ex["t"], ex["mean_theta"], float(ex["eta"])
+    T = th.critical_sharpness(eta)
+    fig, axes = figure(2, width=4.3, height=3.3)
+    ax = axes[0]
+    for i in range(min(2, m.shape[0])):
+        ls = "-" if i == 0 else ":"
+        ax.plot(t, distances(m, "gd", "constrained")[i], "o" + ls, ms=3, color=SIM, lw=0.8,
+                label="to the constrained trajectory" if i == 0 else None)
+        ax.plot(t, distances(m, "gd", "gradient")[i], "s" + ls, ms=3, color=ACCENT, lw=0.8,
+                label="to gradient flow" if i == 0 else None)
+        ax.plot(t, distances(m, "gd", "gd_half")[i], "^" + ls, ms=3, color=MUTED, lw=0.8,
+                label="to GD at η/2" if i == 0 else None)
+        start = first_catapult_end(ex["sharpness"][i, RUN["gd"]], T)
+        if i == 0 and start >= 0:
+            _edge(ax, t[start], "first catapult over", at=0.6)
+    top = np.nanmax([distances(m, "gd", k)[:2].max() for k in ("constrained", "gradient", "gd_half")])
+    # headroom for the legend above the curves
+    ax.set(xlabel="step", ylabel="distance from GD's window mean", title="GD's averaged iterate (solid: first init, dotted: second)",
+           ylim=(0, 1.7 * top))
+    ax.legend(loc="upper left", fontsize=6)
+    ax = axes[1]
+    ax.plot(t, ex["sharpness"][0, RUN["constrained"]], color=THEORY, lw=1.6, label="constrained trajectory")
+    ax.plot(t, ex["sharpness"][0, RUN["gd"]], "o", ms=3, mfc="none", color=SIM, label="GD (window ends)")
+    ax.plot(t, ex["sharpness"][0, RUN["gradient"]], "s", ms=3, color=ACCENT, label="gradient flow")
+    ax.plot(t, ex["sharpness"][0, RUN["gd_half"]], "^", ms=3, color=MUTED, label="GD at η/2")
+    threshold(ax, T, "2/η", vertical=False)
+    ax.set(xlabel="step", ylabel="sharpness", title="sharpness, first init",
+           ylim=(0, 1.5 * np.nanmax(ex["sharpness"][0])))
+    ax.legend(loc="upper left", fontsize=6)
+    return save(fig, "eos_constrained", out, claims=["damian2023.gd_follows_constrained_trajectory"])
+
+
 def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     """Every figure of the topic (claim results in ``results``; other data from the topic's experiments)."""
     paths: list[Path] = []
-    for draw in (_sharpness, _central_flow, _window, _catapult, _rod_flow, _crosslinks):
+    for draw in (_sharpness, _central_flow, _window, _catapult, _rod_flow, _crosslinks, _loss_nonmonotone,
+                 _catapult_flattening, _constrained):
         paths += draw(results, out, budget)
     return paths
