@@ -99,11 +99,16 @@ def gd_follows_constrained_trajectory(budget) -> Result:
         Bound("gradient flow's sharpness at the horizon relative to 2/eta", measured=S_gf_end / T, bound=1.5,
               side=">=", why="the unconstrained flow must have left {S <= 2/eta} for the comparison to mean anything"),
     ]
+    second_at_edge = [int(ex["t"][np.argmax(s2 >= 0.99 * T)]) if np.any(s2 >= 0.99 * T) else None
+                      for s2 in ex["second"][:, RUN["constrained"]]]
     detail = (f"{start.size} inits {ex['inits'].tolist()}, eta = {eta}, windows of {int(ex['window'])} steps; comparison "
               f"from window {start.tolist()}; at step {int(ex['n_steps'])}: |GD - constrained| = "
               f"{np.round(to_c[:, -1], 3).tolist()}, |GD - gradient flow| = {np.round(to_gf[:, -1], 3).tolist()}, "
               f"|GD - GD(eta/2)| = {np.round(to_half[:, -1], 3).tolist()}; gradient flow's sharpness "
-              f"{np.round(S_gf_end, 2).tolist()} (2/eta = {T:g})")
+              f"{np.round(S_gf_end, 2).tolist()} (2/eta = {T:g}); the constrained trajectory's second Hessian eigenvalue "
+              f"reaches 0.99 x 2/eta at step {second_at_edge} "
+              "(from there two directions sit at the edge and the top eigenvector the projection uses alternates "
+              "between them)")
     return Result(checks, detail=detail,
                   arrays={"t": ex["t"], "to_constrained": to_c, "to_gradient": to_gf, "to_half": to_half, "start": start,
                           "sharpness": ex["sharpness"], "second": ex["second"]}, seed=E.SEED)
