@@ -223,7 +223,7 @@ def weak_new_sdes(results: dict, budget: Budget, out: Path) -> list[Path]:
     r = res.arrays
     eta = r["eta"]
     fig, ax = st.figure(1, 1, width=4.6)
-    for j, (method, kind) in enumerate(sde_weak_order_new._WEAK_NEW_CASES):
+    for j, (method, kind) in enumerate(sde_weak_order_new.WEAK_NEW_CASES):
         err, se = r[f"{method}_{kind}_err"], r[f"{method}_{kind}_se"]
         slope = res.checks[j].slope
         color = st.PALETTE[j]
@@ -253,8 +253,8 @@ def normalization(results: dict, budget: Budget, out: Path) -> list[Path]:
     ax.legend(fontsize=7)
     cc = np.linspace(0.05, 1.9, 200)
     for i, w in enumerate(ex.FLOOR_OMEGAS):
-        F = sde_normalization._norm_factor(w)
-        bx.plot(cc, [sde_normalization._floor(c, w, F) for c in cc], color=st.PALETTE[i], label=f"theory, ω = {w:g}")
+        F = sde_normalization.norm_factor(w)
+        bx.plot(cc, [sde_normalization.normalized_floor(c, w, F) for c in cc], color=st.PALETTE[i], label=f"theory, ω = {w:g}")
         bx.errorbar(ex.FLOOR_C, r["floor"][i], yerr=4 * r["floor_se"][i], fmt="o", mfc="none", color=st.PALETTE[i])
     st.threshold(bx, 2.0, "c = 2")
     bx.set(yscale="log", xlabel="c", ylabel="late-time E f", title="affine-noise floor (markers simulated)")

@@ -1,6 +1,6 @@
 r"""The degree of normalization: the compression/noise factor F keeps the prescribed rule's mean-square edge at
 c = 2 at every compression level, and with affine noise the rule settles at its stationary floor (experiment
-``sde.normalization_degree``). ``figures/sde.py`` draws :func:`_floor` with :func:`_norm_factor`.
+``sde.normalization_degree``). ``figures/sde.py`` draws :func:`normalized_floor` with :func:`norm_factor`.
 """
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ from paper_checks.sde.experiments import (_NORM_SEED, FLOOR_C, FLOOR_OMEGAS, NOR
 from theory import sde as T
 
 
-def _norm_factor(omega: float) -> float:
+def norm_factor(omega: float) -> float:
     return T.normalization_factor(NORM_AGENTS, omega, NORM_SIGMA1)
 
 
-def _floor(c: float, omega: float, factor: float) -> float:
+def normalized_floor(c: float, omega: float, factor: float) -> float:
     r"""Stationary :math:`E f = \tfrac a2 v_\infty` of DCSGD with step :math:`c/(aF)` and affine noise on a x^2/2:
     :math:`E x_{k+1}^2 = \rho E x_k^2 + \eta^2(1+\omega)\sigma_0^2/N` gives
     :math:`v_\infty = \eta^2(1+\omega)\sigma_0^2/(N(1-\rho))` (inf if :math:`\rho \ge 1`); :math:`\rho` from
@@ -51,17 +51,17 @@ def normalization_degree_check(budget: Budget) -> Result:
     r = normalization_degree(budget)
     n = int(r["n"])
     m1, m2, s1, s2, cov = r["moments"].T
-    F = np.array([_norm_factor(om) for om in NORM_OMEGAS])
+    F = np.array([norm_factor(om) for om in NORM_OMEGAS])
     Fp = np.array([1 + (om + NORM_SIGMA1**2) / NORM_AGENTS for om in NORM_OMEGAS])
     est = NORM_A * F * 2 * m1 / m2
     g1, g2 = NORM_A * F * 2 / m2, -NORM_A * F * 2 * m1 / m2**2
     se = np.sqrt((g1**2 * s1**2 + g2**2 * s2**2 + 2 * g1 * g2 * cov) / n)
     fl = np.asarray(r["floor_path_means"])
     fl_est, fl_se = fl.mean(axis=-1), fl.std(axis=-1, ddof=1) / math.sqrt(fl.shape[-1])
-    pred = np.array([[_floor(c, om, _norm_factor(om)) for c in FLOOR_C] for om in FLOOR_OMEGAS])
-    blind = np.array([[_floor(c, om, 1.0) for c in FLOOR_C] for om in FLOOR_OMEGAS])
+    pred = np.array([[normalized_floor(c, om, norm_factor(om)) for c in FLOOR_C] for om in FLOOR_OMEGAS])
+    blind = np.array([[normalized_floor(c, om, 1.0) for c in FLOOR_C] for om in FLOOR_OMEGAS])
     # burn-in: the mean square forgets x0 = 1 like rho^(K/2) <= 0.63^24 < 1e-4 of the floor's scale in every cell
-    rho_max = max(T.dcsgd_ms_factor(c / (NORM_A * _norm_factor(om)), NORM_A, NORM_AGENTS, om, NORM_SIGMA1)
+    rho_max = max(T.dcsgd_ms_factor(c / (NORM_A * norm_factor(om)), NORM_A, NORM_AGENTS, om, NORM_SIGMA1)
                   for om in FLOOR_OMEGAS for c in FLOOR_C)
     burn = NORM_A / 2 * rho_max ** (int(r["n_steps"]) // 2) / (1 - rho_max) / (int(r["n_steps"]) // 2)
     return Result(

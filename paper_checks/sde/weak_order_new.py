@@ -11,7 +11,7 @@ from paper_checks.sde import PAPER
 from paper_checks.sde.experiments import _WEAK_NEW_SEED, weak_new
 from paper_checks.sde.weak_order import WEAK_ORDER_RESOLUTION, _next_order
 
-_WEAK_NEW_CASES = (("dcsgd", "first_order"), ("dcsgd", "corrected"), ("dsignsgd", "first_order"))
+WEAK_NEW_CASES = (("dcsgd", "first_order"), ("dcsgd", "corrected"), ("dsignsgd", "first_order"))
 
 
 @claim("compagnoni2025.weak_order_new_sdes", paper=PAPER, provenance="derived", kind="rate",
@@ -29,7 +29,7 @@ def weak_order_new_sdes(budget: Budget) -> Result:
     w = weak_new(budget)
     eta = w["eta"]
     checks, parts, arrays = [], [], {"eta": eta}
-    for method, kind in _WEAK_NEW_CASES:
+    for method, kind in WEAK_NEW_CASES:
         err = w[f"{method}_mean"] - w[f"{method}_{kind}_mean"]
         se = np.hypot(w[f"{method}_se"], w[f"{method}_{kind}_se"])
         bias = _next_order(eta, err, se, 1)
