@@ -44,7 +44,7 @@ from sims import optimizers as opt
 from sims.sweep import run_grid
 from theory import validate as V
 
-__all__ = ["LAWS", "BOUND", "CHUNK", "noise", "simulate", "Summary", "summarize"]
+__all__ = ["LAWS", "BOUND", "CHUNK", "noise", "simulate", "Summary", "summarize", "broadcast_configurations"]
 
 LAWS = ("gaussian", "student", "rademacher", "uniform")
 BOUND = 1e150  # |x| beyond this counts as diverged (squares would overflow float64)
@@ -264,13 +264,19 @@ def _schedules(eta, T: int) -> np.ndarray:
 
 
 
-def _broadcast_configurations(lengths: dict, params: dict, methods: list) -> tuple[int, dict, list]:
+def broadcast_configurations(lengths: dict, params: dict, methods: list) -> tuple[int, dict, list]:
     r"""The number of configurations :math:`G` and every per-configuration setting broadcast to length :math:`G`.
 
     ``lengths`` maps each setting's name to its length (1 = shared by every configuration); a length
     other than 1 or :math:`G` raises ``ValueError`` naming that setting and the longest one.
-    ``params`` (1-D arrays) are broadcast to :math:`(G,)` and a single method is repeated.
+    ``params`` (1-D arrays) are broadcast to :math:`(G,)` and a single method is repeated (``methods``: a list of
+    one name or of :math:`G`). Shared by the simulators that take lists of configurations.
     """
+    for name, value, kind in (("lengths", lengths, dict), ("params", params, dict), ("methods", methods, list)):
+        if not isinstance(value, kind) or not value:
+            raise TypeError(f"{name}: expected a non-empty {kind.__name__}, got {type(value).__name__} {value!r:.60}")
+    for name, n in lengths.items():
+        V.integer(f"lengths[{name!r}]", n, low=1)
     G = max(lengths.values())
     longest = max(lengths, key=lengths.get)
     for name, n in lengths.items():
@@ -360,7 +366,7 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
     x0_a = V.array("x0", x0, ndim=(1, 2, 3))
     if x0_a.ndim >= 2:
         lengths["x0"] = x0_a.shape[0]
-    G, params, methods = _broadcast_configurations(lengths, params, methods)
+    G, params, methods = broadcast_configurations(lengths, params, methods)
     sched = np.arange(G) if etas.shape[0] == G and G > 1 else np.zeros(G, np.int64)
     if x0_a.shape[-1] != d:
         problem = (f"lam: shape {lam_a.shape}, curvatures (d,) or one row per configuration (G, d)" if lam is not None

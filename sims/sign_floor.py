@@ -371,7 +371,7 @@ def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, beta2=0
               "sigma_m": _per_config("sigma_m", sigma_m), "sigma_a": _per_config("sigma_a", sigma_a),
               "cooldown": _per_config("cooldown", cooldown)}
     lengths = {name: len(v) for name, v in params.items()} | {"method": len(methods)}
-    G, params, methods = nqm._broadcast_configurations(lengths, params, methods)
+    G, params, methods = nqm.broadcast_configurations(lengths, params, methods)
     if not np.all(params["eta"] > 0):
         raise ValueError(f"eta: expected step sizes > 0, got {eta!r}")
     if not np.all(params["sigma_m"] >= 0):

@@ -148,6 +148,9 @@ ROWS = [
             ("merge_weights", "None"): "no merge (the default)"},
         extra=[({"merge_weights": np.full(8, 0.1)}, "merge_weights", "sum"),
                ({"merge_weights": np.full((2, 7), 1 / 7)}, "merge_weights", "length")]),
+    Row(_M + "broadcast_configurations", {"lengths": {"eta": 2, "wd": 1}, "params": {"wd": np.array([0.1])},
+                                          "methods": ["sgd"]},
+        kinds={"lengths": "dict", "params": "dict", "methods": "obj"}),  # a length mismatch names the setting (eta, ...)
     Row(_M + "summarize", {"samples": np.array([1.0, 2.0, 3.0]), "diverged": np.array([False, False, True])},
         kinds={"diverged": "obj"}, ok={("samples", "nan"): "a non-finite sample counts as a diverged run",
                                        ("samples", "inf"): "a non-finite sample counts as a diverged run"}),
