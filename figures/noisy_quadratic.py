@@ -22,7 +22,7 @@ from figures import _overlay
 from figures._style import ACCENT, MUTED, PALETTE, SIM, THEORY, figure, save, threshold
 from paper_checks import Budget, Result, fit_slope, get_claim
 from paper_checks.noisy_quadratic import experiments as E
-from paper_checks.noisy_quadratic.weight_decay import _start_cosine  # the claim's estimator: markers are its numbers
+from paper_checks.noisy_quadratic.weight_decay import start_cosine  # the claim's estimator: markers are its numbers
 
 
 def _plain_minor(ax) -> None:
@@ -267,7 +267,7 @@ def _wd_timescale(results: dict[str, Result], out: Path, budget: Budget) -> list
     t_fine = np.arange(10, int(t.max()) + 1, 10)
     for i, (color, T) in enumerate(zip(PALETTE, hz)):
         # the claim's estimator (mean share over root mean-square norm) at every record, not only at the horizons
-        meas = np.array([_start_cosine(ex["share"][i, :, j], ex["norm"][i, :, j], w0[i])[0] for j in range(t.size)])
+        meas = np.array([start_cosine(ex["share"][i, :, j], ex["norm"][i, :, j], w0[i])[0] for j in range(t.size)])
         ax.plot(t_fine, [cosine(i, u) for u in t_fine], color=color, lw=1.2, label=f"τ = {T} steps")
         ax.plot(t, meas, "o", ms=3, color=color, mfc="none")
         at = int(np.flatnonzero(t == T)[0])

@@ -246,7 +246,7 @@ WANG = Paper(key="wang2024", title="How to set AdamW's weight decay as you scale
              authors="X. Wang, L. Aitchison", year=2024, arxiv="2405.13698")
 
 
-def _start_cosine(share: np.ndarray, norm: np.ndarray, w0_norm: float) -> tuple[float, float]:
+def start_cosine(share: np.ndarray, norm: np.ndarray, w0_norm: float) -> tuple[float, float]:
     r"""The mean-square cosine :math:`\bar s/\sqrt{\bar r}` over runs (:math:`s = \langle w_T, w_0\rangle/\|w_0\|^2`,
     :math:`r = \|w_T\|^2/\|w_0\|^2`) and its delta-method standard error."""
     s, r = share, (norm / w0_norm) ** 2
@@ -284,8 +284,8 @@ def timescale_fraction_fixes_the_memory(budget) -> Result:
     hz, wd, w0 = ex["horizons"], ex["wd"], ex["w0_norm"]
     idx = [int(np.flatnonzero(ex["t_rec"] == T)[0]) for T in hz]
     ref = int(np.flatnonzero(hz == E.TAU_REF)[0])
-    frac = [_start_cosine(ex["share"][i, :, j], ex["norm"][i, :, j], w0[i]) for i, j in enumerate(idx)]
-    fixed = [_start_cosine(ex["share"][ref, :, j], ex["norm"][ref, :, j], w0[ref]) for j in idx]
+    frac = [start_cosine(ex["share"][i, :, j], ex["norm"][i, :, j], w0[i]) for i, j in enumerate(idx)]
+    fixed = [start_cosine(ex["share"][ref, :, j], ex["norm"][ref, :, j], w0[ref]) for j in idx]
     pred_frac = np.array([float(th.sign_wd_start_cosine(E.TAU_ETA, wd[i], T, E.TAU_D, w0[i])) for i, T in enumerate(hz)])
     pred_fixed = np.array([float(th.sign_wd_start_cosine(E.TAU_ETA, wd[ref], T, E.TAU_D, w0[ref])) for T in hz])
     why = ("delta-method standard error of a ratio of run means (share over root mean-square norm); both means are exact "
