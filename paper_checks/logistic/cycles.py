@@ -27,10 +27,11 @@ def cycles_between_1_and_2(budget: Budget) -> Result:
     """On the bump-plus-spike witness for each c: period 2 from the cycle's basin and 1 next to w*;
     the simulated cycle against the piecewise-linear formula (per c, tolerance from the bump's
     curvature variation) and against the exact cycle equations; the autodiff multiplier against the
-    exact one.
+    exact one; each dataset's Newton minimizer at half the existence bound (the margin the construction aims for).
 
     Rivals: cycles need c > 2 (only period doubling makes them); the cycle replaces w* as attractor;
-    the formula without its 1/(2 − c) factor; the one-step multiplier 1 − c for the 2-cycle's.
+    the formula without its 1/(2 − c) factor; the one-step multiplier 1 − c for the 2-cycle's; w* on the
+    existence bound (a marginal cycle).
     """
     data = cycles_1d(budget)
     cs = [float(c) for c in data["c"]]
@@ -41,9 +42,11 @@ def cycles_between_1_and_2(budget: Budget) -> Result:
         rivals={"cycles exist only beyond ηλ = 2 (born by period doubling)": np.tile([1, 1], (n, 1)),
                 "the cycle replaces w* as the attractor": np.tile([2, 2], (n, 1))},
         why="periods are exact integers (tail tolerance 1e-12 relative)")]
-    exact_uv, exact_mult = [], []
+    exact_uv, exact_mult, minimizers, designed = [], [], [], []
     for k, c in enumerate(cs):
         d = _cycle_witness(c)
+        minimizers.append(d["w_star"])
+        designed.append(-0.5 * d["J"] * (c - 1) / (d["lam"] * (2 - c)))
         uv, mult = th.solve_two_cycle(d["z"], d["weights"], d["eta"], [d["u"], d["v"]])
         exact_uv.append(np.sort(uv))
         exact_mult.append(mult)
@@ -71,6 +74,15 @@ def cycles_between_1_and_2(budget: Budget) -> Result:
         rivals={"the one-step multiplier 1 − c": 1 - np.array(cs)},
         why="the simulated point differs from the exact root by ≲ 1e-9; L''' there is ≲ 1 (spike far away), "
             "so the multiplier moves by ≲ 1e-8 relative"))
+    # the existence condition |w*| < J(c - 1)/(lambda(2 - c)) holds with a factor 2 to spare only if the Newton
+    # minimizer of each built dataset sits where the construction aims it (then v = -w* in the piecewise-linear limit)
+    designed = np.array(designed)
+    checks.append(Exact(
+        "witness margin: Newton minimizer w* of each dataset vs half the existence bound −½J(c − 1)/(λ(2 − c))",
+        predicted=designed, measured=np.array(minimizers), rtol=1e-10,
+        rivals={"w* on the existence bound itself (a marginal cycle)": 2 * designed},
+        why="the weights solve L'(w*) = 0 at the design point exactly and λ is the Hessian there; the Newton "
+            "minimizer and λ carry float64 round-off only (relative ≲ 1e-12 at |w*| ≥ 0.001; seen: 3e-13)"))
     checks.append(Bound("largest |multiplier| of the simulated 2-cycles (stable iff < 1)",
                         measured=np.abs(data["multiplier"]), bound=1.0, side="<=",
                         why="linear stability; the piecewise-linear value is (1 − c)² ≤ 0.81"))
@@ -90,11 +102,12 @@ def cycles_between_1_and_2(budget: Budget) -> Result:
        latex=r"\exists\,(z, a) \subset \mathbb{R}^2:\ \eta\lambda_{\max} < 1 \text{ and a stable 2-cycle}")
 def cycle_below_1_over_lambda_2d(budget: Budget) -> Result:
     """The 2-D ping-pong witness at c = 0.75 (lambda_max by autodiff): periods 2, 2, 1 from the cycle point,
-    its 1e-3 perturbation and w* + 1e-3; the cycle against the scipy-polished one; its multipliers
-    against the piecewise-linear (1 - c)^2.
+    its 1e-3 perturbation and w* + 1e-3; the cycle against the scipy-polished one and against the piecewise-linear
+    ping-pong (first-order tolerance); its multipliers against the piecewise-linear (1 - c)^2.
 
     Rivals: the 1-D theorem extends (no stable cycle below 1/lambda: periods 1, 1, 1); the cycle
-    is the attractor from everywhere; the one-step multiplier |1 - c|; the witness sits at c = 1.
+    is the attractor from everywhere; the one-step multiplier |1 - c|; the witness sits at c = 1; GD
+    oscillates symmetrically about w* as after a flip.
     """
     data = witness_2d(budget)
     w = th.witness_2d()
@@ -118,6 +131,13 @@ def cycle_below_1_over_lambda_2d(budget: Budget) -> Result:
               measured=data["points"], atol=1e-8,
               rivals={"the piecewise-linear cycle is exact": fresh["predicted_cycle"]},
               why="the attractor test stops within 1e-12 relative; the cycle contracts by ≈ 0.06 per period"),
+        Exact("simulated 2-cycle points vs the piecewise-linear ping-pong p₁,₂ = ((1 − c)m_{A,B} + m_{B,A})/(2 − c)",
+              predicted=fresh["predicted_cycle"], measured=data["points"], atol=delta / (2 - c) * float(np.max(np.abs(exact))),
+              rivals={"GD oscillates symmetrically about w* (the 1-D flip picture: p₂ = 2w* − p₁)":
+                      np.stack([fresh["predicted_cycle"][0], 2 * w_star - fresh["predicted_cycle"][0]])},
+              why=f"the piecewise-linear limit takes the bump's curvature as constant; it varies by a relative "
+                  f"δ = {delta:.2e} over the cycle, amplified by the conditioning 1/(2 − c): first-order bound times "
+                  f"the cycle's size (the spikes' steps, width 1/K, are ≥ 90/K away from both points)"),
         Exact("|multipliers| of the simulated 2-cycle vs the piecewise-linear (1 − c)²",
               predicted=(1 - c) ** 2, measured=data["multipliers"], rtol=2 * c / (1 - c) * delta,
               rivals={"the one-step multiplier |1 − c|": abs(1 - c)},
