@@ -903,57 +903,38 @@ def sphere_witness() -> dict:
 # A certificate of 1-D global convergence (no 2-cycle), by interval bounds on a grid
 # ---------------------------------------------------------------------------------------------
 def _curvature_range(lo: np.ndarray, hi: np.ndarray, zz: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    r"""Bounds of :math:`L''` on each cell :math:`[lo, hi]`: every term :math:`a_iz_i^2\varphi(z_iw)`, :math:`\varphi(t) =
-    \sigma(t)\sigma(-t)`, decreases in :math:`|t|`, so it is largest where :math:`|z_iw|` is smallest on the cell (0 when
-    the cell contains 0) and smallest at the far end."""
+    r"""Bounds of :math:`L''` on each cell :math:`[lo, hi]`: each term :math:`a_iz_i^2\varphi(z_iw)`, :math:`\varphi(t) =
+    \sigma(t)\sigma(-t)`, decreases in :math:`|t|`: largest where :math:`|z_iw|` is least (0 if the cell holds 0)."""
     t_lo, t_hi = np.multiply.outer(lo, zz), np.multiply.outer(hi, zz)
     near = np.where(t_lo * t_hi <= 0, 0.0, np.minimum(np.abs(t_lo), np.abs(t_hi)))
-    far = np.maximum(np.abs(t_lo), np.abs(t_hi))
-    phi = lambda t: special.expit(t) * special.expit(-t)  # noqa: E731
-    w2 = a * zz * zz
-    return phi(far) @ w2, phi(near) @ w2
-
-
-def _slope_range(lo, hi, step, zz, a):
-    """Bounds of T'(w) = 1 - eta L''(w) on each cell."""
-    c_min, c_max = _curvature_range(lo, hi, zz, a)
-    return 1.0 - step * c_max, 1.0 - step * c_min
+    far, w2 = np.maximum(np.abs(t_lo), np.abs(t_hi)), a * zz * zz
+    return (special.expit(far) * special.expit(-far)) @ w2, (special.expit(near) * special.expit(-near)) @ w2
 
 
 def _two_step_slope(s1: np.ndarray, s2: np.ndarray) -> np.ndarray:
-    r"""A bound on :math:`|h'|` for :math:`h = T\circ T - \mathrm{id}`: :math:`|T'(T(w))|\,|T'(w)| + 1 \le s_2s_1 + 1` (chain rule)."""
+    r"""A bound on :math:`|h'|`, :math:`h = T\circ T - \mathrm{id}`: :math:`|T'(T(w))|\,|T'(w)| + 1 \le s_2s_1 + 1` (chain rule)."""
     return s2 * s1 + 1
-
-
-def _h_1d(w: np.ndarray, step: float, zz: np.ndarray, a: np.ndarray) -> np.ndarray:
-    return _map_1d(_map_1d(w, step, zz, a)[0], step, zz, a)[0] - w
 
 
 def certify_no_two_cycle_1d(z, weights, eta, *, n_init: int = 1024, max_depth: int = 80,
                             max_cells: int = 2_000_000) -> dict:
     r"""Prove, by interval bounds on an adaptive grid, that 1-D GD at step ``eta`` has no 2-cycle -- or locate one.
 
-    Every 2-cycle :math:`u < w^\star < v` has :math:`v = u - \eta L'(u) \le u + \eta G`, :math:`G = \sup|L'|` (the sign of
-    :math:`T(w) - w` is that of :math:`w^\star - w`), so its points lie in :math:`I = [w^\star - \eta G, w^\star + \eta G]`; they are
-    the zeros of :math:`h(w) = T(T(w)) - w` there other than :math:`w^\star`. Each cell :math:`C = [l, r]` of a grid on
-    :math:`I` is settled by one of two tests, with :math:`T' = 1 - \eta L''` bounded on :math:`C` by
-    :func:`_curvature_range` (exact monotonicity of each term, no sampling) and on an enclosure of :math:`T(C)`
-    (:math:`T(m) \pm \sup_C|T'|\,(r-l)/2`, :math:`m` the midpoint):
+    Every 2-cycle :math:`u < w^\star < v` has :math:`v = u - \eta L'(u) \le u + \eta G`, :math:`G = \sup|L'|` (:math:`T(w) - w`
+    has the sign of :math:`w^\star - w`): its points are the zeros other than :math:`w^\star` of :math:`h = T\circ T - \mathrm{id}`
+    on :math:`I = [w^\star - \eta G, w^\star + \eta G]`. With :math:`T' = 1 - \eta L''` bounded on a cell :math:`C = [l, r]` by
+    :func:`_curvature_range` (no sampling) and on the enclosure :math:`T(m) \pm \sup_C|T'|(r-l)/2` of :math:`T(C)`
+    (:math:`m` the midpoint), a cell is settled by *value*, :math:`|h(m)| > (\sup_{T(C)}|T'|\sup_C|T'| + 1)(r-l)/2` (no
+    zero), or as *monotone*: the enclosure of :math:`(T\circ T)'` excludes 1, so :math:`h` has a zero in :math:`C` iff
+    :math:`h(l), h(r)` differ in sign (:math:`w^\star` is a grid edge: a cell ending there has no other zero; a sign
+    change elsewhere locates a 2-cycle point, then bisected to round-off). Other cells are halved, up to ``max_depth``
+    times; both tests carry a margin of :math:`64\epsilon` times the magnitudes involved. No 2-cycle means global
+    convergence: a continuous map of a compact interval without points of period 2 has every orbit converging to a
+    fixed point (Coppel 1955); orbits stay in :func:`orbit_bound_1d`'s interval; :math:`w^\star` is the only fixed point.
 
-    * *value*: :math:`|h(m)| > (\sup_{T(C)}|T'|\sup_C|T'| + 1)(r - l)/2` -- no zero in :math:`C`;
-    * *monotone*: the enclosure of :math:`(T\circ T)' = T'(T(w))T'(w)` excludes 1, so :math:`h` is strictly monotone on
-      :math:`C` and has a zero iff :math:`h(l)` and :math:`h(r)` differ in sign; :math:`w^\star` is a grid edge, and a cell
-      that ends at it has no other zero; a sign change elsewhere locates a 2-cycle point.
-
-    Unsettled cells are halved, up to ``max_depth`` times. Both tests carry a round-off margin of
-    :math:`64\epsilon` times the magnitudes involved. With no 2-cycle, every orbit converges to :math:`w^\star`: a
-    continuous map of a compact interval without points of period 2 has every orbit converging to a fixed point
-    (Coppel 1955), the orbits stay in the invariant interval of :func:`orbit_bound_1d`, and :math:`w^\star` is the
-    only fixed point.
-
-    Returns ``certified`` (no 2-cycle and no unsettled cell), ``cycle_cells`` (k, 2) the cells with a located 2-cycle
-    point, ``cycle_points`` (k,) those points bisected to round-off (``cycle_width`` their final brackets), ``unsettled`` (m, 2) the cells left at ``max_depth``, ``n_cells`` (cells examined), ``interval`` (``I``) and
-    ``w_star``. ``max_cells`` bounds the work (``ValueError`` beyond it).
+    Returns ``certified`` (no 2-cycle, no unsettled cell), ``cycle_cells`` (k, 2), ``cycle_points`` (k,) and
+    ``cycle_width`` (their brackets), ``unsettled`` (m, 2), ``n_cells``, ``interval`` and ``w_star``; more than
+    ``max_cells`` cells is a ``ValueError``.
     """
     z2, a = validate_dataset(z, weights)
     if z2.shape[1] != 1:
@@ -962,54 +943,49 @@ def certify_no_two_cycle_1d(z, weights, eta, *, n_init: int = 1024, max_depth: i
     n_init = V.integer("n_init", n_init, low=2, high=1_000_000)
     max_depth = V.integer("max_depth", max_depth, low=0, high=200)
     max_cells = V.integer("max_cells", max_cells, low=n_init, high=100_000_000)
-    w_min, _ = minimizer(z2, a)
-    ws = float(w_min[0])
-    zz = z2[:, 0]
+    ws, zz = float(minimizer(z2, a)[0][0]), z2[:, 0]
     G = max(float(np.sum(a[zz < 0] * -zz[zz < 0])), float(np.sum(a[zz > 0] * zz[zz > 0])))
-    # w* is an edge of the grid (and stays one under halving): the cells beside it have h(w*) = 0 at an end
-    half_n = n_init // 2
+    half_n = n_init // 2  # w* is a grid edge, and stays one under halving
     edges = np.concatenate([np.linspace(ws - step * G, ws, half_n + 1), np.linspace(ws, ws + step * G, half_n + 1)[1:]])
     lo, hi = edges[:-1], edges[1:]
     eps = 64 * np.finfo(float).eps
+    T = lambda u: _map_1d(u, step, zz, a)[0]  # noqa: E731
+    slopes = lambda l_, r_: [1.0 - step * b for b in _curvature_range(l_, r_, zz, a)[::-1]]  # noqa: E731
     cycle, total = [], 0
     for _ in range(max_depth + 1):
         total += lo.size
         if total > max_cells:
             raise ValueError(f"max_cells: the certificate needs more than {max_cells} cells (raise it, or the grid)")
         mid, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
-        t_mid, _ = _map_1d(mid, step, zz, a)
-        tt_mid, _ = _map_1d(t_mid, step, zz, a)
-        h_mid = tt_mid - mid
-        s_lo, s_hi = _slope_range(lo, hi, step, zz, a)
+        t_mid = T(mid)
+        h_mid = T(t_mid) - mid
+        s_lo, s_hi = slopes(lo, hi)
         s1 = np.maximum(np.abs(s_lo), np.abs(s_hi))
         spread = s1 * half * (1 + eps) + eps * (np.abs(t_mid) + step * G)
-        i_lo, i_hi = _slope_range(t_mid - spread, t_mid + spread, step, zz, a)
+        i_lo, i_hi = slopes(t_mid - spread, t_mid + spread)
+        noise = eps * (np.abs(mid) + np.abs(t_mid) + np.abs(h_mid + mid) + step * G)
         s2 = np.maximum(np.abs(i_lo), np.abs(i_hi))
-        noise = eps * (np.abs(mid) + np.abs(t_mid) + np.abs(tt_mid) + step * G)
         by_value = np.abs(h_mid) > _two_step_slope(s1, s2) * half * (1 + eps) + noise
         products = np.stack([s_lo * i_lo, s_lo * i_hi, s_hi * i_lo, s_hi * i_hi])
         monotone = (products.max(axis=0) < 1 - eps) | (products.min(axis=0) > 1 + eps)
-        h_lo, h_hi = _h_1d(lo, step, zz, a), _h_1d(hi, step, zz, a)
+        h_lo, h_hi = T(T(lo)) - lo, T(T(hi)) - hi
         same_sign = (np.minimum(np.abs(h_lo), np.abs(h_hi)) > noise) & (np.sign(h_lo) == np.sign(h_hi))
         holds_star = (lo == ws) | (hi == ws)
-        settled = by_value | (monotone & (same_sign | holds_star))
         located = monotone & ~same_sign & ~holds_star & (np.sign(h_lo) * np.sign(h_hi) < 0)
         cycle += list(zip(lo[located], hi[located]))
-        rest = ~settled & ~located
-        if not rest.any():
-            lo = hi = np.empty(0)
-            break
+        rest = ~(by_value | (monotone & (same_sign | holds_star))) & ~located
         lo, hi = lo[rest], hi[rest]
+        if not lo.size:
+            break
         mid = 0.5 * (lo + hi)
         lo, hi = np.concatenate([lo, mid]), np.concatenate([mid, hi])
-    unsettled = np.stack([lo, hi], axis=1) if lo.size else np.empty((0, 2))
     cycle_cells = np.array(sorted(cycle)).reshape(-1, 2)
-    # a located cell is monotone with a sign change: bisection keeps the root bracketed, to round-off
     left, right = cycle_cells[:, 0].copy(), cycle_cells[:, 1].copy()
-    for _ in range(60):
+    for _ in range(60):  # monotone with a sign change: bisection keeps the root bracketed
         m = 0.5 * (left + right)
-        same = np.sign(_h_1d(m, step, zz, a)) == np.sign(_h_1d(left, step, zz, a))
+        same = np.sign(T(T(m)) - m) == np.sign(T(T(left)) - left)
         left, right = np.where(same, m, left), np.where(same, right, m)
+    unsettled = np.stack([lo, hi], axis=1)
     return {"certified": bool(not cycle_cells.size and not unsettled.size), "cycle_cells": cycle_cells,
             "cycle_points": 0.5 * (left + right), "cycle_width": right - left, "unsettled": unsettled,
             "n_cells": total, "interval": (float(edges[0]), float(edges[-1])), "w_star": ws}
