@@ -290,7 +290,7 @@ def _catapult_flattening(results: dict[str, Result], out: Path, budget: Budget) 
     ax.plot(fine, flatness_ratio(end, fine), color=THEORY, lw=1.2, label="closed-form (f, λ) map, first seed's start")
     for k in range(fin.shape[1]):
         ax.plot(c, flatness_ratio(fin[:, k], c), "o", ms=3, mfc="none", color=PALETTE[1 + k % (len(PALETTE) - 1)],
-                label=f"GD, m = {int(ex['width'])}, seed {k}" if k < 4 else None)
+                label=f"GD, m = {int(ex['width'])} ({fin.shape[1]} seeds, one colour each)" if k == 0 else None)
     m0 = first_local_minimum(c, flatness_ratio(fin[:, 0], c))
     _edge(ax, m0, f"first minimum ≈ {m0:g}", at=0.55)
     # the legend above the data (the curve falls from 0.95 at the left and the markers scatter at the right)
