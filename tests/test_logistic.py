@@ -444,7 +444,7 @@ def test_editing_an_experiment_range_changes_the_key_and_editing_sde_does_not(so
     import sims.cache as cache
 
     before = cache.code_version("logistic")
-    _edit(source_copy / "sims" / "sde.py", '"""', '"""An edit elsewhere. ')
+    _edit(source_copy / "sims" / "sde" / "algorithms.py", '"""', '"""An edit elsewhere. ')
     cache.code_version.cache_clear()
     assert cache.code_version("logistic") == before          # another topic's simulator: same key
     _edit(source_copy / "paper_checks" / "logistic" / "experiments.py", "cs = np.linspace(0.8, 2.8, n)",
