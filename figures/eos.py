@@ -300,6 +300,27 @@ def _catapult_flattening(results: dict[str, Result], out: Path, budget: Budget) 
                                                               "steplab.catapult_flattening_window"])
 
 
+def _catapult_time(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
+    """Step of the catapult's loss peak against ln(1/z0) (z0 = eta^2 f0^2/m): runs as markers by width, the predicted
+    slope as a line through the runs' mean point (the law fixes the slope, not the offset)."""
+    from paper_checks.eos.catapult import peak_step
+
+    ex = E.catapult_time(budget)
+    x = np.log(1.0 / ex["z0"])
+    y = peak_step(ex["loss"]).astype(float)
+    slope = 1.0 / np.log(th.catapult_growth_factor(float(ex["c"])))
+    fig, ax = figure(1, width=5.0, height=3.4)
+    grid = np.linspace(x.min(), x.max(), 50)
+    ax.plot(grid, y.mean() + slope * (grid - x.mean()), color=THEORY, lw=1.2,
+            label=f"slope 1/ln(ηλ₀ − 1)² = {slope:.2f}")
+    for k, m in enumerate(ex["widths"]):
+        ax.plot(x[k], y[k], "o", ms=4, mfc="none", color=PALETTE[1 + k % (len(PALETTE) - 1)], label=f"GD, m = {int(m)}")
+    ax.set(xlabel="ln(1/z₀), z₀ = η²f₀²/m", ylabel="step of the loss peak", ylim=(0, 1.3 * y.max()),
+           title=f"catapult duration, ηλ₀ = {float(ex['c']):g}")
+    ax.legend(loc="upper left", fontsize=6)
+    return save(fig, "eos_catapult_time", out, claims=["lewkowycz2020.catapult_time_grows_like_log_width"])
+
+
 def _constrained(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     """Distance of GD's window-mean iterate from the constrained trajectory and from the two unconstrained ones, and
     the four trajectories' sharpness, for the first init."""
@@ -342,6 +363,6 @@ def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     """Every figure of the topic (claim results in ``results``; other data from the topic's experiments)."""
     paths: list[Path] = []
     for draw in (_sharpness, _central_flow, _window, _catapult, _rod_flow, _crosslinks, _loss_nonmonotone,
-                 _catapult_flattening, _constrained):
+                 _catapult_flattening, _catapult_time, _constrained):
         paths += draw(results, out, budget)
     return paths

@@ -46,6 +46,8 @@ ROWS = [
         ok={("eta_lambda0", "huge"): "a huge step is a valid input: its phase is divergence"}),
     Row(_T + "catapult_trajectory", {"eta_lambda0": np.array([2.5, 3.0]), "z0": np.array([0.01, 0.02]), "n_steps": 5},
         kinds={"eta_lambda0": "posarr", "z0": "posarr", "n_steps": "posint"}),
+    Row(_T + "catapult_growth_factor", {"eta_lambda0": 2.2}, kinds={"eta_lambda0": "pos+huge"},
+        ok={("eta_lambda0", "huge"): "a huge step is a valid input: its growth factor is (1 - c)^2, finite"}),
     Row(_T + "uv_sharpness", {"u": 1.0, "v": 0.5}),
     Row(_T + "uv_gradient_flow_limit_sharpness", {"u0": 1.0, "v0": 0.5}),
     # simulators

@@ -247,3 +247,16 @@ def test_wrong_constraint_level_fails_the_constrained_trajectory_claim(monkeypat
     wrong = E.constrained.fn(QUICK)
     monkeypatch.setattr(E, "constrained", lambda budget: wrong)
     assert _status("damian2023.gd_follows_constrained_trajectory") == ("passed" if factor == 1.0 else "failed")
+
+
+@pytest.mark.parametrize("square", [True, False])
+def test_output_growth_for_loss_growth_fails_the_catapult_time_claim(monkeypatch, square):
+    """The loss scale's growth per step taken as |1 - eta lambda0| (the output's) instead of (1 - eta lambda0)^2.
+
+    The predicted slope doubles (2.74 -> 5.48 steps per e-fold of 1/z0) against a fitted 2.81 +- 0.02 with a band of
+    ~0.2. Control (the square): the claim passes.
+    """
+    E.catapult_time(QUICK)
+    true = th.catapult_growth_factor
+    monkeypatch.setattr(th, "catapult_growth_factor", true if square else lambda c: float(np.sqrt(true(c))))
+    assert _status("lewkowycz2020.catapult_time_grows_like_log_width") == ("passed" if square else "failed")

@@ -47,7 +47,7 @@ __all__ = [
     "selfstab_averaged_jacobian", "selfstab_averaged_eigenvalues", "central_flow_mean_loss",
     "rod_flow_fixed_point_equations", "critical_sharpness", "momentum_characteristic_polynomial",
     "catapult_map", "catapult_edges", "catapult_phase", "uv_sharpness", "uv_gradient_flow_limit_sharpness",
-    "uv_conserved_quantity", "catapult_scaled_map", "catapult_trajectory",
+    "uv_conserved_quantity", "catapult_scaled_map", "catapult_trajectory", "catapult_growth_factor",
 ]
 
 x, y = sp.symbols("x y", real=True)
@@ -568,3 +568,21 @@ def catapult_trajectory(eta_lambda0, z0, n_steps: int) -> dict[str, np.ndarray]:
             cs.append(c.copy())
             zs.append(z.copy())
     return {"eta_lambda": np.stack(cs, axis=1), "z": np.stack(zs, axis=1)}
+
+
+@functools.lru_cache(maxsize=None)
+def _catapult_growth_expr() -> sp.Expr:
+    z, c = sp.symbols("z c", real=True)
+    return sp.factor(sp.diff(catapult_scaled_map()[0], z).subs(z, 0))
+
+
+def catapult_growth_factor(eta_lambda0) -> float:
+    r"""Per-step growth factor of the loss scale :math:`z` while it is small: :math:`\partial z^+/\partial z|_{z=0} = (1-c)^2`.
+
+    Read off :func:`catapult_scaled_map` by sympy at :math:`c = \eta\lambda_0`. While :math:`z \ll 1` the curvature
+    barely moves (:math:`c^+ - c = z(c - 4)`), so :math:`z_t \approx z_0 (1-c_0)^{2t}` and the loss peaks after
+    :math:`\ln(z^\star/z_0)/\ln(1-c_0)^2` steps, :math:`z^\star = O(1)` set by :math:`c_0` alone: with
+    :math:`z_0 = \eta^2f_0^2/m` the catapult's duration grows like :math:`\ln m/\ln(1-c_0)^2`.
+    """
+    c = V.real("eta_lambda0", eta_lambda0, low=0.0, low_open=True)
+    return float(_catapult_growth_expr().subs(sp.Symbol("c", real=True), c))

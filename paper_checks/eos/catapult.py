@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 import theory.eos as th
-from paper_checks import STEPLAB, Bound, Categorical, Count, Exact, Paper, Result, claim
+from paper_checks import STEPLAB, Bound, Categorical, Count, Exact, Paper, Rate, Result, claim
 from paper_checks.eos import experiments as E
 
 PAPER = Paper(key="lewkowycz2020", title="The Large Learning Rate Phase of Deep Learning: the Catapult Mechanism",
@@ -229,3 +229,49 @@ def catapult_flattening_window(budget) -> Result:
               f"{np.round([ratio[c == m, s][0] for s, m in enumerate(located)], 4).tolist()}")
     return Result(checks, detail=detail, arrays={"c": c, "ratio": ratio, "predicted": pred, "located": located,
                                                  "theory_min": theory_min, "fine_min": fine_min}, seed=E.SEED)
+
+
+def peak_step(loss: np.ndarray) -> np.ndarray:
+    """Step of the largest loss along the last axis (the catapult's peak)."""
+    return np.argmax(np.asarray(loss, float), axis=-1)
+
+
+@claim("lewkowycz2020.catapult_time_grows_like_log_width", paper=PAPER, provenance="secondary", kind="rate",
+       source="the catapult's duration of order log m, as relayed by secondary accounts of Sec. 2; the slope is derived "
+              "here from the closed-form (z, c) map",
+       statement="In the uv model at eta*lambda0 = 2.2 the loss peaks after ln(1/z0)/ln((eta*lambda0 - 1)^2) + O(1) steps, "
+                 "z0 = eta^2 f0^2/m: the catapult's duration grows like log m with the width, at slope "
+                 "1/ln((eta*lambda0 - 1)^2) = 2.74 steps per e-fold of 1/z0.",
+       latex=r"t_{\mathrm{peak}} = \frac{\ln(1/z_0)}{\ln(\eta\lambda_0 - 1)^2} + O(1),\quad z_0 = \eta^2f_0^2/m")
+def catapult_time_grows_like_log_width(budget) -> Result:
+    r"""Step of the loss peak of every run (widths x seeds) against :math:`\ln(1/z_0)`, the slope fitted over all runs.
+
+    :math:`z_0 = \eta^2 f_0^2/m` carries the width (and each start's :math:`f_0`, which scatters the peaks of one
+    width by several steps). Predicted slope :math:`1/\ln g`, :math:`g` = :func:`theory.eos.catapult_growth_factor`
+    (:math:`(1 - \eta\lambda_0)^2`: the loss scale's growth per step while it is small). ``next_order``: the peak is
+    read at whole steps, up to one step from the continuous one (:func:`paper_checks.eos.central_flow.sampling_bias_bound`
+    of width 1). Rivals: the duration does not depend on the width (slope 0); the output's growth factor
+    :math:`|1 - \eta\lambda_0|` used for the loss's (slope :math:`1/\ln|1 - \eta\lambda_0|`, twice the prediction).
+    """
+    from paper_checks.eos.central_flow import sampling_bias_bound
+
+    ex = E.catapult_time(budget)
+    if np.any(ex["diverged"]):
+        raise RuntimeError("a catapult-time run diverged")
+    c = float(ex["c"])
+    x = np.log(1.0 / ex["z0"]).ravel()
+    y = peak_step(ex["loss"]).astype(float).ravel()
+    slope = 1.0 / np.log(th.catapult_growth_factor(c))
+    check = Rate("steps to the loss peak per unit of ln(1/z0), z0 = eta^2 f0^2/m (all widths and seeds)", x=x, y=y,
+                 predicted=slope, log=False, next_order=sampling_bias_bound(x, 1.0),
+                 rivals={"the catapult's duration does not depend on the width (slope 0)": 0.0,
+                         "the output's growth |1 - eta lambda0| per step taken for the loss's (slope 1/ln|1 - c|)":
+                         1.0 / np.log(abs(1.0 - c))},
+                 why=f"SE of the least-squares slope over {y.size} runs; next_order bounds reading the peak at whole steps")
+    peaks = peak_step(ex["loss"])
+    detail = (f"eta*lambda0 = {c:g}, widths {ex['widths'].tolist()}, {peaks.shape[1]} seeds: mean peak step per width "
+              f"{np.round(peaks.mean(axis=1), 1).tolist()}; fitted {check.slope:.3f} +- {check.se:.3f} steps per e-fold "
+              f"(predicted {slope:.3f})")
+    return Result([check], detail=detail, arrays={"x": x, "y": y, "widths": ex["widths"], "fit": np.array([check.slope,
+                                                                                                          check.se])},
+                  seed=E.SEED)

@@ -309,3 +309,25 @@ def constrained(budget: Budget) -> dict:
                         n_steps=n_steps, window=window, substeps=4)
     return {"inits": np.array(inits), "eta": TRACK_ETA, "window": window, "n_steps": n_steps,
             "t": window * (np.arange(n_steps // window) + 1), **out}
+
+
+CATAPULT_TIME_C = 2.2  # eta*lambda0 of the catapult-time runs: slow growth (1.44 per step), so the peak moves far with m
+
+
+@experiment("eos.catapult_time")
+def catapult_time(budget: Budget) -> dict:
+    """The uv model at eta*lambda0 = 2.2 over widths, the loss recorded at every step: when the catapult's loss peaks.
+
+    80 steps (the latest peak comes by step 42 at full) in blocks of one step; the seeds are new keys (``SEED + 6``).
+    """
+    widths = budget.pick(quick=(256, 4096), full=(64, 256, 1024, 4096, 16384))
+    n_seeds = budget.pick(quick=8, full=16)
+    keys = jax.random.split(jax.random.key(SEED + 6), n_seeds)
+    n_steps = 80
+    runs = [sim.catapult_gd(keys, [CATAPULT_TIME_C], width=m, n_steps=n_steps, n_blocks=n_steps) for m in widths]
+    loss = np.stack([r["block_max_loss"][0] for r in runs])  # (width, seed, step): blocks of one step
+    eta = np.stack([r["eta"][0] for r in runs])
+    loss0 = np.stack([r["loss0"][0] for r in runs])
+    return {"c": CATAPULT_TIME_C, "widths": np.array(widths), "loss": loss, "eta": eta, "loss0": loss0,
+            "z0": eta ** 2 * 2.0 * loss0 / np.array(widths)[:, None],
+            "diverged": np.stack([r["diverged"][0] for r in runs]), "n_steps": n_steps}
