@@ -29,7 +29,7 @@ def _data():
 
 
 def _fw():
-    from sims import linear_hessian_frame as F
+    from sims.linear_hessian import frame as F
 
     return F.frame_widths(W)
 
@@ -43,11 +43,11 @@ def _d(**kw):
 
 
 _T = "theory.linear_hessian."
-_S = "sims.linear_hessian."
-_F = "sims.linear_hessian_frame."
-_L = "sims.linear_hessian_laws."
-_P = "sims.linear_hessian_spectrum."
-_N = "sims.linear_hessian_train."
+_S = "sims.linear_hessian.net."
+_F = "sims.linear_hessian.frame."
+_L = "sims.linear_hessian.laws."
+_P = "sims.linear_hessian.spectrum."
+_N = "sims.linear_hessian.train."
 _R = "sims.reference.linear_hessian."
 WK = {"widths": "widths"}
 

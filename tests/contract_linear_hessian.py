@@ -16,8 +16,8 @@ import numpy as np
 
 from sims import hvp as H
 from sims import linear_hessian as S
-from sims.linear_hessian_spectrum import constructed_minima, hessian_spectra
-from sims.linear_hessian_train import aligned_path, train_sweep
+from sims.linear_hessian.spectrum import constructed_minima, hessian_spectra
+from sims.linear_hessian.train import aligned_path, train_sweep
 
 from tests._contract_table import Sim
 

@@ -6,9 +6,9 @@ import pytest
 import sympy as sp
 
 from sims import linear_hessian as S
-from sims import linear_hessian_frame as F
-from sims.linear_hessian_spectrum import constructed_minima, hessian_spectra
-from sims.linear_hessian_train import aligned_path, train_sweep
+from sims.linear_hessian import frame as F
+from sims.linear_hessian.spectrum import constructed_minima, hessian_spectra
+from sims.linear_hessian.train import aligned_path, train_sweep
 from sims.reference import linear_hessian as R
 from theory import linear_hessian as T
 
@@ -438,7 +438,7 @@ def test_bench_case_runs_small():
 # ----------------------------------------------------------------------------------------------
 
 def test_class_means_and_projected_minima_against_the_numpy_hessian():
-    from sims import linear_hessian_laws as LW
+    from sims.linear_hessian import laws as LW
     X, Y = LW.class_means_data(jax.random.key(0), np.array([50, 30, 20]), 5, 2.0)
     w = (5, 4, 3)
     theta = LW.min_norm_balanced_minimum(jax.random.key(1), X, Y, w)
@@ -472,17 +472,17 @@ def test_law_bad_inputs_name_the_parameter(call, param):
 
 
 @pytest.mark.parametrize("call, param", [
-    (lambda: __import__("sims.linear_hessian_laws").linear_hessian_laws.class_means_data(
+    (lambda: __import__("sims.linear_hessian.laws").linear_hessian.laws.class_means_data(
         jax.random.key(0), np.array([5, 3]), 1, 1.0), "d0"),
-    (lambda: __import__("sims.linear_hessian_laws").linear_hessian_laws.class_means_data(
+    (lambda: __import__("sims.linear_hessian.laws").linear_hessian.laws.class_means_data(
         jax.random.key(0), np.array([5, 3]), 3, -1.0), "radius"),
-    (lambda: __import__("sims.linear_hessian_laws").linear_hessian_laws.projected_data(
+    (lambda: __import__("sims.linear_hessian.laws").linear_hessian.laws.projected_data(
         jax.random.key(0), 4, 10, 5), "input_rank"),
-    (lambda: __import__("sims.linear_hessian_laws").linear_hessian_laws.projected_data(
+    (lambda: __import__("sims.linear_hessian.laws").linear_hessian.laws.projected_data(
         jax.random.key(0), 4, 10, 2, counts=np.array([5, 3, 2])), "counts"),
-    (lambda: __import__("sims.linear_hessian_laws").linear_hessian_laws.min_norm_balanced_minimum(
+    (lambda: __import__("sims.linear_hessian.laws").linear_hessian.laws.min_norm_balanced_minimum(
         jax.random.key(0), np.eye(3), np.ones((2, 4)), (3, 2, 2)), "Y"),
-    (lambda: __import__("sims.linear_hessian_laws").linear_hessian_laws.min_norm_balanced_minimum(
+    (lambda: __import__("sims.linear_hessian.laws").linear_hessian.laws.min_norm_balanced_minimum(
         jax.random.PRNGKey(0), np.eye(3), np.ones((2, 3)), (3, 2, 2)), "key"),
 ])
 def test_laws_sims_bad_inputs_name_the_parameter(call, param):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from sims import linear_hessian as S
-from sims import linear_hessian_frame as F
+from sims.linear_hessian import frame as F
 
 # one compilation serves both frame class-data tests (gaussian is traced; alpha is left at its default on purpose)
 _class_data = jax.jit(F._frame_class_data, static_argnums=(3, 4))
@@ -57,7 +57,7 @@ def test_case_grid_takes_the_number_of_cases_from_two_dimensional_counts():
     ``counts`` and scalar fields give two cases, each with its own row; a third per-case length disagreeing
     with the rows is refused. Host-side NumPy only (nothing compiles).
     """
-    from sims.linear_hessian_spectrum import case_grid
+    from sims.linear_hessian.spectrum import case_grid
     counts = np.array([[50, 30, 20], [34, 33, 33]])
     grid = case_grid(jax.random.key(0), (6, 4, 3), counts=counts)
     np.testing.assert_array_equal(grid["counts"], counts)

@@ -16,7 +16,7 @@ import jax
 import numpy as np
 
 import sims.linear_hessian as slh
-import sims.linear_hessian_train as slt
+import sims.linear_hessian.train as slt
 import sims.logistic as slg
 import theory.linear_hessian as tlh
 import theory.logistic as tlg
@@ -156,7 +156,7 @@ def _crossing(S: np.ndarray, level: float) -> int:
        latex=r"t^\times = \min\{t: \lambda_{\max}(a(t)) \ge 2/\eta\},\ t^\times < \infty \iff 2\sqrt{\pi_{\max}} > 2/\eta")
 def linear_net_crossing(budget: Budget) -> Result:
     """Lanczos sharpness of the full net vs the aligned-path spectrum (theory.linear_hessian with the exact reduced
-    GD map sims.linear_hessian_train.aligned_path) up to the crossing; the crossing step; whether it happens.
+    GD map sims.linear_hessian.train.aligned_path) up to the crossing; the crossing step; whether it happens.
 
     Rivals: no progressive sharpening (the sharpness sits at the law from the start); the crossing step of gradient
     flow (modes grow like exp(2 eta s t) instead of GD's (1 + eta s)^2 per step); the depth-1 value 1 in place of the

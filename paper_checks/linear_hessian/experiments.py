@@ -8,8 +8,8 @@ r"""The topic's simulations as named, cached experiments (claims and figures bot
 * :func:`sharpening` -- two-layer GD from an aligned and from a random small init with the
   sharpness (HVP-Lanczos) and the mode strengths recorded at every step.
 
-Grids are built here from the budget; the simulators are in :mod:`sims.linear_hessian_spectrum`,
-:mod:`sims.linear_hessian_train` and :mod:`sims.linear_hessian`. Every array is keyed by case;
+Grids are built here from the budget; the simulators are in :mod:`sims.linear_hessian.spectrum`,
+:mod:`sims.linear_hessian.train` and :mod:`sims.linear_hessian`. Every array is keyed by case;
 string labels are stored as integer codes (``GROUPS`` tuples below).
 """
 from __future__ import annotations
@@ -20,10 +20,10 @@ import numpy as np
 from paper_checks._experiment import experiment
 from paper_checks._registry import Budget
 from sims import linear_hessian as S
-from sims import linear_hessian_frame as F
-from sims import linear_hessian_laws as LW
-from sims.linear_hessian_spectrum import constructed_minima, hessian_spectra
-from sims.linear_hessian_train import train_sweep
+from sims.linear_hessian import frame as F
+from sims.linear_hessian import laws as LW
+from sims.linear_hessian.spectrum import constructed_minima, hessian_spectra
+from sims.linear_hessian.train import train_sweep
 from theory import linear_hessian as T
 
 SEED = 20260  # every random draw of the topic derives from it
@@ -253,7 +253,7 @@ def _frame_case(theta: np.ndarray, X: np.ndarray, Y: np.ndarray, widths) -> tupl
 def laws(budget: Budget) -> dict:
     r"""Balanced minimum-norm minima of non-whitened or rank-deficient data and their autodiff spectra.
 
-    ``means``: inputs at orthogonal class means of norm :math:`r` (:func:`sims.linear_hessian_laws.class_means_data`);
+    ``means``: inputs at orthogonal class means of norm :math:`r` (:func:`sims.linear_hessian.laws.class_means_data`);
     ``alpha``: whitened inputs of scale :math:`\alpha` with one-hot labels; ``projected`` /
     ``projected_class``: inputs whitened on an :math:`m<d_0` dimensional subspace with generic
     or one-hot labels. Each net is built in NumPy, embedded in the frame and its Hessian taken by

@@ -20,7 +20,7 @@ from paper_checks._registry import Budget, Result, claim
 from paper_checks.linear_hessian import PAPER
 from paper_checks.linear_hessian import experiments as E
 from sims import linear_hessian as S
-from sims import linear_hessian_frame as F
+from sims.linear_hessian import frame as F
 from theory import linear_hessian as T
 
 

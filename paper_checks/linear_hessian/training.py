@@ -15,7 +15,7 @@ from paper_checks._checks import Bound, Categorical, Count, Exact
 from paper_checks._registry import Budget, Result, claim
 from paper_checks.linear_hessian import PAPER
 from paper_checks.linear_hessian import experiments as E
-from sims.linear_hessian_train import aligned_path
+from sims.linear_hessian.train import aligned_path
 from theory import linear_hessian as T
 
 # GD that converges drives the loss of this exactly fittable problem geometrically to round-off

@@ -8,9 +8,9 @@ The parameters are one flat vector :math:`\theta\in\mathbb R^P`, the row-major c
 :math:`W_1,\dots,W_L`.
 
 Curvature goes through the shared module :mod:`sims.hvp` (HVP, dense Hessian, Lanczos). Sweeps over
-many shapes use the padded embedding of :mod:`sims.linear_hessian_frame`; constructed minima and
-their spectra live in :mod:`sims.linear_hessian_spectrum`, GD sweeps in
-:mod:`sims.linear_hessian_train`; the NumPy references in :mod:`sims.reference.linear_hessian`.
+many shapes use the padded embedding of :mod:`sims.linear_hessian.frame`; constructed minima and
+their spectra live in :mod:`sims.linear_hessian.spectrum`, GD sweeps in
+:mod:`sims.linear_hessian.train`; the NumPy references in :mod:`sims.reference.linear_hessian`.
 
 **Divergence** (:func:`train_gd`): a GD iterate that is non-finite or exceeds :data:`BLOWUP` in
 absolute value marks the run ``diverged``; ``diverged_step`` is the first such step (``-1`` if

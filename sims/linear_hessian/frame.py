@@ -11,7 +11,7 @@ counts and scales are *traced* values, so sweeps over all of them share one comp
 (compilation, not arithmetic, dominates the cost of these tiny nets).
 
 The functions here are building blocks for the per-run functions of
-:mod:`sims.linear_hessian_spectrum` and :mod:`sims.linear_hessian_train`; their static arguments
+:mod:`sims.linear_hessian.spectrum` and :mod:`sims.linear_hessian.train`; their static arguments
 (``dmax``, ``n``) are validated, their traced arguments are checked by the public sweep wrappers.
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
 r"""Constructed points (balanced minima, gauged minima, the origin) and their exact Hessian spectra, as sweeps.
 
 :func:`constructed_minima` builds, for every case of a grid, the data and a parameter vector inside
-the frame of :mod:`sims.linear_hessian_frame`: one-hot class data (whitened, or mixed by a random
+the frame of :mod:`sims.linear_hessian.frame`: one-hot class data (whitened, or mixed by a random
 matrix so that :math:`\Sigma_{xx}\ne\alpha I`) or generic rank-:math:`r` labels with whitened
 inputs of scale :math:`\alpha`; the balanced global minimum with a random orthogonal hidden gauge;
 optionally a random function-preserving gauge :math:`G_l=I+\text{scale}\,N_l/\sqrt{d_l}` applied
@@ -25,7 +25,7 @@ import numpy as np
 
 import sims  # noqa: F401  (float64)
 from sims import hvp as H
-from sims import linear_hessian_frame as F
+from sims.linear_hessian import frame as F
 from sims.sweep import run_grid
 from theory import validate as V
 from theory.linear_hessian import validate_widths
@@ -207,7 +207,7 @@ def hessian_spectra(theta, widths, depth, X, Y, *, act=0) -> dict[str, np.ndarra
 
     ``theta`` ``(n, LMAX*DMAX^2)``, ``widths`` ``(n, LMAX+1)`` frame widths, ``depth`` ``(n,)``,
     ``X``/``Y`` ``(n, DMAX, N_SAMPLES)`` (as returned by :func:`constructed_minima` or
-    :func:`sims.linear_hessian_train.train_sweep`), ``act`` activation code(s) (0 linear, 1 tanh,
+    :func:`sims.linear_hessian.train.train_sweep`), ``act`` activation code(s) (0 linear, 1 tanh,
     2 relu). Returns ``eigenvalues`` ``(n, LMAX*DMAX^2)``: the :math:`P` eigenvalues of each net in
     ascending order followed by NaN padding, and ``n_params`` (:math:`P` per case). Every entry of
     ``theta`` must be finite (drop diverged runs first).

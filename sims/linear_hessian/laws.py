@@ -14,7 +14,7 @@ r"""Data and minima beyond whitened full-rank inputs: orthogonal class means, an
 These are constructions, not iterations: NumPy linear algebra on Gaussian draws from a typed key
 (a NumPy stream seeded by the key's bits);
 nothing diverges. The Hessians are measured elsewhere (autodiff in the frame sweep of
-:mod:`sims.linear_hessian_spectrum`).
+:mod:`sims.linear_hessian.spectrum`).
 """
 from __future__ import annotations
 

@@ -24,9 +24,9 @@ import numpy as np
 from jax import lax
 
 import sims  # noqa: F401  (float64)
-from sims import linear_hessian_frame as F
-from sims.linear_hessian import _gd_steps
-from sims.linear_hessian_spectrum import CHUNK, _case_widths, _ints, _keys, _per_case
+from sims.linear_hessian import frame as F
+from sims.linear_hessian.net import _gd_steps
+from sims.linear_hessian.spectrum import CHUNK, _case_widths, _ints, _keys, _per_case
 from sims.sweep import run_grid
 from theory import validate as V
 
