@@ -184,7 +184,7 @@ def _fig_spike(budget: Budget, out: Path) -> list[Path]:
         ax.set_ylim(0, 1)
     for k, (ax, tag) in enumerate(zip(axes, tags)):
         acc, mode = res[f"{tag}.test_acc"], res[f"{tag}.mode"]
-        steps = np.arange(acc.shape[1])
+        steps = np.asarray(res["eval_step"])  # the steps whose test accuracy was recorded
         for code, (name, c) in enumerate(zip(MODES, (SIM, ACCENT, THEORY))):
             sel = acc[mode == code]
             # one legend (first panel) serves every panel: the same three modes in the same colours

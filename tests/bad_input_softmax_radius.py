@@ -152,9 +152,10 @@ ROWS = [
         # within each bound (1e6), 1e6 steps x 1e6 indices are 8 TB: the size guard's to refuse
         extra=[({"steps": 10**6, "batch": 10**6}, "steps", "oversize")]),
     Row(_S + "training.spike_runs", lambda: {"model": _setup()[1], "data": _setup()[4], "modes": ("plain",), "seeds": np.arange(1),
-                                             "eta": 0.01, "factor": 10.0, "steps": 4, "batch": 4, "spike_step": 2},
+                                             "eta": 0.01, "factor": 10.0, "steps": 4, "batch": 4, "spike_step": 2,
+                                    "eval_every": 2},
         kinds={**APPLY, "seeds": "iarr", "eta": "pos", "factor": "pos", "steps": "posint", "batch": "posint",
-               "spike_step": "nonnegint"}, ok={("spike_step", "neg"): "-1: no spike (the default of run_adam)"}, slow=True,
+               "spike_step": "nonnegint", "eval_every": "posint"}, ok={("spike_step", "neg"): "-1: no spike (the default of run_adam)"}, slow=True,
         extra=[({"steps": 10**6, "batch": 10**6}, "batch", "oversize")]),
     Row(_S + "training.temperature_runs", lambda: {"data": _setup()[4], "temperatures": np.array([1.0]), "seeds": np.arange(1),
                                                    "r": np.array([0.0, 0.5]), "steps": 2, "batch": 4, "eta": 0.01,

@@ -431,12 +431,25 @@ def test_clip_mode_with_a_loose_norm_is_plain_adam_and_divergence_is_flagged():
     assert bool(bad["diverged"]) and int(bad["diverged_step"]) == 0
 
 
-def test_spike_runs_pair_modes_on_one_seed():
-    out = S.spike_runs(_MLP, _DATA, modes=("plain", "controller"), seeds=[0], eta=0.05, factor=100.0, steps=3,
-                       batch=8, spike_step=1, chunk_size=4)
+def test_spike_runs_pair_modes_on_one_seed_and_record_what_single_runs_record():
+    kw = dict(eta=0.05, steps=6, batch=8, spike_step=2)
+    out = S.spike_runs(_MLP, _DATA, modes=("plain", "controller"), seeds=[0], factor=100.0, eval_every=4,
+                       chunk_size=1, **kw)
     assert out["mode"].tolist() == [0, 2] and out["seed"].tolist() == [0, 0]
     # the same initialization and minibatches: identical until the spike
     assert out["loss"][0, 0] == out["loss"][1, 0] and out["loss"][0, 1] == out["loss"][1, 1]
+    # the sparse records (test accuracy every 4th step, around the spike and at the end; rho_a at the spike only
+    # outside the controller) against train's per-step records of the same runs: the skipped work never feeds the
+    # trajectory, so equal up to the round-off of a differently batched program (1e-12)
+    assert out["eval_step"].tolist() == [0, 1, 2, 4, 5]
+    for g, code in enumerate(out["mode"]):
+        one = S.train(jax.random.key(0), _MLP, _DATA, mode=S.MODES[code], spike_factor=100.0, eval_every_step=True,
+                      **kw)
+        np.testing.assert_allclose(out["test_acc"][g], np.asarray(one["test_acc"])[out["eval_step"]], atol=1e-12)
+        assert out["final_acc"][g] == out["test_acc"][g, -1]
+        tracked = np.arange(6) == 2 if code == 0 else np.ones(6, bool)
+        np.testing.assert_allclose(out["r"][g][tracked], np.asarray(one["r"])[tracked], rtol=1e-12)
+        assert np.all(np.isnan(out["r"][g][~tracked]))
 
 
 def test_kl_and_cgf_in_jax_match_theory():

@@ -110,10 +110,11 @@ def lr_spike_controller(budget: Budget) -> Result:
     paper's values of those medians (a miss is 'differs from paper')."""
     out = lr_spike(budget)
     s = int(out["spike_step"])
+    before = int(np.flatnonzero(np.asarray(out["eval_step"]) == s - 1)[0])  # the recorded step just before the spike
     survived, mode, rows, best = [], [], [], []
     for tag in [str(t) for t in np.asarray(out["runs"])]:
         acc, m, div = out[f"{tag}.test_acc"], out[f"{tag}.mode"], out[f"{tag}.diverged"]
-        pre = acc[:, s - 1]
+        pre = acc[:, before]
         ok = ~div & (acc[:, -1] >= pre - 0.05)
         survived.append(ok)
         mode.append(m)

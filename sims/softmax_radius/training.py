@@ -130,11 +130,27 @@ def mode_code(mode: str) -> int:
 
 
 def _adam_core(params, data, batches, eta, spike_factor, spike_step, clip_norm, temperature, mode, *, model,
-               eval_every_step, track_radius):
-    r"""Adam from ``params`` over the minibatch index rows ``batches`` (traceable; see :func:`run_adam`)."""
+               eval_every_step, track_radius, eval_at=None):
+    r"""Adam from ``params`` over the minibatch index rows ``batches`` (traceable; see :func:`run_adam`).
+
+    ``eval_at`` (a tuple of step indices, static) records the test accuracy after those steps only (NaN after the
+    others), in place of ``eval_every_step``; ``track_radius="spike"`` computes :math:`\rho_a` at ``spike_step`` only
+    (NaN at the other steps; not for the controller, which needs it at every step). Both are a ``lax.cond`` on the
+    step index, which a ``vmap`` over runs leaves a branch (the index is not batched), so the other steps skip the
+    work."""
     xtr, ytr = data["x_train"], data["y_train"]
     xte, yte = data["x_test"], data["y_test"]
     adam = optax.scale_by_adam()
+    recorded = None if eval_at is None else np.isin(np.arange(batches.shape[0]), eval_at)
+
+    def test_acc(p):
+        return _accuracy(model.apply(p, xte), yte).astype(jnp.result_type(float))
+
+    def skip(p):
+        return jnp.asarray(jnp.nan, jnp.result_type(float))
+
+    def radius(p, upd):
+        return _rho_a(model.apply, p, _normalize(upd), xtr, temperature).astype(jnp.result_type(float))
 
     def loss_fn(p, xb, yb):
         return _cross_entropy(model.apply(p, xb), yb, temperature)
@@ -151,14 +167,20 @@ def _adam_core(params, data, batches, eta, spike_factor, spike_step, clip_norm, 
         eta_i = eta * jnp.where(i == spike_step, spike_factor, 1.0)
         upd = jax.tree_util.tree_map(lambda x: -eta_i * x, u)
         norm = _tree_norm(upd)
-        rho = _rho_a(model.apply, p, _normalize(upd), xtr, temperature) if track_radius else jnp.nan
+        if track_radius == "spike":
+            rho = jax.lax.cond(i == spike_step, radius, lambda q, d: jnp.asarray(jnp.nan, jnp.result_type(float)),
+                               p, upd)
+        else:
+            rho = radius(p, upd) if track_radius else jnp.nan
         ctrl = jnp.minimum(1.0, rho / jnp.where(norm > 0, norm, 1.0))
         scale = jnp.where(mode == 2, ctrl, 1.0)
         p = jax.tree_util.tree_map(lambda w, d: w + scale * d, p, upd)
         bad = ~jnp.isfinite(loss) | _blown(p)
         first_bad = jnp.where((first_bad < 0) & bad, i, first_bad)
         out = {"loss": loss, "r": norm / rho, "scale": scale}
-        if eval_every_step:
+        if recorded is not None:
+            out["test_acc"] = jax.lax.cond(jnp.asarray(recorded)[i], test_acc, skip, p)
+        elif eval_every_step:
             out["test_acc"] = _accuracy(model.apply(p, xte), yte)
         return (p, s, first_bad), out
 
@@ -178,12 +200,12 @@ def _training_bytes(runs: int, steps: int, batch: int, data: dict, max_bytes) ->
 
 
 def _train_core(key, data, eta, spike_factor, spike_step, clip_norm, temperature, mode, *, model, steps, batch,
-                eval_every_step, track_radius):
+                eval_every_step, track_radius, eval_at=None):
     r"""Initialization and minibatches from ``key``, then :func:`_adam_core` (traceable; see :func:`train`)."""
     k_init, k_batch = jax.random.split(key)
     batches = jax.random.randint(k_batch, (steps, batch), 0, data["x_train"].shape[0])
     return _adam_core(model.init(k_init), data, batches, eta, spike_factor, spike_step, clip_norm, temperature, mode,
-                      model=model, eval_every_step=eval_every_step, track_radius=track_radius)
+                      model=model, eval_every_step=eval_every_step, track_radius=track_radius, eval_at=eval_at)
 
 
 _train_jit = jax.jit(_train_core, static_argnames=("model", "steps", "batch", "eval_every_step", "track_radius"))
@@ -255,22 +277,37 @@ def train(key, model: Model, data: dict, *, steps: int, batch: int, eta: float, 
                       track_radius=track_radius)
 
 
-def _spike_run(point, data, eta, factor, spike_step, *, model, steps, batch):
+def _spike_run(point, data, eta, factor, spike_step, *, model, steps, batch, eval_at, track):
     """One (mode, seed) run of the spike study; every mode of a seed shares its key (a paired design)."""
     out = _train_core(jax.random.key(point["seed"]), data, eta, factor, spike_step, jnp.asarray(1.0), jnp.asarray(1.0),
-                      point["mode"], model=model, steps=steps, batch=batch, eval_every_step=True, track_radius=True)
+                      point["mode"], model=model, steps=steps, batch=batch, eval_every_step=True, track_radius=track,
+                      eval_at=eval_at)
     return {k: out[k] for k in ("test_acc", "r", "scale", "loss", "diverged", "diverged_step")}
 
 
+def _eval_steps(steps: int, spike_step: int, every: int) -> np.ndarray:
+    """The steps after which the spike study records the test accuracy: every ``every``-th, the two around the spike
+    (the one before it is the accuracy the spike is judged against) and the last."""
+    marks = [i for i in (spike_step - 1, spike_step, steps - 1) if 0 <= i < steps]
+    return np.union1d(np.arange(0, steps, every), marks).astype(np.int64)
+
+
 def spike_runs(model: Model, data: dict, *, modes=MODES, seeds, eta: float, factor: float, steps: int = 200,
-               batch: int = 64, spike_step: int = 50, chunk_size: int | None = None, max_bytes=None) -> dict:
+               batch: int = 64, spike_step: int = 50, eval_every: int = 1, chunk_size: int | None = None,
+               max_bytes=None) -> dict:
     r"""Adam runs with a one-step learning-rate spike (``eta * factor`` at ``spike_step``) for every
-    (mode, seed) pair (mode-major order), one compilation for the whole ``run_grid``.
+    (mode, seed) pair (mode-major order).
 
     All modes of one seed share the initialization and the minibatches (a paired comparison).
     ``chunk_size`` (None: one chunk) fixes the compiled grid size (see :func:`one_step_sweep`).
-    Returns ``mode (G,)`` (codes, see :func:`mode_code`), ``seed (G,)``, ``test_acc (G, steps)``,
-    ``final_acc (G,)``, ``r``, ``scale``, ``loss (G, steps)``, ``diverged (G,)``, ``diverged_step (G,)``.
+    The test accuracy is recorded after the steps :math:`i` with :math:`i\equiv 0 \pmod k` (``eval_every`` = k),
+    after the steps just before and at the spike and after the last step (every step for k = 1); the other steps skip
+    the test set. Returns ``mode (G,)`` (codes, see :func:`mode_code`), ``seed (G,)``, ``eval_step (E,)`` (the
+    recorded steps, increasing), ``test_acc (G, E)`` (after those steps), ``final_acc (G,)`` (after the last step),
+    ``r`` (the normalized step :math:`\|p\|/\rho_a` at every step for the controller, at ``spike_step`` only for the
+    other modes, NaN at their other steps: :math:`\rho_a` costs a JVP over the training set), ``scale``,
+    ``loss (G, steps)``, ``diverged (G,)``, ``diverged_step (G,)``. One sweep per mode (``run_grid`` over the
+    seeds); plain Adam and clipping share one compiled program, the controller has its own.
     ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for every run's minibatch indices and
     records (a chunk of runs draws its indices at once).
     """
@@ -290,9 +327,22 @@ def spike_runs(model: Model, data: dict, *, modes=MODES, seeds, eta: float, fact
     spike_step = V.integer("spike_step", spike_step, low=-1, high=steps - 1)
     eta = V.real("eta", eta, low=0.0, low_open=True)
     factor = V.real("factor", factor, low=0.0, low_open=True)
+    eval_every = V.integer("eval_every", eval_every, low=1, high=1_000_000)
+    eval_step = _eval_steps(steps, spike_step, eval_every)
+    # every step: the program without the branch (eval_at None)
+    eval_at = None if eval_step.size == steps else tuple(int(i) for i in eval_step)
     grid, _ = cartesian(mode=codes, seed=seeds)
-    out = run_grid(_spike_run, grid, data, jnp.asarray(eta), jnp.asarray(factor), jnp.asarray(spike_step, jnp.int32),
-                   static={"model": model, "steps": steps, "batch": batch}, **_chunking(chunk_size))
+    parts = []
+    for code in codes:  # one sweep per mode: rho_a at every step for the controller, at the spike for the others
+        sel = np.asarray(grid["mode"]) == code
+        track = True if code == mode_code("controller") else "spike"
+        parts.append(run_grid(_spike_run, {k: v[sel] for k, v in grid.items()}, data, jnp.asarray(eta),
+                              jnp.asarray(factor), jnp.asarray(spike_step, jnp.int32),
+                              static={"model": model, "steps": steps, "batch": batch, "eval_at": eval_at,
+                                      "track": track}, **_chunking(chunk_size)))
+    out = {k: np.concatenate([p_[k] for p_ in parts]) for k in parts[0]}
+    out["test_acc"] = out["test_acc"][:, eval_step]
+    out["eval_step"] = eval_step
     out["final_acc"] = out["test_acc"][:, -1]
     out["mode"], out["seed"] = np.asarray(grid["mode"]), np.asarray(grid["seed"])
     return out
