@@ -352,6 +352,19 @@ def test_lyapunov_paths_divergence_step():
     np.testing.assert_array_equal(out["diverged_step"], [[1, 1], [2, 2], [-1, -1]])
 
 
+def test_moment_growth_divergence_step():
+    """Steps count from 0 (the start). One sample h = 1 in one dimension: tr Sigma_t = (1 - eta)^(2t) exactly, so the
+    first step past the bound is the first t with 2t log|1 - eta| > LOG_BOUND, measured from the start (not from step 1)."""
+    etas = np.array([1 + 1e60, 1 + 1e100, 0.5])
+    out = sim.moment_growth(np.ones((1, 1, 1)), 1, etas, n_steps=4)
+    with np.errstate(divide="ignore"):
+        per_step = 2 * np.log(np.abs(1 - etas))
+    first = np.where(per_step > 0, np.floor(sim.LOG_BOUND / per_step) + 1, -1)
+    assert first.tolist() == [2, 1, -1]  # the design holds: 276 and 461 per step against the bound 345
+    np.testing.assert_array_equal(out["diverged_step"], first)
+    np.testing.assert_array_equal(out["diverged"], first > 0)
+
+
 def test_delayed_noisy_divergence_step_and_cubic_sign():
     """Steps count from 1: noise of scale eta*sigma = 5e5 leaves the bound (1000) at the first step; without noise
     the path stays at its start 0 (never diverges). The cubic term restores (+kappa x^3): at eta = 0.5, lam =
@@ -362,6 +375,12 @@ def test_delayed_noisy_divergence_step_and_cubic_sign():
     np.testing.assert_array_equal(out["diverged_step"], [[1, 1, 1], [-1, -1, -1]])
     out = sim.delayed_noisy(key, np.array([0.5]), 0, 0.7, kappa=1.0, n_steps=200, n_paths=8)
     assert not out["diverged"].any()
+    # the documented toy f = x^2/2 + x^4/4 is the default (lam = kappa = 1): at sigma = 1.5 every path escapes, at steps
+    # that move with kappa (9..50 here, 4..27 at kappa = 2), and the same paths without the arguments escape alike
+    loud = sim.delayed_noisy(key, np.array([0.5, 0.5]), 0, 1.5, lam=1.0, kappa=1.0, n_steps=200, n_paths=8)
+    default = sim.delayed_noisy(key, np.array([0.5, 0.5]), 0, 1.5, n_steps=200, n_paths=8)
+    assert loud["diverged"].all()
+    np.testing.assert_array_equal(default["diverged_step"], loud["diverged_step"])
 
 
 def test_momentum_noise_without_noise_stays_at_its_start():

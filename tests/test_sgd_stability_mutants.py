@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import pytest
 
+import sims.sgd_stability as sim
 import theory.sgd_stability as th
 from paper_checks import Budget, get_claim
+from paper_checks.sgd_stability import experiments as ex
 
 pytestmark = pytest.mark.xdist_group("sgd_stability")
 
@@ -90,3 +92,76 @@ def test_unweighted_spread_fails_the_necessary_conditions_claim(monkeypatch):
         return {**original(hessians, batch_size, sampling), "top": original(hessians, 1)["top"]}
 
     assert _mutated_status(monkeypatch, "mulayoff2024.necessary_conditions", "necessary_conditions", unweighted) == "failed"
+
+
+# ------------------------------------------------------------------------------------------- issue 27, second pass
+# Survivors of the claims-only mutation run (seed 0, n 16) that a claim now sees. For a simulator mistake the experiment
+# is recomputed uncached (``Experiment.fn``) with the mistake in place and the claim judged on it (``Claim.run``).
+
+def _status_with_experiment(monkeypatch, claim_id: str, name: str, wrong: dict) -> str:
+    """The claim's status when the experiment ``name`` of ``paper_checks.sgd_stability.experiments`` returns ``wrong``."""
+    monkeypatch.setattr(ex, name, lambda budget: wrong)
+    claim = get_claim(claim_id)
+    return claim.status(claim.run(Budget("quick")))
+
+
+def test_independent_inclusions_fail_the_mixture_identity_claim(monkeypatch):
+    r"""The pair inclusion probability taken as :math:`(B/n)^2` (two members drawn independently) in the sympy derivation:
+    the weight of :math:`H\otimes H` becomes 1 at every :math:`B` and the per-sample weight :math:`(n-B)/(nB)`; the weights
+    read off the enumerated :math:`E[H_B\otimes H_B]` reject it (the closed form :func:`kron_second_moment` is untouched)."""
+    original = th.mixture_identity_sympy
+
+    def independent():
+        out = original()
+        n, b = out["n"], out["B"]
+        p2 = (b / n) ** 2
+        w_hh = th.sp.factor(th.sp.simplify(p2 * n**2 / b**2))
+        w_s = th.sp.factor(th.sp.simplify(n * (out["p1"] - p2) / b**2))
+        return {**out, "p2": p2, "w_hh": w_hh, "w_s": w_s, "p": th.sp.factor(th.sp.simplify(1 - w_hh))}
+
+    assert float(independent()["w_s"].subs({original()["n"]: 8, original()["B"]: 2})) == pytest.approx(3 / 8)
+    assert _mutated_status(monkeypatch, "mulayoff2024.mixture_identity", "mixture_identity_sympy", independent) == "failed"
+
+
+def test_doubled_frobenius_bound_fails_the_necessary_conditions_claim(monkeypatch):
+    r"""Condition (16) with the Rayleigh quotient's denominator :math:`C = H\otimes I + I\otimes H` (the factor 1/2
+    dropped): the bound doubles and still holds, but at :math:`B = 1` on unit rank-one Hessians it is attained
+    (:math:`\eta^*(1) = 2`, each step a reflection), which the located threshold shows."""
+    original = th.necessary_conditions
+
+    def doubled(hessians, batch_size, sampling="without"):
+        out = original(hessians, batch_size, sampling)
+        return {**out, "frobenius": 2 * out["frobenius"]}
+
+    assert _mutated_status(monkeypatch, "mulayoff2024.necessary_conditions", "necessary_conditions", doubled) != "passed"
+
+
+def test_log_norm_for_log_squared_norm_fails_the_naive_trap_claim(monkeypatch):
+    r"""``lyapunov_paths`` returning :math:`\log\|\theta_T\|` where :math:`\log\|\theta_T\|^2` belongs: every group's naive
+    rate leaves the interval between its paths' mean and largest :math:`2\gamma_p` (a log-mean-exp must lie there)."""
+    ex.naive_trap(Budget("quick"))
+    original = sim.lyapunov_paths
+
+    def halved(*args, **kwargs):
+        out = original(*args, **kwargs)
+        return {**out, "log_sq_norm": out["log_sq_norm"] / 2}
+
+    monkeypatch.setattr(sim, "lyapunov_paths", halved)
+    wrong = ex.naive_trap.fn(Budget("quick"))
+    assert _status_with_experiment(monkeypatch, "steplab.naive_monte_carlo_trap", "naive_trap", wrong) == "failed"
+
+
+def test_burn_in_counted_in_the_exponent_fails_the_almost_sure_claim(monkeypatch):
+    r"""``lyapunov_paths`` dividing :math:`\ell_T - \ell_b` by :math:`T` instead of :math:`T - b` (10 % low at
+    :math:`b = T/10`): the crossings do not move (a positive factor keeps every sign), but the exponent at a quarter of
+    the crossing misses the commuting closed form :math:`\max_k E\log|1 - \eta h_{\mathcal B k}|` by ~10 SE."""
+    ex.as_thresholds(Budget("quick"))
+    original = sim.lyapunov_paths
+
+    def over_all_steps(*args, n_steps, burn=0, **kwargs):
+        out = original(*args, n_steps=n_steps, burn=burn, **kwargs)
+        return {**out, "gamma": out["gamma"] * (n_steps - burn) / n_steps}
+
+    monkeypatch.setattr(sim, "lyapunov_paths", over_all_steps)
+    wrong = ex.as_thresholds.fn(Budget("quick"))
+    assert _status_with_experiment(monkeypatch, "steplab.almost_sure_threshold_is_larger", "as_thresholds", wrong) == "failed"

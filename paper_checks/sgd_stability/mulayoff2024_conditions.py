@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 import theory.sgd_stability as th
-from paper_checks import Bound, Categorical, Count, Result, Statistical, claim
+from paper_checks import Bound, Categorical, Count, Exact, Result, Statistical, claim
 from paper_checks.sgd_stability import experiments as ex
 from paper_checks.sgd_stability.mulayoff2024 import PAPER
 
@@ -86,7 +86,8 @@ def _bounds(h: np.ndarray, sizes, p_one: bool = False) -> dict:
 def necessary_conditions(budget) -> Result:
     r"""Thresholds located on the exactly enumerated second moment (B = 1..8, least squares and the incoherent problem)
     against both bounds (rival: half of each); where they exceed the single-sample conditions (rival: the conditions
-    without the weight p hold at every B); and which bound is the tighter at B = 1 on each problem.
+    without the weight p hold at every B); which bound is the tighter at B = 1 on each problem; and bound (16) attained
+    at B = 1 on the incoherent problem (unit rank-one Hessians: at eta = 2 each step is a reflection).
 
     Plausible mistake it catches: the per-sample spread in (15) not weighted by p (the single-sample condition at every B)."""
     runs = {"least squares": (ex.ms_thresholds(budget), ex.ls_problem()),
@@ -122,7 +123,14 @@ def necessary_conditions(budget) -> Result:
                         rivals={"(15) always the tighter": np.array(["(15) top direction"] * 2),
                                 "(16) always the tighter": np.array(["(16) Frobenius"] * 2)},
                         why="the located threshold over each bound; the brackets (≤ 0.1 %) are far narrower than the gaps")
-    return Result([c15, c16, above, which],
+    # unit rank-one H_i = u_i u_i': at eta = 2 every single-sample step I - 2 u_i u_i' is a reflection, so the norm is
+    # kept on every path and eta*(1) = 2 = 2 tr H / mean ||H_i||_F^2 exactly: condition (16) is attained at B = 1
+    inc = runs["incoherent"][0]
+    attained = Exact("η̂*(1) against bound (16), incoherent problem (unit rank-one H_i)", predicted=frob[k],
+                     measured=float(inc["crossing"][0]), rtol=float(rel[k]),
+                     rivals={"bound (15) (the top-direction condition)": top[k]},
+                     why="the sign change lies in the final refinement bracket (its relative width)")
+    return Result([c15, c16, above, which, attained],
                   detail=f"η̂*/bound(15): {np.round(m / top, 4).tolist()}; η̂*/bound(16): {np.round(m / frob, 4).tolist()}; "
                          f"tighter at B = 1: {got}",
                   arrays={"measured": m, "top": top, "frobenius": frob, "gd": np.concatenate(
