@@ -34,6 +34,13 @@ def _fw():
     return F.frame_widths(W)
 
 
+def _padded():
+    """A two-case padded result (frame widths of W and of a depth-1 net), nothing else per case."""
+    from sims.linear_hessian import frame as F
+
+    return {"widths": np.stack([F.frame_widths(W), F.frame_widths((2, 2))]), "depth": np.array([2, 1]), "seed": 0}
+
+
 def _d(**kw):
     def build():
         X, Y, theta = _data()
@@ -146,6 +153,10 @@ ROWS = [
     Row(_F + "active_indices", {"widths": W, "dmax": 6, "lmax": 5}, kinds={"dmax": "posint", "lmax": "posint"}),
     Row(_F + "embed", {"theta": np.arange(10.0), "widths": W}),
     Row(_F + "strip", {"matrix": np.eye(180), "widths": W}),
+    Row(_F + "cases", lambda: {"result": _padded(), "select": np.array([1, 0])},
+        ok={("select", "None"): "None selects every case",
+            ("select", "empty"): "an empty selection is valid: no records",
+            ("select", "boolarr"): "a boolean mask with one entry per case (here 2) is a documented form"}),
     # laws
     Row(_L + "class_means_data", lambda: {"key": K(), "counts": np.array([2, 2, 2]), "d0": 4, "radius": 1.0},
         kinds={"counts": "posiarr", "d0": "posint", "radius": "pos"}),

@@ -357,6 +357,86 @@ def test_constructed_minima_are_balanced_minima_with_the_right_data():
     assert np.linalg.norm(out["sigma_xx"][1][:6, :6] - np.eye(6)) > 0.1   # mixed inputs: Sigma_xx != I
 
 
+def _pad_by_hand(widths, theta, X, Y, eigenvalues):
+    """The frame layout written out from its definition (not through the module's embed): W_l row-major in the
+    top-left corner of block l of LMAX blocks of DMAX x DMAX; zero data rows; NaN after the P eigenvalues."""
+    full, o = np.zeros(F.LMAX * F.DMAX * F.DMAX), 0
+    for l in range(len(widths) - 1):
+        rows, cols = widths[l + 1], widths[l]
+        for r in range(rows):
+            full[l * F.DMAX * F.DMAX + r * F.DMAX: l * F.DMAX * F.DMAX + r * F.DMAX + cols] = theta[o + r * cols: o + (r + 1) * cols]
+        o += rows * cols
+    Xp, Yp = np.zeros((F.DMAX, X.shape[1])), np.zeros((F.DMAX, Y.shape[1]))
+    Xp[: X.shape[0]], Yp[: Y.shape[0]] = X, Y
+    eig = np.full(F.LMAX * F.DMAX * F.DMAX, np.nan)
+    eig[: eigenvalues.size] = eigenvalues
+    fw = list(widths) + [widths[-1]] * (F.LMAX + 1 - len(widths))
+    return full, Xp, Yp, eig, np.array(fw, np.int32)
+
+
+def test_cases_undoes_the_padding_of_a_hand_built_result():
+    """A padded result written by hand from three plain cases (one of them a run with no spectrum, n_params = 0):
+    every record holds that case's plain arrays, exactly, its per-step row unchanged (NaN included), no
+    per-sweep scalar; ``select`` as indices (in their order) or as a mask."""
+    rng = np.random.default_rng(7)
+    shapes = [(3, 2), (4, 5, 2), (2, 2, 2, 2, 2, 3)]
+    plain, padded = [], {k: [] for k in ("theta", "X", "Y", "eigenvalues", "widths")}
+    for k, w in enumerate(shapes):
+        P = int(np.sum(np.array(w[1:]) * np.array(w[:-1])))
+        c = {"widths": w, "theta": rng.normal(size=P), "X": rng.normal(size=(w[0], 10)),
+             "Y": rng.normal(size=(w[-1], 10)), "eigenvalues": np.sort(rng.normal(size=P)) if k != 1 else np.zeros(0)}
+        c["sigma_xx"], c["sigma_yx"] = c["X"] @ c["X"].T / 10, c["Y"] @ c["X"].T / 10
+        plain.append(c)
+        for key, v in zip(("theta", "X", "Y", "eigenvalues", "widths"),
+                          _pad_by_hand(w, c["theta"], c["X"], c["Y"], c["eigenvalues"])):
+            padded[key].append(v)
+    result = {key: np.stack(v) for key, v in padded.items()}
+    result["sigma_xx"] = np.einsum("nia,nja->nij", result["X"], result["X"]) / 10
+    result["sigma_yx"] = np.einsum("nia,nja->nij", result["Y"], result["X"]) / 10
+    result["n_params"] = np.array([c["eigenvalues"].size for c in plain])
+    result["depth"] = np.array([len(w) - 1 for w in shapes])
+    result["loss"] = np.array([[1.0, 0.5, 0.25], [1.0, np.nan, np.nan], [2.0, 1.0, 0.0]])
+    result["seed"], result["steps"] = 3, 3
+    records = list(S.cases(result))
+    assert [r["index"] for r in records] == [0, 1, 2]
+    for r, c, k in zip(records, plain, range(3)):
+        assert r["widths"] == c["widths"] and isinstance(r["widths"][0], int)
+        for key in ("theta", "X", "Y", "eigenvalues"):
+            np.testing.assert_array_equal(r[key], c[key])
+        # the padded moments sum the same products over the same samples: equal to round-off
+        for key in ("sigma_xx", "sigma_yx"):
+            np.testing.assert_allclose(r[key], c[key], rtol=0, atol=1e-14)
+        np.testing.assert_array_equal(r["loss"], result["loss"][k])
+        assert "seed" not in r and "steps" not in r
+    assert [r["index"] for r in S.cases(result, [2, 0])] == [2, 0]
+    assert [r["index"] for r in S.cases(result, np.array([True, False, True]))] == [0, 2]
+    assert list(S.cases(result, [])) == []
+
+
+def test_cases_records_equal_the_cases_run_one_at_a_time():
+    """Two shapes in one padded sweep (constructed minima, then their autodiff spectra): each record equals the same
+    case built alone (exactly: the same compiled chunk, row by row), its eigenvalues equal the NumPy analytic
+    Hessian of the record's plain weights and moments (round-off, 1e-10 of lambda_max), and its moments are those
+    of its own cut data."""
+    shapes, keys = [(6, 4, 3), (4, 3, 3, 3)], jax.random.split(jax.random.key(5), 2)
+    gauge = np.array([0.0, 0.3])
+    built = constructed_minima(keys, shapes, counts=(50, 30, 20), gauge=gauge)
+    spec = hessian_spectra(built["theta"], built["widths"], built["depth"], built["X"], built["Y"])
+    records = list(S.cases({**built, **spec}))
+    for k, r in enumerate(records):
+        alone = constructed_minima(keys[k:k + 1], [shapes[k]], counts=(50, 30, 20), gauge=gauge[k:k + 1])
+        one = next(S.cases(alone))
+        assert r["widths"] == one["widths"] == shapes[k]
+        for key in ("theta", "X", "Y", "sv", "sigma_xx", "sigma_yx"):
+            np.testing.assert_array_equal(r[key], one[key])
+        Sxx, Syx = r["X"] @ r["X"].T / F.N_SAMPLES, r["Y"] @ r["X"].T / F.N_SAMPLES
+        np.testing.assert_allclose(r["sigma_xx"], Sxx, rtol=0, atol=1e-14)
+        np.testing.assert_allclose(r["sigma_yx"], Syx, rtol=0, atol=1e-14)
+        ev = np.linalg.eigvalsh(R.numpy_dense_hessian(r["theta"], Sxx, Syx, r["widths"]))
+        assert r["eigenvalues"].shape == ev.shape == (S.n_params(shapes[k]),)
+        np.testing.assert_allclose(r["eigenvalues"], ev, rtol=0, atol=1e-10 * np.abs(ev).max())
+
+
 def test_train_sweep_divergence_is_data():
     # the quick GD sweep's static configuration (800 steps, records every 20): one compilation serves the
     # experiment, the contract rows and this test

@@ -22,6 +22,7 @@ from paper_checks._registry import Budget
 from sims import linear_hessian as S
 from sims.linear_hessian import frame as F
 from sims.linear_hessian import laws as LW
+from sims.linear_hessian.frame import cases as records
 from sims.linear_hessian.spectrum import constructed_minima, hessian_spectra
 from sims.linear_hessian.train import train_sweep
 from theory import linear_hessian as T
@@ -522,7 +523,8 @@ def relaxed_trend(budget: Budget) -> dict:
     spec = hessian_spectra(out["theta"][finite], out["widths"][finite], out["depth"][finite], out["X"][finite],
                            out["Y"][finite], act=out["act"][finite])
     eig[finite], n_params[finite] = spec["eigenvalues"], spec["n_params"]
-    top = np.array([eig[i][n_params[i] - 1] if n_params[i] else np.nan for i in range(n)])
+    spectra = {"widths": out["widths"], "depth": out["depth"], "eigenvalues": eig, "n_params": n_params}
+    top = np.array([c["eigenvalues"][-1] if c["eigenvalues"].size else np.nan for c in records(spectra)])
     return {"relax": np.array([TREND_RELAXATIONS.index(r["relax"]) for r in runs]),
             "pi_max": proportions(np.stack([r["counts"] for r in runs])).max(axis=1),
             "pair": np.array([r["pair"] for r in runs]), "top": top, "loss": out["loss"][:, -1],

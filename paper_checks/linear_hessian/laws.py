@@ -20,6 +20,7 @@ from paper_checks._checks import Bound, Count, Exact
 from paper_checks._registry import STEPLAB, Budget, Result, claim
 from paper_checks.linear_hessian import PAPER
 from paper_checks.linear_hessian import experiments as E
+from sims.linear_hessian import cases
 from theory import linear_hessian as T
 
 # eigvalsh backward error ~ P eps ||H|| <= 4e-14 relative for P <= 180 and the constructed minima are
@@ -31,12 +32,8 @@ def _cases(d: dict, group: str) -> np.ndarray:
     return np.flatnonzero(d["group"] == E.LAW_GROUPS.index(group))
 
 
-def _eigs(d: dict, i: int) -> np.ndarray:
-    return np.sort(d["eigenvalues"][i][: d["n_params"][i]])
-
-
-def _widths(d: dict, i: int) -> tuple[int, ...]:
-    return tuple(int(x) for x in d["widths"][i][: d["depth"][i] + 1])
+def _eigs(c: dict) -> np.ndarray:
+    return np.sort(c["eigenvalues"])
 
 
 @claim("hessian2026.class_means_law", paper=PAPER, source="derived here (a non-whitened special case of the class law)",
@@ -55,10 +52,10 @@ def check_class_means_law(budget: Budget) -> Result:
     p = E.proportions(d["counts"][idx])
     depth, r = d["depth"][idx], d["radius"][idx]
     pred = np.array([T.class_means_sharpness(pi, L, rad) for pi, L, rad in zip(p, depth, r)])
-    meas = np.array([_eigs(d, i)[-1] for i in idx])
-    full_pred = np.concatenate([T.class_means_spectrum(pi, _widths(d, i), rad) / lam
-                                for pi, i, rad, lam in zip(p, idx, r, pred)])
-    full_meas = np.concatenate([_eigs(d, i) / lam for i, lam in zip(idx, pred)])
+    meas = np.array([_eigs(c)[-1] for c in cases(d, idx)])
+    full_pred = np.concatenate([T.class_means_spectrum(pi, c["widths"], rad) / lam
+                                for pi, c, rad, lam in zip(p, cases(d, idx), r, pred)])
+    full_meas = np.concatenate([_eigs(c) / lam for c, lam in zip(cases(d, idx), pred)])
     pm = p.max(axis=1)
     checks = [
         Exact("lambda_max at the balanced minimum (orthogonal class means)", predicted=pred, measured=meas,
@@ -91,7 +88,7 @@ def check_alpha_law(budget: Budget) -> Result:
     p = E.proportions(d["counts"][idx])
     depth, alpha = d["depth"][idx], d["alpha"][idx]
     pred = np.array([T.class_sharpness(pi, L, a) for pi, L, a in zip(p, depth, alpha)])
-    meas = np.array([_eigs(d, i)[-1] for i in idx])
+    meas = np.array([_eigs(c)[-1] for c in cases(d, idx)])
     base = np.array([T.class_sharpness(pi, L) for pi, L in zip(p, depth)])
     check = Exact("lambda_max at the balanced minimum (Sigma_xx = alpha I)", predicted=pred, measured=meas,
                   rtol=ROUNDOFF,
@@ -119,14 +116,14 @@ def check_projected_inputs(budget: Budget) -> Result:
     d = E.laws(budget)
     idx = np.concatenate([_cases(d, "projected"), _cases(d, "projected_class")])
     pred, meas, full, spread, prank, mrank = [], [], [], [], [], []
-    for i in idx:
-        w, m = _widths(d, i), int(d["input_rank"][i])
-        alpha = float(d["alpha"][i]) if np.isfinite(d["alpha"][i]) else 1.0
-        sv = np.linalg.svd(d["sigma_yx"][i][: w[-1], : w[0]], compute_uv=False)
+    for c in cases(d, idx):
+        w, m = c["widths"], int(c["input_rank"])
+        alpha = float(c["alpha"]) if np.isfinite(c["alpha"]) else 1.0
+        sv = np.linalg.svd(c["sigma_yx"], compute_uv=False)
         sv[sv < 1e-10 * sv[0]] = 0.0
         p = T.projected_spectrum(w, alpha, sv, m)
         scale = p[-1]
-        ev = _eigs(d, i)
+        ev = _eigs(c)
         pred.append(p / scale), meas.append(ev / scale)
         full.append(T.spectrum(w, alpha, sv) / scale)
         # same trace of Sigma_xx spread over all d0 directions: alpha' = alpha m / d0, W* = Syx / alpha'

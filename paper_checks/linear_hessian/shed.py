@@ -20,21 +20,22 @@ from paper_checks._registry import Budget, Result, claim
 from paper_checks.linear_hessian import PAPER
 from paper_checks.linear_hessian import experiments as E
 from sims import linear_hessian as S
-from sims.linear_hessian import frame as F
+from sims.linear_hessian import cases
 from theory import linear_hessian as T
 
 
-def _plain(theta_frame: np.ndarray, widths) -> list[np.ndarray]:
-    w = tuple(int(d) for d in widths)
-    return [np.asarray(m) for m in S.unflatten(jnp.asarray(F.strip(theta_frame, w)), w)]
+def _plain(c: dict) -> list[np.ndarray]:
+    """The weight matrices of one case (a record of :func:`sims.linear_hessian.frame.cases`)."""
+    return [np.asarray(m) for m in S.unflatten(jnp.asarray(c["theta"]), c["widths"])]
 
 
-def _widths(d: dict, i: int) -> tuple[int, ...]:
-    return tuple(int(x) for x in d["widths"][i][: d["depth"][i] + 1])
+def _top(c: dict) -> float:
+    return float(c["eigenvalues"][-1]) if c["eigenvalues"].size else np.nan
 
 
-def _top(d: dict, i: int) -> float:
-    return float(d["eigenvalues"][i][d["n_params"][i] - 1]) if d["n_params"][i] else np.nan
+def _gauss_newton_top(c: dict) -> float:
+    """lambda_max of the Gauss-Newton operator of one case's weights and input covariance."""
+    return T.gauss_newton_spectrum(_plain(c), c["sigma_xx"])[-1]
 
 
 @claim("hessian2026.shed_assumptions", paper=PAPER, source="abstract ('impractical assumptions shed one at a time'); "
@@ -57,28 +58,24 @@ def check_shed_assumptions(budget: Budget) -> Result:
     # (1) mixed inputs, balanced minima: a prediction from the data alone
     mixed = np.flatnonzero(m["group"] == E.MINIMA_GROUPS.index("mixed"))
     meas1, pred1, law1, alpha1 = [], [], [], []
-    for i in mixed:
-        w = _widths(m, i)
-        Sxx, Syx = m["sigma_xx"][i][: w[0], : w[0]], m["sigma_yx"][i][: w[-1], : w[0]]
+    for c in cases(m, mixed):
+        w = c["widths"]
+        Sxx, Syx = c["sigma_xx"], c["sigma_yx"]
         pred1.append(T.balanced_gauss_newton_spectrum(Sxx, Syx, len(w) - 1)[-1])
-        meas1.append(_top(m, i))
-        pi = E.proportions(m["counts"][i])
+        meas1.append(_top(c))
+        pi = E.proportions(c["counts"])
         law1.append(T.class_sharpness(pi, len(w) - 1))
         alpha1.append(T.class_sharpness(pi, len(w) - 1, float(np.linalg.eigvalsh(Sxx)[-1])))
     # (2) gauged minima: a prediction from the weights
     far = np.flatnonzero(m["group"] == E.MINIMA_GROUPS.index("gauge_far"))
-    meas2 = np.array([_top(m, i) for i in far])
-    pred2 = np.array([T.gauss_newton_spectrum(_plain(m["theta"][i], _widths(m, i)),
-                                              m["sigma_xx"][i][: m["widths"][i][0], : m["widths"][i][0]])[-1]
-                      for i in far])
+    meas2 = np.array([_top(c) for c in cases(m, far)])
+    pred2 = np.array([_gauss_newton_top(c) for c in cases(m, far)])
     law2 = np.array([T.class_sharpness(E.proportions(m["counts"][i]), m["depth"][i]) for i in far])
     # (3) GD endpoints off the balanced, whitened setting
     runs = np.flatnonzero(np.isin(g["group"], [E.GD_GROUPS.index("xavier"), E.GD_GROUPS.index("mixed_gd")]))
     runs = runs[~g["diverged"][runs]]
-    meas3 = np.array([_top(g, i) for i in runs])
-    pred3 = np.array([T.gauss_newton_spectrum(_plain(g["theta"][i], _widths(g, i)),
-                                              g["sigma_xx"][i][: g["widths"][i][0], : g["widths"][i][0]])[-1]
-                      for i in runs])
+    meas3 = np.array([_top(c) for c in cases(g, runs)])
+    pred3 = np.array([_gauss_newton_top(c) for c in cases(g, runs)])
     law3 = np.array([T.class_sharpness(E.proportions(g["counts"][i]), g["depth"][i]) for i in runs])
     law = "the whitened balanced law L pi_max^(1-1/L) still holds"
     checks = [
@@ -99,19 +96,19 @@ def check_shed_assumptions(budget: Budget) -> Result:
     def nl(act):
         sel = [i for i in nonlin if g["act"][i] == act and np.isclose(E.proportions(g["counts"][i]).max(), 0.57)
                and g["loss"][i, -1] < 1e-3]
-        return float(np.nanmean([_top(g, i) for i in sel])) if sel else np.nan
+        return float(np.nanmean([_top(c) for c in cases(g, sel)])) if sel else np.nan
 
     l2 = lambda idx: [i for i in idx if m["depth"][i] == 2]  # noqa: E731
     rows = [
         ("law (pi_max .5)", T.class_sharpness(E.PI_BASE, 2), "theory"),
         # medians: a gauge of scale 1 is sometimes nearly singular, and one such draw would swamp a mean
-        ("gauge 0.3 (median)", float(np.median([_top(m, i) for i in l2(far) if m["gauge"][i] == 0.3])), "shed"),
-        ("gauge 1.0 (median)", float(np.median([_top(m, i) for i in l2(far) if m["gauge"][i] == 1.0])), "shed"),
-        ("GD, Glorot init", float(np.nanmean([_top(g, i) for i in runs if g["group"][i] == E.GD_GROUPS.index("xavier")])),
-         "shed"),
-        ("mixed X (balanced min)", float(np.mean([_top(m, i) for i in l2(mixed)])), "shed"),
-        ("mixed X (GD)", float(np.nanmean([_top(g, i) for i in runs if g["group"][i] == E.GD_GROUPS.index("mixed_gd")])),
-         "shed"),
+        ("gauge 0.3 (median)", float(np.median([_top(c) for c in cases(m, l2(far)) if c["gauge"] == 0.3])), "shed"),
+        ("gauge 1.0 (median)", float(np.median([_top(c) for c in cases(m, l2(far)) if c["gauge"] == 1.0])), "shed"),
+        ("GD, Glorot init",
+         float(np.nanmean([_top(c) for c in cases(g, runs) if c["group"] == E.GD_GROUPS.index("xavier")])), "shed"),
+        ("mixed X (balanced min)", float(np.mean([_top(c) for c in cases(m, l2(mixed))])), "shed"),
+        ("mixed X (GD)",
+         float(np.nanmean([_top(c) for c in cases(g, runs) if c["group"] == E.GD_GROUPS.index("mixed_gd")])), "shed"),
         ("tanh (GD, pi_max .57)", nl(1), "nonlinear"),
         ("ReLU (GD, pi_max .57)", nl(2), "nonlinear"),
         ("law (pi_max .57)", T.class_sharpness(E.proportions(E.counts_for(0.57)), 2), "theory"),
@@ -138,21 +135,19 @@ def relaxation_table(budget: Budget) -> list[tuple[str, float, float]]:
     rows = []
     far = np.flatnonzero((m["group"] == E.MINIMA_GROUPS.index("gauge_far")) & (m["depth"] == 2))
     for scale in (0.3, 1.0):
-        sel = [i for i in far if m["gauge"][i] == scale]
-        meas = [_top(m, i) for i in sel]
-        pred = [T.gauss_newton_spectrum(_plain(m["theta"][i], _widths(m, i)),
-                                        m["sigma_xx"][i][: m["widths"][i][0], : m["widths"][i][0]])[-1] for i in sel]
+        sel = [c for c in cases(m, far) if c["gauge"] == scale]
+        meas = [_top(c) for c in sel]
+        pred = [_gauss_newton_top(c) for c in sel]
         rows.append((f"gauge {scale:g}", float(np.median(meas)) / law, float(np.median(pred)) / law))
     for group, label in (("xavier", "Glorot init"), ("mixed_gd", "mixed inputs (GD)")):
-        sel = [i for i in np.flatnonzero(g["group"] == E.GD_GROUPS.index(group)) if not g["diverged"][i]]
-        meas = [_top(g, i) for i in sel]
-        pred = [T.gauss_newton_spectrum(_plain(g["theta"][i], _widths(g, i)),
-                                        g["sigma_xx"][i][: g["widths"][i][0], : g["widths"][i][0]])[-1] for i in sel]
+        sel = [c for c in cases(g, g["group"] == E.GD_GROUPS.index(group)) if not c["diverged"]]
+        meas = [_top(c) for c in sel]
+        pred = [_gauss_newton_top(c) for c in sel]
         rows.append((label, float(np.mean(meas)) / law, float(np.mean(pred)) / law))
     nonlin = np.flatnonzero(g["group"] == E.GD_GROUPS.index("nonlinear"))
     law57 = T.class_sharpness(E.proportions(E.counts_for(0.57)), 2)
     for act, label in ((1, "tanh"), (2, "ReLU")):
         sel = [i for i in nonlin if g["act"][i] == act and np.isclose(E.proportions(g["counts"][i]).max(), 0.57)
                and g["loss"][i, -1] < 1e-3]
-        rows.append((label, float(np.nanmean([_top(g, i) for i in sel])) / law57, np.nan))
+        rows.append((label, float(np.nanmean([_top(c) for c in cases(g, sel)])) / law57, np.nan))
     return rows

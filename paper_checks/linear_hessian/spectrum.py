@@ -14,6 +14,7 @@ from paper_checks._checks import Bound, Categorical, Exact, Rate
 from paper_checks._registry import Budget, Result, claim
 from paper_checks.linear_hessian import PAPER
 from paper_checks.linear_hessian import experiments as E
+from sims.linear_hessian import cases
 from theory import linear_hessian as T
 
 # eigvalsh backward error ~ P eps ||H|| ~ 4e-14 for P <= 180, and the constructed minima are exact
@@ -26,17 +27,8 @@ def _cases(m: dict, group: str) -> np.ndarray:
     return np.flatnonzero(m["group"] == E.MINIMA_GROUPS.index(group))
 
 
-def _eigs(m: dict, i: int) -> np.ndarray:
-    return m["eigenvalues"][i][: m["n_params"][i]]
-
-
-def _widths(m: dict, i: int) -> tuple[int, ...]:
-    return tuple(int(d) for d in m["widths"][i][: m["depth"][i] + 1])
-
-
-def _singular_values(m: dict, i: int) -> np.ndarray:
-    w = _widths(m, i)
-    s = np.array(m["sv"][i][: min(w[0], w[-1])])
+def _singular_values(c: dict) -> np.ndarray:
+    s = np.array(c["sv"])
     # the data have exact rank `rank`; round-off singular values are zero
     s[s < 1e-10 * max(s[0], 1e-300)] = 0.0
     return s
@@ -78,12 +70,12 @@ def check_exact_spectrum(budget: Budget) -> Result:
     lambda_max. Rivals on the same eigenvalues: the exponent 1 instead of 1 - 1/L, and a bulk on the input side only."""
     m = E.minima(budget)
     pred, meas, rival_exp, rival_side, case, depth = [], [], [], [], [], []
-    for k, i in enumerate(_cases(m, "shape")):
-        w, alpha, s = _widths(m, i), float(m["alpha"][i]), _singular_values(m, i)
+    for k, c in enumerate(cases(m, _cases(m, "shape"))):
+        w, alpha, s = c["widths"], float(c["alpha"]), _singular_values(c)
         p = T.spectrum(w, alpha, s)
         scale = p[-1]
         pred.append(p / scale)
-        meas.append(np.sort(_eigs(m, i)) / scale)
+        meas.append(np.sort(c["eigenvalues"]) / scale)
         rival_exp.append(_exponent_one_spectrum(w, alpha, s) / scale)
         rival_side.append(_input_side_only_spectrum(w, alpha, s) / scale)
         case.append(np.full(p.size, k))
@@ -116,13 +108,13 @@ def check_rank_and_trace(budget: Budget) -> Result:
     A_L = I, B_1 = I are counted on the r-dimensional range only (d0, dL replaced by r)."""
     m = E.minima(budget)
     pred_rank, meas_rank, rival_rank, pred_tr, meas_tr, rival_tr = [], [], [], [], [], []
-    for i in _cases(m, "shape"):
-        w, alpha = _widths(m, i), float(m["alpha"][i])
+    for c in cases(m, _cases(m, "shape")):
+        w, alpha = c["widths"], float(c["alpha"])
         depth = len(w) - 1
-        s = _singular_values(m, i)
+        s = _singular_values(c)
         s = s[s > 0] / alpha
         r = s.size
-        ev = _eigs(m, i)
+        ev = c["eigenvalues"]
         pred_rank.append(w[0] * w[-1] if depth == 1 else int(T.rank_formula(r, w[0], w[-1])))
         rival_rank.append(w[0] * w[-1] if depth == 1 else r * (w[0] + w[-1]))
         # rescaling symmetries give exact zeros at ~1e-16 lambda_max; 1e-8 separates them from every real eigenvalue
@@ -159,9 +151,9 @@ def check_class_law_at_minimum(budget: Budget) -> Result:
     p = E.proportions(m["counts"][idx])
     depth = m["depth"][idx]
     pred = np.array([T.class_sharpness(pi, L) for pi, L in zip(p, depth)])
-    meas = np.array([_eigs(m, i)[-1] for i in idx])
-    full_pred = np.concatenate([T.class_spectrum(pi, _widths(m, i)) / lam for pi, i, lam in zip(p, idx, pred)])
-    full_meas = np.concatenate([np.sort(_eigs(m, i)) / lam for i, lam in zip(idx, pred)])
+    meas = np.array([c["eigenvalues"][-1] for c in cases(m, idx)])
+    full_pred = np.concatenate([T.class_spectrum(pi, c["widths"]) / lam for pi, c, lam in zip(p, cases(m, idx), pred)])
+    full_meas = np.concatenate([np.sort(c["eigenvalues"]) / lam for c, lam in zip(cases(m, idx), pred)])
     checks = [
         Exact("lambda_max at the balanced minimum", predicted=pred, measured=meas, rtol=ROUNDOFF,
               rivals={"exponent 1: L pi_max": depth * p.max(axis=1),
@@ -192,7 +184,7 @@ def check_sharpness_set_by_max_class(budget: Budget) -> Result:
     idx = _cases(m, "split")
     p = E.proportions(m["counts"][idx])
     depth = m["depth"][idx]
-    meas = np.array([_eigs(m, i)[-1] for i in idx])
+    meas = np.array([c["eigenvalues"][-1] for c in cases(m, idx)])
     pred = np.array([T.class_sharpness(pi, L) for pi, L in zip(p, depth)])
     norm2 = np.linalg.norm(p, axis=1)
     smallest = p.min(axis=1)
@@ -200,7 +192,7 @@ def check_sharpness_set_by_max_class(budget: Budget) -> Result:
     for L in (2, 3):
         sel = [i for i in _cases(m, "class") if m["depth"][i] == L]
         pm = E.proportions(m["counts"][sel]).max(axis=1)
-        tops = np.array([_eigs(m, i)[-1] for i in sel])[np.argsort(pm)]
+        tops = np.array([c["eigenvalues"][-1] for c in cases(m, sel)])[np.argsort(pm)]
         order.append("increasing" if np.all(np.diff(tops) > 0) else "not increasing")
     checks = [
         Exact("lambda_max over splits of the other classes (pi_max = 0.5)", predicted=pred, measured=meas,
@@ -227,10 +219,10 @@ def check_origin_spectrum(budget: Budget) -> Result:
     m = E.minima(budget)
     idx = _cases(m, "origin")
     pred, meas, no_root, at_min = [], [], [], []
-    for i in idx:
-        w, pi = _widths(m, i), E.proportions(m["counts"][i])
+    for c in cases(m, idx):
+        w, pi = c["widths"], E.proportions(c["counts"])
         pred.append(T.origin_spectrum(w, np.sqrt(pi)))
-        meas.append(np.sort(_eigs(m, i)))
+        meas.append(np.sort(c["eigenvalues"]))
         no_root.append(T.origin_spectrum(w, pi) if len(w) == 3 else T.class_spectrum(pi, w))
         at_min.append(T.class_spectrum(pi, w))
     check = Exact("every eigenvalue at theta = 0", predicted=np.concatenate(pred), measured=np.concatenate(meas),
@@ -261,10 +253,10 @@ def check_unbalanced_sharper(budget: Budget) -> Result:
         dirs = np.unique(m["direction"][near][m["depth"][near] == L])
         rise = np.zeros((dirs.size, eps.size))
         for a, d in enumerate(dirs):
-            sel = near[m["direction"][near] == d]
-            base = _eigs(m, sel[m["gauge"][sel] == 0.0][0])[-1]
+            recs = list(cases(m, near[m["direction"][near] == d]))
+            base = next(c for c in recs if c["gauge"] == 0.0)["eigenvalues"][-1]
             for b, e in enumerate(eps):
-                tops = [_eigs(m, i)[-1] for i in sel if abs(abs(m["gauge"][i]) - e) < 1e-15]
+                tops = [c["eigenvalues"][-1] for c in recs if abs(abs(c["gauge"]) - e) < 1e-15]
                 rise[a, b] = np.mean(tops) - base
                 ratios += [t / base for t in tops]
         y = rise.mean(axis=0)
@@ -284,8 +276,8 @@ def check_unbalanced_sharper(budget: Budget) -> Result:
     # the balanced reference is measured too: lambda_max at the balanced minima of the same pi_max and depth
     # (the pi_max = 0.5 splits), so this bound does not lean on the class law
     split = _cases(m, "split")
-    lam_bal = {L: float(np.max([_eigs(m, i)[-1] for i in split if m["depth"][i] == L])) for L in (2, 3)}
-    far_ratio = np.array([_eigs(m, i)[-1] / lam_bal[int(m["depth"][i])] for i in far])
+    lam_bal = {L: float(np.max([c["eigenvalues"][-1] for c in cases(m, split) if c["depth"] == L])) for L in (2, 3)}
+    far_ratio = np.array([c["eigenvalues"][-1] / lam_bal[int(c["depth"])] for c in cases(m, far)])
     ratios = np.concatenate([np.array(ratios), far_ratio])
     checks.append(Bound("lambda_max(gauged minimum) / lambda_max(balanced)", measured=ratios, bound=1.0, side=">=",
                         slack=1e-12, why="float64 round-off of lambda_max"))

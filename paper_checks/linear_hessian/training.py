@@ -15,6 +15,7 @@ from paper_checks._checks import Bound, Categorical, Count, Exact
 from paper_checks._registry import Budget, Result, claim
 from paper_checks.linear_hessian import PAPER
 from paper_checks.linear_hessian import experiments as E
+from sims.linear_hessian import cases
 from sims.linear_hessian.train import aligned_path
 from theory import linear_hessian as T
 
@@ -30,9 +31,9 @@ def _runs(g: dict, group: str) -> np.ndarray:
     return np.flatnonzero(g["group"] == E.GD_GROUPS.index(group))
 
 
-def _top(g: dict, i: int) -> float:
-    """lambda_max of run i's final iterate (NaN for a diverged run)."""
-    return float(g["eigenvalues"][i][g["n_params"][i] - 1]) if g["n_params"][i] else np.nan
+def _top(c: dict) -> float:
+    """lambda_max of a run's final iterate (a record of :func:`sims.linear_hessian.frame.cases`; NaN if diverged)."""
+    return float(c["eigenvalues"][-1]) if c["eigenvalues"].size else np.nan
 
 
 def _converged(g: dict, idx) -> np.ndarray:
@@ -54,7 +55,7 @@ def check_class_law_after_gd(budget: Budget) -> Result:
     p = E.proportions(g["counts"][idx])
     depth = g["depth"][idx]
     pred = np.array([T.class_sharpness(pi, L) for pi, L in zip(p, depth)])
-    meas = np.array([_top(g, i) for i in idx])
+    meas = np.array([_top(c) for c in cases(g, idx)])
     conv = _converged(g, idx)
     bal = float(np.max(g["balance"][idx]))
     checks = [
@@ -287,7 +288,7 @@ def check_nonlinear_trend(budget: Budget) -> Result:
     for act, name in ((1, "tanh"), (2, "relu")):
         mine = idx[g["act"][idx] == act]
         pm = E.proportions(g["counts"][mine]).max(axis=1)
-        tops = np.array([_top(g, i) for i in mine])
+        tops = np.array([_top(c) for c in cases(g, mine)])
         # runs stuck away from a global minimum (e.g. dead ReLUs) are not solutions; diverged runs have no sharpness
         good = np.isfinite(tops) & (g["loss"][mine, -1] < 1e-3)
         slope, se = _paired_slope(pm[good], tops[good], g["pair"][mine][good])

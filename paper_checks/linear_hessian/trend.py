@@ -14,6 +14,7 @@ import numpy as np
 from paper_checks import STEPLAB, Budget, Categorical, Result, claim
 from paper_checks.linear_hessian import experiments as E
 from paper_checks.linear_hessian.training import _paired_slope, _runs, _top, _trend
+from sims.linear_hessian import cases as records
 from theory import linear_hessian as T
 
 CONVERGED = 1e-3  # a run counts as a solution below this final loss (as the nonlinear trend claim)
@@ -50,7 +51,7 @@ def trend_under_relaxations(budget: Budget) -> Result:
              for k, name in zip(range(len(E.TREND_RELAXATIONS)), ("Glorot init", "non-whitened inputs"))]
     idx = _runs(g, "nonlinear")
     pm_nl = E.proportions(g["counts"][idx]).max(axis=1)
-    tops_nl = np.array([_top(g, i) for i in idx])
+    tops_nl = np.array([_top(c) for c in records(g, idx)])
     for act, name in ((1, "tanh"), (2, "ReLU")):
         cases.append((name, g["act"][idx] == act, pm_nl, tops_nl, g["pair"][idx], g["loss"][idx, -1]))
     for name, mask, pm, top, pair, loss in cases:

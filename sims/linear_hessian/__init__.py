@@ -18,7 +18,8 @@ reaches all of them):
   HVP-Lanczos, whitened and class data, balanced minima and gauges, initialisations, GD with the sharpness tracked
   (:func:`sims.linear_hessian.net.train_gd`) and a batched GD sweep over step sizes
   (:func:`sims.linear_hessian.net.gd_sweep`);
-* :mod:`sims.linear_hessian.frame` -- the padded embedding ("frame") and its traced building blocks;
+* :mod:`sims.linear_hessian.frame` -- the padded embedding ("frame") and its traced building blocks, and
+  :func:`sims.linear_hessian.frame.cases`, which reads a padded sweep result back one unpadded case at a time;
 * :mod:`sims.linear_hessian.spectrum` -- constructed points (balanced / gauged minima, the origin) and their exact
   autodiff spectra, as sweeps;
 * :mod:`sims.linear_hessian.train` -- GD sweeps on frame-embedded nets, and the reduced GD map of the aligned
@@ -35,7 +36,9 @@ from sims.linear_hessian.net import (
     dense_hessian, hessian_eigvalsh, top_eigenvalues, class_data, whitened_data, balanced_minimum, random_gauge,
     balancedness_error, init_params, xavier_init, aligned_init, mode_strengths, train_gd, gd_sweep,
 )
-from sims.linear_hessian.frame import DMAX, LMAX, N_SAMPLES, ACT_CODES, frame_widths, active_indices, embed, strip
+from sims.linear_hessian.frame import (
+    DMAX, LMAX, N_SAMPLES, ACT_CODES, frame_widths, active_indices, embed, strip, PADDED, cases,
+)
 from sims.linear_hessian.laws import class_means_data, projected_data, min_norm_balanced_minimum
 from sims.linear_hessian.spectrum import CHUNK, constructed_minima, hessian_spectra, case_grid
 from sims.linear_hessian.train import train_sweep, aligned_path
@@ -47,7 +50,7 @@ __all__ = [
     "class_data", "whitened_data", "balanced_minimum", "random_gauge", "balancedness_error",
     "init_params", "xavier_init", "aligned_init", "mode_strengths", "train_gd", "gd_sweep",
     # frame
-    "DMAX", "LMAX", "N_SAMPLES", "ACT_CODES", "frame_widths", "active_indices", "embed", "strip",
+    "DMAX", "LMAX", "N_SAMPLES", "ACT_CODES", "frame_widths", "active_indices", "embed", "strip", "PADDED", "cases",
     # laws
     "class_means_data", "projected_data", "min_norm_balanced_minimum",
     # spectrum

@@ -16,6 +16,9 @@ The functions here are building blocks for the per-run functions of
 """
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from typing import Any
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -26,7 +29,7 @@ from theory import validate as V
 from theory.linear_hessian import validate_widths
 
 __all__ = [
-    "DMAX", "LMAX", "N_SAMPLES", "ACT_CODES", "frame_widths", "active_indices", "embed", "strip",
+    "DMAX", "LMAX", "N_SAMPLES", "ACT_CODES", "frame_widths", "active_indices", "embed", "strip", "PADDED", "cases",
 ]
 
 DMAX, LMAX, N_SAMPLES = 6, 5, 100   # the frame shared by steplab sweeps: P <= 180, pi in steps of 1/100
@@ -78,6 +81,100 @@ def strip(matrix, widths) -> np.ndarray:
     if m.shape not in ((LMAX * DMAX * DMAX,), (LMAX * DMAX * DMAX,) * 2):
         raise ValueError(f"matrix: expected a frame vector or matrix of size {LMAX * DMAX * DMAX}, got shape {m.shape}")
     return m[idx] if m.ndim == 1 else m[np.ix_(idx, idx)]
+
+
+# ----------------------------------------------------------------------------------------------
+# padded sweep results, one case at a time
+# ----------------------------------------------------------------------------------------------
+
+#: entries of a sweep result padded to the frame, and how :func:`cases` cuts each to its case's true size
+#: (``w`` the case's widths :math:`d_0,\dots,d_L`, ``p`` its ``n_params``)
+PADDED = {
+    "widths": "frame widths (LMAX + 1,): the first depth + 1 are the case's widths, returned as a tuple of ints",
+    "theta": "frame vector (LMAX * DMAX^2,): the active entries (strip), the plain parameter vector of length P",
+    "eigenvalues": "(LMAX * DMAX^2,) ascending, then NaN: the first n_params (none when n_params is 0)",
+    "X": "(DMAX, N_SAMPLES), rows beyond d_0 zero: the first d_0 rows",
+    "Y": "(DMAX, N_SAMPLES), rows beyond d_L zero: the first d_L rows",
+    "sigma_xx": "(DMAX, DMAX): the top-left d_0 x d_0 block",
+    "sigma_yx": "(DMAX, DMAX): the top-left d_L x d_0 block",
+    "sv": "(DMAX,) singular values of the frame Sigma_yx, descending: the first min(d_0, d_L)",
+}
+
+_CUTS = {
+    "theta": lambda v, w, p: strip(v, w),
+    "eigenvalues": lambda v, w, p: v[:p],
+    "X": lambda v, w, p: v[: w[0]],
+    "Y": lambda v, w, p: v[: w[-1]],
+    "sigma_xx": lambda v, w, p: v[: w[0], : w[0]],
+    "sigma_yx": lambda v, w, p: v[: w[-1], : w[0]],
+    "sv": lambda v, w, p: v[: min(w[0], w[-1])],
+}
+
+
+def _selection(select: Any, n: int) -> np.ndarray:
+    """``select`` (None: every case; integer indices; or a boolean mask of length ``n``) as integer indices."""
+    if select is None:
+        return np.arange(n)
+    s = np.asarray(select)
+    if s.ndim == 1 and s.size == 0 and s.dtype.kind in "biuf":  # an empty list selects nothing, whatever its dtype
+        return np.zeros(0, np.int64)
+    if s.dtype == bool:
+        if s.shape != (n,):
+            raise ValueError(f"select: a boolean mask needs one entry per case ({n}), got shape {s.shape}")
+        return np.flatnonzero(s)
+    if s.dtype.kind not in "iu" or s.ndim != 1:
+        raise TypeError(f"select: expected None, 1-D integer case indices or a boolean mask, got {select!r:.60}")
+    if s.size and (int(s.min()) < 0 or int(s.max()) >= n):
+        raise ValueError(f"select: every index must be in [0, {n}) (the number of cases), got {s.tolist()!r:.60}")
+    return s
+
+
+def cases(result: Mapping, select: Any = None) -> Iterator[dict]:
+    r"""One unpadded record per case of a padded sweep result, in the order of ``select``.
+
+    **Padding convention.** A sweep over many shapes (:func:`sims.linear_hessian.spectrum.constructed_minima`,
+    :func:`sims.linear_hessian.spectrum.hessian_spectra`, :func:`sims.linear_hessian.train.train_sweep`, and the
+    experiments that stack their outputs) returns a mapping whose per-case entries share a leading axis of length
+    :math:`n`, the number of cases; ``widths`` ``(n, LMAX + 1)`` holds each case's frame widths (its widths
+    :math:`d_0,\dots,d_L` followed by copies of :math:`d_L`) and ``depth`` ``(n,)`` its :math:`L`. Entries sized to
+    the frame rather than to the case are listed in :data:`PADDED`; each is cut to the case's true size (``theta``
+    is stripped to the plain parameter vector, ``eigenvalues`` cut at ``n_params``, data and moments to
+    :math:`d_0` / :math:`d_L` rows and columns). Every other entry whose leading length is :math:`n` is that
+    case's row, unchanged (a NaN after divergence is data, not padding); entries that are not per case (``seed``,
+    ``steps``, scalars) are left out. Each record also holds ``index``, the case's row.
+
+    ``select``: None (every case), integer indices, or a boolean mask of length :math:`n`. The argument checks run
+    at the call; the records are built as the iterator is consumed.
+    """
+    if not isinstance(result, Mapping):
+        raise TypeError(f"result: expected a mapping of per-case arrays (a sweep result), got {type(result).__name__}")
+    missing = [k for k in ("widths", "depth") if k not in result]
+    if missing:
+        raise ValueError(f"result: a padded sweep result needs 'widths' and 'depth', missing {missing} "
+                         f"(got keys {sorted(result)!r:.80})")
+    fw, depth = np.asarray(result["widths"]), np.asarray(result["depth"])
+    if fw.ndim != 2 or depth.ndim != 1 or fw.shape[0] != depth.shape[0] or fw.dtype.kind not in "iu":
+        raise ValueError(f"result: expected integer 'widths' of shape (n, LMAX + 1) and 'depth' of shape (n,), got "
+                         f"shapes {fw.shape} ({fw.dtype}) and {depth.shape}")
+    n = depth.shape[0]
+    if n and not (np.all(depth >= 1) and np.all(depth < fw.shape[1])):
+        raise ValueError(f"result: every depth must be in [1, {fw.shape[1] - 1}] (the frame's layers), got "
+                         f"{depth.tolist()!r:.60}")
+    if "eigenvalues" in result and "n_params" not in result:
+        raise ValueError("result: 'eigenvalues' are padded; their true length 'n_params' is missing")
+    idx = _selection(select, n)
+    per_case = {k: v for k, v in result.items() if np.ndim(v) >= 1 and np.shape(v)[0] == n}
+    return (_record(per_case, fw, depth, int(i)) for i in idx)
+
+
+def _record(per_case: dict, fw: np.ndarray, depth: np.ndarray, i: int) -> dict:
+    """Case ``i`` of a validated padded result (see :func:`cases`)."""
+    w = tuple(int(d) for d in fw[i][: depth[i] + 1])
+    p = int(per_case["n_params"][i]) if "n_params" in per_case else 0
+    out = {"index": i}
+    for k, v in per_case.items():
+        out[k] = w if k == "widths" else _CUTS[k](v[i], w, p) if k in _CUTS else v[i]
+    return out
 
 
 def _frame_args(theta, fw, X=None) -> None:
