@@ -185,3 +185,93 @@ def test_one_step_log_moment_without_noise_is_the_deterministic_log():
     assert T.sgd_mult_log_step(1.0, 0.0) == -math.inf
     assert T.sgd_mult_log_step(0.5, 0.0) == 2 * math.log(0.5)
     assert T.sgd_mult_log_step(3.0, 0.0) == 2 * math.log(2.0)
+
+
+# ------------------------------------------------------------------------------------------- claim power
+# Issue 27: each survivor of the claims-only mutation run (tests/mutation.py --claims-only) that the claims now see is
+# pinned here. The mistake is the tool's own mutation, applied to a private copy of the theory module (the working
+# module is untouched); the copy's function is monkeypatched in where the claim calls it. The experiment is read
+# first (so nothing patched reaches the cache) and the claim runs uncached (``Claim.run``). Control: unpatched, the
+# same checks pass.
+
+import ast  # noqa: E402
+import types  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+import theory.sign_floor.multiplicative as TM  # noqa: E402
+import theory.sign_floor.sgd as TS  # noqa: E402
+import theory.sign_floor.signum as TN  # noqa: E402
+from paper_checks import Budget, get_claim  # noqa: E402
+from paper_checks.sign_floor import experiments as E  # noqa: E402
+from tests import mutation as M  # noqa: E402
+
+QUICK = Budget("quick")
+
+
+def _mutant_module(module: types.ModuleType, line_text: str, at: str, kind: str) -> types.ModuleType:
+    """A private copy of ``module`` with the mutation ``kind`` of tests/mutation.py at the text ``at`` of the one source
+    line containing ``line_text`` (so the site survives edits elsewhere in the file)."""
+    src = Path(module.__file__).read_text()
+    lines = src.splitlines()
+    [row] = [i + 1 for i, text in enumerate(lines) if line_text in text]
+    col = lines[row - 1].index(at)
+    [index] = [i for i, (node, k, _, _) in enumerate(M._candidates(ast.parse(src)))
+               if k == kind and node.lineno == row and node.col_offset == col]
+    copy = types.ModuleType(module.__name__ + "_mutant")
+    exec(compile(M.mutate_source(src, index), module.__file__, "exec"), copy.__dict__)  # noqa: S102
+    return copy
+
+
+def _failed_checks(claim_id: str) -> list[str]:
+    """The quantities of the claim's checks whose prediction is rejected now (empty: the claim passes)."""
+    return [c.quantity for c in get_claim(claim_id).run(QUICK).checks if not c.prediction().accepted]
+
+
+# (claim, experiment, theory module, function the claim calls, the site, the check that must fail)
+_CASES = {
+    "odd_parity_moment_eta_divided": (
+        "singh2026.sign_mult_period_two", E.period_two, TM, "parity_second_moments",
+        ("odd = 2 * A * (r * _geometric_sum(", "(2 * k + 1) * eta", "operator"), "E x²/η²"),
+    "floor_at_offset_cubed": (
+        "singh2026.sign_mult_constant_free_of_a_eta", E.float_constant_grid, TS, "floor",
+        ("return finite(a / 2 * ((c**2 + (eta - c) ** 2) / 2 + excess)", "2 + (eta - c)", "constant"), "E f/(aη²)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CASES))
+def test_a_survivor_of_the_claims_only_run_now_fails_its_claim(monkeypatch, name):
+    """Survivors of ``--claims-only`` (seed 0, n 16) and the check that now sees each one:
+
+    * the odd-parity moment with (2k + 1)/eta for (2k + 1) eta: invisible at eta = 1, where the claim used to
+      evaluate it; at eta = 1e-2 the parity prediction is off;
+    * signSGD's floor with c^3 for c^2 at the lattice offset: E f/(a eta^2) is no longer C_mid(1).
+    """
+    claim_id, experiment, module, function, site, check = _CASES[name]
+    experiment(QUICK)
+    assert _failed_checks(claim_id) == []
+    monkeypatch.setattr(T, function, getattr(_mutant_module(module, *site), function))
+    failed = _failed_checks(claim_id)
+    assert failed and all(q.startswith(check) for q in failed), failed
+
+
+def test_beta_zero_cell_law_without_its_drift_fails_the_signum_claim(monkeypatch):
+    """Survivor: the beta = 0 cell law of the Signum operator without its drift a u (``edges - mu`` -> ``edges``). The
+    claim now evaluates the operator at beta = 0 against signSGD's closed form; without the drift the lattice walk is
+    symmetric, has no stationary law, and the operator's box grows until the state cap refuses it. The copy's cap is
+    lowered to 2e4 states so that this happens in milliseconds (the claim's true beta = 0 boxes hold at most 5.6e3);
+    the copy serves only beta = 0 (the mutated line is in the beta = 0 branch, and the beta > 0 rows need more states)."""
+    E.signum_constants(QUICK)
+    mutant = _mutant_module(TN, "cdf = _cdf((edges[None, :] - mu) / s", "edges[None, :] - mu", "drop-term")
+    mutant.MAX_STATES = 20_000
+    true, asked = T.signum_constant, []
+
+    def at_zero_mutated(beta, *args, **kwargs):
+        asked.append(beta)
+        return (mutant.signum_constant if beta == 0 else true)(beta, *args, **kwargs)
+
+    monkeypatch.setattr(T, "signum_constant", at_zero_mutated)
+    with pytest.raises(ValueError, match="states"):
+        get_claim("singh2026.signum_floor_constant").run(QUICK)
+    assert asked[-1] == 0.0  # refused at beta = 0, after every beta > 0 row was computed
