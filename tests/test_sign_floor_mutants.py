@@ -275,3 +275,20 @@ def test_beta_zero_cell_law_without_its_drift_fails_the_signum_claim(monkeypatch
     with pytest.raises(ValueError, match="states"):
         get_claim("singh2026.signum_floor_constant").run(QUICK)
     assert asked[-1] == 0.0  # refused at beta = 0, after every beta > 0 row was computed
+
+
+def test_noiseless_ladder_that_steps_away_half_the_time_fails_the_constant_claim(monkeypatch):
+    """Survivor in the simulator: the host away-probability at sigma = 0 set to 1 (``np.where(sigma > 0, p, 0.0)`` ->
+    ``1.0``; the threshold clips it to 1/2), so the noiseless ladder becomes a symmetric random walk. The claim now
+    runs the ladder at sigma = 0, where the deterministic oscillation gives C_mid(0) = 1/8 exactly. The experiment is
+    recomputed with the mistake through its uncached function and handed to the claim (nothing reaches the cache)."""
+    import paper_checks.sign_floor.multiplicative as claims
+
+    E.ladder_constants(QUICK)
+    assert _failed_checks("singh2026.sign_mult_floor_constant") == []
+    mutant = _mutant_module(S, "return np.where(sigma > 0, p, 0.0)", "0.0)", "constant")
+    monkeypatch.setattr(S, "away_probability_host", mutant.away_probability_host)
+    data = E.ladder_constants.fn(QUICK)
+    monkeypatch.setattr(claims, "ladder_constants", lambda budget: data)
+    assert _failed_checks("singh2026.sign_mult_floor_constant") == [
+        "noiseless end C_mid(0) (ladder at σ = 0, offset η/2; per chain)"]

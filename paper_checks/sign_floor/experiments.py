@@ -61,7 +61,10 @@ def ladder_constants(budget: Budget) -> dict:
     out = S.ladder(jax.random.key(seed), sigma=np.concatenate([sigmas, sigmas]), theta=theta, T=steps, burn=burn,
                    n_chains=n_chains, chunk_size=CHUNK_D1)
     mean, se, _ = _stats(out["m2"] / 2)  # E f/(a eta^2) = E[(n + theta)^2]/2
+    # the noiseless end of the law (sigma = 0, offset eta/2): a deterministic walk, so two chains suffice
+    quiet = S.ladder(jax.random.key(seed + 1), sigma=0.0, theta=0.5, T=steps, burn=burn, n_chains=2, chunk_size=CHUNK_D1)
     return {"sigma": sigmas, "c_mid": mean[:G], "c_mid_se": se[:G], "c_unif": mean[G:], "c_unif_se": se[G:],
+            "c_mid_noiseless": np.asarray(quiet["m2"]).reshape(-1) / 2,
             "seed": seed, "n_chains": n_chains, "steps": steps}
 
 

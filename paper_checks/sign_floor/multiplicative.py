@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from paper_checks import Budget, Categorical, Result, Statistical, claim
+from paper_checks import Budget, Categorical, Exact, Result, Statistical, claim
 from paper_checks.sign_floor import PAPER, SOURCE, WHY_MC, Z
 from paper_checks.sign_floor.experiments import float_constant_grid, heavy_tail, ladder_constants, period_two
 from sims import sign_floor as S
@@ -22,7 +22,8 @@ from theory import sign_floor as T
 def check_constant(budget: Budget) -> Result:
     """Integer-ladder Cesàro averages of E x^2/(2 eta^2) at offset eta/2 and at uniform offsets, per sigma,
     against the two closed-form constants; rivals: the other lattice constant (-1/12 at eta/2, -1/8 for a
-    uniform offset) and the first-order SDE's Laplace-law constant."""
+    uniform offset) and the first-order SDE's Laplace-law constant. The noiseless end sigma = 0 (the deterministic
+    oscillation between -eta/2 and eta/2, C_mid(0) = 1/8) is checked exactly."""
     r = ladder_constants(budget)
     s = r["sigma"]
     mid, unif = (np.array([fn(v) for v in s]) for fn in (T.c_mid, T.c_unif))
@@ -35,6 +36,11 @@ def check_constant(budget: Budget) -> Result:
                                 "first-order SDE (Laplace law) constant (1−e²)²/(4e²)": sde}),
             Statistical("C_unif(σ) = E f/(aη²), uniform offset", r["c_unif"], r["c_unif_se"], unif, z=Z, why=why,
                         rivals={"−1/8 instead of −1/12 (the offset-η/2 constant)": mid}),
+            Exact("noiseless end C_mid(0) (ladder at σ = 0, offset η/2; per chain)", predicted=T.c_mid(0.0),
+                  measured=r["c_mid_noiseless"], rtol=1e-12, atol=1e-15,
+                  rivals={"the first-order SDE's constant, 0 without noise (no floor)": T.c_sde(0.0)},
+                  why="without noise the walk is deterministic: from n = 0 it alternates n = 0, −1, so the Cesàro "
+                      "mean of (n + ½)²/2 is exact up to the round-off of summing equal terms"),
         ],
         detail=(f"sigma = {s.tolist()}: C_mid ladder " + ", ".join(f"{m:.4f}±{e:.4f}" for m, e in zip(r["c_mid"], r["c_mid_se"]))
                 + " vs " + ", ".join(f"{v:.4f}" for v in mid) + f" ({r['n_chains']} chains x {r['steps']} steps)"),
