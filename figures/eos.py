@@ -214,7 +214,7 @@ def _crosslinks(results: dict[str, Result], out: Path, budget: Budget) -> list[P
     fig, axes = figure(2, width=4.3, height=3.3)
     ax = axes[0]
     ts = X.ROD_SAVES
-    for k, (case, color) in enumerate(zip(X._rod_cases(budget), PALETTE)):
+    for k, (case, color) in enumerate(zip(X.rod_cases(budget), PALETTE)):
         cyc = case["cycle"]
         ax.plot(ts[1:], rod["half"][k, 1:], color=color, label=f"ηλ = {case['c']:g}")
         ax.axhline((cyc[1] - cyc[0]) / 2, color=color, ls=":", lw=1)

@@ -31,7 +31,7 @@ ROD_T = 3000.0   # rod-flow time (in GD steps); the slowest rod here relaxes lik
 ROD_SAVES = np.concatenate([[0.0], np.geomspace(0.1, ROD_T, 40)])   # log-spaced: the figure shows the approach
 
 
-def _rod_cases(budget: Budget) -> list[dict]:
+def rod_cases(budget: Budget) -> list[dict]:
     """(dataset, c, start, the logistic topic's exact 2-cycle) for the rod-flow comparison."""
     cases = []
     for c in budget.pick(quick=(2.5, 4.0), full=(2.2, 2.5, 3.0, 4.0)):   # balanced data: the cycle +-a(c)
@@ -59,7 +59,7 @@ def rod_logistic(budget: Budget) -> dict:
     Returns the rod's ends :math:`c \pm r` at the last save time, sorted, and its half-length over time.
     """
     ends, half, failed = [], [], []
-    for case in _rod_cases(budget):
+    for case in rod_cases(budget):
         z, a = tlg.validate_dataset(case["z"], case["weights"])
         _, lam = tlg.minimizer(z, a)
         z6 = np.concatenate([z[:, 0], np.repeat(z[:1, 0], 6 - z.shape[0])])     # one compiled program for all
@@ -90,7 +90,7 @@ def rod_flow_is_two_cycle(budget: Budget) -> Result:
     data = rod_logistic(budget)
     if np.any(data["failed"]):
         raise RuntimeError("a rod-flow integration failed")
-    cases = _rod_cases(budget)
+    cases = rod_cases(budget)
     cycles = np.array([c["cycle"] for c in cases])
     w_stars = np.array([tlg.minimizer(c["z"], c["weights"])[0][0] for c in cases])
     half = (cycles[:, 1] - cycles[:, 0]) / 2
