@@ -411,6 +411,9 @@ def test_cases_undoes_the_padding_of_a_hand_built_result():
     assert [r["index"] for r in S.cases(result, [2, 0])] == [2, 0]
     assert [r["index"] for r in S.cases(result, np.array([True, False, True]))] == [0, 2]
     assert list(S.cases(result, [])) == []
+    for bad in (np.zeros(0, bool), np.array([True, False]), [3]):  # masks of the wrong length, an index out of range
+        with pytest.raises(ValueError, match="select"):
+            S.cases(result, bad)                                      # refused at the call, before any record
 
 
 def test_cases_records_equal_the_cases_run_one_at_a_time():

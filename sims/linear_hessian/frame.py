@@ -116,7 +116,7 @@ def _selection(select: Any, n: int) -> np.ndarray:
     if select is None:
         return np.arange(n)
     s = np.asarray(select)
-    if s.ndim == 1 and s.size == 0 and s.dtype.kind in "biuf":  # an empty list selects nothing, whatever its dtype
+    if s.ndim == 1 and s.size == 0 and s.dtype.kind in "iuf":  # an empty list (float to NumPy) selects nothing
         return np.zeros(0, np.int64)
     if s.dtype == bool:
         if s.shape != (n,):
@@ -151,7 +151,7 @@ def cases(result: Mapping, select: Any = None) -> Iterator[dict]:
     missing = [k for k in ("widths", "depth") if k not in result]
     if missing:
         raise ValueError(f"result: a padded sweep result needs 'widths' and 'depth', missing {missing} "
-                         f"(got keys {sorted(result)!r:.80})")
+                         f"(got keys {list(result)!r:.80})")
     fw, depth = np.asarray(result["widths"]), np.asarray(result["depth"])
     if fw.ndim != 2 or depth.ndim != 1 or fw.shape[0] != depth.shape[0] or fw.dtype.kind not in "iu":
         raise ValueError(f"result: expected integer 'widths' of shape (n, LMAX + 1) and 'depth' of shape (n,), got "
@@ -173,7 +173,12 @@ def _record(per_case: dict, fw: np.ndarray, depth: np.ndarray, i: int) -> dict:
     p = int(per_case["n_params"][i]) if "n_params" in per_case else 0
     out = {"index": i}
     for k, v in per_case.items():
-        out[k] = w if k == "widths" else _CUTS[k](v[i], w, p) if k in _CUTS else v[i]
+        if k == "widths":
+            out[k] = w
+        elif k in _CUTS:
+            out[k] = _CUTS[k](v[i], w, p)
+        else:
+            out[k] = v[i]
     return out
 
 
