@@ -11,6 +11,8 @@ vector, a list of matrices, a dict of layers: any pytree of float arrays):
 * :func:`largest_eigenvalue` -- the top eigenvalue of a dense symmetric matrix, eigenvalues only
   (tridiagonal reduction and Sturm-count multisection);
 * :func:`lanczos` / :func:`top_eigenvalues` -- the largest eigenvalues by Lanczos on the HVP;
+* :func:`top_eigenpair` -- the top eigenvalue with its Ritz vector (and the second Ritz value) by a few Lanczos
+  steps from a given start, for tracking the sharpness along a trajectory warm-started at the last eigenvector;
 * :func:`hutchinson_trace` -- :math:`\operatorname{tr}H` by Hutchinson's estimator with its
   standard error.
 
@@ -33,7 +35,8 @@ from jax.flatten_util import ravel_pytree
 import sims  # noqa: F401  (float64)
 from theory import validate as V
 
-__all__ = ["hvp", "dense_hessian", "largest_eigenvalue", "lanczos", "top_eigenvalues", "hutchinson_trace", "TraceEstimate"]
+__all__ = ["hvp", "dense_hessian", "largest_eigenvalue", "lanczos", "top_eigenvalues", "hutchinson_trace", "TraceEstimate",
+           "top_eigenpair"]
 
 
 _NOT_FINITE = "in its curvature at params (the loss or its derivatives are NaN or overflow there)"
@@ -360,3 +363,50 @@ def hutchinson_trace(loss_fn: Callable[[Any], jax.Array], params: Any, key: jax.
     z = jax.random.rademacher(key, (m, flat.size), dtype=flat.dtype)
     quad = V.finite_output("loss_fn", jax.vmap(lambda v: jnp.vdot(v, jax.jvp(grad, (flat,), (v,))[1]))(z), _NOT_FINITE)
     return TraceEstimate(jnp.mean(quad), jnp.std(quad, ddof=1) / jnp.sqrt(m), quad)
+
+
+def _top_eigenpair(matvec, v0: jax.Array, num_iter: int) -> tuple[jax.Array, jax.Array, jax.Array]:
+    r"""Largest eigenvalue, its unit Ritz vector and the second Ritz value after ``num_iter`` Lanczos steps from ``v0``.
+
+    Full reorthogonalization (Gram-Schmidt twice); the Ritz vector is :math:`V^\top s` for the top
+    eigenvector :math:`s` of the tridiagonal :math:`T`. Warm-starting ``v0`` at the previous
+    eigenvector makes a few steps enough along a slowly moving trajectory.
+    """
+    dim = v0.shape[0]
+    basis = jnp.zeros((num_iter + 1, dim)).at[0].set(v0 / jnp.linalg.norm(v0))
+
+    def body(i, carry):
+        basis, alpha, beta = carry
+        w = matvec(basis[i])
+        a = jnp.vdot(basis[i], w)
+        w = w - basis.T @ (basis @ w)
+        w = w - basis.T @ (basis @ w)
+        b = jnp.linalg.norm(w)
+        return basis.at[i + 1].set(w / jnp.maximum(b, 1e-300)), alpha.at[i].set(a), beta.at[i].set(b)
+
+    basis, alpha, beta = lax.fori_loop(0, num_iter, body, (basis, jnp.zeros(num_iter), jnp.zeros(num_iter)))
+    T = jnp.diag(alpha) + jnp.diag(beta[:-1], 1) + jnp.diag(beta[:-1], -1)
+    vals, vecs = jnp.linalg.eigh(T)
+    u = basis[:num_iter].T @ vecs[:, -1]
+    return vals[-1], u / jnp.linalg.norm(u), vals[-2] if num_iter > 1 else -jnp.inf
+
+
+def top_eigenpair(matvec, v0: jax.Array, num_iter: int, *, max_bytes=None) -> tuple[jax.Array, jax.Array, jax.Array]:
+    r"""Largest eigenvalue, its unit Ritz vector and the second Ritz value after ``num_iter`` Lanczos steps from ``v0``.
+
+    ``matvec``: :math:`v \mapsto Hv` for a symmetric :math:`H`; ``v0`` a nonzero vector; ``1 <= num_iter <= len(v0)``.
+    Full reorthogonalization (Gram-Schmidt twice); warm-starting ``v0`` at the previous eigenvector makes a
+    few steps enough along a slowly moving trajectory. A ``matvec`` that returns NaN or infinity makes
+    the eigenpair undefined: a ``ValueError`` naming ``matvec`` when the result is concrete (under ``jit``
+    the NaN eigenpair comes back, for the caller's divergence flag). ``max_bytes``: the allocation limit
+    (:func:`theory.validate.byte_limit`) for the Krylov basis, ``(num_iter + 1, len(v0))``.
+    """
+    if not callable(matvec):
+        raise TypeError(f"matvec: expected a callable v -> H v, got {type(matvec).__name__}")
+    v0 = V.traceable("v0", v0, ndim=1)
+    num_iter = V.integer("num_iter", num_iter, low=1, high=v0.shape[0])
+    V.check_bytes({"num_iter": num_iter, "v0": f"length {v0.shape[0]}"}, 2 * 8 * (num_iter + 1) * v0.shape[0],
+                  what="the Krylov basis (and its products)", max_bytes=max_bytes)
+    if not V.is_tracer(v0) and not float(jnp.linalg.norm(v0)) > 0:
+        raise ValueError("v0: expected a nonzero start vector, got zeros")
+    return V.finite_output("matvec", _top_eigenpair(matvec, v0, num_iter), "during the Lanczos iteration")

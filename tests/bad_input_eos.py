@@ -70,7 +70,7 @@ ROWS = [
         kinds={"n": "posint+oversize", "d": "posint+oversize"}),
     Row(_S + "mlp_init", lambda: {"key": jax.random.key(0), "widths": WID}),
     Row(_S + "mlp_loss", {"theta": THETA, "X": X8, "Y": Y8, "widths": WID}, kinds={"X": "arr+rows"}),
-    Row(_S + "top_eigenpair", {"matvec": lambda v: np.diag([3.0, 2.0, 1.0]) @ v, "v0": np.ones(3), "num_iter": 2},
+    Row("sims.hvp.top_eigenpair", {"matvec": lambda v: np.diag([3.0, 2.0, 1.0]) @ v, "v0": np.ones(3), "num_iter": 2},
         kinds={"v0": "arr+zeros", "num_iter": "posint"}),
     Row(_S + "mlp_run", lambda: {"keys": jax.random.split(jax.random.key(3), 1), "eta": 0.5, "X": X8, "Y": Y8,
                                  "widths": WID, "methods": ("gd", "central"), "momentum": 0.0, "n_steps": 4,
