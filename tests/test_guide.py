@@ -154,6 +154,16 @@ def test_the_guide_creates_only_files_of_the_topic_and_its_paper():
             assert TOPIC in Path(b.path).stem or b.path.startswith("docs/papers/"), b.path
 
 
+def test_the_guide_states_the_toy_topics_size_and_it_stays_small():
+    """A newcomer's one-claim topic, every file and entry, in at most 250 non-blank lines, as the guide says."""
+    text = GUIDE.read_text()
+    blocks = guide_blocks(text)
+    lines = sum(len([line for line in b.body.splitlines() if line.strip()]) for b in blocks)
+    stated = re.search(r"\*\*(\d+) non-blank lines\*\* in (\d+) blocks", text)
+    assert stated and (int(stated[1]), int(stated[2])) == (lines, len(blocks)), (lines, len(blocks))
+    assert lines <= 250, lines
+
+
 # the slow tier, beside the docs build: four subprocesses that each load all fourteen topics (~20 s of one worker)
 @pytest.mark.slow
 def test_a_toy_topic_built_from_the_guide_passes_every_topic_check(tmp_path):
@@ -166,9 +176,9 @@ def test_a_toy_topic_built_from_the_guide_passes_every_topic_check(tmp_path):
     try:
         # the topic's own tests (both tiers: its rows and claims are cheap) and the coverage tests every topic meets
         done = _run(["-m", "pytest", "-v", "-p", "no:xdist", "-p", "no:cacheprovider", f"tests/test_{t}.py",
-                     "tests/test_contract.py", "tests/test_bad_input.py", "tests/test_power.py", "-k",
-                     f"test_{t}.py or [{t}: or [{t}. or covers_every_topic or every_public_function_has_a_row "
-                     "or every_topic_imports"], tree, env)
+                     "tests/test_contract.py", "tests/test_bad_input.py", "tests/test_power.py", "tests/test_examples.py",
+                     "-k", f"test_{t}.py or [{t}: or [{t}. or covers_every_topic or every_public_function_has_a_row "
+                     "or every_topic_imports or documented_example or build_no_checks"], tree, env)
         assert done.returncode == 0, _failure("its tests", done)
         ran = done.stdout
         for kind, pattern in (("unit test", rf"tests/test_{t}\.py::\S+ PASSED"),
@@ -180,6 +190,9 @@ def test_a_toy_topic_built_from_the_guide_passes_every_topic_check(tmp_path):
         done = _run(["-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider", "-m", "not slow",
                      "tests/test_docs.py", "tests/test_registry.py"], tree, env)
         assert done.returncode == 0, _failure("the documentation and registry checks", done)
+
+        done = _run([f"examples/{t}.py"], tree, env)
+        assert done.returncode == 0 and "status on your parameters: passed" in done.stdout, _failure("its example", done)
 
         done = _run(["-m", "paper_checks", "--topic", t, "--budget", "quick", "--json"], tree, env)
         assert done.returncode == 0, _failure("`python -m paper_checks --topic toy`", done)
