@@ -103,7 +103,7 @@ def beta2_linear_rule_window(budget) -> Result:
     half-life falls to 0.9 of the reference, interpolated in :math:`\log B`, against
     :func:`theory.batch_size.linear_beta2_edge` (rivals: the edge at :math:`(1-\beta_2)B = 0.5`, and at the rule's own
     end :math:`(1-\beta_2)B = 1`, where :math:`\beta_2 = 0`)."""
-    from paper_checks.batch_size.scaling_rules import crossing
+    from sims.edges import interpolated_crossing
 
     ex, tok, tok_se = _parts(budget)
     b = ex["batch_size"]
@@ -116,8 +116,8 @@ def beta2_linear_rule_window(budget) -> Result:
     ratio, ratio_se = be * t_e / ref, be * s_e / ref
     exact_ratio = exact_half_life(1 - (1 - E.HL_BETA2) * be, be) / ref
     # the ratio falls with B: cross 0.9 from above, i.e. 2 - ratio rises through 1.1
-    sim_edge, sim_se = crossing(be, 2 - ratio, ratio_se, 1.1)
-    ex_edge, _ = crossing(be, 2 - exact_ratio, np.ones(be.size), 1.1)
+    sim_edge, sim_se = interpolated_crossing(be, 2 - ratio, 1.1, ratio_se, log_x=True)
+    ex_edge, _ = interpolated_crossing(be, 2 - exact_ratio, 1.1, np.ones(be.size), log_x=True)
     interp = abs(math.log(ex_edge / edge))
     checks = [
         Statistical("examples to half the stationary v, 1 - beta2 = 0.001 B", estimate=tok[lin], se=tok_se[lin],

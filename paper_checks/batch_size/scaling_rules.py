@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from sims.edges import interpolated_crossing
 import theory.batch_size as th
 from paper_checks import STEPLAB, Count, Exact, Paper, Result, Statistical, claim
 from paper_checks.batch_size import experiments as E
@@ -38,19 +39,6 @@ def chain_floors(ex):
     est = np.array([row[k].mean() if k.any() else np.nan for row, k in zip(m, ok)])
     se = np.array([row[k].std(ddof=1) / math.sqrt(k.sum()) if k.sum() > 1 else np.nan for row, k in zip(m, ok)])
     return est, se
-
-
-def crossing(b, ratio, se, level) -> tuple[float, float]:
-    r"""The batch size where ``ratio`` first reaches ``level``, by linear interpolation in :math:`\log B` between the two
-    grid points around it, and the standard error of :math:`\log B` there (delta method, the two ratios independent)."""
-    k = int(np.argmax(ratio >= level))
-    if k == 0 or ratio[k] < level:
-        raise ValueError(f"ratio: expected a grid that starts below level = {level} and reaches it, got {ratio}")
-    l0, l1, r0, r1 = math.log(b[k - 1]), math.log(b[k]), ratio[k - 1], ratio[k]
-    lx = l0 + (level - r0) * (l1 - l0) / (r1 - r0)
-    d0 = -(l1 - l0) * (r1 - level) / (r1 - r0) ** 2
-    d1 = -(l1 - l0) * (level - r0) / (r1 - r0) ** 2
-    return math.exp(lx), math.sqrt((d0 * se[k - 1]) ** 2 + (d1 * se[k]) ** 2)
 
 
 def _linear_parts(budget):
@@ -112,9 +100,9 @@ def linear_rule_edge(budget) -> Result:
     bmax = th.linear_rule_limit(E.LIN_LAM, E.LIN_ETA1)
     edge = th.linear_rule_edge(E.LIN_LAM, E.LIN_SIGMA, E.LIN_ETA1, LEVEL)
     far = stable & (b >= 8)
-    sim_edge, sim_se = crossing(b[stable], est[stable] / base, se[stable] / base, LEVEL)
+    sim_edge, sim_se = interpolated_crossing(b[stable], est[stable] / base, LEVEL, se[stable] / base, log_x=True)
     # the same interpolation on the exact floors: its distance to the exact edge bounds the interpolation's bias
-    ex_edge, _ = crossing(b[stable], pred[stable] / base, np.ones(stable.sum()), LEVEL)
+    ex_edge, _ = interpolated_crossing(b[stable], pred[stable] / base, LEVEL, np.ones(stable.sum()), log_x=True)
     interp = abs(math.log(ex_edge / edge))
     tol = math.expm1(Z * sim_se + interp + _burn_bias(ex))
     checks = [
@@ -201,8 +189,8 @@ def sqrt_rule_edge(budget) -> Result:
     far = ex["rule"] == "far"
     b = ex["batch_size"][sq].astype(float)
     edge = th.sqrt_rule_edge(1.0, E.SIGN_ETA1, 1.0, LEVEL)
-    sim_edge, sim_se = crossing(b, est[sq] / base, se[sq] / base, LEVEL)
-    ex_edge, _ = crossing(b, pred[sq] / base, np.ones(b.size), LEVEL)
+    sim_edge, sim_se = interpolated_crossing(b, est[sq] / base, LEVEL, se[sq] / base, log_x=True)
+    ex_edge, _ = interpolated_crossing(b, pred[sq] / base, LEVEL, np.ones(b.size), log_x=True)
     interp = abs(math.log(ex_edge / edge))
     tol = math.expm1(Z * sim_se + interp)
     checks = [

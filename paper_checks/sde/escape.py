@@ -3,7 +3,7 @@ r"""The classic modified equations miss GD's step-size restriction: escape thres
 On :math:`\lambda x^2/2`, :math:`x^4/4` and :math:`2\cosh x` discrete GD escapes exactly beyond its critical step; the
 curvature-corrected drift flags the restriction (exactly on quadratics, 3x too conservatively on :math:`x^4/4`) and the
 classic first- and second-order drifts never do; on the quadratic the corrected log-rate is the tangent of GD's at the
-edge. Experiments ``sde.escape`` and ``sde.gd_rates``. The escape brackets (:func:`_bracket`,
+edge. Experiments ``sde.escape`` and ``sde.gd_rates``. The escape brackets (:func:`sims.edges.switch_bracket`,
 :func:`_mid_and_halfwidth`) also serve :mod:`paper_checks.sde.schedule`.
 """
 from __future__ import annotations
@@ -17,29 +17,15 @@ from paper_checks._checks import Count, Exact
 from paper_checks._registry import Budget, Result, claim
 from paper_checks.sde import PAPER
 from paper_checks.sde.experiments import ETA_TOY, LAMBDAS, escape_sweeps, gd_rates
+from sims.edges import switch_bracket
 from theory import sde as T
 
 _LAM = sp.Symbol("lambda", positive=True)
 
 
-def _bracket(grid: np.ndarray, grew: np.ndarray) -> tuple[float, float]:
-    """[last point where |x| did not grow, first point where it grew] of a monotone escape indicator.
-
-    Returns (nan, nan) when the indicator is not a single off-to-on switch inside the grid, which
-    makes any Exact check on it fail (a non-monotone escape pattern contradicts every threshold).
-    """
-    grew = np.asarray(grew, bool)
-    if not grew.any() or grew[0]:
-        return math.nan, math.nan
-    i = int(np.argmax(grew))
-    if not grew[i:].all():
-        return math.nan, math.nan
-    return float(grid[i - 1]), float(grid[i])
-
-
 def _mid_and_halfwidth(grid: np.ndarray, grew: np.ndarray) -> tuple[float, float]:
     """Geometric midpoint of the bracket and its relative half-width (the measurement's resolution)."""
-    lo, hi = _bracket(grid, grew)
+    lo, hi = switch_bracket(grid, np.asarray(grew, bool))
     return math.sqrt(lo * hi), math.sqrt(hi / lo) - 1.0
 
 

@@ -12,16 +12,8 @@ from paper_checks._registry import Budget, Result, claim
 from paper_checks.sde import PAPER
 from paper_checks.sde.experiments import _MLP_SEED, MLP_AGENTS, MLP_SIGMA1, mlp_edge
 from sims import sde as S
+from sims.edges import switch_bracket
 from theory import sde as T
-
-
-def _edge(cs: np.ndarray, decreased: np.ndarray) -> tuple[float, float]:
-    """[last c before the first c at which most runs failed to decrease the loss, that c] (nan if none fails)."""
-    bad = decreased.mean(axis=-1) <= 0.5
-    if not bad.any() or bad[0]:
-        return math.nan, math.nan
-    i = int(np.argmax(bad))
-    return float(cs[i - 1]), float(cs[i])
 
 
 @claim("compagnoni2025.mlp_pattern", paper=PAPER, provenance="derived", kind="bound",
@@ -42,7 +34,9 @@ def mlp_pattern(budget: Budget) -> Result:
     cs, omegas, ratio = r["c"], r["omega"], np.asarray(r["ratio"])
     decreased = (ratio < 1) & ~np.asarray(r["diverged"])
     i0, i1 = 0, int(np.argmax(omegas))
-    (lo0, hi0), (lo1, hi1) = _edge(cs, decreased[:, i0]), _edge(cs, decreased[:, i1])
+    # the edge: the first c at which most runs failed to decrease the loss
+    (lo0, hi0), (lo1, hi1) = (switch_bracket(cs, decreased[:, i].mean(axis=-1) <= 0.5, monotone=False)
+                              for i in (i0, i1))
     F = np.array([T.normalization_factor(MLP_AGENTS, om, MLP_SIGMA1, S.MLP_DIM) for om in omegas])
     blind = float(F[i1] / F[i0])
     safe = decreased[cs < 2]
