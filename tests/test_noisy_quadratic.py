@@ -300,6 +300,17 @@ def test_subgradient_max_affine_on_the_absolute_value_by_hand():
     assert out["value"] == pytest.approx(0.25, rel=1e-15) and out["min_gap"] == 0.0 and out["activity"] == 0.0
 
 
+def test_subgradient_max_affine_falls_back_to_an_active_piece_by_hand():
+    r"""The oracle's own piece inactive: pieces ordered :math:`(-x, +x)` (points -1 and 1, gradients -1 and +1, values 1),
+    so at step 0 the piece :math:`-x` is not active at :math:`x_1 = 0.25` and the first active piece (:math:`+x`) gives the
+    subgradient +1: :math:`x_2 = 0.25 - 0.5 = -0.25`; at step 1 the piece :math:`+x` is inactive at -0.25 and :math:`-x`
+    gives -1: :math:`x_3 = -0.25 + 0.2 = -0.05`, :math:`F(x_3) = 0.05`. A returned piece is always active (shortfall 0)."""
+    out = sq.subgradient_max_affine(np.array([0.25]), np.array([0.5, 0.2, 0.1]), np.array([[-1.0], [1.0]]),
+                                    np.array([[-1.0], [1.0]]), np.array([1.0, 1.0]))
+    np.testing.assert_allclose(out["x_T"], [-0.05], rtol=1e-14)
+    assert out["value"] == pytest.approx(0.05, rel=1e-14) and out["activity"] == 0.0
+
+
 def test_worst_case_instance_is_valid_and_at_least_the_kink_construction():
     r"""The search returns a valid instance (its interpolation conditions, Lipschitz and distance constraints hold to
     1e-10) whose value lies between a hand construction and the bound: at :math:`T = 2`, :math:`\eta = 1`, :math:`G = 1`,

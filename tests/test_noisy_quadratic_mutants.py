@@ -55,6 +55,12 @@ mutated prediction (the unmutated claims passing is ``tests/test_power.py``'s jo
   their exact losses read): the river loss then falls at half the rate, and the measured losses reject it.
 * ``chen2023.kkt_points_nonconvex`` -- the box ignored and the unconstrained local minimizer clipped to it (decay read
   as a projection of the unconstrained limit): the final iterates reject it.
+* ``steplab.merging_error_grows_with_curvature_window`` -- the decayed run's noise coefficient contracted from its own
+  step (an off-by-one in :func:`theory.noisy_quadratic.merge_error_variance`): the measured mean-square gaps reject it;
+* ``kidambi2018.heavy_ball_no_faster_than_sgd`` -- the simulator's per-mode radii reported as the top one for every mode:
+  the theory's per-mode operators at half the tuned step reject it;
+* ``chen2023.kkt_points_nonconvex`` -- the KKT residual with the wells' gradient read as :math:`x^3`: SciPy's KKT points
+  are then not stationary.
 """
 from __future__ import annotations
 
@@ -313,3 +319,51 @@ def test_clipped_unconstrained_limit_fails_the_kkt_claim(monkeypatch):
         return np.clip(original(a, C, 1e6, start), -radius, radius)
 
     assert _mutated_status(monkeypatch, "chen2023.kkt_points_nonconvex", "double_well_kkt_point", clipped) == "failed"
+
+
+# ----------------------------------------------------------------------------- issue 27, second pass (claims-only, seed 0, n 16)
+def test_decay_contraction_from_its_own_step_fails_the_merging_error_claim(monkeypatch):
+    r""":func:`theory.noisy_quadratic.merge_error_variance` with the decayed run's noise coefficient contracted from step
+    :math:`s` itself (:math:`\prod_{j\ge s}` where :math:`\prod_{j>s}` belongs, an off-by-one): the exact mean-square gap
+    moves by 7-10 standard errors of the measured one on the five smaller modes."""
+    def from_own_step(lam, eta, checkpoints, weights, T, sigma=1.0, *, max_bytes=None):
+        lam_a = np.atleast_1d(np.asarray(lam, dtype=float))
+        eff = th.merge_effective_schedule(eta, checkpoints, weights, T)
+        tk, w = np.asarray(checkpoints, dtype=int), np.asarray(weights, dtype=float)
+        out = []
+        for lm in lam_a:
+            merged = th._merged_noise_coefficients(1 - eta * lm, eta, tk, w, int(T))
+            after = np.cumprod((1 - eff * lm)[::-1])[::-1]
+            out.append(sigma**2 * np.sum((merged + eff * after) ** 2))
+        return np.array(out)
+
+    assert from_own_step([0.0], 1.0, [1, 2], [0.5, 0.5], 2) == pytest.approx(th.merge_error_variance([0.0], 1.0, [1, 2],
+                                                                                                    [0.5, 0.5], 2))
+    assert _mutated_status(monkeypatch, "steplab.merging_error_grows_with_curvature_window", "merge_error_variance",
+                           from_own_step) == "failed"
+
+
+def test_top_radius_for_every_mode_fails_the_kidambi_claim(monkeypatch):
+    r"""The simulator's per-mode radii reported as the largest one for every mode (a max over the wrong axis): at half the
+    theory's step the two modes contract at different speeds (0.93 and 0.993 for heavy ball at kappa = 1e3), which the
+    theory's per-mode operators show. (One run: the unmutated claim passing is ``tests/test_power.py``'s job, and the
+    claim's theory search costs ~10 s.)"""
+    from paper_checks.noisy_quadratic import experiments as E
+    claim = get_claim("kidambi2018.heavy_ball_no_faster_than_sgd")
+    true = E.sampled_rates(Budget("quick"))
+    wrong = {**true, **{k: np.repeat(true[k].max(axis=-1, keepdims=True), true[k].shape[-1], axis=-1)
+                        for k in ("heavy_ball_mode_radius_half_step", "asgd_mode_radius_half_step")}}
+    monkeypatch.setattr(E, "sampled_rates", lambda budget: wrong)
+    assert claim.status(claim.run(Budget("quick"))) == "failed"
+
+
+def test_residual_without_the_wells_fails_the_kkt_claim(monkeypatch):
+    r""":func:`theory.noisy_quadratic.box_kkt_residual` with the wells' gradient :math:`x(x^2 - a)` read as :math:`x^3` (the
+    wells' depths dropped): the interior coordinates of SciPy's KKT points (0.67 and 0) are no longer stationary."""
+    def no_wells(a, C, radius, x):
+        xx, cc = np.asarray(x, dtype=float), np.asarray(C, dtype=float)
+        g = xx**3 + cc @ xx
+        return float(np.max(np.abs(xx - np.clip(xx - g, -radius, radius))))
+
+    assert no_wells([1.0], [[0.0]], 1.0, [0.5]) == pytest.approx(0.125)
+    assert _mutated_status(monkeypatch, "chen2023.kkt_points_nonconvex", "box_kkt_residual", no_wells) == "failed"

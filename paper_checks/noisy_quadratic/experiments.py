@@ -494,7 +494,8 @@ def sampled_rates(budget: Budget) -> dict:
     grid that spans :math:`\delta \in [10^{-4}, 3]`, :math:`1-\alpha \in [10^{-7}, 1]` (every point of the paper's
     :math:`\alpha \in [0, 1)` that converges). Heavy ball and ASGD also at the parameters
     :func:`theory.noisy_quadratic_sampled.tuned_sampled_rate` names (where to measure; for ASGD this is the measurement:
-    its claim is that some parameters reach the rate).
+    its claim is that some parameters reach the rate), and each mode's spectral radius at half that step
+    (``*_mode_radius_half_step``).
     """
     kappas = np.array(budget.pick(quick=(1e3, 1e4, 1e5), full=(1e3, 1e4, 1e5, 1e6)))
     out = {"kappa": kappas, "c": SAMPLED_C}
@@ -510,6 +511,9 @@ def sampled_rates(budget: Budget) -> dict:
         kw = {"alpha": p[:, 1]} if method == "heavy_ball" else {"long_step": p[:, 1], "xi": p[:, 2]}
         out[f"{method}_params"] = p
         out[f"{method}_at_params"] = ss.sampled_moment_map(method, p[:, 0], h_atoms=laws, h_probs=probs, **kw)["rate"]
+        # at half the tuned step the two modes contract at different speeds (the tuning equalizes them)
+        half = ss.sampled_moment_map(method, 0.5 * p[:, 0], h_atoms=laws, h_probs=probs, **kw)
+        out[f"{method}_mode_radius_half_step"] = half["mode_radius"]
     return out
 
 

@@ -91,7 +91,8 @@ def merging_error_scaling(budget) -> Result:
     r"""RMS gap :math:`\sqrt{E(\bar x - y_T)^2}` over the paired runs, per mode, against :math:`\eta\lambda W` (0.02..0.64).
 
     The slope's next-order term is the deviation of the exact gap's slope (:func:`theory.noisy_quadratic.merge_error_variance`)
-    from 1 over the same range. Rivals: the gap grows like :math:`(\eta\lambda W)^2`, or like its square root.
+    from 1 over the same range. Rivals: the gap grows like :math:`(\eta\lambda W)^2`, or like its square root. And the
+    mean-square gap per mode against that exact variance (rival: no gap, the flat directions' identity).
     """
     ex = E.merging(budget)
     lam = ex["lam"][1:]
@@ -105,7 +106,12 @@ def merging_error_scaling(budget) -> Result:
                    next_order=abs(exact_slope - 1.0), z=4.0,
                    rivals={"the gap grows like (ηλW)²": 2.0, "the gap grows like √(ηλW)": 0.5},
                    why="weighted fit with Monte Carlo standard errors; next order: the exact gap's own slope over this "
-                       f"range ({exact_slope:.3f})")]
+                       f"range ({exact_slope:.3f})"),
+              Exact("mean-square gap E(x̄ − y_T)² per mode", predicted=exact**2, measured=ms,
+                    rtol=4.0 * float(np.max(se_ms / exact**2)),
+                    rivals={"no gap: the merge is the decayed run (the identity of flat directions)": np.zeros_like(ms)},
+                    why="4 standard errors of the mean over independent paired runs (the largest relative one over the "
+                        "modes); unbiased: the gap is linear in the shared noise, so its mean square is the exact variance")]
     return Result(checks, detail="RMS gap / exact: " + ", ".join(f"{a:.3g}: {r:.3g}/{e:.3g}" for a, r, e in zip(x, rms, exact)),
                   seed=E.SEED + 2, arrays={"x": x, "rms": rms, "se": se_rms, "exact": exact})
 

@@ -22,6 +22,12 @@ PAPER = Paper(key="kidambi2018", title="On the insufficiency of existing momentu
 WHERE = "arXiv:1803.05591 (ICLR 2018 text), Section 3, before Proposition 3"
 
 
+def _mode_radii(method: str, params: np.ndarray, modes: np.ndarray) -> np.ndarray:
+    """Each mode's spectral radius of the theory's operator, per kappa: (kappas, modes)."""
+    return np.array([[np.max(np.abs(np.linalg.eigvals(ts.sampled_mode_operator(method, p, h1, h2)))) for h1, h2 in m]
+                     for p, m in zip(params, modes)])
+
+
 @claim("kidambi2018.heavy_ball_no_faster_than_sgd", paper=PAPER, provenance="quoted", kind="rate",
        source="Section 3 (Corollaries 1 and 2, Proposition 3); the exact mean-square rates derived here",
        quote="Hence, ASGD improves upon rate of SGD by a factor of $\\sqrt{\\kappa}$. The following proposition, which is "
@@ -43,7 +49,7 @@ def heavy_ball_no_faster_than_sgd(budget) -> Result:
     :math:`\kappa` as the next-order term. Exact: SGD's best against the closed form
     (:func:`theory.noisy_quadratic_sampled.sgd_tuned_rate`), heavy ball's best against the theory's search on the
     operator :math:`P\otimes P - Eh(P\otimes Q + Q\otimes P) + Eh^2Q\otimes Q`, and both methods' rates at the theory's
-    parameters. Catches: the sampled gradient's noise dropped from the operator (:math:`Eh^2 = (Eh)^2`: the
+    parameters, and each mode's radius at half the theory's step. Catches: the sampled gradient's noise dropped from the operator (:math:`Eh^2 = (Eh)^2`: the
     deterministic heavy ball, which accelerates). Rivals: heavy ball accelerates as on the exact quadratic (slope
     :math:`-1/2`, or its tuned deterministic rate); momentum gives nothing (SGD's best); ASGD does not accelerate
     (slope :math:`-1`); Corollary 1's exponent :math:`1/\kappa` for SGD's best.
@@ -56,6 +62,8 @@ def heavy_ball_no_faster_than_sgd(budget) -> Result:
     asgd_theory = ts.tuned_sampled_rates("asgd", modes)["rate"]
     hb_at = np.array([ts.sampled_ms_rate("heavy_ball", p, m) for p, m in zip(ex["heavy_ball_params"], modes)])
     asgd_at = np.array([ts.sampled_ms_rate("asgd", p, m) for p, m in zip(ex["asgd_params"], modes)])
+    half_radii = np.stack([_mode_radii(m_, ex[f"{m_}_params"] * np.r_[0.5, np.ones(ex[f"{m_}_params"].shape[1] - 1)],
+                                       modes) for m_ in ("heavy_ball", "asgd")])
     kappa_h = kappa / (2 * c)  # the condition number of H = diag(sigma_1^2, sigma_2^2)
     det_hb = -np.log((np.sqrt(kappa_h) - 1) / (np.sqrt(kappa_h) + 1))  # the tuned deterministic heavy ball on H
 
@@ -87,6 +95,11 @@ def heavy_ball_no_faster_than_sgd(budget) -> Result:
               measured=np.r_[ex["heavy_ball_at_params"], ex["asgd_at_params"]], rtol=1e-9, atol=1e-8,
               rivals={"half: the rate of √(E f), a norm's rate, not the loss's": np.r_[hb_at, asgd_at] / 2},
               why="one parameter point, two constructions of one map: eigenvalue round-off (atol 1e-8)"),
+        Exact("each mode's spectral radius at half the theory's step, heavy ball and ASGD", predicted=half_radii,
+              measured=np.stack([ex[f"{m_}_mode_radius_half_step"] for m_ in ("heavy_ball", "asgd")]), rtol=1e-9,
+              atol=1e-8, rivals={"every mode at the slowest mode's radius": np.repeat(
+                  half_radii.max(axis=-1, keepdims=True), 2, axis=-1)},
+              why="one parameter point, two constructions of each mode's 4 x 4 map: eigenvalue round-off (atol 1e-8)"),
     ]
     detail = (f"c = {c:g}; best rates × κ: SGD " + ", ".join(f"{r * k:.3f}" for r, k in zip(ex["sgd_best"], kappa))
               + "; heavy ball " + ", ".join(f"{r * k:.3f}" for r, k in zip(ex["heavy_ball_best"], kappa))
