@@ -18,7 +18,7 @@ ratio and nothing else.
   (given, or drawn from a key), optionally a
   one-step learning-rate spike, gradient clipping, or the controller
   :math:`s=\min(1,\rho_a(p/\|p\|)/\|p\|)` on the Adam update :math:`p`; :func:`spike_runs` and
-  :func:`temperature_runs` are its grids (``run_grid`` over modes x seeds, temperatures x seeds);
+  :func:`temperature_runs` are its grids (``run_grid`` over the seeds of each mode, over temperatures x seeds);
 * JAX evaluations used as independent measurements of closed forms: :func:`tilted_kl`,
   :func:`cgf_increment`, :func:`logistic_loss_taylor`, :func:`logistic_inverse_curvature`;
 * models in plain JAX (parameters are flat dicts of arrays): linear softmax, MLP (ReLU/GELU/tanh),
