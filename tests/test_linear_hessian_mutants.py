@@ -137,3 +137,137 @@ def test_law_exponent_with_the_wrong_sign_fails_the_trend_claim(monkeypatch):
     assert flipped(np.array([0.5, 0.5]), 2) == pytest.approx(2 * 0.5**-0.5)
     monkeypatch.setattr(T, "class_sharpness", flipped)
     assert claim.status(claim.run(Budget("quick"))) == "failed"
+
+
+def test_plain_glorot_init_has_the_glorot_variance():
+    r"""``xavier_init`` draws :math:`W_l\sim\mathcal N(0,2/(d_{l-1}+d_l))`, the variance written down from Glorot's
+    definition, not read off the code. One draw of widths (80, 60, 40): the sample variance of a layer's
+    :math:`m\ge2400` entries has relative standard error :math:`\sqrt{2/m}\le2.9\%`; 5 standard errors (<= 15 %)
+    still reject a factor of 2 in the variance (no claim runs the plain initializer: the claims' Glorot runs start
+    from the frame's own draw inside the GD sweep).
+    """
+    widths = (80, 60, 40)
+    theta = np.asarray(S.xavier_init(jax.random.key(7), widths))
+    start = 0
+    for d_out, d_in in S.param_shapes(widths):
+        block = theta[start:start + d_out * d_in]
+        start += d_out * d_in
+        expected = 2.0 / (d_in + d_out)
+        assert abs(block.var() / expected - 1) < 5 * np.sqrt(2 / block.size), (d_out, d_in, block.var())
+
+
+# ------------------------------------------------------------------------------------------- claim power
+# Issue 27: survivors of the claims-only mutation run (tests/mutation.py --claims-only, seed 0, n 16) that
+# hessian2026.exact_spectrum now sees. The mistake is the tool's own mutation, applied to a private copy of the
+# module (the working module is untouched); the copy's function is monkeypatched in where the claim (or its
+# experiment) calls it. Experiments are read first, so nothing patched reaches the cache; the claim runs uncached
+# (``Claim.run``). Control: unpatched, every check passes.
+
+import ast  # noqa: E402
+import types  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from paper_checks import Budget, get_claim  # noqa: E402
+from paper_checks.linear_hessian import experiments as E  # noqa: E402
+from sims.linear_hessian import net as N  # noqa: E402
+from tests import mutation as M  # noqa: E402
+from theory import linear_hessian as T  # noqa: E402
+
+QUICK = Budget("quick")
+_CLAIM = "hessian2026.exact_spectrum"
+
+
+def _mutant_module(module: types.ModuleType, line_text: str, at: str, kind: str, change: str = "") -> types.ModuleType:
+    """A private copy of ``module`` with the mutation ``kind`` of tests/mutation.py at the text ``at`` of the one source
+    line containing ``line_text`` (so the site survives edits elsewhere in the file); ``change`` picks one of two
+    sites that start at the same column (the tool's description, e.g. ``"Mult -> Div"``)."""
+    src = Path(module.__file__).read_text()
+    lines = src.splitlines()
+    [row] = [i + 1 for i, text in enumerate(lines) if line_text in text]
+    col = lines[row - 1].index(at)
+    [index] = [i for i, (node, k, text, _) in enumerate(M._candidates(ast.parse(src)))
+               if k == kind and node.lineno == row and node.col_offset == col and text.startswith(change)]
+    copy = types.ModuleType(module.__name__ + "_mutant")
+    exec(compile(M.mutate_source(src, index), module.__file__, "exec"), copy.__dict__)  # noqa: S102
+    return copy
+
+
+def _failed_checks() -> list[str]:
+    """The quantities of the claim's checks whose prediction is rejected now (empty: the claim passes)."""
+    return [c.quantity for c in get_claim(_CLAIM).run(QUICK).checks if not c.prediction().accepted]
+
+
+# (function of theory.linear_hessian the claim calls, the site, the start of the check that must fail)
+_THEORY = {
+    "balanced_factor_with_the_output_rotation_twice": (
+        "balanced_identity_residuals", ("W = [_rot(th[l]) * root * _rot(th[l - 1]).T", "l - 1", "drop-term"),
+        "non-zero residuals"),
+    "kappa_closed_without_the_second_square": (
+        "kappa_closed", ("return (si**2 - sj**2) / (si **", "si**2 - sj**2", "drop-term"),
+        "every eigenvalue / lambda_max with kappa_ij (i != j) in closed form"),
+    "geometric_identity_equal_case_linear_in_a": (
+        "kappa_geometric_identity", ("equal_diff = sp.simplify(equal - L_SYM * a ** (L_SYM - 1))", "a ** (L_SYM - 1)",
+                                     "operator"), "non-zero residuals"),
+    "diagonal_term_exponent_divided": (
+        "spectrum_terms", ("value = sp.sympify(depth) * s[i] ** (2 * (depth - 1)", "2 * (depth - 1)", "operator",
+                           "Mult -> Div"),
+        "every eigenvalue / lambda_max"),
+    "diagonal_and_cross_terms_swapped": (
+        "spectrum_terms", ("value = sp.sympify(depth) * s[i] ** (2 * (depth - 1)", "i == j", "comparison"),
+        "every eigenvalue / lambda_max"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_THEORY))
+def test_a_symbolic_survivor_now_fails_the_exact_spectrum_claim(monkeypatch, name):
+    """Survivors in the sympy derivation, which no claim evaluated before: the balanced factorization built with
+    :math:`R(\\theta_l)` on both sides (its identities no longer hold), the closed-form :math:`\\kappa_{ij}` without
+    :math:`s_j^2`, the equal-case geometric sum compared with :math:`L\\,a(L-1)`, and the diagonal term
+    :math:`L s_i^{2(L-1)/L}` with :math:`2/(L-1)` in the exponent or put on the cross terms instead. The claim now
+    evaluates the derivation's own terms against autodiff and counts the lemmas' residuals."""
+    function, site, check = _THEORY[name]
+    E.minima(QUICK), E.plain_minima(QUICK)
+    assert _failed_checks() == []
+    monkeypatch.setattr(T, function, getattr(_mutant_module(T, *site), function))
+    failed = _failed_checks()
+    assert failed and all(q.startswith(check) for q in failed), failed
+
+
+# the plain simulator's constructors (the experiment plain_minima calls them through the package namespace)
+_SIMS = {
+    "whitened_inputs_divided_by_the_scale": (
+        "_whitened_data", ("X = jnp.sqrt(n * alpha) * _orthonormal_columns(k_x, n, d0).T",
+                                            "n * alpha", "operator")),
+    "depth_two_taken_as_depth_one": (
+        "_balanced_minimum", ("    if L == 1:", "1", "constant")),
+    "factor_list_one_layer_too_long": (
+        "_balanced_minimum",
+        ("return flatten([frames[l] @ (root[:, None] * frames[l - 1].T) for l in range(1, L + 1)])", "1)])",
+         "constant")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SIMS))
+def test_a_plain_constructor_survivor_now_fails_the_exact_spectrum_claim(monkeypatch, name):
+    """Survivors in the plain (unframed) constructors, which no claim ran before: whitened inputs of scale
+    :math:`1/\\alpha` instead of :math:`\\alpha`, the depth-one shortcut taken at depth two (the minimum is returned as
+    the product matrix), and one factor too many in the balanced factorization. The claim now rebuilds two of its
+    random nets with these constructors (experiment ``plain_minima``) and compares their Gauss-Newton spectra with
+    the closed form. The experiment is recomputed with the mistake through its uncached function (a broken
+    constructor may also refuse or crash: that is a kill too, as in the mutation tool) and handed to the claim."""
+    import paper_checks.linear_hessian.spectrum as claims
+    private, site = _SIMS[name]
+    E.minima(QUICK), E.plain_minima(QUICK)
+    assert _failed_checks() == []
+    mutant = _mutant_module(N, *site)
+    monkeypatch.setattr(N, private, getattr(mutant, private))
+    try:
+        data = E.plain_minima.fn(QUICK)
+    except (ValueError, IndexError, TypeError):
+        return
+    monkeypatch.setattr(claims.E, "plain_minima", lambda budget: data)
+    try:
+        failed = _failed_checks()
+    except (ValueError, IndexError, TypeError):
+        return
+    assert failed and all(q.startswith("top min(d_L d_0, P) eigenvalues") for q in failed), failed

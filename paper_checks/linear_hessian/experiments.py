@@ -130,6 +130,36 @@ def minima(budget: Budget) -> dict:
     }
 
 
+PLAIN_DEPTHS = (2, 4)  # one "shape" case per depth rebuilt by the plain constructor (one compilation each)
+
+
+@experiment("linear_hessian.plain_minima")
+def plain_minima(budget: Budget) -> dict:
+    r"""Balanced minima built by the plain (unframed) constructors, on the shapes of :func:`minima`'s random cases.
+
+    For the first random-shape case of each depth in :data:`PLAIN_DEPTHS`: its widths, input scale
+    :math:`\alpha` and label rank, fresh whitened data from :func:`sims.linear_hessian.whitened_data`
+    (:math:`n=4d_0`) and the balanced minimum from :func:`sims.linear_hessian.balanced_minimum` (Haar hidden
+    frames). Per case ``k``: ``theta_k``, ``widths_k``, the data's moments ``sigma_xx_k``, ``sigma_yx_k`` and the
+    requested ``alpha``. A construction independent of the frame's batched one.
+    """
+    m = minima(budget)
+    shape = np.flatnonzero(m["group"] == MINIMA_GROUPS.index("shape"))
+    keys = jax.random.split(jax.random.key(SEED + 30), 2 * len(PLAIN_DEPTHS))
+    out: dict = {"alpha": [], "seed": SEED + 30}
+    for k, depth in enumerate(PLAIN_DEPTHS):
+        i = shape[m["depth"][shape] == depth][0]
+        w = tuple(int(x) for x in m["widths"][i][: depth + 1])
+        alpha, n = float(m["alpha"][i]), 4 * w[0]
+        X, Y = S.whitened_data(keys[2 * k], w[0], w[-1], n, alpha=alpha, rank=int(m["rank"][i]))
+        out[f"theta_{k}"] = np.asarray(S.balanced_minimum(keys[2 * k + 1], X, Y, w))
+        out[f"widths_{k}"] = np.array(w)
+        out[f"sigma_xx_{k}"], out[f"sigma_yx_{k}"] = np.asarray(X @ X.T) / n, np.asarray(Y @ X.T) / n
+        out["alpha"].append(alpha)
+    out["alpha"] = np.array(out["alpha"])
+    return out
+
+
 # ----------------------------------------------------------------------------------------------
 # the shared GD sweep
 # ----------------------------------------------------------------------------------------------
