@@ -25,8 +25,9 @@ mutant; a passing one means it survived. The unmutated copy (re-printed by ``ast
 first. The report lists the score and every survivor (file, line, the change).
 
 ``--claims-only`` measures the *claims'* sensitivity instead (the claim sensitivity score): for each
-mutant only the topic's registered claims run, at the quick budget, with nothing cached
-(``python -m paper_checks --topic T --budget quick --no-cache --json``), and the mutant is killed when
+mutant only the claims that test the topic's code run -- its own and the other topics' claims that declare
+``uses=(T,)`` -- at the quick budget, with nothing cached (``python -m paper_checks --claim ... --budget quick
+--no-cache --json``), and the mutant is killed when
 any claim's status differs from the unmutated copy's (a passed claim turning failed, inconclusive or
 error; a verdict against a paper appearing or disappearing). The unit tests are not run, so a mutant
 that only a unit test catches survives here: that is the point of the score.
@@ -238,15 +239,24 @@ def run_tests(tree: Path, topic: str, timeout: float, results: Path, deselect: t
     return status, time.perf_counter() - t0, tail
 
 
+def topic_claims(topic: str) -> list[str]:
+    """The claims that test a topic's code: its own, and every other topic's claim that declares ``uses=(topic,)``
+    (a cross-link claim that calls this topic's theory or simulators sees its mutants too)."""
+    from paper_checks import claims, load_all
+
+    load_all()
+    return [c.id for c in claims() if c.topic == topic or topic in c.uses]
+
+
 def claim_statuses(tree: Path, topic: str, timeout: float, results: Path) -> tuple[str, float, dict[str, str]]:
-    """('ok' | 'timeout' | 'error', seconds, {claim id: status}) of the topic's claims at the quick budget.
+    """('ok' | 'timeout' | 'error', seconds, {claim id: status}) of :func:`topic_claims` at the quick budget.
 
     'error' means the run produced no readable JSON (an import error of the mutated module, a crash of the
     runner): the topic's claims are gone, which a reader would notice, so it counts as a kill.
     """
     env = {**os.environ, "STEPLAB_RESULTS": str(results), "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1"}
-    cmd = [sys.executable, "-m", "paper_checks", "--topic", topic, "--budget", "quick", "--no-cache", "--json",
-           "--quiet"]
+    selection = [a for cid in topic_claims(topic) for a in ("--claim", cid)]
+    cmd = [sys.executable, "-m", "paper_checks", *selection, "--budget", "quick", "--no-cache", "--json", "--quiet"]
     t0 = time.perf_counter()
     try:
         proc = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True, timeout=timeout)
