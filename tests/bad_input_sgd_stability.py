@@ -73,7 +73,7 @@ ROWS = [
     Row(_T + "momentum_char_poly_sympy", {"method": METH}),
     Row(_T + "momentum_flip_sympy", {"method": METH}),
     Row(_T + "momentum_threshold", {"mu": 0.5, "method": METH}, kinds={"mu": "unit"}),
-    Row(_T + "momentum_spectral_radius", {"h": 1.0, "mu": 0.5, "method": METH}, kinds={"mu": "unit"}),
+    Row(_T + "momentum_spectral_radius", {"c": 1.0, "mu": 0.5, "method": METH}, kinds={"mu": "unit"}),
     Row(_T + "heavy_ball_optimal", {"lam_min": 0.01, "lam_max": 1.0}, kinds={"lam_min": "pos+big", "lam_max": "pos+big"},
         ok={("lam_max", "big"): "a curvature of 1e200 is a valid (badly scaled) quadratic: the formulas take its root"},
         extra=[({"lam_max": 0.001}, "lam_max", "below_lam_min")]),

@@ -476,14 +476,16 @@ def momentum_threshold(mu, method) -> float:
     return nqm.momentum_threshold(mu, _method(method))
 
 
-def momentum_spectral_radius(h, mu, method) -> float:
-    r"""Largest root modulus of the momentum characteristic polynomial (:func:`momentum_char_poly_sympy`) at :math:`h`, :math:`\mu`."""
-    h = val.real("h", h)
+@val.renamed_keyword("h", "c")
+def momentum_spectral_radius(c, mu, method) -> float:
+    r"""Largest root modulus of the momentum characteristic polynomial (:func:`momentum_char_poly_sympy`) at the
+    dimensionless step :math:`c = \eta\lambda` and momentum :math:`\mu` (the keyword ``h=`` is deprecated)."""
+    c = val.real("c", c)
     mu = val.real("mu", mu, low=0.0, high=1.0, high_open=True)
     if _method(method) == "heavy_ball":
-        coeffs = [1.0, -(1 + mu - h), mu]
+        coeffs = [1.0, -(1 + mu - c), mu]
     else:
-        coeffs = [1.0, -(1 - h) * (1 + mu), (1 - h) * mu]
+        coeffs = [1.0, -(1 - c) * (1 + mu), (1 - c) * mu]
     return float(np.max(np.abs(np.roots(coeffs))))
 
 
