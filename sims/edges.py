@@ -9,10 +9,9 @@ level) or a quantity along a run, and asks where it crosses. The pieces, each wr
   loss stopped decreasing) first switches on, whose half-width is the edge's resolution on that grid;
 * :func:`interpolated_crossing` -- the crossing of a measured curve :math:`y(x)` with a level by linear
   interpolation (in :math:`x` or :math:`\log x`) between the two grid points around it, with the delta-method
-  standard error from the two points' independent standard errors.
-
-A bracket refined round by round from a measured rate whose sign changes at the edge is
-:func:`sims.sgd_stability.refine_crossing`.
+  standard error from the two points' independent standard errors;
+* :func:`refine_crossing` -- a bracket refined round by round, for several items at once, from a measured rate whose
+  sign changes at the edge (:math:`q` trial values per round and item).
 
 Pure NumPy: the measurements come from the topics' simulators; what is located here is where they switch.
 """
@@ -25,7 +24,7 @@ import numpy as np
 
 from theory import validate as V
 
-__all__ = ["first_crossing", "switch_bracket", "interpolated_crossing"]
+__all__ = ["first_crossing", "switch_bracket", "interpolated_crossing", "refine_crossing"]
 
 
 def first_crossing(values: Any, level: float) -> int:
@@ -100,3 +99,52 @@ def interpolated_crossing(x: Any, y: Any, level: float, se: Any = None, *, log_x
     err = math.sqrt((d0 * s[k - 1]) ** 2 + (d1 * s[k]) ** 2)
     return (math.exp(ux) if log_x else float(ux)), err
 
+
+def refine_crossing(rate, lo, hi, *, n_points: int = 9, n_rounds: int = 5, geometric: bool = True,
+                    max_bytes=None) -> dict:
+    r"""Where a measured rate changes sign from negative to non-negative, for several items at once.
+
+    ``rate(values)`` maps an array of shape :math:`(k, q)` (:math:`q` = ``n_points`` trial values per
+    item) to measured rates of the same shape. Each round places :math:`q` points (geometric or
+    linear) across every item's bracket :math:`[lo_i, hi_i]` and keeps the first sub-interval whose
+    right end has a non-negative rate; the crossing is the linear interpolation of the rate in the
+    final bracket. Resolution: the final bracket, :math:`(hi - lo)/(q-1)^{R}` for :math:`R` rounds.
+    Items whose initial bracket shows no sign change get NaN. Returns ``crossing``, ``lo``, ``hi``
+    (final brackets) and ``found``. A NaN rate has no sign (a ``ValueError`` naming ``rate``: counted as
+    negative it would move the crossing); :math:`\pm\infty` are signs (a run that blew up or collapsed).
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for a round's ``(items, n_points)``
+    trial values and rates (what ``rate`` itself allocates is its own).
+    """
+    if not callable(rate):
+        raise TypeError(f"rate: expected a callable mapping trial values to rates, got {type(rate).__name__}")
+    if not isinstance(geometric, (bool, np.bool_)):
+        raise TypeError(f"geometric: expected a bool, got {type(geometric).__name__} {geometric!r}")
+    lo = V.array("lo", np.atleast_1d(lo), ndim=1, low=0.0 if geometric else None, low_open=geometric)
+    hi = V.array("hi", np.atleast_1d(hi), ndim=1)
+    if lo.shape != hi.shape or not np.all(hi > lo):
+        raise ValueError(f"hi: expected one bracket end above each lo, got lo={lo.tolist()} hi={hi.tolist()}")
+    q = V.integer("n_points", n_points, low=2)
+    rounds = V.integer("n_rounds", n_rounds, low=1)
+    V.check_bytes({"n_points": q, "lo": f"{lo.size} items"}, 6 * 8 * lo.size * q,
+                  what="a round's trial values, rates and masks", max_bytes=max_bytes)
+    found = np.ones(lo.size, dtype=bool)
+    r_lo = r_hi = np.zeros(lo.size)
+    for _ in range(rounds):  # refinement rounds over a parameter, not optimisation steps
+        t = np.linspace(0.0, 1.0, q)
+        vals = (lo[:, None] * (hi / lo)[:, None] ** t) if geometric else lo[:, None] + (hi - lo)[:, None] * t
+        r = np.asarray(rate(vals), dtype=float)
+        if r.shape != vals.shape:
+            raise ValueError(f"rate: expected rates of shape {vals.shape}, got {r.shape}")
+        if np.isnan(r).any():
+            raise ValueError(f"rate: returned NaN at {np.isnan(r).sum()} of {r.size} trial values (a rate needs a sign)")
+        up = r >= 0
+        ok = ~up[:, 0] & up.any(axis=1)
+        found &= ok
+        j = np.where(ok, np.argmax(up, axis=1), 1)
+        rows = np.arange(lo.size)
+        lo, hi = vals[rows, j - 1], vals[rows, j]
+        r_lo, r_hi = r[rows, j - 1], r[rows, j]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        crossing = lo + (hi - lo) * (-r_lo) / (r_hi - r_lo)
+    crossing = np.where(found & np.isfinite(crossing), crossing, np.nan)
+    return {"crossing": crossing, "lo": lo, "hi": hi, "found": found}

@@ -12,7 +12,8 @@ r"""Simulators for the linear stability of SGD: minibatches, delayed gradients, 
 * :func:`momentum_growth`, :func:`momentum_noise` -- heavy ball and Nesterov on :math:`\lambda x^2/2`.
 * :func:`momentum_map`, :func:`momentum_norms` -- heavy ball and Nesterov on a quadratic with several curvatures:
   the one-step map of the state :math:`(x_t, x_{t-1})` read off the update rule, and :math:`\log\|x_t\|` along a run.
-* :func:`refine_crossing` -- locate where a measured rate changes sign, by rounds of grid refinement.
+* :func:`refine_crossing` -- locate where a measured rate changes sign, by rounds of grid refinement (from
+  :mod:`sims.edges`, re-exported here);
 
 **Divergence is data.** Every simulator returns ``diverged`` (bool) and ``diverged_step`` (the first
 step at which it happened, :math:`-1` if never). For the renormalized simulators (exact second
@@ -38,6 +39,7 @@ import numpy as np
 from jax import lax
 
 import sims  # noqa: F401  (float64)
+from sims.edges import refine_crossing  # noqa: F401  (re-exported: the edge locators live in sims.edges)
 from sims.sweep import run_grid
 from theory import validate as val
 from theory.sgd_stability import check_hessians
@@ -747,56 +749,6 @@ def dln_hessians(u, v, X, y=None) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- locating a sign change
-def refine_crossing(rate, lo, hi, *, n_points: int = 9, n_rounds: int = 5, geometric: bool = True,
-                    max_bytes=None) -> dict:
-    r"""Where a measured rate changes sign from negative to non-negative, for several items at once.
-
-    ``rate(values)`` maps an array of shape :math:`(k, q)` (:math:`q` = ``n_points`` trial values per
-    item) to measured rates of the same shape. Each round places :math:`q` points (geometric or
-    linear) across every item's bracket :math:`[lo_i, hi_i]` and keeps the first sub-interval whose
-    right end has a non-negative rate; the crossing is the linear interpolation of the rate in the
-    final bracket. Resolution: the final bracket, :math:`(hi - lo)/(q-1)^{R}` for :math:`R` rounds.
-    Items whose initial bracket shows no sign change get NaN. Returns ``crossing``, ``lo``, ``hi``
-    (final brackets) and ``found``. A NaN rate has no sign (a ``ValueError`` naming ``rate``: counted as
-    negative it would move the crossing); :math:`\pm\infty` are signs (a run that blew up or collapsed).
-    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for a round's ``(items, n_points)``
-    trial values and rates (what ``rate`` itself allocates is its own).
-    """
-    if not callable(rate):
-        raise TypeError(f"rate: expected a callable mapping trial values to rates, got {type(rate).__name__}")
-    if not isinstance(geometric, (bool, np.bool_)):
-        raise TypeError(f"geometric: expected a bool, got {type(geometric).__name__} {geometric!r}")
-    lo = val.array("lo", np.atleast_1d(lo), ndim=1, low=0.0 if geometric else None, low_open=geometric)
-    hi = val.array("hi", np.atleast_1d(hi), ndim=1)
-    if lo.shape != hi.shape or not np.all(hi > lo):
-        raise ValueError(f"hi: expected one bracket end above each lo, got lo={lo.tolist()} hi={hi.tolist()}")
-    q = val.integer("n_points", n_points, low=2)
-    rounds = val.integer("n_rounds", n_rounds, low=1)
-    _guard({"n_points": q, "lo": f"{lo.size} items"}, 6 * 8 * lo.size * q, "a round's trial values, rates and masks",
-           max_bytes)
-    found = np.ones(lo.size, dtype=bool)
-    r_lo = r_hi = np.zeros(lo.size)
-    for _ in range(rounds):  # refinement rounds over a parameter, not optimisation steps
-        t = np.linspace(0.0, 1.0, q)
-        vals = (lo[:, None] * (hi / lo)[:, None] ** t) if geometric else lo[:, None] + (hi - lo)[:, None] * t
-        r = np.asarray(rate(vals), dtype=float)
-        if r.shape != vals.shape:
-            raise ValueError(f"rate: expected rates of shape {vals.shape}, got {r.shape}")
-        if np.isnan(r).any():
-            raise ValueError(f"rate: returned NaN at {np.isnan(r).sum()} of {r.size} trial values (a rate needs a sign)")
-        up = r >= 0
-        ok = ~up[:, 0] & up.any(axis=1)
-        found &= ok
-        j = np.where(ok, np.argmax(up, axis=1), 1)
-        rows = np.arange(lo.size)
-        lo, hi = vals[rows, j - 1], vals[rows, j]
-        r_lo, r_hi = r[rows, j - 1], r[rows, j]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        crossing = lo + (hi - lo) * (-r_lo) / (r_hi - r_lo)
-    crossing = np.where(found & np.isfinite(crossing), crossing, np.nan)
-    return {"crossing": crossing, "lo": lo, "hi": hi, "found": found}
-
-
 # ----------------------------------------------------------------------------- batch noise by sampling batches
 @jax.jit
 def _noise_groups(u, flat, hbar, sizes):

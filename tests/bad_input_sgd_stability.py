@@ -123,7 +123,7 @@ ROWS = [
                               "x_1 = 0 exactly: log-norm -inf, as for the scalar simulator)"}),
     Row(_S + "dln_hessians", {"u": U, "v": V_, "X": _X, "y": _X @ (U * V_)},
         ok={("y", "None"): "the default: the labels the net fits exactly"}),
-    Row(_S + "refine_crossing", {"rate": _rate, "lo": np.array([0.5]), "hi": np.array([2.0]), "n_points": 5,
+    Row("sims.edges.refine_crossing", {"rate": _rate, "lo": np.array([0.5]), "hi": np.array([2.0]), "n_points": 5,
                                  "n_rounds": 2, "geometric": True},
         kinds={"lo": "posarr", "n_points": "posint", "n_rounds": "posint"}),
     # NumPy references
