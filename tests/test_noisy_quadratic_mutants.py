@@ -61,6 +61,11 @@ mutated prediction (the unmutated claims passing is ``tests/test_power.py``'s jo
   the theory's per-mode operators at half the tuned step reject it;
 * ``chen2023.kkt_points_nonconvex`` -- the KKT residual with the wells' gradient read as :math:`x^3`: SciPy's KKT points
   are then not stationary.
+
+Claims-only mutation score (``python -m tests.mutation --topic noisy_quadratic --claims-only --n 16 --seed 0``): 10/16
+before the last three, 13/16 after; the three left are equivalent for the claims (``reshape(-1)`` -> ``reshape(-2)``,
+the padded chunk size of ``sampled_moment_map``, and the fallback branch of ``subgradient_max_affine`` that the
+constructed worst case never reaches -- a unit test in ``tests/test_noisy_quadratic.py`` kills that one).
 """
 from __future__ import annotations
 

@@ -18,7 +18,18 @@ the measurement, obtained without that function, rejects the mutated prediction.
   they are drawn without (:math:`p = (n-B)/(B(n-1))`, 12 % off in the gap at :math:`B = 64`, :math:`n = 512`): the gap
   measured from sampled batches rejects it;
 * ``mulayoff2024.necessary_conditions`` -- condition (15) without the weight :math:`p` (the single-sample spread at every
-  :math:`B`): the located thresholds exceed it.
+  :math:`B`): the located thresholds exceed it; and condition (16) doubled: it is attained at :math:`B = 1` on unit
+  rank-one Hessians, which the located threshold shows.
+* ``mulayoff2024.mixture_identity`` -- the sympy derivation with independent inclusions (:math:`P(i,j\in\mathcal B) =
+  (B/n)^2`): the weights read off the enumeration reject it.
+* ``steplab.naive_monte_carlo_trap`` -- the simulator's :math:`\log\|\theta_T\|^2` halved (the log norm): each group's
+  naive rate leaves the interval between its paths' mean and largest :math:`2\gamma_p`.
+* ``steplab.almost_sure_threshold_is_larger`` -- the Lyapunov exponent divided by :math:`T` instead of :math:`T - b`: the
+  exponent at a quarter of the crossing misses the commuting closed form.
+
+Claims-only mutation score (``python -m tests.mutation --topic sgd_stability --claims-only --n 16 --seed 0``): 10/16
+before these, 14/16 after; the two left are the divergence flag of ``moment_growth`` (read by no claim) and the default
+quartic coefficient of ``delayed_noisy`` (no claim uses the default), both killed by unit tests.
 """
 from __future__ import annotations
 
