@@ -33,6 +33,7 @@ quartic coefficient of ``delayed_noisy`` (no claim uses the default), both kille
 """
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import sims.sgd_stability as sim
@@ -176,3 +177,28 @@ def test_burn_in_counted_in_the_exponent_fails_the_almost_sure_claim(monkeypatch
     monkeypatch.setattr(sim, "lyapunov_paths", over_all_steps)
     wrong = ex.as_thresholds.fn(Budget("quick"))
     assert _status_with_experiment(monkeypatch, "steplab.almost_sure_threshold_is_larger", "as_thresholds", wrong) == "failed"
+
+
+def test_delay_counted_twice_fails_the_delay_claim(monkeypatch):
+    r"""The root modulus of :math:`z^{S+2} - z^{S+1} + a` (the delay counted one step too long) where
+    :math:`z^{S+1} - z^S + a` belongs: the growth rates measured on both sides of each edge reject it."""
+    original = th.delay_spectral_radius
+
+    def one_more(a, delay):
+        return original(a, int(delay) + 1)
+
+    assert one_more(0.5, 0) == pytest.approx(np.sqrt(0.5))
+    assert _mutated_status(monkeypatch, "levinmay1976.delay_threshold", "delay_spectral_radius", one_more) == "failed"
+
+
+def test_l1_floor_without_the_weights_fails_the_sharpness_norm_claim(monkeypatch):
+    r"""The l1 floor :math:`2\sum_k a_k|\beta_k|` read as :math:`2\sum_k|\beta_k|` (whitened features): the balanced minimum's
+    autodiff trace, which attains the true floor, rejects it."""
+    original = th.dln_sharpness_norm
+
+    def unweighted_floor(u, v, X):
+        out = original(u, v, X)
+        return {**out, "l1_floor": 2.0 * float(np.sum(np.abs(np.asarray(u) * np.asarray(v))))}
+
+    assert _mutated_status(monkeypatch, "wusu2023.sharpness_is_a_parameter_norm", "dln_sharpness_norm",
+                           unweighted_floor) == "failed"

@@ -320,7 +320,8 @@ def dln_stable_set(budget: Budget) -> dict:
 # ----------------------------------------------------------------------------- delayed gradients
 @experiment("sgd_stability.delay_thresholds")
 def delay_thresholds(budget: Budget) -> dict:
-    r"""Measured stability edge :math:`\hat a^*(S)` of :math:`x_{t+1} = x_t - a x_{t-S}`, :math:`S = 0..8`, bracket :math:`[0.01, 3]`."""
+    r"""Measured stability edge :math:`\hat a^*(S)` of :math:`x_{t+1} = x_t - a x_{t-S}`, :math:`S = 0..8`, bracket :math:`[0.01, 3]`;
+    and the growth rate at 0.6 and 1.4 times each edge (``probe_a``, ``probe_rate``: delays 0..8 twice)."""
     delays = np.arange(9)
     n_steps = budget.pick(quick=2000, full=8000)
 
@@ -330,7 +331,10 @@ def delay_thresholds(budget: Budget) -> dict:
 
     found = sim.refine_crossing(rate, np.full(delays.size, 0.01), np.full(delays.size, 3.0), n_points=N_POINTS,
                                 n_rounds=budget.pick(quick=6, full=8))
-    return {"delays": delays, "n_steps": n_steps, **found}
+    # the growth rate itself on both sides of each edge (0.6 and 1.4 times it; 18 points share the sweep's compilation)
+    probe = np.concatenate([0.6 * found["crossing"], 1.4 * found["crossing"]])
+    probe_rate = sim.delayed_growth(probe, np.concatenate([delays, delays]), n_steps=n_steps)["rate"]
+    return {"delays": delays, "n_steps": n_steps, **found, "probe_a": probe, "probe_rate": probe_rate}
 
 
 @experiment("sgd_stability.delay_noise")

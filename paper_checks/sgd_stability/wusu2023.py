@@ -79,7 +79,7 @@ def sharpness_is_a_parameter_norm(budget: Budget) -> Result:
     """Along the balance curve u = c sqrt|b|, v = sqrt|b|/c (one data set, one eta): tr H of the autodiff Hessians
     against the closed-form weighted norm (rivals: the unweighted norm ||theta||^2, the balanced value 2 sum_k a_k|b_k|
     for every minimum); then the weighted norm of the minima whose exact second moment decays at B = 1 against 2/eta,
-    and at B = n.
+    and at B = n; and tr H at the balanced minimum against the l1 floor 2 sum_k a_k|b_k| it attains.
 
     Plausible mistake it catches: the norm read without the feature weights a_k (as if the inputs were whitened)."""
     run = ex.dln_stable_set(budget)
@@ -101,9 +101,15 @@ def sharpness_is_a_parameter_norm(budget: Budget) -> Result:
     breaks = Categorical("some minimum stable at B = n has η·tr H > 2", measured=bool(q[stable_n].max() > 1.0),
                          predicted=True, rivals={"the norm bound holds at every batch size": False},
                          why="GD's condition is η λ_max < 2, and tr H > λ_max for a Hessian of rank > 1")
+    # the l1 floor 2 sum_k a_k |beta_k| is reached at the balanced minimum |u| = |v| (c = 1, on the curve)
+    i1 = int(np.argmin(np.abs(scales - 1.0)))
+    balanced = Exact("tr H at the balanced minimum (c = 1) against 2 Σ a_k|β_k|", predicted=forms[i1]["l1_floor"],
+                     measured=float(measured[i1]), rtol=1e-11,
+                     rivals={"min_k a_k ‖θ‖² (the lower norm bound)": forms[i1]["lower"]},
+                     why="as for the identity: round-off of the autodiff Hessians and their projection (~1e-15)")
     a_min = float(forms[0]["weights"].min())
     norms = np.array([f["norm_sq"] for f in forms])
-    return Result([identity, bound, breaks],
+    return Result([identity, balanced, bound, breaks],
                   detail=f"η = {eta:.5f}, {scales.size} minima, c in [{scales[0]:.2f}, {scales[-1]:.2f}]; max |tr H / form - 1| = "
                          f"{np.max(np.abs(measured / pred - 1)):.1e}; stable at B = 1: {int(stable_1.sum())}, max η tr H/2 = "
                          f"{q[stable_1].max():.3f} (so ||θ||² ≤ {float(norms[stable_1].max()):.2f} ≤ 2/(η min a_k) = "
