@@ -291,6 +291,17 @@ def test_sgd_paths_second_moment_matches_operator():
     assert np.all(np.abs(sq.mean(axis=0) - pred)[1:] < 4.5 * se[1:])
 
 
+def test_sgd_paths_takes_a_single_step():
+    """The shortest run is one step: its second moment is the exact one-step operator's (4000 paths, 4.5 SE)."""
+    theta0 = np.array([1.0, 0.0])
+    out = sim.sgd_paths(jax.random.key(5), H5, 2, [0.3], theta0, n_steps=1, n_paths=4000)
+    sq = out["sq_norm"][0]
+    assert sq.shape == (4000, 2)
+    pred = th.moment_trace(H5, 2, 0.3, np.outer(theta0, theta0), 1)
+    se = sq[:, 1].std(ddof=1) / np.sqrt(sq.shape[0])
+    assert abs(sq[:, 1].mean() - pred[1]) < 4.5 * se
+
+
 def test_delayed_and_momentum_growth_match_numpy_and_roots():
     a = np.array([0.1, 0.5, 1.0])
     out = sim.delayed_growth(a, 2, n_steps=8)
