@@ -242,7 +242,8 @@ def _crosslinks(results: dict[str, Result], out: Path, budget: Budget) -> list[P
 def _loss_nonmonotone(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     """GD's sampled loss and long-window means on the network, over the central flow's loss from the same start; and
     each run's uptick counts before and after its sharpness reaches 2/eta."""
-    from paper_checks.eos.edge_of_stability import LONG_WINDOWS, crossing, upticks, window_means
+    from paper_checks.eos.edge_of_stability import LONG_WINDOWS, upticks, window_means
+    from sims.edges import first_crossing as crossing
 
     ex = E.mlp(budget)
     fig, axes = figure(2, width=4.3, height=3.3)

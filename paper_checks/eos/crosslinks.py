@@ -18,6 +18,7 @@ import numpy as np
 import sims.linear_hessian as slh
 import sims.linear_hessian.train as slt
 import sims.logistic as slg
+from sims.edges import first_crossing
 import theory.linear_hessian as tlh
 import theory.logistic as tlg
 from paper_checks import STEPLAB, Budget, Categorical, Exact, Result, claim, experiment
@@ -140,12 +141,6 @@ def linear_crossing(budget: Budget) -> dict:
             "theory_sharpness": theory}
 
 
-def _crossing(S: np.ndarray, level: float) -> int:
-    """First index with S >= level, -1 if none."""
-    hit = np.flatnonzero(S >= level)
-    return int(hit[0]) if hit.size else -1
-
-
 @claim("steplab.linear_net_reaches_2_over_eta_when_law_predicts", paper=STEPLAB, provenance="derived", kind="exact",
        uses=("linear_hessian",),
        source="derived here from the linear-Hessian topic's aligned-path spectrum and class law",
@@ -174,13 +169,13 @@ def linear_net_crossing(budget: Budget) -> Result:
         a0 = CROSS_SCALE ** 2
         flow = s / (1 + (s / a0 - 1) * np.exp(-2 * eta * np.outer(t, s)))   # logistic growth of each mode under the flow
         flow_S = tlh.two_layer_aligned_spectrum(CROSS_WIDTHS, s, flow)[:, -1]
-        tc = _crossing(theory_S, 2 / eta)
+        tc = first_crossing(theory_S, 2 / eta)
         stop = tc + 1 if tc >= 0 else CROSS_STEPS + 1       # compare the sharpness up to the crossing (the path after
         pred_S.append(theory_S[:stop])                       # it is GD at the edge of stability, not the aligned path)
         meas_S.append(S[:stop])
         pred_t.append(tc)
-        meas_t.append(_crossing(S, 2 / eta))
-        flow_t.append(_crossing(flow_S, 2 / eta))
+        meas_t.append(first_crossing(S, 2 / eta))
+        flow_t.append(first_crossing(flow_S, 2 / eta))
     pred_S, meas_S = np.concatenate(pred_S), np.concatenate(meas_S)
     pred_t, meas_t, flow_t = np.array(pred_t), np.array(meas_t), np.array(flow_t)
     fracs = np.array(CROSS_FRACTIONS)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sims.edges import first_crossing
 import theory.eos as th
 from paper_checks import Count, Paper, Result, Statistical, claim, fit_slope
 from paper_checks.eos import experiments as E
@@ -77,15 +78,9 @@ def at_or_just_above(quantity: str, fitted, se, rivals: dict, why: str) -> Stati
                        bias=JUST_ABOVE / 2, z=Z, rivals=rivals, why=why)
 
 
-def crossing(sharpness: np.ndarray, threshold: float) -> int:
-    """Index of the first measurement at or above ``threshold`` (-1 if none)."""
-    above = np.asarray(sharpness) >= threshold
-    return int(np.argmax(above)) if above.any() else -1
-
-
 def reaches(sharpness: np.ndarray, threshold: float, diverged: bool) -> bool:
     """The run starts below ``threshold``, reaches it (progressive sharpening), and never diverges."""
-    return bool(sharpness[0] < threshold and crossing(sharpness, threshold) > 0 and not diverged)
+    return bool(sharpness[0] < threshold and first_crossing(sharpness, threshold) > 0 and not diverged)
 
 
 def pre_crossing_extrapolation(t: np.ndarray, sharpness: np.ndarray, threshold: float) -> float:
@@ -95,7 +90,7 @@ def pre_crossing_extrapolation(t: np.ndarray, sharpness: np.ndarray, threshold: 
     the crossing, extrapolated: what continued progressive sharpening (gradient flow's behaviour) would give. NaN
     where the run starts above the threshold or never crosses it (such a run fails the claim's count).
     """
-    first = crossing(sharpness, threshold)
+    first = first_crossing(sharpness, threshold)
     if first < 1:
         return float("nan")
     lo = max(0, first - 10)
@@ -217,7 +212,7 @@ def loss_nonmonotone_but_decreasing(budget) -> Result:
     S, L, M = ex["sharpness"][rows], ex["loss"][rows], ex["mean_loss"][rows]
     if np.any(ex["diverged"][rows]) or np.any(ex["diverged"][cf_rows]):
         raise RuntimeError("a network run diverged")
-    first = np.array([crossing(s, thr) for s, thr in zip(S, T)])
+    first = np.array([first_crossing(s, thr) for s, thr in zip(S, T)])
     crossed = first > 0  # starts below 2/eta and reaches it within the run
     before = np.array([upticks(l[:f + 1]) if f > 0 else -1 for l, f in zip(L, first)])
     after = np.array([upticks(l[f:]) if f > 0 else 0 for l, f in zip(L, first)])
