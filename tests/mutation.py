@@ -203,6 +203,24 @@ def mutate_source(src: str, index: int) -> str:
     return ast.unparse(ast.fix_missing_locations(new))
 
 
+def mutant_module(module, line_text: str, at: str, kind: str, change: str = ""):
+    """A private copy of ``module`` with the mutation ``kind`` applied at the text ``at`` of the one source line
+    containing ``line_text`` (so a pinned site survives edits elsewhere in the file); ``change`` picks one of several
+    sites that start at the same column (the tool's description, e.g. ``"Mult -> Div"``). The working module is
+    untouched: a test monkeypatches the copy's function in."""
+    import types
+
+    src = Path(module.__file__).read_text()
+    lines = src.splitlines()
+    [row] = [i + 1 for i, text in enumerate(lines) if line_text in text]
+    col = lines[row - 1].index(at)
+    [index] = [i for i, (node, k, text, _) in enumerate(_candidates(ast.parse(src)))
+               if k == kind and node.lineno == row and node.col_offset == col and text.startswith(change)]
+    copy = types.ModuleType(module.__name__ + "_mutant")
+    exec(compile(mutate_source(src, index), module.__file__, "exec"), copy.__dict__)  # noqa: S102
+    return copy
+
+
 def test_command(tree: Path, topic: str, deselect: tuple[str, ...] = (), stop: bool = True) -> list[str]:
     """The topic's fast-tier tests, cheapest first, stopping at the first failure (``stop``).
 

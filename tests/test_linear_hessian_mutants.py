@@ -163,9 +163,6 @@ def test_plain_glorot_init_has_the_glorot_variance():
 # experiment) calls it. Experiments are read first, so nothing patched reaches the cache; the claim runs uncached
 # (``Claim.run``). Control: unpatched, every check passes.
 
-import ast  # noqa: E402
-import types  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 from paper_checks import Budget, get_claim  # noqa: E402
 from paper_checks.linear_hessian import experiments as E  # noqa: E402
@@ -175,21 +172,6 @@ from theory import linear_hessian as T  # noqa: E402
 
 QUICK = Budget("quick")
 _CLAIM = "hessian2026.exact_spectrum"
-
-
-def _mutant_module(module: types.ModuleType, line_text: str, at: str, kind: str, change: str = "") -> types.ModuleType:
-    """A private copy of ``module`` with the mutation ``kind`` of tests/mutation.py at the text ``at`` of the one source
-    line containing ``line_text`` (so the site survives edits elsewhere in the file); ``change`` picks one of two
-    sites that start at the same column (the tool's description, e.g. ``"Mult -> Div"``)."""
-    src = Path(module.__file__).read_text()
-    lines = src.splitlines()
-    [row] = [i + 1 for i, text in enumerate(lines) if line_text in text]
-    col = lines[row - 1].index(at)
-    [index] = [i for i, (node, k, text, _) in enumerate(M._candidates(ast.parse(src)))
-               if k == kind and node.lineno == row and node.col_offset == col and text.startswith(change)]
-    copy = types.ModuleType(module.__name__ + "_mutant")
-    exec(compile(M.mutate_source(src, index), module.__file__, "exec"), copy.__dict__)  # noqa: S102
-    return copy
 
 
 def _failed_checks() -> list[str]:
@@ -228,7 +210,7 @@ def test_a_symbolic_survivor_now_fails_the_exact_spectrum_claim(monkeypatch, nam
     function, site, check = _THEORY[name]
     E.minima(QUICK), E.plain_minima(QUICK)
     assert _failed_checks() == []
-    monkeypatch.setattr(T, function, getattr(_mutant_module(T, *site), function))
+    monkeypatch.setattr(T, function, getattr(M.mutant_module(T, *site), function))
     failed = _failed_checks()
     assert failed and all(q.startswith(check) for q in failed), failed
 
@@ -259,7 +241,7 @@ def test_a_plain_constructor_survivor_now_fails_the_exact_spectrum_claim(monkeyp
     private, site = _SIMS[name]
     E.minima(QUICK), E.plain_minima(QUICK)
     assert _failed_checks() == []
-    mutant = _mutant_module(N, *site)
+    mutant = M.mutant_module(N, *site)
     monkeypatch.setattr(N, private, getattr(mutant, private))
     try:
         data = E.plain_minima.fn(QUICK)

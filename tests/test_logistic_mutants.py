@@ -9,6 +9,7 @@ import pytest
 import theory.logistic as th
 from paper_checks import Budget, get_claim
 from paper_checks.logistic import experiments as E
+from tests.mutation import mutant_module
 
 BALANCED = ([1.0, -1.0], [0.5, 0.5])
 
@@ -117,26 +118,6 @@ def test_ping_pong_prediction_with_a_sign_slip_fails_the_2d_claim(monkeypatch):
         "simulated 2-cycle points vs the piecewise-linear ping-pong p₁,₂ = ((1 − c)m_{A,B} + m_{B,A})/(2 − c)"]
 
 
-def _mutant_module(module, line_text: str, at: str, kind: str):
-    """A private copy of ``module`` with the mutation ``kind`` of tests/mutation.py at the text ``at`` of the one source
-    line containing ``line_text`` (the working module is untouched)."""
-    import ast
-    import types
-    from pathlib import Path
-
-    from tests import mutation as M
-
-    src = Path(module.__file__).read_text()
-    lines = src.splitlines()
-    [row] = [i + 1 for i, text in enumerate(lines) if line_text in text]
-    col = lines[row - 1].index(at)
-    [index] = [i for i, (node, k, _, _) in enumerate(M._candidates(ast.parse(src)))
-               if k == kind and node.lineno == row and node.col_offset == col]
-    copy = types.ModuleType(module.__name__ + "_mutant")
-    exec(compile(M.mutate_source(src, index), module.__file__, "exec"), copy.__dict__)  # noqa: S102
-    return copy
-
-
 def test_normal_form_expanded_without_its_minus_x_fails_the_amplitude_claim(monkeypatch):
     """Survivor (claims-only, seed 0, n 16 at 36aefb5): the sympy derivation expanded T(T(x)) instead of
     T(T(x)) - x. The claim now predicts from that derivation (and checks the numeric coefficients' closed form against
@@ -144,7 +125,7 @@ def test_normal_form_expanded_without_its_minus_x_fails_the_amplitude_claim(monk
     true derivation passes."""
     E.normal_form(QUICK)
     assert _failed_checks("meng2024.normal_form_amplitude") == []
-    mutant = _mutant_module(th, "residual = sp.expand(T(T(x)) - x)", "T(T(x)) - x", "drop-term")
+    mutant = mutant_module(th, "residual = sp.expand(T(T(x)) - x)", "T(T(x)) - x", "drop-term")
     monkeypatch.setattr(th, "normal_form_amplitude", mutant.normal_form_amplitude)
     with pytest.raises(IndexError):
         get_claim("meng2024.normal_form_amplitude").run(QUICK)

@@ -194,9 +194,6 @@ def test_one_step_log_moment_without_noise_is_the_deterministic_log():
 # first (so nothing patched reaches the cache) and the claim runs uncached (``Claim.run``). Control: unpatched, the
 # same checks pass.
 
-import ast  # noqa: E402
-import types  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 
@@ -208,20 +205,6 @@ from paper_checks.sign_floor import experiments as E  # noqa: E402
 from tests import mutation as M  # noqa: E402
 
 QUICK = Budget("quick")
-
-
-def _mutant_module(module: types.ModuleType, line_text: str, at: str, kind: str) -> types.ModuleType:
-    """A private copy of ``module`` with the mutation ``kind`` of tests/mutation.py at the text ``at`` of the one source
-    line containing ``line_text`` (so the site survives edits elsewhere in the file)."""
-    src = Path(module.__file__).read_text()
-    lines = src.splitlines()
-    [row] = [i + 1 for i, text in enumerate(lines) if line_text in text]
-    col = lines[row - 1].index(at)
-    [index] = [i for i, (node, k, _, _) in enumerate(M._candidates(ast.parse(src)))
-               if k == kind and node.lineno == row and node.col_offset == col]
-    copy = types.ModuleType(module.__name__ + "_mutant")
-    exec(compile(M.mutate_source(src, index), module.__file__, "exec"), copy.__dict__)  # noqa: S102
-    return copy
 
 
 def _failed_checks(claim_id: str) -> list[str]:
@@ -251,7 +234,7 @@ def test_a_survivor_of_the_claims_only_run_now_fails_its_claim(monkeypatch, name
     claim_id, experiment, module, function, site, check = _CASES[name]
     experiment(QUICK)
     assert _failed_checks(claim_id) == []
-    monkeypatch.setattr(T, function, getattr(_mutant_module(module, *site), function))
+    monkeypatch.setattr(T, function, getattr(M.mutant_module(module, *site), function))
     failed = _failed_checks(claim_id)
     assert failed and all(q.startswith(check) for q in failed), failed
 
@@ -263,7 +246,7 @@ def test_beta_zero_cell_law_without_its_drift_fails_the_signum_claim(monkeypatch
     lowered to 2e4 states so that this happens in milliseconds (the claim's true beta = 0 boxes hold at most 5.6e3);
     the copy serves only beta = 0 (the mutated line is in the beta = 0 branch, and the beta > 0 rows need more states)."""
     E.signum_constants(QUICK)
-    mutant = _mutant_module(TN, "cdf = _cdf((edges[None, :] - mu) / s", "edges[None, :] - mu", "drop-term")
+    mutant = M.mutant_module(TN, "cdf = _cdf((edges[None, :] - mu) / s", "edges[None, :] - mu", "drop-term")
     mutant.MAX_STATES = 20_000
     true, asked = T.signum_constant, []
 
@@ -286,7 +269,7 @@ def test_noiseless_ladder_that_steps_away_half_the_time_fails_the_constant_claim
 
     E.ladder_constants(QUICK)
     assert _failed_checks("singh2026.sign_mult_floor_constant") == []
-    mutant = _mutant_module(S, "return np.where(sigma > 0, p, 0.0)", "0.0)", "constant")
+    mutant = M.mutant_module(S, "return np.where(sigma > 0, p, 0.0)", "0.0)", "constant")
     monkeypatch.setattr(S, "away_probability_host", mutant.away_probability_host)
     data = E.ladder_constants.fn(QUICK)
     monkeypatch.setattr(claims, "ladder_constants", lambda budget: data)
