@@ -283,20 +283,20 @@ def _logreg_loss(x, X, y):
     return jnp.mean(jnp.logaddexp(0.0, -y * (X @ x)))
 
 
-def _lion_run(point: dict, X: jax.Array, y: jax.Array, x0: jax.Array, *, n_rec: int) -> dict:
-    r"""Full-batch Lion (:math:`\beta_1, \beta_2`) with decoupled decay on :func:`_logreg_loss` along ``point["eta"]`` (pure).
+def _lion_path(grad, x0: jax.Array, point: dict, n_rec: int) -> dict:
+    r"""Lion (:math:`\beta_1, \beta_2`) with decoupled decay from ``x0`` along ``point["eta"]``, the gradient ``grad(x)``
+    (pure; the common body of :func:`_lion_run` and :func:`_lion_dw_run`).
 
     Returns the iterate at the end of each of ``n_rec`` equal blocks (``path``), ``diverged`` (a non-finite
     iterate or one beyond :data:`sims.nqm.BOUND`) and ``diverged_step`` (the first such step, counted from 1;
     -1 if none; the run is frozen from there).
     """
     hyper = opt.Hyper(momentum=point["b1"], b2=point["b2"], wd=point["wd"])
-    grad = jax.grad(_logreg_loss)
     etas = point["eta"].reshape(n_rec, -1)
 
     def one(carry, e):
         x, state, bad, k = carry
-        new, new_state = opt.step("lion", grad(x, X, y), state, x, e, hyper)
+        new, new_state = opt.step("lion", grad(x), state, x, e, hyper)
         broken = ~jnp.all(jnp.abs(new) < BOUND)
         bad = jnp.where((bad < 0) & broken, k + 1, bad)
         keep = bad >= 0
@@ -311,6 +311,12 @@ def _lion_run(point: dict, X: jax.Array, y: jax.Array, x0: jax.Array, *, n_rec: 
     start = (x0, opt.init("lion", x0, hyper), jnp.array(-1, jnp.int64), jnp.array(0, jnp.int64))
     (_, _, bad, _), path = lax.scan(block, start, etas)
     return {"path": path, "diverged": bad >= 0, "diverged_step": bad}
+
+
+def _lion_run(point: dict, X: jax.Array, y: jax.Array, x0: jax.Array, *, n_rec: int) -> dict:
+    """Full-batch Lion on :func:`_logreg_loss` (:func:`_lion_path`)."""
+    grad = jax.grad(_logreg_loss)
+    return _lion_path(lambda x: grad(x, X, y), x0, point, n_rec)
 
 
 def lion_logistic(X, y, x0, *, eta, wd, b1=0.9, b2=0.99, n_rec: int, max_bytes=None) -> dict:
@@ -467,30 +473,9 @@ def _double_well_loss(x, a, C):
 
 
 def _lion_dw_run(point: dict, a: jax.Array, C: jax.Array, *, n_rec: int) -> dict:
-    """Lion with decoupled decay on :func:`_double_well_loss` from ``point["x0"]`` along ``point["eta"]`` (pure); returns
-    as :func:`_lion_run`."""
-    hyper = opt.Hyper(momentum=point["b1"], b2=point["b2"], wd=point["wd"])
+    """Lion on :func:`_double_well_loss` from ``point["x0"]`` (:func:`_lion_path`)."""
     grad = jax.grad(_double_well_loss)
-    etas = point["eta"].reshape(n_rec, -1)
-
-    def one(carry, e):
-        x, state, bad, k = carry
-        new, new_state = opt.step("lion", grad(x, a, C), state, x, e, hyper)
-        broken = ~jnp.all(jnp.abs(new) < BOUND)
-        bad = jnp.where((bad < 0) & broken, k + 1, bad)
-        keep = bad >= 0
-        x = jnp.where(keep, x, new)
-        state = jax.tree.map(lambda u, v: jnp.where(keep, u, v), state, new_state)
-        return (x, state, bad, k + 1), None
-
-    def block(carry, es):
-        carry, _ = lax.scan(one, carry, es)
-        return carry, carry[0]
-
-    x0 = point["x0"]
-    start = (x0, opt.init("lion", x0, hyper), jnp.array(-1, jnp.int64), jnp.array(0, jnp.int64))
-    (_, _, bad, _), path = lax.scan(block, start, etas)
-    return {"path": path, "diverged": bad >= 0, "diverged_step": bad}
+    return _lion_path(lambda x: grad(x, a, C), point["x0"], point, n_rec)
 
 
 def lion_double_well(a, C, x0, *, eta, wd, b1=0.9, b2=0.99, n_rec: int, max_bytes=None) -> dict:
