@@ -32,7 +32,7 @@ import secrets
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import matplotlib
 
@@ -47,6 +47,7 @@ __all__ = [
     "figure", "theory_vs_simulation", "bifurcation", "threshold", "save",
     "check_layout", "LayoutProblem", "LayoutWarning", "LayoutError",
     "track_claims", "figure_claims", "audit_theory_lines", "theory_audits",
+    "draws", "theory_line", "theory_coverage", "TheoryCoverage",
 ]
 
 THEORY = "#1f3b73"     # theory lines
@@ -187,7 +188,8 @@ class LayoutProblem:
     """One layout defect.
 
     ``kind`` is ``"overlap"``, ``"outside"``, ``"single tick label"``, ``"no legend"``, ``"data over text"``,
-    ``"raw TeX"`` (:func:`check_layout`) or ``"rival drawn as theory"`` (:func:`audit_theory_lines`);
+    ``"raw TeX"`` (:func:`check_layout`), ``"rival drawn as theory"`` or ``"theory line off its check"``
+    (:func:`audit_theory_lines`);
     ``message`` names the axes and the labels involved.
     """
 
@@ -442,6 +444,65 @@ _INTERP_RTOL = 2e-3   # a theory line drawn on its own grid, read between grid p
 _DISTINCT = 0.05      # a rival within 5 % of the prediction cannot be told from it on a plot
 
 
+@dataclass(frozen=True)
+class _Draws:
+    """A theory series' declaration that it draws one claim check's prediction (see :func:`draws`)."""
+
+    claim: str
+    quantity: str | None
+    at: np.ndarray | None
+    y: Callable[[Any], Any] | None
+
+
+def draws(artist, check: str, *, at: Any = None, y: Callable[[Any], Any] | None = None):
+    r"""Declare that ``artist``, a series presented as theory, draws the prediction of one claim check; returns it.
+
+    The audit (:func:`audit_theory_lines`) then reads the series at the check's points however it was drawn (a
+    dense grid, a transformed quantity) and compares it with the check's prediction and with each of its rivals.
+
+    Args:
+        artist: the line (or markers) drawn as theory.
+        check: ``"claim.id:quantity"`` (the check's ``quantity`` string) or ``"claim.id"`` when the claim has
+            one check with a numeric prediction.
+        at: the x (in the axes' data coordinates) of the check's values, one per element of its prediction; or,
+            with ``y``, the x at which ``y`` gives the series' values. Default: the series holds the values at its
+            own points, in order (markers drawn at the check's points).
+        y: the series' values at ``at`` as a function of a candidate value of the check (the prediction or a
+            rival, as the check holds it): a transformed quantity (``lambda v: 0.5 * lam * v``) or a curve
+            fixed by a scalar (a slope :math:`s` drawn as :math:`c\,x^s`: ``lambda s: c * at ** s``). Default:
+            the candidate itself, broadcast to ``at``.
+
+    A declared series must follow its check's prediction to within the interpolation error (0.2 %): a rival
+    drawn in its place is reported as a rival drawn as theory, any other departure as a theory line off its
+    check, and a check that the figure's claims do not hold as an unknown check.
+    """
+    if not isinstance(check, str) or not check.split(":", 1)[0].strip():
+        raise ValueError(f"check: expected 'claim.id' or 'claim.id:quantity', got {check!r}")
+    if y is not None and not callable(y):
+        raise TypeError(f"y: expected a function of a candidate value, got {type(y).__name__}")
+    claim, _, quantity = check.partition(":")
+    xs = None if at is None else np.asarray(at, dtype=float).ravel()
+    if xs is not None and (xs.size == 0 or not np.all(np.isfinite(xs))):
+        raise ValueError(f"at: expected finite x positions, got {at!r:.60}")
+    if y is not None and xs is None:
+        raise ValueError("at: a y= function needs the x positions it gives values at")
+    declared = list(getattr(artist, "_steplab_draws", ()))
+    declared.append(_Draws(claim.strip(), quantity.strip() or None, xs, y))
+    artist._steplab_draws = tuple(declared)
+    return artist
+
+
+def theory_line(ax, x: Any, y: Any, *, check: str | None = None, at: Any = None,
+                transform: Callable[[Any], Any] | None = None, label: str = "theory", color: str = THEORY, **kwargs):
+    """Draw a closed form as a theory line on ``ax`` (``ax.plot`` with :data:`THEORY`'s colour and a theory label)
+    and, with ``check``, declare the check whose prediction it draws (:func:`draws` with ``at`` and
+    ``y=transform``). Returns the line."""
+    (line,) = ax.plot(x, y, color=color, label=label, **kwargs)
+    if check is not None:
+        draws(line, check, at=at, y=transform)
+    return line
+
+
 def _is_theory(artist) -> bool:
     """A series presented as theory: its label says theory/prediction/closed form/exact and not rival, or it is
     unlabelled and drawn in :data:`THEORY`'s colour."""
@@ -525,13 +586,17 @@ def audit_theory_lines(fig, results: Mapping[str, Any], claim_ids: Sequence[str]
     when the series follows it (:math:`e_r \le 0.002`, interpolation error) and not the prediction
     (:math:`e_p > 4 e_r`).
 
+    A series declared with :func:`draws` (or drawn by :func:`theory_line` with ``check=``) is also read at its
+    check's declared points, through its declared transform, whatever the figure's grid or plotted quantity: one
+    comparison each; a rival it follows is reported as above, and a departure from the prediction beyond the
+    interpolation error, a check the figure's claims do not hold, or points the series does not cover, as a
+    ``"theory line off its check"``.
+
     Returns the problems (kind ``"rival drawn as theory"``) and how many (check, theory series) pairs could be
     compared, so a test can tell a clean figure from one the audit cannot read.
     """
     problems, compared = [], 0
     checks = list(_numeric_pairs(results, claim_ids))
-    if not checks:
-        return problems, 0
     for k, ax in enumerate(fig.axes):
         series = [a for a in ax.lines if a.get_visible() and a.get_transform() == ax.transData]
         theory = [a for a in series if _is_theory(a)]
@@ -549,6 +614,15 @@ def audit_theory_lines(fig, results: Mapping[str, Any], claim_ids: Sequence[str]
                 predicts |= verdict is True
                 if isinstance(verdict, tuple):
                     follows.append(f"the rival {verdict[0]!r} of {cid} ({quantity}) {verdict[1]}")
+            for d in getattr(t, "_steplab_draws", ()):
+                compared += 1
+                verdict = _compare_declared(t, d, results, claim_ids)
+                predicts |= verdict is True
+                if isinstance(verdict, tuple):
+                    follows.append(f"the rival {verdict[0]!r} of {d.claim} ({verdict[2]}) {verdict[1]}")
+                elif isinstance(verdict, LayoutProblem):
+                    problems.append(LayoutProblem(verdict.kind, f"{_axes_name(k, ax)}: {str(t.get_label())[:40]!r} "
+                                                  + verdict.message))
             # a series that is one linked claim's prediction may be another's rival (a figure comparing two laws)
             if follows and not predicts:
                 problems.append(LayoutProblem(
@@ -603,12 +677,108 @@ def _compare(t, p: np.ndarray, rivals, xs: np.ndarray | None):
     return verdict
 
 
+def _declared_check(results: Mapping[str, Any], claim_ids: Sequence[str], d: _Draws):
+    """The check a declaration names, or a message saying why there is none."""
+    if d.claim not in claim_ids:
+        return f"draws {d.claim!r}, which is not among the figure's claims {tuple(claim_ids)}"
+    checks = [c for c in getattr(dict.get(results, d.claim), "checks", ()) or ()
+              if not getattr(c, "discrete", True) and (d.quantity is None or c.quantity == d.quantity)]
+    if len(checks) != 1:
+        found = [c.quantity for c in getattr(dict.get(results, d.claim), "checks", ()) or ()]
+        what = "no" if not checks else "more than one"
+        return (f"draws {d.claim}:{d.quantity or ''}, but the claim has {what} numeric check of that quantity "
+                f"(its checks: {found})")
+    return checks[0]
+
+
+def _expected(d: _Draws, value: Any, n: int | None) -> np.ndarray:
+    """What a declared series should hold at its check's points if it drew the candidate ``value``."""
+    v = d.y(value) if d.y is not None else value
+    a = np.asarray(v, dtype=float).ravel()
+    return np.broadcast_to(a, (n,)) if n is not None and a.size == 1 else a
+
+
+def _compare_declared(t, d: _Draws, results: Mapping[str, Any], claim_ids: Sequence[str]):
+    r"""How a series declared by :func:`draws` relates to its check: True (it follows the prediction),
+    ``(rival label, how, quantity)`` (it follows a rival, not the prediction), or a :class:`LayoutProblem`
+    (an unknown check, points the series does not cover, or a departure from the prediction).
+
+    The series is read at the declared x (its own points there, else linear interpolation of the drawn line);
+    the relative error to a candidate is :math:`\max_i |y_i - e_i| / s_i` with :math:`e` the candidate's expected
+    values and :math:`s_i = \max(|e^p_i|, |e^r_i|)` (:math:`|e^p_i|` alone for the prediction)."""
+    check = _declared_check(results, claim_ids, d)
+    if isinstance(check, str):
+        return LayoutProblem("theory line off its check", check)
+    try:
+        p = _expected(d, check.candidate(), None if d.at is None else d.at.size)
+        rivals = [(lab, _expected(d, v, p.size)) for lab, v in check.rivals]
+    except (TypeError, ValueError) as e:
+        return LayoutProblem("theory line off its check", f"draws {d.claim}:{check.quantity}, whose values cannot be "
+                             f"read as numbers ({e})")
+    if d.at is None:
+        y = np.asarray(t.get_ydata(), dtype=float).ravel()
+        yt = y if y.size == p.size else None
+    else:
+        yt = _read_at(t, d.at) if d.at.size == p.size else None
+    if yt is None:
+        return LayoutProblem("theory line off its check", f"does not cover the {p.size} points of "
+                             f"{d.claim}:{check.quantity} (declared x: {0 if d.at is None else d.at.size} values)")
+    floor = 1e-12 * max(float(np.max(np.abs(p))), 1e-300)
+    for label, r in rivals:
+        scale = np.maximum(np.maximum(np.abs(p), np.abs(r)), floor)
+        if r.shape != p.shape or np.max(np.abs(r - p) / scale) <= _DISTINCT:
+            continue
+        e_p, e_r = np.max(np.abs(yt - p) / scale), np.max(np.abs(yt - r) / scale)
+        if e_r <= _INTERP_RTOL and e_p > 4 * e_r:
+            return label, f"(within {e_r:.1e}; the prediction is off by {e_p:.1%})", check.quantity
+    e_p = float(np.max(np.abs(yt - p) / np.maximum(np.abs(p), floor)))
+    if e_p > _INTERP_RTOL:
+        return LayoutProblem("theory line off its check", f"is declared to draw {d.claim}:{check.quantity} but is "
+                             f"off its prediction by {e_p:.2%} at its points (allowed: {_INTERP_RTOL:.1%}, "
+                             "interpolation)")
+    return True
+
+
 # ----------------------------------------------------------------------------------------------
 # which claims a figure shows (read by the report)
 
 _SAVED_CLAIMS: dict[str, tuple[str, ...]] = {}
 #: figure name -> how many (check, theory series) pairs :func:`audit_theory_lines` compared when it was saved
 _AUDITED: dict[str, int] = {}
+
+
+@dataclass(frozen=True)
+class TheoryCoverage:
+    """How far the audit reached into one saved figure (see :func:`theory_coverage`).
+
+    ``theory_series``: the series presented as theory (:func:`_is_theory`); ``compared``: the (check, theory
+    series) pairs :func:`audit_theory_lines` compared; ``unaudited``: the figure's stated reason why its theory
+    is compared with no check (``save(..., unaudited=...)``), else None.
+    """
+
+    theory_series: int
+    compared: int
+    unaudited: str | None
+
+    def problem(self) -> str | None:
+        """Why this record breaks the rule "a figure with theory is audited or exempt with a reason", or None.
+
+        An exemption must be needed: a figure without theory, or one the audit compares, must not carry one
+        (a stale reason would hide a later figure change)."""
+        if self.unaudited is not None:
+            if self.theory_series == 0:
+                return f"exempt ({self.unaudited!r}) but draws no series presented as theory"
+            if self.compared:
+                return f"exempt ({self.unaudited!r}) but the audit compared {self.compared} (check, series) pairs"
+            return None
+        if self.theory_series and not self.compared:
+            return (f"{self.theory_series} series presented as theory, none compared with a claim check and no "
+                    "stated reason (declare the check with draws()/theory_line(), or save(..., unaudited=reason))")
+        return None
+
+
+_COVERAGE: dict[str, TheoryCoverage] = {}
+_MIN_REASON_WORDS = 5  # a reason names the quantity drawn and why no check predicts it: more than a word or two
 
 
 class _ClaimAccess(dict):
@@ -660,13 +830,35 @@ def theory_audits() -> dict[str, int]:
     return dict(_AUDITED)
 
 
+def theory_coverage() -> dict[str, TheoryCoverage]:
+    """Figure name -> its :class:`TheoryCoverage`, per figure saved in this process inside :func:`track_claims` with
+    the layout check on (with or without claims)."""
+    return dict(_COVERAGE)
+
+
+def _theory_series(fig) -> int:
+    return sum(1 for ax in fig.axes for a in ax.lines
+               if a.get_visible() and a.get_transform() == ax.transData and _is_theory(a))
+
+
+def _reason(unaudited: Any) -> str | None:
+    if unaudited is None:
+        return None
+    if not isinstance(unaudited, str):
+        raise TypeError(f"unaudited: expected a reason (a string), got {type(unaudited).__name__}")
+    if len(unaudited.split()) < _MIN_REASON_WORDS:
+        raise ValueError(f"unaudited: expected a reason of at least {_MIN_REASON_WORDS} words naming the quantity "
+                         f"drawn as theory and why no claim check predicts it, got {unaudited!r}")
+    return unaudited.strip()
+
+
 def figure_claims() -> dict[str, tuple[str, ...]]:
     """Figure name -> the claim ids it shows, for every figure saved in this process with a known link."""
     return dict(_SAVED_CLAIMS)
 
 
 def save(fig, name: str, out: Path | str, *, claims: Sequence[str] | None = None,
-         layout: str | None = None) -> list[Path]:
+         layout: str | None = None, unaudited: str | None = None) -> list[Path]:
     """Write ``out/<name>.png`` and ``out/<name>.pdf`` deterministically, check the layout, close the figure.
 
     Args:
@@ -679,6 +871,9 @@ def save(fig, name: str, out: Path | str, *, claims: Sequence[str] | None = None
         layout: ``"warn"`` (a :class:`LayoutWarning` naming the figure and the offending labels),
             ``"error"`` (:class:`LayoutError`, nothing written) or ``"ignore"``; default
             :data:`LAYOUT_POLICY`.
+        unaudited: why the series this figure presents as theory are compared with no claim check (which quantity
+            they draw that no check predicts); recorded in :func:`theory_coverage`. A figure with theory and
+            neither a comparison nor a reason fails steplab's test of every figure.
 
     Returns:
         The two paths, PNG first.
@@ -686,6 +881,7 @@ def save(fig, name: str, out: Path | str, *, claims: Sequence[str] | None = None
     policy = LAYOUT_POLICY if layout is None else layout
     if policy not in ("warn", "error", "ignore"):
         raise ValueError(f"layout: expected 'warn', 'error' or 'ignore', got {policy!r}")
+    reason = _reason(unaudited)
     out = Path(out)
     tracker = _TRACKER.get()
     read = tracker.take() if tracker is not None else ()
@@ -695,10 +891,13 @@ def save(fig, name: str, out: Path | str, *, claims: Sequence[str] | None = None
     try:
         if policy != "ignore":
             problems = check_layout(fig)
+            compared = 0
             if tracker is not None and linked:
                 rival_problems, compared = audit_theory_lines(fig, tracker, linked)
                 _AUDITED[name] = compared
                 problems += rival_problems
+            if tracker is not None:
+                _COVERAGE[name] = TheoryCoverage(_theory_series(fig), compared, reason)
             if problems:
                 message = f"figure {name!r}: " + "; ".join(str(p) for p in problems)
                 if policy == "error":
