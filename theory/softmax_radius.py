@@ -45,7 +45,8 @@ __all__ = [
     "log_partition_taylor", "cauchy_hadamard_radius", "prony_pair", "prony_radius", "prony_error_scale",
     "domb_sykes_pair", "taylor_truncation_error", "gelu_tanh_pole_distance",
     "logistic_radius", "logistic_inverse_curvature", "curvature_to_radius_ratio", "hessian_step_scale",
-    "hessian_ratio", "linearized_line_loss", "increment_bound", "top2_margin", "accuracy_floor", "linearized_accuracy",
+    "hessian_ratio", "hessian_crossover_margin", "crossover_margin_eq48", "linearized_curvature",
+    "linearized_line_loss", "increment_bound", "top2_margin", "accuracy_floor", "linearized_accuracy",
     "perturbation_epsilon",
     "third_central_moment", "third_moment_bound", "kl_forward", "kl_reverse", "kl_small_t_ratio",
 ]
@@ -647,6 +648,42 @@ def hessian_ratio(delta, delta_a=1.0, against: str = "radius"):
     da = np.abs(_reals("delta_a", delta_a))
     rho = np.asarray(binary_radius(delta, da)) if against == "radius" else np.pi / da
     return _scalar_or_array(np.asarray(hessian_step_scale(delta, da)) / rho)
+
+
+def hessian_crossover_margin(delta_a):
+    r"""The margin where the binary line loss's Hessian step scale meets the ghost scale, :math:`\tau_H=\rho_a`:
+    with :math:`\tau_H=2(e^\delta+2+e^{-\delta})/\Delta^2` and :math:`\rho_a=\pi/|\Delta|`,
+    :math:`4\cosh^2(\delta/2)=\pi|\Delta|/2`, so :math:`\delta^*=2\,\mathrm{arccosh}\sqrt{\pi|\Delta|/8}`
+    (:math:`\delta\ge0`). Past it :math:`\tau_H>\rho_a` (the ghost binds). NaN where :math:`\pi|\Delta|<8`: there
+    :math:`\tau_H/\rho_a\ge8/(\pi|\Delta|)>1` at every margin and no crossover exists."""
+    da = np.abs(_reals("delta_a", delta_a))
+    q = np.pi * da / 8.0
+    with np.errstate(invalid="ignore"):
+        return _scalar_or_array(np.where(q >= 1.0, 2.0 * np.arccosh(np.sqrt(np.maximum(q, 1.0))), np.nan))
+
+
+def crossover_margin_eq48(delta_a):
+    r"""The paper's approximate crossover margin, eq. (48): :math:`\delta^*\approx\ln(\pi|\Delta|/2)` (from eq. (47),
+    :math:`1/f''\approx e^\delta`). It exceeds the exact :math:`\delta^*` of :func:`hessian_crossover_margin` by
+    :math:`2/Q+O(Q^{-2})`, :math:`Q=\pi|\Delta|/2`."""
+    da = np.abs(_reals("delta_a", delta_a))
+    if np.any(da == 0):
+        raise ValueError("delta_a: the logit-derivative gap must be non-zero (eq. (48) takes its logarithm)")
+    return _scalar_or_array(np.log(np.pi * da / 2.0))
+
+
+def linearized_curvature(z, a):
+    r"""Directional curvature :math:`\kappa=v^\top Hv` of the mean cross-entropy when the logits move linearly,
+    :math:`z_i(t)=z_i+ta_i` (exact for softmax regression): the second derivative of
+    :math:`\log\sum_ke^{z_{ik}+ta_{ik}}` at 0 is the variance of :math:`a_i` under :math:`p_i=\mathrm{softmax}(z_i)`,
+    so :math:`\kappa=\frac1N\sum_i\big(\mathbb E_{p_i}a_i^2-(\mathbb E_{p_i}a_i)^2\big)` (the label term is linear
+    in t). ``z``: ``(N, n)``; ``a``: ``(N, n)`` or ``(D, N, n)``. Returns a float or ``(D,)``."""
+    zz = _reals("z", z, ndim=2)
+    zz, aa, _ = _logits_slopes_labels(zz, a, np.zeros(zz.shape[0], dtype=np.int64))
+    p = np.exp(zz - _logsumexp(zz, axis=1)[:, None])
+    mean = np.sum(p * aa, axis=-1)
+    var = np.sum(p * (aa - mean[..., None]) ** 2, axis=-1)  # centred: no cancellation when Var << E a²
+    return _scalar_or_array(var.mean(axis=-1))
 
 
 # --- the linearized line loss -------------------------------------------------------------

@@ -17,6 +17,8 @@ One module per theme, imported below in the order their claims are registered (t
   multiclass lower bound, its infimum, the zero-free strip, logistic / softmax regression;
 * :mod:`paper_checks.softmax_radius.scalar_logistic` -- Appendix 5: the scalar logistic loss's radius against its
   curvature, and the Hessian ratio 4000x;
+* :mod:`paper_checks.softmax_radius.hessian_scale` -- Appendix 5.4-5.5: the Hessian step scale 2/κ against ρ_a along
+  random directions at three training stages, and the crossover margin of eq. (48);
 * :mod:`paper_checks.softmax_radius.kl` -- Appendix 4: the KL remainder bound, the direction label of eq. (26), the
   sharp third moment;
 * :mod:`paper_checks.softmax_radius.one_step` -- §6.2: one step from trained models, no accuracy lost below r = 1,
@@ -46,5 +48,5 @@ ARXIV = "arXiv:2603.13552"
 
 # The claim modules register their claims on import, in this order; they read the names above.
 from paper_checks.softmax_radius import (  # noqa: E402,F401,I001  (registration, in this order)
-    exact_theory, scalar_logistic, kl, one_step, trained_radius, temperature_scaling, spike,
+    exact_theory, scalar_logistic, hessian_scale, kl, one_step, trained_radius, temperature_scaling, spike,
 )

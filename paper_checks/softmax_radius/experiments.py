@@ -12,6 +12,7 @@ names the module); the architectures, orders and direction kinds the claims read
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import jax
@@ -228,6 +229,102 @@ def series_radius(budget: Budget, *, seed: int = 41, archs: tuple | None = None)
         for f, vals in fields.items():
             out[f"{arch}.{f}"] = np.stack([np.asarray(u) for u in vals])
         out[f"{arch}.kind"] = kinds
+    return out
+
+
+# ================================================== the Hessian step scale at three training stages (hessian_scale.py)
+# the authors' random-direction script (experiments/randomdirs/run.py of github.com/piyush314/ghosts-of-softmax): a
+# linear classifier on the digits, plain SGD at lr 0.1 on minibatches of 64 drawn without replacement, checkpoints
+# after 30, 180 and 700 steps (early, middle, late), 20 random unit directions per stage, everything on the training
+# split of a stratified 70/30 split
+HESSIAN_STAGES = (30, 180, 700)
+HESSIAN_DIRS = 20
+HESSIAN_SGD = {"eta": 0.1, "batch": 64, "test_fraction": 0.3}
+
+
+def _stratified_split(y: np.ndarray, test_fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Indices (train, test): per class, a shuffled round(test_fraction·n_c) go to the test split; both shuffled."""
+    rng = np.random.default_rng(seed)
+    train, test = [], []
+    for c in np.unique(y):
+        idx = np.flatnonzero(y == c)
+        rng.shuffle(idx)
+        k = int(round(test_fraction * idx.size))
+        test.append(idx[:k])
+        train.append(idx[k:])
+    train, test = np.concatenate(train), np.concatenate(test)
+    rng.shuffle(train)
+    rng.shuffle(test)
+    return train, test
+
+
+def _sgd_checkpoints(apply, params, x, y, batches, eta: float, stages) -> list[dict]:
+    """Plain SGD on the mean cross-entropy over the given minibatch index rows; the parameters after each stage."""
+    def loss(p, xb, yb):
+        z = apply(p, xb)
+        return jnp.mean(jax.nn.logsumexp(z, axis=-1) - jnp.take_along_axis(z, yb[:, None], axis=-1)[:, 0])
+
+    @jax.jit
+    def run(p, rows):
+        def step(p, idx):
+            g = jax.grad(loss)(p, x[idx], y[idx])
+            p = jax.tree_util.tree_map(lambda w, d: w - eta * d, p, g)
+            return p, p
+        return jax.lax.scan(step, p, rows)[1]
+
+    path = run(params, jnp.asarray(batches))
+    return [{k: w[s - 1] for k, w in path.items()} for s in stages]
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _stacked_slopes(apply, params, dirs, x):
+    """The JVP slopes a = J_z v, (D, N, n), for directions stacked on axis 0 (one compiled program for all)."""
+    return jax.vmap(lambda v: jax.jvp(lambda q: apply(q, x), (params,), (v,))[1])(dirs)
+
+
+@experiment("softmax_radius.hessian_stages")
+def hessian_stages(budget: Budget, *, seed: int = 42) -> dict:
+    r"""The Hessian step scale :math:`\tau_H=2/\kappa(v)` against :math:`\rho_a(v)` along random directions at three
+    training stages, in the setting of the authors' random-direction script (:data:`HESSIAN_STAGES`,
+    :data:`HESSIAN_SGD`; their split and minibatch draws with NumPy's generator seeded as theirs; the initial weights
+    from PyTorch's default law for a linear layer, U(−1/8, 1/8), drawn here). Per stage ``s<k>.``: ``rho_a`` (D,) over the
+    training split; ``kappa`` (D,) :math:`v^\top Hv` of the mean training loss by nested JVPs through the model
+    (:func:`sims.softmax_radius.directions.loss_curvature`); ``kappa_lin`` (D,) the closed form
+    :func:`theory.softmax_radius.linearized_curvature` from the logits and their JVP slopes, ``kappa_raw`` (D,) the
+    uncentred :math:`\frac1N\sum_i\mathbb E_{p_i}a_i^2` (a rival); ``margin_b`` (D,) the
+    top-2 margin of each direction's bottleneck sample; ``loss``, ``acc``, ``margin`` (median top-2 margin)."""
+    del budget  # a linear model: 700 SGD steps and 60 curvatures cost well under a second at either budget
+    from sims.softmax_radius.directions import loss_curvature
+    from sklearn.datasets import load_digits
+
+    d = load_digits()
+    x_all = np.asarray(d.data, dtype=np.float64) / 16.0
+    y_all = np.asarray(d.target, dtype=np.int32)
+    tr, _ = _stratified_split(y_all, HESSIAN_SGD["test_fraction"], seed)
+    x, y = x_all[tr], y_all[tr]
+    draw = np.random.default_rng(seed + 17)
+    batches = np.stack([draw.choice(y.size, size=HESSIAN_SGD["batch"], replace=False)
+                        for _ in range(max(HESSIAN_STAGES))])
+    model = S.make_model("linear")
+    shapes = {k: np.shape(w) for k, w in model.init(jax.random.key(0)).items()}
+    keys = jax.random.split(jax.random.key(seed), len(shapes))
+    bound = 1.0 / math.sqrt(x.shape[1])
+    p0 = {k: jax.random.uniform(kk, shapes[k], minval=-bound, maxval=bound) for k, kk in zip(sorted(shapes), keys)}
+    xj, yj = jnp.asarray(x), jnp.asarray(y)
+    out = {"stages": np.array(HESSIAN_STAGES)}
+    for k, p in enumerate(_sgd_checkpoints(model.apply, p0, xj, yj, batches, HESSIAN_SGD["eta"], HESSIAN_STAGES)):
+        dirs = S.random_directions(jax.random.fold_in(jax.random.key(seed), k + 1), p, HESSIAN_DIRS)
+        z = np.asarray(model.apply(p, xj))
+        a = np.asarray(_stacked_slopes(model.apply, p, dirs, xj))
+        spread = a.max(axis=-1) - a.min(axis=-1)
+        m = np.asarray(T.top2_margin(z, y))
+        loss, acc = S.evaluate(model, p, x, y)
+        out.update({f"s{k}.rho_a": np.pi / spread.max(axis=1), f"s{k}.kappa": loss_curvature(model, p, dirs, x, y),
+                    f"s{k}.kappa_lin": np.asarray(T.linearized_curvature(z, a)),
+                    # a rival of the closed form: the uncentred second moment E_p[a²], no mean shift
+                    f"s{k}.kappa_raw": np.mean(np.sum(np.asarray(jax.nn.softmax(z, axis=-1))[None] * a**2, axis=-1), axis=-1),
+                    f"s{k}.margin_b": m[np.argmax(spread, axis=1)], f"s{k}.loss": loss, f"s{k}.acc": acc,
+                    f"s{k}.margin": float(np.median(m))})
     return out
 
 

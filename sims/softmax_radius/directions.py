@@ -25,7 +25,7 @@ from sims.softmax_radius.models import (
 
 __all__ = [
     "evaluate", "normalize", "random_directions", "gradient_direction", "directional_derivatives",
-    "logit_curvature", "rho_a", "tilted_kl", "cgf_increment", "logistic_loss_taylor", "logistic_inverse_curvature"
+    "logit_curvature", "loss_curvature", "rho_a", "tilted_kl", "cgf_increment", "logistic_loss_taylor", "logistic_inverse_curvature"
 ]
 
 
@@ -174,6 +174,38 @@ def logit_curvature(apply: Callable, params, v, x) -> jax.Array:
     _applied(apply, params, x)
     _finite_logits(apply, params, x)
     return _curvature_jit(apply, params, v, x)
+
+
+def _loss_curvature(apply, params, v, x, y):
+    def line(t):
+        return _cross_entropy(apply(_along(params, v, t), x), y)
+
+    def slope(t):
+        return jax.jvp(line, (t,), (jnp.ones(()),))[1]
+
+    return jax.jvp(slope, (jnp.zeros(()),), (jnp.ones(()),))[1]
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _loss_curvature_jit(apply, params, v, x, y):
+    return jax.vmap(lambda d: _loss_curvature(apply, params, d, x, y))(v)
+
+
+def loss_curvature(model: Model, params, directions, x, y) -> np.ndarray:
+    r"""Directional curvature of the mean cross-entropy, :math:`\kappa(v)=v^\top Hv=\frac{d^2}{dt^2}
+    \bar\ell(\theta+tv)\big|_{t=0}`, by two nested forward-mode ``jax.jvp`` calls through the model (no
+    linearization of the logits), for ``directions`` stacked on axis 0 (as :func:`random_directions` returns them).
+    The paper's Hessian step scale along :math:`v` is :math:`\tau_H=2/\kappa` (App. 5, eq. (43)). Returns ``(D,)``."""
+    model = _model(model)
+    params = _tree("params", params)
+    x, y = _model_inputs(model.apply, params, x, y)
+    lead = {np.shape(d)[:1] for d in jax.tree_util.tree_leaves(directions)}
+    if len(lead) != 1 or () in lead:
+        raise ValueError(f"directions: expected the directions stacked on axis 0 of every leaf, got leading shapes {lead}")
+    for name, w in params.items():
+        if np.shape(directions.get(name, np.zeros(0)))[1:] != np.shape(w):
+            raise ValueError(f"directions: leaf {name!r} should have shape (D, *{np.shape(w)})")
+    return np.asarray(_loss_curvature_jit(model.apply, params, directions, x, y))
 
 
 def rho_a(apply: Callable, params, v, x, temperature=1.0) -> jax.Array:
