@@ -36,7 +36,7 @@ from theory import validate as V
 __all__ = [
     "DIVERGENCE_BOUND", "FLOWS", "poly_loss", "poly_grad", "poly_sharpness", "poly_gd", "poly_flow",
     "central_flow_sigma2", "catapult_gd", "mlp_data", "mlp_init", "mlp_loss", "mlp_run", "MLP_METHODS",
-    "top_eigenpair", "TRACK_RUNS", "mlp_track",
+    "top_eigenpair", "TRACK_RUNS", "TRACK_TOP", "central_flow_sigma_matrix", "mlp_track",
 ]
 
 DIVERGENCE_BOUND = 1e50
@@ -685,9 +685,11 @@ def mlp_run(keys, eta, X, Y, *, widths, methods="gd", momentum=0.0, n_steps: int
 # GD against the constrained trajectory (projected gradient flow onto {S <= threshold}) on a tiny MLP
 # ----------------------------------------------------------------------------------------------
 
-TRACK_CHUNK = 8  # trajectories per compiled program (two keys; padded, so any number of keys shares it)
-TRACK_RUNS = ("gd", "constrained", "gradient", "gd_half")
-"""The four trajectories of :func:`mlp_track`, in the order of its leading output axis."""
+TRACK_CHUNK = 10  # trajectories per compiled program (two keys; padded, so any number of keys shares it)
+TRACK_RUNS = ("gd", "constrained", "gradient", "gd_half", "central")
+"""The five trajectories of :func:`mlp_track`, in the order of its leading output axis."""
+TRACK_TOP = 2  # the central flow's edge subspace: the top two Hessian eigenvectors
+SIGMA_ITERS = 60  # accelerated projected-gradient iterations per substep for the matrix sigma^2 (warm-started)
 
 
 def _constrained_sigma2(g: jax.Array, gS: jax.Array, S: jax.Array, eta, threshold, relax) -> jax.Array:
@@ -702,14 +704,59 @@ def _constrained_sigma2(g: jax.Array, gS: jax.Array, S: jax.Array, eta, threshol
     return jnp.maximum(0.0, num / jnp.maximum(jnp.vdot(gS, gS), 1e-300))
 
 
+def _psd_part(A: jax.Array) -> jax.Array:
+    """The nearest positive semidefinite matrix to the symmetric ``A`` (Frobenius norm): negative eigenvalues clipped."""
+    w, V_ = jnp.linalg.eigh(0.5 * (A + A.T))
+    return (V_ * jnp.maximum(w, 0.0)) @ V_.T
+
+
+def central_flow_sigma_matrix(Q: jax.Array, B: jax.Array, start: jax.Array, n_iter: int = SIGMA_ITERS) -> jax.Array:
+    r"""The central flow's oscillation covariance :math:`\Sigma` on a k-dimensional edge subspace (k x k, PSD).
+
+    With :math:`G_{ij} = \nabla_w(u_i^\top H u_j)` (:math:`u_i` the subspace's orthonormal basis, held fixed),
+    the flow :math:`\dot w = -\eta[\nabla L + \tfrac12\sum_{kl}\Sigma_{kl}G_{kl}]` moves the restricted Hessian
+    :math:`M = U^\top HU` at :math:`\dot M_{ij} = \langle G_{ij}, \dot w\rangle`. :math:`\Sigma` solves the
+    semidefinite complementarity problem
+
+    .. math:: \Sigma \succeq 0,\quad Z = \mathcal Q\Sigma - B \succeq 0,\quad \langle\Sigma, Z\rangle = 0,
+
+    :math:`(\mathcal Q\Sigma)_{ij} = \sum_{kl}\langle G_{ij}, G_{kl}\rangle\Sigma_{kl}`,
+    :math:`B = 2\langle-\nabla L, G\rangle + (2\omega/\eta)(M - \tfrac2\eta I)`: :math:`Z \succeq 0` is
+    :math:`\dot M \preceq -\omega(M - \tfrac2\eta I)` (no direction of the subspace rises above the edge, each is
+    pulled back at rate :math:`\omega` if it is off), and complementarity lets :math:`\Sigma` act only along
+    directions held at it. These are the optimality conditions of the convex problem
+    :math:`\min_{\Sigma\succeq0}\tfrac12\langle\Sigma,\mathcal Q\Sigma\rangle - \langle B,\Sigma\rangle`, solved by
+    ``n_iter`` accelerated projected-gradient steps (step :math:`1/\lambda_{\max}(\mathcal Q)`) from ``start``. For
+    k = 1 the solution is :func:`central_flow_sigma2`. ``Q``: (k, k, k, k), ``B`` and ``start``: (k, k).
+    """
+    k = B.shape[0]
+    Qm = Q.reshape(k * k, k * k)
+    step = 1.0 / jnp.maximum(jnp.linalg.eigvalsh(0.5 * (Qm + Qm.T))[-1], 1e-300)
+    apply = lambda S: (Qm @ S.reshape(-1)).reshape(k, k)  # noqa: E731
+
+    def body(_, state):
+        S, Y, t = state
+        S_new = _psd_part(Y - step * (apply(Y) - B))
+        t_new = 0.5 * (1.0 + jnp.sqrt(1.0 + 4.0 * t * t))
+        return S_new, S_new + ((t - 1.0) / t_new) * (S_new - S), t_new
+
+    S0 = _psd_part(start)
+    return lax.fori_loop(0, n_iter, body, (S0, S0, jnp.ones((), B.dtype)))[0]
+
+
 def _track_run(point, X, Y, *, widths, n_windows: int, window: int, substeps: int, relax: float):
     r"""One trajectory of :func:`mlp_track`: ``n_windows`` windows of ``window`` time units, ``substeps`` per unit.
 
     ``code`` 0: GD with step ``eta`` every ``period`` substeps (``period = substeps``: one step per unit; half of
     it: two steps of half the size); 1: projected gradient flow at ``threshold`` (explicit Euler, :math:`dt` =
-    1/``substeps``); 2: gradient flow. Window records: mean and mean square (summed over coordinates, about the
-    mean) of :math:`\theta` over the window's substeps (for GD: over its iterates, each held for ``period``
-    substeps), mean loss, mean :math:`\sigma^2`, and the top two Hessian eigenvalues at the window's end.
+    1/``substeps``); 2: gradient flow; 3: the central flow on the top ``TRACK_TOP`` eigenvectors (matrix
+    :math:`\Sigma` of :func:`central_flow_sigma_matrix`, level ``threshold``). Window records: mean of
+    :math:`\theta` over the window's substeps (for GD: over its iterates, each held for ``period`` substeps), mean
+    loss, mean :math:`\sigma^2` (:math:`\mathrm{tr}\,\Sigma` for code 3), the top Hessian eigenvalue at the
+    window's end and the second's largest value over the window, and for the two edge flows the Euler remainder of
+    their sharpness: per substep :math:`e_n = S_{n+1} - S_n - \langle\nabla S_n, w_{n+1} - w_n\rangle` (the local
+    error of the step in :math:`S`), its largest modulus over the window's steps and whether every one of them had
+    :math:`\sigma^2 > 0` (:math:`\mathrm{tr}\,\Sigma > 0`).
     """
     eta, threshold, code, period = point["eta"], point["threshold"], point["code"], point["period"]
     theta0 = mlp_init(point["key"], widths)
@@ -718,54 +765,80 @@ def _track_run(point, X, Y, *, widths, n_windows: int, window: int, substeps: in
     hess = jax.hessian(loss)
     flow = code >= 1
     constrained = (code == 1).astype(eta.dtype)
+    central = (code == 3).astype(eta.dtype)
+    k = TRACK_TOP
+
+    def restricted(p, U):
+        """:math:`U^\top H(p) U` with the basis U held fixed (its gradient in p gives the G_ij)."""
+        HU = jax.vmap(lambda u: jax.jvp(grad, (p,), (u,))[1])(U.T)
+        return HU @ U
 
     def substep(carry, i):
-        th, div, div_step = carry
+        th, div, div_step, pred, was_active, Sig, U_prev = carry
         w, vecs = jnp.linalg.eigh(hess(th))
         u = vecs[:, -1]
         g = grad(th)
         gS = jax.grad(lambda p: jnp.vdot(u, jax.jvp(grad, (p,), (u,))[1]))(th)
         s2 = constrained * _constrained_sigma2(g, gS, w[-1], eta, threshold, relax)
-        flow_new = th - (eta / substeps) * (g + 0.5 * s2 * gS)
+        # the matrix sigma^2 on the top-k eigenspace; warm start: the previous substep's Sigma in this basis
+        U = vecs[:, -k:]
+        G = jax.jacrev(restricted)(th, U)  # (k, k, P)
+        R = U.T @ U_prev
+        B = 2.0 * jnp.einsum("ijp,p->ij", G, -g) + (2.0 * relax / eta) * (jnp.diag(w[-k:]) - threshold * jnp.eye(k))
+        Sig = central * central_flow_sigma_matrix(jnp.einsum("ijp,klp->ijkl", G, G), B, R @ Sig @ R.T)
+        drift = g + 0.5 * s2 * gS + 0.5 * jnp.einsum("ij,ijp->p", Sig, G)
+        flow_new = th - (eta / substeps) * drift
         step_now = (i % period) == period - 1
         new = jnp.where(flow, flow_new, jnp.where(step_now, th - eta * g, th))
         bad = ~div & _bad(new)
         div_step = jnp.where(bad, i // substeps + 1, div_step)
         div = div | bad
-        return (jnp.where(div, th, new), div, div_step), (th, loss(th), s2, w[-1], w[-2])
+        remainder = jnp.where(was_active, jnp.abs(w[-1] - pred), 0.0)  # the previous step's Euler remainder in S
+        active = (s2 > 0) | (jnp.trace(Sig) > 0)
+        carry = (jnp.where(div, th, new), div, div_step, w[-1] + jnp.vdot(gS, new - th), active, Sig, U)
+        return carry, (th, loss(th), s2 + jnp.trace(Sig), w[-1], w[-2], remainder, was_active)
 
     def block(carry, _):
-        carry, (ths, L, s2, S, S2) = lax.scan(substep, carry, jnp.arange(window * substeps))
-        mean = jnp.mean(ths, axis=0)
-        spread = jnp.mean(jnp.sum((ths - mean) ** 2, axis=1))
-        return carry, (mean, spread, jnp.mean(L), jnp.mean(s2), S[-1], S2[-1])
+        carry, (ths, L, s2, S, S2, rem, active) = lax.scan(substep, carry, jnp.arange(window * substeps))
+        # the second eigenvalue's largest value over the window: whether a second direction reaches the edge
+        return carry, (jnp.mean(ths, axis=0), jnp.mean(L), jnp.mean(s2), S[-1], jnp.max(S2), jnp.max(rem),
+                       jnp.all(active))
 
-    init = (theta0, jnp.array(False), jnp.array(-1))
-    (_, div, div_step), (mean, spread, L, s2, S, S2) = lax.scan(block, init, None, length=n_windows)
+    P = theta0.shape[0]
+    init = (theta0, jnp.array(False), jnp.array(-1), jnp.zeros(()), jnp.array(False), jnp.zeros((k, k)),
+            jnp.eye(P)[:, -k:])
+    (_, div, div_step, *_), (mean, L, s2, S, S2, rem, active) = lax.scan(block, init, None, length=n_windows)
     dead = div & (jnp.arange(n_windows) >= (div_step - 1) // window)
     nan = lambda a: jnp.where(dead.reshape((-1,) + (1,) * (a.ndim - 1)), jnp.nan, a)  # noqa: E731
-    return {"mean_theta": nan(mean), "spread": nan(spread), "mean_loss": nan(L), "mean_sigma2": nan(s2),
-            "sharpness": nan(S), "second": nan(S2), "theta0": theta0, "diverged": div, "diverged_step": div_step}
+    return {"mean_theta": nan(mean), "mean_loss": nan(L), "mean_sigma2": nan(s2), "sharpness": nan(S),
+            "second": nan(S2), "euler_remainder": nan(rem), "active": active & ~dead, "theta0": theta0,
+            "diverged": div, "diverged_step": div_step}
 
 
 def mlp_track(keys, eta, X, Y, *, widths, threshold=None, n_steps: int, window: int, substeps: int = 4,
               relax: float = 1.0, max_bytes=None) -> dict[str, np.ndarray]:
-    r"""GD on :func:`mlp_loss` against its constrained trajectory, gradient flow and GD at half the step, from one start.
+    r"""GD on :func:`mlp_loss` against its constrained trajectory, its central flow, gradient flow and GD at half the step.
 
-    Per key, four trajectories from :math:`\theta_0` = :func:`mlp_init` (the key), time counted in GD steps at
+    Per key, five trajectories from :math:`\theta_0` = :func:`mlp_init` (the key), time counted in GD steps at
     ``eta`` (``TRACK_RUNS`` order): ``gd`` -- GD at :math:`\eta`; ``constrained`` -- projected gradient flow onto
     :math:`\{S \le S_c\}`, :math:`\dot\theta = -\eta[\nabla L + \tfrac12\sigma^2\nabla S]` with :math:`\sigma^2` of
     :func:`_constrained_sigma2` (:math:`S_c` = ``threshold``, default :math:`2/\eta`; for :math:`S_c = 2/\eta` this
     is the one-direction central flow); ``gradient`` -- gradient flow; ``gd_half`` -- GD at :math:`\eta/2`, two steps
-    per unit. The flows are integrated by explicit Euler with ``substeps`` steps per unit (``substeps`` even). The
-    Hessian is formed exactly (:func:`jax.hessian`) and diagonalized at every substep: meant for networks of a few
-    dozen parameters.
+    per unit; ``central`` -- the central flow on the top ``TRACK_TOP`` Hessian eigenvectors,
+    :math:`\dot\theta = -\eta[\nabla L + \tfrac12\sum_{ij}\Sigma_{ij}\nabla(u_i^\top Hu_j)]` with the matrix
+    :math:`\Sigma` of :func:`central_flow_sigma_matrix` at the level :math:`S_c` (several directions may sit at the
+    edge at once). The flows are integrated by explicit Euler with ``substeps`` steps per unit (``substeps`` even).
+    The Hessian is formed exactly (:func:`jax.hessian`) and diagonalized at every substep: meant for networks of a
+    few dozen parameters.
 
     Returns, per key (axis 0), trajectory (axis 1) and window of ``window`` units (axis 2, ``n_steps // window``
-    windows): ``mean_theta`` (the window mean of :math:`\theta`), ``spread`` (mean squared distance of :math:`\theta`
-    from that mean: GD's oscillation), ``mean_loss``, ``mean_sigma2``, ``sharpness`` and ``second`` (top two Hessian
-    eigenvalues at the window's end); per key and trajectory ``theta0``, ``diverged`` and ``diverged_step`` (as in
-    the module docstring; NaN records from the diverging window on).
+    windows): ``mean_theta`` (the window mean of :math:`\theta`), ``mean_loss``, ``mean_sigma2`` (the central flow's:
+    :math:`\mathrm{tr}\,\Sigma`), ``sharpness`` (the top Hessian eigenvalue at the window's end), ``second`` (the
+    second's largest value over the window), ``euler_remainder`` and ``active`` (an edge flow's largest one-substep
+    Euler remainder in :math:`S` over the window, and whether its projection was active at every substep of it; 0
+    and False for GD and gradient flow); per
+    key and trajectory ``theta0``, ``diverged`` and ``diverged_step`` (as in the module docstring; NaN records from
+    the diverging window on).
     """
     V.key("keys", keys)
     ks = jnp.atleast_1d(jnp.asarray(keys))
@@ -783,17 +856,17 @@ def mlp_track(keys, eta, X, Y, *, widths, threshold=None, n_steps: int, window: 
         raise ValueError(f"substeps: must be even (GD at eta/2 steps every substeps/2), got {substeps}")
     relax = V.real("relax", relax, low=0.0, low_open=True)
     P = sum(a * b for a, b in zip(ws[:-1], ws[1:]))
-    n_runs = 4 * ks.shape[0]
+    n_runs = 5 * ks.shape[0]
     # per run: the Hessian and its eigenvectors (P x P, twice), the window's substep records, the outputs
     V.check_bytes({"widths": ws, "window": window, "substeps": substeps, "n_steps": n_steps, "keys": ks.shape[0]},
-                  8 * n_runs * (3 * P * P + window * substeps * (P + 4) + (n_steps // window) * (P + 5)),
-                  what="the Hessians, the window's records and the outputs of four trajectories per key",
+                  8 * n_runs * (3 * P * P + window * substeps * (P + 6) + (n_steps // window) * (P + 7)),
+                  what="the Hessians, the window's records and the outputs of five trajectories per key",
                   max_bytes=max_bytes)
     n_keys = ks.shape[0]
-    grid = {"key": jnp.repeat(ks, 4), "eta": np.tile([eta, eta, eta, eta / 2], n_keys),
-            "threshold": np.full(n_runs, threshold), "code": np.tile([0, 1, 2, 0], n_keys),
-            "period": np.tile([substeps, substeps, substeps, substeps // 2], n_keys)}
+    grid = {"key": jnp.repeat(ks, 5), "eta": np.tile([eta, eta, eta, eta / 2, eta], n_keys),
+            "threshold": np.full(n_runs, threshold), "code": np.tile([0, 1, 2, 0, 3], n_keys),
+            "period": np.tile([substeps, substeps, substeps, substeps // 2, substeps], n_keys)}
     out = run_grid(_track_run, grid, jnp.asarray(Xa), jnp.asarray(Ya),
                    static={"widths": ws, "n_windows": n_steps // window, "window": window, "substeps": substeps,
                            "relax": relax}, chunk_size=TRACK_CHUNK, pad_to_chunk=True, desc="mlp track")
-    return {k: v.reshape((n_keys, 4) + v.shape[1:]) for k, v in out.items()}
+    return {k: v.reshape((n_keys, 5) + v.shape[1:]) for k, v in out.items()}

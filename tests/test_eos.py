@@ -408,3 +408,31 @@ def test_mlp_track_gd_runs_equal_a_plain_gd_loop_and_the_projection_holds_the_ed
                                sim.central_flow_sigma2(g, gS, 2.1, 0.8, 1.0), rtol=1e-15)
     # the constrained run holds its sharpness at 2/eta once the projection is active (within the 1 % Euler bound)
     assert np.all(out["sharpness"][:, 1] <= 2.0 / eta * 1.01)
+
+
+@pytest.mark.parametrize("case", ["rank one", "full rank", "zero"])
+def test_central_flow_sigma_matrix_solves_the_complementarity_problem(case):
+    r"""The matrix :math:`\sigma^2` against the problem's optimality conditions, checked directly: :math:`\Sigma \succeq
+    0`, :math:`Z = \mathcal Q\Sigma - B \succeq 0`, :math:`\langle\Sigma, Z\rangle = 0` (to 1e-9 of the scale of
+    :math:`B`: the accelerated iteration converges linearly, 3000 steps on a condition number below 100), on random
+    :math:`G` (k = 2, P = 6) with right-hand sides whose solution has rank one, two or zero; and for k = 1 the closed
+    form :func:`sims.eos.central_flow_sigma2` (same :math:`G = \nabla S`, same :math:`B`)."""
+    rng = np.random.default_rng(7)
+    G = rng.normal(size=(2, 2, 6))
+    G = 0.5 * (G + G.transpose(1, 0, 2))  # G_ij = grad(u_i^T H u_j) is symmetric in (i, j)
+    Q = np.einsum("ijp,klp->ijkl", G, G)
+    B = {"rank one": np.diag([1.5, -2.0]), "full rank": Q.reshape(4, 4) @ np.array([1.0, 0.2, 0.2, 0.5]),
+         "zero": np.diag([-1.0, -0.3])}[case].reshape(2, 2)
+    S = np.asarray(sim.central_flow_sigma_matrix(jnp.asarray(Q), jnp.asarray(B), jnp.zeros((2, 2)), n_iter=3000))
+    Z = (Q.reshape(4, 4) @ S.reshape(-1)).reshape(2, 2) - B
+    scale = np.abs(B).max()
+    assert np.linalg.eigvalsh(S).min() >= -1e-9 * scale
+    assert np.linalg.eigvalsh(0.5 * (Z + Z.T)).min() >= -1e-9 * scale
+    assert abs(np.sum(S * Z)) <= 1e-9 * scale * max(1.0, np.abs(S).max())
+    rank = int(np.sum(np.linalg.eigvalsh(S) > 1e-6 * max(np.abs(S).max(), 1e-300)))
+    assert rank == {"rank one": 1, "full rank": 2, "zero": 0}[case]
+    # k = 1: the closed form, with B = 2<-g, grad S> + kappa (S - 2/eta) and Q = |grad S|^2
+    g, gS, lam, eta = rng.normal(size=6), G[0, 0], 2.6, 0.8
+    b = 2.0 * (-g @ gS) + (2.0 / eta) * (lam - 2.0 / eta)
+    one = sim.central_flow_sigma_matrix(jnp.full((1, 1, 1, 1), gS @ gS), jnp.full((1, 1), b), jnp.zeros((1, 1)), n_iter=50)
+    np.testing.assert_allclose(float(one[0, 0]), float(sim.central_flow_sigma2(g, gS, lam, eta)), rtol=1e-12, atol=1e-15)

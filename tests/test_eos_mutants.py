@@ -260,3 +260,29 @@ def test_output_growth_for_loss_growth_fails_the_catapult_time_claim(monkeypatch
     true = th.catapult_growth_factor
     monkeypatch.setattr(th, "catapult_growth_factor", true if square else lambda c: float(np.sqrt(true(c))))
     assert _status("lewkowycz2020.catapult_time_grows_like_log_width") == ("passed" if square else "failed")
+
+
+# ------------------------------------------------- issue 27: the survivors of the claims-only sample at seed 1
+
+def _constrained_with(module) -> dict:
+    """The constrained experiment recomputed (uncached) with ``sims.eos``'s trajectories taken from ``module``."""
+    import sims.eos as sim
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sim, "_track_run", module._track_run)  # a new function: run_grid compiles it afresh
+        return E.constrained.fn(QUICK)
+
+
+def test_sigma2_times_grad_s_squared_fails_the_constrained_trajectory_claim(monkeypatch):
+    r"""The projection's :math:`\sigma^2` multiplied by :math:`\|\nabla S\|^2` instead of divided (the tool's mutant
+    ``Div -> Mult`` in ``_constrained_sigma2``): the flow still bends away from the edge, and its sharpness settles
+    ~1 % below 2/eta -- under the one-sided bound that the claim used to check, but the step no longer moves S at
+    -omega (S - 2/eta), so the offset is no longer the Euler remainder's: the two-sided hold bound (slack 1e-12
+    relative, against offsets of 1e-2) fails. The unmutated trajectories pass it (test_power)."""
+    import sims.eos as sim
+    from tests.mutation import mutant_module
+
+    wrong = _constrained_with(mutant_module(sim, "num / jnp.maximum(jnp.vdot(gS, gS)", "num / jnp", "operator",
+                                            "Div -> Mult"))
+    monkeypatch.setattr(E, "constrained", lambda budget: wrong)
+    assert _status("damian2023.gd_follows_constrained_trajectory") == "failed"

@@ -299,15 +299,18 @@ TRACK_INITS = (5, 6, 7, 8, 9, 10)
 
 @experiment("eos.constrained")
 def constrained(budget: Budget) -> dict:
-    """GD, the constrained trajectory (projected gradient flow onto {S <= 2/eta}), gradient flow and GD at eta/2 on a
-    40-parameter tanh MLP, from each of ``TRACK_INITS`` (:func:`sims.eos.mlp_track`)."""
+    """GD, the constrained trajectory (projected gradient flow onto {S <= 2/eta}), gradient flow, GD at eta/2 and the
+    central flow with a matrix sigma^2 on the top two eigenvectors, on a 40-parameter tanh MLP, from each of
+    ``TRACK_INITS`` (:func:`sims.eos.mlp_track`)."""
     X, Y = sim.mlp_data(jax.random.key(SEED), 32, TRACK_WIDTHS[0])
     inits = TRACK_INITS[:budget.pick(quick=2, full=len(TRACK_INITS))]
     keys = jax.numpy.stack([jax.random.key(k) for k in inits])
     n_steps, window = 400, 20
+    substeps, relax = 4, 1.0
     out = sim.mlp_track(keys, TRACK_ETA, X, Y, widths=TRACK_WIDTHS, threshold=th.critical_sharpness(TRACK_ETA),
-                        n_steps=n_steps, window=window, substeps=4)
-    return {"inits": np.array(inits), "eta": TRACK_ETA, "window": window, "n_steps": n_steps,
+                        n_steps=n_steps, window=window, substeps=substeps, relax=relax)
+    return {"inits": np.array(inits), "eta": TRACK_ETA, "window": window, "n_steps": n_steps, "substeps": substeps,
+            "relax": relax,
             "t": window * (np.arange(n_steps // window) + 1), **out}
 
 
