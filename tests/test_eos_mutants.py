@@ -243,9 +243,10 @@ def test_wrong_constraint_level_fails_the_constrained_trajectory_claim(monkeypat
     unconstrained ones: its tracking error at step 400 is 0.15 at 2/eta, 0.22-0.42 at 0.9-1.25 x 2/eta, against 0.9-1.5
     for the rivals); the sharpness claims catch those. Control (factor 1, recomputed the same way): the claim passes.
     """
-    monkeypatch.setattr(th, "critical_sharpness", _scaled_threshold(factor))
-    wrong = E.constrained.fn(QUICK)
-    monkeypatch.setattr(E, "constrained", lambda budget: wrong)
+    if factor != 1.0:  # the control is the cached experiment itself (the same computation: no recompilation)
+        monkeypatch.setattr(th, "critical_sharpness", _scaled_threshold(factor))
+        wrong = E.constrained.fn(QUICK)
+        monkeypatch.setattr(E, "constrained", lambda budget: wrong)
     assert _status("damian2023.gd_follows_constrained_trajectory") == ("passed" if factor == 1.0 else "failed")
 
 
@@ -286,3 +287,17 @@ def test_sigma2_times_grad_s_squared_fails_the_constrained_trajectory_claim(monk
                                             "Div -> Mult"))
     monkeypatch.setattr(E, "constrained", lambda budget: wrong)
     assert _status("damian2023.gd_follows_constrained_trajectory") == "failed"
+
+
+def test_third_eigenvalue_as_second_fails_the_central_flow_iterate_claim(monkeypatch):
+    r"""``second`` recorded from the third Hessian eigenvalue (the tool's mutant ``w[-2]`` -> ``w[-3]``): the matrix
+    central flow's second direction then never reaches the edge on the network, so the claim finds no window with
+    two directions at 2/eta and its one-direction rival goes untested -- it fails. (Before issue 27, ``second`` was a
+    window-end record that no check read.) The unmutated record passes (test_power)."""
+    import sims.eos as sim
+    from tests.mutation import mutant_module
+
+    wrong = _constrained_with(mutant_module(sim, "w[-1], w[-2], remainder, was_active", "2], remainder", "constant",
+                                            "2 -> 3"))
+    monkeypatch.setattr(E, "constrained", lambda budget: wrong)
+    assert _status("cohen2025.network_central_flow_iterate") == "failed"
