@@ -15,6 +15,8 @@ HB = {"hessians": "posarr+indefinite"}  # a zero Hessian is PSD, so of these onl
 HB_BIG = {"hessians": HB["hessians"] + "+bigarr"}  # Kronecker squares of 1e200 entries overflow float64
 HB_OK = {("hessians", "zeros"): "zero Hessians are symmetric PSD (SGD does not move: a valid, if dull, problem)"}
 METH = "heavy_ball"
+Y5 = np.array([1.0, -0.5, 2.0, 0.3, -1.2])  # targets no linear model of _X fits: a regular, non-interpolating minimum
+G5 = _X * (_X @ np.linalg.lstsq(_X, Y5, rcond=None)[0] - Y5)[:, None]  # per-sample gradients there (mean zero)
 # second moments that are not: asymmetric, symmetric but indefinite, zero (no trace to normalize)
 NOT_PSD = [({"sigma0": np.array([[1.0, 0.5], [0.0, 1.0]])}, "sigma0", "asymmetric"),
            ({"sigma0": np.array([[1.0, 2.0], [2.0, 1.0]])}, "sigma0", "indefinite")]
@@ -66,6 +68,13 @@ ROWS = [
     Row(_T + "dln_sharpness_norm", {"u": U, "v": V_, "X": _X}),
     Row(_T + "necessary_conditions", {"hessians": H5, "batch_size": 2, "sampling": "without"},
         kinds={**HB, "batch_size": "posint"}),
+    Row(_T + "least_squares_minimum", {"X": _X, "y": Y5}, extra=[({"y": Y5[:4]}, "y", "a target fewer than rows")]),
+    Row(_T + "stationary_covariance", {"hessians": H5, "gradients": G5, "batch_size": 2, "eta": 0.05,
+                                       "sampling": "without"},
+        kinds={**HB_BIG, "batch_size": "posint", "eta": "pos+big"},
+        ok={("gradients", "zeros"): "zero gradients are an interpolating minimum: the limit is 0, a valid answer"},
+        extra=[({"gradients": G5 + 1.0}, "gradients", "nonzero mean (not a minimum)"),
+               ({"eta": 10.0}, "eta", "beyond the mean-square threshold (no limit)")]),
     Row(_T + "delay_threshold", {"delay": 2}, kinds={"delay": "nonnegint"}),
     Row(_T + "delay_char_poly_sympy", {"delay": 2}, kinds={"delay": "nonnegint"}),
     Row(_T + "delay_boundary_residual_sympy", {"delay": 1}, kinds={"delay": "nonnegint"}),

@@ -202,3 +202,30 @@ def test_l1_floor_without_the_weights_fails_the_sharpness_norm_claim(monkeypatch
 
     assert _mutated_status(monkeypatch, "wusu2023.sharpness_is_a_parameter_norm", "dln_sharpness_norm",
                            unweighted_floor) == "failed"
+
+
+def test_mixture_weight_with_n_fails_both_covariance_claims(monkeypatch):
+    """p = (n - B)/(Bn): the limit moves 14 % (B = 1) and more, and eta*(B) moves with p, so both claims turn red."""
+    original = th.batch_weight
+
+    def with_n(n, batch_size, sampling="without"):
+        if sampling == "with":
+            return original(n, batch_size, sampling)
+        return (n - batch_size) / (batch_size * n)
+
+    assert _mutated_status(monkeypatch, "mulayoff2024.covariance_limit", "batch_weight", with_n) == "failed"
+    assert get_claim("mulayoff2024.covariance_exists_below_threshold").status(
+        get_claim("mulayoff2024.covariance_exists_below_threshold").run(Budget("quick"))) == "failed"
+
+
+def test_limit_without_the_multiplicative_term_fails_the_covariance_claim(monkeypatch):
+    """(2C)^-1 in place of (2C - eta D)^+: the small-step solution of H S + S H = eta p Sigma_g (a pinned copy of the
+    theory with eta D dropped from the solve)."""
+    from tests.mutation import mutant_module
+
+    copy = mutant_module(th, "sig = (step * p * np.linalg.solve(2 * c - step * dm", "2 * c - step * dm", "drop-term")
+
+    def dropped(hessians, gradients, batch_size, eta, sampling="without", *, max_bytes=None):
+        return copy.stationary_covariance(hessians, gradients, batch_size, eta, sampling, max_bytes=max_bytes)
+
+    assert _mutated_status(monkeypatch, "mulayoff2024.covariance_limit", "stationary_covariance", dropped) == "failed"

@@ -99,7 +99,8 @@ __all__ = [
     "dln_minimum", "delay_threshold", "delay_char_poly_sympy", "delay_boundary_residual_sympy",
     "delay_spectral_radius", "momentum_char_poly_sympy", "momentum_flip_sympy", "momentum_threshold",
     "momentum_spectral_radius", "momentum_variance_sympy", "momentum_stationary_variance", "heavy_ball_optimal_sympy",
-    "heavy_ball_optimal", "dln_sharpness_norm", "necessary_conditions",
+    "heavy_ball_optimal", "dln_sharpness_norm", "necessary_conditions", "least_squares_minimum",
+    "stationary_covariance",
 ]
 
 METHODS = ("heavy_ball", "nesterov")
@@ -601,3 +602,69 @@ def necessary_conditions(hessians, batch_size, sampling="without") -> dict:
     top = 2 * lam / (lam**2 + p * float(np.mean((along - lam) ** 2)))
     frob = 2 * float(np.trace(hbar)) / ((1 - p) * float(np.sum(hbar * hbar)) + p * float(np.mean(np.sum(h * h, axis=(1, 2)))))
     return {"top": top, "frobenius": frob, "gd": 2 / lam, "p": p}
+
+
+# ----------------------------------------------------------------------------- non-interpolating minima
+def least_squares_minimum(X, y) -> dict:
+    r"""The minimum of :math:`L(\theta) = \frac1n\sum_i\frac12(x_i^\top\theta - y_i)^2` and its per-sample derivatives there.
+
+    :math:`\theta^*` solves the normal equations :math:`X^\top(X\theta - y) = 0` (the minimum-norm solution when
+    ``X`` (:math:`n\times d`) is rank deficient). The per-sample gradients :math:`g_i = x_i(x_i^\top\theta^* - y_i)`
+    sum to zero (the normal equations) but do not vanish unless the targets ``y`` (:math:`(n,)`) are fitted exactly:
+    the minimum is *regular*, not interpolating (every :math:`H_i = x_ix_i^\top` is PSD). Returns ``theta``
+    :math:`(d,)`, ``hessians`` :math:`(n, d, d)`, ``gradients`` :math:`(n, d)` and ``residuals`` :math:`(n,)`.
+    """
+    x = val.array("X", X, ndim=2)
+    target = val.array("y", y, shape=(x.shape[0],))
+    theta = np.linalg.lstsq(x, target, rcond=None)[0]
+    res = x @ theta - target
+    return {"theta": theta, "hessians": least_squares_hessians(x), "gradients": x * res[:, None], "residuals": res}
+
+
+def stationary_covariance(hessians, gradients, batch_size, eta, sampling="without", *, max_bytes=None) -> np.ndarray:
+    r"""The limit :math:`\Sigma_\infty = \lim_t E[(\theta_t - \theta^*)(\theta_t - \theta^*)^\top]` of linearized SGD at a regular minimum.
+
+    Near a minimum where the per-sample gradients :math:`g_i` need not vanish (only their mean does) and every
+    :math:`H_i` is PSD, linearized SGD is :math:`\theta_{t+1} - \theta^* = (I - \eta H_{\mathcal B})(\theta_t - \theta^*)
+    - \eta g_{\mathcal B}`. The batch is independent of :math:`\theta_t`, :math:`E[g_{\mathcal B}] = 0`, and drawing
+    without replacement gives :math:`E[g_{\mathcal B}g_{\mathcal B}^\top] = p\,\Sigma_g`,
+    :math:`\Sigma_g = \frac1n\sum_i g_ig_i^\top`, :math:`p = (n-B)/(B(n-1))` (the pair counts of
+    :func:`mixture_identity_sympy`). Once the mean has decayed (:math:`\eta < 2/\lambda_{\max}`) the cross terms
+    vanish and :math:`\mathrm{vec}\,\Sigma_{t+1} = \mathcal M_B\,\mathrm{vec}\,\Sigma_t + \eta^2p\,\mathrm{vec}\,\Sigma_g`.
+    With :math:`\mathcal M_B = I - 2\eta C + \eta^2D`, :math:`C = \frac12(H\otimes I + I\otimes H)`,
+    :math:`D = E[H_{\mathcal B}\otimes H_{\mathcal B}]`, the fixed point is
+
+    .. math:: \mathrm{vec}\,\Sigma_\infty = \eta\,p\,(2C - \eta D)^{\dagger}\,\mathrm{vec}\,\Sigma_g^{\perp},
+
+    solved on the range of :math:`H` (gradient components in the common null space of the :math:`H_i` make a random
+    walk there and are dropped: :math:`\Sigma_g^\perp`). It exists iff :math:`\rho(\mathcal M_B) < 1`, i.e.
+    :math:`0 < \eta < \eta^*(B)` (:func:`ms_threshold`); ``eta`` outside that interval is a ``ValueError``.
+    ``gradients``: :math:`(n, d)`, their mean zero to round-off (a minimum). ``sampling="with"``: batches drawn with
+    replacement, :math:`p = 1/B` in both the noise and :math:`D`. ``max_bytes``: as for :func:`kron_second_moment`.
+    """
+    h = check_hessians(hessians)
+    n, d = h.shape[0], h.shape[1]
+    g = val.array("gradients", gradients, shape=(n, d))
+    scale = max(float(np.abs(g).max()), 1e-300)
+    drift = float(np.abs(g.mean(axis=0)).max())
+    if drift > 1e-9 * scale:
+        raise ValueError(f"gradients: expected per-sample gradients at a minimum (their mean vanishes), got a mean "
+                         f"of size {drift:.3g} against entries up to {scale:.3g}")
+    b = _batch_size(batch_size, n)
+    step = val.real("eta", eta, low=0.0, low_open=True)
+    edge = ms_threshold(h, b, sampling, max_bytes=max_bytes)
+    if not step < edge:
+        raise ValueError(f"eta: expected 0 < eta < eta*(B) = {edge:.6g} (B = {b}, these hessians), got {step}; at or beyond the "
+                         f"mean-square threshold the second moment has no limit")
+    p = batch_weight(n, b, sampling)
+    u = _range_basis(h)
+    hr = np.einsum("ia,nij,jb->nab", u, h, u)
+    gr = g @ u
+    r = hr.shape[1]
+    hbar, eye = hr.mean(axis=0), np.eye(r)
+    c = 0.5 * (np.kron(hbar, eye) + np.kron(eye, hbar))
+    dm = kron_second_moment(hr, b, sampling, max_bytes=max_bytes)
+    sg = gr.T @ gr / n
+    sig = (step * p * np.linalg.solve(2 * c - step * dm, sg.reshape(-1))).reshape(r, r)
+    out = u @ sig @ u.T
+    return 0.5 * (out + out.T)
