@@ -14,6 +14,7 @@ import numpy as np
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
 
 from figures._style import ACCENT, MUTED, PALETTE, SIM, THEORY, figure, save, threshold
+from figures.plot import draws
 from paper_checks import Budget, Result
 from paper_checks.softmax_radius import experiments as ex
 from paper_checks.softmax_radius import one_step, spike
@@ -59,18 +60,23 @@ def _fig_ghosts(out: Path) -> list[Path]:
     fig, axes = figure(2, 1, width=4.0, height=4.0)
     _ghosts(axes[0], [1.2, 0.0], [1.0, -0.5], r"binary: $\delta=1.2$, $\Delta a=1.5$")
     _ghosts(axes[1], [0.5, 0.0, -0.4, 1.0], [1.0, -0.6, 0.3, 0.1], "4 classes")
-    return save(fig, "softmax_radius_ghosts", out)
+    return save(fig, "softmax_radius_ghosts", out,
+                unaudited="the binary ghosts t_k are drawn from their closed form to illustrate the complex plane; "
+                          "the figure reads no claim's results")
 
 
 def _fig_radius_vs_margin(results: dict[str, Result], out: Path) -> list[Path]:
     fig, axes = figure(2, 1, width=4.2, height=3.2)
     ax = axes[0]
     d = np.linspace(-5, 5, 400)
-    ax.plot(d, np.sqrt(d**2 + np.pi**2), color=THEORY, label=r"theory $\sqrt{\delta^2+\pi^2}$")
+    line = ax.plot(d, np.sqrt(d**2 + np.pi**2), color=THEORY, label=r"theory $\sqrt{\delta^2+\pi^2}$")[0]
     threshold(ax, math.pi, r"$\pi$ (min, $\delta=0$)", vertical=False)
     r = results.get("sao2026.binary_radius_exact")
     if r is not None and "delta" in r.arrays:
         scale = np.abs(r.arrays["delta_a"])
+        # the line is ρ*·|Δa| against δ: the claim's per-instance ρ* scaled by each instance's |Δa|
+        draws(line, "sao2026.binary_radius_exact:ρ* = |nearest zero of F| (certified root finding), per instance",
+              at=r.arrays["delta"], y=lambda v: np.asarray(v) * scale)
         ax.plot(r.arrays["delta"], r.arrays["rho_roots"] * scale, "o", color=SIM, mfc="none", label="nearest zero (root finding)")
         ax.plot(r.arrays["delta"], r.arrays["rho_taylor"] * scale, ".", color=ACCENT, label="JAX jet series (Prony)")
     ax.set_xlabel(r"logit gap $\delta$")
@@ -123,7 +129,10 @@ def _fig_rsweeps(budget: Budget, out: Path) -> list[Path]:
     axes[1].set_ylim(top=1.1)  # room for the r = 1 label above the curves
     axes[0].set_title("one step from a trained model (thin: random directions)")
     axes[1].legend(fontsize=6.5)
-    return save(fig, "softmax_radius_rsweeps", out)
+    return save(fig, "softmax_radius_rsweeps", out,
+                unaudited="the dotted linearized accuracy floors are steplab's reading, which no claim check "
+                          "predicts (the dark-blue curves are the first architecture's measurements); the figure "
+                          "reads no claim's results")
 
 
 def _log_ticks(ax, values, axis: str) -> None:
@@ -235,7 +244,9 @@ def _fig_series_radius(results: dict[str, Result], out: Path) -> list[Path]:
     ax.set_ylabel("truncation error (median, normalized at n = N/2)")
     ax.set_title(r"error $\propto r^n$ (dotted), $t=rR$, entire logits")
     ax.legend(fontsize=7)
-    return save(fig, "softmax_radius_series_radius", out)
+    return save(fig, "softmax_radius_series_radius", out,
+                unaudited="no theory is drawn: the dark-blue markers are the measured radii of the third direction "
+                          "kind, in the palette's first colour")
 
 
 def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
