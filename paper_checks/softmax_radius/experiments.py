@@ -276,24 +276,33 @@ def _sgd_checkpoints(apply, params, x, y, batches, eta: float, stages) -> list[d
     return [{k: w[s - 1] for k, w in path.items()} for s in stages]
 
 
+def _stacked_jvp(apply, params, dirs, x):
+    """Logits (N, n) and JVP slopes (D, N, n) for directions stacked on axis 0 (one compiled program for all)."""
+    return _stacked_jvp_jit(apply, params, dirs, x)
+
+
 @functools.partial(jax.jit, static_argnums=0)
-def _stacked_slopes(apply, params, dirs, x):
-    """The JVP slopes a = J_z v, (D, N, n), for directions stacked on axis 0 (one compiled program for all)."""
-    return jax.vmap(lambda v: jax.jvp(lambda q: apply(q, x), (params,), (v,))[1])(dirs)
+def _stacked_jvp_jit(apply, params, dirs, x):
+    return apply(params, x), jax.vmap(lambda v: jax.jvp(lambda q: apply(q, x), (params,), (v,))[1])(dirs)
 
 
 @experiment("softmax_radius.hessian_stages")
 def hessian_stages(budget: Budget, *, seed: int = 42) -> dict:
-    r"""The Hessian step scale :math:`\tau_H=2/\kappa(v)` against :math:`\rho_a(v)` along random directions at three
-    training stages, in the setting of the authors' random-direction script (:data:`HESSIAN_STAGES`,
-    :data:`HESSIAN_SGD`; their split and minibatch draws with NumPy's generator seeded as theirs; the initial weights
-    from PyTorch's default law for a linear layer, U(−1/8, 1/8), drawn here). Per stage ``s<k>.``: ``rho_a`` (D,) over the
-    training split; ``kappa`` (D,) :math:`v^\top Hv` of the mean training loss by nested JVPs through the model
-    (:func:`sims.softmax_radius.directions.loss_curvature`); ``kappa_lin`` (D,) the closed form
+    r"""The Hessian step scale :math:`\tau_H=2/\kappa(v)` against :math:`\rho_a(v)`, and one step of every normalized
+    length r, along the descent direction and random directions at three training stages, in the setting of the
+    authors' random-direction script (:data:`HESSIAN_STAGES`, :data:`HESSIAN_SGD`; their split and minibatch draws
+    with NumPy's generator seeded as theirs; the initial weights from PyTorch's default law for a linear layer,
+    U(−1/8, 1/8), drawn here). Per stage ``s<k>.``, direction 0 the descent direction and 1.. the random ones:
+    ``rho_a`` (D,) over the training split; ``kappa`` (D,) :math:`v^\top Hv` of the mean training loss by nested JVPs
+    through the model (:func:`sims.softmax_radius.directions.loss_curvature`); ``kappa_lin`` (D,) the closed form
     :func:`theory.softmax_radius.linearized_curvature` from the logits and their JVP slopes, ``kappa_raw`` (D,) the
-    uncentred :math:`\frac1N\sum_i\mathbb E_{p_i}a_i^2` (a rival); ``margin_b`` (D,) the
-    top-2 margin of each direction's bottleneck sample; ``loss``, ``acc``, ``margin`` (median top-2 margin)."""
-    del budget  # a linear model: 700 SGD steps and 60 curvatures cost well under a second at either budget
+    uncentred :math:`\frac1N\sum_i\mathbb E_{p_i}a_i^2` (a rival); ``margin_b`` (D,) the top-2 margin of each
+    direction's bottleneck sample; over the descent direction and the first random ones (all at the full budget, 6 at
+    the quick one) ``ratio``, ``acc_r`` (D', R) the loss ratio and training accuracy after the step
+    :math:`t=r\rho_a(v)` (:func:`sims.softmax_radius.one_step_sweep`) and ``lin_ratio``, ``lin_acc`` (D', R) the same
+    from the closed forms of the linearized logits (:func:`theory.softmax_radius.linearized_line_loss`,
+    :func:`~theory.softmax_radius.linearized_accuracy`: exact for a linear model); ``loss``, ``acc``, ``margin``
+    (median top-2 margin) at the checkpoint; ``quad_ratio`` (D', R) the quadratic model's loss ratio (a rival); ``r``."""
     from sims.softmax_radius.directions import loss_curvature
     from sklearn.datasets import load_digits
 
@@ -310,21 +319,37 @@ def hessian_stages(budget: Budget, *, seed: int = 42) -> dict:
     keys = jax.random.split(jax.random.key(seed), len(shapes))
     bound = 1.0 / math.sqrt(x.shape[1])
     p0 = {k: jax.random.uniform(kk, shapes[k], minval=-bound, maxval=bound) for k, kk in zip(sorted(shapes), keys)}
-    xj, yj = jnp.asarray(x), jnp.asarray(y)
-    out = {"stages": np.array(HESSIAN_STAGES)}
-    for k, p in enumerate(_sgd_checkpoints(model.apply, p0, xj, yj, batches, HESSIAN_SGD["eta"], HESSIAN_STAGES)):
-        dirs = S.random_directions(jax.random.fold_in(jax.random.key(seed), k + 1), p, HESSIAN_DIRS)
-        z = np.asarray(model.apply(p, xj))
-        a = np.asarray(_stacked_slopes(model.apply, p, dirs, xj))
+    r = np.geomspace(0.05, 100.0, budget.pick(quick=25, full=67))  # 7.6 (quick) or 20 (full) points per decade
+    n_swept = budget.pick(quick=7, full=HESSIAN_DIRS + 1)  # the descent direction and the first random ones
+    out = {"stages": np.array(HESSIAN_STAGES), "r": r}
+    for k, p in enumerate(_sgd_checkpoints(model.apply, p0, jnp.asarray(x), jnp.asarray(y), batches,
+                                           HESSIAN_SGD["eta"], HESSIAN_STAGES)):
+        rand = S.random_directions(jax.random.fold_in(jax.random.key(seed), k + 1), p, HESSIAN_DIRS)
+        grad = S.gradient_direction(model, p, x, y)
+        dirs = jax.tree_util.tree_map(lambda g, w: jnp.concatenate([g[None], w]), grad, rand)
+        z, a = (np.asarray(u) for u in _stacked_jvp(model.apply, p, dirs, jnp.asarray(x)))
         spread = a.max(axis=-1) - a.min(axis=-1)
+        sw = S.one_step_sweep(model, p, jax.tree_util.tree_map(lambda w: w[:n_swept], dirs), x, y, r)
+        t = r[None, :] * sw["rho_a"][:, None]
+        lin0 = float(T.linearized_line_loss(z, a[0], y, np.zeros(1))[0])
         m = np.asarray(T.top2_margin(z, y))
         loss, acc = S.evaluate(model, p, x, y)
-        out.update({f"s{k}.rho_a": np.pi / spread.max(axis=1), f"s{k}.kappa": loss_curvature(model, p, dirs, x, y),
-                    f"s{k}.kappa_lin": np.asarray(T.linearized_curvature(z, a)),
-                    # a rival of the closed form: the uncentred second moment E_p[a²], no mean shift
-                    f"s{k}.kappa_raw": np.mean(np.sum(np.asarray(jax.nn.softmax(z, axis=-1))[None] * a**2, axis=-1), axis=-1),
-                    f"s{k}.margin_b": m[np.argmax(spread, axis=1)], f"s{k}.loss": loss, f"s{k}.acc": acc,
-                    f"s{k}.margin": float(np.median(m))})
+        w = np.exp(z - z.max(axis=1, keepdims=True))
+        w /= w.sum(axis=1, keepdims=True)
+        kappa = loss_curvature(model, p, dirs, x, y)
+        slope = np.mean(np.sum(w[None] * a, axis=-1) - a[:, np.arange(y.size), y], axis=-1)
+        out.update({
+            f"s{k}.rho_a": np.pi / spread.max(axis=1), f"s{k}.kappa": kappa,
+            f"s{k}.kappa_lin": np.asarray(T.linearized_curvature(z, a)),
+            # a rival of the closed form: the uncentred second moment E_p[a²], no mean shift
+            f"s{k}.kappa_raw": np.mean(np.sum(w[None] * a**2, axis=-1), axis=-1),
+            f"s{k}.margin_b": m[np.argmax(spread, axis=1)], f"s{k}.loss": loss, f"s{k}.acc": acc,
+            f"s{k}.margin": float(np.median(m)), f"s{k}.ratio": sw["ratio"], f"s{k}.acc_r": sw["acc"],
+            f"s{k}.lin_ratio": np.stack([T.linearized_line_loss(z, a[j], y, t[j]) for j in range(n_swept)]) / lin0,
+            f"s{k}.lin_acc": np.asarray(T.linearized_accuracy(z, a[:n_swept], y, t)),
+            # a rival: the quadratic model of the line loss, ℓ(0) + ℓ'(0)t + κt²/2, with ℓ'(0) = mean_i(E_p a_i − a_iy)
+            f"s{k}.quad_ratio": 1.0 + (slope[:n_swept, None] * t + 0.5 * kappa[:n_swept, None] * t**2) / lin0,
+        })
     return out
 
 
