@@ -12,8 +12,12 @@ from matplotlib.colors import BoundaryNorm, ListedColormap
 
 import theory.logistic as th
 from figures import _style as st
+from figures.plot import draws
 from paper_checks import Budget
 from paper_checks.logistic import experiments as ex
+
+_CYCLES = "meng2024.cycles_between_1_and_2"         # the 1-D bump-plus-spike cycles the bifurcation and cobweb draw
+_WITNESS = "meng2024.cycle_below_1_over_lambda_2d"  # the 2-D witness's cycle
 
 
 def bifurcation(budget: Budget, out: Path) -> list[Path]:
@@ -46,8 +50,13 @@ def bifurcation(budget: Budget, out: Path) -> list[Path]:
             continue
         if abs(mult) < 1:
             exact[i] = np.sort(uv)
-    ax2.plot(cc, exact[:, 0], color=st.THEORY, lw=1, label="exact stable 2-cycle (theory)")
-    ax2.plot(cc, exact[:, 1], color=st.THEORY, lw=1)
+    lines = (ax2.plot(cc, exact[:, 0], color=st.THEORY, lw=1, label="exact stable 2-cycle (theory)")[0],
+             ax2.plot(cc, exact[:, 1], color=st.THEORY, lw=1)[0])
+    # this dataset is the claim's witness at ηλ = 1.5: there each branch is the claim's exact u (lower), v (upper)
+    row = list(np.asarray(ex.cycles_1d(budget)["c"], dtype=float)).index(1.5)
+    for k, line in enumerate(lines):
+        draws(line, f"{_CYCLES}:simulated 2-cycle (u, v) vs the exact cycle equations (scipy), all c", at=[1.5],
+                 y=lambda v, k=k: np.asarray(v, dtype=float)[row, k])
     for k, y in enumerate((lin_u, lin_v)):
         ax2.plot(cc, np.where(exists, y, np.nan), color=st.MUTED, lw=0.8, ls="--",
                  label="rival: piecewise-linear limit" if k == 0 else None)
@@ -56,7 +65,7 @@ def bifurcation(budget: Budget, out: Path) -> list[Path]:
     ax2.set(xlabel="ηλ", ylabel="w (last 16 iterates)", title="bump + spike dataset (built for ηλ = 1.5)",
             ylim=(-0.45, 0.25))
     ax2.legend(loc="lower left", markerscale=6)
-    return st.save(fig, "logistic_bifurcation", out)
+    return st.save(fig, "logistic_bifurcation", out, claims=[_CYCLES])
 
 
 def cobweb(budget: Budget, out: Path) -> list[Path]:
@@ -70,13 +79,16 @@ def cobweb(budget: Budget, out: Path) -> list[Path]:
     # cobweb path: (w_t, w_t) -> (w_t, w_{t+1}) -> (w_{t+1}, w_{t+1})
     ax.plot(np.repeat(traj, 2)[:-1], np.repeat(traj, 2)[1:], color=st.SIM, lw=0.7, alpha=0.8)
     ax.plot(traj[:-1], traj[1:], "o", color=st.SIM, ms=2.5, label="simulated iterates")
-    ax.plot([d["u"], d["v"]], [d["v"], d["u"]], "s", mfc="none", mec=st.THEORY, ms=8, label="predicted 2-cycle")
+    cycle = ax.plot([d["u"], d["v"]], [d["v"], d["u"]], "s", mfc="none", mec=st.THEORY, ms=8, label="predicted 2-cycle")
+    # the markers are (u, v) and (v, u): the claim's piecewise-linear cycle at ηλ = 1.5, read at x = u, v
+    draws(cycle[0], f"{_CYCLES}:ηλ = 1.5: simulated 2-cycle (u, v) vs the piecewise-linear formula",
+             at=[d["u"], d["v"]], y=lambda v: np.asarray(v, dtype=float)[::-1])
     ax.axvline(d["w_star"], color=st.MUTED, ls=":", lw=1)
     ax.annotate("w*", (d["w_star"], -0.155), color=st.MUTED, fontsize=8)
     ax.set(xlabel="w", ylabel="T(w)", title="cobweb, ηλ = 1.5 (stable 2-cycle, w* also attracting)",
            xlim=(w[0], w[-1]), ylim=(w[0], w[-1]))
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7)  # the map fills the square: legend beside it
-    return st.save(fig, "logistic_cobweb", out)
+    return st.save(fig, "logistic_cobweb", out, claims=[_CYCLES])
 
 
 def basin(budget: Budget, out: Path) -> list[Path]:
@@ -125,13 +137,16 @@ def witness(budget: Budget, out: Path) -> list[Path]:
     exact = np.stack([wt["cycle_point"], th.gd_step(wt["cycle_point"], eta, z, a)])
     pred = th.construct_witness_2d(c=wt["c"], theta_deg=wt["theta_deg"], J=wt["J"], K=wt["K"],
                                    offset=wt["offset"])["predicted_cycle"]
-    ax.plot(exact[:, 0], exact[:, 1], "s", mfc="none", mec=st.THEORY, ms=9, label="exact 2-cycle (theory)")
+    (cycle,) = ax.plot(exact[:, 0], exact[:, 1], "s", mfc="none", mec=st.THEORY, ms=9, label="exact 2-cycle (theory)")
+    # the markers are the points (w₁, w₂), in the check's order: their w₂ (both points share a w₁, so none is read by x)
+    draws(cycle, f"{_WITNESS}:simulated 2-cycle points vs the shipped (scipy-polished) cycle",
+          y=lambda v: np.asarray(v, dtype=float)[:, 1])
     ax.plot(pred[:, 0], pred[:, 1], "x", color=st.MUTED, ms=6, label="rival: piecewise-linear cycle")
     ax.plot(*w_star, "*", color=st.THEORY, ms=10, label="w* (attracting)")
     ax.set(xlim=(-0.1, 0.25), ylim=(-0.17, 0.17), xlabel="w₁", ylabel="w₂", aspect="equal",
            title=f"2-D stable 2-cycle at ηλ_max = {eta * lam:.2f} < 1")
     ax.legend(loc="upper left", fontsize=6)  # the cycle's lower point sits in the lower right corner
-    return st.save(fig, "logistic_witness_2d", out)
+    return st.save(fig, "logistic_witness_2d", out, claims=[_WITNESS])
 
 
 def amplitude(budget: Budget, out: Path) -> list[Path]:

@@ -465,8 +465,8 @@ def draws(artist, check: str, *, at: Any = None, y: Callable[[Any], Any] | None 
         check: ``"claim.id:quantity"`` (the check's ``quantity`` string) or ``"claim.id"`` when the claim has
             one check with a numeric prediction.
         at: the x (in the axes' data coordinates) of the check's values, one per element of its prediction; or,
-            with ``y``, the x at which ``y`` gives the series' values. Default: the series holds the values at its
-            own points, in order (markers drawn at the check's points).
+            with ``y``, the x at which ``y`` gives the series' values. Default: the series' own points, in order,
+            hold the values (markers drawn at the check's points; with ``y``, its values there).
         y: the series' values at ``at`` as a function of a candidate value of the check (the prediction or a
             rival, as the check holds it): a transformed quantity (``lambda v: 0.5 * lam * v``) or a curve
             fixed by a scalar (a slope :math:`s` drawn as :math:`c\,x^s`: ``lambda s: c * at ** s``). Default:
@@ -484,8 +484,6 @@ def draws(artist, check: str, *, at: Any = None, y: Callable[[Any], Any] | None 
     xs = None if at is None else np.asarray(at, dtype=float).ravel()
     if xs is not None and (xs.size == 0 or not np.all(np.isfinite(xs))):
         raise ValueError(f"at: expected finite x positions, got {at!r:.60}")
-    if y is not None and xs is None:
-        raise ValueError("at: a y= function needs the x positions it gives values at")
     declared = list(getattr(artist, "_steplab_draws", ()))
     declared.append(_Draws(claim.strip(), quantity.strip() or None, xs, y))
     artist._steplab_draws = tuple(declared)
