@@ -129,6 +129,34 @@ def test_well_paths_do_not_depend_on_the_well():
     assert not any(np.any(r["diverged"]) for r in runs)
 
 
+def test_folded_full_gradient_is_each_runs_own_gradient():
+    """Under vmap the full-batch gradient puts every run's Θ into one matrix product; each row must still be the
+    NumPy gradient of its own Θ (two 450-term sums of O(1) products: 1e-13 absolute is a few hundred ulps), unmapped,
+    mapped over Θ (the folded route) and mapped over Θ and the data (the plain route)."""
+    P = SR.digits_problem()
+    X, Y = P["X"], P["Y"]
+    thetas = P["theta_star"] + 0.5 * np.random.default_rng(5).standard_normal((6, 170))
+    want = np.stack([SR._probs_and_grad(t, X, Y, 0.1)[1] for t in thetas])
+    lam = np.float64(0.1)
+    folded = jax.jit(jax.vmap(SR._full_grad, in_axes=(0, None, None, None)))(thetas, X, Y, lam)
+    plain = jax.vmap(SR._full_grad, in_axes=(0, 0, None, None))(thetas, np.stack([X] * 6), Y, lam)
+    np.testing.assert_allclose(folded, want, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(plain, want, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(SR._full_grad(thetas[0], X, Y, lam), want[0], rtol=0, atol=1e-13)
+
+
+def test_one_draw_is_the_two_draw_oracle():
+    """The floors' full-batch oracle draws only the noise vector its nonzero level multiplies, from the key half the
+    two-draw oracle uses for it: the same gradient, bit for bit, for the multiplicative and the Gaussian oracle."""
+    P = SR.digits_problem()
+    full = np.random.default_rng(6).standard_normal(170)
+    for k, noise in enumerate(((0.7, 0.0), (0.0, 1.0))):
+        key, noise = jax.random.key(k), np.array(noise)
+        one = jax.jit(SR._one_draw, static_argnums=3)(key, full, P["chol"], 8, noise)
+        np.testing.assert_array_equal(one, jax.jit(SR._noisy_full, static_argnums=3)(key, full, P["chol"], 8, noise))
+        assert not np.allclose(one, full)  # the noise is there
+
+
 def test_digits_floors_sgd_multiplicative_contracts_and_flags_divergence():
     r = SR.digits_floors(jax.random.key(4), np.array([1.0, 1e30]), "sgd", oracle="multiplicative", T=200, n_rec=4,
                          burn=0, start="origin")
