@@ -144,3 +144,36 @@ def test_taylor_truncation_error_of_a_first_order_series_by_hand():
     # l(t) = 3 at t = 0.5 and l(t) = 0 at t = -1; partial sums 1 and 1 + 2t
     err = T.taylor_truncation_error([1.0, 2.0], [0.5, -1.0], [3.0, 0.0])
     np.testing.assert_allclose(err, [[2.0, 1.0], [1.0, 1.0]], rtol=0, atol=1e-15)
+
+
+# --- claim sensitivity (claims-only mutation run, seed 0, n 12, at 236e50b) -------------------------------------------
+def _claim_fails_with(monkeypatch, claim_id: str, module, name: str, mutant) -> list[str]:
+    """Run ``claim_id`` at the quick budget with ``module.name`` replaced by the mutant's function, the App. 5.4
+    experiment recomputed under it (its cached copy was made by the true code); the names of the rejected checks."""
+    from paper_checks import Budget, get_claim
+    from paper_checks.softmax_radius import experiments as E, hessian_scale as H
+
+    quick = Budget("quick")
+    control = get_claim(claim_id).run(quick)  # the true code passes (cached experiment)
+    assert all(c.prediction().accepted for c in control.checks)
+    monkeypatch.setattr(module, name, getattr(mutant, name))
+    try:
+        fresh = E.hessian_stages.fn(quick)
+        monkeypatch.setattr(H, "hessian_stages", lambda budget: fresh)
+        result = get_claim(claim_id).run(quick)
+    except (ValueError, TypeError, IndexError) as exc:  # the claim errs: its status changes as surely
+        return [f"error: {type(exc).__name__}"]
+    return [c.quantity for c in result.checks if not c.prediction().accepted]
+
+
+def test_linearized_accuracy_over_the_wrong_axis_fails_the_onset_claim(monkeypatch):
+    """Survivor (claims-only, seed 0): ``linearized_accuracy`` took the arg-max over the samples instead of the classes
+    (``axis=-3``); no claim read the function. The App. 5.4 r-sweep of a linear model now compares it with the accuracy
+    measured through the model after each step (equal to float32 round-off); the mistaken arg-max has the shape of the
+    samples, not of the directions' grid, so the experiment raises and the claim errs."""
+    from tests.mutation import mutant_module
+
+    mutant = mutant_module(T, "return (np.argmax(zt, axis=-2) == yy[:, None])", "2) ==", "constant")
+    failed = _claim_fails_with(monkeypatch, "sao2026.loss_inflation_at_rho_a_not_hessian", T, "linearized_accuracy",
+                               mutant)
+    assert failed == ["error: ValueError"]
