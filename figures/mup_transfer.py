@@ -31,7 +31,8 @@ def _optimum(results: dict, out: Path, budget: Budget) -> list[Path]:
     ntp_level, _ = kernel_expectation(th.limit_kernel_factor("ntp", E.D), 20_000, E.SEED + 1, "ntp")
     kappa_sp = np.array([th.kernel_factor("sp", int(w), E.D) for w in fine])
     fig, ax = plot.figure(width=5.2, height=3.8)
-    ax.plot(fine, np.full_like(fine, ei), color=PALETTE[0], lw=1.2, label=r"μP: $\eta_\infty$ (closed form)")
+    (mup,) = ax.plot(fine, np.full_like(fine, ei), color=PALETTE[0], lw=1.2, label=r"μP: $\eta_\infty$ (closed form)")
+    plot.draws(mup, "hayou2025.mup_optimum_converges_to_eta_inf", at=n)  # the level the fitted intercept is held to
     ax.plot(fine, sp_level / kappa_sp, color=PALETTE[1], lw=1.2, label=r"SP: $\mathbb{E}\,\eta(f_0; 1)/\kappa_n$")
     ax.plot(fine, np.full_like(fine, ntp_level), color=PALETTE[2], lw=1.2,
             label=r"NTP: $\mathbb{E}\,\eta(f_0; 3/d)$")
