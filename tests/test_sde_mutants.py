@@ -22,6 +22,8 @@ holds exactly on a degenerate case (one agent, a one-dimensional problem, zero s
   :math:`\varphi(a) = (e^a - 1 - a)/a^2`, and its value 0 at a stationary point;
 * ``paths`` with one scalar start per run (a 1-D ``grid['x0']``) and with chunks of one run: the same paths as
   starts of shape (runs, 1) in one chunk;
+* (claim-sensitivity run, seed 0) two valid inputs no claim passes: ``mean_sign_mc`` with n = 2 draws (the fewest
+  with a variance) and ``escape_paths`` from a scalar start at curvature 0.5, against GD's log-rate by hand;
 * (issue 27) ``compagnoni2025.ms_threshold_per_model`` turns ``failed`` when the SDEs' Itô diffusion in
   ``theory.sde`` is 20 % too large: the SDE edges are measured on the SDEs, not inferred from the theory's rates.
 """
@@ -108,6 +110,24 @@ def test_sufficient_step_is_zero_at_a_stationary_point():
     """grad = 0: the mean sign is 0, no step decreases f in expectation (only the sign noise moves x), so 0."""
     assert T.sign_sufficient_step(np.zeros(3), 0.5, 2.0, 1.0, 4, "gaussian") == 0.0
     assert T.sign_sufficient_step(np.zeros(3), 0.5, 2.0, 0.0, 4, "gaussian") == 0.0
+
+
+def test_mean_sign_mc_takes_two_draws_the_fewest_with_a_variance():
+    """n = 2 is the smallest sample with an unbiased variance, so it is accepted and n = 1 is refused (a validation
+    bound one too strict survived the claims, which draw thousands). Far from 0 every sign is +1: mean 1, variance 0."""
+    r = S.mean_sign_mc(jax.random.key(5), np.array([1e9, -1e9]), 1.0, "gaussian", 2)
+    assert np.array_equal(np.asarray(r["mean"]), [1.0, -1.0]) and np.array_equal(np.asarray(r["var"]), [0.0, 0.0])
+    with pytest.raises(ValueError, match="n"):
+        S.mean_sign_mc(jax.random.key(5), np.array([1.0]), 1.0, "gaussian", 1)
+
+
+def test_escape_paths_scalar_start_and_flat_curvature_by_hand():
+    """escape_paths from a scalar start on lam x^2/2 with lam = 0.5 < 1 (both valid; the claims call the grid form
+    only): GD's per-time log-rate of f is exactly (2/eta) log|1 - eta lam|, by hand."""
+    eta, lam = 0.1, 0.5
+    r = S.escape_paths(1.0, eta, problem="quadratic", lam=lam, gd_steps=20, ode_steps=4)
+    assert float(r["gd_rate"]) == pytest.approx(2 / eta * math.log(1 - eta * lam), rel=1e-12)
+    assert not bool(r["gd_grew"])
 
 
 def _contract_paths(x0, **kw):
