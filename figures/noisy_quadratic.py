@@ -20,6 +20,7 @@ import theory.noisy_quadratic as th
 import theory.nqm as tn
 from figures import _overlay
 from figures._style import ACCENT, MUTED, PALETTE, SIM, THEORY, figure, save, threshold
+from figures.plot import draws
 from paper_checks import Budget, Result, fit_slope, get_claim
 from paper_checks.noisy_quadratic import experiments as E
 from paper_checks.noisy_quadratic.weight_decay import start_cosine  # the claim's estimator: markers are its numbers
@@ -87,7 +88,9 @@ def _merging(results: dict[str, Result], out: Path, budget: Budget) -> list[Path
     gap2 = (ex["merged"][:, 1:] - ex["decayed"][:, 1:]) ** 2
     exact = np.sqrt(th.merge_error_variance(ex["lam"][1:], E.MERGE_ETA, ex["checkpoints"], ex["weights"], E.MERGE_T))
     ax.plot(x, np.sqrt(gap2.mean(axis=0)), "o", color=SIM, mfc="none", label="simulation (RMS)")
-    ax.plot(x, exact, color=THEORY, label="exact")
+    (line,) = ax.plot(x, exact, color=THEORY, label="exact")
+    draws(line, "steplab.merging_error_grows_with_curvature_window:mean-square gap E(x̄ − y_T)² per mode", at=x,
+          y=np.sqrt)  # the line is the root of the checked mean square
     ax.plot(x, exact[0] * x / x[0], color=MUTED, ls="--", label="slope 1")
     ax.set(xscale="log", yscale="log", xlabel="η λ W", ylabel="RMS(merged − decayed)", title="curved modes")
     _plain_minor(ax)
@@ -360,24 +363,33 @@ _RIVER_LABELS = {"constant": "constant η = 1.2", "wsd": "WSD (decay over the la
                  "wsd_branch": "WSD's 2nd branch, equal compute"}
 
 
-def _river_curves(ax, run: dict, names: list[str]) -> None:
-    """E L_t less the constant run's exact river loss (a common reference), exact lines and simulated markers."""
+def _river_curves(ax, run: dict, names: list[str]) -> tuple[dict, np.ndarray]:
+    """E L_t less the constant run's exact river loss (a common reference), exact lines and simulated markers.
+
+    Returns the exact line of each schedule by name, and the reference subtracted from them."""
     t = np.arange(E.RIVER_T + 1)
     i0 = int(np.flatnonzero(run["names"] == "constant")[0])
     ref = 0.5 * run["lam"][i0, 0] * (run["center"][i0, 0] * np.r_[1.0, np.cumprod(1 - run["etas"][i0] * run["lam"][i0, 0])]) ** 2
+    lines = {}
     for color, name in zip(PALETTE, names):
         i = int(np.flatnonzero(run["names"] == name)[0])
         m = tn.moment_recursion(run["lam"][i], run["etas"][i], run["center"][i] ** 2, sigma_a=np.array(E.RIVER_SIGMA))
-        ax.plot(t[1:], (tn.expected_loss(run["lam"][i], m) - ref)[1:], color=color, lw=1.2, label=_RIVER_LABELS[name])
+        (lines[name],) = ax.plot(t[1:], (tn.expected_loss(run["lam"][i], m) - ref)[1:], color=color, lw=1.2,
+                                 label=_RIVER_LABELS[name])
         ax.plot(run["t_rec"], run["curve"][i].mean(axis=0) - ref[run["t_rec"]], "o", ms=4, color=color, mfc="none")
     ax.set(xlabel="step t", ylabel="E L_t − river loss of the constant run")
+    return lines, ref
 
 
 def _river_decay(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     """Loss curves of constant, WSD, early decay and cosine in the river valley (exact lines, simulated markers)."""
     run = E.river(budget)
     fig, ax = figure(width=5.0, height=3.4)
-    _river_curves(ax, run, ["constant", "wsd", "early", "cosine"])
+    names = ["constant", "wsd", "early", "cosine"]  # the check's order
+    lines, ref = _river_curves(ax, run, names)
+    for k, name in enumerate(names):  # each exact curve ends at the check's final loss of its schedule
+        draws(lines[name], "wen2024.stable_then_decay_beats_early_decay:final loss E L_T (constant, WSD, early decay, "
+              "cosine)", at=[E.RIVER_T], y=lambda v, k=k: np.asarray(v, dtype=float)[k] - ref[E.RIVER_T])
     ax.set(ylim=(-0.2, 4.6), title="stable then decay ends lowest (markers: simulation)")
     ax.legend(loc="upper left", fontsize=7)
     return save(fig, "noisy_quadratic_river_decay", out, claims=["wen2024.stable_then_decay_beats_early_decay"])
@@ -390,7 +402,10 @@ def _river_wsd_s(results: dict[str, Result], out: Path, budget: Budget) -> list[
     _river_curves(ax, run, ["wsd_s", "wsd_branch"])
     ax.set(ylim=(-0.2, 2.4), title="WSD-S keeps its first decay's progress (markers: simulation)")
     ax.legend(loc="upper right", fontsize=7)
-    return save(fig, "noisy_quadratic_river_wsd_s", out, claims=["wen2024.wsd_s_reuses_the_decay"])
+    return save(fig, "noisy_quadratic_river_wsd_s", out, claims=["wen2024.wsd_s_reuses_the_decay"],
+                unaudited="the exact loss curves of WSD-S and WSD's branch are drawn whole, while the claim checks "
+                          "only the difference of their final losses (no single curve holds it); the theory-coloured "
+                          "markers are WSD-S's simulation")
 
 
 def _lion_kkt(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:

@@ -502,8 +502,10 @@ def theory_line(ax, x: Any, y: Any, *, check: str | None = None, at: Any = None,
 
 
 def _is_theory(artist) -> bool:
-    """A series presented as theory: its label says theory/prediction/closed form/exact and not rival, or it is
-    unlabelled and drawn in :data:`THEORY`'s colour."""
+    """A series presented as theory: one declared with :func:`draws`, one whose label says theory/prediction/closed
+    form/exact and not rival, or one unlabelled and drawn in :data:`THEORY`'s colour."""
+    if getattr(artist, "_steplab_draws", ()):
+        return True
     label = str(artist.get_label()).lower()
     if label.startswith("_"):
         colors = [c for c in (getattr(artist, "get_color", lambda: None)(),
