@@ -26,8 +26,12 @@ def _law(results: dict, out: Path, budget: Budget) -> list[Path]:
     n = run["horizons"]
     fine = np.geomspace(n[0], n[-1], 100)
     for color, s in zip(PALETTE, E.SHAPES):
-        ax.plot(fine, th.asymptotic_step(fine, E.BETA, s, E.SIGMA2, E.D_LARGE), color=color, lw=1.2,
-                label=f"$N^{{-s/(s+1)}}$ law, s = {s:g}")
+        law = ax.plot(fine, th.asymptotic_step(fine, E.BETA, s, E.SIGMA2, E.D_LARGE), color=color, lw=1.2,
+                      label=f"$N^{{-s/(s+1)}}$ law, s = {s:g}")[0]
+        # the law is a power of N: its values at the horizons follow from the checked exponent through the first
+        level = th.asymptotic_step(n[:1], E.BETA, s, E.SIGMA2, E.D_LARGE)[0]
+        plot.draws(law, f"li2026.constant_step_exponent:d log eta*/d log N at s = {s:g}", at=n,
+                   y=lambda slope, level=level: level * (n / n[0]) ** slope)
         ax.plot(n, run[f"eta_{s:g}"], "o", ms=4, mfc="none", color=color, label=f"exact argmin, s = {s:g}")
     ax.set(xscale="log", yscale="log", xlabel="horizon N (steps)", ylabel="best constant step η*",
            title="η* against N (β = 2, σ² = 1)")
@@ -63,8 +67,9 @@ def _cutoff(results: dict, out: Path, budget: Budget) -> list[Path]:
     ax.axvspan(edge, n[-1], color=MUTED, alpha=0.15, lw=0, label="law > 10 % off (located)")
     ax.plot(fine, th.asymptotic_step(fine, E.BETA, s, E.SIGMA2, E.D_CUT), color=THEORY, lw=1.2,
             label="law η₀(N) ∝ N^(−1/3)")
-    ax.plot(fine, th.cutoff_step(fine, E.BETA, s, E.SIGMA2, E.D_CUT), color=PALETTE[2], lw=1.2, ls="--",
-            label="law with the spectrum's end")
+    kept = ax.plot(fine, th.cutoff_step(fine, E.BETA, s, E.SIGMA2, E.D_CUT), color=PALETTE[2], lw=1.2, ls="--",
+                   label="law with the spectrum's end")[0]
+    plot.draws(kept, "li2026.constant_step_law_cutoff:eta*(N), N = 1e6..1e13, d = 1000", at=n)
     ax.plot(n, eta, "o", ms=4, mfc="none", color=SIM, label="exact argmin")
     ax.set(xscale="log", yscale="log", xlabel="horizon N (steps)", ylabel="best constant step η*",
            title="the spectrum's end (d = 1000, s = 1/2)")
@@ -80,7 +85,8 @@ def _simulation(results: dict, out: Path, budget: Budget) -> list[Path]:
     fine = np.geomspace(steps.min() / 2, steps.max() * 2, 200)
     exact = th.constant_step_loss(fine, E.MC_LONG, E.BETA, E.SHAPES[0], E.SIGMA2, E.MC_D)
     fig, ax = plot.figure(width=4.6, height=3.4)
-    ax.plot(fine, exact, color=THEORY, lw=1.2, label="exact E L at N = 1000")
+    line = ax.plot(fine, exact, color=THEORY, lw=1.2, label="exact E L at N = 1000")[0]
+    plot.draws(line, "li2026.exact_optimum_against_simulation:mean final loss at the four steps", at=steps)
     se = standard_error(loss, axis=1)
     for k, (color, name) in enumerate(zip(PALETTE, run["names"])):
         ax.errorbar(steps[k], loss[k].mean(), yerr=4 * se[k], fmt="o", color=color, mfc="none", capsize=2,
@@ -98,8 +104,9 @@ def _decay(results: dict, out: Path, budget: Budget) -> list[Path]:
     nu = th.peak_exponent(E.S_DECAY, E.BETA)
     fine = np.geomspace(n[0], n[-1], 100)
     fig, ax = plot.figure(width=4.6, height=3.4)
-    ax.plot(fine, power[-1] * (fine / n[-1]) ** -nu, color=THEORY, lw=1.2,
-            label=r"quoted slope $N^{-\nu}$, ν = 1/3")
+    line = ax.plot(fine, power[-1] * (fine / n[-1]) ** -nu, color=THEORY, lw=1.2,
+                   label=r"quoted slope $N^{-\nu}$, ν = 1/3")[0]
+    plot.draws(line, "li2026.power_decay_peak_exponent", at=n, y=lambda slope: power[-1] * (n / n[-1]) ** slope)
     ax.plot(n, power, "o", ms=4, mfc="none", color=SIM, label="exact best peak, (1 − t/N)³")
     ax.plot(n[:linear.size], linear, "s", ms=4, mfc="none", color=PALETTE[2], label="exact best peak, linear decay")
     ax.set(xscale="log", yscale="log", xlabel="horizon N (steps)", ylabel="peak step",
