@@ -536,13 +536,14 @@ MLP_METHODS = ("gd", "heavy_ball", "nesterov", "central", "gradient")
 """Dynamics of :func:`mlp_run`: three optimizers and two flows."""
 
 
-def _mlp_run(point, X, Y, every, *, widths, n_meas: int, substeps: int, lanczos_iter: int, relax: float):
+def _mlp_run(point, X, Y, every, substeps, *, widths, n_meas: int, lanczos_iter: int, relax: float):
     r"""One run of :func:`mlp_run`: ``n_meas`` blocks of ``every`` units, ``substeps`` substeps per unit.
 
     Every substep refreshes the top eigenpair (warm-started Lanczos), :math:`\nabla L` and :math:`\nabla S`;
     a flow moves by Euler, an optimizer takes its step on the last substep of each unit (its iterate is
-    constant in between, so averages over substeps are averages over its iterates). ``every`` is data
-    (a traced loop bound), so runs of any length with the same number of measurements share one program.
+    constant in between, so averages over substeps are averages over its iterates). ``every`` and ``substeps`` are
+    data (traced loop bounds), so runs of any length and any substep count with the same number of measurements share
+    one program.
     """
     eta, mom, code = point["eta"], point["momentum"], point["code"]
     nest = (code == 2).astype(eta.dtype)
@@ -606,7 +607,10 @@ def _mlp_args(X, Y, widths):
     return Xa, Ya, ws
 
 
-MLP_CHUNK = 6  # runs per compiled network program (grids are padded to it: one program for every sweep size)
+# runs per compiled network program (grids are padded to it: one program for every sweep size). The cost is linear in
+# the runs of a chunk at these sizes (0.5 ms per run-substep at 2, 4 and 6 runs alike), so a small chunk wastes
+# least on padding
+MLP_CHUNK = 2
 WARMUP = 8  # restarted Lanczos rounds (x lanczos_iter loop iterations) for a network run's initial eigenvector
 
 
@@ -673,11 +677,10 @@ def mlp_run(keys, eta, X, Y, *, widths, methods="gd", momentum=0.0, n_steps: int
                   what="a chunk's parameters, Krylov bases and activations, and the records", max_bytes=max_bytes)
     grid = {"eta": np.broadcast_to(etas, (n,)).copy(), "key": jnp.broadcast_to(ks, (n,)) if ks.shape[0] == 1 else ks,
             "momentum": np.broadcast_to(mom, (n,)).copy(), "code": np.broadcast_to(codes, (n,)).copy()}
-    # the number of measurements shapes the output (static); their spacing is data, so short runs (tests) and long
-    # ones with as many measurements share one compiled program
-    return run_grid(_mlp_run, grid, jnp.asarray(Xa), jnp.asarray(Ya), jnp.asarray(every),
-                    static={"widths": ws, "n_meas": n_steps // every, "substeps": substeps,
-                            "lanczos_iter": lanczos_iter, "relax": relax},
+    # the number of measurements shapes the output (static); their spacing and the substeps are data, so short runs
+    # (tests), long ones and optimizers at one substep per step share one compiled program with the flows
+    return run_grid(_mlp_run, grid, jnp.asarray(Xa), jnp.asarray(Ya), jnp.asarray(every), jnp.asarray(substeps),
+                    static={"widths": ws, "n_meas": n_steps // every, "lanczos_iter": lanczos_iter, "relax": relax},
                     chunk_size=MLP_CHUNK, pad_to_chunk=True)
 
 

@@ -223,7 +223,9 @@ def mlp_setup(budget: Budget) -> dict:
 
     ``n_steps``: GD and the central flow; ``n_steps_momentum``: heavy ball and Nesterov, whose catapults die out
     later (at 800 steps some still spike every 100-200 steps; by 900 every run used has settled). Both are cut
-    into ``N_MEAS`` measurements, so runs of both lengths share one compiled program.
+    into ``N_MEAS`` measurements, so runs of both lengths share one compiled program. ``substeps``: the central
+    flow's Euler steps per step; an optimizer's iterate moves once per step, so it runs at one substep per step
+    (one warm-started Lanczos refresh per iterate; ``optimizer_substeps``).
     """
     # one network at both budgets (so the thresholds sit where they do at quick: above the initial sharpness);
     # the full budget adds steps and a finer integration of the flow
@@ -231,14 +233,14 @@ def mlp_setup(budget: Budget) -> dict:
     n_steps = budget.pick(quick=800, full=2000)
     return {"X": X, "Y": Y, "widths": (4, 16, 16, 1), "n_steps": n_steps, "every": n_steps // N_MEAS,
             "n_steps_momentum": budget.pick(quick=1200, full=2000),
-            "substeps": budget.pick(quick=2, full=4), "lanczos_iter": budget.pick(quick=6, full=8)}
+            "substeps": budget.pick(quick=2, full=4), "optimizer_substeps": 1, "lanczos_iter": budget.pick(quick=6, full=8)}
 
 
 @experiment("eos.mlp")
 def mlp(budget: Budget) -> dict:
     """Every network run of :func:`mlp_rows`: GD, the central flow, heavy ball and Nesterov on the tiny MLP.
 
-    One compiled program (:func:`sims.eos.mlp_run`, ``N_MEAS`` measurements), called once per run length; the
+    One compiled program (:func:`sims.eos.mlp_run`, ``N_MEAS`` measurements), called once per (run length, substeps); the
     central-flow runs share their keys, hence their initializations, with the GD runs of the same seed at
     ``MLP_ETA``. ``t`` is per run (the momentum runs are longer at the quick budget).
     """
@@ -246,15 +248,16 @@ def mlp(budget: Budget) -> dict:
     rows = mlp_rows()
     keys = jax.random.split(jax.random.key(SEED + 2), 6)
     lengths = [s["n_steps_momentum"] if m in ("heavy_ball", "nesterov") else s["n_steps"] for m, _, _, _ in rows]
-    parts = {}
-    for n_steps in sorted(set(lengths)):
-        idx = [i for i, n in enumerate(lengths) if n == n_steps]
-        parts[n_steps] = (idx, sim.mlp_run(jax.numpy.stack([keys[rows[i][3]] for i in idx]), [rows[i][2] for i in idx],
-                                           s["X"], s["Y"], widths=s["widths"], methods=[rows[i][0] for i in idx],
-                                           momentum=[rows[i][1] for i in idx], n_steps=n_steps, every=n_steps // N_MEAS,
-                                           substeps=s["substeps"], lanczos_iter=s["lanczos_iter"]))
+    subs = [s["substeps"] if m in ("central", "gradient") else s["optimizer_substeps"] for m, _, _, _ in rows]
+    parts = []
+    for n_steps, substeps in sorted(set(zip(lengths, subs))):
+        idx = [i for i, (n, k) in enumerate(zip(lengths, subs)) if (n, k) == (n_steps, substeps)]
+        parts.append((idx, sim.mlp_run(jax.numpy.stack([keys[rows[i][3]] for i in idx]), [rows[i][2] for i in idx],
+                                       s["X"], s["Y"], widths=s["widths"], methods=[rows[i][0] for i in idx],
+                                       momentum=[rows[i][1] for i in idx], n_steps=n_steps, every=n_steps // N_MEAS,
+                                       substeps=substeps, lanczos_iter=s["lanczos_iter"])))
     out: dict = {}
-    for idx, part in parts.values():
+    for idx, part in parts:
         for k, v in part.items():
             if k not in out:
                 out[k] = np.empty((len(rows),) + v.shape[1:], v.dtype)
