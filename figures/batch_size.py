@@ -25,6 +25,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 import theory.batch_size as th
 from figures._style import ACCENT, MUTED, SIM, THEORY, figure, save, threshold
+from figures.plot import draws
 from paper_checks import Budget
 from paper_checks.batch_size import experiments as E
 from paper_checks.batch_size.scaling_rules import LEVEL
@@ -71,7 +72,11 @@ def _hyperbola(out: Path, budget: Budget) -> list[Path]:
     ax = axes[0]
     fine = np.geomspace(ex["x"][0], ex["x"][-1], 200) * ex["b_crit"]
     s_line = th.hyperbola_steps(fine, ex["s_min"], ex["b_crit"])
-    ax.plot(fine * s_line / ex["e_min"], s_line / ex["s_min"], color=THEORY, label="theory: hyperbola")
+    (line,) = ax.plot(fine * s_line / ex["e_min"], s_line / ex["s_min"], color=THEORY, label="theory: hyperbola")
+    # the claim's steps at B = x B_crit (x <= 1) sit on the hyperbola at E/E_min = x + 1
+    inside = ex["x"] <= 1.0
+    draws(line, "mccandlish2018.steps_examples_hyperbola:steps S(B), B <= B_crit", at=ex["x"][inside] + 1.0,
+          y=lambda v: np.asarray(v, dtype=float) / ex["s_min"])
     ax.plot(ex["examples"] / ex["e_min"], ex["steps"] / ex["s_min"], "o", color=SIM, mfc="none",
             label="exact greedy recursion")
     ax.set(xscale="log", yscale="log", xlabel="E / E_min", ylabel="S / S_min", title="steps against examples")
@@ -101,9 +106,10 @@ def _rules(out: Path, budget: Budget) -> list[Path]:
     fine = np.geomspace(0.8, bmax * 0.97, 200)
     ok = b < bmax
     ax.axvspan(0.8, edge, color=ACCENT, alpha=0.3, lw=0, label="within 10 %")
-    ax.plot(fine, th.linear_rule_ratio(E.LIN_LAM, E.LIN_SIGMA, E.LIN_ETA1, fine), color=THEORY,
-            label="theory Σσ²/(2 − η₁Bλ) / Σσ²/2")
+    (line,) = ax.plot(fine, th.linear_rule_ratio(E.LIN_LAM, E.LIN_SIGMA, E.LIN_ETA1, fine), color=THEORY,
+                      label="theory Σσ²/(2 − η₁Bλ) / Σσ²/2")
     base = E.LIN_ETA1 * float(np.sum(E.LIN_SIGMA**2)) / 4
+    draws(line, "malladi2022.linear_rule_sgd", at=b[b <= 6], y=lambda v, base=base: np.asarray(v, dtype=float) / base)
     ax.errorbar(b[ok], est[ok] / base, yerr=4 * se[ok] / base, fmt="o", color=SIM, mfc="none", capsize=2,
                 label="SGD simulation (± 4 SE)")
     threshold(ax, bmax, "B_max: diverges")
@@ -123,8 +129,12 @@ def _rules(out: Path, budget: Budget) -> list[Path]:
     sq_line = [th.sign_rule_floor(1.0, E.SIGN_ETA1 * math.sqrt(x), 1.0, x) / base for x in fine]
     lin_fine = np.geomspace(1, 64, 20)
     lin_line = [th.sign_rule_floor(1.0, E.SIGN_ETA1 * x, 1.0, x) / base for x in lin_fine]
-    ax.plot(fine, sq_line, color=THEORY, label="exact chain, η ∝ √B")
-    ax.plot(lin_fine, lin_line, color=THEORY, ls="--", label="exact chain, η ∝ B")
+    sq_theory = ax.plot(fine, sq_line, color=THEORY, label="exact chain, η ∝ √B")[0]
+    lin_theory = ax.plot(lin_fine, lin_line, color=THEORY, ls="--", label="exact chain, η ∝ B")[0]
+    for line, rule, quantity in ((sq_theory, "sqrt", "floor under eta = eta1 sqrt(B)"),
+                                 (lin_theory, "linear", "floor under eta = eta1 B")):
+        draws(line, f"malladi2022.sqrt_rule_sign:{quantity}", at=sg["batch_size"][sg["rule"] == rule],
+              y=lambda v, base=base: np.asarray(v, dtype=float) / base)
     sq = (sg["rule"] == "sqrt") | (sg["rule"] == "far")
     lin = (sg["rule"] == "linear") | ((sg["rule"] == "sqrt") & (sg["batch_size"] == 1))
     ax.errorbar(sg["batch_size"][sq], est[sq] / base, yerr=4 * se[sq] / base, fmt="o", color=SIM, mfc="none",
