@@ -44,7 +44,8 @@ def edge_hold_excess(sharpness: np.ndarray, remainder: np.ndarray, active: np.nd
     r"""How far an edge flow's window-end sharpness is from its level beyond what its Euler error allows (relative).
 
     While the projection is active the explicit Euler step makes :math:`\langle
-abla S, \Delta wangle =
+abla S, \Delta w
+angle =
     -\omega\,dt\,(S - S_c)` exactly (that is how :math:`\sigma^2` is chosen), so the offset :math:`\delta_n = S_n - S_c`
     obeys :math:`\delta_{n+1} = (1 - \omega dt)\delta_n + e_n`, :math:`e_n` the step's second-order remainder in
     :math:`S`. Over a window of :math:`N` active substeps from :math:`\delta_0` (the previous window's end),
@@ -110,6 +111,7 @@ def gd_follows_constrained_trajectory(budget) -> Result:
     if excess.size == 0:  # no held window: the Count above fails and says so; one item keeps the Bound well formed
         excess = np.zeros(1)
     S_gf_end = ex["sharpness"][:, RUN["gradient"], -1]
+    S_half_max = np.max(ex["sharpness"][:, RUN["gd_half"]], axis=-1)
     checks = [
         Count("windows after GD's first catapult where GD's averaged iterate is nearer the constrained trajectory than "
               "gradient flow (all inits)", measured=nearer_gf, predicted=True,
@@ -134,6 +136,9 @@ def gd_follows_constrained_trajectory(budget) -> Result:
                   "come from the step's second-order remainder e (recorded per substep); slack: eigenvalue round-off"),
         Bound("gradient flow's sharpness at the horizon relative to 2/eta", measured=S_gf_end / T, bound=1.5,
               side=">=", why="the unconstrained flow must have left {S <= 2/eta} for the comparison to mean anything"),
+        Bound("GD at eta/2: its largest window-end sharpness relative to 2/eta", measured=S_half_max / T, bound=1.1,
+              side=">=", why="the other unconstrained rival must leave {S <= 2/eta} too (GD at eta/2 is stable up to "
+                             "4/eta); 10 % is far outside any hold tolerance of the constrained trajectory (1e-2)"),
     ]
     second_at_edge = [int(ex["t"][np.argmax(s2 >= 0.99 * T)]) if np.any(s2 >= 0.99 * T) else None
                       for s2 in ex["second"][:, RUN["constrained"]]]
