@@ -12,6 +12,7 @@ import numpy as np
 import theory.eos as th
 import theory.linear_hessian as tlh
 from figures._style import ACCENT, MUTED, PALETTE, SIM, THEORY, figure, save, threshold
+from figures.plot import draws
 from paper_checks import Budget, Result
 from paper_checks.eos import experiments as E
 from paper_checks.eos import crosslinks as X
@@ -225,10 +226,16 @@ def _crosslinks(results: dict[str, Result], out: Path, budget: Budget) -> list[P
     pi = X.CROSS_COUNTS / X.CROSS_COUNTS.sum()
     shown = 16     # the aligned path ends at the crossing: afterwards GD oscillates at the edge of stability
     steps = np.arange(shown + 1)
+    offset = 0  # the check holds every step size's path up to its crossing (the whole run if none), one after another
     for eta, S, theory_S, color in zip(lin["eta"], lin["sharpness"], lin["theory_sharpness"], PALETTE):
         hit = np.flatnonzero(theory_S >= 2 / eta)
         stop = hit[0] + 1 if hit.size else shown + 1
-        ax.plot(steps[:stop], theory_S[:stop], color=color, lw=1)
+        (path,) = ax.plot(steps[:stop], theory_S[:stop], color=color, lw=1)
+        held = hit[0] + 1 if hit.size else theory_S.size
+        draws(path, "steplab.linear_net_reaches_2_over_eta_when_law_predicts:Lanczos sharpness of the full net vs the "
+              "aligned-path spectrum, every step up to the crossing", at=steps[:stop],
+              y=lambda v, lo=offset, n=stop: np.asarray(v, dtype=float)[lo:lo + n])
+        offset += held
         ax.plot(steps, S[:shown + 1], "o", ms=2.5, mfc="none", color=color, label=f"2/η = {2 / eta:.2f}")
         ax.axhline(2 / eta, color=color, ls="--", lw=0.8)
     threshold(ax, tlh.class_sharpness(pi, 2), "class law", vertical=False, color=MUTED)
