@@ -2,8 +2,9 @@ r"""Simulators for the linear stability of SGD: minibatches, delayed gradients, 
 
 * :func:`kron_enumerated` -- :math:`E[H_{\mathcal B}\otimes H_{\mathcal B}]` by enumerating every batch.
 * :func:`moment_growth` -- the *exact* second moment :math:`\Sigma_{t+1} = E_{\mathcal B}[(I - \eta H_{\mathcal B})\Sigma_t(I - \eta H_{\mathcal B})]`,
-  the expectation taken by enumerating all :math:`\binom nB` batches at every step (batches are independent
-  across steps, so this is the exact enumeration of batch sequences). Its growth rate per step
+  the expectation taken by enumerating all :math:`\binom nB` batches (batches are independent across steps, so
+  this is the exact enumeration of batch sequences), summed once into the :math:`d^2\times d^2` operator that
+  every step applies. Its growth rate per step
   tends to :math:`\log\rho(\mathcal M_B)`.
 * :func:`sgd_paths` -- Monte Carlo paths :math:`\theta_{t+1} = (I - \eta H_{\mathcal B_t})\theta_t` with batches drawn
   uniformly without replacement at every step (any :math:`n`); for short horizons and many paths.
@@ -229,17 +230,23 @@ def _moment_run(point, *, n_steps):
     r"""One exact second-moment trajectory: :math:`\Sigma \leftarrow \sum_k w_k A_k\Sigma A_k`, renormalized by its trace.
 
     ``point`` holds the step ``eta``, the batch-mean table ``mats`` :math:`(K, d, d)` with its weights
-    ``w`` :math:`(K,)` (zero on padding) and the start ``sigma0``.
+    ``w`` :math:`(K,)` (zero on padding) and the start ``sigma0``. The mixture is summed once into the
+    :math:`d^2 \times d^2` operator :math:`\mathcal M = \sum_k w_k A_k \otimes A_k^\top` (row-major ``vec``:
+    :math:`\mathrm{vec}(A\Sigma A) = (A\otimes A^\top)\,\mathrm{vec}\,\Sigma`, and :math:`A_k^\top = A_k` up to the
+    round-off of the Hessians' symmetry), and a step is one :math:`d^2`-vector product: :math:`d^4` multiply-adds
+    instead of :math:`2Kd^3` (81 against 3780 at :math:`d = 3`, :math:`K = 70`), the same sums re-associated.
     """
-    eye = jnp.eye(point["mats"].shape[-1])
-    a = eye - point["eta"] * point["mats"]
-    w, sigma0 = point["w"], point["sigma0"]
-    tr0 = jnp.trace(sigma0)
+    d = point["mats"].shape[-1]
+    a = jnp.eye(d) - point["eta"] * point["mats"]
+    op = jnp.einsum("k,kia,kbj->ijab", point["w"], a, a).reshape(d * d, d * d)
+    sigma0 = point["sigma0"].reshape(d * d)
+    diag = jnp.arange(d) * (d + 1)  # positions of the diagonal in the row-major vec
+    tr0 = jnp.sum(sigma0[diag])
 
     def step(carry, _):
         s, logtr = carry
-        s = jnp.tensordot(w, a @ s @ a, axes=1)
-        tr = jnp.trace(s)
+        s = op @ s
+        tr = jnp.sum(s[diag])
         logtr = logtr + jnp.log(tr)
         return (s / tr, logtr), logtr
 
