@@ -249,6 +249,45 @@ def _fig_series_radius(results: dict[str, Result], out: Path) -> list[Path]:
                           "kind, in the palette's first colour")
 
 
+def _fig_hessian_scale(results: dict[str, Result], out: Path) -> list[Path]:
+    """App. 5.4-5.5: τ_H/ρ_a and the loss-inflation onset per random direction and stage; the crossover margin."""
+    a = results.get("sao2026.hessian_scale_exceeds_rho_a")
+    b = results.get("sao2026.loss_inflation_at_rho_a_not_hessian")
+    c = results.get("sao2026.crossover_margin_eq48")
+    if a is None or b is None or c is None or "ratio" not in a.arrays or "onset" not in b.arrays:
+        return []
+    fig, axes = figure(2, 1, width=4.0, height=3.2)
+    ax = axes[0]
+    ratio, onset = a.arrays["ratio"], b.arrays["onset"][:, 1:]
+    names = ("early", "middle", "late")
+    for k in range(ratio.shape[0]):
+        jitter = np.linspace(-0.12, 0.12, ratio.shape[1])
+        ax.semilogy(k + jitter, ratio[k], "o", color=PALETTE[2], mfc="none", ms=4,
+                    label=r"$\tau_H/\rho_a=(2/v^\top Hv)/\rho_a$" if k == 0 else None)
+        ax.semilogy(k + jitter[:onset.shape[1]] + 0.3, onset[k], "s", color=SIM, mfc="none", ms=4,
+                    label=r"onset $r$ (loss ratio $\geq 2$)" if k == 0 else None)
+    threshold(ax, 1.0, r"$r=1$ ($\rho_a$)", vertical=False)
+    ax.set_xticks(range(ratio.shape[0]), [f"{n}\n({s} steps)" for n, s in zip(names, a.arrays["stages"])])
+    ax.set_xlim(-0.5, ratio.shape[0] - 0.3)
+    ax.set_ylim(0.3, 3 * float(ratio.max()))
+    ax.set_ylabel(r"step in units of $\rho_a$")
+    ax.set_title("random directions, linear classifier (App. 5.4)")
+    ax.legend(fontsize=7, loc="upper left")
+    ax = axes[1]
+    q = np.geomspace(4.0, 2e4, 300)
+    line = ax.semilogx(q, T.hessian_crossover_margin(2 * q / math.pi), color=THEORY,
+                       label=r"theory $\delta^*=2\,\mathrm{arccosh}\sqrt{Q/4}$")[0]
+    draws(line, "sao2026.crossover_margin_eq48:crossover margin δ* (bisection on autodiff τ_H vs ρ_a) vs 2 arccosh "
+                "√(π|Δ|/8)", at=c.arrays["q"])
+    ax.semilogx(c.arrays["q"], c.arrays["measured"], "o", color=SIM, mfc="none", label=r"bisection on $\tau_H=\rho_a$ (JAX)")
+    threshold(ax, 4.0, r"$Q=4$: no crossover below")
+    ax.set_xlabel(r"$Q=\pi|\Delta|/2$")
+    ax.set_ylabel(r"crossover margin $\delta^*$")
+    ax.set_title("Hessian-to-ghost crossover (eqs. 45-48)")
+    ax.legend(fontsize=7, loc="lower right")
+    return save(fig, "softmax_radius_hessian_scale", out)
+
+
 def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     """All softmax_radius figures from the claims' arrays and the cached experiments at ``budget``."""
     out = Path(out)
@@ -258,5 +297,6 @@ def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     paths += _fig_series_radius(results, out)
     paths += _fig_rsweeps(budget, out)
     paths += _fig_temperature(results, out)
+    paths += _fig_hessian_scale(results, out)
     paths += _fig_spike(budget, out)
     return paths
