@@ -367,10 +367,47 @@ def _constrained(results: dict[str, Result], out: Path, budget: Budget) -> list[
     return save(fig, "eos_constrained", out, claims=["damian2023.gd_follows_constrained_trajectory"])
 
 
+def _central_iterate(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
+    """GD's averaged iterate against the central flow with a matrix sigma^2 (distances relative to gradient flow's travel),
+    and the two edge flows' Euler remainders in the sharpness with the second eigenvalue's arrival at 2/eta."""
+    from paper_checks.eos.constrained import RUN, distances
+
+    ex = E.constrained(budget)
+    t, m = ex["t"], ex["mean_theta"]
+    T = th.critical_sharpness(float(ex["eta"]))
+    travel = np.linalg.norm(m[:, RUN["gradient"]] - ex["theta0"][:, RUN["gradient"], None], axis=-1)
+    fig, axes = figure(2, width=4.3, height=3.3)
+    ax = axes[0]
+    for i in range(min(2, m.shape[0])):
+        ls = "-" if i == 0 else ":"
+        ax.plot(t, distances(m, "gd", "central")[i] / travel[i], "o" + ls, ms=3, color=SIM, lw=0.8,
+                label="GD to the central flow" if i == 0 else None)
+        ax.plot(t, distances(m, "gd", "gradient")[i] / travel[i], "s" + ls, ms=3, color=ACCENT, lw=0.8,
+                label="GD to gradient flow" if i == 0 else None)
+    ax.set(xlabel="step", ylabel="distance / gradient flow's travel", ylim=(0, 1.0),
+           title="GD's averaged iterate (solid: first init, dotted: second)")
+    ax.legend(loc="upper right", fontsize=6)
+    ax = axes[1]
+    dt = 1.0 / int(ex["substeps"])
+    for run, label, color, style in (("central", "central flow, matrix σ² (top two)", THEORY, "-"),
+                                     ("constrained", "one-direction flow", MUTED, "--")):
+        held = ex["active"][0, RUN[run]].astype(bool)
+        rem = np.where(held, ex["euler_remainder"][0, RUN[run]] / (float(ex["relax"]) * dt * T), np.nan)
+        ax.semilogy(t, rem, style, color=color, lw=1.4, label=label)
+    both = ex["second"][0, RUN["central"]] >= T * (1 - 1e-3)
+    if both.any():
+        _edge(ax, t[np.argmax(both)], "second direction at 2/η", at=0.5)
+    # two decades of headroom above the largest allowance for the legend
+    ax.set(xlabel="step", ylabel="Euler allowance max|e|/(ω dt) / (2/η)", title="edge flows' hold tolerance, first init",
+           ylim=(1e-9, 1e2))
+    ax.legend(loc="upper right", fontsize=6)
+    return save(fig, "eos_central_iterate", out, claims=["cohen2025.network_central_flow_iterate"])
+
+
 def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     """Every figure of the topic (claim results in ``results``; other data from the topic's experiments)."""
     paths: list[Path] = []
     for draw in (_sharpness, _central_flow, _window, _catapult, _rod_flow, _crosslinks, _loss_nonmonotone,
-                 _catapult_flattening, _catapult_time, _constrained):
+                 _catapult_flattening, _catapult_time, _constrained, _central_iterate):
         paths += draw(results, out, budget)
     return paths
