@@ -16,6 +16,7 @@ import theory.sgd_stability as th
 from figures import _style as st
 from paper_checks import Budget, get_claim
 from paper_checks.sgd_stability import experiments as ex
+from paper_checks.sgd_stability import mulayoff2024_covariance as cov
 
 M, W, L, P = "mulayoff2024.", "wusu2023.", "levinmay1976.", "polyak1964."
 
@@ -272,6 +273,53 @@ def necessary_conditions(budget: Budget, out: Path) -> list[Path]:
     return st.save(fig, "sgd_stability_necessary_conditions", out, claims=[M + "necessary_conditions"])
 
 
+def covariance_limit(budget: Budget, out: Path) -> list[Path]:
+    """tr Σ_∞ over η/η*(B) at a non-interpolating minimum: closed form (lines), exact moments and SGD paths (markers);
+    at B = 2 the rivals (dashed), against η itself, with η*(2) and 2/λ_max marked."""
+    pr = cov.problem()
+    h, g = pr["hessians"], pr["gradients"]
+    run, paths = cov.covariance_enumerated(budget), cov.covariance_paths(budget)
+    lam = float(np.linalg.eigvalsh(h.mean(axis=0))[-1])
+    frac = np.linspace(0.02, 0.995, 120)
+    fig, (ax, bx) = st.figure(2, 1, width=4.3)
+    for k, b in enumerate(cov.SIZES):
+        color, edge = st.PALETTE[k], th.ms_threshold(h, b)
+        line = [np.trace(th.stationary_covariance(h, g, b, f * edge)) for f in frac]
+        ax.plot(frac, line, color=color, label=f"closed form, B = {b}")
+        rows = run["batch_size"] == b
+        ax.plot(run["fraction"][rows], np.trace(run["sigma"][rows], axis1=1, axis2=2), "s", color=color, mfc="none",
+                label="exact moments" if k == 0 else None)
+        tr, se = np.trace(paths["mean"][k]), np.sqrt(np.sum(np.diag(paths["se"][k]) ** 2))
+        ax.errorbar([cov.PATH_FRACTION], [tr], yerr=[4 * se], fmt="o", color=color, mfc="none", capsize=2,
+                    label="SGD paths (± 4 SE)" if k == 0 else None)
+    st.threshold(ax, 1.0, "η = η*(B)")
+    ax.set(yscale="log", xlabel="η / η*(B)  (n = 8, least squares, noisy targets)", ylabel=r"tr $\Sigma_\infty$",
+           title="the limit diverges at the mean-square threshold", xlim=(0, 1.12))
+    ax.legend(fontsize=7, loc="upper left", ncol=2)
+    b, edge = 2, th.ms_threshold(h, 2)
+    etas = np.linspace(0.02, 0.995, 120) * edge
+    wide = np.linspace(0.02, 0.995, 120) * 2 / lam
+    bx.plot(etas, [np.trace(th.stationary_covariance(h, g, b, e)) for e in etas], color=st.THEORY,
+            label=r"closed form $\eta p(2C-\eta D)^{\dagger}\Sigma_g$")
+    rows = run["batch_size"] == b
+    bx.plot(run["eta"][rows], np.trace(run["sigma"][rows], axis1=1, axis2=2), "s", color=st.SIM, mfc="none",
+            label="exact moments, B = 2")
+    riv = cov.rival_covariances(h, g, np.full(wide.size, b), wide)
+    styles = {"GD's Lyapunov equation with the batch-gradient noise p Σ_g (no multiplicative noise)":
+              ("--", "rival: GD's Lyapunov eq., noise pΣ_g"),
+              "small-η: HΣ + ΣH = η p Σ_g": (":", "rival: small-η, HΣ + ΣH = ηpΣ_g")}
+    for (key, (ls, label)), color in zip(styles.items(), (st.ACCENT, st.MUTED)):
+        bx.plot(wide, np.trace(riv[key], axis1=1, axis2=2), ls, color=color, label=label)
+    st.threshold(bx, edge, "η*(2)")
+    st.threshold(bx, 2 / lam, "2/λ_max")
+    bx.set(yscale="log", xlabel="η  (B = 2)", ylabel=r"tr $\Sigma_\infty$", title="rivals miss the edge and the level")
+    bx.legend(fontsize=7, loc="lower right")
+    return st.save(fig, "sgd_stability_covariance_limit", out,
+                   claims=[M + "covariance_limit", M + "covariance_exists_below_threshold"],
+                   unaudited="the lines draw tr Σ_∞ over a dense grid of η; the checks hold normalized matrix entries "
+                             "and path averages at a few points, and the edge check a threshold")
+
+
 def heavy_ball_rate(budget: Budget, out: Path, results: dict) -> list[Path]:
     """Tuned heavy ball's measured rate against (√κ−1)/(√κ+1), with gradient descent's best as the rival."""
     cid = "steplab.heavy_ball_optimal_rate"
@@ -307,7 +355,7 @@ def make(results: dict, out: Path, budget: Budget) -> list[Path]:
     out = Path(out)
     paths: list[Path] = []
     for draw in (threshold_batch, ms_vs_as, naive_trap, delays, momentum_region, momentum_variance, diagonal_net,
-                 sharpness_norm, moderate_batch, necessary_conditions):
+                 sharpness_norm, moderate_batch, necessary_conditions, covariance_limit):
         paths += draw(budget, out)
     paths += heavy_ball_rate(budget, out, results)  # the one figure drawn from a claim's Result
     return paths

@@ -26,6 +26,10 @@ the measurement, obtained without that function, rejects the mutated prediction.
   naive rate leaves the interval between its paths' mean and largest :math:`2\gamma_p`.
 * ``steplab.almost_sure_threshold_is_larger`` -- the Lyapunov exponent divided by :math:`T` instead of :math:`T - b`: the
   exponent at a quarter of the crossing misses the commuting closed form.
+* ``mulayoff2024.covariance_limit`` and ``mulayoff2024.covariance_exists_below_threshold`` -- the mixture weight with
+  :math:`n` where :math:`n - 1` belongs (the limit 13 % to 90 % off, the threshold moved): the exact moments and the
+  paths reject the limit, the located edge the threshold; and the limit without the multiplicative term
+  (:math:`(2C)^{-1}` for :math:`(2C - \eta D)^\dagger`, the small-step solution), rejected by both measurements.
 
 Claims-only mutation score (``python -m tests.mutation --topic sgd_stability --claims-only --n 16 --seed 0``): 10/16
 before these, 14/16 after; the two left are the divergence flag of ``moment_growth`` (read by no claim) and the default

@@ -32,7 +32,7 @@ from paper_checks.sgd_stability import experiments as ex
 from paper_checks.sgd_stability.mulayoff2024 import PAPER
 
 __all__ = ["SEED", "SIZES", "problem", "covariance_enumerated", "covariance_paths", "covariance_edge",
-           "covariance_limit_checks", "covariance_edge_checks"]
+           "rival_covariances", "covariance_limit_checks", "covariance_edge_checks"]
 
 SEED = ex.SEED + 40
 SIZES = (1, 2, 4)            # batch sizes (n = 8)
@@ -202,7 +202,11 @@ def _fixed_point(h: np.ndarray, g: np.ndarray, eta: float, p: float) -> np.ndarr
     return (eta * p * np.linalg.solve(2 * c - eta * dm, (g.T @ g / n).reshape(-1))).reshape(d, d)
 
 
-def _rivals(h: np.ndarray, g: np.ndarray, sizes, etas) -> dict:
+def rival_covariances(h: np.ndarray, g: np.ndarray, sizes, etas) -> dict:
+    r"""The rivals' limits at each (``sizes``, ``etas``) pair, label -> :math:`(m, d, d)`: batches with replacement
+    (:math:`p = 1/B`), :math:`p` with :math:`n` for :math:`n - 1`, gradient descent's discrete Lyapunov equation
+    :math:`\Sigma = (I - \eta H)\Sigma(I - \eta H) + \eta^2 N` with :math:`N = p\Sigma_g` or :math:`\Sigma_g/B`, and the
+    small-step solution of :math:`H\Sigma + \Sigma H = \eta p\Sigma_g`."""
     n, d = h.shape[0], h.shape[1]
     hbar, sg = h.mean(axis=0), g.T @ g / n
     out = {"batches with replacement: p = 1/B in the noise and in D": [],
@@ -242,14 +246,14 @@ def covariance_limit_checks(hessians, gradients, sizes, etas, enumerated, path_s
     h, g = np.asarray(hessians, float), np.asarray(gradients, float)
     pred = np.array([th.stationary_covariance(h, g, int(b), e) for b, e in zip(sizes, etas)])
     scale = np.trace(pred, axis1=1, axis2=2)[:, None]
-    rivals = _rivals(h, g, sizes, etas)
+    rivals = rival_covariances(h, g, sizes, etas)
     exact = Exact("Σ_∞ entries / tr Σ_∞ (exact moments, 2^30 steps), B = 1, 2, 4 × η/η*(B) up to 0.99",
                   predicted=_upper(pred) / scale, measured=_upper(np.asarray(enumerated)) / scale, atol=1e-9,
                   rivals={k: _upper(v) / scale for k, v in rivals.items()},
                   why="float64 round-off of 30 squarings of the 13 x 13 one-step map, amplified by at most "
                       "1/(1 − ρ(M_B)) ≈ 100 at 0.99 η*; the start's share ρ^(2^30) underflows to 0")
     ppred = np.array([th.stationary_covariance(h, g, int(b), e) for b, e in zip(path_sizes, path_etas)])
-    prival = _rivals(h, g, path_sizes, path_etas)
+    prival = rival_covariances(h, g, path_sizes, path_etas)
     keep = ("p = (n − B)/(Bn) (n where n − 1 belongs)",
             "GD's Lyapunov equation with the batch-gradient noise p Σ_g (no multiplicative noise)",
             "GD's Lyapunov equation with noise Σ_g / B", "small-η: HΣ + ΣH = η p Σ_g")
@@ -277,7 +281,7 @@ def covariance_limit(budget: Budget) -> Result:
     r"""Exact enumerated moments (12 points, :math:`B = 1, 2, 4`, :math:`\eta/\eta^*(B)` up to 0.99) and SGD paths at
     :math:`\eta^*(B)/2` against the closed form; the rivals of :func:`covariance_limit_checks`.
 
-    Plausible mistake it catches: the weight :math:`p` with :math:`n` where :math:`n - 1` belongs (14 % to 90 % off)."""
+    Plausible mistake it catches: the weight :math:`p` with :math:`n` where :math:`n - 1` belongs (13 % to 90 % off in the trace)."""
     pr = problem()
     run, paths = covariance_enumerated(budget), covariance_paths(budget)
     bias = float(np.max(np.abs(run["sigma_short"] - run["sigma"][np.isclose(run["fraction"], PATH_FRACTION)])))
