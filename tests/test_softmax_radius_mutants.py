@@ -177,3 +177,24 @@ def test_linearized_accuracy_over_the_wrong_axis_fails_the_onset_claim(monkeypat
     failed = _claim_fails_with(monkeypatch, "sao2026.loss_inflation_at_rho_a_not_hessian", T, "linearized_accuracy",
                                mutant)
     assert failed == ["error: ValueError"]
+
+
+def test_attention_singularities_find_none_inside_a_radius_short_of_the_nearest():
+    """Survivor of the claims at the quick budget and of the unit tests (seed 0, at 236e50b): the ladder of circles that
+    brackets the nearest inner singularity ran over ``top * k * 12`` instead of ``top * k / 12``, i.e. past the search
+    radius, so a singularity beyond the radius was reported as found. (Only the full budget's attention series read
+    the function.) The nearest attention-denominator zero of a fresh attention model along a constant direction is
+    located inside a wide radius; searched inside half of it, there is none (inf); the mutated ladder returns the
+    zero beyond the radius instead."""
+    from tests.mutation import mutant_module
+    import sims.softmax_radius.continuation as C
+
+    params = {k: np.asarray(w) for k, w in S.make_model("attention").init(jax.random.key(0)).items()}
+    v = {k: np.full(np.shape(w), 0.1) for k, w in params.items()}
+    x, rows = np.asarray(S.digits()["x_train"][:2]), np.array([0, 1])
+    wide = S.attention_singularities(params, v, x, rows, np.array([50.0, 50.0]), points=128, steps=12)
+    assert np.all(np.isfinite(wide["radius"])) and wide["denominator"].all()
+    half = 0.5 * wide["radius"]
+    assert np.all(np.isinf(S.attention_singularities(params, v, x, rows, half, points=128, steps=12)["radius"]))
+    mutant = mutant_module(C, "rad = top * k / _LADDER", "top * k / _LADDER", "operator", "Div -> Mult")
+    assert np.all(np.isfinite(mutant.attention_singularities(params, v, x, rows, half, points=128, steps=12)["radius"]))
