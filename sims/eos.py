@@ -713,6 +713,23 @@ def _psd_part(A: jax.Array) -> jax.Array:
     return (V_ * jnp.maximum(w, 0.0)) @ V_.T
 
 
+def _sigma_matrix(Q: jax.Array, B: jax.Array, start: jax.Array, n_iter: int = SIGMA_ITERS) -> jax.Array:
+    """:func:`central_flow_sigma_matrix` without the argument checks (called at every substep of the flows)."""
+    k = B.shape[0]
+    Qm = Q.reshape(k * k, k * k)
+    step = 1.0 / jnp.maximum(jnp.linalg.eigvalsh(0.5 * (Qm + Qm.T))[-1], 1e-300)
+    apply = lambda S: (Qm @ S.reshape(-1)).reshape(k, k)  # noqa: E731
+
+    def body(_, state):
+        S, Y, t = state
+        S_new = _psd_part(Y - step * (apply(Y) - B))
+        t_new = 0.5 * (1.0 + jnp.sqrt(1.0 + 4.0 * t * t))
+        return S_new, S_new + ((t - 1.0) / t_new) * (S_new - S), t_new
+
+    S0 = _psd_part(start)
+    return lax.fori_loop(0, n_iter, body, (S0, S0, jnp.ones((), B.dtype)))[0]
+
+
 def central_flow_sigma_matrix(Q: jax.Array, B: jax.Array, start: jax.Array, n_iter: int = SIGMA_ITERS) -> jax.Array:
     r"""The central flow's oscillation covariance :math:`\Sigma` on a k-dimensional edge subspace (k x k, PSD).
 
@@ -730,21 +747,17 @@ def central_flow_sigma_matrix(Q: jax.Array, B: jax.Array, start: jax.Array, n_it
     directions held at it. These are the optimality conditions of the convex problem
     :math:`\min_{\Sigma\succeq0}\tfrac12\langle\Sigma,\mathcal Q\Sigma\rangle - \langle B,\Sigma\rangle`, solved by
     ``n_iter`` accelerated projected-gradient steps (step :math:`1/\lambda_{\max}(\mathcal Q)`) from ``start``. For
-    k = 1 the solution is :func:`central_flow_sigma2`. ``Q``: (k, k, k, k), ``B`` and ``start``: (k, k).
+    k = 1 the solution is :func:`central_flow_sigma2`. ``Q``: (k, k, k, k), ``B`` and ``start``: (k, k);
+    ``n_iter`` >= 1.
     """
+    B = V.traceable("B", B, ndim=2)
     k = B.shape[0]
-    Qm = Q.reshape(k * k, k * k)
-    step = 1.0 / jnp.maximum(jnp.linalg.eigvalsh(0.5 * (Qm + Qm.T))[-1], 1e-300)
-    apply = lambda S: (Qm @ S.reshape(-1)).reshape(k, k)  # noqa: E731
-
-    def body(_, state):
-        S, Y, t = state
-        S_new = _psd_part(Y - step * (apply(Y) - B))
-        t_new = 0.5 * (1.0 + jnp.sqrt(1.0 + 4.0 * t * t))
-        return S_new, S_new + ((t - 1.0) / t_new) * (S_new - S), t_new
-
-    S0 = _psd_part(start)
-    return lax.fori_loop(0, n_iter, body, (S0, S0, jnp.ones((), B.dtype)))[0]
+    if B.shape != (k, k):
+        raise ValueError(f"B: expected a square (k, k) matrix, got shape {B.shape}")
+    Q = V.traceable("Q", Q, shape=(k, k, k, k))
+    start = V.traceable("start", start, shape=(k, k))
+    n_iter = V.integer("n_iter", n_iter, low=1)
+    return _sigma_matrix(Q, B, start, n_iter)
 
 
 def _track_run(point, X, Y, *, widths, n_windows: int, window: int, substeps: int, relax: float):
@@ -788,7 +801,7 @@ def _track_run(point, X, Y, *, widths, n_windows: int, window: int, substeps: in
         G = jax.jacrev(restricted)(th, U)  # (k, k, P)
         R = U.T @ U_prev
         B = 2.0 * jnp.einsum("ijp,p->ij", G, -g) + (2.0 * relax / eta) * (jnp.diag(w[-k:]) - threshold * jnp.eye(k))
-        Sig = central * central_flow_sigma_matrix(jnp.einsum("ijp,klp->ijkl", G, G), B, R @ Sig @ R.T)
+        Sig = central * _sigma_matrix(jnp.einsum("ijp,klp->ijkl", G, G), B, R @ Sig @ R.T)
         drift = g + 0.5 * s2 * gS + 0.5 * jnp.einsum("ij,ijp->p", Sig, G)
         flow_new = th - (eta / substeps) * drift
         step_now = (i % period) == period - 1
