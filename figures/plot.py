@@ -462,8 +462,8 @@ def draws(artist, check: str, *, at: Any = None, y: Callable[[Any], Any] | None 
 
     Args:
         artist: the line (or markers) drawn as theory.
-        check: ``"claim.id:quantity"`` (the check's ``quantity`` string) or ``"claim.id"`` when the claim has
-            one check with a numeric prediction.
+        check: ``"claim.id:quantity"`` (the check's ``quantity`` string, or the start of exactly one check's) or
+            ``"claim.id"`` when the claim has one check with a numeric prediction.
         at: the x (in the axes' data coordinates) of the check's values, one per element of its prediction; or,
             with ``y``, the x at which ``y`` gives the series' values. Default: the series' own points, in order,
             hold the values (markers drawn at the check's points; with ``y``, its values there).
@@ -681,8 +681,10 @@ def _declared_check(results: Mapping[str, Any], claim_ids: Sequence[str], d: _Dr
     """The check a declaration names, or a message saying why there is none."""
     if d.claim not in claim_ids:
         return f"draws {d.claim!r}, which is not among the figure's claims {tuple(claim_ids)}"
-    checks = [c for c in getattr(dict.get(results, d.claim), "checks", ()) or ()
-              if not getattr(c, "discrete", True) and (d.quantity is None or c.quantity == d.quantity)]
+    numeric = [c for c in getattr(dict.get(results, d.claim), "checks", ()) or () if not getattr(c, "discrete", True)]
+    checks = [c for c in numeric if d.quantity is None or c.quantity == d.quantity]
+    if not checks and d.quantity is not None:  # a quantity named by its start (its tail may carry budget-sized text)
+        checks = [c for c in numeric if c.quantity.startswith(d.quantity)]
     if len(checks) != 1:
         found = [c.quantity for c in getattr(dict.get(results, d.claim), "checks", ()) or ()]
         what = "no" if not checks else "more than one"
