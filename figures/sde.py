@@ -14,6 +14,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
 import theory.sde as th
 from figures import _style as st
+from figures.plot import draws
 from paper_checks import Budget, get_claim
 from paper_checks.sde import experiments as ex
 from paper_checks.sde import normalization as sde_normalization
@@ -64,7 +65,9 @@ def thresholds(budget: Budget, out: Path) -> list[Path]:
     _eta_ticks(bx, [0.1, 0.3, 1, 3])
     bx.grid(False)
     return st.save(fig, "sde_thresholds", out, claims=[P + "classic_equations_miss_step_restriction",
-                                                       P + "quadratic_log_rates", P + "quartic_thresholds"])
+                                                       P + "quadratic_log_rates", P + "quartic_thresholds"],
+                   unaudited="the log-rates are drawn over ηλ, while the checks hold numbers read off them (the slope "
+                             "at ηλ = 2, the gap at ηλ = 1e-3, the escape thresholds) and counts of runs")
 
 
 def weak_error(budget: Budget, out: Path) -> list[Path]:
@@ -94,9 +97,13 @@ def dcsgd_stability(budget: Budget, out: Path) -> list[Path]:
         gam = [th.dcsgd_lyapunov(v / (ex.DCSGD_A * F), ex.DCSGD_A, 4, np.asarray(om), s1) for v in cc]
         label = f"ω = {'/'.join(f'{v:g}' for v in sorted(set(om)))}, σ₁ = {s1:g}"
         color = st.PALETTE[i]
-        ax.plot(cc, rho, color=color, label=label)
+        factor = ax.plot(cc, rho, color=color, label=label)[0]
         ax.errorbar(c, r["rho"][i], yerr=2 * r["rho_se"][i], fmt="o", color=color, mfc="none")
-        bx.plot(cc, gam, color=color)
+        exponent = bx.plot(cc, gam, color=color)[0]
+        # each cell's exact curves hold that cell's row of the checks at the simulated c
+        draws(factor, P + "dcsgd_ms_threshold:mean-square factor", at=c, y=lambda v, i=i: np.asarray(v, dtype=float)[i])
+        draws(exponent, P + "normalization_prevents_divergence:Lyapunov exponent", at=c,
+              y=lambda v, i=i: np.asarray(v, dtype=float)[i])
         bx.errorbar(c, r["gamma"][i], yerr=2 * r["gamma_se"][i], fmt="o", color=color, mfc="none")
         bx.plot(cc, 0.5 * np.log(rho), ":", color=color, lw=1)
     for a in (ax, bx):
@@ -144,8 +151,9 @@ def cauchy(budget: Budget, out: Path) -> list[Path]:
     late = np.arange(1, steps + 1) >= steps // 8  # the recursion describes the paths once they reached x* = 0
     for law, style in (("cauchy", "-"), ("gaussian", ":")):
         v = th.sign_linear_variance(etas, th.sign_contraction(2.0, 1.0, law), ex.CAUCHY_AGENTS)
-        ax.plot(np.arange(1, steps + 1)[late], v[late], style, color=st.THEORY,
-                label=f"v_k, {law} mean-sign slope (theory)")
+        # the Gaussian law is the check's rival: drawn as one
+        ax.plot(np.arange(1, steps + 1)[late], v[late], style, color=st.THEORY if law == "cauchy" else st.MUTED,
+                label=f"v_k, {law} mean-sign slope (theory)" if law == "cauchy" else f"rival: v_k, {law} mean-sign slope")
     ax.axvspan(steps // 2, steps, color=st.MUTED, alpha=0.15, lw=0)
     ax.set(xscale="log", yscale="log", ylim=(1e-5, 10), xlabel="step k  (shaded: the claim's windows)", ylabel="f − f*",
            title="Cauchy noise, η_k = 0.1/√(k+1), 2cosh x")
@@ -159,7 +167,9 @@ def cauchy(budget: Budget, out: Path) -> list[Path]:
             bx.fill_between(d["k"], lo, hi, color=color, alpha=0.2)
     bx.set(yscale="log", xlabel="step k", ylabel="f − f* of finite runs (10–50–90 %)", title="DCSGD, same noise")
     bx.legend(fontsize=7)
-    return st.save(fig, "sde_cauchy", out, claims=[P + "sign_converges_under_cauchy"])
+    return st.save(fig, "sde_cauchy", out, claims=[P + "sign_converges_under_cauchy"],
+                   unaudited="v_k is held by the check only through the ratio mean gap / v_k over two windows (value "
+                             "1 in each), which no curve draws")
 
 
 def mean_sign(budget: Budget, out: Path) -> list[Path]:
@@ -169,7 +179,8 @@ def mean_sign(budget: Budget, out: Path) -> list[Path]:
     fig, ax = st.figure(1, 1, width=4.6)
     for j, (law, nu) in enumerate(ex.SIGN_LAWS):
         name = {"gaussian": "Gaussian: erf", "student_t": "Student-t₃", "cauchy": "Cauchy: (2/π) arctan"}[law]
-        ax.plot(fine, th.mean_sign(fine, 1.0, law, nu=nu), color=st.PALETTE[j], label=name)
+        law_line = ax.plot(fine, th.mean_sign(fine, 1.0, law, nu=nu), color=st.PALETTE[j], label=name)[0]
+        draws(law_line, P + "mean_sign_laws", at=u, y=lambda v, j=j: np.asarray(v, dtype=float)[j])
         ax.plot(u, r[f"{law}_mean"], "o", color=st.PALETTE[j], mfc="none")
     ax.set(xlabel="g/σ", ylabel="E sign(g + σZ)", title="mean sign: lines closed form, markers Monte Carlo")
     ax.legend(fontsize=7)
@@ -199,8 +210,11 @@ def ms_table(results: dict, budget: Budget, out: Path) -> list[Path]:
         theory = np.asarray(r[f"eta_{model}"], float)
         off = (j - 1.5) * 0.16
         shown = np.where(np.isfinite(theory), theory, top)
-        ax.plot(x + off, shown, "_", ms=14, mew=2, color=MODEL_COLOR[model], label=f"{MODEL_LABEL[model]} (theory)")
-        if model == "discrete":
+        ticks = ax.plot(x + off, shown, "_", ms=14, mew=2, color=MODEL_COLOR[model],
+                        label=f"{MODEL_LABEL[model]} (theory)")[0]
+        if model == "discrete":  # the check holds 1/η* of DCSGD per cell
+            draws(ticks, P + "ms_threshold_per_model:1/eta* of DCSGD", at=x + off,
+                  y=lambda v: 1.0 / np.asarray(v, dtype=float))
             ax.errorbar(x + off, r["eta_measured"], yerr=4 * r["eta_measured_se"], fmt="o", mfc="none",
                         color=MODEL_COLOR[model], label="DCSGD one-step factor (simulated)")
         else:
@@ -230,7 +244,9 @@ def weak_new_sdes(results: dict, budget: Budget, out: Path) -> list[Path]:
         ax.errorbar(eta, err, yerr=2 * se, fmt="o", color=color,
                     label=f"{'DCSGD' if method == 'dcsgd' else 'DSignSGD'} vs its {kind.replace('_', '-')} SDE "
                           f"(slope {slope:.2f})")
-        ax.plot(eta, err[0] * eta / eta[0], "-", color=color, alpha=0.5)
+        guide = ax.plot(eta, err[0] * eta / eta[0], "-", color=color, alpha=0.5)[0]
+        draws(guide, f"{P}weak_order_new_sdes:{res.checks[j].quantity}", at=eta,  # weak order 1 through the first point
+              y=lambda order, err=err: err[0] * (eta / eta[0]) ** order)
     ax.set(xscale="log", yscale="log", xlabel="η", ylabel="|E f(x_K) − E f(X_T)|",
            title="weak error of the new SDEs on x⁴/4 (lines: slope 1)")
     _eta_ticks(ax, eta)
@@ -254,7 +270,10 @@ def normalization(results: dict, budget: Budget, out: Path) -> list[Path]:
     cc = np.linspace(0.05, 1.9, 200)
     for i, w in enumerate(ex.FLOOR_OMEGAS):
         F = sde_normalization.norm_factor(w)
-        bx.plot(cc, [sde_normalization.normalized_floor(c, w, F) for c in cc], color=st.PALETTE[i], label=f"theory, ω = {w:g}")
+        floor = bx.plot(cc, [sde_normalization.normalized_floor(c, w, F) for c in cc], color=st.PALETTE[i],
+                        label=f"theory, ω = {w:g}")[0]
+        draws(floor, P + "normalization_degree:late-time mean loss", at=ex.FLOOR_C,
+              y=lambda v, i=i: np.asarray(v, dtype=float)[i])
         bx.errorbar(ex.FLOOR_C, r["floor"][i], yerr=4 * r["floor_se"][i], fmt="o", mfc="none", color=st.PALETTE[i])
     st.threshold(bx, 2.0, "c = 2")
     bx.set(yscale="log", xlabel="c", ylabel="late-time E f", title="affine-noise floor (markers simulated)")
@@ -311,7 +330,9 @@ def sign_descent(results: dict, budget: Budget, out: Path) -> list[Path]:
     bx.set(xscale="log", yscale="log", xlabel="‖∇f‖ (2cosh, d = 8, x on the diagonal)", ylabel="step h",
            title="h* ~ ‖∇f‖² near the minimizer")
     bx.legend(fontsize=6)
-    return st.save(fig, "sde_sign_descent", out, claims=[P + "sign_descent_condition"])
+    return st.save(fig, "sde_sign_descent", out, claims=[P + "sign_descent_condition"],
+                   unaudited="the exact critical step is drawn along a ray of 2cosh in d = 8, where no check has "
+                             "points; the checks hold h* at the sampled starts, plotted against h_suff on the left")
 
 
 def sign_descent_phi(results: dict, budget: Budget, out: Path) -> list[Path]:
