@@ -701,3 +701,39 @@ def test_explicit_constants_condition_and_theorem43_form():
         he = T.sign_sufficient_step(g, 1.0, L0v, L1v, 4, "student_t", 1.5, rule="explicit")
         assert 0 < he <= T.sign_sufficient_step(g, 1.0, L0v, L1v, 4, "student_t", 1.5)
         assert T.sign_one_step_change(x, he, name, 1.0, 4, "student_t", 1.5) < 0
+
+
+def test_binomial_kept_count_is_the_per_agent_bernoulli_law():
+    """With one omega for every agent ``paths`` draws DCSGD's Bernoulli masks as their count K ~ Binomial(N, q) (one
+    32-bit word per coordinate, not N). One step from x = 1 on a x^2/2 at eta = 1 gives the direction D = 1 - x1.
+    Without noise D = K g/(Nq): the counts against scipy's Binomial(4, 0.4) pmf (chi-square, p below 1e-6 would be a
+    real difference). With multiplicative Gaussian noise the raw moments E D^k, k = 1..4, within 5 standard errors of
+    the per-agent closed form theory.sde.dcsgd_direction_moments. Student-t noise (no stable-law shortcut): a
+    two-sample Kolmogorov-Smirnov test against directions drawn agent by agent (sims.sde.direction, independent keys)."""
+    import scipy.stats
+
+    g, om, s1, n, agents = 1.5, 1.5, 0.7, 20_000, 4
+    q = 1 / (1 + om)
+    cfg = S.Config(problem="quadratic", algo="dcsgd", n_agents=agents, compressor="bernoulli", noise="gaussian",
+                   n_steps=1, n_record=1)
+    grid = {"key": jax.random.split(jax.random.key(21), 2 * n), "x0": np.ones((2 * n, 1)), "eta": np.ones(2 * n),
+            "lam": np.full(2 * n, g), "omega": np.full(2 * n, om), "sigma1": np.repeat([0.0, s1], n)}
+    d = 1.0 - np.asarray(S.paths(cfg, grid)["x"])[:, 0]
+    kept = d[:n] * agents * q / g
+    assert np.all(np.abs(kept - np.rint(kept)) < 1e-9)
+    counts = np.bincount(np.rint(kept).astype(int), minlength=agents + 1)
+    assert scipy.stats.chisquare(counts, n * scipy.stats.binom(agents, q).pmf(np.arange(agents + 1))).pvalue > 1e-6
+    exact = T.dcsgd_direction_moments(g, agents, np.full(agents, om), s1)
+    for k in range(1, 5):
+        se = np.std(d[n:] ** k) / math.sqrt(n)
+        assert abs(np.mean(d[n:] ** k) - exact[k]) < 5 * se, (k, np.mean(d[n:] ** k), exact[k], se)
+
+    tcfg = S.Config(problem="quadratic", algo="dcsgd", n_agents=agents, compressor="bernoulli", noise="student_t",
+                    nu=3.0, n_steps=1, n_record=1)
+    m = n // 2
+    tgrid = {"key": jax.random.split(jax.random.key(22), m), "x0": np.ones((m, 1)), "eta": np.ones(m),
+             "lam": np.full(m, g), "omega": np.full(m, om), "sigma1": np.full(m, s1)}
+    binomial = 1.0 - np.asarray(S.paths(tcfg, tgrid)["x"])[:, 0]
+    by_agent = np.asarray(jax.jit(jax.vmap(lambda k: S.direction(k, tcfg, jnp.array([g]), np.full(agents, om), 0.0,
+                                                                 s1)[0]))(jax.random.split(jax.random.key(23), m)))
+    assert scipy.stats.ks_2samp(binomial, by_agent).pvalue > 1e-6

@@ -8,7 +8,9 @@ schedule :math:`\eta_k`:
 * ``dsgd``: :math:`x^+ = x - \eta\eta_k\frac1N\sum_i g_i`;
 * ``dcsgd``: :math:`x^+ = x - \eta\eta_k\frac1N\sum_i C_i(g_i)`, unbiased compressors with variance
   :math:`\omega_i` (``bernoulli``: :math:`vB/q` per coordinate, :math:`\omega = 1/q - 1`; ``rand_k``:
-  keep :math:`k = d/(1+\omega)` random coordinates scaled by :math:`d/k`); agent-specific :math:`\omega_i`;
+  keep :math:`k = d/(1+\omega)` random coordinates scaled by :math:`d/k`); agent-specific :math:`\omega_i`
+  (with one :math:`\omega` for every agent, ``simulate``/``paths`` draw the Bernoulli masks of a coordinate as their
+  count :math:`K \sim \mathrm{Binomial}(N, q)` from one 32-bit word instead of N: the same law, fewer draws);
 * ``dcsgd_normalized``: the same with :math:`\eta` replaced by the normalization prescription
   :math:`\eta\,\eta_k / [(L_0 + L_1\|\nabla f(x)\|)(1 + (\bar\omega + d(\sigma_1^2\bar\omega+\sigma_1^2))/N)]`
   (uses the exact :math:`\|\nabla f\|`, the oracle the prescription is stated with; ``eta`` plays the

@@ -4,6 +4,7 @@ estimates of the mean sign :math:`E\,\mathrm{sign}(g + sZ)` and of the aggregate
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -81,20 +82,46 @@ def direction(key: jax.Array, cfg: Config, grad: jax.Array, omega, sigma0, sigma
     return _direction(cfg, grad, omega, sigma0, sigma1, *_draws(key, cfg, (), jnp.shape(grad)[0]))
 
 
-def _draws(key: jax.Array, cfg: Config, lead: tuple, d: int) -> tuple:
+def _draws(key: jax.Array, cfg: Config, lead: tuple, d: int, binomial: bool = False) -> tuple:
     r"""The random inputs of ``lead`` steps (time-major) of ``cfg.algo`` with :math:`N` agents in :math:`d` coordinates:
     standard noise values :math:`z` (the DCSGD family, unless ``noise="none"``) and the draws :math:`u` of a sign step's
     Bernoulli or of the compressor (:func:`_bits`, :func:`_compression_draws`), of shape ``lead + (N, d)``, or
     ``None`` where the algorithm needs none. Gaussian and Cauchy noise are stable laws, so :func:`_direction` needs
-    one value per coordinate (shape ``lead + (1, d)``) instead of one per agent."""
+    one value per coordinate (shape ``lead + (1, d)``) instead of one per agent. ``binomial``: Bernoulli masks with
+    one keep probability for all agents, drawn as the number of kept agents, one 32-bit word per coordinate
+    (shape ``lead + (1, d)``; :func:`_binomial_direction`)."""
     k_noise, k_comp = jax.random.split(key)
     shape = lead + (cfg.n_agents, d)
     if cfg.algo == "dsignsgd":
         return None, None if cfg.noise == "none" else _bits(k_noise, shape)
     agents = 1 if cfg.noise in _STABLE else cfg.n_agents
     z = None if cfg.noise == "none" else _standard(k_noise, cfg.noise, lead + (agents, d), cfg.nu)
+    if binomial:
+        return z, _bits(k_comp, lead + (1, d))
     compresses = cfg.algo in ("dcsgd", "dcsgd_normalized") and cfg.compressor != "none"
     return z, _compression_draws(k_comp, cfg.compressor, shape) if compresses else None
+
+
+def _binomial_ok(cfg: Config, omega) -> bool:
+    r"""Whether the compressed DCSGD family's masks may be drawn as their count (:func:`_binomial_direction`): Bernoulli
+    compression with the same :math:`\omega` for every agent, known before tracing (a scalar per run, or equal
+    per-agent entries along the last axis)."""
+    if cfg.algo not in ("dcsgd", "dcsgd_normalized") or cfg.compressor != "bernoulli" or _traced(omega):
+        return False
+    om = np.asarray(omega)
+    return om.ndim == 0 or bool(np.all(om == om[..., :1]))
+
+
+def _binomial_thresholds(q, n: int) -> jax.Array:
+    r"""The integers :math:`t_k = \lceil P(K < k)\,2^{32}\rceil`, :math:`k = 1..N`, of :math:`K \sim
+    \mathrm{Binomial}(N, q)`. For one uniform 32-bit word :math:`u`, :math:`K = \#\{k : u \ge t_k\}` has
+    :math:`P(K \ge k) = 1 - t_k/2^{32}`: the Binomial law to within :math:`2^{-32}` per atom, as each agent's mask
+    (:func:`sims.sde.noise._below`) is a Bernoulli(q) to within :math:`2^{-32}`."""
+    j = np.arange(n)
+    comb = jnp.asarray([float(math.comb(n, int(i))) for i in j], jnp.float64)
+    pmf = comb * q ** jnp.asarray(j, jnp.float64) * (1.0 - q) ** jnp.asarray(n - j, jnp.float64)   # P(K = j), j < N
+    cdf = jnp.minimum(jnp.cumsum(pmf), 1.0)                                                         # P(K < j + 1)
+    return jnp.ceil(cdf * 2.0**32).astype(jnp.uint64)
 
 
 # noise laws whose weighted sums of independent copies are one copy: sum_i c_i Z_i = (sum_i c_i^p)^(1/p) Z (p = 2
@@ -125,6 +152,26 @@ def _direction(cfg: Config, grad, omega, sigma0, sigma1, z, u) -> jax.Array:
     return step + s * jnp.mean(c * z, axis=0)
 
 
+def _binomial_direction(cfg: Config, grad, q, thresholds, sigma0, sigma1, z, u) -> jax.Array:
+    r""":func:`_direction` for Bernoulli masks that keep each agent's coordinate with the same probability :math:`q`,
+    from the number :math:`K_j \sim \mathrm{Binomial}(N, q)` of agents that keep coordinate :math:`j` (one 32-bit word
+    ``u`` per coordinate, :func:`_binomial_thresholds`). The mean message is :math:`\frac{K_j}{Nq}g_j` plus the noise
+    :math:`\frac{s}{Nq}\sum_{i \in S_j} Z_{ij}` over the :math:`K_j` kept agents :math:`S_j`; the noise values are
+    i.i.d. and independent of the masks, so the sum over any :math:`K_j` of them has the same law: the first
+    :math:`K_j`, or for a stable law :math:`K_j^{1/p}Z_j` (p = 2 Gaussian, 1 Cauchy). Exact in law: the same
+    direction as :func:`_direction`'s per-agent masks, from one word per coordinate instead of :math:`N`."""
+    kept = jnp.sum(u[0].astype(jnp.uint64)[None, :] >= thresholds[:, None], axis=0).astype(jnp.float64)
+    step = kept / (cfg.n_agents * q) * grad
+    if z is None:
+        return step
+    s = noise_scale(grad, sigma0, sigma1)
+    if cfg.noise in _STABLE:
+        weight = jnp.sqrt(kept) if _STABLE[cfg.noise] == 2 else kept
+        return step + s * weight * z[0] / (cfg.n_agents * q)
+    first = jnp.arange(cfg.n_agents)[:, None] < kept[None, :]
+    return step + s * jnp.sum(jnp.where(first, z, 0.0), axis=0) / (cfg.n_agents * q)
+
+
 def _sign_direction(u, cfg: Config, grad, sigma0, sigma1):
     r"""Mean of N agents' :math:`\mathrm{sign}(g_j + sZ_{ij})`, drawn as the sign it is: :math:`+1` with probability
     :math:`F(g_j/s)` (F the CDF of the standard noise law), from the 32-bit words ``u`` (:func:`_bits`), one per agent
@@ -141,7 +188,7 @@ def _sign_direction(u, cfg: Config, grad, sigma0, sigma1):
     return jnp.where(s > 0, jnp.mean(signs, axis=0), jnp.sign(grad))
 
 
-def _simulate(key, x0, eta, cfg: Config, params: dict) -> dict[str, jax.Array]:
+def _simulate(key, x0, eta, cfg: Config, params: dict, binomial: bool = False) -> dict[str, jax.Array]:
     p = {**_DEFAULTS, **params}
     f = loss_fn(cfg.problem)
     grad_f = jax.grad(f)
@@ -150,6 +197,9 @@ def _simulate(key, x0, eta, cfg: Config, params: dict) -> dict[str, jax.Array]:
     omega = jnp.broadcast_to(jnp.asarray(p["omega"], jnp.float64), (cfg.n_agents,))
     # The prescription's compression/noise factor 1 + (mean omega + d(sigma1^2 mean omega + sigma1^2))/N.
     factor = 1.0 + (jnp.mean(omega) + d * (p["sigma1"] ** 2 * jnp.mean(omega) + p["sigma1"] ** 2)) / cfg.n_agents
+    # binomial: one keep probability for every agent (_binomial_ok), so the count's thresholds are fixed per path
+    q = 1.0 / (1.0 + omega[0])
+    thresholds = _binomial_thresholds(q, cfg.n_agents) if binomial else None
 
     # noise for a block of steps in one call (time-major), one key split per block; blocks divide the recording
     # interval and hold at most _MAX_DRAWS values per path and kind
@@ -165,7 +215,11 @@ def _simulate(key, x0, eta, cfg: Config, params: dict) -> dict[str, jax.Array]:
         if cfg.algo in ("dcsgd", "dcsgd_normalized"):
             on = (p["normalized"] > 0) | (cfg.algo == "dcsgd_normalized")
             eta_k = jnp.where(on, eta_k / ((p["L0"] + p["L1"] * jnp.linalg.norm(g)) * factor), eta_k)
-        x_new = x - eta_k * _direction(cfg, g, omega, p["sigma0"], p["sigma1"], z, u)
+        if binomial:
+            move = _binomial_direction(cfg, g, q, thresholds, p["sigma0"], p["sigma1"], z, u)
+        else:
+            move = _direction(cfg, g, omega, p["sigma0"], p["sigma1"], z, u)
+        x_new = x - eta_k * move
         now_bad = _beyond(x_new[None], cfg.bound)[0] | ~jnp.isfinite(f(x_new, p["lam"]))
         at = jnp.where(bad | ~now_bad, at, k + 1)
         bad = bad | now_bad
@@ -174,7 +228,7 @@ def _simulate(key, x0, eta, cfg: Config, params: dict) -> dict[str, jax.Array]:
 
     def run_block(carry, inputs):
         k_block, k0 = inputs
-        z, u = _draws(k_block, cfg, (block,), d)
+        z, u = _draws(k_block, cfg, (block,), d, binomial)
         carry, _ = lax.scan(step, carry, (k0 + jnp.arange(block), z, u))
         return carry, None
 
@@ -189,7 +243,7 @@ def _simulate(key, x0, eta, cfg: Config, params: dict) -> dict[str, jax.Array]:
     return {"loss": losses, "x": x, "diverged": bad, "diverged_at": at, "loss0": f(x0, p["lam"])}
 
 
-_simulate_jit = jax.jit(_simulate, static_argnames=("cfg",))
+_simulate_jit = jax.jit(_simulate, static_argnames=("cfg", "binomial"))
 
 
 def _check_params(params: dict, where: str) -> None:
@@ -201,7 +255,8 @@ def _check_params(params: dict, where: str) -> None:
 def simulate(key: jax.Array, x0, eta, cfg: Config, **params) -> dict[str, jax.Array]:
     r"""One path of ``cfg.algo`` from ``x0`` with base step ``eta`` (jit-compiled per ``cfg``).
 
-    ``params``: ``lam`` (quadratic curvature), ``omega`` (scalar or per agent), ``sigma0``, ``sigma1``,
+    ``params``: ``lam`` (quadratic curvature), ``omega`` (scalar or per agent; one value for every agent draws the
+    Bernoulli masks as their count, :func:`_binomial_direction`), ``sigma0``, ``sigma1``,
     ``L0``, ``L1`` (normalization) and ``normalized`` (> 0 turns ``dcsgd`` into ``dcsgd_normalized``
     inside one compilation, so constant and normalized runs can share a grid).
 
@@ -223,11 +278,13 @@ def simulate(key: jax.Array, x0, eta, cfg: Config, **params) -> dict[str, jax.Ar
             _num(name, value, low=low, low_open=open_)
     # Every parameter is passed (defaults filled in) so that calls with different keyword sets share one compilation.
     typed = {k: jnp.asarray(params.get(k, v), jnp.float64) for k, v in _DEFAULTS.items()}
-    return _simulate_jit(key, jnp.asarray(x0, jnp.float64), jnp.asarray(eta, jnp.float64), cfg, typed)
+    return _simulate_jit(key, jnp.asarray(x0, jnp.float64), jnp.asarray(eta, jnp.float64), cfg, typed,
+                         _binomial_ok(cfg, params.get("omega", 0.0)))
 
 
-def _path_point(pt, cfg):
-    return _simulate(pt["key"], pt["x0"], pt["eta"], cfg, {k: v for k, v in pt.items() if k not in ("key", "x0", "eta")})
+def _path_point(pt, cfg, binomial=False):
+    return _simulate(pt["key"], pt["x0"], pt["eta"], cfg, {k: v for k, v in pt.items() if k not in ("key", "x0", "eta")},
+                     binomial)
 
 
 def paths(cfg: Config, grid: dict[str, Any], *, chunk_size: int = 512, progress: bool | None = None,
@@ -262,8 +319,9 @@ def paths(cfg: Config, grid: dict[str, Any], *, chunk_size: int = 512, progress:
                 what="every run's records and a chunk's block draws", max_bytes=max_bytes)
     typed = {k: (v if k == "key" else np.asarray(v, np.float64)) for k, v in grid.items()}
     # XLA's loop fusions: 54 against 75 CPU-ns per DCSGD path-step on a CPU (interleaved in one process)
-    return run_grid(_path_point, typed, static={"cfg": cfg}, chunk_size=chunk_size, progress=progress,
-                    desc=f"{cfg.algo}/{cfg.problem}", loop_fusions=True)
+    binomial = _binomial_ok(cfg, typed.get("omega", 0.0))
+    return run_grid(_path_point, typed, static={"cfg": cfg, "binomial": binomial}, chunk_size=chunk_size,
+                    progress=progress, desc=f"{cfg.algo}/{cfg.problem}", loop_fusions=True)
 
 
 # ----------------------------------------------------------------------------- Monte Carlo helpers
