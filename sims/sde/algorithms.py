@@ -102,14 +102,15 @@ def _draws(key: jax.Array, cfg: Config, lead: tuple, d: int, binomial: bool = Fa
     return z, _compression_draws(k_comp, cfg.compressor, shape) if compresses else None
 
 
-def _binomial_ok(cfg: Config, omega) -> bool:
+def _binomial_ok(cfg: Config, omega, agents_axis: int = 0) -> bool:
     r"""Whether the compressed DCSGD family's masks may be drawn as their count (:func:`_binomial_direction`): Bernoulli
-    compression with the same :math:`\omega` for every agent, known before tracing (a scalar per run, or equal
-    per-agent entries along the last axis)."""
+    compression with the same :math:`\omega` for every agent, known before tracing. ``omega`` holds the agents
+    along axis ``agents_axis`` (0 for one run's ``omega``, 1 for a grid's): fewer axes mean one value for all agents,
+    more than one value along it must all be equal."""
     if cfg.algo not in ("dcsgd", "dcsgd_normalized") or cfg.compressor != "bernoulli" or _traced(omega):
         return False
     om = np.asarray(omega)
-    return om.ndim == 0 or bool(np.all(om == om[..., :1]))
+    return om.ndim <= agents_axis or bool(np.all(om == np.take(om, [0], axis=agents_axis)))
 
 
 def _binomial_thresholds(q, n: int) -> jax.Array:
@@ -319,7 +320,7 @@ def paths(cfg: Config, grid: dict[str, Any], *, chunk_size: int = 512, progress:
                 what="every run's records and a chunk's block draws", max_bytes=max_bytes)
     typed = {k: (v if k == "key" else np.asarray(v, np.float64)) for k, v in grid.items()}
     # XLA's loop fusions: 54 against 75 CPU-ns per DCSGD path-step on a CPU (interleaved in one process)
-    binomial = _binomial_ok(cfg, typed.get("omega", 0.0))
+    binomial = _binomial_ok(cfg, typed.get("omega", 0.0), agents_axis=1)
     return run_grid(_path_point, typed, static={"cfg": cfg, "binomial": binomial}, chunk_size=chunk_size,
                     progress=progress, desc=f"{cfg.algo}/{cfg.problem}", loop_fusions=True)
 
