@@ -92,6 +92,19 @@ def test_a_scalar_check_is_drawn_through_a_formula_of_its_value():
         assert compared == 1 and [p.kind for p in problems] == kind
 
 
+def test_a_declared_series_is_theory_whatever_its_label_and_a_quantity_may_be_named_by_its_start():
+    """A line labelled "L = 2" that declares its check is audited (red when it draws the rival); "Var(EMA)" names the
+    one check whose quantity starts so."""
+    alpha, pred, iid, _ = _ratio_check()
+    for y, kinds in ((_dense, []), (lambda a: a / (2 - a), ["rival drawn as theory"])):
+        fig, ax = plot.figure()
+        a = np.linspace(0.02, 0.5, 400)
+        (line,) = ax.plot(a, y(a), color=plot.PALETTE[2], label="L = 2")
+        plot.draws(line, "toy.ema:Var(EMA)", at=alpha)
+        problems, compared = plot.audit_theory_lines(fig, _results(), ["toy.ema"])
+        assert compared == 1 and [p.kind for p in problems] == kinds
+
+
 def test_bad_declarations_are_refused():
     fig, ax = plot.figure()
     (line,) = ax.plot([0, 1], [0, 1])
@@ -103,8 +116,11 @@ def test_bad_declarations_are_refused():
         plot.draws(line, "toy.ema", at=[0.1, np.nan])
 
 
-def test_save_records_coverage_and_checks_the_stated_reason(tmp_path):
+def test_save_records_coverage_and_checks_the_stated_reason(tmp_path, monkeypatch):
     """Coverage per figure: a compared figure, an exempt one with its reason, one with neither (a problem)."""
+    # what is tested is the record save() keeps; drawing the layout check and the files would only cost time
+    monkeypatch.setattr(plot, "check_layout", lambda fig: [])
+    monkeypatch.setattr(plot, "_write_atomically", lambda fig, path, ext: None)
     with plot.track_claims(_results()) as tracked:
         tracked["toy.ema"]
         plot.save(_figure(_dense), "audit_bound", tmp_path)
