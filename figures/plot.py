@@ -19,7 +19,10 @@ annotations, legend entries), text cut off at the figure's edge, an axis left wi
 label, several labelled series without a legend, data drawn over a title, legend or annotation, or
 raw TeX make it refuse with a :class:`LayoutError` that names the figure and the offending labels,
 writing nothing (``layout="warn"`` writes the file and issues a :class:`LayoutWarning` instead). Inside :func:`track_claims` it also runs
-:func:`audit_theory_lines`: a series presented as theory that follows a rival of the figure's claims.
+:func:`audit_theory_lines`: a series presented as theory that follows a rival of the figure's claims. A theory line drawn
+on its own grid or as a transformed quantity declares the check it draws (:func:`draws`, :func:`theory_line`), so the
+audit reads it at the check's points; a figure whose theory no check holds says why (``save(..., unaudited=...)``), and
+:func:`theory_coverage` records both per figure.
 """
 from __future__ import annotations
 
