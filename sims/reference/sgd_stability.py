@@ -17,7 +17,7 @@ from sims.bench import BenchCase
 from theory import validate as val
 from theory.sgd_stability import check_hessians
 
-__all__ = ["batch_means_numpy", "kron_enumerated_numpy", "moment_growth_numpy", "moment_growth_operator_numpy", "delayed_growth_numpy",
+__all__ = ["batch_means_numpy", "kron_enumerated_numpy", "moment_growth_numpy", "delayed_growth_numpy",
            "momentum_growth_numpy", "lyapunov_numpy", "tail_slope_numpy", "bench_cases"]
 
 
@@ -127,8 +127,8 @@ def moment_growth_numpy(hessians: np.ndarray, batch_size: int, eta: np.ndarray, 
     return {"log_trace": logs, "rate": _tail_slope(logs[:, 1:])}
 
 
-def moment_growth_operator_numpy(hessians: np.ndarray, batch_size: int, eta: np.ndarray, n_steps: int, *,
-                                 max_bytes=None) -> dict:
+def _moment_growth_operator(hessians: np.ndarray, batch_size: int, eta: np.ndarray, n_steps: int, *,
+                            max_bytes=None) -> dict:
     r""":func:`moment_growth_numpy` from :math:`\Sigma_0 = I` as a NumPy user with the operator in mind writes it: the
     :math:`d^2 \times d^2` operator :math:`\mathcal M = \binom nB^{-1}\sum_{\mathcal B}A_{\mathcal B}\otimes A_{\mathcal B}^\top`
     (row-major ``vec``) formed once per step size, then one batched matrix-vector product per step for every step size at once.
@@ -281,7 +281,7 @@ def bench_cases(scale: str) -> list[BenchCase]:
         BenchCase("sgd_stability.moment_growth (exact, n=8, d=3, B=4)", "second-moment steps",
                   etas.size * t_moment,
                   lambda: sim.moment_growth(h, 4, etas, n_steps=t_moment)["rate"],
-                  lambda: moment_growth_operator_numpy(h, 4, etas, t_moment)["rate"], _close(1e-9),
+                  lambda: _moment_growth_operator(h, 4, etas, t_moment)["rate"], _close(1e-9),
                   cost={"flop": 174, "exp": 2}),  # 81 FMA, the trace, 9 scalings; a log and a reciprocal
         BenchCase("sgd_stability.delayed_growth (S=4)", "delayed steps", a.size * t_delay,
                   lambda: sim.delayed_growth(a, 4, n_steps=t_delay)["rate"],
