@@ -40,7 +40,7 @@ def first_catapult_end(sharpness: np.ndarray, threshold: float) -> int:
 
 
 def edge_hold_excess(sharpness: np.ndarray, remainder: np.ndarray, active: np.ndarray, level: float, *,
-                     substeps: int, window: int, relax: float) -> np.ndarray:
+                     substeps: int, window: int, relax: float, upper_only: bool = False) -> np.ndarray:
     r"""How far an edge flow's window-end sharpness is from its level beyond what its Euler error allows (relative).
 
     While the projection is active the explicit Euler step makes :math:`\langle
@@ -52,13 +52,15 @@ angle =
     :math:`|\delta_N| \le (1 - \omega dt)^N|\delta_0| + \max|e_n|/(\omega dt)`. Returned, for every window after the
     first in which every substep was active (per run, flattened):
     :math:`[|\delta_N| - (1 - \omega dt)^N|\delta_0| - \max|e_n|/(\omega dt)]/S_c`, which is :math:`\le 0` up to
-    round-off when the flow holds its level as it should, on both sides.
+    round-off when the flow holds its level as it should, on both sides. ``upper_only``: the same with
+    :math:`\max(\delta_N, 0)` in place of :math:`|\delta_N|` (only a rise above the level counts).
     """
     S, rem, act = (np.asarray(a) for a in (sharpness, remainder, active))
     dt = 1.0 / substeps
     keep = 1.0 - relax * dt
     delta = np.abs(S - level)
-    excess = delta[..., 1:] - keep ** (window * substeps) * delta[..., :-1] - rem[..., 1:] / (relax * dt)
+    end = np.maximum(S - level, 0.0) if upper_only else delta
+    excess = end[..., 1:] - keep ** (window * substeps) * delta[..., :-1] - rem[..., 1:] / (relax * dt)
     return excess[act[..., 1:].astype(bool)] / level
 
 
