@@ -377,8 +377,8 @@ def test_jax_matches_numpy_reference():
 def test_bench_cases_validate_the_scale():
     with pytest.raises(ValueError, match="scale"):
         R.bench_cases("medium")
-    (case,) = R.bench_cases("small")
-    assert case.work == 2048 * 2000
+    chains, digits = R.bench_cases("small")
+    assert chains.work == 2048 * 2000 and digits.work == 144 * 100
 
 
 def test_schedule():

@@ -15,6 +15,7 @@ import numpy as np
 from scipy import special
 
 from sims import sign_floor as S
+from sims import sign_floor_regime as SR
 from sims.bench import SCALES, BenchCase
 from theory import validate as V
 
@@ -73,6 +74,67 @@ def numpy_chains(seed: int, *, a: float, eta: float, x0: float, T: int, n_chains
     return acc / (T - burn)
 
 
+def _digits_floors_numpy(seed: int, *, eta: float, sigma: float, T: int, n_rec: int, burn: int, n_chains: int,
+                         max_bytes=None) -> np.ndarray:
+    r"""signSGD from :math:`\Theta^*` on the digits loss of :func:`sims.sign_floor_regime.digits_problem` with the
+    multiplicative oracle :math:`\nabla f \odot (1 + \sigma\xi)`: per chain, the mean of :math:`f - f^*` over the
+    ``n_rec`` records (every ``T // n_rec`` steps) after step ``burn``.
+
+    All chains at once, as a NumPy user writes it: the chains' parameters live side by side in one
+    :math:`17 \times 10R` matrix (class-major columns), so each step is two matrix products with :math:`X` (BLAS, one
+    thread), a softmax over the class axis and one normal draw per coordinate; no transposes. ``max_bytes``: the allocation limit
+    (:func:`theory.validate.byte_limit`) for the :math:`450 \times 10R` logits and their temporaries.
+    """
+    seed = V.integer("seed", seed, low=0)
+    eta = V.real("eta", eta, low=0.0, low_open=True)
+    sigma = V.real("sigma", sigma, low=0.0)
+    T = V.integer("T", T, low=1)
+    n_rec = V.integer("n_rec", n_rec, low=1, high=T)
+    if T % n_rec:
+        raise ValueError(f"n_rec: expected a divisor of T = {T}, got {n_rec}")
+    burn = V.integer("burn", burn, low=0, high=T - T // n_rec)
+    n_chains = V.integer("n_chains", n_chains, low=1)
+    P = SR.digits_problem()
+    X, Y, lam, f_star = P["X"], P["Y"], P["lam"], P["f_star"]
+    (n, d), C, R = X.shape, SR.CLASSES, n_chains
+    V.check_bytes({"n_chains": n_chains}, 8 * 4 * n * C * R, what="the logits and their temporaries",
+                  max_bytes=max_bytes)
+    rng = np.random.default_rng(seed)
+    # class-major columns (c R + r): the softmax reduces over 10 contiguous rows of R chains, not over 10-wide rows
+    W = np.repeat(P["theta_star"].reshape(d, C, 1), R, axis=2).reshape(d, C * R)
+    XT = np.ascontiguousarray(X.T)
+    every = T // n_rec
+    acc, count = np.zeros(R), 0
+    with _one_blas_thread():  # hundreds of small products: a second BLAS thread only spins on a busy machine
+        for k in range(1, T + 1):
+            Z = (X @ W).reshape(n, C, R)
+            Z -= Z.max(axis=1, keepdims=True)
+            E = np.exp(Z)
+            E /= E.sum(axis=1, keepdims=True)
+            E -= Y[:, :, None]
+            G = XT @ E.reshape(n, C * R) / n + lam * W
+            W -= eta * np.sign(G * (1.0 + sigma * rng.standard_normal(G.shape)))
+            if k % every == 0 and k > burn:
+                Z = (X @ W).reshape(n, C, R)
+                top = Z.max(axis=1)
+                lse = top + np.log(np.exp(Z - top[:, None, :]).sum(axis=1))
+                data = (lse - np.einsum("nk,nkr->nr", Y, Z)).mean(axis=0)
+                acc += data + lam / 2 * (W * W).sum(axis=0).reshape(C, R).sum(axis=0) - f_star
+                count += 1
+    return acc / count
+
+
+def _one_blas_thread():
+    """A context that keeps BLAS on one thread (threadpoolctl, where installed; otherwise nothing changes)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
+        import contextlib
+
+        return contextlib.nullcontext()
+    return threadpool_limits(1, user_api="blas")
+
+
 def bench_cases(scale: str) -> list[BenchCase]:
     """signSGD chains x steps per second, JAX (run_grid + scan) against vectorized NumPy, same chains.
 
@@ -101,5 +163,28 @@ def bench_cases(scale: str) -> list[BenchCase]:
 
     # per chain-step: a counter word (8 integer operations), its compare and the step (3), f and its Cesaro sum (3),
     # the schedule (2)
-    return [BenchCase("sign_floor: signSGD chains (mult. noise)", "chain-steps", float(n_chains * T),
-                      run_jax, run_numpy, check, cost={"flop": 16})]
+    chains = [BenchCase("sign_floor: signSGD chains (mult. noise)", "chain-steps", float(n_chains * T),
+                        run_jax, run_numpy, check, cost={"flop": 16})]
+    return chains + [_digits_case(scale)]
+
+
+def _digits_case(scale: str) -> BenchCase:
+    """signSGD on digits (multiplicative oracle): :func:`sims.sign_floor_regime.digits_floors` against
+    :func:`_digits_floors_numpy`, both folding every chain into one matrix product per step."""
+    n_chains, T = (144, 100) if scale == "small" else (4096, 2000)
+    cfg = dict(eta=0.005, sigma=1.0, T=T, n_rec=10, burn=T // 4)
+
+    def run_jax():
+        return SR.digits_floors(jax.random.key(0), np.array([cfg["eta"]]), "sign", oracle="multiplicative",
+                                sigma=cfg["sigma"], T=T, n_rec=cfg["n_rec"], burn=cfg["burn"], n_chains=n_chains,
+                                chunk_size=256 if scale == "small" else 1024)["mean_excess"][0]
+
+    def check(x, y):
+        x, y = np.asarray(x), np.asarray(y)
+        z = abs(x.mean() - y.mean()) / np.hypot(x.std(ddof=1) / np.sqrt(x.size), y.std(ddof=1) / np.sqrt(y.size))
+        assert z < 5, f"JAX and NumPy mean excess losses differ by {z:.1f} standard errors ({x.mean():.4g} vs {y.mean():.4g})"
+
+    # per chain-step: two 450 x 17 x 10 products (153,000 FMA), 4,500 exps of the softmax, 170 normal draws
+    return BenchCase("sign_floor: signSGD on digits (mult. noise, d = 170)", "chain-steps", float(n_chains * T),
+                     run_jax, lambda: _digits_floors_numpy(0, n_chains=n_chains, **cfg), check,
+                     cost={"matmul_flop": 306_000, "exp": 4_500, "normal": 170, "flop": 2_000})
