@@ -114,8 +114,12 @@ def _compress(u: jax.Array, kind: str, v: jax.Array, omega: jax.Array) -> jax.Ar
         q = 1.0 / (1.0 + omega)
         return jnp.where(_below(u, q[:, None]), v / q[:, None], 0.0)
     k = jnp.clip(jnp.round(d / (1.0 + omega)), 1, d)
-    kth = jnp.take_along_axis(jnp.sort(u, axis=1), (k.astype(int) - 1)[:, None], axis=1)
-    return jnp.where(u <= kth, v * (d / k)[:, None], 0.0)
+    # the k-th smallest draw, found on the draws' bit patterns: floats in [0, 1) order as their IEEE bits read as
+    # int64 do (the same masks), and XLA's CPU sort of int64 is three times faster than of float64 (10 against 30
+    # CPU-us for 8 x 49 draws; the float comparator also orders NaNs)
+    bits = jax.lax.bitcast_convert_type(u, jnp.int64)
+    kth = jnp.take_along_axis(jnp.sort(bits, axis=1), (k.astype(int) - 1)[:, None], axis=1)
+    return jnp.where(bits <= kth, v * (d / k)[:, None], 0.0)
 
 
 def schedule_factor(schedule: str, k) -> jax.Array:
