@@ -301,3 +301,30 @@ def test_third_eigenvalue_as_second_fails_the_central_flow_iterate_claim(monkeyp
                                             "2 -> 3"))
     monkeypatch.setattr(E, "constrained", lambda budget: wrong)
     assert _status("cohen2025.network_central_flow_iterate") == "failed"
+
+
+def test_rod_centre_at_double_speed_fails_the_rod_self_stabilization_claim(monkeypatch):
+    r"""The rod's centre moved at :math:`-\eta[\nabla L(c+r) + \nabla L(c-r)]` instead of half that (the tool's mutant
+    ``0.5 -> 1.0`` in the rod's field, a survivor of the claims-only sample at seed 2): its stationary rods are GD's
+    2-cycles all the same, so only the transient can see it. Integrated here (SciPy DOP853, rtol 1e-10; the speed-1/2
+    rod agrees with the simulator's to 1e-9), it sharpens twice as fast as GD's 2-step averages and misses them by
+    more than the central flow in the first 50 steps (rms 0.34 against 0.25). Control (speed 1/2): the claim passes."""
+    tr = dict(E.selfstab_transient(QUICK))
+    C, eta = th.selfstab_coefficients(E.TRANSIENT_ETA_A / E.TOY_ETA, E.TOY_BETA), E.TOY_ETA
+
+    def rod_y(speed: float) -> np.ndarray:
+        w = np.asarray(E.TOY_INIT, float)
+        w1 = w - eta * _poly(w, C)[1]
+
+        def field(t, z):
+            gp, gm = _poly(z[:2] + z[2:], C)[1], _poly(z[:2] - z[2:], C)[1]
+            return np.concatenate([-speed * eta * (gp + gm), 0.5 * eta * (gp - gm) - 2.0 * z[2:]])
+
+        return solve_ivp(field, (0.0, float(tr["ts"][-1])), np.concatenate([0.5 * (w + w1), 0.5 * (w - w1)]),
+                         method="DOP853", rtol=1e-10, atol=1e-12, t_eval=tr["ts"]).y[1]
+
+    np.testing.assert_allclose(rod_y(0.5), tr["y_rod"], atol=1e-8)
+    E.rod_toy(QUICK), E.selfstab_points(QUICK)  # the claim's other measurements, before the patch
+    wrong = {**tr, "y_rod": rod_y(1.0)}
+    monkeypatch.setattr(E, "selfstab_transient", lambda budget: wrong)
+    assert _status("regis2026.rod_flow_self_stabilizes") == "failed"
