@@ -224,6 +224,11 @@ def test_every_figure_of_a_topic_passes_the_layout_check_and_draws_no_rival_as_t
     assert files and not problems, "\n".join(problems)
     audited = {name: n for name, n in plot.theory_audits().items() if name in links}
     print(f"{topic}: theory series compared with the claims' checks, per figure: {audited}")
+    # every figure with a series presented as theory is compared with a claim check, or says why it cannot be
+    coverage = plot.theory_coverage()
+    uncovered = [f"{p.stem}: {coverage[p.stem].problem()}" for p in files
+                 if p.suffix == ".png" and p.stem in coverage and coverage[p.stem].problem()]
+    assert not uncovered, "\n".join(uncovered)
 
 
 def test_a_series_that_is_one_claims_prediction_and_anothers_rival_is_not_flagged():
