@@ -445,6 +445,7 @@ _THEORY_WORDS = ("theory", "predict", "closed form", "exact")
 _MATCH_RTOL = 1e-9    # a plotted simulation point is the check's measured number itself, up to round-off
 _INTERP_RTOL = 2e-3   # a theory line drawn on its own grid, read between grid points: linear interpolation error
 _DISTINCT = 0.05      # a rival within 5 % of the prediction cannot be told from it on a plot
+_NEAR_ZERO = 0.05     # a declared line's departure is measured against at least 5 % of its check's largest value
 
 
 @dataclass(frozen=True)
@@ -710,7 +711,8 @@ def _compare_declared(t, d: _Draws, results: Mapping[str, Any], claim_ids: Seque
 
     The series is read at the declared x (its own points there, else linear interpolation of the drawn line);
     the relative error to a candidate is :math:`\max_i |y_i - e_i| / s_i` with :math:`e` the candidate's expected
-    values and :math:`s_i = \max(|e^p_i|, |e^r_i|)` (:math:`|e^p_i|` alone for the prediction)."""
+    values and :math:`s_i = \max(|e^p_i|, |e^r_i|)` (for the prediction alone, :math:`\max(|e^p_i|, 0.05\max_j|e^p_j|)`:
+    a curve crossing zero keeps its interpolation error measured against its own scale)."""
     check = _declared_check(results, claim_ids, d)
     if isinstance(check, str):
         return LayoutProblem("theory line off its check", check)
@@ -736,7 +738,9 @@ def _compare_declared(t, d: _Draws, results: Mapping[str, Any], claim_ids: Seque
         e_p, e_r = np.max(np.abs(yt - p) / scale), np.max(np.abs(yt - r) / scale)
         if e_r <= _INTERP_RTOL and e_p > 4 * e_r:
             return label, f"(within {e_r:.1e}; the prediction is off by {e_p:.1%})", check.quantity
-    e_p = float(np.max(np.abs(yt - p) / np.maximum(np.abs(p), floor)))
+    # a curve through zero (a log-rate, a Lyapunov exponent) is read against its own scale there: linear interpolation
+    # leaves an absolute error of order h²|f''|, which no relative tolerance of a value near zero would allow
+    e_p = float(np.max(np.abs(yt - p) / np.maximum(np.abs(p), _NEAR_ZERO * float(np.max(np.abs(p))) + floor)))
     if e_p > _INTERP_RTOL:
         return LayoutProblem("theory line off its check", f"is declared to draw {d.claim}:{check.quantity} but is "
                              f"off its prediction by {e_p:.2%} at its points (allowed: {_INTERP_RTOL:.1%}, "
