@@ -32,6 +32,12 @@ is a PSD matrix, on which the covariance term :math:`\frac1n\sum_i (H_i - H)\oti
 non-negative, :math:`\eta^*(B)` is non-decreasing in :math:`B` (:math:`p` falls) and
 :math:`\eta^*(n) = 2/\lambda_{\max}(H)` (:math:`p = 0`: gradient descent).
 
+**Non-interpolating (regular) minima.** Where the per-sample gradients :math:`g_i` do not vanish (only their mean
+does) and every :math:`H_i` is PSD, a step adds the noise :math:`-\eta g_{\mathcal B}` with
+:math:`E[g_{\mathcal B}g_{\mathcal B}^\top] = p\,\frac1n\sum_i g_ig_i^\top`; the second moment then tends to the fixed
+point of :math:`\mathrm{vec}\,\Sigma \mapsto \mathcal M_B\,\mathrm{vec}\,\Sigma + \eta^2 p\,\mathrm{vec}\,\Sigma_g`,
+which exists iff :math:`\eta < \eta^*(B)` (:func:`stationary_covariance`).
+
 **Almost-sure stability** is governed by the top Lyapunov exponent
 :math:`\gamma = \lim_t \frac1t\log\|\theta_t\|`. Jensen's inequality gives
 :math:`2\gamma \le \log\rho(\mathcal M_B)`, so the almost-sure threshold is at least

@@ -407,9 +407,8 @@ def _lyapunov_boundary(h: np.ndarray, g: np.ndarray, batch_size: int, eta0: floa
 
 
 @claim("steplab.covariance_small_step_window", paper=STEPLAB, provenance="derived", kind="exact",
-       source="steplab's window of the small-step reading of mulayoff2024's covariance limit (the paper's remark after "
-              "Corollary 1 of the ICLR 2024 OpenReview version: 'for η ≪ η*_var, we have that 2C − ηD ≈ 2C'; how small "
-              "is not said there)",
+       source=f"steplab's window of the small-step reading of mulayoff2024's covariance limit (the paper's remark after "
+              f"Corollary 1 of the ICLR 2024 OpenReview version: '{QUOTE_SMALL}'; how small is not said there)",
        statement="At the non-interpolating least-squares minimum (n = 8, d = 3), the limit's trace per unit step, "
                  "tr Sigma_inf / eta, stays within 10 % of its small-eta value only up to about 0.15 eta*(B) (B = 1, 2, "
                  "4): the law Sigma_inf ~ eta p (2C)^-1 Sigma_g holds well below the threshold and breaks long before it.",
