@@ -31,7 +31,7 @@ from jax import lax
 
 import sims  # noqa: F401  (float64)
 from sims import optimizers as opt
-from sims.nqm import BOUND, noise
+from sims.nqm import BOUND, noise, noise_at
 from sims.sweep import run_grid
 from theory import validate as V
 
@@ -39,6 +39,7 @@ __all__ = ["abs_sgd", "sphere_walk", "logistic_sphere", "lion_logistic", "lion_d
            "SPHERE_METHODS"]
 
 SPHERE_METHODS = ("heavy_ball", "sign")
+_SPHERE_VALUES = 2**17  # noise values of a chunk computed at once (1 MiB): a core's share of L2
 
 
 def _keys(key, n: int) -> dict:
@@ -55,23 +56,25 @@ def _pow2(n: int) -> int:
 
 
 # ----------------------------------------------------------------------------- |x| with noisy subgradients
+_ABS_CHUNK = 8192
 def _abs_run(point: dict, etas: jax.Array, *, T: int, impl: str = "threefry2x32") -> dict:
     r"""SGD on :math:`|x|` for :math:`T - 1` updates with steps ``etas[sched, :T-1]`` (pure).
 
     :math:`x^+ = x - \eta_t(\mathrm{sign}(x) + \sigma\xi_t)`, :math:`\xi_t = \pm 1`. Returns ``final``
     :math:`|x_T|` (the iterate the bound speaks of), ``diverged`` and ``diverged_step``.
     """
-    xi = noise(_key(point, impl), (T - 1,), "rademacher")
-    eta = etas[point["sched"], : T - 1]
+    key, sched = _key(point, impl), point["sched"]
 
-    def step(carry, inp):
-        x, bad, k = carry
-        e, z = inp
-        x = x - e * (jnp.sign(x) + point["sigma"] * z)
+    def step(carry, k):
+        x, bad = carry
+        # sign k of the run's one draw of T - 1 signs, hashed at its step; the step size read from the shared
+        # table (neither the signs nor a per-run copy of the schedule is stored: both were chunk x T arrays)
+        z = noise_at(key, k, "rademacher", 0, T - 1)
+        x = x - etas[sched, k] * (jnp.sign(x) + point["sigma"] * z)
         bad = jnp.where((bad < 0) & ~(jnp.abs(x) < BOUND), k + 1, bad)
-        return (x, bad, k + 1), None
+        return (x, bad), None
 
-    (x, bad, _), _ = lax.scan(step, (point["x0"], jnp.array(-1, jnp.int64), jnp.array(0, jnp.int64)), (eta, xi))
+    (x, bad), _ = lax.scan(step, (point["x0"], jnp.array(-1, jnp.int64)), jnp.arange(T - 1, dtype=jnp.int64))
     return {"final": jnp.abs(x), "diverged": bad >= 0, "diverged_step": bad}
 
 
@@ -80,8 +83,8 @@ def abs_sgd(key, eta, *, x0: float, sigma: float, n_chains: int, max_bytes=None)
 
     Returns ``final`` and ``diverged`` of shape ``(S, n_chains)``; run :math:`j` uses the same noise
     under every schedule (common random numbers). ``max_bytes``: the allocation limit
-    (:func:`theory.validate.byte_limit`) for the runs' noise (all runs are one chunk, each draws its ``T``
-    signs at once).
+    (:func:`theory.validate.byte_limit`) for the schedules and the runs' states (each run hashes its sign at each
+    step: no run stores its noise).
     """
     V.key("key", key)
     e = V.array("eta", eta, ndim=(1, 2), low=0.0)
@@ -96,13 +99,14 @@ def abs_sgd(key, eta, *, x0: float, sigma: float, n_chains: int, max_bytes=None)
     sigma = V.real("sigma", sigma, low=0.0)
     n_chains = V.integer("n_chains", n_chains, low=1)
     n = S * n_chains
-    V.check_bytes({"n_chains": n_chains, "eta": f"shape {e.shape}"}, 3 * 8 * _pow2(n) * T,
-                  what="every run's noise and schedule row, one chunk", max_bytes=max_bytes)
+    V.check_bytes({"n_chains": n_chains, "eta": f"shape {e.shape}"}, 8 * S * T + 4 * 8 * n,
+                  what="the schedules and every run's state", max_bytes=max_bytes)
     grid = {**_keys(key, n), "sched": np.repeat(np.arange(S), n_chains), "x0": np.full(n, x0),
             "sigma": np.full(n, sigma)}
     grid["key_index"] = np.tile(np.arange(n_chains, dtype=np.int64), S)
+    # a chunk's state (a few values per run) stays in cache; runs do not depend on the chunk
     out = run_grid(_abs_run, grid, e, static=dict(T=T, impl=str(jax.random.key_impl(key))),
-                   chunk_size=_pow2(n), pad_to_chunk=True)
+                   chunk_size=min(_pow2(n), _ABS_CHUNK), pad_to_chunk=True)
     return {k: v.reshape(S, n_chains) for k, v in out.items()}
 
 
@@ -116,7 +120,7 @@ def _angle(w, w_new):
 
 
 def _sphere_run(point: dict, *, T: int, n_rec: int, d: int, method: str, impl: str = "threefry2x32",
-                overlap: bool = False) -> dict:
+                overlap: bool = False, part: int = 1) -> dict:
     r"""The random-walk model of scale-invariant weights, one run (pure).
 
     Gradient :math:`g = (\tilde G/\|w\|)\,u`, :math:`u` uniform on the unit sphere of :math:`w^\perp`.
@@ -124,6 +128,7 @@ def _sphere_run(point: dict, *, T: int, n_rec: int, d: int, method: str, impl: s
     ``sign``: :math:`w^+ = w - \eta(\mathrm{sign}(g) + \lambda w)` (decoupled). Returns per recording
     block the mean angle per step (``angle``) and :math:`\|w\|` at the block end (``norm``); with the static
     ``overlap``, also :math:`\langle w, w_0\rangle/\|w_0\|^2` at the block end (``overlap``: the start's share).
+    ``part`` (a divisor of :math:`T/n_{rec}`): the steps whose noise is computed at once.
     """
     eta, wd, G = point["eta"], point["wd"], point["grad_scale"]
     hyper = opt.Hyper(momentum=point["momentum"], wd=0.0 if method == "heavy_ball" else wd,
@@ -138,11 +143,19 @@ def _sphere_run(point: dict, *, T: int, n_rec: int, d: int, method: str, impl: s
         w_new, state = opt.step(method, g, state, w, eta, hyper)
         return (w_new, state, acc + _angle(w, w_new)), None
 
+    # the block's one draw noise(sub, (block, d)) is computed a part of ``part`` steps at a time (its elements
+    # hashed alone, :func:`sims.nqm.noise_at`): the same values, in a buffer that stays in cache
+    rows = jnp.arange(part * d, dtype=jnp.int64).reshape(part, d)
+
+    def piece(carry, p, sub):
+        xi = noise_at(sub, p * (part * d) + rows, "gaussian", 0, block * d)
+        return lax.scan(one, carry, xi)[0], None
+
     def outer(carry, _):
         w, state, key = carry
         key, sub = jax.random.split(key)
-        xi = noise(sub, (block, d))
-        (w, state, acc), _ = lax.scan(one, (w, state, jnp.zeros(())), xi)
+        (w, state, acc), _ = lax.scan(lambda c, p: piece(c, p, sub), (w, state, jnp.zeros(())),
+                                      jnp.arange(block // part, dtype=jnp.int64))
         rec = (acc / block, jnp.sqrt(jnp.sum(w * w)))
         return (w, state, key), rec + ((jnp.sum(w * w0) / jnp.sum(w0 * w0),) if overlap else ())
 
@@ -165,8 +178,8 @@ def sphere_walk(key, *, eta, wd, momentum=0.0, method: str = "heavy_ball", d: in
     does not depend on the others). Returns ``angle`` and ``norm`` of shape ``(G, n_chains, n_rec)`` and ``diverged``
     ``(G, n_chains)``; with ``overlap=True`` also ``overlap`` ``(G, n_chains, n_rec)``, :math:`\langle w_t, w_0\rangle/\|w_0\|^2`
     at each block's end (the share of the start left in the weights; off by default, when the runs and the other
-    outputs are those of a call without it, bit for bit). ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for a block's
-    noise, ``(T / n_rec, d)`` per run with every run in one chunk, and the records.
+    outputs are those of a call without it, bit for bit). ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the
+    noise computed at once (a part of a block, ``(part, d)`` per run, every run in one chunk) and the records.
     """
     V.key("key", key)
     V.choice("method", method, SPHERE_METHODS)
@@ -189,14 +202,17 @@ def sphere_walk(key, *, eta, wd, momentum=0.0, method: str = "heavy_ball", d: in
             raise ValueError(f"{name}: expected a scalar or {G} values (one per configuration, as {longest}), "
                              f"got {len(v)}")
     n = G * n_chains
+    block, chunk = T // n_rec, _pow2(n)
+    # the noise of `part` steps at once: the largest divisor of the block that keeps a chunk's part in cache
+    part = max(p for p in range(1, block + 1) if block % p == 0 and (p == 1 or p * d * chunk <= _SPHERE_VALUES))
     V.check_bytes({"d": d, "T / n_rec": T // n_rec, "n_chains": n_chains, "configurations": G},
-                  8 * _pow2(n) * (2 * (T // n_rec) * d + 4 * n_rec + 6 * d), what="the runs' noise blocks and records",
+                  8 * chunk * (2 * part * d + 4 * n_rec + 6 * d), what="the runs' noise parts and records",
                   max_bytes=max_bytes)
     grid = {**_keys(key, n), **{k: np.repeat(np.broadcast_to(v, (G,)), n_chains) for k, v in cols.items()}}
     grid["key_index"] = np.tile(np.arange(n_chains, dtype=np.int64), G)  # run j sees the same noise in every configuration
     out = run_grid(_sphere_run, grid, static=dict(T=T, n_rec=n_rec, d=d, method=method,
-                                                 impl=str(jax.random.key_impl(key)), overlap=overlap),
-                   chunk_size=_pow2(n), pad_to_chunk=True)
+                                                 impl=str(jax.random.key_impl(key)), overlap=overlap, part=part),
+                   chunk_size=chunk, pad_to_chunk=True)
     return {k: v.reshape((G, n_chains) + v.shape[1:]) for k, v in out.items()}
 
 

@@ -12,11 +12,13 @@ batch size :math:`B` the stochastic gradient is
 the step, along any step-size schedule :math:`\eta_t` (arrays: WSD, cosine, decay to zero, ...).
 :func:`theory.nqm.moment_recursion` is the exact law of SGD's second moments on this model.
 
-Per run (:func:`_nqm_run`, mapped over a grid by :func:`sims.sweep.run_grid`): ``lax.scan`` over
-``n_rec`` recording blocks, each a scan over its steps, with the block's noise drawn in one call.
-The method, the noise law, which noises are present and the horizon select code and are static;
-everything else (curvatures, noise levels, batch size, momentum, decay, EMA rate, schedule, start,
-key) is data, so one compiled kernel serves a whole sweep.
+Per run (:func:`_nqm_run`, mapped over a grid by :func:`sims.sweep.run_grid`): a loop over ``n_rec`` recording
+blocks, each a loop over its steps. Each step hashes its own noise (:func:`noise_at`: the values the block's
+one-call draw ``noise(block key, (steps, d))`` holds at that step), so no noise block is ever stored and the
+working set of a step is the chunk's state alone. The method, the noise law and which noises are present select code
+and are static; the horizon :math:`T` and ``n_rec`` are data (loop bounds), the records padded to a power of two and
+the schedules to a power-of-two length, so a handful of compiled kernels serves every horizon; everything else
+(curvatures, noise levels, batch size, momentum, decay, EMA rate, schedule, start, key) is data as well.
 
 Arrays given once for all configurations (``lam`` and ``center`` as ``(d,)``, ``sigma_a`` as a scalar or ``(d,)``,
 and ``H``) are passed once, replicated, instead of copied into each run's grid point: a per-run copy is one more
@@ -38,18 +40,25 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from jax.extend.random import threefry2x32_p
 
 import sims  # noqa: F401  (float64)
 from sims import optimizers as opt
 from sims.sweep import run_grid
 from theory import validate as V
 
-__all__ = ["LAWS", "BOUND", "CHUNK", "noise", "simulate", "Summary", "summarize", "broadcast_configurations"]
+__all__ = ["LAWS", "BOUND", "CHUNK", "noise", "noise_at", "simulate", "Summary", "summarize",
+           "broadcast_configurations"]
 
 LAWS = ("gaussian", "student", "rademacher", "uniform")
 BOUND = 1e150  # |x| beyond this counts as diverged (squares would overflow float64)
 CHUNK = 4096
-_MEMORY = 2**30  # bytes of noise one recording block may hold
+# a step streams the chunk's state (x, optimizer state, EMA, running sums, peak: up to ~8 arrays of chunk x d values)
+# through the core: chunks are capped so that it stays in a core's share of L2 (2 MiB), whatever memory would allow
+_CACHE_VALUES = 2**15
+_MIN_T_PAD = 4096  # schedules are padded to a power-of-two length of at least this: short horizons share one kernel
+_MIN_REC_PAD = 8   # records are padded to a power of two of at least this
+_SUB = 64
 # a coordinate past the bound (or NaN) at step k stores (T + 2 - k) * 2**540 instead of |x|: larger than any tracked
 # |x| <= BOUND and larger for earlier steps, so one running maximum keeps both max |x| and the first bad step; a power of
 # two times an integer below 2**53 is exact, so the step is read back exactly
@@ -105,24 +114,73 @@ def _shape(shape) -> tuple:
     return tuple(V.integer("shape", n, low=1) for n in shape)
 
 
+_SQRT2 = np.sqrt(np.float64(2.0))
+_NORMAL_LOW = np.nextafter(np.float64(-1.0), np.float64(0.0))
+
+
+def _bits64(key: jax.Array, index: jax.Array) -> jax.Array:
+    """Threefry-2x32 of the 64-bit counters ``index`` under ``key``: JAX's partitionable 64-bit random bits, whose
+    element ``i`` of a flat draw hashes the counter ``i`` (high word, low word)."""
+    k = jax.random.key_data(key)
+    i = index.astype(jnp.uint64)
+    # the key words stay scalars: the primitive broadcasts them (broadcasting them first to the counters' shape
+    # materializes them per value under vmap, 4x slower)
+    hi, lo = threefry2x32_p.bind(k[0], k[1], (i >> 32).astype(jnp.uint32), i.astype(jnp.uint32))
+    return (hi.astype(jnp.uint64) << 32) | lo.astype(jnp.uint64)
+
+
+def _uniform_at(key: jax.Array, index: jax.Array, low, high) -> jax.Array:
+    """``jax.random.uniform``'s float64 map of :func:`_bits64`: 52 random mantissa bits in [1, 2), shifted and scaled."""
+    one = np.array(1.0, np.float64).view(np.uint64)
+    u = lax.bitcast_convert_type((_bits64(key, index) >> 12) | one, jnp.float64) - 1.0
+    return jnp.maximum(low, u * (np.float64(high) - np.float64(low)) + low)
+
+
+def noise_at(key: jax.Array, index: jax.Array, law: str, df: int, size) -> jax.Array:
+    r"""Elements ``index`` of the flat draw ``noise(key, (size,), law, df)``, computed alone (no other element drawn).
+
+    JAX's Threefry keys draw in counter mode (``jax_threefry_partitionable``, on by default): element :math:`i` of a
+    draw is a fixed map of the hash of the counter :math:`i`, so it can be computed alone; ``size`` matters only to
+    Student-t with :math:`
+u > 2`, whose :math:`\chi^2` rows sit at counters :math:`r\cdot	ext{size} + i`.
+    ``index`` an integer array (a tracer inside a kernel), ``size`` an integer (a tracer allowed); ``law`` and ``df``
+    as :func:`noise` (static, checked there, not here: this is the kernel's inner loop).
+    """
+    if law == "gaussian":
+        return _SQRT2 * lax.erf_inv(_uniform_at(key, index, _NORMAL_LOW, 1.0))
+    if law == "rademacher":
+        return jnp.where(_uniform_at(key, index, 0.0, 1.0) < 0.5, 1.0, -1.0)
+    if law == "uniform":
+        return _uniform_at(key, index, -1.0, 1.0)
+    if df in (1, 2):
+        u = _uniform_at(key, index, np.finfo(np.float64).tiny, 1.0)
+        return jnp.tan(jnp.pi * (u - 0.5)) if df == 1 else (2 * u - 1) / jnp.sqrt(2 * u * (1 - u))
+    k_z, k_chi = jax.random.split(key)
+    rows = jnp.arange(df, dtype=index.dtype).reshape((df,) + (1,) * index.ndim) * size + index
+    chi2 = jnp.sum(noise_at(k_chi, rows, "gaussian", 0, size) ** 2, axis=0)
+    return noise_at(k_z, index, "gaussian", 0, size) / jnp.sqrt(chi2 / df)
+
+
 def _run_key(point: dict, impl: str) -> jax.Array:
     """``fold_in(base key, run index)``; the base key travels as raw data so the grid holds only NumPy arrays."""
     return jax.random.fold_in(jax.random.wrap_key_data(point["key_data"], impl=impl), point["key_index"])
 
 
-def _nqm_run(point: dict, etas: jax.Array, shared: dict, *, T: int, n_rec: int, method: str, full: bool, additive: bool,
-            multiplicative: bool, law: str = "gaussian", df: int = 0, impl: str = "threefry2x32", ema: bool = True,
-            centered: bool = True, window_mean: bool = False, step_stat: bool = False, merge: int = 0) -> dict:
+def _nqm_run(point: dict, etas: jax.Array, shared: dict, *, n_rec_pad: int, sub: int, method: str, full: bool, additive: bool,
+             multiplicative: bool, law: str = "gaussian", df: int = 0, impl: str = "threefry2x32", ema: bool = True,
+             centered: bool = True, window_mean: bool = False, step_stat: bool = False, merge: int = 0) -> dict:
     r"""One run of :math:`T` steps on the NQM (pure; mapped over a grid by :func:`simulate`).
 
     ``point`` keys: ``key_data``, ``key_index``; ``x0`` and ``center`` (d,); ``lam`` (d,) or, when ``full``, ``H`` (d, d);
     ``sigma_a`` (d,); any of ``lam``, ``H``, ``center``, ``sigma_a`` may come in ``shared`` instead (the same for
     every run, not mapped); scalars ``sigma_m``, ``inv_sqrt_b`` (:math:`1/\sqrt B`), ``momentum``, ``b2``, ``wd``,
     ``coupled_wd``, ``ema`` (EMA rate :math:`\alpha` of :math:`z^+ = (1-\alpha)z + \alpha x`, :math:`z_0 = x_0`),
-    ``sched`` (row of ``etas``, the shared ``(S, T)`` schedules) and ``burn``.
+    ``sched`` (row of ``etas``, the shared schedules, at least :math:`T` long) and ``burn``. ``shared["T"]`` and
+    ``shared["n_rec"]`` (integers, ``n_rec`` dividing :math:`T`, at most the static ``n_rec_pad``) are the horizon and
+    the number of recording blocks: loop bounds, not shapes.
 
     Returns ``curve``, ``path`` and ``path_ema`` (:math:`L`, :math:`x` and :math:`z` at the end of each of the ``n_rec``
-    blocks), ``mean_loss``
+    blocks; ``n_rec_pad`` rows, those past ``n_rec`` zero), ``mean_loss``
     (:math:`\frac{1}{T-b}\sum_{b<k\le T} L(x_k)`), per coordinate over the same steps the time averages
     ``mode_m2`` of :math:`x_k^2`, ``mode_m2_step`` of :math:`(x_{k-1} - \eta_{k-1} g_{k-1})^2` (the plain
     gradient step from the parameters: Nesterov's iterate) and ``mode_m2_ema`` of :math:`z_k^2`;
@@ -133,6 +191,10 @@ def _nqm_run(point: dict, etas: jax.Array, shared: dict, *, T: int, n_rec: int, 
     rows of ``shared["merge_w"]`` ``(merge, T)`` (weight :math:`w_{m,k}` on the iterate after update :math:`k`, every
     step, whatever ``burn``) when the static ``merge`` (the number of rows) is positive. A statistic that is not
     computed is absent, not NaN: a NaN beside ``diverged = False`` would read as a broken run.
+
+    Noise: block :math:`j` splits the run's key into (next key, multiplicative key, additive key); step :math:`i` of the
+    block of :math:`s = T/n_{rec}` steps uses elements :math:`i d .. i d + d - 1` of the flat draws of :math:`s d` values
+    under each noise's key (:func:`noise_at`), computed at the step.
 
     Static switches that drop per-step work (a step of the noise-free diagonal model is a handful of flops, so
     statistics dominate it): ``ema=False`` when every run has :math:`\alpha = 0`, where :math:`z_k = x_0` exactly
@@ -152,10 +214,13 @@ def _nqm_run(point: dict, etas: jax.Array, shared: dict, *, T: int, n_rec: int, 
     hyper = opt.Hyper(point["momentum"], point["b2"], point["wd"], point["coupled_wd"])
     x0, sa, sm, isb = point["x0"], point["sigma_a"], point["sigma_m"], point["inv_sqrt_b"]
     alpha, burn = point["ema"], point["burn"]
-    eta_row = etas[point["sched"]]
+    T, n_rec = point["T"], point["n_rec"]
+    sched = point["sched"]
     # c = 0 is a static zero, so the subtraction (and reading a centre per run every step) folds away
     c = point["center"] if centered else 0.0
     block = T // n_rec
+    cols = jnp.arange(x0.shape[-1], dtype=T.dtype)
+    size = block * x0.shape[-1]  # values per noise and block (Student-t's chi^2 rows are offset by it)
     if full:
         H = point["H"]
         hx = lambda x: H @ (x - c)  # noqa: E731
@@ -183,45 +248,56 @@ def _nqm_run(point: dict, etas: jax.Array, shared: dict, *, T: int, n_rec: int, 
 
     merge_w = point["merge_w"] if merge else None
 
-    def one(carry, inputs):
-        x, state, z, acc, peak = carry
-        k, xi = inputs
-        eta = eta_row[k]
-        g = hx(x)
-        if multiplicative:
-            g = g * (1 + sm * isb * xi[0])
-        if additive:
-            g = g + sa * isb * xi[-1]
-        plain = x - eta * g
-        x, state = opt.step(method, g, state, x, eta, hyper)
-        if ema:
-            z = (1 - alpha) * z + alpha * x
-        keep = k + 1 > burn
-        acc = {name: acc[name] + jnp.where(keep, term(x, z, plain), 0.0) for name, term in sums.items()} | (
-            {"merge": acc["merge"] + merge_w[:, k][:, None] * x[None, :]} if merge else {})
-        a = jnp.abs(x)
-        code = (T + 1 - k).astype(x.dtype) * _STEP_CODE  # step k + 1
-        return (x, state, z, acc, jnp.maximum(peak, jnp.where(a <= BOUND, a, code))), None
+    d = x0.shape[-1]
+    rows = jnp.arange(sub, dtype=T.dtype)[:, None] * d + cols  # a sub-block's counters, from its first step's
 
-    def outer(carry, j):
-        x, state, z, key, acc, peak = carry
+    def outer(j, carry):
+        x, state, z, key, acc, peak, rec = carry
         key, k_mult, k_add = jax.random.split(key, 3)
-        # only the noises present are drawn (drawing dominates the cost of a step), each from its own subkey:
-        # switching one noise on or off leaves the other's stream unchanged
-        shape = (block,) + x.shape
-        # absent noises are not materialised (a block of zeros read every step costs as much as the step)
-        xi = [noise(k, shape, law, df) for k, on in ((k_mult, multiplicative), (k_add, additive)) if on]
-        xi = jnp.stack(xi, axis=1) if xi else None
-        inner = (x, state, z if ema else None, acc, peak)
-        (x, state, z_new, acc, peak), _ = lax.scan(one, inner, (j * block + jnp.arange(block), xi))
-        z = z_new if ema else z
-        return (x, state, z, key, acc, peak), (loss(x), x, z)
+
+        def part(p, inner):
+            # steps p*sub .. of the block: their noise computed at once (sub x d values per noise, a cache's worth
+            # for the chunk), then stepped through
+            first = p * sub
+            xi = [noise_at(k, first * d + rows, law, df, size) for k, on in ((k_mult, multiplicative),
+                                                                              (k_add, additive)) if on]
+
+            def one(i, inner):
+                x, state, z, acc, peak = inner
+                k = j * block + first + i
+                # one value of the shared table per step (a per-run copy of the row would be read at a stride of T)
+                eta = etas[sched, k]
+                g = hx(x)
+                if multiplicative:
+                    g = g * (1 + sm * isb * xi[0][i])
+                if additive:
+                    g = g + sa * isb * xi[-1][i]
+                plain = x - eta * g
+                x, state = opt.step(method, g, state, x, eta, hyper)
+                if ema:
+                    z = (1 - alpha) * z + alpha * x
+                keep = k + 1 > burn
+                acc = {name: acc[name] + jnp.where(keep, term(x, z, plain), 0.0) for name, term in sums.items()} | (
+                    {"merge": acc["merge"] + merge_w[:, k][:, None] * x[None, :]} if merge else {})
+                a = jnp.abs(x)
+                code = (T + 1 - k).astype(x.dtype) * _STEP_CODE  # step k + 1
+                return x, state, z, acc, jnp.maximum(peak, jnp.where(a <= BOUND, a, code))
+
+            return lax.fori_loop(jnp.zeros_like(block), jnp.minimum(sub, block - first), one, inner)
+
+        n_parts = (block + sub - 1) // sub
+        x, state, z, acc, peak = lax.fori_loop(jnp.zeros_like(block), n_parts, part, (x, state, z, acc, peak))
+        curve, path, path_ema = rec
+        rec = (curve.at[j].set(loss(x)), path.at[j].set(x), path_ema.at[j].set(z))
+        return x, state, z, key, acc, peak, rec
 
     zero = jnp.zeros((), x0.dtype)
     acc0 = {name: zero if name == "loss" else jnp.zeros_like(x0) for name in sums} | (
         {"merge": jnp.zeros((merge,) + x0.shape, x0.dtype)} if merge else {})
-    init = (x0, opt.init(method, x0, hyper), x0, _run_key(point, impl), acc0, jnp.zeros_like(x0))
-    (x, _, z, _, acc, peak), (curve, path, path_ema) = lax.scan(outer, init, jnp.arange(n_rec))
+    rec0 = (jnp.zeros((n_rec_pad,), x0.dtype), jnp.zeros((n_rec_pad,) + x0.shape, x0.dtype),
+            jnp.zeros((n_rec_pad,) + x0.shape, x0.dtype))
+    init = (x0, opt.init(method, x0, hyper), x0, _run_key(point, impl), acc0, jnp.zeros_like(x0), rec0)
+    x, _, z, _, acc, peak, (curve, path, path_ema) = lax.fori_loop(jnp.zeros_like(n_rec), n_rec, outer, init)
     top = jnp.max(peak)
     diverged = top > BOUND
     bad = jnp.where(diverged, T + 2 - (top / _STEP_CODE).astype(jnp.int64), -1)
@@ -317,6 +393,9 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
     (``path`` and ``path_ema`` hold ``n_rec`` iterates per run).
     """
     V.key("key", key)
+    if str(jax.random.key_impl(key)) != "threefry2x32":
+        raise ValueError(f"key: expected a threefry2x32 key (jax.random.key(seed)), whose draws hash counters one "
+                         f"value at a time; got a {jax.random.key_impl(key)} key")
     T = V.integer("T", T, low=1)
     n_rec = V.integer("n_rec", n_rec, low=1)
     if T % n_rec:
@@ -385,28 +464,28 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
     # new data of the same shapes reuses the compiled sweep
     per_config = {"lam": lam is not None and lam_a.ndim == 2, "center": ctr.ndim == 2, "sigma_a": sa.ndim == 2}
     sa = np.broadcast_to(sa if sa.ndim else np.full(d, float(sa)), (G, d))
-    additive = bool(np.any(sa > 0))
-    multiplicative = bool(np.any(params["sigma_m"] > 0))
-    # only the noises present are drawn (a run without noise holds no block at all)
-    block_bytes = min(chunk_size, G * n_chains) * (T // n_rec) * (additive + multiplicative) * d * 8
-    if block_bytes > _MEMORY:
-        raise ValueError(f"n_rec: noise is drawn per recording block and needs {block_bytes / 2**30:.1f} GiB here; "
-                         "use a larger n_rec or a smaller chunk_size")
-    # per run: curve, path and path_ema (n_rec records of 1, d and d values) and ~10 d-vectors of statistics, on the
-    # device and again on the host
+    # per run: curve, path and path_ema (n_rec records of 1, d and d values, padded to a power of two) and ~10
+    # d-vectors of statistics, on the device and again on the host
     n_merge = 0 if merge_w is None else merge_w.shape[0]
+    n_rec_pad = _pow2(n_rec, _MIN_REC_PAD)
+    sub = min(_SUB, _pow2(T // n_rec, 1))
     V.check_bytes({"n_chains": n_chains, "n_rec": n_rec, "configurations": G, "d": d, "merges": n_merge},
-                  2 * 8 * G * n_chains * (n_rec * (2 * d + 1) + (10 + n_merge) * d) + block_bytes,
+                  2 * 8 * G * n_chains * (n_rec_pad * (2 * d + 1) + (10 + n_merge) * d),
                   what="the per-run records", max_bytes=max_bytes)
+    # the horizon is a loop bound: schedules (and merge weights) padded to a power-of-two length, with rows for a
+    # power-of-two number of schedules, keep the compiled shapes few (the padding is never read)
+    T_pad = _pow2(T, _MIN_T_PAD)
+    etas = np.pad(etas, ((0, _pow2(etas.shape[0], 4) - etas.shape[0]), (0, T_pad - T)))
+    if merge_w is not None:
+        merge_w = np.pad(merge_w, ((0, 0), (0, T_pad - T)))
 
     index = np.arange(G * n_chains).reshape(G, n_chains) % (n_chains if paired else G * n_chains)
     data = np.asarray(jax.random.key_data(key))
     impl = str(jax.random.key_impl(key))
     out: dict[str, np.ndarray] = {}
-    groups: dict[str, list[int]] = {}
-    for g in range(G):
-        groups.setdefault(methods[g], []).append(g)
-    for m, idx in groups.items():
+    mult = params["sigma_m"] > 0
+    add = np.any(sa > 0, axis=1)
+    for (m, multiplicative, additive), idx in _groups(methods, mult, add, n_chains * T * d).items():
         idx = np.array(idx)
         n = len(idx) * n_chains
         rep = lambda v: np.repeat(v[idx], n_chains, axis=0)  # noqa: E731
@@ -427,19 +506,57 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
                 grid[name] = rep(np.broadcast_to(value, (G, d)))
             else:
                 shared[name] = np.broadcast_to(value, (G, d))[0]
-        static = dict(T=T, n_rec=n_rec, method=m, full=H is not None, additive=additive,
+        shared["T"], shared["n_rec"] = np.int64(T), np.int64(n_rec)
+        static = dict(n_rec_pad=n_rec_pad, sub=sub, method=m, full=H is not None, additive=additive,
                       multiplicative=multiplicative, law=law, df=df, impl=impl, ema=bool(np.any(params["ema"] > 0)),
                       centered=bool(np.any(ctr != 0)), window_mean=window_mean, step_stat="nesterov" in methods,
                       merge=n_merge)
-        # pad each group to a power of two (at least 8 runs): sweeps of nearby sizes then share one compiled shape
-        chunk = min(chunk_size, max(8, 1 << (n - 1).bit_length()))
+        # pad each group to a power of two (at least 8 runs): sweeps of nearby sizes then share one compiled shape;
+        # at most a cache's worth of state per step
+        chunk = min(chunk_size, _pow2(n, 8), max(8, 1 << max(0, (_CACHE_VALUES // d).bit_length() - 1)))
         res = run_grid(_nqm_run, grid, etas, shared, static=static, chunk_size=chunk, pad_to_chunk=True, desc=f"nqm {m}")
         for name, v in res.items():
             if name not in out:
                 out[name] = np.empty((G, n_chains) + v.shape[1:], dtype=v.dtype)
             out[name][idx] = v.reshape((len(idx), n_chains) + v.shape[1:])
+    for name in ("curve", "path", "path_ema"):
+        out[name] = out[name][:, :, :n_rec]
     if merge_weights is not None and np.ndim(merge_weights) == 1:
         out["merged_x"] = out["merged_x"][:, :, 0]
+    return out
+
+
+def _pow2(n: int, least: int) -> int:
+    """The smallest power of two >= ``n`` and >= ``least``: a padded size (few sizes, so few compiled shapes)."""
+    return max(least, 1 << (n - 1).bit_length())
+
+
+# splitting a method's configurations by the noises they use drops the draws of the noise a part does not use, for
+# one more compiled kernel: worth it from about this many values saved (a kernel compiles in ~1 CPU-s; a value costs
+# ~10 CPU-ns to hash and map)
+_SPLIT_VALUES = 2**26
+
+
+def _groups(methods: list, mult: np.ndarray, add: np.ndarray, per_config: int) -> dict:
+    r"""Configurations grouped into kernels: ``{(method, multiplicative, additive): indices}``.
+
+    Configurations of one method share a kernel that draws every noise some of them use; where the draws that
+    configurations without that noise would waste exceed :data:`_SPLIT_VALUES` (``per_config`` values per configuration
+    and noise), the method's configurations are split by the noises they use. The runs are the same either way: a
+    noise level 0 multiplies its noise by 0, and each noise has its own key.
+    """
+    out: dict[tuple, list[int]] = {}
+    for m in dict.fromkeys(methods):
+        idx = [g for g in range(len(methods)) if methods[g] == m]
+        parts: dict[tuple, list[int]] = {}
+        for g in idx:
+            parts.setdefault((m, bool(mult[g]), bool(add[g])), []).append(g)
+        joint = (m, bool(mult[idx].any()), bool(add[idx].any()))
+        waste = sum(len(p) * ((joint[1] and not k[1]) + (joint[2] and not k[2])) for k, p in parts.items())
+        if waste * per_config > _SPLIT_VALUES:
+            out.update(parts)
+        else:
+            out[joint] = idx
     return out
 
 

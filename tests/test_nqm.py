@@ -359,11 +359,59 @@ def test_normalized_step_survives_tiny_gradients():
     np.testing.assert_array_equal(np.asarray(zero), np.zeros(3))
 
 
-def test_noise_block_memory_counts_only_the_noises_drawn(monkeypatch):
-    # the guard sizes the per-block noise buffer: one buffer per noise present, none without noise
-    monkeypatch.setattr(sn, "_MEMORY", 4 * 64 * 2 * 8)  # one noise's block: 4 runs x 64 steps x 2 coordinates
-    kw = dict(T=64, eta=0.1, x0=np.ones(2), lam=np.ones(2), n_chains=4, n_rec=1)
-    sn.simulate(jax.random.key(0), **kw)                      # no noise: no block at all
-    sn.simulate(jax.random.key(1), sigma_a=1.0, **kw)         # one noise: half the limit
-    with pytest.raises(ValueError, match="n_rec"):
-        sn.simulate(jax.random.key(2), sigma_a=1.0, sigma_m=0.5, **kw)
+@pytest.mark.parametrize("law, df", [("gaussian", 0), ("rademacher", 0), ("uniform", 0), ("student", 1),
+                                     ("student", 2), ("student", 5)])
+def test_noise_at_is_the_whole_draw_element_by_element(law, df):
+    r""":func:`sims.nqm.noise_at` at scattered counters equals the same elements of one jitted ``noise(key, (size,))``
+    (JAX's counter-mode Threefry): bit for bit, except Student-t with :math:`\nu > 2`, whose :math:`\chi^2` sum over
+    :math:`\nu` rows may be reduced in another order (a few ulps)."""
+    size, key = 1000, jax.random.key(4)
+    whole = np.asarray(jax.jit(lambda k: sn.noise(k, (size,), law, df))(key))
+    idx = np.array([0, 1, 63, 64, 65, 400, 998, 999])
+    part = np.asarray(jax.jit(lambda k, i: sn.noise_at(k, i, law, df, size))(key, jnp.asarray(idx)))
+    if law == "student" and df > 2:
+        np.testing.assert_allclose(part, whole[idx], rtol=1e-14, atol=0)  # round-off of a 5-term sum
+    else:
+        np.testing.assert_array_equal(part, whole[idx])
+
+
+def test_steps_use_their_blocks_draws_across_sub_blocks():
+    r"""SGD with additive noise, recomputed in NumPy from each recording block's one-call draw
+    ``noise(additive key, (T/n_rec, d))`` (the run key ``fold_in(key, run)``, split into (next, multiplicative,
+    additive) per block): 100-step blocks span sub-blocks of 64 steps and a partial one; equal to round-off."""
+    T, n_rec, d = 200, 2, 3
+    lam, eta, sa = np.array([1.0, 0.4, 0.1]), 0.3, np.array([0.5, 1.0, 2.0])
+    out = sn.simulate(jax.random.key(12), T=T, eta=eta, x0=np.ones(d), lam=lam, sigma_a=sa, n_chains=2, n_rec=n_rec)
+    for run in range(2):
+        key, x = jax.random.fold_in(jax.random.key(12), run), np.ones(d)
+        for j in range(n_rec):
+            key, _, k_add = jax.random.split(key, 3)
+            xi = np.asarray(sn.noise(k_add, (T // n_rec, d)))
+            for i in range(T // n_rec):
+                x = x - eta * (lam * x + sa * xi[i])
+            np.testing.assert_allclose(out["path"][0, run, j], x, rtol=1e-12, atol=1e-14)
+
+
+def test_horizons_share_a_kernel_and_blocks_do_not_depend_on_the_horizon():
+    r"""The horizon and the number of blocks are data: a 20-step run in one block ends where the first of two 20-step
+    blocks of a 40-step run ends (the same key and counters), through the same compiled kernel."""
+    kw = dict(eta=0.2, x0=np.ones(2), lam=np.array([1.0, 0.3]), sigma_a=0.5, sigma_m=0.2, n_chains=3)
+    short = sn.simulate(jax.random.key(13), T=20, n_rec=1, **kw)
+    long = sn.simulate(jax.random.key(13), T=40, n_rec=2, **kw)
+    np.testing.assert_array_equal(long["path"][:, :, 0], short["final_x"])
+    assert short["path"].shape[2] == 1 and long["curve"].shape[2] == 2
+
+
+def test_splitting_configurations_by_noise_changes_no_run(monkeypatch):
+    r"""Configurations of one method that use different noises run in one kernel drawing both, or (past
+    ``_SPLIT_VALUES`` wasted values) in one kernel per noise pattern drawing only their own: the same runs, to
+    round-off (the joint kernel multiplies by :math:`1 + 0\cdot\xi` and adds :math:`0\cdot\xi`, which the compiler
+    may fuse into the neighbouring operations differently: a few ulps over 30 steps)."""
+    kw = dict(T=30, eta=0.2, x0=np.ones(2), lam=np.array([1.0, 0.3]), sigma_m=[0.4, 0.0, 0.3],
+              sigma_a=np.array([[0.0, 0.0], [0.5, 0.2], [0.5, 0.0]]), n_chains=3, n_rec=3)
+    joint = sn.simulate(jax.random.key(14), **kw)
+    monkeypatch.setattr(sn, "_SPLIT_VALUES", 0)
+    assert len(sn._groups(["sgd"] * 3, np.array([True, False, True]), np.array([False, True, True]), 1)) == 3
+    split = sn.simulate(jax.random.key(14), **kw)
+    for name in joint:
+        np.testing.assert_allclose(split[name], joint[name], rtol=1e-13, atol=1e-300, err_msg=name)
