@@ -245,8 +245,8 @@ def _fig_series_radius(results: dict[str, Result], out: Path) -> list[Path]:
     ax.set_title(r"error $\propto r^n$ (dotted), $t=rR$, entire logits")
     ax.legend(fontsize=7)
     return save(fig, "softmax_radius_series_radius", out,
-                unaudited="no theory is drawn: the dark-blue markers are the measured radii of the third direction "
-                          "kind, in the palette's first colour")
+                unaudited="the dotted guides draw the leading law r^n (slope log r), while the checks predict log r "
+                          "plus the slope of the 1/n factor; the dark-blue markers are measured radii")
 
 
 def _fig_hessian_scale(results: dict[str, Result], out: Path) -> list[Path]:
