@@ -66,8 +66,9 @@ def thresholds(budget: Budget, out: Path) -> list[Path]:
     bx.grid(False)
     return st.save(fig, "sde_thresholds", out, claims=[P + "classic_equations_miss_step_restriction",
                                                        P + "quadratic_log_rates", P + "quartic_thresholds"],
-                   unaudited="the log-rates are drawn over ηλ, while the checks hold numbers read off them (the slope "
-                             "at ηλ = 2, the gap at ηλ = 1e-3, the escape thresholds) and counts of runs")
+                   unaudited="the dark-blue marks are GD's simulated escapes; the log-rates are drawn over ηλ, while "
+                             "the checks hold numbers read off them (the slope at ηλ = 2, the gap at ηλ = 1e-3, the "
+                             "escape thresholds) and counts of runs")
 
 
 def weak_error(budget: Budget, out: Path) -> list[Path]:
