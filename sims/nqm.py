@@ -468,7 +468,9 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
     # d-vectors of statistics, on the device and again on the host
     n_merge = 0 if merge_w is None else merge_w.shape[0]
     n_rec_pad = _pow2(n_rec, _MIN_REC_PAD)
-    sub = min(_SUB, _pow2(T // n_rec, 1))
+    # steps whose noise is hashed at once: about _SUB values per run (one step of a wide model, a few dozen of a
+    # narrow one: measured fastest), never more steps than a block has
+    sub = min(1 << (max(1, _SUB // d).bit_length() - 1), _pow2(T // n_rec, 1))
     V.check_bytes({"n_chains": n_chains, "n_rec": n_rec, "configurations": G, "d": d, "merges": n_merge},
                   2 * 8 * G * n_chains * (n_rec_pad * (2 * d + 1) + (10 + n_merge) * d),
                   what="the per-run records", max_bytes=max_bytes)
