@@ -469,8 +469,12 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
     n_merge = 0 if merge_w is None else merge_w.shape[0]
     n_rec_pad = _pow2(n_rec, _MIN_REC_PAD)
     # steps whose noise is hashed at once: about _SUB values per run (one step of a wide model, a few dozen of a
-    # narrow one: measured fastest), never more steps than a block has
-    sub = min(1 << (max(1, _SUB // d).bit_length() - 1), _pow2(T // n_rec, 1))
+    # narrow one: measured fastest); cut to the block's length where the values hashed past a block's end would
+    # cost more than a compiled kernel (short test runs keep one kernel for every block length)
+    sub = 1 << (max(1, _SUB // d).bit_length() - 1)
+    block = T // n_rec
+    if G * n_chains * n_rec * (-(-block // sub) * sub - block) * d > _SPLIT_VALUES // 8:
+        sub = min(sub, _pow2(block, 1))
     V.check_bytes({"n_chains": n_chains, "n_rec": n_rec, "configurations": G, "d": d, "merges": n_merge},
                   2 * 8 * G * n_chains * (n_rec_pad * (2 * d + 1) + (10 + n_merge) * d),
                   what="the per-run records", max_bytes=max_bytes)
@@ -509,7 +513,7 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
             else:
                 shared[name] = np.broadcast_to(value, (G, d))[0]
         shared["T"], shared["n_rec"] = np.int64(T), np.int64(n_rec)
-        static = dict(n_rec_pad=n_rec_pad, sub=sub, method=m, full=H is not None, additive=additive,
+        static = dict(n_rec_pad=n_rec_pad, sub=sub if multiplicative or additive else 1, method=m, full=H is not None, additive=additive,
                       multiplicative=multiplicative, law=law, df=df, impl=impl, ema=bool(np.any(params["ema"] > 0)),
                       centered=bool(np.any(ctr != 0)), window_mean=window_mean, step_stat="nesterov" in methods,
                       merge=n_merge)
