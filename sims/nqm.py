@@ -13,9 +13,9 @@ the step, along any step-size schedule :math:`\eta_t` (arrays: WSD, cosine, deca
 :func:`theory.nqm.moment_recursion` is the exact law of SGD's second moments on this model.
 
 Per run (:func:`_nqm_run`, mapped over a grid by :func:`sims.sweep.run_grid`): a loop over ``n_rec`` recording
-blocks, each a loop over its steps. Each step hashes its own noise (:func:`noise_at`: the values the block's
-one-call draw ``noise(block key, (steps, d))`` holds at that step), so no noise block is ever stored and the
-working set of a step is the chunk's state alone. The method, the noise law and which noises are present select code
+blocks, each a loop over its steps. The noise is hashed a few steps at a time (:func:`noise_at`: the values the
+block's one-call draw ``noise(block key, (steps, d))`` holds at those steps, about 64 per run), so no noise block is
+ever stored and a step's working set stays in cache. The method, the noise law and which noises are present select code
 and are static; the horizon :math:`T` and ``n_rec`` are data (loop bounds), the records padded to a power of two and
 the schedules to a power-of-two length, so a handful of compiled kernels serves every horizon; everything else
 (curvatures, noise levels, batch size, momentum, decay, EMA rate, schedule, start, key) is data as well.
@@ -58,7 +58,7 @@ CHUNK = 4096
 _CACHE_VALUES = 2**15
 _MIN_T_PAD = 4096  # schedules are padded to a power-of-two length of at least this: short horizons share one kernel
 _MIN_REC_PAD = 8   # records are padded to a power of two of at least this
-_SUB = 64
+_SUB = 64          # noise values per run hashed at once (see simulate)
 # a coordinate past the bound (or NaN) at step k stores (T + 2 - k) * 2**540 instead of |x|: larger than any tracked
 # |x| <= BOUND and larger for earlier steps, so one running maximum keeps both max |x| and the first bad step; a power of
 # two times an integer below 2**53 is exact, so the step is read back exactly
@@ -141,8 +141,7 @@ def noise_at(key: jax.Array, index: jax.Array, law: str, df: int, size) -> jax.A
 
     JAX's Threefry keys draw in counter mode (``jax_threefry_partitionable``, on by default): element :math:`i` of a
     draw is a fixed map of the hash of the counter :math:`i`, so it can be computed alone; ``size`` matters only to
-    Student-t with :math:`
-u > 2`, whose :math:`\chi^2` rows sit at counters :math:`r\cdot	ext{size} + i`.
+    Student-t with :math:`\nu > 2`, whose :math:`\chi^2` rows sit at counters :math:`r\,\mathrm{size} + i`.
     ``index`` an integer array (a tracer inside a kernel), ``size`` an integer (a tracer allowed); ``law`` and ``df``
     as :func:`noise` (static, checked there, not here: this is the kernel's inner loop).
     """
@@ -194,7 +193,8 @@ def _nqm_run(point: dict, etas: jax.Array, shared: dict, *, n_rec_pad: int, sub:
 
     Noise: block :math:`j` splits the run's key into (next key, multiplicative key, additive key); step :math:`i` of the
     block of :math:`s = T/n_{rec}` steps uses elements :math:`i d .. i d + d - 1` of the flat draws of :math:`s d` values
-    under each noise's key (:func:`noise_at`), computed at the step.
+    under each noise's key (:func:`noise_at`), hashed ``sub`` steps at a time (static; the last part of a block may
+    hash values past its end, never used).
 
     Static switches that drop per-step work (a step of the noise-free diagonal model is a handful of flops, so
     statistics dominate it): ``ema=False`` when every run has :math:`\alpha = 0`, where :math:`z_k = x_0` exactly
