@@ -22,6 +22,8 @@ holds exactly on a degenerate case (one agent, a one-dimensional problem, zero s
   :math:`\varphi(a) = (e^a - 1 - a)/a^2`, and its value 0 at a stationary point;
 * ``paths`` with one scalar start per run (a 1-D ``grid['x0']``) and with chunks of one run: the same paths as
   starts of shape (runs, 1) in one chunk;
+* (claim-sensitivity run at the Binomial-mask commit, seed 0) ``coupled_weak_paths``' ``diverged_at``, a recorded step no
+  claim reads: the frozen discrete state is GD's after ``diverged_at - 1`` steps (a NumPy loop);
 * (claim-sensitivity run, seed 0) two valid inputs no claim passes: ``mean_sign_mc`` with n = 2 draws (the fewest
   with a variance) and ``escape_paths`` from a scalar start at curvature 0.5, against GD's log-rate by hand;
 * (issue 27) ``compagnoni2025.ms_threshold_per_model`` turns ``failed`` when the SDEs' Itô diffusion in
@@ -175,3 +177,18 @@ def test_ito_diffusion_twenty_percent_off_fails_the_ms_threshold_claim(monkeypat
     monkeypatch.setattr(dcsgd, "_ms_threshold_sym", functools.lru_cache(maxsize=8)(dcsgd._ms_threshold_sym.__wrapped__))
     assert T.ms_threshold("first_order", 2.0, 1, 0.0, 1.0) == pytest.approx(2 / (2.0 * 1.2 * 1.0))  # in place
     assert claim.status(claim.run(Budget("quick"))) == "failed"
+
+
+def test_coupled_weak_paths_diverged_at_is_the_frozen_step():
+    """No noise, eta lam = 3 on lam x^2/2: GD doubles |x| per step, the curvature-corrected SDE grows by e^(3/2) per
+    step and crosses the bound 1e100 first (near step 150); every path freezes there, the discrete one after
+    diverged_at - 1 GD steps x+ = -2x (exact in floats, a NumPy loop). A recorded step no claim reads (a
+    claim-sensitivity survivor): an off-by-two in it breaks the identity."""
+    r = S.coupled_weak_paths(jax.random.key(0), np.array([1.0]), 1.0, problem="quadratic", T=400.0, max_steps=400,
+                             substeps=8, lam=3.0)
+    at = int(r["diverged_at"])
+    assert bool(r["diverged"]) and 100 < at < 400, at
+    x = np.array([1.0])
+    for _ in range(at - 1):
+        x = x - 3.0 * x
+    np.testing.assert_array_equal(np.asarray(r["x"]), x)
