@@ -143,8 +143,11 @@ def noise_at(key: jax.Array, index: jax.Array, law: str, df: int, size) -> jax.A
     draw is a fixed map of the hash of the counter :math:`i`, so it can be computed alone; ``size`` matters only to
     Student-t with :math:`\nu > 2`, whose :math:`\chi^2` rows sit at counters :math:`r\,\mathrm{size} + i`.
     ``index`` an integer array (a tracer inside a kernel), ``size`` an integer (a tracer allowed); ``law`` and ``df``
-    as :func:`noise` (static, checked there, not here: this is the kernel's inner loop).
+    as :func:`noise` (static: checked once, at trace time; ``index`` and ``size`` are not checked, being tracers in
+    the kernel's inner loop).
     """
+    V.key("key", key)
+    df = _law(law, df)
     if law == "gaussian":
         return _SQRT2 * lax.erf_inv(_uniform_at(key, index, _NORMAL_LOW, 1.0))
     if law == "rademacher":

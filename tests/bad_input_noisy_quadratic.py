@@ -138,6 +138,10 @@ ROWS = [
     # simulators
     Row(_M + "noise", lambda: {"key": K(), "shape": (3,), "law": "gaussian", "df": 0}, kinds={"shape": "widths"},
         extra=[({"law": "student", "df": 0}, "df", "student df 0"), ({"law": "student", "df": 65}, "df", "student df 65")]),
+    Row(_M + "noise_at", lambda: {"key": K(), "index": np.arange(3), "law": "gaussian", "df": 0, "size": 3},
+        skip={"index": "counters of the flat draw, a tracer inside a kernel (not checked: the inner loop)",
+              "size": "the flat draw's length, a tracer inside a kernel (not checked: the inner loop)"},
+        extra=[({"law": "student", "df": 0}, "df", "student df 0"), ({"law": "student", "df": 65}, "df", "student df 65")]),
     Row(_M + "simulate", lambda: {"key": K(), "T": 8, "eta": 0.1, "x0": np.ones(2), "lam": LAM, "sigma_a": 0.5,
                                   "n_chains": 2, "n_rec": 2, "merge_weights": np.full(8, 0.125)},
         kinds={"T": "posint", "eta": "pos", "lam": "posarr", "sigma_a": "nonneg", "n_chains": "posint+oversize",
