@@ -731,6 +731,57 @@ def test_authors_runs_controller_caps_the_step_and_clipping_is_plain_adam_on_sma
         S.archgrid_runs("resnet18", seeds=[0])
 
 
+def test_authors_cnn_in_evaluation_mode_uses_each_layers_own_running_statistics():
+    """The CNN+BN's evaluation-mode forward pass (the controller's JVP runs it) against a float64 NumPy forward pass
+    from the definitions: per layer, the three-tap convolution, batch normalization with *that layer's* running
+    (mean, var) -- the two layers get different statistics here, so a swapped index shows -- ReLU, then the mean over
+    positions and the read-out."""
+    p = SA._ag_init("cnn1d_bn", jax.random.key(2))
+    rng = np.random.default_rng(1)
+    stats = tuple((jnp.asarray(rng.normal(size=32), jnp.float32), jnp.asarray(rng.uniform(0.5, 2.0, 32), jnp.float32))
+                  for _ in range(2))
+    x = S.archgrid_digits()["x_train"][:7]
+    got = np.asarray(SA._ag_apply("cnn1d_bn", p, jnp.asarray(x), stats)[0], np.float64)
+    f = {k: {n: np.asarray(w, np.float64) for n, w in v.items()} for k, v in p.items()}
+    h = np.asarray(x, np.float64)[:, :, None]
+    for i in (1, 2):
+        w, hp = f[f"conv{i}"]["W"], np.pad(h, ((0, 0), (1, 1), (0, 0)))
+        h = sum(hp[:, j:j + 64, :] @ w[j] for j in range(3)) + f[f"conv{i}"]["b"]
+        mu, var = (np.asarray(s_, np.float64) for s_ in stats[i - 1])
+        h = np.maximum((h - mu) / np.sqrt(var + 1e-5) * f[f"bn{i}"]["g"] + f[f"bn{i}"]["c"], 0.0)
+    ref = h.mean(axis=1) @ f["head"]["W"] + f["head"]["b"]
+    # float32 forward pass of ~100-term sums of O(1) terms: round-off ~1e-6 relative to the logits' scale
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
+
+
+def test_authors_controller_radius_is_taken_along_the_unit_gradient_direction():
+    r"""The controller's :math:`\rho_a` at a point against finite differences of the logits in float64 along
+    :math:`-g/\|g\|` (normalized here in NumPy): :math:`\rho_a=\pi/\max_i(\max_k a_{ik}-\min_k a_{ik})`, and its scale
+    :math:`\min(1,\rho_a/(\mathrm{lr}\,\|g\|))`. An unnormalized direction would scale :math:`\rho_a` by
+    :math:`1/\|g\|`."""
+    d = S.archgrid_digits()
+    x, y = jnp.asarray(d["x_train"][:64]), jnp.asarray(d["y_train"][:64])
+    p = SA._ag_init("mlp_ln3", jax.random.key(3))
+    g = jax.grad(lambda q: SD._cross_entropy(SA._ag_apply("mlp_ln3", q, x)[0], y))(p)
+    g_norm = SD._tree_norm(g)
+    lr = 50.0  # large enough that the cap binds (scale < 1), so the scale is checked too
+    rho, scale = (float(v) for v in SA._ag_controller("mlp_ln3", p, g, g_norm, (), jnp.float32(lr), x))
+    p64 = jax.tree_util.tree_map(lambda w: w.astype(jnp.float64), p)
+    g64 = jax.tree_util.tree_map(lambda w: np.asarray(w, np.float64), g)
+    norm = math.sqrt(sum(float((w ** 2).sum()) for w in jax.tree_util.tree_leaves(g64)))
+    x64, h = x.astype(jnp.float64), 1e-5
+
+    def logits(t):
+        return np.asarray(SA._ag_apply("mlp_ln3", jax.tree_util.tree_map(lambda w, u: w - t * u / norm, p64, g64),
+                                       x64)[0])
+
+    a = (logits(h) - logits(-h)) / (2 * h)  # central differences: error O(h^2) ~ 1e-10 relative
+    rho_ref = math.pi / float(np.max(a.max(axis=1) - a.min(axis=1)))
+    # the JVP runs in float32 (the authors' setting): ~1e-6 relative; the float32 gradient's direction ~1e-6 too
+    assert rho == pytest.approx(rho_ref, rel=1e-3)
+    assert scale < 1 and scale == pytest.approx(min(1.0, rho_ref / (lr * norm)), rel=1e-3)
+
+
 def test_bench_case_numpy_reference_agrees():
     (case,) = R.bench_cases("small")
     case.check(np.asarray(case.run_jax()), case.run_numpy())
