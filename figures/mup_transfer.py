@@ -63,7 +63,9 @@ def _rates(results: dict, out: Path, budget: Budget) -> list[Path]:
     fine = np.geomspace(n[0], n[-1], 200)
     fig, ax = plot.figure(width=5.2, height=3.8)
     ax.axvspan(n[0], n10, color=MUTED, alpha=0.15, lw=0, label="not within 10 % (n < n₁₀)")
-    ax.plot(fine, sigma / np.sqrt(fine), color=PALETTE[0], lw=1.2, label=r"$\sigma\,n^{-1/2}$")
+    (rate,) = ax.plot(fine, sigma / np.sqrt(fine), color=PALETTE[0], lw=1.2, label=r"$\sigma\,n^{-1/2}$")
+    plot.draws(rate, "hayou2025.mup_error_rate_inverse_sqrt_width:seed spread of the optimum, widths 128..", at=fine,
+               y=lambda s: sigma * fine ** s)
     ax.plot(fine, B / fine, color=PALETTE[1], lw=1.2, ls="--", label=r"$B\,n^{-1}$")
     ax.plot(n, sd, "o", ms=4, mfc="none", color=PALETTE[0], label="per-seed spread")
     ax.plot(nb, err, "s", ms=4, mfc="none", color=PALETTE[1], label="seed-mean error")
