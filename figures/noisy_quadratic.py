@@ -153,7 +153,7 @@ def _lion(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     fig, axes = figure(2, width=4.3, height=3.3)
     ax = axes[0]
     t = np.arange(1, E.LION_T + 1)
-    for j, color in zip(range(ex["path"].shape[-1]), PALETTE):
+    for j, color in zip(range(ex["path"].shape[-1]), PALETTE[1:]):  # simulated paths: not the theory colour
         ax.plot(t, ex["path"][nc, :, j], color=color, lw=1, label="Lion's coordinates x_j" if j == 0 else None)
         ax.axhline(target[j], color=color, ls=":", lw=0.8, label="box solution (L-BFGS-B)" if j == 0 else None)
     ax.legend(loc="center right", fontsize=7)
@@ -164,7 +164,9 @@ def _lion(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     eta = ex["etas"][:nc, 0]
     hover = np.abs(ex["path"][:nc, -E.LION_T // 4:] - target).max(axis=(1, 2))
     ax.plot(eta, hover, "o", color=SIM, mfc="none", label="max ‖x_t − x*‖∞, last quarter")
-    ax.plot(eta, hover[0] * eta / eta[0], color=THEORY, label="∝ η")
+    (order,) = ax.plot(eta, hover[0] * eta / eta[0], color=THEORY, label="∝ η")
+    draws(order, "steplab.lion_hover_order_eta:log-log slope of the hover amplitude", at=eta,
+          y=lambda s: hover[0] * (eta / eta[0]) ** s)
     ax.plot(eta, hover[0] * np.sqrt(eta / eta[0]), color=MUTED, ls="--", label="∝ √η")
     ax.set(xscale="log", yscale="log", xlabel="η", ylabel="hover amplitude", title="constant η")
     # less than a decade on each axis: label the 1-2-5 ticks, or each axis shows a single number
