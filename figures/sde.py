@@ -124,13 +124,13 @@ def divergence(budget: Budget, out: Path) -> list[Path]:
     fig, (ax, bx) = st.figure(2, 1, width=4.4)
     om = q["omega"]
     for j, s1 in enumerate(q["sigma1"]):
-        ax.plot(om, q["constant_frac"][:, j, -1], "o-", color=st.PALETTE[j], label=f"constant η, σ₁ = {s1:g}")
+        ax.plot(om, q["constant_frac"][:, j, -1], "o-", color=st.PALETTE[j + 1], label=f"constant η, σ₁ = {s1:g}")
     ax.plot(om, q["normalized_frac"].max(axis=(1, 2)), "s--", color=st.THEORY, label="normalized (all cells)")
     ax.set(xlabel="ω", ylabel="fraction diverged", title=f"DCSGD on x⁴/4, N = 4, x₀ = {q['x0'][-1]:g}")
     ax.legend(fontsize=7)
     med = np.median(m["ratio"], axis=-1)
     for j, w in enumerate(m["omega"]):
-        bx.plot(m["c"], med[:, j], "o-", color=st.PALETTE[j], label=f"ω = {w:g}")
+        bx.plot(m["c"], med[:, j], "o-", color=st.PALETTE[j + 1], label=f"ω = {w:g}")
     bx.axhline(1, color=st.MUTED, lw=0.8)
     st.threshold(bx, 2.0, "c = 2")
     bx.set(xscale="log", yscale="log", xlabel="c (normalized rule)", ylabel="final / initial loss (median)",
@@ -362,8 +362,9 @@ def sign_descent_phi(results: dict, budget: Budget, out: Path) -> list[Path]:
         k = (r["noise"] == noise) & (r["n_agents"] == ex.PHI_AGENTS) & (r["u"] == 0.5) & (r["d"] == d) \
             & (r["shape"] == shape)
         order = np.argsort(r["a"][k])
-        bx.plot(r["a"][k][order], r["ratio_half"][k][order], "-o", ms=3, color=st.PALETTE[j], label=f"h*/h_1/2, {label}")
-        bx.plot(r["a"][k][order], r["ratio_phi"][k][order], ":s", ms=3, color=st.PALETTE[j], label=f"h*/h_φ, {label}")
+        color = st.PALETTE[j + 1]  # measured ratios: not the theory colour
+        bx.plot(r["a"][k][order], r["ratio_half"][k][order], "-o", ms=3, color=color, label=f"h*/h_1/2, {label}")
+        bx.plot(r["a"][k][order], r["ratio_phi"][k][order], ":s", ms=3, color=color, label=f"h*/h_φ, {label}")
     bx.axhline(1.0, color=st.MUTED, ls="--", lw=1)
     bx.set(xscale="log", yscale="log", xlabel="L₁‖x‖, x on the diagonal (L₀ = L₁ = 1)",
            ylabel="critical step / allowed step", title=f"Student-t ν = {ex.PHI_NU:g}, N = {ex.PHI_AGENTS}, |∂ⱼf|/σ = 0.5")
@@ -376,11 +377,13 @@ def schedule(results: dict, budget: Budget, out: Path) -> list[Path]:
     step's law, and the noise-free edges."""
     r = _result(results, "schedule_needs_normalization", budget).arrays
     fig, ax = st.figure(1, 1, width=4.6)
-    s = np.geomspace(0.8, 8.0, 120)
-    args = (ex.SCHED_AGENTS, ex.SCHED_OMEGA, ex.SCHED_SIGMA1)
     k = r["s0"].size
-    ax.plot(s, th.quartic_schedule_divergence(s, "inv_sqrt", *args), color=st.THEORY,
-            label="η₀/√(t+1), σ₁ = 0.5: s-chain law")
+    s = np.unique(np.concatenate([np.geomspace(0.8, 8.0, 120), r["s0"]]))  # the law read at the checked s0 exactly
+    args = (ex.SCHED_AGENTS, ex.SCHED_OMEGA, ex.SCHED_SIGMA1)
+    (law,) = ax.plot(s, th.quartic_schedule_divergence(s, "inv_sqrt", *args), color=st.THEORY,
+                     label="η₀/√(t+1), σ₁ = 0.5: s-chain law")
+    draws(law, P + "schedule_needs_normalization:diverged fraction of pre-scheduled DCSGD per s0", at=r["s0"],
+               y=lambda v: np.asarray(v, dtype=float)[:k])
     ax.plot(s, th.quartic_schedule_divergence(s, "constant", *args), ":", color=st.PALETTE[2],
             label="constant step's law")
     ax.errorbar(r["s0"], r["frac"][:k], yerr=4 * r["frac_se"][:k], fmt="o", mfc="none", color=st.SIM,
