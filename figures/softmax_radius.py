@@ -153,7 +153,7 @@ def _fig_temperature(results: dict[str, Result], out: Path) -> list[Path]:
     fig, axes = figure(2, 1, width=3.8, height=3.1)
     for ax, vals, lab in ((axes[0], od, r"onset distance $t$"), (axes[1], orr, r"onset $r=t/\rho_a$")):
         ax.loglog(Tm, vals, "o", color=SIM, mfc="none", label="runs (seeds)")
-        ax.loglog(temps, [np.median(vals[Tm == t]) for t in temps], "-", color=THEORY, label="median over seeds")
+        ax.loglog(temps, [np.median(vals[Tm == t]) for t in temps], "-", color=ACCENT, label="median over seeds")
         sd = np.std(np.log10(vals))
         ax.set_title(f"{lab}: sd log10 = {sd:.3f}")
         ax.set_xlabel("temperature T")
@@ -180,7 +180,7 @@ def _fig_spike(budget: Budget, out: Path) -> list[Path]:
         ag = ex.archgrid(budget, arch=arch)
         acc, mode = ag["spiked.test_acc"], ag["spiked.mode"]
         steps = np.arange(acc.shape[1])
-        for code, (name, c) in enumerate(zip(MODES, (SIM, ACCENT, THEORY))):
+        for code, (name, c) in enumerate(zip(MODES, (SIM, ACCENT, PALETTE[2]))):
             sel = acc[mode == code]
             ax.plot(steps, np.median(sel, axis=0), color=c)
             ax.fill_between(steps, sel.min(axis=0), sel.max(axis=0), color=c, alpha=0.15, lw=0)
@@ -194,7 +194,7 @@ def _fig_spike(budget: Budget, out: Path) -> list[Path]:
     for k, (ax, tag) in enumerate(zip(axes, tags)):
         acc, mode = res[f"{tag}.test_acc"], res[f"{tag}.mode"]
         steps = np.asarray(res["eval_step"])  # the steps whose test accuracy was recorded
-        for code, (name, c) in enumerate(zip(MODES, (SIM, ACCENT, THEORY))):
+        for code, (name, c) in enumerate(zip(MODES, (SIM, ACCENT, PALETTE[2]))):
             sel = acc[mode == code]
             # one legend (first panel) serves every panel: the same three modes in the same colours
             ax.plot(steps, np.median(sel, axis=0), color=c, label=name if k == 0 else None)
