@@ -507,7 +507,8 @@ def theory_line(ax, x: Any, y: Any, *, check: str | None = None, at: Any = None,
 
 def _is_theory(artist) -> bool:
     """A series presented as theory: one declared with :func:`draws`, one whose label says theory/prediction/closed
-    form/exact and not rival, or one unlabelled and drawn in :data:`THEORY`'s colour."""
+    form/exact and not rival, one unlabelled and drawn in :data:`THEORY`'s colour, or a solid line in that colour whose
+    label does not say rival (a rival drawn like the theory must say what it is)."""
     if getattr(artist, "_steplab_draws", ()):
         return True
     label = str(artist.get_label()).lower()
@@ -515,7 +516,13 @@ def _is_theory(artist) -> bool:
         colors = [c for c in (getattr(artist, "get_color", lambda: None)(),
                               getattr(artist, "get_markeredgecolor", lambda: None)()) if isinstance(c, str)]
         return any(matplotlib.colors.same_color(c, THEORY) for c in colors if c not in ("none", "auto"))
-    return "rival" not in label and any(w in label for w in _THEORY_WORDS)
+    if "rival" in label:
+        return False
+    if any(w in label for w in _THEORY_WORDS):
+        return True
+    # a solid line in the theory colour reads as theory whatever its label says (a rival must say it is one)
+    return (isinstance(artist, matplotlib.lines.Line2D) and artist.get_linestyle() in ("-", "solid")
+            and isinstance(artist.get_color(), str) and matplotlib.colors.same_color(artist.get_color(), THEORY))
 
 
 def _numeric_pairs(results: Mapping[str, Any], claim_ids: Sequence[str]):
