@@ -13,6 +13,10 @@ r"""Simulators for the linear stability of SGD: minibatches, delayed gradients, 
 * :func:`momentum_growth`, :func:`momentum_noise` -- heavy ball and Nesterov on :math:`\lambda x^2/2`.
 * :func:`momentum_map`, :func:`momentum_norms` -- heavy ball and Nesterov on a quadratic with several curvatures:
   the one-step map of the state :math:`(x_t, x_{t-1})` read off the update rule, and :math:`\log\|x_t\|` along a run.
+* :func:`nonzero_gradient_moment_map` -- where the per-sample gradients do not vanish (a regular minimum), the exact
+  one-step map of :math:`(\mathrm{vec}\,E[xx^\top], E[x], 1)` over every batch; :func:`evolve_moments` (its powers
+  :math:`2^k` by repeated squaring), :func:`second_moment_after`, :func:`moment_log_growth`, and the Monte Carlo
+  :func:`sgd_paths_second_moment`.
 * :func:`refine_crossing` -- locate where a measured rate changes sign, by rounds of grid refinement (from
   :mod:`sims.edges`, re-exported here);
 
@@ -48,7 +52,8 @@ from theory.sgd_stability import check_hessians
 __all__ = [
     "LOG_BOUND", "METHOD_IDS", "enumerate_batches", "kron_enumerated", "moment_growth", "sgd_paths",
     "lyapunov_paths", "delayed_growth", "delayed_noisy", "momentum_growth", "momentum_noise", "momentum_map",
-    "momentum_norms", "refine_crossing", "dln_hessians", "sampled_batch_noise",
+    "momentum_norms", "refine_crossing", "dln_hessians", "sampled_batch_noise", "nonzero_gradient_moment_map",
+    "evolve_moments", "second_moment_after", "moment_log_growth", "sgd_paths_second_moment",
 ]
 
 LOG_BOUND = math.log(1e150)  # growth beyond 1e150 x the start is flagged as divergence
@@ -806,3 +811,155 @@ def sampled_batch_noise(key, hessians, batch_size, *, n_batches: int, n_groups: 
     hbar = h.mean(axis=0)
     out = _noise_groups(u, jnp.asarray(h.reshape(n, d * d)), jnp.asarray(hbar), jnp.asarray(sizes))
     return {"noise": np.asarray(out), "hbar": hbar}
+
+
+# ----------------------------------------------------------------------------- a regular minimum: exact moments, paths
+def _batch_pairs(hessians, gradients, batch_size, max_bytes=None) -> tuple[np.ndarray, np.ndarray]:
+    """Every batch's mean Hessian (:func:`enumerate_batches`) and mean gradient, over the C(n, B) subsets in the
+    order of ``itertools.combinations``."""
+    h = check_hessians(hessians)
+    n, d = h.shape[0], h.shape[1]
+    g = val.array("gradients", gradients, shape=(n, d))
+    b = val.integer("batch_size", batch_size, low=1, high=n)
+    mats, counts = _enumerate(h, b, "batch_size", max_bytes)
+    idx = np.array(list(itertools.combinations(range(n), b)))
+    return mats[0, : counts[0]], g[idx].mean(axis=1)
+
+
+def nonzero_gradient_moment_map(hessians, gradients, batch_size, eta, *, max_bytes=None) -> np.ndarray:
+    r"""The exact one-step map of the first two moments of linearized SGD where the per-sample gradients do not vanish.
+
+    With :math:`x = \theta - \theta^*`, per-sample Hessians :math:`H_i` and gradients :math:`g_i` at :math:`\theta^*`, a
+    step is :math:`x^+ = A_{\mathcal B}x - \eta g_{\mathcal B}`, :math:`A_{\mathcal B} = I - \eta H_{\mathcal B}`, the batch
+    uniform over all :math:`\binom nB` subsets (every one enumerated) and independent of :math:`x`. On
+    :math:`z = (\mathrm{vec}\,S, m, 1)`, :math:`S = E[xx^\top]`, :math:`m = E[x]` (row-major ``vec``) it is linear:
+
+    .. math:: S^+ = E_{\mathcal B}[A S A^\top - \eta(A m g^\top + g m^\top A^\top) + \eta^2 g g^\top],\qquad
+              m^+ = E_{\mathcal B}[A]\,m - \eta E_{\mathcal B}[g].
+
+    Returns the :math:`(d^2 + d + 1)\times(d^2 + d + 1)` matrix :math:`W` with :math:`z^+ = Wz` (last row :math:`e^\top`).
+    ``gradients``: :math:`(n, d)` (at a minimum their mean vanishes; the recursion holds about any point).
+    ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the batch tables and the map.
+    """
+    hb, gb = _batch_pairs(hessians, gradients, batch_size, max_bytes)
+    eta = val.real("eta", eta, low=0.0, low_open=True)
+    if not eta * eta < math.inf:  # the map holds eta^2 (a float's ** raises OverflowError instead of giving inf)
+        raise ValueError(f"eta: expected a step whose square is finite in float64, got {eta:.6g}")
+    d = hb.shape[1]
+    k, d2 = len(hb), d * d
+    _guard({"hessians": f"d = {d}"}, 2 * 8 * (d2 + d + 1) ** 2, "the (d^2 + d + 1)^2 map and its Kronecker block",
+           max_bytes)
+    a = np.eye(d) - eta * hb
+    w = np.zeros((d2 + d + 1, d2 + d + 1))
+    with np.errstate(over="ignore", invalid="ignore"):
+        w[:d2, :d2] = np.einsum("kij,kab->iajb", a, a).reshape(d2, d2) / k
+        am = np.einsum("kij,ka->iaj", a, gb) / k  # (A m g^T)_{ia} = sum_j A_ij m_j g_a
+        w[:d2, d2:d2 + d] = -eta * (am + am.transpose(1, 0, 2)).reshape(d2, d)
+        w[:d2, -1] = eta**2 * np.einsum("ki,ka->ia", gb, gb).reshape(d2) / k
+    w[d2:d2 + d, d2:d2 + d] = a.mean(axis=0)
+    w[d2:d2 + d, -1] = -eta * gb.mean(axis=0)
+    w[-1, -1] = 1.0
+    if not np.all(np.isfinite(w)):
+        raise ValueError(f"eta, hessians, gradients: the one-step moment map overflows float64 (eta = {eta:.6g}, "
+                         f"max |H_i| = {float(np.abs(hb).max()):.3g}); expected a step and data whose squares are finite")
+    return w
+
+
+def _moment_start(moment_map, x0) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """(the map, x0, the start z_0 = (vec x0 x0', x0, 1), d), validated: a square map of size d^2 + d + 1 with last row
+    e', and a nonzero finite x0 of length d (the divergence test is relative to |x0|^2)."""
+    w = val.array("moment_map", moment_map, ndim=2)
+    d = (math.isqrt(4 * w.shape[0] - 3) - 1) // 2
+    if w.shape[0] != w.shape[1] or d < 1 or d * d + d + 1 != w.shape[0]:
+        raise ValueError(f"moment_map: expected a square map of size d^2 + d + 1 (on (vec S, m, 1)), got shape {w.shape}")
+    if not (np.all(w[-1, :-1] == 0) and w[-1, -1] == 1):
+        raise ValueError("moment_map: expected last row (0, ..., 0, 1) (the constant coordinate of (vec S, m, 1))")
+    x = val.array("x0", x0, shape=(d,))
+    if not float(x @ x) > 0:
+        raise ValueError("x0: expected a nonzero start (traces are measured relative to |x0|^2)")
+    return w, x, np.concatenate([np.outer(x, x).reshape(-1), x, [1.0]]), d
+
+
+def evolve_moments(moment_map, x0, squarings: int) -> dict:
+    r"""The second moment :math:`E[xx^\top]` after :math:`T = 2^k` steps of ``moment_map`` (:math:`W`, see
+    :func:`nonzero_gradient_moment_map`) from the deterministic start ``x0``, for :math:`k = 0..` ``squarings``.
+
+    :math:`W^{2^k}` by repeated squaring of :math:`W`, applied to :math:`z_0 = (\mathrm{vec}\,x_0x_0^\top, x_0, 1)`.
+    Returns ``sigma`` (the symmetrized :math:`E[x_Tx_T^\top]` at :math:`T = 2^{\text{squarings}}`), ``diverged`` (when
+    :math:`\mathrm{tr}\,E[xx^\top]` left :math:`10^{150}\|x_0\|^2` or turned non-finite at some :math:`k`) and
+    ``diverged_step`` (the first such :math:`2^k`, :math:`-1` if never).
+    """
+    w, x, z0, d = _moment_start(moment_map, x0)
+    squarings = val.integer("squarings", squarings, low=0, high=62)
+    power = w.copy()
+    tr0, first, sigma = float(x @ x), -1, None
+    with np.errstate(over="ignore", invalid="ignore"):
+        for k in range(squarings + 1):
+            sigma = (power @ z0)[: d * d].reshape(d, d)
+            tr = float(np.trace(sigma))
+            if first < 0 and not (np.isfinite(tr) and math.log(max(tr / tr0, 1e-300)) < LOG_BOUND):
+                first = 2**k
+            power = power @ power
+    return {"sigma": 0.5 * (sigma + sigma.T), "diverged": first >= 0, "diverged_step": first}
+
+
+def second_moment_after(moment_map, x0, steps: int) -> np.ndarray:
+    r""":math:`E[x_Tx_T^\top]` after :math:`T` = ``steps`` steps of ``moment_map`` from ``x0``: the first :math:`d^2` rows of
+    :math:`W^T` (``numpy.linalg.matrix_power``) times :math:`z_0 = (\mathrm{vec}\,x_0x_0^\top, x_0, 1)`, shape :math:`(d, d)`
+    (non-finite once the moments overflow float64)."""
+    w, _, z0, d = _moment_start(moment_map, x0)
+    steps = val.integer("steps", steps, low=0, high=val.INT64_MAX)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return (np.linalg.matrix_power(w, steps)[: d * d, :] @ z0).reshape(d, d)
+
+
+def moment_log_growth(moment_map, x0, steps: int) -> float:
+    r"""The growth of :math:`\log\mathrm{tr}\,E[xx^\top]` per step over ``steps`` steps of ``moment_map`` from ``x0``:
+    :math:`\log(\mathrm{tr}\,S_T/\|x_0\|^2)/T`, :math:`S_T` from :math:`W^Tz_0`; ``inf`` once the trace overflows float64,
+    ``-inf`` once it underflows to 0."""
+    w, x, z0, d = _moment_start(moment_map, x0)
+    steps = val.integer("steps", steps, low=1, high=val.INT64_MAX)
+    with np.errstate(over="ignore", invalid="ignore"):
+        z = np.linalg.matrix_power(w, steps) @ z0
+        ratio = float(np.trace(z[: d * d].reshape(d, d))) / float(x @ x)
+    return math.log(ratio) / steps if ratio > 0 else (-math.inf if ratio == 0 else math.nan)
+
+
+def sgd_paths_second_moment(key, hessians, gradients, batch_size, eta, x0, *, n_steps: int, n_paths: int,
+                            bound: float = 1e100, max_bytes=None) -> dict:
+    r"""Monte Carlo :math:`E[x_Tx_T^\top]` of linearized SGD where the per-sample gradients do not vanish.
+
+    Paths :math:`x_{t+1} = x_t - \eta(H_{\mathcal B_t}x_t + g_{\mathcal B_t})` from ``x0``, the batch of each step and path
+    a uniform index into the :math:`\binom nB` enumerated subsets (``jax.random.randint(key, (T, P), 0, C(n, B))``:
+    uniform without replacement). Returns ``mean`` :math:`\frac1P\sum_p x_Tx_T^\top` and ``se`` (its standard error,
+    :math:`\mathrm{sd}/\sqrt P`), :math:`(d, d)`, over the paths that stayed within ``bound`` (a path is frozen at its
+    last state once a coordinate leaves it or turns non-finite); ``diverged`` :math:`(P,)` and ``diverged_step`` (the
+    first step out of bound, :math:`-1` if never). ``key``: a typed PRNG key. ``max_bytes``: the allocation limit
+    (:func:`theory.validate.byte_limit`) for the batch indices and the per-path states.
+    """
+    val.key("key", key)
+    hb, gb = _batch_pairs(hessians, gradients, batch_size, max_bytes)
+    eta = val.real("eta", eta, low=0.0, low_open=True)
+    d = hb.shape[1]
+    start = val.array("x0", x0, shape=(d,))
+    n_steps = val.integer("n_steps", n_steps, low=1, high=10_000_000)
+    n_paths = val.integer("n_paths", n_paths, low=2)
+    bound = val.real("bound", bound, low=0.0, low_open=True)
+    _guard({"n_paths": n_paths, "n_steps": n_steps}, 8 * n_paths * (n_steps + 4 * d * d + 4 * d),
+           "the (n_steps, n_paths) batch indices and the per-path states", max_bytes)
+    picks = np.asarray(jax.random.randint(key, (n_steps, n_paths), 0, len(hb)))
+    x = np.broadcast_to(start, (n_paths, d)).copy()
+    first = np.full(n_paths, -1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for t in range(n_steps):
+            j = picks[t]
+            new = x - eta * (np.einsum("pij,pj->pi", hb[j], x) + gb[j])
+            first[(first < 0) & ~np.all(np.abs(new) <= bound, axis=1)] = t + 1
+            x = np.where((first >= 0)[:, None], x, new)
+    dead = first >= 0
+    outer = np.einsum("pi,pj->pij", x, x)
+    kept = outer[~dead] if dead.any() else outer
+    if len(kept) < 2:  # no spread to take: every path (or all but one) diverged
+        return {"mean": np.full((d, d), np.nan), "se": np.full((d, d), np.nan), "diverged": dead, "diverged_step": first}
+    return {"mean": kept.mean(axis=0), "se": kept.std(axis=0, ddof=1) / math.sqrt(len(kept)), "diverged": dead,
+            "diverged_step": first}

@@ -18,6 +18,7 @@ METH = "heavy_ball"
 Y5 = np.array([1.0, -0.5, 2.0, 0.3, -1.2])  # targets no linear model of _X fits: a regular, non-interpolating minimum
 G5 = _X * (_X @ np.linalg.lstsq(_X, Y5, rcond=None)[0] - Y5)[:, None]  # per-sample gradients there (mean zero)
 # second moments that are not: asymmetric, symmetric but indefinite, zero (no trace to normalize)
+X0 = np.array([0.3, -0.2])  # a start off the minimum
 NOT_PSD = [({"sigma0": np.array([[1.0, 0.5], [0.0, 1.0]])}, "sigma0", "asymmetric"),
            ({"sigma0": np.array([[1.0, 2.0], [2.0, 1.0]])}, "sigma0", "indefinite")]
 
@@ -28,6 +29,13 @@ _R = "sims.reference.sgd_stability."
 
 def _key(seed=0):
     return lambda: {"key": jax.random.key(seed)}
+
+
+def _map5():
+    """The moment map of the regular minimum (H5, G5) at B = 2, eta = 0.1: a valid (7, 7) map for d = 2."""
+    import sims.sgd_stability as sim
+
+    return sim.nonzero_gradient_moment_map(H5, G5, 2, 0.1)
 
 
 def _rate(values):
@@ -96,6 +104,23 @@ ROWS = [
     Row(_S + "sampled_batch_noise", lambda: {"key": jax.random.key(0), "hessians": H5, "batch_size": np.array([1, 2]),
                                              "n_batches": 4, "n_groups": 2},
         kinds={**HB, "batch_size": "posiarr", "n_batches": "posint+oversize", "n_groups": "posint"}, ok=HB_OK),
+    Row(_S + "nonzero_gradient_moment_map", {"hessians": H5, "gradients": G5, "batch_size": 2, "eta": 0.1},
+        kinds={**HB_BIG, "batch_size": "posint", "eta": "pos+big"}, ok=HB_OK,
+        extra=[({"gradients": G5[:4]}, "gradients", "a row fewer than hessians")]),
+    Row(_S + "evolve_moments", lambda: {"moment_map": _map5(), "x0": X0, "squarings": 3},
+        kinds={"x0": "arr+zeros", "squarings": "nonnegint"},
+        extra=[({"moment_map": np.eye(12)}, "moment_map", "size not d^2 + d + 1"),
+               ({"moment_map": 2 * np.eye(7)}, "moment_map", "last row not e'"), ({"x0": np.ones(3)}, "x0", "length")]),
+    Row(_S + "second_moment_after", lambda: {"moment_map": _map5(), "x0": X0, "steps": 4},
+        kinds={"x0": "arr+zeros", "steps": "nonnegint"}),
+    Row(_S + "moment_log_growth", lambda: {"moment_map": _map5(), "x0": X0, "steps": 4},
+        kinds={"x0": "arr+zeros", "steps": "posint"}),
+    Row(_S + "sgd_paths_second_moment", lambda: {"key": jax.random.key(4), "hessians": H5, "gradients": G5,
+                                                 "batch_size": 2, "eta": 0.1, "x0": X0, "n_steps": 3, "n_paths": 4,
+                                                 "bound": 1e100},
+        kinds={**HB, "batch_size": "posint", "eta": "pos", "n_steps": "posint+oversize", "n_paths": "posint+oversize",
+               "bound": "pos"}, ok=HB_OK,
+        extra=[({"n_paths": 1}, "n_paths", "one path (no standard error)")]),
     Row(_S + "moment_growth", {"hessians": H5, "batch_size": 2, "eta": ETA3, "n_steps": 4, "sigma0": np.eye(2)},
         kinds={**HB, "batch_size": "posint", "eta": "posarr", "n_steps": "posint", "sigma0": "nonnegarr"},
         ok={**HB_OK, ("sigma0", "None"): "the default: the identity"}),

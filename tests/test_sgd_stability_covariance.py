@@ -1,4 +1,5 @@
-"""Unit tests of the asymptotic covariance of SGD at a non-interpolating minimum (``theory.sgd_stability``).
+"""Unit tests of the asymptotic covariance of SGD at a non-interpolating minimum (``theory.sgd_stability``, and the
+simulators of ``sims.sgd_stability`` that measure it: the enumerated moment map and the paths).
 
 Each test compares two independently obtained numbers: the closed form against finite differences, against a sympy fixed point of
 the scalar variance recursion with every batch enumerated, against the enumerated moment recursion of batches drawn
@@ -8,10 +9,12 @@ from __future__ import annotations
 
 import itertools
 
+import jax
 import numpy as np
 import pytest
 import sympy as sp
 
+import sims.sgd_stability as sim
 import theory.sgd_stability as th
 
 pytestmark = pytest.mark.xdist_group("sgd_stability")
@@ -113,3 +116,47 @@ def test_limit_blows_up_at_the_threshold_and_is_refused_beyond():
     assert prod[2] == pytest.approx(prod[1], rel=1e-3)  # the residue: the next order is O(gap)
     with pytest.raises(ValueError, match="eta"):
         th.stationary_covariance(h, g, 2, edge * (1 + 1e-9))
+
+
+# ----------------------------------------------------------------------------- the simulators (sims.sgd_stability)
+def test_moment_map_fixed_point_is_the_closed_form():
+    """The enumerated one-step map's fixed point (every batch, no p) equals eta p (2C - eta D)^+ vec Sigma_g."""
+    _, _, pr = _noisy(n=6, d=2, seed=6)
+    h, g = pr["hessians"], pr["gradients"]
+    for b in (1, 2, 4):
+        eta = 0.7 * th.ms_threshold(h, b)
+        w = sim.nonzero_gradient_moment_map(h, g, b, eta)
+        z = np.linalg.solve(np.eye(w.shape[0] - 1) - w[:-1, :-1], w[:-1, -1])
+        np.testing.assert_allclose(z[:4].reshape(2, 2), th.stationary_covariance(h, g, b, eta), rtol=1e-9, atol=1e-14)
+        np.testing.assert_allclose(z[4:], 0.0, atol=1e-12)  # the mean decays to the minimum
+
+
+def test_evolved_moments_agree_with_matrix_powers_and_flag_divergence():
+    """evolve_moments (repeated squaring) against numpy's matrix_power at T = 2^5; bounded below the threshold with
+    negative log growth, diverged above it with positive growth."""
+    _, _, pr = _noisy(n=6, d=2, seed=6)
+    h, g = pr["hessians"], pr["gradients"]
+    x0, edge = np.array([0.3, -0.2]), th.ms_threshold(h, 2)
+    w = sim.nonzero_gradient_moment_map(h, g, 2, 0.5 * edge)
+    run = sim.evolve_moments(w, x0, 5)
+    direct = sim.second_moment_after(w, x0, 32)
+    np.testing.assert_allclose(run["sigma"], 0.5 * (direct + direct.T), rtol=1e-12)
+    assert not run["diverged"] and run["diverged_step"] == -1
+    above = sim.nonzero_gradient_moment_map(h, g, 2, 1.1 * edge)
+    assert sim.evolve_moments(above, x0, 30)["diverged"]
+    assert sim.moment_log_growth(above, x0, 2**10) > 0 > sim.moment_log_growth(
+        sim.nonzero_gradient_moment_map(h, g, 2, 1e-3 * edge), np.array([30.0, -20.0]), 2**4)
+
+
+def test_paths_match_the_exact_moments_and_flag_divergence():
+    """Path averages of x_T x_T' within 5 standard errors of the exact moments at T = 20; a step far past the
+    threshold leaves every path out of bound (flagged, statistics NaN)."""
+    _, _, pr = _noisy(n=6, d=2, seed=6)
+    h, g = pr["hessians"], pr["gradients"]
+    x0, eta = np.array([0.3, -0.2]), 0.5 * th.ms_threshold(h, 2)
+    out = sim.sgd_paths_second_moment(jax.random.key(5), h, g, 2, eta, x0, n_steps=20, n_paths=4000)
+    exact = sim.second_moment_after(sim.nonzero_gradient_moment_map(h, g, 2, eta), x0, 20)
+    assert not out["diverged"].any()
+    assert np.all(np.abs(out["mean"] - exact) <= 5 * out["se"])
+    gone = sim.sgd_paths_second_moment(jax.random.key(5), h, g, 2, 50.0, x0, n_steps=200, n_paths=4, bound=1e50)
+    assert gone["diverged"].all() and np.all(gone["diverged_step"] > 0) and np.isnan(gone["mean"]).all()

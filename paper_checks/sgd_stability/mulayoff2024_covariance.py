@@ -19,13 +19,13 @@ neither of which uses the closed form, the weight :math:`p` or :math:`\eta^*(B)`
 """
 from __future__ import annotations
 
-import itertools
 import math
 
 import jax
 import numpy as np
 from scipy import linalg, optimize
 
+import sims.sgd_stability as sim
 import theory.sgd_stability as th
 from paper_checks import STEPLAB, Budget, Categorical, Exact, Result, Statistical, claim, experiment
 from paper_checks.sgd_stability import experiments as ex
@@ -61,62 +61,11 @@ def problem() -> dict:
 
 
 # ----------------------------------------------------------------------------- measurement (no closed form)
-def _batches(h: np.ndarray, g: np.ndarray, batch_size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every batch's mean Hessian and mean gradient, over all C(n, B) subsets."""
-    idx = np.array(list(itertools.combinations(range(h.shape[0]), batch_size)))
-    return h[idx].mean(axis=1), g[idx].mean(axis=1)
-
-
-def _moment_map(h: np.ndarray, g: np.ndarray, batch_size: int, eta: float) -> np.ndarray:
-    r"""One SGD step on the moments of :math:`x = \theta - \theta^*`, averaged over every batch: the linear map of
-    :math:`z = (\mathrm{vec}\,E[xx^\top], E[x], 1)` with :math:`x^+ = A_{\mathcal B}x - \eta g_{\mathcal B}`,
-    :math:`A_{\mathcal B} = I - \eta H_{\mathcal B}`:
-    :math:`E[x^+x^{+\top}] = E_{\mathcal B}[A\,S\,A^\top - \eta(A\,m\,g^\top + g\,m^\top A^\top) + \eta^2gg^\top]`."""
-    hb, gb = _batches(h, g, batch_size)
-    d = h.shape[1]
-    a = np.eye(d) - eta * hb
-    k, d2 = len(hb), d * d
-    w = np.zeros((d2 + d + 1, d2 + d + 1))
-    w[:d2, :d2] = np.einsum("kij,kab->iajb", a, a).reshape(d2, d2) / k
-    am = np.einsum("kij,ka->iaj", a, gb) / k  # (A m g^T)_{ia} = sum_j A_ij m_j g_a
-    w[:d2, d2:d2 + d] = -eta * (am + am.transpose(1, 0, 2)).reshape(d2, d)
-    w[:d2, -1] = eta**2 * np.einsum("ki,ka->ia", gb, gb).reshape(d2) / k
-    w[d2:d2 + d, d2:d2 + d] = a.mean(axis=0)
-    w[d2:d2 + d, -1] = -eta * gb.mean(axis=0)
-    w[-1, -1] = 1.0
-    return w
-
-
-def _start(d: int) -> np.ndarray:
-    return np.concatenate([np.outer(START[:d], START[:d]).reshape(-1), START[:d], [1.0]])
-
-
-def _dim(w: np.ndarray) -> int:
-    """The d of a one-step map on (vec S, m, 1): its size is d^2 + d + 1."""
-    return int((math.isqrt(4 * w.shape[0] - 3) - 1) // 2)
-
-
-def _evolve(w: np.ndarray, squarings: int) -> dict:
-    r"""The moments after :math:`T = 2^k` steps for :math:`k = 0..` ``squarings`` (the map squared :math:`k` times);
-    ``diverged`` when :math:`\mathrm{tr}\,E[xx^\top]` leaves :math:`10^{150}` times its start or turns non-finite."""
-    d = _dim(w)
-    z0, power = _start(d), w.copy()
-    tr0, first, sigma = float(START[:d] @ START[:d]), -1, None
-    with np.errstate(over="ignore", invalid="ignore"):
-        for k in range(squarings + 1):
-            sigma = (power @ z0)[: d * d].reshape(d, d)
-            tr = float(np.trace(sigma))
-            if first < 0 and not (np.isfinite(tr) and math.log(max(tr / tr0, 1e-300)) < LOG_BOUND):
-                first = 2**k
-            power = power @ power
-    return {"sigma": 0.5 * (sigma + sigma.T), "diverged": first >= 0, "diverged_step": first}
-
-
-def _growth(w: np.ndarray, steps: int) -> float:
-    """The measured growth of log tr E[xx^T] per step over ``steps`` (a power of two) steps from the start."""
-    d = _dim(w)
-    z = np.linalg.matrix_power(w, steps) @ _start(d)
-    return math.log(float(np.trace(z[: d * d].reshape(d, d))) / float(START[:d] @ START[:d])) / steps
+# the exact moment recursion and the SGD paths are simulators of sims.sgd_stability (nonzero_gradient_moment_map,
+# evolve_moments, second_moment_after, moment_log_growth, sgd_paths_second_moment); the experiments only call them
+def _evolve(h: np.ndarray, g: np.ndarray, batch_size: int, eta: float) -> dict:
+    """The exact moments after 2^SQUARINGS steps from START at step ``eta``."""
+    return sim.evolve_moments(sim.nonzero_gradient_moment_map(h, g, batch_size, eta), START, SQUARINGS)
 
 
 @experiment("sgd_stability.covariance_enumerated")
@@ -130,11 +79,10 @@ def covariance_enumerated(budget: Budget) -> dict:
     for b in SIZES:
         edge = th.ms_threshold(h, b)  # names where to run
         for f in fractions:
-            w = _moment_map(h, g, b, f * edge)
-            run = _evolve(w, SQUARINGS)
+            run = _evolve(h, g, b, f * edge)
             rows.append(run["sigma"]), etas.append(f * edge), sizes.append(b), diverged.append(run["diverged"])
-        w = _moment_map(h, g, b, PATH_FRACTION * edge)
-        short.append(np.linalg.matrix_power(w, PATH_STEPS)[: 9, :] @ _start(3))
+        w = sim.nonzero_gradient_moment_map(h, g, b, PATH_FRACTION * edge)
+        short.append(sim.second_moment_after(w, START, PATH_STEPS))
     return {"sigma": np.array(rows), "eta": np.array(etas), "batch_size": np.array(sizes),
             "fraction": np.tile(np.array(fractions), len(SIZES)), "diverged": np.array(diverged),
             "sigma_short": np.array(short).reshape(len(SIZES), 3, 3)}
@@ -152,14 +100,9 @@ def covariance_paths(budget: Budget) -> dict:
     means, ses, etas = [], [], []
     for i, b in enumerate(SIZES):
         eta = PATH_FRACTION * th.ms_threshold(h, b)  # names where to run
-        hb, gb = _batches(h, g, b)
-        picks = np.asarray(jax.random.randint(jax.random.fold_in(key, i), (PATH_STEPS, n_paths), 0, len(hb)))
-        x = np.broadcast_to(START, (n_paths, 3)).copy()
-        for t in range(PATH_STEPS):
-            j = picks[t]
-            x = x - eta * (np.einsum("pij,pj->pi", hb[j], x) + gb[j])
-        outer = np.einsum("pi,pj->pij", x, x)
-        means.append(outer.mean(axis=0)), ses.append(outer.std(axis=0, ddof=1) / math.sqrt(n_paths)), etas.append(eta)
+        run = sim.sgd_paths_second_moment(jax.random.fold_in(key, i), h, g, b, eta, START, n_steps=PATH_STEPS,
+                                          n_paths=n_paths)
+        means.append(run["mean"]), ses.append(run["se"]), etas.append(eta)
     return {"mean": np.array(means), "se": np.array(ses), "eta": np.array(etas), "n_paths": np.array(n_paths)}
 
 
@@ -175,18 +118,18 @@ def covariance_edge(budget: Budget) -> dict:
     for b in SIZES:
         edge = th.ms_threshold(h, b)  # names where to run the grid (not the bisection)
         for f in EDGE_FRACTIONS:
-            bounded.append(not _evolve(_moment_map(h, g, b, f * edge), SQUARINGS)["diverged"]), etas.append(f * edge)
+            bounded.append(not _evolve(h, g, b, f * edge)["diverged"]), etas.append(f * edge)
         a, c = 1e-3, 1.0
-        if _evolve(_moment_map(h, g, b, a), SQUARINGS)["diverged"] or not _evolve(_moment_map(h, g, b, c), SQUARINGS)["diverged"]:
+        if _evolve(h, g, b, a)["diverged"] or not _evolve(h, g, b, c)["diverged"]:
             raise RuntimeError(f"covariance_edge: the bracket [1e-3, 1] does not straddle the edge at B = {b}")
         for _ in range(rounds):
             mid = 0.5 * (a + c)
-            if _evolve(_moment_map(h, g, b, mid), SQUARINGS)["diverged"]:
+            if _evolve(h, g, b, mid)["diverged"]:
                 c = mid
             else:
                 a = mid
         lo.append(a), hi.append(c)
-        growth.append(_growth(_moment_map(h, g, b, 1.001 * c), 2**16))
+        growth.append(sim.moment_log_growth(sim.nonzero_gradient_moment_map(h, g, b, 1.001 * c), START, 2**16))
     return {"bounded": np.array(bounded), "eta": np.array(etas), "lo": np.array(lo), "hi": np.array(hi),
             "growth_above": np.array(growth), "batch_size": np.repeat(np.array(SIZES), len(EDGE_FRACTIONS)),
             "fraction": np.tile(np.array(EDGE_FRACTIONS), len(SIZES))}
@@ -358,7 +301,7 @@ QUOTE_SMALL = ("Moreover, note that for η ≪ η*_var, we have that 2C − ηD 
 
 def _per_eta(h: np.ndarray, g: np.ndarray, batch_size: int, eta: float) -> float:
     """tr of the exact moments after 2^30 steps over eta (inf once they diverge)."""
-    run = _evolve(_moment_map(h, g, batch_size, eta), SQUARINGS)
+    run = _evolve(h, g, batch_size, eta)
     return math.inf if run["diverged"] else float(np.trace(run["sigma"])) / eta
 
 
