@@ -116,6 +116,17 @@ def _widths_list(widths) -> list[tuple[int, ...]]:
     return [validate_widths(w) for w in widths]
 
 
+def _case_counts(counts, n: int) -> np.ndarray:
+    """``counts`` as an ``(n, 3)`` int32 array of class sizes: one triple for every case or one per case, each three
+    positive integers summing to ``N_SAMPLES``."""
+    c = np.asarray(counts)
+    c = np.tile(c, (n, 1)) if c.ndim == 1 else c
+    if c.shape != (n, 3) or c.dtype.kind not in "iu" or np.any(c < 1) or np.any(c.sum(axis=1) != F.N_SAMPLES):
+        raise ValueError(f"counts: expected 3 positive class sizes summing to N_SAMPLES = {F.N_SAMPLES} "
+                         f"(one triple or one per case), got {counts!r}")
+    return c.astype(np.int32)
+
+
 def _case_widths(widths, per_case: dict, counts, key, name: str) -> tuple[int, list[tuple[int, ...]]]:
     """The number of cases n implied by every per-case field, and the widths list broadcast to n.
 
@@ -163,16 +174,12 @@ def case_grid(key, widths, *, counts=(34, 33, 33), alpha=1.0, rank=1, classes=Tr
     """
     n, wl = _case_widths(widths, {"alpha": alpha, "rank": rank, "classes": classes, "gaussian": gaussian,
                                   "gauge": gauge, "origin": origin}, counts, key, "widths")
-    c = np.asarray(counts)
-    c = np.tile(c, (n, 1)) if c.ndim == 1 else c
-    if c.shape != (n, 3) or c.dtype.kind not in "iu" or np.any(c < 1) or np.any(c.sum(axis=1) != F.N_SAMPLES):
-        raise ValueError(f"counts: expected 3 positive class sizes summing to N_SAMPLES = {F.N_SAMPLES} "
-                         f"(one triple or one per case), got {counts!r}")
+    c = _case_counts(counts, n)
     grid = {
         "key": _keys(key, n),
         "widths": np.stack([F.frame_widths(w) for w in wl]),
         "depth": np.array([len(w) - 1 for w in wl], np.int32),
-        "counts": c.astype(np.int32),
+        "counts": c,
         "alpha": _per_case("alpha", alpha, n, dtype=np.float64, check=lambda nm, a: V.array(nm, a, low=0, low_open=True)),
         "rank": _per_case("rank", rank, n, dtype=np.int32, check=_ints(1)),
         "classes": _per_case("classes", classes, n, dtype=bool),

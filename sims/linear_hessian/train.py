@@ -26,7 +26,7 @@ from jax import lax
 import sims  # noqa: F401  (float64)
 from sims.linear_hessian import frame as F
 from sims.linear_hessian.net import _gd_steps
-from sims.linear_hessian.spectrum import CHUNK, _case_widths, _ints, _keys, _per_case
+from sims.linear_hessian.spectrum import CHUNK, _case_counts, _case_widths, _ints, _keys, _per_case
 from sims.sweep import run_grid
 from theory import validate as V
 
@@ -100,13 +100,9 @@ def train_sweep(key, counts, widths, eta, *, init_scale=0.05, xavier=False, act=
     for i, w in enumerate(wl):
         if w[-1] != 3 or w[0] < 3:
             raise ValueError(f"widths: class data needs d_L = 3 classes and d_0 >= 3, got {w} (case {i})")
-    c = np.asarray(counts)
-    c = np.tile(c, (n, 1)) if c.ndim == 1 else c
-    if c.shape != (n, 3) or c.dtype.kind not in "iu" or np.any(c < 1) or np.any(c.sum(axis=1) != F.N_SAMPLES):
-        raise ValueError(f"counts: expected 3 positive class sizes summing to N_SAMPLES = {F.N_SAMPLES} "
-                         f"(one triple or one per case), got {counts!r}")
+    c = _case_counts(counts, n)
     grid = {
-        "key": _keys(key, n), "counts": c.astype(np.int32),
+        "key": _keys(key, n), "counts": c,
         "widths": np.stack([F.frame_widths(w) for w in wl]), "depth": np.array([len(w) - 1 for w in wl], np.int32),
         "eta": _per_case("eta", eta, n, dtype=np.float64, check=lambda nm, a: V.array(nm, a, low=0, low_open=True)),
         "init_scale": _per_case("init_scale", init_scale, n, dtype=np.float64,
