@@ -661,6 +661,20 @@ def _holds(y: np.ndarray, values: np.ndarray) -> bool:
     return _match(values, y, distinct=True) is not None
 
 
+def _followed_rival(yt: np.ndarray, p: np.ndarray, rivals, floor: float):
+    r"""The first rival that series values ``yt`` follow and the prediction ``p`` does not, as ``(label, how)``, else
+    None. Per rival :math:`r` distinct from :math:`p` by more than 5 %, with :math:`s_i = \max(|p_i|, |r_i|, \text{floor})`:
+    :math:`e_r = \max_i|y_i - r_i|/s_i \le 0.002` (interpolation error) and :math:`e_p > 4e_r`."""
+    for label, r in rivals:
+        scale = np.maximum(np.maximum(np.abs(p), np.abs(r)), floor)
+        if np.max(np.abs(r - p) / scale) <= _DISTINCT:
+            continue
+        e_p, e_r = np.max(np.abs(yt - p) / scale), np.max(np.abs(yt - r) / scale)
+        if e_r <= _INTERP_RTOL and e_p > 4 * e_r:
+            return label, f"(within {e_r:.1e}; the prediction is off by {e_p:.1%})"
+    return None
+
+
 def _compare(t, p: np.ndarray, rivals, xs: np.ndarray | None):
     """How theory series ``t`` relates to one check: True (it holds or follows the prediction), ``(rival label,
     how)`` (it follows a rival and not the prediction), False (neither) or None (it cannot be compared)."""
@@ -674,14 +688,10 @@ def _compare(t, p: np.ndarray, rivals, xs: np.ndarray | None):
     yt = None if xs is None else _read_at(t, xs)
     if yt is None:
         return None
+    follows = _followed_rival(yt, p, rivals, 1e-300)
+    if follows is not None:
+        return follows
     verdict = False
-    for label, r in rivals:
-        scale = np.maximum(np.maximum(np.abs(p), np.abs(r)), 1e-300)
-        if np.max(np.abs(r - p) / scale) <= _DISTINCT:
-            continue
-        e_p, e_r = np.max(np.abs(yt - p) / scale), np.max(np.abs(yt - r) / scale)
-        if e_r <= _INTERP_RTOL and e_p > 4 * e_r:
-            return label, f"(within {e_r:.1e}; the prediction is off by {e_p:.1%})"
     scale = np.maximum(np.abs(p), 1e-300)
     if np.max(np.abs(yt - p) / scale) <= _INTERP_RTOL:
         verdict = True
@@ -738,13 +748,9 @@ def _compare_declared(t, d: _Draws, results: Mapping[str, Any], claim_ids: Seque
         return LayoutProblem("theory line off its check", f"does not cover the {p.size} points of "
                              f"{d.claim}:{check.quantity} (declared x: {0 if d.at is None else d.at.size} values)")
     floor = 1e-12 * max(float(np.max(np.abs(p))), 1e-300)
-    for label, r in rivals:
-        scale = np.maximum(np.maximum(np.abs(p), np.abs(r)), floor)
-        if r.shape != p.shape or np.max(np.abs(r - p) / scale) <= _DISTINCT:
-            continue
-        e_p, e_r = np.max(np.abs(yt - p) / scale), np.max(np.abs(yt - r) / scale)
-        if e_r <= _INTERP_RTOL and e_p > 4 * e_r:
-            return label, f"(within {e_r:.1e}; the prediction is off by {e_p:.1%})", check.quantity
+    follows = _followed_rival(yt, p, [(lab, r) for lab, r in rivals if r.shape == p.shape], floor)
+    if follows is not None:
+        return (*follows, check.quantity)
     # a curve through zero (a log-rate, a Lyapunov exponent) is read against its own scale there: linear interpolation
     # leaves an absolute error of order h²|f''|, which no relative tolerance of a value near zero would allow
     e_p = float(np.max(np.abs(yt - p) / np.maximum(np.abs(p), _NEAR_ZERO * float(np.max(np.abs(p))) + floor)))
