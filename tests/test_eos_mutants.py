@@ -328,3 +328,20 @@ def test_rod_centre_at_double_speed_fails_the_rod_self_stabilization_claim(monke
     wrong = {**tr, "y_rod": rod_y(1.0)}
     monkeypatch.setattr(E, "selfstab_transient", lambda budget: wrong)
     assert _status("regis2026.rod_flow_self_stabilizes") == "failed"
+
+
+def test_gd_at_half_step_made_a_constrained_flow_fails_the_constrained_trajectory_claim(monkeypatch):
+    r"""The run meant as GD at :math:`\eta/2` given the constrained trajectory's code (the tool's mutant ``0 -> 1`` in
+    the fourth entry of ``mlp_track``'s run codes, a survivor of the claims-only sample at seed 1): the rival is then
+    itself held at :math:`S \le 2/\eta`, GD's averaged iterate is as near to it as to the constrained trajectory, and
+    the statement's "GD at eta/2 leaves {S <= 2/eta}" bound (largest window-end sharpness at least 1.1 x 2/eta,
+    measured 2.28 x unmutated) fails. The unmutated record passes (test_power)."""
+    import sims.eos as sim
+    from tests.mutation import mutant_module
+
+    copy = mutant_module(sim, '"code": np.tile([0, 1, 2, 0, 3]', "0, 3]", "constant", "0 -> 1")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sim, "mlp_track", copy.mlp_track)  # its own _track_run: compiled afresh
+        wrong = E.constrained.fn(QUICK)
+    monkeypatch.setattr(E, "constrained", lambda budget: wrong)
+    assert _status("damian2023.gd_follows_constrained_trajectory") == "failed"
