@@ -28,6 +28,10 @@ holds exactly on a degenerate case (one agent, a one-dimensional problem, zero s
   with a variance) and ``escape_paths`` from a scalar start at curvature 0.5, against GD's log-rate by hand;
 * (issue 27) ``compagnoni2025.ms_threshold_per_model`` turns ``failed`` when the SDEs' Itô diffusion in
   ``theory.sde`` is 20 % too large: the SDE edges are measured on the SDEs, not inferred from the theory's rates.
+* (issue 33 audit) ``compagnoni2025.theorem42_factor_exact`` turns ``failed`` when Theorem 4.2's factor is read without
+  the dimension (d = 1 inside it): the ratio measured from one-step draws in d = 8 rejects it; and
+  ``compagnoni2025.sign_descent_condition`` when steplab's sufficient step drops the sign noise's share d/N: the
+  Monte Carlo critical steps fall below the mutated step (their minimum ratio to it is about 0.03, not >= 1).
 """
 import math
 
@@ -192,3 +196,57 @@ def test_coupled_weak_paths_diverged_at_is_the_frozen_step():
     for _ in range(at - 1):
         x = x - 3.0 * x
     np.testing.assert_array_equal(np.asarray(r["x"]), x)
+
+
+# ------------------------------------------------------------------- claims against mutated theory (issue 33 audit)
+def _status_quick(claim_id: str) -> str:
+    from paper_checks import Budget, get_claim
+
+    claim = get_claim(claim_id)
+    return claim.status(claim.run(Budget("quick")))
+
+
+def test_factor_without_the_dimension_fails_the_theorem42_claim(monkeypatch):
+    r"""``compagnoni2025.theorem42_factor_exact`` with :func:`theory.sde.normalization_factor` read without the dimension
+    (:math:`d = 1` inside it, the rival its docstring names: the noise counted per coordinate, not through the trace of
+    its covariance). The ratio of the bound to DCSGD's threshold measured from one-step draws then sits at
+    :math:`F_d/F_1 \ne 1` in d = 8, which the draws reject; in d = 1 nothing changes, so the claim must see the
+    dimension. The unmutated claim passes first (and its experiment is then cached with the true theory)."""
+    import theory.sde as TS
+
+    assert _status_quick("compagnoni2025.theorem42_factor_exact") == "passed"
+    original = TS.normalization_factor
+
+    def without_dimension(n_agents, omega, sigma1, d=1):
+        return original(n_agents, omega, sigma1, 1)
+
+    # by hand: N = 4, omega = 1, sigma1 = 1, d = 8 -> 1 + (1 + 8 * 2)/4 = 5.25; the mutant gives 1 + (1 + 2)/4 = 1.75
+    assert original(4, 1.0, 1.0, 8) == pytest.approx(5.25, rel=1e-15)
+    assert without_dimension(4, 1.0, 1.0, 8) == pytest.approx(1.75, rel=1e-15)
+    monkeypatch.setattr(TS, "normalization_factor", without_dimension)
+    assert _status_quick("compagnoni2025.theorem42_factor_exact") == "failed"
+
+
+def test_sufficient_step_without_the_noise_share_fails_the_sign_descent_claim(monkeypatch):
+    r"""``compagnoni2025.sign_descent_condition`` with steplab's sufficient step computed without the sign noise's share
+    :math:`d/N` of :math:`E\|D\|^2` (the mistake its statement names: "Dropping the noise share d/N ... breaks
+    sufficiency"; a mean-field, noise-free analysis of the signed step). The mutated step exceeds the critical step
+    located by Monte Carlo at the starts where the noise dominates, so the sufficiency bound
+    :math:`\min h^\ast_{MC}/h_{\rm suff} \ge 1` fails. The unmutated claim passes first."""
+    import theory.sde as TS
+
+    assert _status_quick("compagnoni2025.sign_descent_condition") == "passed"
+    original = TS.sign_sufficient_step
+
+    def without_noise_share(grad, scale, L0, L1, n_agents, noise="student_t", nu=None, rule="steplab"):
+        return original(grad, scale, L0, L1, n_agents, noise, nu, rule="no_noise" if rule == "steplab" else rule)
+
+    # the mutant really moves the step: at L1 = 0 the root is linear, 2<g,m>/(L0[(1 - 1/N)|m|^2 + d/N]) with and
+    # without d/N (one coordinate, g = sigma = 1, Gaussian m = erf(1/sqrt 2), N = 8)
+    m = math.erf(1 / math.sqrt(2))
+    true_step = 2 * m / ((1 - 1 / 8) * m**2 + 1 / 8)
+    assert original(np.array([1.0]), 1.0, 1.0, 0.0, 8, "gaussian") == pytest.approx(true_step, rel=1e-12)
+    assert without_noise_share(np.array([1.0]), 1.0, 1.0, 0.0, 8, "gaussian") == pytest.approx(
+        2 * m / ((1 - 1 / 8) * m**2), rel=1e-12)
+    monkeypatch.setattr(TS, "sign_sufficient_step", without_noise_share)
+    assert _status_quick("compagnoni2025.sign_descent_condition") == "failed"
