@@ -31,6 +31,11 @@ the measurement, obtained without that function, rejects the mutated prediction.
   13 % to 90 % off, the threshold and the small-step law's boundary moved): the exact moments and the paths reject the
   limit, the located edges the threshold and the boundary; and the limit without the multiplicative term
   (:math:`(2C)^{-1}` for :math:`(2C - \eta D)^\dagger`, the small-step solution), rejected by both measurements.
+* (issue 33 audit) ``wusu2023.trace_bound_at_batch_one`` -- the trace bound without its factor 2
+  (:math:`\mathrm{tr}H \le 1/\eta`): the located :math:`\eta^*(1)\,\mathrm{tr}H` reaches 1.998;
+  ``polyak1964.momentum_stability_regions`` -- Nesterov's edge taken as heavy ball's :math:`2(1+\mu)`: the located edges
+  reject it; ``polyak1964.heavy_ball_stationary_variance`` -- the variance without :math:`(1+\mu)/(1-\mu)`: the paths'
+  time averages reject it.
 
 Claims-only mutation score (``python -m tests.mutation --topic sgd_stability --claims-only --n 16 --seed 0``): 10/16
 before these, 14/16 after; the two left are the divergence flag of ``moment_growth`` (read by no claim) and the default
@@ -235,3 +240,56 @@ def test_limit_without_the_multiplicative_term_fails_the_covariance_claim(monkey
         return copy.stationary_covariance(hessians, gradients, batch_size, eta, sampling, max_bytes=max_bytes)
 
     assert _mutated_status(monkeypatch, "mulayoff2024.covariance_limit", "stationary_covariance", dropped) == "failed"
+
+
+# ------------------------------------------------------------------------------------------- issue 33 audit
+# Claims of the issue-33 papers whose named mistake had no pinned test.
+
+def test_trace_bound_without_its_factor_two_fails_the_trace_bound_claim(monkeypatch):
+    r"""``wusu2023.trace_bound_at_batch_one`` with the trace bound read as :math:`\mathrm{tr}H \le 1/\eta` (the factor 2
+    dropped, the rival the claim names): the thresholds located on the enumerated second moment reach
+    :math:`\eta^*(1)\,\mathrm{tr}H \approx 2` where the per-sample gradients are alike, twice the mutated bound."""
+    original = th.trace_bound
+
+    def halved(hessians):
+        out = original(hessians)
+        return {**out, "eta_trace": out["eta_trace"] / 2}
+
+    # by hand: two unit rank-one Hessians e1 e1^T, e2 e2^T: tr H = 1, so 2/tr H = 2 and the mutant gives 1
+    hs = np.stack([np.diag([1.0, 0.0]), np.diag([0.0, 1.0])])
+    assert original(hs)["eta_trace"] == pytest.approx(2.0, rel=1e-15)
+    assert halved(hs)["eta_trace"] == pytest.approx(1.0, rel=1e-15)
+    assert _mutated_status(monkeypatch, "wusu2023.trace_bound_at_batch_one", "trace_bound", halved) == "failed"
+
+
+def test_nesterov_edge_taken_as_heavy_balls_fails_the_momentum_regions_claim(monkeypatch):
+    r"""``polyak1964.momentum_stability_regions`` with Nesterov's edge given as heavy ball's :math:`2(1+\mu)` (the two
+    methods' characteristic polynomials confused; the rival the claim names): Nesterov's edges located by bisection on
+    the simulated growth reject it (the grid check writes its regions inline, so only the located edges see the
+    theory function)."""
+    original = th.momentum_threshold
+
+    def as_heavy_ball(mu, method):
+        return original(mu, "heavy_ball")
+
+    # by hand at mu = 1/2: heavy ball 2(3/2) = 3, Nesterov 3/2
+    assert original(0.5, "nesterov") == pytest.approx(1.5, rel=1e-15)
+    assert as_heavy_ball(0.5, "nesterov") == pytest.approx(3.0, rel=1e-15)
+    assert _mutated_status(monkeypatch, "polyak1964.momentum_stability_regions", "momentum_threshold",
+                           as_heavy_ball) == "failed"
+
+
+def test_variance_without_the_momentum_factor_fails_the_heavy_ball_variance_claim(monkeypatch):
+    r"""``polyak1964.heavy_ball_stationary_variance`` without the factor :math:`(1+\mu)/(1-\mu)` (the rival the claim
+    names: plain SGD's variance with heavy ball's edge): the time-averaged :math:`x^2` of the noisy paths rejects it
+    at every :math:`\mu > 0` of the grid."""
+    original = th.momentum_stationary_variance
+
+    def without_factor(eta, lam, mu, sigma):
+        return original(eta, lam, mu, sigma) * (1 - mu) / (1 + mu)
+
+    # by hand: eta = lam = sigma = 1, mu = 1/2: 1 * 1.5 / (0.5 * (3 - 1)) = 1.5; without the factor 1/(3 - 1) = 0.5
+    assert original(1.0, 1.0, 0.5, 1.0) == pytest.approx(1.5, rel=1e-14)
+    assert without_factor(1.0, 1.0, 0.5, 1.0) == pytest.approx(0.5, rel=1e-14)
+    assert _mutated_status(monkeypatch, "polyak1964.heavy_ball_stationary_variance", "momentum_stationary_variance",
+                           without_factor) == "failed"
