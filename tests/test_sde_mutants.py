@@ -31,7 +31,9 @@ holds exactly on a degenerate case (one agent, a one-dimensional problem, zero s
 * (issue 33 audit) ``compagnoni2025.theorem42_factor_exact`` turns ``failed`` when Theorem 4.2's factor is read without
   the dimension (d = 1 inside it): the ratio measured from one-step draws in d = 8 rejects it; and
   ``compagnoni2025.sign_descent_condition`` when steplab's sufficient step drops the sign noise's share d/N: the
-  Monte Carlo critical steps fall below the mutated step (their minimum ratio to it is about 0.03, not >= 1).
+  Monte Carlo critical steps fall below the mutated step (their minimum ratio to it is about 0.03, not >= 1);
+  ``compagnoni2025.normalization_degree`` when the factor counts the noise additively (66 SE off at the edges) and
+  ``compagnoni2025.dcsgd_ms_threshold`` when the one-step factor adds the variances instead of compounding them (23 SE).
 """
 import math
 
@@ -250,3 +252,44 @@ def test_sufficient_step_without_the_noise_share_fails_the_sign_descent_claim(mo
         2 * m / ((1 - 1 / 8) * m**2), rel=1e-12)
     monkeypatch.setattr(TS, "sign_sufficient_step", without_noise_share)
     assert _status_quick("compagnoni2025.sign_descent_condition") == "failed"
+
+
+def test_factor_counting_noise_additively_fails_the_normalization_degree_claim(monkeypatch):
+    r"""``compagnoni2025.normalization_degree`` with the normalization's factor counting the noise only additively,
+    :math:`F' = 1 + (\bar\omega + \sigma_1^2)/N` (the compounding term :math:`\sigma_1^2\bar\omega` dropped; the rival the
+    claim names): the rule's mean-square edge measured from one-step draws stays at :math:`c^\ast = 2` in the true
+    :math:`F`'s units, so in the mutated units it reads :math:`2F'/F`, 0.81 at :math:`\omega = 63` (:math:`\sigma_1 = 0.5`,
+    N = 4). The unmutated claim passes first."""
+    import theory.sde as TS
+
+    assert _status_quick("compagnoni2025.normalization_degree") == "passed"
+    original = TS.normalization_factor
+
+    def additive(n_agents, omega, sigma1, d=1):
+        return 1.0 + (float(np.mean(omega)) + d * sigma1**2) / n_agents
+
+    # by hand at N = 4, omega = 63, sigma1 = 0.5: F = 1 + (63 + 0.25 * 64)/4 = 20.75, F' = 1 + 63.25/4 = 16.8125
+    assert original(4, 63.0, 0.5) == pytest.approx(20.75, rel=1e-15)
+    assert additive(4, 63.0, 0.5) == pytest.approx(16.8125, rel=1e-15)
+    monkeypatch.setattr(TS, "normalization_factor", additive)
+    assert _status_quick("compagnoni2025.normalization_degree") == "failed"
+
+
+def test_variances_added_fail_the_dcsgd_threshold_claim(monkeypatch):
+    r"""``compagnoni2025.dcsgd_ms_threshold`` with the one-step factor's excess
+    :math:`\overline{\omega + \sigma_1^2}/N` (the compression and noise variances added, not compounded: the rival the
+    claim names) where :math:`\overline{\omega + \sigma_1^2(1+\omega)}/N` belongs: the mean multipliers measured along
+    simulated paths reject it in the cells where both are present. The unmutated claim passes first."""
+    import theory.sde as TS
+
+    assert _status_quick("compagnoni2025.dcsgd_ms_threshold") == "passed"
+    original = TS.dcsgd_ms_factor
+
+    def added(eta, a, n_agents, omega, sigma1):
+        return (1 - eta * a) ** 2 + (eta * a) ** 2 * float(np.mean(np.asarray(omega) + sigma1**2)) / n_agents
+
+    # by hand: eta a = 1/2, N = 4, omega = 1, sigma1 = 1: 1/4 + (1/4)(1 + 2)/4 = 0.4375; added: 1/4 + (1/4)(2)/4 = 0.375
+    assert original(0.25, 2.0, 4, 1.0, 1.0) == pytest.approx(0.4375, rel=1e-15)
+    assert added(0.25, 2.0, 4, 1.0, 1.0) == pytest.approx(0.375, rel=1e-15)
+    monkeypatch.setattr(TS, "dcsgd_ms_factor", added)
+    assert _status_quick("compagnoni2025.dcsgd_ms_threshold") == "failed"
