@@ -33,7 +33,8 @@ holds exactly on a degenerate case (one agent, a one-dimensional problem, zero s
   ``compagnoni2025.sign_descent_condition`` when steplab's sufficient step drops the sign noise's share d/N: the
   Monte Carlo critical steps fall below the mutated step (their minimum ratio to it is about 0.03, not >= 1);
   ``compagnoni2025.normalization_degree`` when the factor counts the noise additively (66 SE off at the edges) and
-  ``compagnoni2025.dcsgd_ms_threshold`` when the one-step factor adds the variances instead of compounding them (23 SE).
+  ``compagnoni2025.dcsgd_ms_threshold`` when the one-step factor adds the variances instead of compounding them (23 SE);
+  ``compagnoni2025.sign_descent_phi_slack`` when the Grönwall factor is halved (min h*/h_phi about 0.5, not >= 1).
 """
 import math
 
@@ -293,3 +294,19 @@ def test_variances_added_fail_the_dcsgd_threshold_claim(monkeypatch):
     assert added(0.25, 2.0, 4, 1.0, 1.0) == pytest.approx(0.375, rel=1e-15)
     monkeypatch.setattr(TS, "dcsgd_ms_factor", added)
     assert _status_quick("compagnoni2025.dcsgd_ms_threshold") == "failed"
+
+
+def test_remainder_factor_halved_fails_the_phi_slack_claim(monkeypatch):
+    r"""``compagnoni2025.sign_descent_phi_slack`` with the Grönwall factor :math:`\varphi(a) = (e^a - 1 - a)/a^2` halved
+    (the Taylor remainder's 1/2 counted twice, :math:`\varphi(0) = 1/4`): steplab's condition with :math:`\varphi`
+    then allows about twice the step near the quadratic limit, and the exact critical steps of the extremal functions
+    (finite sums, computed without :math:`\varphi`) fall below it: :math:`\min h^\ast/h_\varphi \approx 0.5`, not
+    :math:`\ge 1`. The unmutated claim passes first."""
+    import theory.sde.sign_descent as sign_descent  # sign_sufficient_step reads the factor from its own module
+
+    assert _status_quick("compagnoni2025.sign_descent_phi_slack") == "passed"
+    original = sign_descent.sign_remainder_factor
+    # by hand: phi(1) = e - 2
+    assert original(1.0) == pytest.approx(math.e - 2, rel=1e-14)
+    monkeypatch.setattr(sign_descent, "sign_remainder_factor", lambda a: original(a) / 2)
+    assert _status_quick("compagnoni2025.sign_descent_phi_slack") == "failed"
