@@ -59,6 +59,10 @@ class Assessment:
     score: float
     text: str
 
+    def __post_init__(self) -> None:
+        # a check's rule often yields a NumPy bool, which JSON would write as the string "False" (truthy to a reader)
+        object.__setattr__(self, "accepted", bool(self.accepted))
+
     def to_dict(self) -> dict:
         return {"label": self.label, "value": _jsonable(self.value), "accepted": self.accepted,
                 "score": _jsonable(self.score), "margin": self.text}

@@ -26,6 +26,18 @@ def test_bound_sides_slack_and_rival_bounds():
     assert not Bound("x", measured=[np.inf], bound=1.0).prediction().accepted
 
 
+def test_accepted_is_a_python_bool_in_json():
+    """Array bounds decide with NumPy comparisons; their verdicts must reach the JSON as true/false, not as the
+    strings "True"/"False" (a reader testing truthiness would count a rejected rival as accepted)."""
+    import json
+
+    # a NumPy slack makes the violation, and so the verdict, NumPy scalars
+    b = Bound("x", measured=np.array([1.2, 1.05]), bound=1.0, side=">=", slack=np.float64(0.01), rivals={"x >= 2": 2.0})
+    for a in (b.prediction(), *b.rival_assessments()):
+        assert type(a.accepted) is bool
+        assert json.loads(json.dumps(a.to_dict(), default=str))["accepted"] in (True, False)
+
+
 def test_fit_slope_standard_error_matches_monte_carlo():
     # y = 3 x^2 with log-normal noise of 5 %: the OLS SE must match the spread of slopes over replicates
     rng = np.random.default_rng(0)
