@@ -268,6 +268,12 @@ def test_kl_zero_probability_limit_and_small_t_ratio():
     (lambda: S.zeros_inside(_MLP.apply, _P, _V, _X, [0], [-1.0]), "radius"),
     (lambda: S.partition_margin(_MLP.apply, _P, _V, _X, [40], [1j]), "rows"),
     (lambda: S.continued_line_loss(_MLP.apply, _P, _V, _X, _Y, [0], [NAN]), "t"),
+    (lambda: T.normalization_branch_points(np.ones((2, 3)), np.ones((2, 4)), -1, 1e-5), "hd"),
+    (lambda: T.normalization_branch_points(np.ones((2, 3)), np.ones((2, 3)), (1, -1), 1e-5), "axis"),
+    (lambda: T.normalization_branch_points(np.ones((2, 3)), np.ones((2, 3)), 2, 1e-5), "axis"),
+    (lambda: T.normalization_branch_points(np.ones((2, 3)), np.ones((2, 3)), 1.0, 1e-5), "axis"),
+    (lambda: T.normalization_branch_points(np.ones((2, 3)), np.ones((2, 3)), 1, -1e-5), "eps"),
+    (lambda: S.normalization_branch_point(_MLP.apply, _P, _V, _X, [0], start=0.0), "start"),
     (lambda: R.rho_a_numpy({"W0": np.zeros((2, 2))}, {}, np.zeros((1, 2))), "params"),
 ])
 def test_bad_inputs_raise_naming_the_parameter(call, match):
@@ -532,6 +538,66 @@ def test_batch_norm_rows_equal_the_whole_batch_continuation():
     whole = np.asarray(S.continued_logits(bn.apply, params, v, x, t))[np.arange(5), rows]
     np.testing.assert_allclose(SC._continued_rows(bn.apply, params, v, x, rows, t), whole, rtol=1e-12, atol=1e-12)
 
+
+def test_normalization_branch_points_are_sympys_roots_of_the_variance():
+    sym = T.normalizer_branch_points()
+    assert sym["variance_residual"] == 0 and sym["lagrange_residual"] == 0 and sym["modulus_residual"] == 0
+    assert sym["root_residual"] == [0, 0]
+    rng = np.random.default_rng(3)
+    h0, hd = rng.normal(size=(3, 5)), rng.normal(size=(3, 5))
+    got = T.normalization_branch_points(h0, hd, -1, 1e-2)
+    tt = sp.Symbol("t")
+    solved = sym["solved"]
+    for i in range(3):
+        # sympy's own polynomial Var(h0 + t hd) + eps of the five values, solved numerically to 30 digits
+        h = [sp.Float(a, 30) + tt * sp.Float(b, 30) for a, b in zip(h0[i], hd[i])]
+        q = sum((x - sum(h) / 5) ** 2 for x in h) / 5 + sp.Rational(1, 100)
+        roots = sorted((complex(r) for r in sp.Poly(sp.expand(q), tt).nroots(n=30)), key=lambda r: -r.imag)
+        # float64 moments of five O(1) numbers and one square root: ~1e-15 relative
+        np.testing.assert_allclose(got[i], roots, rtol=1e-13)
+        # and sympy's solution of c t^2 + 2 b t + a + eps, at NumPy's population moments
+        u, w = h0[i] - h0[i].mean(), hd[i] - hd[i].mean()
+        at = {T.norm_a: np.mean(u * u), T.norm_b: np.mean(u * w), T.norm_c: np.mean(w * w), T.norm_eps: 1e-2}
+        both = sorted((complex(r.subs(at).evalf()) for r in solved), key=lambda r: -r.imag)
+        np.testing.assert_allclose(got[i], both, rtol=1e-13)
+    # groups over several axes (a batch norm's batch and pixels): the same as the flattened group
+    x0, xd = rng.normal(size=(4, 6, 2)), rng.normal(size=(4, 6, 2))
+    np.testing.assert_allclose(T.normalization_branch_points(x0, xd, (0, 1), 1e-3),
+                               T.normalization_branch_points(x0.reshape(24, 2), xd.reshape(24, 2), 0, 1e-3), rtol=1e-14)
+    # an activation that does not move (hd constant over the group) has no branch point
+    assert np.all(np.isinf(T.normalization_branch_points(h0, np.ones_like(h0), 1, 1e-5)))
+
+
+def _conv3x3(x, kernel):
+    """The 3x3 zero-padded cross-correlation of 8x8 images with kernel (3, 3, 1, C), in NumPy."""
+    img = np.pad(np.asarray(x).reshape(-1, 8, 8), ((0, 0), (1, 1), (1, 1)))
+    return sum(img[:, i:i + 8, j:j + 8, None] * np.asarray(kernel)[i, j, 0] for i in range(3) for j in range(3))
+
+
+@pytest.mark.parametrize("name", ["mlp_ln", "cnn_bn"])
+def test_normalization_branch_point_on_the_model_is_the_closed_form(name):
+    """The nearest singularity of the continued logits located on the model (zeros of its square roots' arguments,
+    refined on 1/sum_k z_k^2) against the closed form from NumPy moments of the first layer: per sample for the
+    layer norm, the nearest channel for the batch norm (every sample the same)."""
+    model = S.make_model(name, hidden=(8,))
+    rng = np.random.default_rng(6)
+    params = {k: np.asarray(w) + 0.2 * rng.normal(size=np.shape(w)) for k, w in model.init(jax.random.key(6)).items()}
+    v, x = _unit(params, phase=0.9), _X[:6]
+    rows = np.arange(6)
+    out = S.normalization_branch_point(model.apply, params, v, x, rows)
+    if name == "mlp_ln":
+        closed = T.normalization_branch_points(x @ params["W0"] + params["b0"], x @ v["W0"] + v["b0"], -1, 1e-5)[:, 0]
+        assert np.all(out["count"] == 1)  # the other samples' normalizers are not singularities of this row
+    else:
+        per_channel = T.normalization_branch_points(_conv3x3(x, params["K"]), _conv3x3(x, v["K"]), (0, 1, 2), 1e-5)[:, 0]
+        closed = np.full(6, per_channel[np.argmin(np.abs(per_channel))])
+        assert np.all(out["count"] == 8)  # every channel's branch points are every sample's
+    # float64 moments and a simple zero reached to |step| < 1e-15 |t|: ~1e-14; 1e-10 is far below eps's effect (~1e-5)
+    np.testing.assert_allclose(out["point"], closed, rtol=1e-10)
+    assert np.all(out["residual"] < 1e-12)
+    # a ReLU MLP has no square root along the line: nothing to locate
+    plain = S.normalization_branch_point(_MLP.apply, _P, _V, x, np.array([0]))
+    assert np.isnan(plain["point"]).all() and plain["count"].tolist() == [0] and plain["candidates"].size == 0
 
 @pytest.mark.parametrize("name", ["mlp_ln", "attention", "exponents"])
 def test_one_sample_rows_equal_the_whole_batch_continuation(name):

@@ -272,3 +272,51 @@ def test_radius_fallback_finds_the_nearest_zero_when_the_seeds_miss_it():
         np.testing.assert_allclose(got["radius"], T.radius_details(z, a)["radius"], rtol=1e-12)
     mutant = mutant_module(T, "lo, hi = (lo, mid) if cnt > 0 else (mid, hi)", "cnt > 0", "comparison", "Gt -> GtE")
     assert not any(_radius_with_nearest_hidden(mutant, z, a)["certified"] for z, a in cases)
+
+
+# --- the normalization layers' branch points (claim steplab.normalization_branch_points) ------------------------------
+def _models_with(old: str, new: str):
+    """A private copy of :mod:`sims.softmax_radius.models` with the source text ``old`` (found exactly once) replaced
+    by ``new``: a hand-written mistake in a normalization layer (the AST mutants change an eps by a factor 2 only)."""
+    import types
+    from pathlib import Path
+
+    import sims.softmax_radius.models as M
+
+    src = Path(M.__file__).read_text()
+    assert src.count(old) == 1, old
+    copy = types.ModuleType(M.__name__ + "_mutant")
+    exec(compile(src.replace(old, new), M.__file__, "exec"), copy.__dict__)  # noqa: S102
+    return copy
+
+
+_NORM_MUTANTS = {
+    "batch norm eps 1e-4": ("jnp.sqrt(var + 1e-5) * p[\"g\"]", "jnp.sqrt(var + 1e-4) * p[\"g\"]"),
+    "batch norm variance uncentred": ("var = ((h - mu) ** 2).mean(axis=(0, 1, 2))", "var = (h ** 2).mean(axis=(0, 1, 2))"),
+    # over the batch and the image rows only: one group per column and channel (64 square roots; the batch-only
+    # mistake, axis=0, fails the claim too, but its 512 square roots cost ~50 s to locate)
+    "batch norm variance over the wrong axes": ("var = ((h - mu) ** 2).mean(axis=(0, 1, 2))",
+                                                "var = ((h - mu) ** 2).mean(axis=(0, 1))"),
+    "layer norm unbiased variance": ("var = ((h - mu) ** 2).mean(-1, keepdims=True)",
+                                     "var = ((h - mu) ** 2).sum(-1, keepdims=True) / (h.shape[-1] - 1)"),
+}
+
+
+@pytest.mark.parametrize("mutant", sorted(_NORM_MUTANTS))
+def test_normalization_mistakes_fail_the_branch_point_claim(monkeypatch, mutant):
+    """Survivors of the claims at the quick budget (no quick claim ran mlp_ln or cnn_bn): plausible mistakes in the
+    normalization layers as written in models.py. steplab.normalization_branch_points predicts the branch points
+    from NumPy moments of the first layer (eps 1e-5, population variance) and measures them on the model's own
+    continued logits, to 1e-10: eps 1e-4 moves them by ~1e-4, the unbiased layer-norm variance by ~4e-7 (eps/(n-1)
+    relative to the variance), a wrong batch-norm variance by O(1)."""
+    from paper_checks import Budget, get_claim
+    from sims import softmax_radius as SR
+
+    mutated = _models_with(*_NORM_MUTANTS[mutant])
+    monkeypatch.setattr(SR, "make_model", mutated.make_model)
+    try:
+        result = get_claim("steplab.normalization_branch_points").run(Budget("quick"))
+    except (ValueError, TypeError) as exc:  # the claim errs: its status changes as surely
+        pytest.fail(f"the claim should fail, not err: {type(exc).__name__}: {exc}")
+    failed = [c.quantity for c in result.checks if not c.prediction().accepted]
+    assert failed and failed[0].startswith("|t*|"), failed

@@ -49,6 +49,7 @@ __all__ = [
     "linearized_line_loss", "increment_bound", "top2_margin", "accuracy_floor", "linearized_accuracy",
     "perturbation_epsilon",
     "third_central_moment", "third_moment_bound", "kl_forward", "kl_reverse", "kl_small_t_ratio",
+    "normalizer_branch_points", "normalization_branch_points",
 ]
 
 # ----------------------------------------------------------------------------- symbols
@@ -57,6 +58,9 @@ delta, Da = sp.symbols("delta Delta_a", real=True)
 Dpos = sp.Symbol("Delta_a", positive=True)
 t, u, y = sp.symbols("t u y")
 k_int = sp.Symbol("k", integer=True)
+# the centred moments of a normalization layer's activations along a step (see normalizer_branch_points)
+norm_a, norm_c, norm_eps = sp.symbols("a c epsilon", positive=True)
+norm_b = sp.Symbol("b", real=True)
 
 
 # ----------------------------------------------------------------------------- binary case
@@ -211,6 +215,56 @@ def third_moment_extremum() -> dict:
     crit = sorted(sp.solve(sp.diff(k3, p), p), key=lambda e: float(e))
     value = sp.simplify(sp.Abs(k3.subs(p, crit[0])))
     return {"kappa3": k3, "argmax": crit, "max": value, "bound": D**3 / (6 * sp.sqrt(3))}
+
+
+# ----------------------------------------------------------------------------- normalization layers
+def normalizer_branch_points(n: int = 4) -> dict:
+    r"""Branch points of a normalization layer's :math:`1/\sqrt{\mathrm{Var}(h(t))+\epsilon}` along a step.
+
+    The pre-normalization activations of the first normalized layer are affine in the step,
+    :math:`h(t)=h_0+t\,\dot h` (a linear map of the fixed input by weights :math:`W+tV`, plus a bias :math:`b+tc`).
+    Over the normalized axis (``n`` symbolic values here), with :math:`u=h_0-\overline{h_0}`,
+    :math:`w=\dot h-\overline{\dot h}` and :math:`a=\overline{u^2}`, :math:`b=\overline{uw}`, :math:`c=\overline{w^2}`,
+
+    .. math:: \mathrm{Var}(h(t))+\epsilon=q(t)=ct^2+2bt+a+\epsilon,\qquad
+              t_\pm=\frac{-b\pm i\sqrt{c(a+\epsilon)-b^2}}{c},\qquad |t_\pm|^2=t_+t_-=\frac{a+\epsilon}{c}.
+
+    :math:`ac-b^2=\tfrac1{2n^2}\sum_{j,k}(u_jw_k-u_kw_j)^2\ge0` (Lagrange's identity: Cauchy-Schwarz), so for
+    :math:`\epsilon>0` the roots are a conjugate pair off the real axis and :math:`1/\sqrt q` has square-root branch
+    points there. Every other factor of the normalized output (the centred :math:`h(t)`, the gain :math:`g+t\dot g`,
+    the shift, the active ReLU piece, the read-out :math:`W+tV`) is a polynomial in :math:`t`, so the continued logits
+    are sums of :math:`P(t)/\sqrt{q(t)}+R(t)` with polynomials :math:`P, R`. Along the real segment
+    :math:`q=-s` (:math:`s\ge0`) only at :math:`|t|^2=(a+\epsilon+s)/c\ge|t_\pm|^2`, so the principal square root is
+    analytic inside :math:`|t|<|t_\pm|`: its cut starts at the branch points.
+
+    Returns the residuals (each 0): ``variance_residual`` (:math:`\mathrm{Var}(h_0+t\dot h)-(ct^2+2bt+a)` for ``n``
+    values), ``lagrange_residual``, ``root_residual`` (:math:`q(t_\pm)`), ``modulus_residual``
+    (:math:`t_+t_--(a+\epsilon)/c`), and ``roots`` (:math:`t_+, t_-`, expressions in :data:`norm_a`, :data:`norm_b`,
+    :data:`norm_c`, :data:`norm_eps`). ``n``: an integer in 2..6 (sympy's cost grows fast).
+    """
+    return _normalizer_branch_points(V.integer("n", n, low=2, high=6))
+
+
+@lru_cache(maxsize=None)
+def _normalizer_branch_points(n: int) -> dict:
+    tt = sp.Symbol("t")
+    h0 = sp.symbols(f"h1:{n + 1}", real=True)
+    hd = sp.symbols(f"d1:{n + 1}", real=True)
+    u = [h - sum(h0) / n for h in h0]
+    w = [d - sum(hd) / n for d in hd]
+    a_, b_, c_ = (sum(x * y for x, y in zip(p, q)) / n for p, q in ((u, u), (u, w), (w, w)))
+    h = [x + tt * d for x, d in zip(h0, hd)]
+    var = sum((x - sum(h) / n) ** 2 for x in h) / n
+    variance_residual = sp.expand(var - (c_ * tt**2 + 2 * b_ * tt + a_))
+    lagrange = sp.expand(a_ * c_ - b_**2 - sum((u[j] * w[k] - u[k] * w[j]) ** 2 for j in range(n) for k in range(n))
+                         / (2 * n**2))
+    q = norm_c * tt**2 + 2 * norm_b * tt + norm_a + norm_eps
+    disc = norm_c * (norm_a + norm_eps) - norm_b**2
+    roots = [(-norm_b + sgn * sp.I * sp.sqrt(disc)) / norm_c for sgn in (1, -1)]
+    return {"variance_residual": variance_residual, "lagrange_residual": lagrange,
+            "root_residual": [sp.simplify(sp.expand(q.subs(tt, r))) for r in roots],
+            "modulus_residual": sp.simplify(sp.expand(roots[0] * roots[1]) - (norm_a + norm_eps) / norm_c),
+            "roots": roots, "solved": sp.solve(q, tt)}
 
 
 # ============================================================================= numerics
@@ -800,6 +854,64 @@ def perturbation_epsilon(z, a, c2) -> np.ndarray:
     C = np.abs(cc).max(axis=1)
     with np.errstate(divide="ignore", over="ignore"):
         return np.where(da > 0, C * np.pi**2 / (2 * np.where(da > 0, da, 1.0) ** 2) * np.exp(-logw.min(axis=1)), np.inf)
+
+
+# --- normalization layers -------------------------------------------------------------------
+def _axes(axis, ndim: int) -> tuple[int, ...]:
+    """Distinct axes of an ``ndim``-dimensional array (an integer or a tuple of integers, negative ones counted from
+    the end), as non-negative integers in increasing order."""
+    raw = axis if isinstance(axis, (tuple, list)) else (axis,)
+    if not raw:
+        raise ValueError("axis: expected at least one axis to normalize over, got ()")
+    out = []
+    for ax in raw:
+        if isinstance(ax, (bool, np.bool_)) or not isinstance(ax, (int, np.integer)):
+            raise TypeError(f"axis: expected an integer or a tuple of integers, got {type(ax).__name__} {ax!r:.40}")
+        if not -ndim <= int(ax) < ndim:
+            raise ValueError(f"axis: expected axes in [{-ndim}, {ndim - 1}] for h0 of {ndim} dimension(s), got {ax}")
+        out.append(int(ax) % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"axis: expected distinct axes, got {tuple(raw)}")
+    return tuple(sorted(out))
+
+
+def normalization_branch_points(h0, hd, axis, eps):
+    r"""The branch points :math:`t_\pm` of a normalization layer's :math:`1/\sqrt{\mathrm{Var}(h_0+t\dot h)+\epsilon}`
+    in the complex step plane, one conjugate pair per normalized group (:func:`normalizer_branch_points`):
+
+    .. math:: t_\pm=\frac{-b\pm i\sqrt{c(a+\epsilon)-b^2}}{c},\qquad |t_\pm|=\sqrt{(a+\epsilon)/c},
+
+    with :math:`a`, :math:`b`, :math:`c` the biased (population) variance of ``h0``, covariance of ``h0`` and ``hd``,
+    and variance of ``hd`` over ``axis`` (the normalized axes: the features of a layer norm, the batch and the pixels
+    of a batch norm). The discriminant is computed as :math:`c(\overline{r^2}+\epsilon)` with
+    :math:`r=u-(b/c)w` the part of the centred ``h0`` that the centred ``hd`` does not explain
+    (:math:`\overline{r^2}=a-b^2/c`, no cancellation when ``h0`` and ``hd`` are nearly parallel).
+
+    ``h0``, ``hd``: real arrays of one shape, the activations before the normalization at :math:`t=0` and their
+    derivative along the step; ``axis``: an integer or a tuple of integers; ``eps``: :math:`\epsilon\ge0`. Returns a
+    complex array of the shape of ``h0`` without ``axis``, plus a last axis of length 2: :math:`(t_+, t_-)`,
+    :math:`\mathrm{Im}\,t_+\ge0`. Where ``hd`` is constant over a group (:math:`c=0`) the normalizer does not
+    change along the step: no branch point, ``inf`` there.
+    """
+    u = _reals("h0", h0)
+    w = _reals("hd", hd)
+    if w.shape != u.shape:
+        # paired value by value: either may be the wrong one
+        raise ValueError(f"h0, hd: expected arrays of one shape, got {u.shape} and {w.shape}")
+    axes = _axes(axis, u.ndim)
+    eps = V.real("eps", eps, low=0.0)
+    u = u - u.mean(axis=axes, keepdims=True)
+    w = w - w.mean(axis=axes, keepdims=True)
+    b = (u * w).mean(axis=axes, keepdims=True)
+    c = (w * w).mean(axis=axes, keepdims=True)
+    moving = c > 0
+    safe = np.where(moving, c, 1.0)
+    rest = ((u - (b / safe) * w) ** 2).mean(axis=axes)
+    b, c, safe, moving = (x.squeeze(axis=axes) for x in (b, c, safe, moving))
+    re = -b / safe
+    im = np.sqrt(c * (rest + eps)) / safe
+    roots = np.stack([re + 1j * im, re - 1j * im], axis=-1)
+    return np.where(moving[..., None], roots, complex(np.inf, 0.0))
 
 
 # --- KL and moments (numeric) --------------------------------------------------------------

@@ -26,7 +26,9 @@ One module per theme, imported below in the order their claims are registered (t
 * :mod:`paper_checks.softmax_radius.trained_radius` -- the Taylor radius on trained models: at least rho_a (Prop.
   App. 1.1), the located ghost, the truncation error;
 * :mod:`paper_checks.softmax_radius.temperature_scaling` -- §6.4: temperature and the onset's spread;
-* :mod:`paper_checks.softmax_radius.spike` -- Table 1: the learning-rate spike and the controller.
+* :mod:`paper_checks.softmax_radius.spike` -- Table 1: the learning-rate spike and the controller;
+* :mod:`paper_checks.softmax_radius.normalization` -- steplab's: the branch points of the normalization layers of
+  ``mlp_ln`` and ``cnn_bn``, in closed form and on the continued models.
 
 ``PAPER`` and ``ARXIV`` (the prefix of every locator) are defined here and read by every claim module.
 """
@@ -49,4 +51,5 @@ ARXIV = "arXiv:2603.13552"
 # The claim modules register their claims on import, in this order; they read the names above.
 from paper_checks.softmax_radius import (  # noqa: E402,F401,I001  (registration, in this order)
     exact_theory, scalar_logistic, hessian_scale, kl, one_step, trained_radius, temperature_scaling, spike,
+    normalization,
 )

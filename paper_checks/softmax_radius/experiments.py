@@ -139,8 +139,10 @@ def series_radius(budget: Budget, *, seed: int = 41, archs: tuple | None = None)
     :math:`t=rR_i` against the continued loss; ``inner``: the distance of the nearest singularity of the
     continued logits themselves (inf for entire logits; for attention (exact GELU, entire) the nearest zero of an
     attention denominator, :func:`sims.softmax_radius.attention_singularities`, inf if none within 1.5 R, negative
-    when it is a zero of an attention denominator; NaN for normalization layers, whose square-root branch points
-    are not located); ``eps``: the paper's perturbation parameter :math:`\\varepsilon_i` (Prop. App. 1.1,
+    when it is a zero of an attention denominator; for the normalization layers of ``mlp_ln`` and ``cnn_bn`` the
+    nearest square-root branch point of the first layer's normalizer, in closed form,
+    :func:`theory.softmax_radius.normalization_branch_points`, per sample for the layer norm and the nearest channel
+    over the whole batch for the batch norm; NaN for any other model); ``eps``: the paper's perturbation parameter :math:`\\varepsilon_i` (Prop. App. 1.1,
     :func:`theory.softmax_radius.perturbation_epsilon`) from the logit curvature
     :func:`sims.softmax_radius.logit_curvature`; ``kink``: for the ReLU MLP the distance along the step to the
     sample's first ReLU switch, :math:`\\min_j|h_j/\\dot h_j|` (inf elsewhere); ``inner_tanh``: for attention, as
@@ -204,7 +206,7 @@ def series_radius(budget: Budget, *, seed: int = 41, archs: tuple | None = None)
                 w_in = w_out = np.full(K, -1)
             # singularities of the continued logits themselves (the loss's radius is at most their distance): none
             # for entire logits; for attention the nearest zero of an attention denominator (the exact GELU is
-            # entire), searched out to 1.5 R; not located for normalization layers (NaN)
+            # entire), searched out to 1.5 R; for normalization layers the nearest branch point in closed form
             inner_tanh = np.full(K, np.nan)
             if arch in ENTIRE or kinds[d] == 2:
                 inner = np.full(K, np.inf)
@@ -214,6 +216,15 @@ def series_radius(budget: Budget, *, seed: int = 41, archs: tuple | None = None)
                 # the same weights with the tanh-approximate GELU: its poles (App. 2.4: it "reintroduces tanh poles")
                 tanh = S.attention_singularities(params, v, xs, local, 1.5 * R, act="gelu_tanh")
                 inner_tanh = np.where(tanh["denominator"], -tanh["radius"], tanh["radius"])
+            elif arch == "mlp_ln":  # the layer norm's branch points, per sample (theory's closed form, eps 1e-5)
+                h0 = xs @ np.asarray(params["W0"]) + np.asarray(params["b0"])
+                hd = xs @ np.asarray(v["W0"]) + np.asarray(v["b0"])
+                inner = np.abs(T.normalization_branch_points(h0, hd, -1, 1e-5)[:, 0])
+            elif arch == "cnn_bn":  # the batch norm's: the nearest channel's, shared by the whole batch
+                img = np.pad(np.asarray(xs).reshape(-1, 8, 8), ((0, 0), (1, 1), (1, 1)))
+                h0, hd = (sum(img[:, i:i + 8, j:j + 8, None] * np.asarray(kern)[i, j, 0] for i in range(3)
+                              for j in range(3)) for kern in (params["K"], v["K"]))
+                inner = np.full(K, np.min(np.abs(T.normalization_branch_points(h0, hd, (0, 1, 2), 1e-5)[:, 0])))
             else:
                 inner = np.full(K, np.nan)
             t = np.array(TRUNC_R)[None, :] * R[:, None]

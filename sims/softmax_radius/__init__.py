@@ -53,8 +53,8 @@ from sims.softmax_radius.directions import (
     tilted_kl, cgf_increment, logistic_loss_taylor, logistic_inverse_curvature
 )
 from sims.softmax_radius.continuation import (
-    continued_logits, ghost_zeros, partition_margin, zeros_inside, attention_singularities, continued_line_loss,
-    line_taylor, logit_line_taylor
+    continued_logits, ghost_zeros, partition_margin, zeros_inside, attention_singularities, normalization_branch_point,
+    continued_line_loss, line_taylor, logit_line_taylor
 )
 from sims.softmax_radius.training import (
     one_step_sweep, onset, mode_code, run_adam, train, spike_runs, temperature_runs
@@ -64,7 +64,8 @@ from sims.softmax_radius.archgrid import ARCHGRID_NAMES, archgrid_digits, archgr
 __all__ = [
     "MODEL_NAMES", "MODES", "digits", "Model", "make_model", "evaluate", "normalize", "random_directions",
     "gradient_direction", "directional_derivatives", "logit_curvature", "rho_a", "line_taylor",
-    "logit_line_taylor", "continued_logits", "ghost_zeros", "attention_singularities", "zeros_inside",
+    "logit_line_taylor", "continued_logits", "ghost_zeros", "attention_singularities", "normalization_branch_point",
+    "zeros_inside",
     "continued_line_loss", "partition_margin", "one_step_sweep", "onset", "mode_code", "run_adam", "train",
     "spike_runs", "temperature_runs", "finite_median", "tilted_kl", "cgf_increment", "logistic_loss_taylor",
     "logistic_inverse_curvature", "ARCHGRID_NAMES", "archgrid_digits", "archgrid_runs"

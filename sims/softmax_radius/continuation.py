@@ -3,7 +3,7 @@ r"""The line loss at complex distances: Taylor coefficients and the analytic con
 Taylor coefficients of every per-sample line loss by ``jax.experimental.jet`` (custom-derivative calls
 inlined first); the model continued to a complex step with the base point's decisions kept (so a piecewise
 model continues its active piece); the zeros of the partition function (ghost zeros) located by winding
-numbers, the margin to them, and the singularities of attention.
+numbers, the margin to them, the singularities of attention, and the branch points of normalization layers.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from sims.softmax_radius.models import (
 
 __all__ = [
     "continued_logits", "ghost_zeros", "partition_margin", "zeros_inside", "attention_singularities",
-    "continued_line_loss", "line_taylor", "logit_line_taylor"
+    "normalization_branch_point", "continued_line_loss", "line_taylor", "logit_line_taylor"
 ]
 
 
@@ -116,7 +116,13 @@ def _complex_erf(name: str, z: jax.Array) -> jax.Array:
                              vmap_method="expand_dims")
 
 
-def _eval_continued(jaxpr, consts, real_args, cx_args, moving_args=None):
+# the primitives whose complex zeros are square-root branch points of the continued model (normalization layers)
+_ROOTS = ("sqrt", "rsqrt")
+
+
+def _eval_continued(jaxpr, consts, real_args, cx_args, moving_args=None, record=None):
+    """The continued evaluation (see above); with ``record`` (a list), the complex argument of every square root
+    whose argument depends on t is appended to it, flattened, in the order of evaluation."""
     env = {}
     # variables whose value depends on t (the others are the same at every t: data, parameters, constants)
     moving = {var for var, m in zip(jaxpr.invars, moving_args or [True] * len(jaxpr.invars)) if m}
@@ -138,9 +144,11 @@ def _eval_continued(jaxpr, consts, real_args, cx_args, moving_args=None):
         mov = [not isinstance(v, jex.core.Literal) and v in moving for v in eqn.invars]
         if any(mov):
             moving.update(eqn.outvars)
+        if record is not None and name in _ROOTS and mov[0]:
+            record.append(jnp.ravel(cxs[0]))
         if inner is not None and inner in eqn.params:
             closed = eqn.params[inner]
-            outs = _eval_continued(closed.jaxpr, closed.consts, res, cxs, mov)
+            outs = _eval_continued(closed.jaxpr, closed.consts, res, cxs, mov, record)
         else:
             re_out = eqn.primitive.bind(*res, **eqn.params)
             re_list = re_out if eqn.primitive.multiple_results else [re_out]
@@ -459,6 +467,125 @@ def attention_singularities(params, v, x, rows, radius, *, act: str = "gelu", po
     at = t[np.arange(rows.size), np.argmin(margin, axis=1)]
     return {"radius": np.where(found, hi, np.inf), "denominator": denominator & found,
             "at": np.where(found, at, np.nan), "count_in": np.abs(w_in).sum(axis=1), "max_step": max_step}
+
+
+def _continued_roots(apply, params, v, x, t):
+    """Logits at the complex distance ``t`` and the arguments of every t-dependent square root of the continued
+    model there (one flat complex vector; empty for a model without one)."""
+    def at(s):
+        return apply(_along(params, v, s), x)
+
+    closed = jax.make_jaxpr(at)(jnp.zeros(()))
+    rec = []
+    ((_, out),) = _eval_continued(closed.jaxpr, closed.consts, [jnp.zeros(())], [t.astype(jnp.complex128)], record=rec)
+    return out, (jnp.concatenate(rec) if rec else jnp.zeros((0,), jnp.complex128))
+
+
+_roots_at = jax.vmap(_continued_roots, in_axes=(None, None, None, None, 0))
+
+
+def _roots_jit(*args):
+    return _jitted(_roots_at, (0,))(*args)
+
+
+def _secant(fn, t, iters: int):
+    """The secant method on ``fn`` (complex, elementwise over the vector ``t``) from the starts ``t``: each step
+    moves at most half of ``|t|`` (a start far from the zero must not jump across the plane); the iteration ends when
+    every step is below 1e-15 |t|, or after ``iters`` steps. A non-finite step (an overflow) leaves its element where
+    it is."""
+    t_prev = t * (1 + 1e-3)
+    f_prev = fn(t_prev)
+    for _ in range(iters):
+        f = fn(t)
+        den = f - f_prev
+        step = np.where(np.abs(den) > 0, f * (t - t_prev) / np.where(den == 0, 1, den), 0)
+        lim = 0.5 * np.abs(t)
+        step = np.where(np.abs(step) > lim, step * lim / np.maximum(np.abs(step), 1e-300), step)
+        step = np.where(np.isfinite(step), step, 0)
+        t_prev, f_prev, t = t, f, t - step
+        if np.all(np.abs(step) <= 1e-15 * np.abs(t)):
+            break
+    return t
+
+
+def normalization_branch_point(apply: Callable, params, v, x, rows, *, start: float = 1.0, iters: int = 80) -> dict:
+    r"""The nearest square-root branch point of the continued logits :math:`z_i(\theta_0+tv)` of each sample
+    ``rows[j]``, located on the model's own continued evaluation (:func:`continued_logits`, the whole batch ``x``).
+
+    A normalization layer divides by :math:`\sqrt{s(t)}`, :math:`s=\mathrm{Var}(h(t))+\epsilon` of its group (the
+    features of one sample for a layer norm; the batch and pixels of one channel for a batch norm). Where :math:`s`
+    vanishes the continued logits have a square-root branch point, :math:`z_{ik}\approx A_{ik}(t-t_*)^{-1/2}`, and
+    nowhere else do they stop being analytic (the other operations of these models are polynomial along the line, a
+    ReLU continuing its active piece). Three steps:
+
+    1. *Candidates.* The continuation's interpreter records the argument :math:`s_m(t)` of every square root that
+       depends on :math:`t`; each :math:`s_m` is analytic (a polynomial of degree 2 for the first normalized layer),
+       and the secant method from :math:`t=i\,`\ ``start`` finds its zero :math:`t_m` in the upper half-plane (real
+       models: the singularities come in conjugate pairs).
+    2. *Singularities of the row.* Near a branch point :math:`t_*` of row :math:`i`
+
+       .. math:: f_i(t)=1\Big/\sum_kz_{ik}(t)^2\approx\frac{t-t_*}{\sum_kA_{ik}^2}
+
+       has a simple zero, and it is O(1) at a regular point. A candidate is a singularity of row :math:`i`
+       when the residual :math:`|f_i(t_m)|\sum_k|z_{ik}(0)|^2` (round-off at a branch point, O(1) at a regular
+       point) is below :math:`10^{-8}`; a layer norm's candidates from other samples are not (row :math:`i`'s logits
+       do not depend on them).
+    3. *Refinement.* From the nearest such candidate, the secant method on :math:`f_i` itself (a simple zero, so it
+       converges to round-off, though :math:`f_i` carries a :math:`(t-t_*)^{3/2}` term from the principal branch);
+       the point counts if it stays within :math:`10^{-6}|t_m|` of the candidate with the residual below
+       :math:`10^{-8}`.
+
+    Returns ``point`` (the nearest singularity of each row, :math:`\mathrm{Im}\ge0`; ``nan`` where no candidate is
+    one), ``residual`` there, ``count`` (how many candidates are singularities of the row) and ``candidates`` (every
+    zero of a square-root argument, :math:`\mathrm{Im}\ge0`). Poles of other divisions and logarithmic branch points
+    are not searched: this locates the branch points of normalization layers. ``start``: the modulus of the
+    candidates' starting point (positive); ``iters``: secant steps (each moves at most half of :math:`|t|`).
+    """
+    apply, params, v, x, rows = _validated_rows(apply, params, v, x, rows)
+    start = V.real("start", start, low=0.0, low_open=True)
+    iters = V.integer("iters", iters, low=1, high=1000)
+    n_args = int(jax.eval_shape(functools.partial(_continued_roots, apply), params, v, x,
+                                jnp.zeros((), jnp.complex128))[1].shape[0])
+    nan = np.full(rows.size, complex(np.nan, np.nan))
+    if n_args == 0:  # no square root moves with t: nothing to locate
+        return {"point": nan, "residual": np.full(rows.size, np.nan), "count": np.zeros(rows.size, dtype=int),
+                "candidates": np.zeros(0, dtype=complex)}
+    size = max(n_args, rows.size)  # one compiled shape: longer requests go in chunks of it
+
+    def evaluate(t):
+        zs, ss = [], []
+        for lo in range(0, t.size, size):
+            part = t[lo:lo + size]
+            pad = np.concatenate([part, np.full(size - part.size, part[-1])])
+            z, s = _roots_jit(apply, params, v, x, jnp.asarray(pad, dtype=jnp.complex128))
+            zs.append(np.asarray(z)[:part.size])
+            ss.append(np.asarray(s)[:part.size])
+        return np.concatenate(zs), np.concatenate(ss)
+
+    # 1. the zero of every square root's argument: argument m evaluated at its own iterate
+    own = np.arange(n_args)
+    cand = _secant(lambda t: evaluate(t)[1][own, own], np.full(n_args, 1j * start), iters)
+    cand = np.where(cand.imag < 0, cand.conj(), cand)
+    # 2. which candidates are singularities of which row: 1/sum_k z_ik^2 at every candidate, for every row
+    z0 = evaluate(np.zeros(1, dtype=complex))[0][0]
+    scale = np.sum(np.abs(z0[rows]) ** 2, axis=1)
+
+    def recip(t, rr):
+        z = evaluate(t)[0][np.arange(t.size), rr]
+        return 1.0 / np.sum(z * z, axis=-1)
+
+    hit = (np.abs(recip(np.tile(cand, rows.size), np.repeat(rows, n_args))).reshape(rows.size, n_args)
+           * scale[:, None] < 1e-8)
+    dist = np.where(hit, np.abs(cand)[None, :], np.inf)
+    best = np.argmin(dist, axis=1)
+    found = np.isfinite(dist[np.arange(rows.size), best])
+    # 3. the nearest one refined on the logits themselves
+    t = _secant(lambda tt: recip(tt, rows), cand[best], iters)
+    residual = np.abs(recip(t, rows)) * scale
+    t = np.where(t.imag < 0, t.conj(), t)
+    found &= (residual < 1e-8) & (np.abs(t - cand[best]) <= 1e-6 * np.abs(cand[best]))
+    return {"point": np.where(found, t, nan), "residual": np.where(found, residual, np.nan),
+            "count": hit.sum(axis=1), "candidates": cand}
 
 
 def continued_line_loss(apply: Callable, params, v, x, y, rows, t) -> np.ndarray:
