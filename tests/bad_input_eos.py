@@ -13,6 +13,9 @@ X8 = np.random.default_rng(0).standard_normal((8, 3))
 Y8 = np.sin(X8[:, 0])
 WID = (3, 4, 1)
 THETA = np.random.default_rng(1).standard_normal(3 * 4 + 4) / 2
+WIDR = (3, 4, 2)  # a ReLU network of one hidden layer of 4 and two outputs
+THETAR = np.random.default_rng(2).standard_normal(3 * 4 + 4 * 2)
+Y8R = np.stack([Y8, -Y8], axis=1)
 POS = {"a": "pos", "beta": "pos", "eta": "pos"}
 POS_BIG = {k: v + "+big" for k, v in POS.items()}  # the toy's closed forms square beta*eta: 1e200 overflows inside
 BETA_LINEAR = {("beta", "big"): "beta enters linearly here (sigma^2 = beta/y*): 1e200 gives a finite, valid value"}
@@ -85,6 +88,16 @@ ROWS = [
                                    "relax": 1.0},
         kinds={"X": "arr+rows", "eta": "pos", "threshold": "pos", "n_steps": "posint", "window": "posint",
                "substeps": "posint", "relax": "pos"}, slow=True),
+    Row(_S + "digits_data", {"n": 16}, kinds={"n": "posint"}),
+    Row(_S + "relu_init", lambda: {"key": jax.random.key(0), "widths": WIDR}),
+    Row(_S + "relu_net", {"theta": THETAR, "X": X8, "widths": WIDR}),
+    Row(_S + "relu_loss", {"theta": THETAR, "X": X8, "Y": Y8R, "widths": WIDR}, kinds={"X": "arr+rows"}),
+    Row(_S + "relu_gauss_newton_top", lambda: {"theta": THETAR, "X": X8, "widths": WIDR, "key": jax.random.key(0),
+                                               "num_iter": 5},
+        kinds={"num_iter": "posint"}),
+    Row(_S + "relu_gd", lambda: {"keys": K2(), "eta_lambda0": np.array([1.5, 4.0]), "X": X8, "Y": Y8R, "widths": WIDR,
+                                 "n_steps": 4, "lanczos_iter": 4},
+        kinds={"eta_lambda0": "posarr", "n_steps": "posint", "lanczos_iter": "posint", "X": "arr+rows"}),
     # NumPy references
     *[Row(_R + name, {"W": W[None], "C": TOY},
           extra=[({"C": np.stack([TOY] * 3), "W": np.stack([W] * 2)}, "C", "unbroadcastable"),

@@ -63,6 +63,16 @@ def _track(keys=None, eta=1.0, n_steps=40, window=20, X=None, Y=None, substeps=4
                          n_steps=n_steps, window=window, substeps=substeps)
 
 
+RELU_WIDTHS = (64, 8, 8, 10)  # two hidden layers of 8: 656 parameters, small enough for a dense Gauss-Newton matrix
+RELU_DATA = sim.digits_data(16)
+
+
+def _relu(keys=None, eta_lambda0=(1.5, 3.0, 60.0), X=None, Y=None, n_steps=20, lanczos_iter=12):
+    keys = jax.random.split(jax.random.key(4), 1) if keys is None else keys
+    return sim.relu_gd(keys, eta_lambda0, RELU_DATA[0] if X is None else X, RELU_DATA[1] if Y is None else Y,
+                       widths=RELU_WIDTHS, n_steps=n_steps, lanczos_iter=lanczos_iter)
+
+
 _GD_OUT = lambda o: [o["block_mean"], o["final"], o["gap2"], o["diverged"], o["diverged_step"]]  # noqa: E731
 _FLOW_OUT = lambda o: [o["center"], o["r"], o["sharpness"], o["sigma2"], o["diverged"]]  # noqa: E731
 
@@ -108,4 +118,12 @@ SIMULATORS = [
         vary={"keys": jax.random.split(jax.random.key(9), 2)},
         skip={"jit": "eager exact Hessians and eigendecompositions at every substep take minutes; the per-substep "
                      "rules (GD, Euler with the projection) are unit-tested in tests/test_eos.py"}),
+    Sim("eos.relu_gd", _relu, outputs=lambda o: [o["lambda0"], o["final_loss"], o["max_loss_ratio"], o["diverged"]],
+        grid=("eta_lambda0", np.array([1.5, 3.0, 8.0]), 0),
+        bad=[({"keys": np.zeros(2, np.uint32)}, "keys"), ({"eta_lambda0": (-1.0,)}, "eta_lambda0"),
+             ({"n_steps": 0}, "n_steps"), ({"X": np.ones((16, 3))}, "widths"), ({"lanczos_iter": 0}, "lanczos_iter")],
+        # 1e4 times the linearized edge's step: the first step takes the loss past 1e8 times its start (this narrow net
+        # survives c = 60 by dying, its ReLUs all off, at the loss of f = 0)
+        diverging=({"eta_lambda0": (1e4, 1e6)}, lambda o: o["diverged"]),
+        vary={"keys": jax.random.split(jax.random.key(8), 1)}),
 ]

@@ -436,3 +436,94 @@ def test_central_flow_sigma_matrix_solves_the_complementarity_problem(case):
     b = 2.0 * (-g @ gS) + (2.0 / eta) * (lam - 2.0 / eta)
     one = sim.central_flow_sigma_matrix(jnp.full((1, 1, 1, 1), gS @ gS), jnp.full((1, 1), b), jnp.zeros((1, 1)), n_iter=50)
     np.testing.assert_allclose(float(one[0, 0]), float(sim.central_flow_sigma2(g, gS, lam, eta)), rtol=1e-12, atol=1e-15)
+
+
+# ------------------------------------------------------------------------------------------- ReLU networks (c_act)
+
+def _relu_numpy_gd(theta, X, Y, widths, eta, n_steps, ratio):
+    """Plain NumPy GD on the NTK-parameterized ReLU network (hand-written backpropagation): loss at each step, the
+    first step whose loss is not finite or above ``ratio`` times the first (-1 if none), and the final loss."""
+    sizes = list(zip(widths[:-1], widths[1:]))
+    bounds = np.cumsum([0] + [a * b for a, b in sizes])
+    Ws = [theta[s:e].reshape(a, b).copy() for s, e, (a, b) in zip(bounds[:-1], bounds[1:], sizes)]
+    N, losses, div_step = X.shape[0], [], -1
+    for t in range(n_steps + 1):
+        hs, pre = [X], []
+        for W in Ws[:-1]:
+            pre.append(hs[-1] @ W * np.sqrt(2.0 / W.shape[0]))
+            hs.append(np.maximum(pre[-1], 0.0))
+        f = hs[-1] @ Ws[-1] / np.sqrt(Ws[-1].shape[0])
+        loss = 0.5 * np.sum((f - Y) ** 2) / N
+        losses.append(loss)
+        if t == n_steps:
+            break
+        if not np.isfinite(loss) or loss > ratio * losses[0]:
+            div_step = t
+            break
+        g = (f - Y) / N
+        grads = [None] * len(Ws)
+        grads[-1] = hs[-1].T @ g / np.sqrt(Ws[-1].shape[0])
+        back = g @ Ws[-1].T / np.sqrt(Ws[-1].shape[0])
+        for k in range(len(Ws) - 2, -1, -1):
+            scale = np.sqrt(2.0 / Ws[k].shape[0])
+            back = back * (pre[k] > 0)
+            grads[k] = hs[k].T @ back * scale
+            back = back @ Ws[k].T * scale
+        Ws = [W - eta * G for W, G in zip(Ws, grads)]
+    return np.array(losses), div_step
+
+
+def _relu_theta0(key):
+    from tests.contract_eos import RELU_WIDTHS
+
+    return np.asarray(sim.relu_init(jax.random.split(key)[0], RELU_WIDTHS))
+
+
+def test_relu_lambda0_is_the_dense_gauss_newton_top_and_the_linearized_models_edge():
+    r""":math:`\lambda_0` of relu_gd (12 Lanczos steps) and of relu_gauss_newton_top against ``eigvalsh`` of the dense
+    :math:`J^\top J/N` (J by reverse mode, a path the JVP/VJP Lanczos does not take); then GD on the network linearized
+    at :math:`\theta_0` converges at :math:`\eta = 1.98/\lambda_0` and grows at :math:`2.02/\lambda_0`: the
+    normalization makes :math:`c = 2` the linearized model's edge."""
+    from tests.contract_eos import RELU_DATA, RELU_WIDTHS, _relu
+
+    X, Y = (np.asarray(a) for a in RELU_DATA)
+    key = jax.random.split(jax.random.key(4), 1)[0]
+    theta0 = _relu_theta0(key)
+    J = np.asarray(jax.jit(jax.jacrev(lambda t: sim.relu_net(t, X, RELU_WIDTHS).ravel()))(theta0))
+    G = J.T @ J / X.shape[0]
+    top = np.linalg.eigvalsh(G)[-1]
+    # Lanczos with full reorthogonalization: the top Ritz value converges geometrically; 12 steps on these 656
+    # parameters leave it 1e-9 relative off or better (60: round-off)
+    assert _relu()["lambda0"][0] == pytest.approx(top, rel=1e-9)
+    assert float(sim.relu_gauss_newton_top(theta0, X, RELU_WIDTHS, jax.random.key(9), num_iter=60)) == pytest.approx(
+        top, rel=1e-12)
+    f0 = np.asarray(sim.relu_net(theta0, X, RELU_WIDTHS)).ravel()
+    for c, grows in ((1.98, False), (2.02, True)):
+        r, eta = f0 - Y.ravel(), c / top
+        for _ in range(3000):  # residual of the linearized model: r <- r - eta J J^T r / N
+            r = r - eta * J @ (J.T @ r) / X.shape[0]
+        # along the top eigenvector r scales by |1 - c| per step: 0.98^3000 ~ 1e-26, 1.02^3000 ~ 1e26
+        assert (np.linalg.norm(r) > 1e10 * np.linalg.norm(f0 - Y.ravel())) == grows, c
+
+
+def test_relu_gd_equals_a_numpy_loop_and_classifies_divergence():
+    """relu_gd's final loss, loss spike and divergence step against plain NumPy GD with hand-written backpropagation
+    from the same start and step (the contract row's program: 20 steps), converging, catapulting and dying runs
+    (c = 1.5, 3, 60) and diverging ones (c = 1e4, 1e6)."""
+    from tests.contract_eos import RELU_DATA, RELU_WIDTHS, _relu
+
+    X, Y = (np.asarray(a) for a in RELU_DATA)
+    theta0 = _relu_theta0(jax.random.split(jax.random.key(4), 1)[0])
+    for cs in ((1.5, 3.0, 60.0), (1e4, 1e6)):
+        out = _relu(eta_lambda0=cs)
+        for i, c in enumerate(cs):
+            losses, div_step = _relu_numpy_gd(theta0, X, Y, RELU_WIDTHS, out["eta"][i], 20, sim.RELU_DIVERGENCE_RATIO)
+            assert out["loss0"][i] == pytest.approx(losses[0], rel=1e-13)
+            assert bool(out["diverged"][i]) == (div_step >= 0) and int(out["diverged_step"][i]) == div_step, c
+            if div_step < 0:
+                # 20 steps of float64 GD: round-off grows with the catapult's spike (at most ~400x here)
+                assert out["final_loss"][i] == pytest.approx(losses[-1], rel=1e-9), c
+                assert out["max_loss_ratio"][i] == pytest.approx(losses.max() / losses[0], rel=1e-9), c
+            else:
+                assert np.isnan(out["final_loss"][i]) and np.isinf(out["max_loss_ratio"][i])
+    assert out["diverged"].all()

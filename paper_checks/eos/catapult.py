@@ -26,8 +26,12 @@ def measured_phase(diverged, max_loss_ratio) -> np.ndarray:
     return np.where(diverged, "divergent", np.where(max_loss_ratio > 1.0 + 1e-12, "catapult", "lazy"))
 
 
-@claim("lewkowycz2020.catapult_phases", paper=PAPER, provenance="secondary", kind="qualitative",
-       source="Sec. 2 (the uv model: lazy / catapult / divergent phases), as relayed by secondary notes",
+@claim("lewkowycz2020.catapult_phases", paper=PAPER, provenance="quoted", kind="qualitative",
+       source="Sec. 2.1 (the warmup uv model: lazy, catapult and divergent phases)",
+       quote="Two learning rates that will be important in the analysis are $\\eta_{crit} = {2/\\lambda_{0}}$ and "
+             "$\\eta_{\\max} = {4/\\lambda_{0}}$. / Once the curvature drops below $2/\\eta$, training converges, "
+             "ultimately reaching a minimum that is flatter than those found in the lazy phase.",
+       where="arXiv:2003.02218, Sec. 2.1 ('Warmup: a simplified model') / Sec. 1.3 ('Catapult phase' paragraph)",
        statement="In the uv model with one sample, GD is lazy (monotone loss, curvature unchanged) for eta*lambda0 < 2; "
                  "for 2 < eta*lambda0 < 4 the loss spikes and training converges with final eta*lambda < 2; above 4 it "
                  "diverges.",
@@ -66,8 +70,12 @@ def catapult_phases(budget) -> Result:
     return Result(checks, detail=detail, arrays={"c": cs, "phase": phase, "final_eta_lambda": final}, seed=E.SEED)
 
 
-@claim("lewkowycz2020.divergence_edge_at_four", paper=PAPER, provenance="secondary", kind="exact",
-       source="Sec. 2 (maximal step eta = 4/lambda0 in the uv model), as relayed by secondary notes",
+@claim("lewkowycz2020.divergence_edge_at_four", paper=PAPER, provenance="quoted", kind="exact",
+       source="Sec. 2, 'Divergent phase' (the uv model's maximal step eta = 4/lambda0)",
+       quote="when $\\eta > \\eta_{\\max}$ the loss diverges because the kernel receives positive updates, "
+             "accelerating the rate of growth of the function. Therefore, $\\eta_{\\max} = {4/\\lambda_{0}}$ is the "
+             "maximum learning rate of the model.",
+       where="arXiv:2003.02218, Sec. 2, 'Divergent phase' (warmup model of Sec. 2.1)",
        statement="The largest trainable step of the uv model is eta*lambda0 = 4, twice the quadratic model's 2; for this "
                  "model (one sample, label 0) the edge is exactly 4 at every width, since lambda grows whenever "
                  "eta*lambda > 4.",
@@ -236,12 +244,17 @@ def peak_step(loss: np.ndarray) -> np.ndarray:
     return np.argmax(np.asarray(loss, float), axis=-1)
 
 
-@claim("lewkowycz2020.catapult_time_grows_like_log_width", paper=PAPER, provenance="secondary", kind="rate",
-       source="the catapult's duration of order log m, as relayed by secondary accounts of Sec. 2; the slope is derived "
-              "here from the closed-form (z, c) map",
-       statement="In the uv model at eta*lambda0 = 2.2 the loss peaks after ln(1/z0)/ln((eta*lambda0 - 1)^2) + O(1) steps, "
-                 "z0 = eta^2 f0^2/m: the catapult's duration grows like log m with the width, at slope "
-                 "1/ln((eta*lambda0 - 1)^2) = 2.74 steps per e-fold of 1/z0.",
+@claim("lewkowycz2020.catapult_time_grows_like_log_width", paper=PAPER, provenance="quoted", kind="rate",
+       source="Sec. 1.3 and Sec. 2.1 (the catapult lasts of order log(n) steps, n the width); the slope 2.74 is "
+              "derived here from the closed-form (z, c) map, not stated by the paper",
+       quote="This initial period lasts for a number of training steps that is of order $\\log{(n)}$, where $n$ is the "
+             "network width",
+       where="arXiv:2003.02218, Sec. 1.3 ('Catapult phase' paragraph); also Sec. 2.1 ('After $t \\sim {\\log{(n)}}$ "
+             "steps, $|f_{t}|$ grows to order $n^{1/2}$')",
+       statement="In the uv model the catapult lasts of order log n steps, width n in the paper's notation (m here): "
+                 "steplab derives that at eta*lambda0 = 2.2 the loss peaks after ln(1/z0)/ln((eta*lambda0 - 1)^2) + O(1) "
+                 "steps, z0 = eta^2 f0^2/m, i.e. like log m at slope 1/ln((eta*lambda0 - 1)^2) = 2.74 steps per e-fold "
+                 "of 1/z0 (the paper gives the order only, no constant).",
        latex=r"t_{\mathrm{peak}} = \frac{\ln(1/z_0)}{\ln(\eta\lambda_0 - 1)^2} + O(1),\quad z_0 = \eta^2f_0^2/m")
 def catapult_time_grows_like_log_width(budget) -> Result:
     r"""Step of the loss peak of every run (widths x seeds) against :math:`\ln(1/z_0)`, the slope fitted over all runs.
@@ -275,3 +288,95 @@ def catapult_time_grows_like_log_width(budget) -> Result:
     return Result([check], detail=detail, arrays={"x": x, "y": y, "widths": ex["widths"], "fit": np.array([check.slope,
                                                                                                           check.se])},
                   seed=E.SEED)
+
+
+RELU_QUOTE = ("For networks with ReLU non-linearity we find empirically that $c_{{act}.} \\approx 12$. / we find that "
+              "$\\eta_{\\max} \\approx {12/\\lambda_{0}}$ is a good predictor of the maximum learning rate")
+RELU_WHERE = ("arXiv:2003.02218, Sec. 1.3 ('Catapult phase' paragraph) / Sec. 3 ('Early time curvature dynamics'); "
+              "eta_crit = 2/lambda0 as the linear model's edge: Discussion")
+RELU_C = 12.0
+# the paper states c_act as "approximately" 12 ("≈ 12", one value "for all network that use ReLU non-linearity", a
+# constant that "depends only weakly on other details of the architecture"): a two-digit round number, so the
+# neighbouring round values a reader would have written instead, 10 and 14, bound what "≈ 12" can mean: the paper's
+# value of |c_max - 12| is at most 2
+RELU_BAND = 2.0
+# steplab's own, weaker reading: the edge is nearer the paper's 12 than the uv model's 4 (their midpoint is 8, and 16
+# mirrors it above), i.e. |c_max - 12| <= 4
+RELU_NEARER = 0.5 * (RELU_C - 4.0)
+RELU_CANDIDATES = {"12 (the paper's ReLU constant)": 12.0, "4 (the uv model's edge, Sec. 2.1)": 4.0,
+                   "2 (the linearized model's edge)": 2.0}
+
+
+def located_edge(lo, hi) -> tuple[np.ndarray, np.ndarray]:
+    """Midpoint and half-width of each bracket (last converging c, first diverging c); NaN where not bracketed."""
+    lo, hi = np.asarray(lo, float), np.asarray(hi, float)
+    ok = np.isfinite(lo) & np.isfinite(hi)
+    return np.where(ok, 0.5 * (lo + hi), np.nan), np.where(ok, 0.5 * (hi - lo), np.nan)
+
+
+def nearest_candidate(c_max) -> np.ndarray:
+    """For each located edge, the label of the nearest of ``RELU_CANDIDATES`` ('not located' for NaN)."""
+    labels, values = list(RELU_CANDIDATES), np.array(list(RELU_CANDIDATES.values()))
+    c = np.asarray(c_max, float)
+    k = np.argmin(np.abs(np.nan_to_num(c, nan=-1e9)[:, None] - values[None, :]), axis=1)
+    return np.where(np.isfinite(c), np.array(labels, dtype=object)[k], "not located").astype(str)
+
+
+@claim("lewkowycz2020.relu_max_lr_about_12", paper=PAPER, provenance="quoted", kind="bound",
+       source="Sec. 1.3 ('Catapult phase': c_act ≈ 12 for ReLU) and Sec. 3 ('Early time curvature dynamics')",
+       quote=RELU_QUOTE, where=RELU_WHERE,
+       statement="Fully connected ReLU networks (3 hidden layers, NTK parameterization, MSE on one-hot digits) trained by "
+                 "full-batch GD at eta = c/lambda0, lambda0 the top eigenvalue of the loss's Gauss-Newton matrix at "
+                 "initialization (so that c = 2 is the linearized model's edge), start to diverge at c_max ≈ 12: nearer "
+                 "12 than the uv model's 4 or the lazy edge 2, |c_max - 12| <= 4 (steplab), and within the paper's '≈ 12' "
+                 "read as 10-14 (the paper's value); between 2 and c_max GD converges after a loss spike (the catapult).",
+       latex=r"c_{\max} = \eta_{\max}\lambda_0 \approx 12\ \ (\text{uv model: }4;\ \text{linearized: }2),\quad "
+             r"\lambda_0 = \lambda_{\max}\!\big(J^\top J/N\big)\big|_{\theta_0}")
+def relu_max_lr_about_12(budget) -> Result:
+    r"""The step size, in units of :math:`1/\lambda_0`, at which GD on a ReLU network starts to diverge.
+
+    :func:`paper_checks.eos.experiments.relu_max_lr`: per network (width, seed) GD runs at
+    :math:`c \in \{2, 8, 14, 20, 26\}`, then at five points inside the bracket (last converging, first diverging):
+    brackets one unit of c wide. :math:`\lambda_0` is the top eigenvalue of :math:`J^\top J/N` (Lanczos,
+    :func:`sims.eos.relu_gauss_newton_top`), the paper's normalization: :math:`2/\lambda_0` is the linear model's edge.
+    Checks: per network, the located edge (the bracket's midpoint) is nearest 12 among 12, 4 and 2 (rivals: 4, 2);
+    :math:`|c_{\max} - 12| \le 4` (steplab's reading, nearer 12 than 4) with the paper's value 2 ('≈ 12' as 10-14),
+    slack the half-bracket; every converging run with :math:`c > 2` has a loss spike (rival: lazy, monotone loss); the
+    latest divergence comes within the first quarter of the run (runs long enough to show a slow divergence).
+    """
+    ex = E.relu_max_lr(budget)
+    mid, half = located_edge(ex["lo"], ex["hi"])
+    c, div = ex["c"], ex["diverged"] == 1.0
+    tested = np.isfinite(c)
+    n_steps = int(ex["n_steps"])
+    below = tested & ~div & (c > 2.0)
+    spiked = ex["max_loss_ratio"][below] > 1.0
+    steps = ex["diverged_step"][tested & div]
+    slack = float(np.nanmax(half)) if np.any(np.isfinite(half)) else 0.0
+    nearest = nearest_candidate(mid)
+    label = list(RELU_CANDIDATES)
+    checks = [
+        Categorical("constant nearest the located divergence edge c_max = eta*lambda0, per network (width, seed)",
+                    measured=nearest, predicted=label[0], rivals={"the uv model's edge carries over": label[1],
+                                                                  "the linearized model's edge": label[2]},
+                    why="edge located between the last converging and the first diverging c (one unit of c apart)"),
+        Bound("|c_max - 12| per network", measured=np.abs(mid - RELU_C), bound=RELU_NEARER, side="<=", slack=slack,
+              paper=RELU_BAND, quote=RELU_QUOTE, where=RELU_WHERE,
+              why=f"steplab: nearer 12 than the uv model's 4 (|c_max - 12| <= {RELU_NEARER:g}); the paper's '≈ 12' read "
+                  f"as 10-14 (±{RELU_BAND:g}, its neighbouring round values); slack {slack:.2g}, the half-bracket"),
+        Count("converging runs at 2 < c < c_max whose loss rises above its start (a catapult)", measured=spiked,
+              predicted=True, rivals={"lazy above 2: the loss decreases monotonically": np.zeros(spiked.size, bool)},
+              why="the paper's catapult phase: 'a period of exponential growth in the loss' before convergence"),
+        Bound("step at which the diverging runs diverge (latest)", measured=steps, bound=n_steps / 4, side="<=",
+              why=f"a divergence in the last three quarters of the {n_steps} steps would mean the runs are too short "
+                  "to tell a slow divergence from convergence"),
+    ]
+    rows = [f"width {int(w)} seed {int(s)}: lambda0 = {lam:.4g}, c_max in ({lo:g}, {hi:g})"
+            for w, s, lam, lo, hi in zip(ex["width"], ex["seed"], ex["lambda0"], ex["lo"], ex["hi"])]
+    fin = ex["final_loss_ratio"][below]
+    detail = (f"{int(ex['depth'])} hidden layers, {int(ex['samples'])} digits, {n_steps} steps: " + "; ".join(rows)
+              + f"; diverging runs diverge by step {int(steps.max()) if steps.size else -1}; converging runs above c = 2: "
+              f"loss spike up to {np.nanmax(ex['max_loss_ratio'][below]):.3g}x the initial, final loss "
+              f"{np.nanmin(fin):.2g}-{np.nanmax(fin):.2g} of the initial")
+    return Result(checks, detail=detail, arrays={"width": ex["width"], "seed": ex["seed"], "lambda0": ex["lambda0"],
+                                                 "lo": ex["lo"], "hi": ex["hi"], "c_max": mid}, seed=E.SEED)

@@ -337,3 +337,75 @@ def catapult_time(budget: Budget) -> dict:
     return {"c": CATAPULT_TIME_C, "widths": np.array(widths), "loss": loss, "eta": eta, "loss0": loss0,
             "z0": eta ** 2 * 2.0 * loss0 / np.array(widths)[:, None],
             "diverged": np.stack([r["diverged"][0] for r in runs]), "n_steps": n_steps}
+
+
+# The largest trainable step of ReLU networks (lewkowycz2020's c_act ~ 12): fully connected, 3 hidden layers, NTK
+# parameterization, MSE on one-hot digits, full-batch GD at eta = c/lambda0. c is located per network by successive
+# grids of five step sizes each (one compiled program per width): RELU_C0 first, then five equally spaced points
+# strictly inside the bracket (last converging, first diverging) of the previous grid.
+RELU_C0 = (2.0, 8.0, 14.0, 20.0, 26.0)  # from the lazy edge 2 to twice the paper's 12 and more
+RELU_SAMPLES = 128
+RELU_DEPTH = 3       # hidden layers
+RELU_LANCZOS = 20    # Lanczos steps for lambda0: converged to 1e-12 relative at width 128 (10 steps: 1e-4)
+
+
+def relu_settings(budget: Budget) -> dict:
+    """Widths, seeds per width, steps per run and bisection stages of :func:`relu_max_lr`.
+
+    Every run that diverged in the sweeps tried diverged within 10 steps, so the quick budget's 100 steps are 10x the
+    latest divergence seen and the full budget's 300 look three times further for a slow one.
+    """
+    return {"widths": budget.pick(quick=(128,), full=(128, 256)), "seeds": budget.pick(quick=(2,), full=(3, 1)),
+            "n_steps": budget.pick(quick=100, full=300), "stages": 2}
+
+
+def bracket(cs, diverged) -> tuple[float, float]:
+    """(last value before the first divergence, first diverging value) of a sorted grid; (max, inf) if none diverged,
+    (-inf, min) if all did."""
+    cs, div = np.asarray(cs, float), np.asarray(diverged, bool)
+    if not div.any():
+        return float(cs[-1]), float("inf")
+    k = int(np.argmax(div))
+    return (float(cs[k - 1]) if k else float("-inf")), float(cs[k])
+
+
+@experiment("eos.relu_max_lr")
+def relu_max_lr(budget: Budget) -> dict:
+    """GD on the ReLU network (:func:`sims.eos.relu_gd`) at widths and seeds of :func:`relu_settings`: where it starts
+    to diverge in c = eta*lambda0. Per network, every tested c with its outcome, and the located bracket."""
+    s = relu_settings(budget)
+    X, Y = sim.digits_data(RELU_SAMPLES)
+    rows = []
+    for width, n_seeds in zip(s["widths"], s["seeds"]):
+        widths = (X.shape[1],) + (width,) * RELU_DEPTH + (Y.shape[1],)
+        keys = jax.random.split(jax.random.key(SEED + 7), n_seeds)
+        grids = [np.array(RELU_C0)] * n_seeds
+        tested = [[] for _ in range(n_seeds)]
+        for _ in range(s["stages"]):
+            out = sim.relu_gd(jax.numpy.repeat(keys, len(RELU_C0)), np.concatenate(grids), X, Y, widths=widths,
+                              n_steps=s["n_steps"], lanczos_iter=RELU_LANCZOS)
+            for i in range(n_seeds):
+                sl = slice(i * len(RELU_C0), (i + 1) * len(RELU_C0))
+                tested[i] += [(float(c), bool(d), int(st), float(fl), float(ml), float(lam)) for c, d, st, fl, ml, lam in
+                              zip(grids[i], out["diverged"][sl], out["diverged_step"][sl], out["final_loss"][sl] /
+                                  out["loss0"][sl], out["max_loss_ratio"][sl], out["lambda0"][sl])]
+                rec = sorted(tested[i])
+                lo, hi = bracket([r[0] for r in rec], [r[1] for r in rec])
+                if not (np.isfinite(lo) and np.isfinite(hi)):
+                    continue  # the edge is outside the first grid: nothing to refine (the grid is run again)
+                grids[i] = np.round(lo + (hi - lo) * np.arange(1, len(RELU_C0) + 1) / (len(RELU_C0) + 1), 10)
+        for i in range(n_seeds):
+            rec = np.array(sorted(tested[i]))
+            lo, hi = bracket(rec[:, 0], rec[:, 1].astype(bool))
+            rows.append({"width": width, "seed": i, "c": rec[:, 0], "diverged": rec[:, 1].astype(bool),
+                         "diverged_step": rec[:, 2].astype(int), "final_loss_ratio": rec[:, 3],
+                         "max_loss_ratio": rec[:, 4], "lambda0": rec[0, 5], "lo": lo, "hi": hi})
+    n_max = max(r["c"].size for r in rows)
+    pad = lambda k, fill: np.array([np.pad(r[k].astype(float), (0, n_max - r[k].size), constant_values=fill)  # noqa: E731
+                                    for r in rows])
+    return {"width": np.array([r["width"] for r in rows]), "seed": np.array([r["seed"] for r in rows]),
+            "lambda0": np.array([r["lambda0"] for r in rows]), "lo": np.array([r["lo"] for r in rows]),
+            "hi": np.array([r["hi"] for r in rows]), "c": pad("c", np.nan), "diverged": pad("diverged", np.nan),
+            "diverged_step": pad("diverged_step", np.nan), "final_loss_ratio": pad("final_loss_ratio", np.nan),
+            "max_loss_ratio": pad("max_loss_ratio", np.nan), "n_steps": s["n_steps"], "depth": RELU_DEPTH,
+            "samples": RELU_SAMPLES}
