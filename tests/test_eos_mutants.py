@@ -345,3 +345,26 @@ def test_gd_at_half_step_made_a_constrained_flow_fails_the_constrained_trajector
         wrong = E.constrained.fn(QUICK)
     monkeypatch.setattr(E, "constrained", lambda budget: wrong)
     assert _status("damian2023.gd_follows_constrained_trajectory") == "failed"
+
+
+def test_lambda0_without_the_losss_1_over_n_fails_the_relu_max_lr_claim(monkeypatch):
+    r""":math:`\lambda_0` taken from :math:`J^\top J` instead of :math:`J^\top J/N` (the loss's :math:`1/N` dropped, as for a
+    summed instead of a mean squared error): every step is then :math:`N = 128` times smaller than its nominal
+    :math:`c/\lambda_0`, so no run of the grid (nominal c up to 26, effective 0.2) diverges, no edge is located and
+    lewkowycz2020.relu_max_lr_about_12 fails (no constant is nearest an edge that is not there; the loss never
+    spikes). The unmutated measurement gives 'differs from paper' (test_power)."""
+    import types
+
+    import sims.eos as sim
+
+    line = "return pullback(jax.jvp(net, (theta,), (v,))[1])[0] / X.shape[0]"
+    src = open(sim.__file__).read()
+    assert src.count(line) == 1
+    copy = types.ModuleType(sim.__name__ + "_mutant")
+    exec(compile(src.replace(line, line.replace(" / X.shape[0]", "")), sim.__file__, "exec"), copy.__dict__)  # noqa: S102
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sim, "relu_gd", copy.relu_gd)  # its own _relu_run and _gn_top: compiled afresh
+        wrong = E.relu_max_lr.fn(QUICK)
+    assert not np.any(wrong["diverged"] == 1.0)
+    monkeypatch.setattr(E, "relu_max_lr", lambda budget: wrong)
+    assert _status("lewkowycz2020.relu_max_lr_about_12") == "failed"

@@ -350,8 +350,9 @@ def relu_max_lr_about_12(budget) -> Result:
     tested = np.isfinite(c)
     n_steps = int(ex["n_steps"])
     below = tested & ~div & (c > 2.0)
-    spiked = ex["max_loss_ratio"][below] > 1.0
-    steps = ex["diverged_step"][tested & div]
+    # no converging run above 2 counts as one run without a catapult; no diverging run as one diverging at step 0
+    spiked = ex["max_loss_ratio"][below] > 1.0 if below.any() else np.zeros(1, bool)
+    steps = ex["diverged_step"][tested & div] if (tested & div).any() else np.zeros(1)
     slack = float(np.nanmax(half)) if np.any(np.isfinite(half)) else 0.0
     nearest = nearest_candidate(mid)
     label = list(RELU_CANDIDATES)
@@ -373,10 +374,11 @@ def relu_max_lr_about_12(budget) -> Result:
     ]
     rows = [f"width {int(w)} seed {int(s)}: lambda0 = {lam:.4g}, c_max in ({lo:g}, {hi:g})"
             for w, s, lam, lo, hi in zip(ex["width"], ex["seed"], ex["lambda0"], ex["lo"], ex["hi"])]
-    fin = ex["final_loss_ratio"][below]
+    fin = ex["final_loss_ratio"][below] if below.any() else np.full(1, np.nan)
+    peak = ex["max_loss_ratio"][below] if below.any() else np.full(1, np.nan)
     detail = (f"{int(ex['depth'])} hidden layers, {int(ex['samples'])} digits, {n_steps} steps: " + "; ".join(rows)
-              + f"; diverging runs diverge by step {int(steps.max()) if steps.size else -1}; converging runs above c = 2: "
-              f"loss spike up to {np.nanmax(ex['max_loss_ratio'][below]):.3g}x the initial, final loss "
+              + f"; diverging runs diverge by step {int(steps.max())}; converging runs above c = 2: "
+              f"loss spike up to {np.nanmax(peak):.3g}x the initial, final loss "
               f"{np.nanmin(fin):.2g}-{np.nanmax(fin):.2g} of the initial")
     return Result(checks, detail=detail, arrays={"width": ex["width"], "seed": ex["seed"], "lambda0": ex["lambda0"],
                                                  "lo": ex["lo"], "hi": ex["hi"], "c_max": mid}, seed=E.SEED)
