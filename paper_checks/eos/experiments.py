@@ -370,14 +370,15 @@ def bracket(cs, diverged) -> tuple[float, float]:
 
 
 @experiment("eos.relu_max_lr")
-def relu_max_lr(budget: Budget) -> dict:
-    """GD on the ReLU network (:func:`sims.eos.relu_gd`) at widths and seeds of :func:`relu_settings`: where it starts
-    to diverge in c = eta*lambda0. Per network, every tested c with its outcome, and the located bracket."""
+def relu_max_lr(budget: Budget, depth: int = RELU_DEPTH) -> dict:
+    """GD on the ReLU network (:func:`sims.eos.relu_gd`) with ``depth`` hidden layers at the widths and seeds of
+    :func:`relu_settings`: where it starts to diverge in c = eta*lambda0. Per network, every tested c with its outcome,
+    and the located bracket."""
     s = relu_settings(budget)
     X, Y = sim.digits_data(RELU_SAMPLES)
     rows = []
     for width, n_seeds in zip(s["widths"], s["seeds"]):
-        widths = (X.shape[1],) + (width,) * RELU_DEPTH + (Y.shape[1],)
+        widths = (X.shape[1],) + (width,) * depth + (Y.shape[1],)
         keys = jax.random.split(jax.random.key(SEED + 7), n_seeds)
         grids = [np.array(RELU_C0)] * n_seeds
         tested = [[] for _ in range(n_seeds)]
@@ -407,5 +408,5 @@ def relu_max_lr(budget: Budget) -> dict:
             "lambda0": np.array([r["lambda0"] for r in rows]), "lo": np.array([r["lo"] for r in rows]),
             "hi": np.array([r["hi"] for r in rows]), "c": pad("c", np.nan), "diverged": pad("diverged", np.nan),
             "diverged_step": pad("diverged_step", np.nan), "final_loss_ratio": pad("final_loss_ratio", np.nan),
-            "max_loss_ratio": pad("max_loss_ratio", np.nan), "n_steps": s["n_steps"], "depth": RELU_DEPTH,
+            "max_loss_ratio": pad("max_loss_ratio", np.nan), "n_steps": s["n_steps"], "depth": depth,
             "samples": RELU_SAMPLES}
