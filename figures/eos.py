@@ -342,6 +342,39 @@ def _catapult_time(results: dict[str, Result], out: Path, budget: Budget) -> lis
     return save(fig, "eos_catapult_time", out, claims=["lewkowycz2020.catapult_time_grows_like_log_width"])
 
 
+def _relu_max_lr(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
+    """Every tested step c = eta*lambda0 of the ReLU networks, one row per network: converged (circle) or diverged
+    (cross), the located edge (bar); the paper's ≈ 12 read as 10-14 (band), the uv model's 4 and the lazy 2 (dashed).
+    At the full budget the one-hidden-layer networks are rows too."""
+    from paper_checks.eos.catapult import RELU_BAND, RELU_C, located_edge
+
+    parts = [(E.relu_max_lr(budget), "3 hidden")] + ([(E.relu_max_lr(budget, depth=1), "1 hidden")]
+                                                       if budget.pick(quick=False, full=True) else [])
+    rows = [(ex, i, tag) for ex, tag in parts for i in range(ex["width"].size)]
+    fig, ax = figure(1, width=5.6, height=1.2 + 0.45 * len(rows))
+    ax.axvspan(RELU_C - RELU_BAND, RELU_C + RELU_BAND, color=MUTED, alpha=0.15, lw=0)
+    # short labels (2 and 4 are close on this axis); the title says what each edge is
+    for c, text in ((RELU_C, "≈ 12"), (4.0, "4"), (2.0, "2")):
+        threshold(ax, c, text)
+    for k, (ex, i, tag) in enumerate(rows):
+        c, div = ex["c"][i], ex["diverged"][i] == 1.0
+        ok = np.isfinite(c)
+        ax.plot(c[ok & ~div], np.full((ok & ~div).sum(), k), "o", ms=4, mfc="none", color=SIM,
+                label="GD converges" if k == 0 else None)
+        ax.plot(c[ok & div], np.full((ok & div).sum(), k), "x", ms=4, color=ACCENT,
+                label="GD diverges" if k == 0 else None)
+        mid, half = located_edge(ex["lo"][i:i + 1], ex["hi"][i:i + 1])
+        ax.errorbar(mid, [k], xerr=half, fmt="|", ms=10, color=PALETTE[2], capsize=0,
+                    label="located edge c_max" if k == 0 else None)
+    ax.set_yticks(range(len(rows)), labels=[f"{tag}, n = {int(ex['width'][i])}, seed {int(ex['seed'][i])}"
+                                            for ex, i, tag in rows], fontsize=7)
+    ax.set(xlabel="c = ηλ₀ (λ₀: top Gauss-Newton eigenvalue at init)", xlim=(0, 28), ylim=(-1.9, len(rows) + 0.3))
+    ax.set_title("where GD on ReLU nets diverges\n(dashed: lazy 2, uv model 4, paper ≈ 12; band 10-14)", fontsize=8)
+    # the legend in an empty strip below the rows
+    ax.legend(loc="lower right", fontsize=6, ncol=3)
+    return save(fig, "eos_relu_max_lr", out, claims=["lewkowycz2020.relu_max_lr_about_12"])
+
+
 def _constrained(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     """Distance of GD's window-mean iterate from the constrained trajectory and from the two unconstrained ones, and
     the four trajectories' sharpness, for the first init."""
@@ -423,6 +456,6 @@ def make(results: dict[str, Result], out: Path, budget: Budget) -> list[Path]:
     """Every figure of the topic (claim results in ``results``; other data from the topic's experiments)."""
     paths: list[Path] = []
     for draw in (_sharpness, _central_flow, _window, _catapult, _rod_flow, _crosslinks, _loss_nonmonotone,
-                 _catapult_flattening, _catapult_time, _constrained, _central_iterate):
+                 _catapult_flattening, _catapult_time, _relu_max_lr, _constrained, _central_iterate):
         paths += draw(results, out, budget)
     return paths
