@@ -3,7 +3,8 @@ r"""JIT-compiled GD on logistic regression, over grids of step sizes and initial
 One run iterates :math:`w_{t+1} = w_t - \eta \nabla L(w_t)` with
 :math:`\nabla L(w) = -\sum_i a_i \sigma(-z_i^\top w) z_i` (``jax.nn.sigmoid`` is stable for any
 argument) under ``lax.scan``; grids of (step size :math:`\eta` x initialization) go through
-:func:`sims.sweep.run_grid`. Float64 throughout.
+:func:`sims.sweep.run_grid`. Float64 by default; :func:`gd` also runs in float32 (its ``dtype``), :func:`attractors`
+only in float64 (its period test works at 1e-9, below float32's round-off).
 
 **Divergence is data.** The gradient is bounded (:math:`\|\nabla L\| \le \sum_i a_i \|z_i\|`), so
 an iterate can only become non-finite through an absurd step size (:math:`\eta \sum_i a_i\|z_i\|
@@ -190,7 +191,7 @@ def _flags(out: dict, shape: tuple) -> dict[str, np.ndarray]:
 
 
 def gd(z, weights, eta, inits, n_steps: int, *, keep_last: int | None = None,
-       chunk_size: int = 4096, max_bytes=None) -> dict[str, np.ndarray]:
+       chunk_size: int = 4096, max_bytes=None, dtype=None) -> dict[str, np.ndarray]:
     r"""GD trajectories on the grid ``eta x inits``.
 
     Args:
@@ -201,6 +202,14 @@ def gd(z, weights, eta, inits, n_steps: int, *, keep_last: int | None = None,
       n_steps: GD steps per run, :math:`\ge 1`.
       keep_last: how many final iterates to return, in ``1..n_steps`` (default all ``n_steps``).
       max_bytes: the allocation limit (:func:`theory.validate.byte_limit`) for the kept iterates of every run.
+      dtype: ``None``/``"float64"`` (the default) or ``"float32"`` (:func:`theory.validate.float_dtype`): data,
+        weights, steps, iterates and margins in float32, and ``w`` returned in float32. Sound for a bifurcation
+        sweep's picture: on a stable fixed point or cycle with contraction factor :math:`\rho` per step the float32
+        orbit stays within about :math:`2^{-24}/(1-\rho)` (relative) of the float64 one. Not sound for what needs
+        more digits: chaotic orbits (the two precisions part after :math:`\sim 17/\lambda_{Lyap}` steps; only their
+        statistics compare), locating doubling points or cycles to better than ~1e-6 (use float64 and
+        :func:`attractors`), or the escape certificate on data separable only by a margin below float32's
+        round-off.
 
     Returns:
       ``w``: (m, k, keep_last, d) iterates :math:`w_{T-keep+1}, \dots, w_T`;
@@ -208,12 +217,15 @@ def gd(z, weights, eta, inits, n_steps: int, *, keep_last: int | None = None,
       as defined in the module docstring.
     """
     z2, a, steps, w0, n_steps, chunk_size = _validate_grid(z, weights, eta, inits, n_steps, chunk_size)
+    dt = V.float_dtype("dtype", dtype)
     keep = n_steps if keep_last is None else V.integer("keep_last", keep_last, low=1, high=n_steps)
     runs = steps.size * w0.shape[0]
     # the kept iterates of every run (device chunks, then the host's concatenation), padded to a chunk
     V.check_bytes({"keep_last" if keep_last is not None else "n_steps": keep, "runs": runs, "d": w0.shape[1]},
                   2 * 8 * keep * w0.shape[1] * max(runs, _bucket(runs, chunk_size)),
                   what="the kept iterates of every run", max_bytes=max_bytes)
+    if dt != np.float64:  # every float the kernel reads in float32 (validated in float64 above)
+        z2, a, steps, w0 = (v.astype(dt) for v in (z2, a, steps, w0))
     grid, shape = cartesian(eta=steps, w0=w0)
     out = run_grid(_gd_point, grid, jnp.asarray(z2), jnp.asarray(a), jnp.asarray(n_steps - keep),
                    static={"keep": keep},
@@ -222,7 +234,7 @@ def gd(z, weights, eta, inits, n_steps: int, *, keep_last: int | None = None,
 
 
 def attractors(z, weights, eta, inits, *, n_steps: int = 20_000, max_period: int = 16,
-               tol: float = 1e-9, chunk_size: int = 4096) -> dict[str, np.ndarray]:
+               tol: float = 1e-9, chunk_size: int = 4096, dtype=None) -> dict[str, np.ndarray]:
     r"""Attractor reached from each (step size, init): period and points.
 
     Runs ``n_steps`` GD steps and inspects the last ``min(4 max_period, n_steps)`` iterates
@@ -234,7 +246,13 @@ def attractors(z, weights, eta, inits, *, n_steps: int = 20_000, max_period: int
     (m, k, max_period, d): the cycle's points in time order, the last of them being the final
     iterate :math:`w_T` (NaN beyond its period and for periods <= 0); ``last`` (m, k, d): the final iterate :math:`w_T` (to continue a run that has not
     settled); ``diverged``, ``diverged_step``, ``escaped`` as in :func:`gd`.
+
+    ``dtype``: ``None`` or ``"float64"`` only (``"float32"`` is a ``ValueError``): the period test compares iterates
+    to ``tol`` relative (1e-9 by default), below float32's round-off :math:`2^{-24} \approx 6\times10^{-8}`, and
+    near a doubling point the cycle's multiplier tends to -1, so float32 round-off would be read as a period.
     """
+    V.float_dtype("dtype", dtype, allowed=("float64",),
+                  why="the period test works to tol = 1e-9 relative, below float32's round-off of 6e-8")
     z2, a, steps, w0, n_steps, chunk_size = _validate_grid(z, weights, eta, inits, n_steps, chunk_size)
     max_period = V.integer("max_period", max_period, low=1, high=256)
     tol = V.real("tol", tol, low=0.0, high=1.0, low_open=True, high_open=True)

@@ -29,7 +29,8 @@ reuses the compiled sweep.
 ``diverged``; ``diverged_step`` is the first bad step :math:`k \ge 1` (-1 for finite runs).
 Statistics over runs use :func:`summarize` (finite runs only, with the number diverged beside them).
 
-Importing :mod:`sims` enables float64.
+Importing :mod:`sims` enables float64; :func:`simulate` also runs in float32 (its ``dtype``, where it says what
+float32 keeps).
 """
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ from sims import optimizers as opt
 from sims.sweep import run_grid
 from theory import validate as V
 
-__all__ = ["LAWS", "BOUND", "CHUNK", "noise", "noise_at", "simulate", "Summary", "summarize",
+__all__ = ["LAWS", "BOUND", "BOUND32", "CHUNK", "noise", "noise_at", "simulate", "Summary", "summarize",
            "broadcast_configurations"]
 
 LAWS = ("gaussian", "student", "rademacher", "uniform")
@@ -63,6 +64,20 @@ _SUB = 64          # noise values per run hashed at once (see simulate)
 # |x| <= BOUND and larger for earlier steps, so one running maximum keeps both max |x| and the first bad step; a power of
 # two times an integer below 2**53 is exact, so the step is read back exactly
 _STEP_CODE = 2.0**540
+# float32 (``simulate(dtype="float32")``): float32 squares overflow past ~1.8e19, so the bound is 1e15 (a loss summed over
+# up to ~1e8 such modes stays finite) and the code (T + 2 - k) * 2**60, above the bound; its integer factor is exact up to
+# 2**24, so float32 runs are limited to T <= 2**24 - 1, and the largest code, 2**84, is far below float32's 2**128
+BOUND32 = 1e15
+_STEP_CODE32 = 2.0**60
+_T_MAX32 = 2**24 - 1
+
+
+def _limits(dtype: str) -> tuple:
+    """``(bound, step code)`` of the divergence bookkeeping in ``dtype``, as constants of that dtype (a float64
+    constant in a float32 kernel would promote it)."""
+    if dtype == "float32":
+        return np.float32(BOUND32), np.float32(_STEP_CODE32)
+    return BOUND, _STEP_CODE
 
 
 def noise(key: jax.Array, shape, law: str = "gaussian", df: int = 0, *, max_bytes=None) -> jax.Array:
@@ -116,6 +131,8 @@ def _shape(shape) -> tuple:
 
 _SQRT2 = np.sqrt(np.float64(2.0))
 _NORMAL_LOW = np.nextafter(np.float64(-1.0), np.float64(0.0))
+_SQRT2_32 = np.sqrt(np.float32(2.0))
+_NORMAL_LOW32 = np.nextafter(np.float32(-1.0), np.float32(0.0))
 
 
 def _bits64(key: jax.Array, index: jax.Array) -> jax.Array:
@@ -129,14 +146,26 @@ def _bits64(key: jax.Array, index: jax.Array) -> jax.Array:
     return (hi.astype(jnp.uint64) << 32) | lo.astype(jnp.uint64)
 
 
-def _uniform_at(key: jax.Array, index: jax.Array, low, high) -> jax.Array:
-    """``jax.random.uniform``'s float64 map of :func:`_bits64`: 52 random mantissa bits in [1, 2), shifted and scaled."""
+def _uniform_at(key: jax.Array, index: jax.Array, low, high, dtype: str = "float64") -> jax.Array:
+    """``jax.random.uniform``'s float64 map of :func:`_bits64`: 52 random mantissa bits in [1, 2), shifted and scaled.
+
+    ``dtype="float32"``: the top 23 of those bits (the high word's, so the uniform is the float64 one rounded down to a
+    multiple of :math:`2^{-23}`: the two precisions draw coupled values from one key), in float32 arithmetic.
+    """
+    if dtype == "float32":
+        k = jax.random.key_data(key)
+        i = index.astype(jnp.uint64)
+        hi, _ = threefry2x32_p.bind(k[0], k[1], (i >> 32).astype(jnp.uint32), i.astype(jnp.uint32))
+        one = np.array(1.0, np.float32).view(np.uint32)
+        u = lax.bitcast_convert_type((hi >> np.uint32(9)) | one, jnp.float32) - np.float32(1.0)
+        lo32, hi32 = np.float32(low), np.float32(high)
+        return jnp.maximum(lo32, u * (hi32 - lo32) + lo32)
     one = np.array(1.0, np.float64).view(np.uint64)
     u = lax.bitcast_convert_type((_bits64(key, index) >> 12) | one, jnp.float64) - 1.0
     return jnp.maximum(low, u * (np.float64(high) - np.float64(low)) + low)
 
 
-def noise_at(key: jax.Array, index: jax.Array, law: str, df: int, size) -> jax.Array:
+def noise_at(key: jax.Array, index: jax.Array, law: str, df: int, size, dtype=None) -> jax.Array:
     r"""Elements ``index`` of the flat draw ``noise(key, (size,), law, df)``, computed alone (no other element drawn).
 
     JAX's Threefry keys draw in counter mode (``jax_threefry_partitionable``, on by default): element :math:`i` of a
@@ -145,22 +174,30 @@ def noise_at(key: jax.Array, index: jax.Array, law: str, df: int, size) -> jax.A
     ``index`` an integer array (a tracer inside a kernel), ``size`` an integer (a tracer allowed); ``law`` and ``df``
     as :func:`noise` (static: checked once, at trace time; ``index`` and ``size`` are not checked, being tracers in
     the kernel's inner loop).
+
+    ``dtype``: ``None``/``"float64"`` (the values above) or ``"float32"`` (:func:`theory.validate.float_dtype`): the
+    uniform underneath rounded down to 23 bits (:func:`_uniform_at`) and mapped in float32, so each value is the
+    float64 one to float32 round-off (Gaussian: to :math:`2^{-23}/\varphi(z)`, which grows in the far tails).
     """
     V.key("key", key)
     df = _law(law, df)
+    dt = V.float_dtype("dtype", dtype).name
+    one = np.dtype(dt).type(1.0)
     if law == "gaussian":
-        return _SQRT2 * lax.erf_inv(_uniform_at(key, index, _NORMAL_LOW, 1.0))
+        sqrt2, low = (_SQRT2_32, _NORMAL_LOW32) if dt == "float32" else (_SQRT2, _NORMAL_LOW)
+        return sqrt2 * lax.erf_inv(_uniform_at(key, index, low, 1.0, dt))
     if law == "rademacher":
-        return jnp.where(_uniform_at(key, index, 0.0, 1.0) < 0.5, 1.0, -1.0)
+        # typed ones: jnp.where of two Python floats would be float64 under x64
+        return jnp.where(_uniform_at(key, index, 0.0, 1.0, dt) < 0.5, one, -one)
     if law == "uniform":
-        return _uniform_at(key, index, -1.0, 1.0)
+        return _uniform_at(key, index, -1.0, 1.0, dt)
     if df in (1, 2):
-        u = _uniform_at(key, index, np.finfo(np.float64).tiny, 1.0)
+        u = _uniform_at(key, index, np.finfo(dt).tiny, 1.0, dt)
         return jnp.tan(jnp.pi * (u - 0.5)) if df == 1 else (2 * u - 1) / jnp.sqrt(2 * u * (1 - u))
     k_z, k_chi = jax.random.split(key)
     rows = jnp.arange(df, dtype=index.dtype).reshape((df,) + (1,) * index.ndim) * size + index
-    chi2 = jnp.sum(noise_at(k_chi, rows, "gaussian", 0, size) ** 2, axis=0)
-    return noise_at(k_z, index, "gaussian", 0, size) / jnp.sqrt(chi2 / df)
+    chi2 = jnp.sum(noise_at(k_chi, rows, "gaussian", 0, size, dt) ** 2, axis=0)
+    return noise_at(k_z, index, "gaussian", 0, size, dt) / jnp.sqrt(chi2 / df)
 
 
 def _run_key(point: dict, impl: str) -> jax.Array:
@@ -170,7 +207,8 @@ def _run_key(point: dict, impl: str) -> jax.Array:
 
 def _nqm_run(point: dict, etas: jax.Array, shared: dict, *, n_rec_pad: int, sub: int, method: str, full: bool, additive: bool,
              multiplicative: bool, law: str = "gaussian", df: int = 0, impl: str = "threefry2x32", ema: bool = True,
-             centered: bool = True, window_mean: bool = False, step_stat: bool = False, merge: int = 0) -> dict:
+             centered: bool = True, window_mean: bool = False, step_stat: bool = False, merge: int = 0,
+             dtype: str = "float64") -> dict:
     r"""One run of :math:`T` steps on the NQM (pure; mapped over a grid by :func:`simulate`).
 
     ``point`` keys: ``key_data``, ``key_index``; ``x0`` and ``center`` (d,); ``lam`` (d,) or, when ``full``, ``H`` (d, d);
@@ -211,7 +249,9 @@ def _nqm_run(point: dict, etas: jax.Array, shared: dict, *, n_rec_pad: int, sub:
     coordinate keeps :math:`p_i = \max_k |x_{k,i}|` while :math:`|x_{k,i}| \le` :data:`BOUND`, and from its first bad
     step :math:`k` on (NaN fails the comparison, :math:`\pm\infty` exceeds the bound) a code
     :math:`(T + 2 - k)\,2^{540}` that exceeds every tracked value and decreases with :math:`k`; after the run
-    :math:`\max_i p_i` is the max-norm, or decodes the run's first bad step :math:`\min_i k_i`.
+    :math:`\max_i p_i` is the max-norm, or decodes the run's first bad step :math:`\min_i k_i`. With the static
+    ``dtype="float32"`` (every array of ``point`` and ``shared`` then float32) the bound is :data:`BOUND32` and the code
+    :math:`(T + 2 - k)\,2^{60}` (:func:`_limits`), and the noise is drawn in float32 (:func:`noise_at`).
     """
     point = {**point, **shared}
     hyper = opt.Hyper(point["momentum"], point["b2"], point["wd"], point["coupled_wd"])
@@ -250,6 +290,7 @@ def _nqm_run(point: dict, etas: jax.Array, shared: dict, *, n_rec_pad: int, sub:
         sums["x"] = lambda x, z, plain: x
 
     merge_w = point["merge_w"] if merge else None
+    bound, step_code = _limits(dtype)
 
     d = x0.shape[-1]
     rows = jnp.arange(sub, dtype=T.dtype)[:, None] * d + cols  # a sub-block's counters, from its first step's
@@ -262,7 +303,7 @@ def _nqm_run(point: dict, etas: jax.Array, shared: dict, *, n_rec_pad: int, sub:
             # steps p*sub .. of the block: their noise computed at once (sub x d values per noise, a cache's worth
             # for the chunk), then stepped through
             first = p * sub
-            xi = [noise_at(k, first * d + rows, law, df, size) for k, on in ((k_mult, multiplicative),
+            xi = [noise_at(k, first * d + rows, law, df, size, dtype) for k, on in ((k_mult, multiplicative),
                                                                               (k_add, additive)) if on]
 
             def one(i, inner):
@@ -283,8 +324,8 @@ def _nqm_run(point: dict, etas: jax.Array, shared: dict, *, n_rec_pad: int, sub:
                 acc = {name: acc[name] + jnp.where(keep, term(x, z, plain), 0.0) for name, term in sums.items()} | (
                     {"merge": acc["merge"] + merge_w[:, k][:, None] * x[None, :]} if merge else {})
                 a = jnp.abs(x)
-                code = (T + 1 - k).astype(x.dtype) * _STEP_CODE  # step k + 1
-                return x, state, z, acc, jnp.maximum(peak, jnp.where(a <= BOUND, a, code))
+                code = (T + 1 - k).astype(x.dtype) * step_code  # step k + 1
+                return x, state, z, acc, jnp.maximum(peak, jnp.where(a <= bound, a, code))
 
             return lax.fori_loop(jnp.zeros_like(block), jnp.minimum(sub, block - first), one, inner)
 
@@ -302,8 +343,8 @@ def _nqm_run(point: dict, etas: jax.Array, shared: dict, *, n_rec_pad: int, sub:
     init = (x0, opt.init(method, x0, hyper), x0, _run_key(point, impl), acc0, jnp.zeros_like(x0), rec0)
     x, _, z, _, acc, peak, (curve, path, path_ema) = lax.fori_loop(jnp.zeros_like(n_rec), n_rec, outer, init)
     top = jnp.max(peak)
-    diverged = top > BOUND
-    bad = jnp.where(diverged, T + 2 - (top / _STEP_CODE).astype(jnp.int64), -1)
+    diverged = top > bound
+    bad = jnp.where(diverged, T + 2 - (top / step_code).astype(jnp.int64), -1)
     n = T - burn
     if mode_loss:
         mean_loss = 0.5 * jnp.sum(lam * acc["dev" if centered else "m2"]) / n
@@ -368,7 +409,8 @@ def broadcast_configurations(lengths: dict, params: dict, methods: list) -> tupl
 def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, method="sgd", momentum=0.0, b2=0.99, wd=0.0,
              coupled_wd=0.0, sigma_a=0.0, sigma_m=0.0, batch_size=1, ema=0.0, burn: int = 0, n_chains: int = 1,
              n_rec: int = 1, law: str = "gaussian", df: int = 0, paired: bool = False,
-             chunk_size: int = CHUNK, window_mean: bool = False, merge_weights=None, max_bytes=None) -> dict:
+             chunk_size: int = CHUNK, window_mean: bool = False, merge_weights=None, max_bytes=None,
+             dtype=None) -> dict:
     r"""Run ``n_chains`` independent runs of every configuration in a list of :math:`G` configurations.
 
     Problem: ``lam`` (curvatures, ``(d,)`` or ``(G, d)``) or ``H`` (one ``(d, d)`` symmetric matrix).
@@ -394,12 +436,27 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
     configuration runs ``nesterov``, ``mean_x`` only with ``window_mean``, ``merged_x`` only with
     ``merge_weights``). ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the records
     (``path`` and ``path_ema`` hold ``n_rec`` iterates per run).
+
+    ``dtype``: ``None`` or ``"float64"`` (the default arithmetic), or ``"float32"``
+    (:func:`theory.validate.float_dtype`): then the state, the optimizer's buffers, every parameter and schedule, the
+    noise (:func:`noise_at`, coupled to the float64 draw of the same key) and the running sums are float32, and so are
+    the returned floats. Sound for sweeps and Monte Carlo statistics: a step's round-off is :math:`2^{-24}` relative,
+    the iterates of a contracting run stay within about :math:`T\,2^{-24}` (relative) of the float64 ones, and a
+    time average over :math:`T` steps adds at most :math:`T\,2^{-24}` (typically :math:`\sqrt T\,2^{-24}`), far below a
+    Monte Carlo standard error. Not sound where a result needs more than ~7 digits: losses that converge below
+    :math:`10^{-7}` of their start, or differences of nearly equal losses (schedule comparisons on common random
+    numbers). Divergence: a run past :data:`BOUND32` (1e15; float32 squares overflow beyond ~1e19) is flagged, and
+    :math:`T` is at most :math:`2^{24} - 1` (the first bad step is read back from an exact float32 integer).
     """
     V.key("key", key)
     if str(jax.random.key_impl(key)) != "threefry2x32":
         raise ValueError(f"key: expected a threefry2x32 key (jax.random.key(seed)), whose draws hash counters one "
                          f"value at a time; got a {jax.random.key_impl(key)} key")
+    dt = V.float_dtype("dtype", dtype)
     T = V.integer("T", T, low=1)
+    if dt == np.float32 and T > _T_MAX32:
+        raise ValueError(f"T, dtype: float32 runs record their first bad step as an exact float32 integer, so T is at "
+                         f"most {_T_MAX32}; got T = {T} with dtype float32 (use dtype='float64')")
     n_rec = V.integer("n_rec", n_rec, low=1)
     if T % n_rec:
         raise ValueError(f"n_rec: expected a divisor of T = {T}, got {n_rec}")
@@ -519,11 +576,15 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
         static = dict(n_rec_pad=n_rec_pad, sub=sub if multiplicative or additive else 1, method=m, full=H is not None, additive=additive,
                       multiplicative=multiplicative, law=law, df=df, impl=impl, ema=bool(np.any(params["ema"] > 0)),
                       centered=bool(np.any(ctr != 0)), window_mean=window_mean, step_stat="nesterov" in methods,
-                      merge=n_merge)
+                      merge=n_merge, dtype=dt.name)
+        if dt != np.float64:
+            # every float the kernel reads in the chosen precision (the validation above ran in float64)
+            grid = {k: v.astype(dt) if v.dtype.kind == "f" else v for k, v in grid.items()}
+            shared = {k: v.astype(dt) if v.dtype.kind == "f" else v for k, v in shared.items()}
         # pad each group to a power of two (at least 8 runs): sweeps of nearby sizes then share one compiled shape;
         # at most a cache's worth of state per step
         chunk = min(chunk_size, _pow2(n, 8), max(8, 1 << max(0, (_CACHE_VALUES // d).bit_length() - 1)))
-        res = run_grid(_nqm_run, grid, etas, shared, static=static, chunk_size=chunk, pad_to_chunk=True, desc=f"nqm {m}")
+        res = run_grid(_nqm_run, grid, etas.astype(dt, copy=False), shared, static=static, chunk_size=chunk, pad_to_chunk=True, desc=f"nqm {m}")
         for name, v in res.items():
             if name not in out:
                 out[name] = np.empty((G, n_chains) + v.shape[1:], dtype=v.dtype)

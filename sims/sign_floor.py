@@ -32,7 +32,7 @@ The lattice :math:`c + \eta\mathbb Z` of signSGD is fragile in floating point (d
 ``sign(0) = 0`` absorbing at :math:`c = 0`), so constants are estimated with the integer ladder
 (:func:`ladder`): :math:`x = \eta(n + \theta)` with integer :math:`n`.
 
-Importing :mod:`sims` enables float64.
+Importing :mod:`sims` enables float64; :func:`simulate` also runs in float32 (its ``dtype``), the ladder does not.
 """
 from __future__ import annotations
 
@@ -139,9 +139,11 @@ def threshold(p) -> jax.Array:
     return jnp.floor(jnp.clip(p, 0.0, 0.5) * 2.0**32).astype(jnp.uint32)
 
 
-def flips(seed: jax.Array, counter, thresh) -> jax.Array:
-    """Signs: -1.0 where the word at ``counter`` is below ``thresh`` (a 32-bit integer compare), else +1.0."""
-    return jnp.where(words(seed, counter) < thresh, -1.0, 1.0)
+def flips(seed: jax.Array, counter, thresh, dtype=None) -> jax.Array:
+    """Signs: -1.0 where the word at ``counter`` is below ``thresh`` (a 32-bit integer compare), else +1.0; of
+    ``dtype`` (:func:`theory.validate.float_dtype`: float64 by default, or float32)."""
+    one = V.float_dtype("dtype", dtype).type(1.0)  # typed: Python floats would make the select float64 under x64
+    return jnp.where(words(seed, counter) < thresh, -one, one)
 
 
 def _law(law, df, integer_df: bool) -> float:
@@ -186,7 +188,7 @@ def _sweep(fn, grid: dict, static: dict, chunk_size: int, desc: str, *args) -> d
     return {k: v[:n] for k, v in out.items()}
 
 
-def _point_and_burn(point, burn, needed: tuple[str, ...], either: tuple[str, str]) -> None:
+def _point_and_burn(point, burn, needed: tuple[str, ...], either: tuple[str, ...]) -> None:
     """Refuse a per-run ``point`` that is not a dict holding ``needed`` and one of ``either``, and a non-integer ``burn``
     (checked on its dtype, so a traced ``burn`` passes)."""
     if not isinstance(point, dict):
@@ -233,7 +235,8 @@ def _loss(x, h):
 
 
 def _is_bad(x):
-    return ~jnp.all(jnp.isfinite(x)) | (jnp.max(jnp.abs(x)) > BOUND)
+    # a float32 chain has float32's bound (sims.nqm.BOUND32: BOUND itself is infinite in float32)
+    return ~jnp.all(jnp.isfinite(x)) | (jnp.max(jnp.abs(x)) > nqm._limits(x.dtype.name)[0])
 
 
 def _bookkeeping(state, x, h, k, add, rec, idx, check: bool):
@@ -277,8 +280,10 @@ def chain_run(point: dict, burn, *, T: int, n_rec: int, law: str = "gaussian", d
     ``point`` keys: ``key_data`` and ``key_index`` (the run's key is
     ``fold_in(wrap_key_data(key_data, impl), key_index)``), ``x0`` and ``h`` (shape ``(d,)``), scalars
     ``eta``, ``cooldown`` and either ``p_away`` (the away probability itself, as :func:`simulate` passes
-    it: one compiled kernel for every law) or ``sigma_m`` (then :math:`p = F_\xi(-1/\sigma_m)` from the
-    static ``law`` and any real ``df``). ``burn`` (an integer in :math:`[0, T)`) is shared by every run of
+    it: one compiled kernel for every law), ``thresh`` (its 32-bit threshold :func:`threshold`, computed on the host:
+    :func:`simulate` passes it for float32 chains, whose float32 :math:`p` would move it by ~:math:`2^8`) or
+    ``sigma_m`` (then :math:`p = F_\xi(-1/\sigma_m)` from the static ``law`` and any real ``df``). The chain computes
+    in the dtype of ``x0`` (float64 or float32; ``h``, ``eta`` and ``cooldown`` of the same dtype). ``burn`` (an integer in :math:`[0, T)`) is shared by every run of
     a sweep (an unmapped argument: the Cesàro weight of a step is one scalar for the whole batch).
     Schedule: :math:`\eta_k = \eta\min\{1, (T-k)/(\phi T)\}` (:func:`schedule`).
 
@@ -290,12 +295,18 @@ def chain_run(point: dict, burn, *, T: int, n_rec: int, law: str = "gaussian", d
     which it was found bad. The other chains (momentum, additive noise, normalized, Lion) run on the
     shared noisy quadratic, :func:`sims.nqm.simulate`.
     """
-    _point_and_burn(point, burn, ("key_data", "key_index", "x0", "h", "eta", "cooldown"), ("p_away", "sigma_m"))
+    _point_and_burn(point, burn, ("key_data", "key_index", "x0", "h", "eta", "cooldown"),
+                    ("p_away", "thresh", "sigma_m"))
+    if "thresh" in point and "p_away" in point:
+        raise ValueError("point: expected one of 'thresh' and 'p_away' (the same probability twice), got both")
     T, n_rec, law, df = _static(T, n_rec, law, df, integer_df=False)
     B = min(V.integer("block", block, low=1), T)
     n_blocks, every = -(-T // B), T // n_rec
     h, eta, cd, x0 = point["h"], point["eta"], point["cooldown"], point["x0"]
-    thresh = threshold(point["p_away"] if "p_away" in point else away_probability(point["sigma_m"], law, df))
+    if "thresh" in point:
+        thresh = point["thresh"]
+    else:
+        thresh = threshold(point["p_away"] if "p_away" in point else away_probability(point["sigma_m"], law, df))
     d = x0.shape[0]
     coord = jnp.arange(d)
 
@@ -304,13 +315,14 @@ def chain_run(point: dict, burn, *, T: int, n_rec: int, law: str = "gaussian", d
         live = k < T
         return live & (k + 1 > burn), live & ((k + 1) % every == 0), jnp.clip((k + 1) // every - 1, 0, n_rec - 1)
 
-    # schedule() with its division hoisted out of the loop: cd = 0 gives a huge slope, clipped to 1
-    slope = 1.0 / jnp.maximum(cd * T, 1e-300)
+    # schedule() with its division hoisted out of the loop: cd = 0 gives a huge slope, clipped to 1 (the floor is
+    # float32's smallest normal in a float32 chain: 1e-300 would round to 0 there, and 0 * inf at k = T to NaN)
+    slope = 1.0 / jnp.maximum(cd * T, np.finfo(np.float32).tiny if x0.dtype == jnp.float32 else 1e-300)
 
     def step(carry, k, seed):
         x, book = carry
         eta_k = eta * jnp.clip((T - k) * slope, 0.0, 1.0)  # 0 past T (a padded block): the state stays
-        x = x - eta_k * jnp.sign(x) * flips(seed, (k % B) * d + coord, thresh)
+        x = x - eta_k * jnp.sign(x) * flips(seed, (k % B) * d + coord, thresh, x0.dtype)
         return (x, _bookkeeping(book, x, h, k, *per_step(k), check=False)), None
 
     def outer(carry, j):
@@ -335,7 +347,7 @@ def _per_config(name: str, value) -> np.ndarray:
 
 def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, beta2=0.99, sigma_m=0.0, sigma_a=0.0,
              cooldown=0.0, T: int, burn: int = 0, n_chains: int = 1, n_rec: int = 1, law: str = "gaussian",
-             df: float = 0, paired: bool = False, chunk_size: int = CHUNK, max_bytes=None) -> dict:
+             df: float = 0, paired: bool = False, chunk_size: int = CHUNK, max_bytes=None, dtype=None) -> dict:
     r"""Run ``n_chains`` independent chains for every configuration in a list of configurations.
 
     Scalar arguments ``eta, method, beta, beta2, sigma_m, sigma_a, cooldown`` may be 1-D sequences of one
@@ -354,8 +366,20 @@ def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, beta2=0
     Returns arrays with leading shape ``(G, n_chains)``: ``mean_f``, ``final_f``, ``curve``
     (``(..., n_rec)``), ``diverged`` (bool) and ``diverged_step`` (first bad step, -1 if none). ``max_bytes``: the
     allocation limit (:func:`theory.validate.byte_limit`) for the records of every chain and a chunk's noise block.
+
+    ``dtype``: ``None``/``"float64"`` (the default) or ``"float32"`` (:func:`theory.validate.float_dtype`): the
+    states, parameters, records and Cesàro sums in float32, and the returned floats too. The Bernoulli sign chains
+    draw exactly the same signs in both (integer words against a threshold computed on the host in float64), and
+    their iterate moves by exactly :math:`\pm\eta_k`, so a float32 chain stays on the float64 one's lattice point to
+    a round-off of :math:`2^{-24}` per step (:math:`|x^{32}_k - x^{64}_k| \lesssim k\,2^{-24}\max|x|`) and its Cesàro
+    mean within :math:`\sim 3T\,2^{-24}` relative: sound for the floors (Monte Carlo means whose standard errors are
+    percents), not for a quantity read from the lattice's offset below :math:`10^{-7}` (the exact ladder
+    :func:`ladder` stays float64). The float chains run in float32 on :func:`sims.nqm.simulate` (see there). A
+    float32 sign chain must keep :math:`|x_0| + T\eta` below :data:`sims.nqm.BOUND32`.
     """
     V.key("key", key)
+    dt = V.float_dtype("dtype", dtype)
+    bound = nqm._limits(dt.name)[0]
     T, n_rec, law, df = _static(T, n_rec, law, df, integer_df=False)
     n_chains = V.integer("n_chains", n_chains, low=1)
     burn = V.integer("burn", burn, low=0, high=T - 1)
@@ -415,9 +439,10 @@ def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, beta2=0
     floats = [key_ for key_ in groups if not is_bernoulli(*key_)]
     for key_, idx in groups.items():
         reach = np.max(np.abs(x0[idx])) + T * np.max(params["eta"][idx])
-        if is_bernoulli(*key_) and not reach <= BOUND:
+        if is_bernoulli(*key_) and not reach <= bound:
             raise ValueError(f"eta: a sign chain moves by eta per step, so |x0| + T eta = {reach:.3g} must stay below "
-                             f"the divergence bound {BOUND:g}; got eta up to {np.max(params['eta'][idx]):.3g}")
+                             f"the divergence bound {bound:g} ({dt.name}); got eta up to "
+                             f"{np.max(params['eta'][idx]):.3g}")
     if floats and law == "student":
         df = _law(law, df, integer_df=True)  # the float chains sum df squared normals
     if len(floats) < len(groups) and min(BLOCK, T) * d >= 2**32:  # the Bernoulli kernel's counters: one word each
@@ -445,12 +470,17 @@ def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, beta2=0
                     h=np.repeat(h[idx], n_chains, axis=0))
         # only p = F(-1/sigma) enters: pass it as data, so every law shares one compiled kernel
         grid["p_away"] = away_probability_host(np.repeat(params["sigma_m"][idx], n_chains), law, df)
+        if dt != np.float64:
+            # the threshold from the float64 p (the same signs as a float64 chain), the floats in float32
+            p = grid.pop("p_away")
+            grid = {k: v.astype(dt) if v.dtype.kind == "f" else v for k, v in grid.items()}
+            grid["thresh"] = np.floor(np.clip(p, 0.0, 0.5) * 2.0**32).astype(np.uint32)
         static = dict(T=T, n_rec=n_rec, impl=impl, block=BLOCK)
         put(_sweep(chain_run, grid, static, chunk_size, f"sign_floor {mth}", np.int64(burn)), idx)
     if floats:
         idx = np.array(sorted(g for key_ in floats for g in groups[key_]))
         put(_nqm_chains(key, idx, methods, params, x0, h, T=T, n_rec=n_rec, burn=burn, n_chains=n_chains, law=law,
-                        df=int(df) if law == "student" else 0, paired=paired, chunk_size=chunk_size), idx)
+                        df=int(df) if law == "student" else 0, paired=paired, chunk_size=chunk_size, dtype=dt), idx)
     return out
 
 
@@ -475,7 +505,8 @@ def schedules_host(T: int, eta, cooldown, *, max_bytes=None) -> np.ndarray:
     return np.stack([schedule(np.arange(T), T, e, c) for e, c in zip(eta, cooldown)])
 
 
-def _nqm_chains(key, idx, methods, params, x0, h, *, T, n_rec, burn, n_chains, law, df, paired, chunk_size) -> dict:
+def _nqm_chains(key, idx, methods, params, x0, h, *, T, n_rec, burn, n_chains, law, df, paired, chunk_size,
+                dtype=None) -> dict:
     r"""The float chains of configurations ``idx``, run on the shared noisy quadratic (:func:`sims.nqm.simulate`).
 
     The model is the same (:math:`g = h\odot x\odot(1+\sigma_m\xi_1) + \sigma_a\xi_2`, batch 1, noise law
@@ -492,7 +523,7 @@ def _nqm_chains(key, idx, methods, params, x0, h, *, T, n_rec, burn, n_chains, l
     res = nqm.simulate(key, T=T, eta=etas, x0=x0[idx], lam=h[idx], method=names, momentum=beta,
                        b2=params["beta2"][idx], sigma_m=params["sigma_m"][idx],
                        sigma_a=np.broadcast_to(params["sigma_a"][idx][:, None], h[idx].shape), burn=burn,
-                       n_chains=n_chains, n_rec=n_rec, law=law, df=df, paired=paired, chunk_size=chunk_size)
+                       n_chains=n_chains, n_rec=n_rec, law=law, df=df, paired=paired, chunk_size=chunk_size, dtype=dtype)
     flat = lambda v: v.reshape((-1,) + v.shape[2:])  # noqa: E731  (runs configuration-major, as a sweep returns them)
     return {"mean_f": flat(res["mean_loss"]), "final_f": flat(res["curve"][..., -1]), "curve": flat(res["curve"]),
             "diverged": flat(res["diverged"]), "diverged_step": flat(res["diverged_step"])}

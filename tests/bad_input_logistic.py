@@ -21,6 +21,11 @@ _T = "theory.logistic."
 _S = "sims.logistic."
 _R = "sims.reference.logistic."
 
+# bad ``dtype`` values of the simulators that take one (theory.validate.float_dtype): another precision, an unknown
+# name, a number
+_BAD_DTYPE = [({"dtype": "float16"}, "dtype", "float16"), ({"dtype": "no-such-option"}, "dtype", "unknown"),
+              ({"dtype": 3}, "dtype", "int")]
+
 ROWS = [
     Row(_T + "per_point_derivatives", {"order": 3}, kinds={"order": "nonnegint"}),  # order 0: the loss itself
     Row(_T + "loss_expr", {"z": Z1, "weights": A1}, kinds=DATA),
@@ -55,11 +60,12 @@ ROWS = [
     Row(_S + "gd", {"z": Z2, "weights": A2, "eta": np.array([0.5, 1.0]), "inits": np.zeros((1, 2)), "n_steps": 5,
                     "keep_last": 2, "chunk_size": 16},
         kinds={**DATA, "eta": "posarr", "n_steps": "posint", "keep_last": "posint", "chunk_size": "posint"},
-        ok={**UNIFORM, ("keep_last", "None"): "the default: the last iterate only"}),
+        ok={**UNIFORM, ("keep_last", "None"): "the default: the last iterate only"}, extra=_BAD_DTYPE),
     Row(_S + "attractors", {"z": Z1, "weights": A1, "eta": np.array([1.0, 12.0]), "inits": np.zeros((1, 1)),
                             "n_steps": 200, "max_period": 4, "tol": 1e-9, "chunk_size": 16},
         kinds={**DATA, "eta": "posarr", "n_steps": "posint", "max_period": "posint", "tol": "pos",
-               "chunk_size": "posint"}, ok=UNIFORM),
+               "chunk_size": "posint"}, ok=UNIFORM,
+        extra=[({"dtype": "float32"}, "dtype", "float32: the period test needs float64")] + _BAD_DTYPE),
     Row(_S + "cycle_jacobian", {"z": Z1, "weights": A1, "eta": 1.0, "point": np.array([0.3]), "period": 2},
         kinds={**DATA, "eta": "pos", "period": "posint"}, ok=UNIFORM),
     Row(_S + "loss", {"w": W2, "z": Z2, "weights": A2}, kinds=DATA),

@@ -29,6 +29,11 @@ def _NEG_SQUARE(u):
 _M = "sims.nqm."
 _O = "sims.optimizers."
 
+# bad ``dtype`` values of the simulators that take one (theory.validate.float_dtype): another precision, an unknown
+# name, a number
+_BAD_DTYPE = [({"dtype": "float16"}, "dtype", "float16"), ({"dtype": "no-such-option"}, "dtype", "unknown"),
+              ({"dtype": 3}, "dtype", "int")]
+
 ROWS = [
     Row(_N + "stationary_second_moment", {"lam": LAM, "eta": 0.1, "sigma_a": 1.0, "sigma_m": 0.0, "batch_size": 1},
         kinds={"lam": "posarr", "eta": "pos", "sigma_a": "nonneg", "sigma_m": "nonneg", "batch_size": "posint"}, ok={("sigma_a", "vector"): "one additive noise level per curvature"}),
@@ -141,7 +146,8 @@ ROWS = [
     Row(_M + "noise_at", lambda: {"key": K(), "index": np.arange(3), "law": "gaussian", "df": 0, "size": 3},
         skip={"index": "counters of the flat draw, a tracer inside a kernel (not checked: the inner loop)",
               "size": "the flat draw's length, a tracer inside a kernel (not checked: the inner loop)"},
-        extra=[({"law": "student", "df": 0}, "df", "student df 0"), ({"law": "student", "df": 65}, "df", "student df 65")]),
+        extra=[({"law": "student", "df": 0}, "df", "student df 0"), ({"law": "student", "df": 65}, "df", "student df 65")]
+        + _BAD_DTYPE),
     Row(_M + "simulate", lambda: {"key": K(), "T": 8, "eta": 0.1, "x0": np.ones(2), "lam": LAM, "sigma_a": 0.5,
                                   "n_chains": 2, "n_rec": 2, "merge_weights": np.full(8, 0.125)},
         kinds={"T": "posint", "eta": "pos", "lam": "posarr", "sigma_a": "nonneg", "n_chains": "posint+oversize",
@@ -151,7 +157,8 @@ ROWS = [
                               "additive noise",
             ("merge_weights", "None"): "no merge (the default)"},
         extra=[({"merge_weights": np.full(8, 0.1)}, "merge_weights", "sum"),
-               ({"merge_weights": np.full((2, 7), 1 / 7)}, "merge_weights", "length")]),
+               ({"merge_weights": np.full((2, 7), 1 / 7)}, "merge_weights", "length"),
+               ({"dtype": "float32", "T": 2**24}, "T", "float32 horizon")] + _BAD_DTYPE),
     Row(_M + "broadcast_configurations", {"lengths": {"eta": 2, "wd": 1}, "params": {"wd": np.array([0.1])},
                                           "methods": ["sgd"]},
         kinds={"lengths": "dict", "params": "dict", "methods": "obj"}),  # a length mismatch names the setting (eta, ...)

@@ -24,6 +24,15 @@ _GRID_POINT = "one grid point of traced values, assembled by sims.sweep.run_grid
 _EXTREMAL = {"y": 0.7, "d": 4, "scale": 1.0, "n_agents": 2, "noise": "student_t", "nu": 1.5, "L0": 1.0, "L1": 1.0}
 _EXTREMAL_KINDS = {"d": "posint", "scale": "pos", "n_agents": "posint", "nu": "pos", "L0": "pos", "L1": "pos"}
 
+# bad ``dtype`` values of the simulators that take one (theory.validate.float_dtype): another precision, an unknown
+# name, a number
+_BAD_DTYPE = [({"dtype": "float16"}, "dtype", "float16"), ({"dtype": "no-such-option"}, "dtype", "unknown"),
+              ({"dtype": 3}, "dtype", "int")]
+# float32 refuses the rand-k compressor (float32 uniforms would tie in its ranking)
+_RAND_K = __import__("sims.sde", fromlist=["Config"]).Config(problem="quartic", algo="dcsgd", n_agents=3,
+                                                             compressor="rand_k", noise="gaussian", n_steps=4,
+                                                             n_record=2)
+
 ROWS = [
     Row(_T + "modified.gradient", {"f": F, "variables": (_x, _y)}),
     Row(_T + "modified.hessian", {"f": F, "variables": (_x, _y)}),
@@ -130,7 +139,7 @@ ROWS = [
                                             "n_agents": 2, "nu": 3.0},
         kinds={"sigma0": "nonneg", "sigma1": "nonneg", "n_agents": "posint+oversize", "nu": "pos"}),
     Row(_S + "noise.compress", lambda: {"key": K(), "kind": "bernoulli", "v": np.ones((3, 1)), "omega": 1.0}, kinds={"omega": "nonneg"}),
-    Row(_S + "noise.schedule_factor", {"schedule": "constant", "k": 3}, kinds={"k": "nonnegint"}),
+    Row(_S + "noise.schedule_factor", {"schedule": "constant", "k": 3}, kinds={"k": "nonnegint"}, extra=_BAD_DTYPE),
     Row(_S + "algorithms.direction", lambda: {"key": K(), "cfg": CFG(), "grad": np.array([0.5]), "omega": 1.0, "sigma0": 0.1,
                                               "sigma1": 0.5},
         kinds={"omega": "nonneg", "sigma0": "nonneg", "sigma1": "nonneg"}),
@@ -140,7 +149,8 @@ ROWS = [
     Row(_S + "algorithms.paths", lambda: {"cfg": CFG(), "grid": {"key": jax.random.split(K(), 2), "x0": np.full((2, 1), 1.2),
                                                                   "eta": np.full(2, 0.1), "omega": np.ones(2),
                                                                   "sigma1": np.full(2, 0.5)}, "chunk_size": 8},
-        kinds={"chunk_size": "posint"}),
+        kinds={"chunk_size": "posint"},
+        extra=[({"dtype": "float32", "cfg": _RAND_K}, "dtype", "float32 rand_k")] + _BAD_DTYPE),
     Row(_S + "modified.drift", {"problem": "quartic", "kind": "first_order", "x": np.array([1.0]), "eta": 0.1, "lam": 1.0},
         kinds={"eta": "pos", "lam": "pos"}),
     Row(_S + "modified.sde_path", lambda: {"key": K(), "x0": np.array([1.3]), "eta": 0.1, "problem": "quartic",

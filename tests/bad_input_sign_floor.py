@@ -25,6 +25,11 @@ _DATA = lambda: np.asarray(jax.random.key_data(jax.random.key(0)))  # noqa: E731
 
 _TRACED = "traced inside the Bernoulli kernel's scan (a tracer there); validated where it enters (simulate, ladder)"
 
+# bad ``dtype`` values of the simulators that take one (theory.validate.float_dtype): another precision, an unknown
+# name, a number
+_BAD_DTYPE = [({"dtype": "float16"}, "dtype", "float16"), ({"dtype": "no-such-option"}, "dtype", "unknown"),
+              ({"dtype": 3}, "dtype", "int")]
+
 ROWS = [
     Row(_T + "multiplicative.ladder_law", {"p": 0.3}, kinds=P),
     # the overflow guard on a computed result (theory.sign_floor_regime uses it too): every value is a valid input, a
@@ -89,7 +94,7 @@ ROWS = [
         skip={"sigma": _TRACED}),
     Row(_S + "threshold", {"p": 0.3}, skip={"p": _TRACED}),
     Row(_S + "flips", {"seed": SEED, "counter": CNT, "thresh": np.uint32(2**31)},
-        skip={"seed": _TRACED, "counter": _TRACED, "thresh": _TRACED}),
+        skip={"seed": _TRACED, "counter": _TRACED, "thresh": _TRACED}, extra=_BAD_DTYPE),
     Row(_S + "schedule", {"k": np.arange(4), "T": 4, "eta": 0.1, "cooldown": 0.5},
         kinds={"k": "iarr", "T": "posint", "eta": "pos", "cooldown": "unit"}),
     Row(_S + "is_bernoulli", {"method": "sign", "additive": False, "momentum": False}),
@@ -106,7 +111,10 @@ ROWS = [
                "cooldown": "unit", "T": "posint", "n_rec": "posint", "burn": "nonnegint", "n_chains": "posint+oversize",
                "chunk_size": "posint"},
         ok={("sigma_m", "vector"): "one value per configuration (two step sizes)",
-            ("sigma_a", "vector"): "one value per configuration (two step sizes)"}),
+            ("sigma_a", "vector"): "one value per configuration (two step sizes)"},
+        # a float32 sign chain must stay below float32's divergence bound (1e15): 12 steps of 1e14 do not
+        extra=[({"eta": np.array([1e14, 0.1]), "dtype": "float32", "beta": 0.0, "sigma_a": 0.0}, "eta",
+                "float32 reach")] + _BAD_DTYPE),
     Row(_S + "ladder_run", lambda: {"point": dict(key_data=_DATA(), key_index=np.int64(0), sigma=1.0, theta=0.3, n0=0),
                                     "burn": np.int64(2), "T": 6, "law": "gaussian", "df": 0, "block": 4},
         kinds={"T": "posint", "block": "posint"}, slow=True),

@@ -19,7 +19,7 @@ import numpy as np
 
 __all__ = ["INT64_MAX", "INT64_MIN", "real", "integer", "integers", "array", "choice", "probability", "key", "traceable",
            "traceable_real", "is_tracer", "PSD_RTOL", "symmetric_psd", "finite_output", "one_per_row", "MAX_BYTES_ENV", "default_max_bytes", "byte_limit", "check_bytes",
-           "renamed_keyword"]
+           "renamed_keyword", "FLOAT_DTYPES", "float_dtype"]
 
 
 def _show(x: Any) -> str:
@@ -242,6 +242,38 @@ def traceable_real(name: str, x: Any, *, low: float | None = None, low_open: boo
     if hasattr(x, "dtype") and not isinstance(x, (np.ndarray, np.generic)):  # a concrete jax.Array
         x = np.asarray(x)
     return real(name, x, low=low, low_open=low_open)
+
+
+FLOAT_DTYPES = ("float32", "float64")
+"""The arithmetic a simulator's ``dtype`` may select: float64 (the default everywhere) or float32."""
+
+
+def float_dtype(name: str, x: Any, *, allowed: Iterable[str] = FLOAT_DTYPES, why: str = "") -> np.dtype:
+    r"""The floating dtype a simulator computes in: ``None`` (float64, the default), ``"float32"``/``"float64"``,
+    or the NumPy (or JAX) types and dtypes of those two (``np.float32``, ``np.dtype("float64")``, ``jnp.float32``).
+
+    Returns a NumPy dtype. Anything else -- another string or precision (``"f4"``, float16, bfloat16, complex),
+    a bool, a number -- is a ``ValueError`` naming ``name``, the value and the allowed values; ``allowed`` narrows
+    them for a simulator whose maths needs float64, and ``why`` (one clause) then says why in the message.
+    """
+    opts = tuple(allowed)
+    if x is None:
+        got = np.dtype(np.float64)
+    elif isinstance(x, str):
+        got = np.dtype(x) if x in FLOAT_DTYPES else None
+    elif isinstance(x, (bool, np.bool_, int, float, complex, np.generic)) or not (
+            isinstance(x, (type, np.dtype)) or hasattr(x, "dtype")):
+        got = None  # a number (np.dtype(1.0) would fail obscurely, np.dtype(True) differently)
+    else:
+        try:
+            got = np.dtype(x)
+        except TypeError:
+            got = None
+    if got is None or got.name not in opts:
+        because = f"; {got.name} is refused here: {why}" if why and got is not None and got.name in FLOAT_DTYPES else ""
+        raise ValueError(f"{name}: expected None (float64) or {' or '.join(map(repr, opts))} (a name, or its NumPy or "
+                         f"JAX type), got {_show(x)}{because}")
+    return got
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 r"""Distributed (compressed / sign) SGD and their modified equations, simulated over many paths.
 
-Topic ``sde`` (Compagnoni et al., arXiv 2506.00181). Float64 (``import sims`` enables x64).
+Topic ``sde`` (Compagnoni et al., arXiv 2506.00181). Float64 (``import sims`` enables x64); :func:`paths` also runs
+in float32 (its ``dtype``).
 
 Discrete algorithms, N agents, agent i observing :math:`g_i = \nabla f(x) + Z_i`, base step :math:`\eta`,
 schedule :math:`\eta_k`:

@@ -16,7 +16,7 @@ from jax import lax
 
 import sims  # noqa: F401  (float64)
 from sims.sweep import diverged as _beyond, run_grid
-from theory.validate import check_bytes, choice, integer, real
+from theory.validate import check_bytes, choice, float_dtype, integer, real
 from sims.sde.problems import (
     ALGORITHMS, COMPRESSORS, NOISES, PROBLEMS, SCHEDULES, _BOUND, _MAX_DRAWS, _arr, _grad_arg, _num, _omega_arg,
     _prng, _traced, loss_fn
@@ -82,20 +82,20 @@ def direction(key: jax.Array, cfg: Config, grad: jax.Array, omega, sigma0, sigma
     return _direction(cfg, grad, omega, sigma0, sigma1, *_draws(key, cfg, (), jnp.shape(grad)[0]))
 
 
-def _draws(key: jax.Array, cfg: Config, lead: tuple, d: int, binomial: bool = False) -> tuple:
+def _draws(key: jax.Array, cfg: Config, lead: tuple, d: int, binomial: bool = False, dtype=jnp.float64) -> tuple:
     r"""The random inputs of ``lead`` steps (time-major) of ``cfg.algo`` with :math:`N` agents in :math:`d` coordinates:
     standard noise values :math:`z` (the DCSGD family, unless ``noise="none"``) and the draws :math:`u` of a sign step's
     Bernoulli or of the compressor (:func:`_bits`, :func:`_compression_draws`), of shape ``lead + (N, d)``, or
     ``None`` where the algorithm needs none. Gaussian and Cauchy noise are stable laws, so :func:`_direction` needs
     one value per coordinate (shape ``lead + (1, d)``) instead of one per agent. ``binomial``: Bernoulli masks with
     one keep probability for all agents, drawn as the number of kept agents, one 32-bit word per coordinate
-    (shape ``lead + (1, d)``; :func:`_binomial_direction`)."""
+    (shape ``lead + (1, d)``; :func:`_binomial_direction`). Noise values in ``dtype`` (float64 or float32)."""
     k_noise, k_comp = jax.random.split(key)
     shape = lead + (cfg.n_agents, d)
     if cfg.algo == "dsignsgd":
         return None, None if cfg.noise == "none" else _bits(k_noise, shape)
     agents = 1 if cfg.noise in _STABLE else cfg.n_agents
-    z = None if cfg.noise == "none" else _standard(k_noise, cfg.noise, lead + (agents, d), cfg.nu)
+    z = None if cfg.noise == "none" else _standard(k_noise, cfg.noise, lead + (agents, d), cfg.nu, dtype)
     if binomial:
         return z, _bits(k_comp, lead + (1, d))
     compresses = cfg.algo in ("dcsgd", "dcsgd_normalized") and cfg.compressor != "none"
@@ -117,12 +117,19 @@ def _binomial_thresholds(q, n: int) -> jax.Array:
     r"""The integers :math:`t_k = \lceil P(K < k)\,2^{32}\rceil`, :math:`k = 1..N`, of :math:`K \sim
     \mathrm{Binomial}(N, q)`. For one uniform 32-bit word :math:`u`, :math:`K = \#\{k : u \ge t_k\}` has
     :math:`P(K \ge k) = 1 - t_k/2^{32}`: the Binomial law to within :math:`2^{-32}` per atom, as each agent's mask
-    (:func:`sims.sde.noise._below`) is a Bernoulli(q) to within :math:`2^{-32}`."""
+    (:func:`sims.sde.noise._below`) is a Bernoulli(q) to within :math:`2^{-32}`. Computed in the dtype of ``q``: a
+    float32 ``q`` gives thresholds rounded to float32 (within :math:`2^{-24}` per atom)."""
     j = np.arange(n)
-    comb = jnp.asarray([float(math.comb(n, int(i))) for i in j], jnp.float64)
-    pmf = comb * q ** jnp.asarray(j, jnp.float64) * (1.0 - q) ** jnp.asarray(n - j, jnp.float64)   # P(K = j), j < N
+    dt = jnp.result_type(q, jnp.float64) if jnp.result_type(q) != jnp.float32 else jnp.float32
+    comb = jnp.asarray([float(math.comb(n, int(i))) for i in j], dt)
+    pmf = comb * q ** jnp.asarray(j, dt) * (1.0 - q) ** jnp.asarray(n - j, dt)   # P(K = j), j < N
     cdf = jnp.minimum(jnp.cumsum(pmf), 1.0)                                                         # P(K < j + 1)
     return jnp.ceil(cdf * 2.0**32).astype(jnp.uint64)
+
+
+def _real(x) -> Any:
+    """The float dtype a path computes in: float32 for a float32 array, else float64 (an integer one included)."""
+    return jnp.float32 if jnp.result_type(x) == jnp.float32 else jnp.result_type(x, jnp.float64)
 
 
 # noise laws whose weighted sums of independent copies are one copy: sum_i c_i Z_i = (sum_i c_i^p)^(1/p) Z (p = 2
@@ -140,7 +147,7 @@ def _direction(cfg: Config, grad, omega, sigma0, sigma1, z, u) -> jax.Array:
     one noise value per coordinate and step instead of N."""
     if cfg.algo == "dsignsgd":
         return _sign_direction(u, cfg, grad, sigma0, sigma1)
-    ones = jnp.ones((cfg.n_agents,) + jnp.shape(grad), jnp.result_type(grad, jnp.float64))
+    ones = jnp.ones((cfg.n_agents,) + jnp.shape(grad), _real(grad))
     c = ones if u is None else _compress(u, cfg.compressor, ones, omega)
     step = jnp.mean(c, axis=0) * grad
     if z is None:
@@ -161,7 +168,7 @@ def _binomial_direction(cfg: Config, grad, q, thresholds, sigma0, sigma1, z, u) 
     i.i.d. and independent of the masks, so the sum over any :math:`K_j` of them has the same law: the first
     :math:`K_j`, or for a stable law :math:`K_j^{1/p}Z_j` (p = 2 Gaussian, 1 Cauchy). Exact in law: the same
     direction as :func:`_direction`'s per-agent masks, from one word per coordinate instead of :math:`N`."""
-    kept = jnp.sum(u[0].astype(jnp.uint64)[None, :] >= thresholds[:, None], axis=0).astype(jnp.float64)
+    kept = jnp.sum(u[0].astype(jnp.uint64)[None, :] >= thresholds[:, None], axis=0).astype(_real(grad))
     step = kept / (cfg.n_agents * q) * grad
     if z is None:
         return step
@@ -185,17 +192,19 @@ def _sign_direction(u, cfg: Config, grad, sigma0, sigma1):
     s = noise_scale(grad, sigma0, sigma1)
     safe = jnp.where(s > 0, s, 1.0)
     p = 0.5 * (1.0 + _mean_sign(grad / safe, cfg.noise, cfg.nu))
-    signs = jnp.where(_below(u, p[None, :]), 1.0, -1.0)
+    one = jnp.ones((), _real(grad))  # typed: two Python floats would make the select float64 under x64
+    signs = jnp.where(_below(u, p[None, :]), one, -one)
     return jnp.where(s > 0, jnp.mean(signs, axis=0), jnp.sign(grad))
 
 
-def _simulate(key, x0, eta, cfg: Config, params: dict, binomial: bool = False) -> dict[str, jax.Array]:
+def _simulate(key, x0, eta, cfg: Config, params: dict, binomial: bool = False,
+              dtype: str = "float64") -> dict[str, jax.Array]:
     p = {**_DEFAULTS, **params}
     f = loss_fn(cfg.problem)
     grad_f = jax.grad(f)
-    x0 = jnp.atleast_1d(jnp.asarray(x0, jnp.float64))
+    x0 = jnp.atleast_1d(jnp.asarray(x0, dtype))
     d = x0.shape[0]
-    omega = jnp.broadcast_to(jnp.asarray(p["omega"], jnp.float64), (cfg.n_agents,))
+    omega = jnp.broadcast_to(jnp.asarray(p["omega"], dtype), (cfg.n_agents,))
     # The prescription's compression/noise factor 1 + (mean omega + d(sigma1^2 mean omega + sigma1^2))/N.
     factor = 1.0 + (jnp.mean(omega) + d * (p["sigma1"] ** 2 * jnp.mean(omega) + p["sigma1"] ** 2)) / cfg.n_agents
     # binomial: one keep probability for every agent (_binomial_ok), so the count's thresholds are fixed per path
@@ -204,6 +213,8 @@ def _simulate(key, x0, eta, cfg: Config, params: dict, binomial: bool = False) -
 
     # noise for a block of steps in one call (time-major), one key split per block; blocks divide the recording
     # interval and hold at most _MAX_DRAWS values per path and kind
+    # a bound beyond float32's range is its overflow (the largest float32, not a cast to inf with a warning)
+    bound = cfg.bound if dtype == "float64" else min(cfg.bound, float(np.finfo(dtype).max))
     per_record = cfg.n_steps // cfg.n_record
     block = _block_size(per_record, max(1, _MAX_DRAWS // (cfg.n_agents * d)))
     n_blocks = per_record // block
@@ -212,7 +223,7 @@ def _simulate(key, x0, eta, cfg: Config, params: dict, binomial: bool = False) -
         x, bad, at = carry
         k, z, u = inputs
         g = grad_f(x, p["lam"])
-        eta_k = eta * schedule_factor(cfg.schedule, k)
+        eta_k = eta * schedule_factor(cfg.schedule, k, dtype)
         if cfg.algo in ("dcsgd", "dcsgd_normalized"):
             on = (p["normalized"] > 0) | (cfg.algo == "dcsgd_normalized")
             eta_k = jnp.where(on, eta_k / ((p["L0"] + p["L1"] * jnp.linalg.norm(g)) * factor), eta_k)
@@ -221,7 +232,7 @@ def _simulate(key, x0, eta, cfg: Config, params: dict, binomial: bool = False) -
         else:
             move = _direction(cfg, g, omega, p["sigma0"], p["sigma1"], z, u)
         x_new = x - eta_k * move
-        now_bad = _beyond(x_new[None], cfg.bound)[0] | ~jnp.isfinite(f(x_new, p["lam"]))
+        now_bad = _beyond(x_new[None], bound)[0] | ~jnp.isfinite(f(x_new, p["lam"]))
         at = jnp.where(bad | ~now_bad, at, k + 1)
         bad = bad | now_bad
         x = jnp.where(bad, x, x_new)
@@ -229,7 +240,7 @@ def _simulate(key, x0, eta, cfg: Config, params: dict, binomial: bool = False) -
 
     def run_block(carry, inputs):
         k_block, k0 = inputs
-        z, u = _draws(k_block, cfg, (block,), d, binomial)
+        z, u = _draws(k_block, cfg, (block,), d, binomial, dtype)
         carry, _ = lax.scan(step, carry, (k0 + jnp.arange(block), z, u))
         return carry, None
 
@@ -283,19 +294,32 @@ def simulate(key: jax.Array, x0, eta, cfg: Config, **params) -> dict[str, jax.Ar
                          _binomial_ok(cfg, params.get("omega", 0.0)))
 
 
-def _path_point(pt, cfg, binomial=False):
+def _path_point(pt, cfg, binomial=False, dtype="float64"):
     return _simulate(pt["key"], pt["x0"], pt["eta"], cfg, {k: v for k, v in pt.items() if k not in ("key", "x0", "eta")},
-                     binomial)
+                     binomial, dtype)
 
 
 def paths(cfg: Config, grid: dict[str, Any], *, chunk_size: int = 512, progress: bool | None = None,
-          max_bytes=None) -> dict[str, np.ndarray]:
+          max_bytes=None, dtype=None) -> dict[str, np.ndarray]:
     """:func:`simulate` at every point of ``grid`` (``key``, ``x0``, ``eta`` and any ``params``, leading axis = runs),
     through :func:`sims.sweep.run_grid` (one compilation per ``cfg`` and grid shapes). ``max_bytes``: the allocation
     limit (:func:`theory.validate.byte_limit`) for every run's ``cfg.n_record`` records and a chunk's block draws.
 
     ``chunk_size`` (runs per compiled call) changes no path (each run draws from its own key): 512 keeps a chunk's
-    block draws in the CPU's cache (DCSGD on 20,000 paths: 36 % less CPU time than chunks of 4,096, bit-identical)."""
+    block draws in the CPU's cache (DCSGD on 20,000 paths: 36 % less CPU time than chunks of 4,096, bit-identical).
+
+    ``dtype``: ``None``/``"float64"`` (the default) or ``"float32"`` (:func:`theory.validate.float_dtype`): states,
+    parameters, noise values (JAX's float32 samplers: a stream of their own, so float32 paths agree with float64
+    ones in law, not path by path), compression weights and records in float32, and the returned floats too. Sound
+    for what these paths measure, Monte Carlo means and divergence fractions over many paths: a step's round-off
+    (:math:`2^{-24}` relative) is far below the noise it carries, and the Bernoulli masks' 32-bit thresholds are
+    computed in float32 (each keep probability within :math:`2^{-24}`). Without noise (``noise="none"``) the masks
+    are the float64 paths' own, so such paths match the float64 ones to round-off. Divergence: ``cfg.bound`` above
+    float32's range (the default 1e100) leaves the overflow of the state or the loss as the float32 test. Refused:
+    the ``rand_k`` compressor (it ranks :math:`d` uniform draws per agent and step, where a tie would keep more than
+    :math:`k` coordinates; float32 uniforms tie with probability about :math:`d^2 2^{-24}` per ranking, so a long
+    run would meet ties).
+    """
     if not isinstance(cfg, Config):
         raise TypeError(f"cfg: expected a sims.sde.Config, got {type(cfg).__name__}")
     if not isinstance(grid, dict):
@@ -313,15 +337,20 @@ def paths(cfg: Config, grid: dict[str, Any], *, chunk_size: int = 512, progress:
         low, open_ = _LOW[name]
         _arr(f"grid[{name!r}]", grid[name], ndim=(1, 2), low=low, low_open=open_)
     chunk_size = integer("chunk_size", chunk_size, low=1)
+    dt = float_dtype("dtype", dtype)
+    if dt == np.float32 and cfg.algo in ("dcsgd", "dcsgd_normalized") and cfg.compressor == "rand_k":
+        raise ValueError("dtype, cfg.compressor: rand_k ranks uniform draws that float32 would tie (probability about "
+                         f"d^2 2^-24 per ranking, d = {int(np.shape(grid['x0'])[-1]) if np.ndim(grid['x0']) == 2 else 1}); "
+                         "got dtype float32 with compressor 'rand_k': use dtype='float64' or the bernoulli compressor")
     runs = int(np.shape(grid["eta"])[0])
     d = int(np.shape(grid["x0"])[-1]) if np.ndim(grid["x0"]) == 2 else 1
     check_bytes({"cfg.n_record": cfg.n_record, "grid": f"{runs} runs", "chunk_size": chunk_size},
                 2 * 3 * 8 * runs * cfg.n_record * (d + 1) + 3 * 8 * min(chunk_size, runs) * _MAX_DRAWS,
                 what="every run's records and a chunk's block draws", max_bytes=max_bytes)
-    typed = {k: (v if k == "key" else np.asarray(v, np.float64)) for k, v in grid.items()}
+    typed = {k: (v if k == "key" else np.asarray(v, dt)) for k, v in grid.items()}
     # XLA's loop fusions: 54 against 75 CPU-ns per DCSGD path-step on a CPU (interleaved in one process)
     binomial = _binomial_ok(cfg, typed.get("omega", 0.0), agents_axis=1)
-    return run_grid(_path_point, typed, static={"cfg": cfg, "binomial": binomial}, chunk_size=chunk_size,
+    return run_grid(_path_point, typed, static={"cfg": cfg, "binomial": binomial, "dtype": dt.name}, chunk_size=chunk_size,
                     progress=progress, desc=f"{cfg.algo}/{cfg.problem}", loop_fusions=True)
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 import sims  # noqa: F401  (float64)
 from sims.rng import words
+from theory import validate as V
 from theory.validate import check_bytes, choice, integer, real, traceable as _traceable
 from sims.sde.problems import (
     COMPRESSORS, NOISES, SCHEDULES, _MAX_BLOCK, _arr, _grad_arg, _num, _omega_arg, _prng, _traced
@@ -55,19 +56,20 @@ def sample_noise(key: jax.Array, kind: str, grad: jax.Array, sigma0, sigma1, n_a
     return noise_scale(grad, sigma0, sigma1) * _standard(key, kind, shape, nu)
 
 
-def _standard(key, kind: str, shape: tuple, nu: float) -> jax.Array:
-    """Standard draws of the noise law ``kind`` (not ``none``) of the given shape."""
+def _standard(key, kind: str, shape: tuple, nu: float, dtype=jnp.float64) -> jax.Array:
+    """Standard draws of the noise law ``kind`` (not ``none``) of the given shape, in ``dtype`` (float64 or float32:
+    JAX's own float32 samplers, from 32 random bits a value)."""
     if kind == "gaussian":
-        return jax.random.normal(key, shape, jnp.float64)
+        return jax.random.normal(key, shape, dtype)
     if kind == "student_t":
         if float(nu).is_integer() and nu <= 30:
             # t_nu = Z / sqrt(chi2_nu / nu) with chi2_nu a sum of nu squared normals: same law as
             # jax.random.t, without compiling the gamma rejection sampler (seconds on CPU).
             kz, kc = jax.random.split(key)
-            chi2 = jnp.sum(jax.random.normal(kc, (int(nu),) + shape, jnp.float64) ** 2, axis=0)
-            return jax.random.normal(kz, shape, jnp.float64) / jnp.sqrt(chi2 / nu)
-        return jax.random.t(key, nu, shape, jnp.float64)
-    return jax.random.cauchy(key, shape, jnp.float64)
+            chi2 = jnp.sum(jax.random.normal(kc, (int(nu),) + shape, dtype) ** 2, axis=0)
+            return jax.random.normal(kz, shape, dtype) / jnp.sqrt(chi2 / nu)
+        return jax.random.t(key, nu, shape, dtype)
+    return jax.random.cauchy(key, shape, dtype)
 
 
 def compress(key: jax.Array, kind: str, v: jax.Array, omega) -> jax.Array:
@@ -122,14 +124,18 @@ def _compress(u: jax.Array, kind: str, v: jax.Array, omega: jax.Array) -> jax.Ar
     return jnp.where(bits <= kth, v * (d / k)[:, None], 0.0)
 
 
-def schedule_factor(schedule: str, k) -> jax.Array:
-    r""":math:`\eta_k`: 1 (``constant``) or :math:`1/\sqrt{k+1}` (``inv_sqrt``) at step index ``k`` (from 0)."""
+def schedule_factor(schedule: str, k, dtype=None) -> jax.Array:
+    r""":math:`\eta_k`: 1 (``constant``) or :math:`1/\sqrt{k+1}` (``inv_sqrt``) at step index ``k`` (from 0), in ``dtype``
+    (:func:`theory.validate.float_dtype`: float64 by default, or float32)."""
     choice("schedule", schedule, SCHEDULES)
     _num("k", k, low=0.0, high=2.0**63, high_open=True)  # a step index is an int64 (JAX with x64)
     if not _traced(k) and not float(np.asarray(k)).is_integer():
         raise ValueError(f"k: expected a whole step index (0, 1, 2, ...), got {k!r}")
+    dt = V.float_dtype("dtype", dtype)
     if schedule == "constant":
-        return jnp.ones((), jnp.float64)
+        return jnp.ones((), dt)
+    if dt == np.float32:  # k + 1 exact in float32 up to 2**24 steps; the step count's int64 would promote to float64
+        return 1.0 / jnp.sqrt(jnp.asarray(k).astype(dt) + np.float32(1.0))
     return 1.0 / jnp.sqrt(k + 1.0)
 SIGN_NOISES = ("gaussian", "student_t", "cauchy")
 

@@ -108,8 +108,10 @@ def _mlp_loss(theta: jax.Array) -> jax.Array:
     b1 = theta[i * h: i * h + h]
     w2 = theta[i * h + h: i * h + 2 * h]
     b2 = theta[-1]
-    pred = jnp.tanh(_MLP_X @ W1 + b1) @ w2 + b2
-    return 0.5 * jnp.mean((pred - _MLP_Y) ** 2)
+    # the data in the parameters' precision (a no-op in float64; float32 paths would otherwise promote)
+    X, y = _MLP_X.astype(theta.dtype), _MLP_Y.astype(theta.dtype)
+    pred = jnp.tanh(X @ W1 + b1) @ w2 + b2
+    return 0.5 * jnp.mean((pred - y) ** 2)
 
 
 @jax.jit

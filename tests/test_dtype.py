@@ -1,0 +1,310 @@
+r"""The ``dtype`` argument of the sweep simulators: float32 runs against float64 runs of the same keys.
+
+Each simulator's float32 run is compared with its float64 run (the default, whose results the claims pin) on the same
+keys, to a tolerance derived from float32's unit round-off :math:`\epsilon_{32} = 2^{-24}` and the number of rounded
+steps, or, where the two precisions draw from different random streams, to Monte Carlo standard errors. Every float
+output must come back float32, and the compiled float32 kernel must hold no float64 value at all (a Python float or
+a float64 constant in the wrong place silently promotes a float32 kernel to float64 under x64). The validation itself
+(:func:`theory.validate.float_dtype`) is tested first.
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from sims import sweep
+from theory import validate as V
+
+EPS32 = 2.0**-24  # float32's unit round-off: one rounding moves a value by at most this, relative
+
+
+# ----------------------------------------------------------------------------- the validator
+
+@pytest.mark.parametrize("given, want", [(None, np.float64), ("float32", np.float32), ("float64", np.float64),
+                                         (np.float32, np.float32), (np.float64, np.float64),
+                                         (np.dtype("float32"), np.float32), (jnp.float32, np.float32)])
+def test_float_dtype_takes_none_the_two_names_and_their_numpy_and_jax_types(given, want):
+    assert V.float_dtype("dtype", given) == np.dtype(want)
+
+
+@pytest.mark.parametrize("bad", ["float16", "f4", "bfloat16", "", np.float16, jnp.bfloat16, np.int32, complex, True, 1.0,
+                                 3, [1]])
+def test_float_dtype_refuses_everything_else_naming_the_parameter_the_value_and_the_choices(bad):
+    with pytest.raises(ValueError, match=r"^dtype: expected None \(float64\) or 'float32' or 'float64' \(") as e:
+        V.float_dtype("dtype", bad)
+    assert V._show(bad) in str(e.value)
+
+
+def test_float_dtype_narrowed_to_float64_says_why():
+    with pytest.raises(ValueError, match=r"^dtype: expected None \(float64\) or 'float64' .*got 'float32'; float32 is "
+                                         r"refused here: a reason$"):
+        V.float_dtype("dtype", "float32", allowed=("float64",), why="a reason")
+    assert V.float_dtype("dtype", None, allowed=("float64",)) == np.float64
+
+
+# ----------------------------------------------------------------------------- shared checks
+
+def _float32_outputs(out: dict) -> None:
+    floats = {k: v.dtype for k, v in out.items() if np.asarray(v).dtype.kind == "f"}
+    assert floats and all(d == np.float32 for d in floats.values()), floats
+
+
+def _compiled_kernels(monkeypatch, module) -> list[str]:
+    """Wrap ``module.run_grid`` so that each sweep also compiles its per-run function for one grid point and keeps the
+    optimized HLO text: a float64 value left in a float32 kernel shows there as an ``f64`` type (constants folded)."""
+    texts = []
+
+    def spy(fn, grid, *args, static=None, **kw):
+        point = jax.tree_util.tree_map(lambda v: v[0], grid)
+        texts.append(jax.jit(functools.partial(fn, **(static or {}))).lower(point, *args).compile().as_text())
+        return sweep.run_grid(fn, grid, *args, static=static, **kw)
+
+    monkeypatch.setattr(module, "run_grid", spy)
+    return texts
+
+
+def _no_float64(texts: list[str]) -> None:
+    assert texts, "no sweep ran"
+    for text in texts:
+        bad = [line.strip()[:160] for line in text.splitlines() if "f64" in line]
+        assert not bad, bad[:3]
+
+
+# ----------------------------------------------------------------------------- sims.nqm.simulate
+
+def test_nqm_heavy_ball_sweep_in_float32_follows_float64_to_round_off():
+    r"""The bench's noise-free heavy-ball sweep (64 modes, steps 0.05..1.5, momentum 0.5), smaller: float32 against
+    float64. Each step rounds the gradient, the buffer and the iterate (3 roundings of at most :math:`\epsilon_{32}`
+    of values bounded by :math:`\|x_0\|_\infty` times the transient growth of heavy ball, at most :math:`1/(1-\mu)
+    = 2`); the recursion is stable, so the errors add up at most linearly: :math:`|x^{32}_T - x^{64}_T| \le 6T\epsilon_{32}`
+    (:math:`\|x_0\|_\infty = 1`). The time-averaged loss adds one rounding per step of the running sum:
+    :math:`8T\epsilon_{32}` relative."""
+    from sims.nqm import simulate
+
+    n, T, d = 16, 400, 64
+    lam = np.logspace(0, -3, d)
+    sched = np.repeat(np.linspace(0.05, 1.5, n)[:, None], T, axis=1)
+    run = functools.partial(simulate, jax.random.key(0), T=T, eta=sched, x0=np.ones(d), lam=lam, method="heavy_ball",
+                            momentum=0.5, n_rec=4)
+    a, b = run(), run(dtype="float32")
+    _float32_outputs(b)
+    assert a["final_x"].dtype == np.float64
+    assert np.max(np.abs(b["final_x"] - a["final_x"])) <= 6 * T * EPS32
+    assert np.max(np.abs(b["path"] - a["path"])) <= 6 * T * EPS32
+    np.testing.assert_allclose(b["mean_loss"], a["mean_loss"], rtol=8 * T * EPS32)
+    np.testing.assert_allclose(b["curve"], a["curve"], rtol=8 * T * EPS32)
+    assert not a["diverged"].any() and not b["diverged"].any()
+
+
+@pytest.mark.parametrize("law, df", [("gaussian", 0), ("rademacher", 0), ("uniform", 0), ("student", 3)])
+def test_nqm_noisy_runs_in_float32_agree_in_law_and_draw_coupled_noise(law, df):
+    r"""Noisy runs of four optimizers on 4 modes. The float32 noise is the float64 draw of the same key rounded to 23
+    bits, so the runs stay coupled; the Monte Carlo means of the time-averaged loss agree within 4 standard errors
+    of one estimate (a paired difference is far smaller; 4 SE is the bound a wrongly scaled float32 noise would
+    break). Rademacher and uniform noise are the float64 values to one rounding, so there each SGD and heavy-ball
+    run's time-averaged loss matches to :math:`16T\epsilon_{32}` relative (a few roundings per step, added over
+    :math:`T` steps); not Signum's, whose step :math:`\mathrm{sign}(m)` round-off flips where :math:`m` is near 0."""
+    from sims.nqm import simulate
+
+    T = 300
+    run = functools.partial(simulate, jax.random.key(1), T=T, eta=0.1, x0=np.ones(4), lam=np.array([1.0, 0.5, 0.2, 0.1]),
+                            method=["sgd", "heavy_ball", "signum", "normalized"], momentum=0.5, sigma_a=1.0,
+                            sigma_m=0.5, n_chains=64, law=law, df=df, ema=0.1)
+    a, b = run(), run(dtype=np.float32)
+    _float32_outputs(b)
+    se = a["mean_loss"].std(axis=1, ddof=1) / math.sqrt(a["mean_loss"].shape[1])
+    assert np.all(np.abs(b["mean_loss"].mean(axis=1) - a["mean_loss"].mean(axis=1)) < 4 * se)
+    if law in ("rademacher", "uniform"):
+        np.testing.assert_allclose(b["mean_loss"][:2], a["mean_loss"][:2], rtol=16 * T * EPS32)
+
+
+def test_nqm_float32_divergence_uses_its_own_bound():
+    r"""SGD at :math:`\eta\lambda = 12` multiplies :math:`x` by -11 per step: float64 flags the first :math:`|x_k| >
+    10^{150}` (k = 145: :math:`11^{144} < 10^{150} < 11^{145}`), float32 the first :math:`|x_k| >` ``BOUND32`` =
+    1e15 (k = 15: :math:`11^{14} = 3.8\times10^{14}`, :math:`11^{15} = 4.2\times10^{15}`); both far from the
+    boundaries, so round-off cannot move them."""
+    from sims import nqm
+
+    run = functools.partial(nqm.simulate, jax.random.key(0), T=200, eta=12.0, x0=np.ones(1), lam=np.ones(1))
+    for dtype, bound in ((None, nqm.BOUND), ("float32", nqm.BOUND32)):
+        out = run(dtype=dtype)
+        want = math.ceil(math.log(bound) / math.log(11.0))
+        assert out["diverged"][0, 0] and out["diverged_step"][0, 0] == want, (dtype, out["diverged_step"], want)
+        assert out["max_abs"][0, 0] == np.inf
+
+
+def test_nqm_float32_refuses_horizons_its_step_code_cannot_count():
+    from sims.nqm import _T_MAX32, simulate
+
+    with pytest.raises(ValueError, match=r"T, dtype: .*at most 16777215; got T = 16777216"):
+        simulate(jax.random.key(0), T=_T_MAX32 + 1, eta=0.1, x0=np.ones(1), lam=np.ones(1), dtype="float32")
+
+
+def test_nqm_float32_kernels_hold_no_float64(monkeypatch):
+    """Every method, noise law and statistic of the float32 kernel: no float64 value after compilation."""
+    import sims.nqm as sn
+
+    texts = _compiled_kernels(monkeypatch, sn)
+    common = dict(T=20, eta=0.1, x0=np.ones(3), sigma_a=1.0, sigma_m=0.5, n_chains=2, dtype="float32")
+    for law, df in (("gaussian", 0), ("rademacher", 0), ("uniform", 0), ("student", 3), ("student", 1)):
+        sn.simulate(jax.random.key(1), lam=np.array([1.0, 0.5, 0.2]), center=np.full(3, 0.1), ema=0.1,
+                    method=["sgd", "heavy_ball", "nesterov", "sign", "signum", "lion", "normalized"], momentum=0.5,
+                    law=law, df=df, window_mean=True, merge_weights=np.full(20, 1 / 20), **common)
+    sn.simulate(jax.random.key(1), H=np.eye(3), law="student", df=2, **common)
+    _no_float64(texts)
+
+
+# ----------------------------------------------------------------------------- sims.sign_floor.simulate
+
+def test_sign_floor_bernoulli_chains_in_float32_draw_the_same_signs():
+    r"""The bench's signSGD chains (multiplicative noise, no momentum), smaller, started at :math:`3.5\eta`.
+    The float32 chains compare the same 32-bit words with the same threshold (computed on the host in float64),
+    so each takes the float64 chain's signs and moves by the same :math:`\pm\eta` up to one rounding of
+    :math:`|x|` per step: :math:`|x^{32}_k - x^{64}_k| \le (k+1)\epsilon_{32}\max|x|`. The chain stays on the
+    lattice :math:`\eta(\mathbb Z + \tfrac12)` (never nearer 0 than :math:`\eta/2`) and, pulled to 0 by a drift
+    :math:`1 - 2p = 0.68` per step, below :math:`10\eta` (a tail :math:`(p/(1-p))^{10} = 6\times10^{-8}` per step
+    over 512 x 1000 steps), so :math:`f = ax^2/2` moves by at most :math:`2(k+1)\epsilon_{32}\cdot 20` relative,
+    and the Cesàro sum adds one rounding per step: each chain's ``mean_f`` within :math:`42(T+1)\epsilon_{32}`
+    relative; divergence flags equal."""
+    from sims import sign_floor as S
+
+    T, n, eta = 1000, 512, 0.05
+    run = functools.partial(S.simulate, jax.random.key(0), eta=eta, x0=np.array([3.5 * eta]), h=1.0, method="sign",
+                            sigma_m=1.0, T=T, burn=T // 2, n_rec=10, n_chains=n, chunk_size=512)
+    a, b = run(), run(dtype="float32")
+    _float32_outputs(b)
+    tol = 42 * (T + 1) * EPS32
+    np.testing.assert_allclose(b["mean_f"], a["mean_f"], rtol=tol)
+    np.testing.assert_allclose(b["curve"], a["curve"], rtol=tol)
+    np.testing.assert_array_equal(b["diverged_step"], a["diverged_step"])
+
+
+def test_sign_floor_float_chains_pass_float32_on_and_no_kernel_holds_float64(monkeypatch):
+    """A mixed call (Bernoulli sign chains, Signum, SGD with momentum and additive noise, Lion, normalized): every float
+    output float32, neither the Bernoulli kernel nor the shared NQM kernel holding a float64 value."""
+    import sims.nqm as sn
+    import sims.sign_floor as S
+
+    texts = _compiled_kernels(monkeypatch, S)
+    nqm_texts = _compiled_kernels(monkeypatch, sn)
+    out = S.simulate(jax.random.key(0), eta=[0.05] * 5, x0=np.array([0.2]), h=1.0,
+                     method=["sign", "sign", "sgd", "lion", "normalized"], beta=[0.0, 0.5, 0.5, 0.5, 0.0], sigma_m=1.0,
+                     sigma_a=[0.0, 0.1, 0.1, 0.1, 0.1], cooldown=0.3, T=100, burn=50, n_rec=5, n_chains=4,
+                     dtype="float32")
+    _float32_outputs(out)
+    S.simulate(jax.random.key(0), eta=0.05, x0=np.array([0.2]), method="sign", sigma_m=1.0, law="student", df=2.5, T=50,
+               n_chains=2, dtype="float32")
+    _no_float64(texts)
+    _no_float64(nqm_texts)
+
+
+# ----------------------------------------------------------------------------- sims.logistic.gd
+
+def test_logistic_gd_in_float32_lands_on_the_float64_fixed_point_to_round_off():
+    r"""The bench's 64-point dataset at step sizes below the first doubling, where GD converges to :math:`w^*`.
+    The float32 fixed point is where the float32 gradient vanishes: a sum of 64 terms, each rounded, is off by at
+    most :math:`64\epsilon_{32}\sum_i a_i|z_i|` (summation's worst case), which moves the fixed point by that over
+    the curvature :math:`\lambda = L''(w^*)`; the iteration's own rounding of :math:`w` (:math:`\epsilon_{32}|w^*|` a
+    step) is carried with the contraction :math:`\rho = |1 - \eta\lambda|`, adding :math:`\epsilon_{32}|w^*|/(1-\rho)`.
+    Twice their sum bounds the gap of the last iterates."""
+    from sims import logistic as L
+    from sims.reference.logistic import _bench_data
+
+    z, weights, _ = _bench_data()
+    a_star = L.gd(z, weights, 0.5, [0.0], 4000, keep_last=1)["w"][0, 0, 0, 0]
+    lam = L.hessian([a_star], z, weights)[0, 0]
+    eta = np.linspace(0.3, 1.8, 12) / lam  # eta * lambda < 2: w* is attracting
+    run = functools.partial(L.gd, z, weights, eta, np.linspace(-2, 2, 4), 1500, keep_last=2)
+    a, b = run(), run(dtype="float32")
+    _float32_outputs({"w": b["w"]})
+    rho = np.abs(1 - eta * lam)[:, None]
+    tol = 2 * EPS32 * (64 * np.sum(weights * np.abs(z)) / lam + abs(a_star) / (1 - rho))
+    assert np.all(np.abs(a["w"][:, :, -1, 0] - a_star) < 1e-9)  # the float64 runs did converge
+    assert np.all(np.abs(b["w"][:, :, -1, 0] - a["w"][:, :, -1, 0]) <= tol)
+    np.testing.assert_array_equal(b["diverged"], a["diverged"])
+
+
+def test_logistic_float32_kernel_holds_no_float64_and_attractors_refuse_float32(monkeypatch):
+    import sims.logistic as L
+
+    texts = _compiled_kernels(monkeypatch, L)
+    L.gd(np.array([1.0, -0.5, 2.0]), None, [0.5, 1.0], np.zeros((2, 1)), 5, dtype="float32")
+    _no_float64(texts)
+    with pytest.raises(ValueError, match=r"dtype: .* or 'float64' .*got 'float32'; float32 is refused here: the period"):
+        L.attractors(np.array([1.0, -0.5, 2.0]), None, 0.5, [0.0], dtype="float32")
+
+
+# ----------------------------------------------------------------------------- sims.sde.paths
+
+def _sde_grid(n: int) -> dict:
+    return {"key": jax.random.split(jax.random.key(0), n), "x0": np.full((n, 1), 1.5), "eta": np.full(n, 0.1),
+            "omega": np.full(n, 1.0), "sigma1": np.full(n, 1.0)}
+
+
+def test_sde_noise_free_compressed_paths_in_float32_follow_float64_to_round_off():
+    r"""DCSGD on :math:`x^4/4` (N = 4, Bernoulli masks at :math:`q = 1/2`, no gradient noise). The masks' thresholds
+    are exact in float32 here (the Binomial(4, 1/2) CDF is a multiple of 1/16), so both precisions keep the same
+    agents at every step. A step :math:`x^+ = x(1 - \eta c x^2)`, :math:`c = K/(Nq) \le 2`, has
+    :math:`|d\log x^+/d\log x| \le 1` while :math:`3\eta c x^2 \le 2` (:math:`x \le 1.5`): relative errors are carried,
+    not amplified, and each step adds three roundings, so :math:`|x^{32}_T/x^{64}_T - 1| \le 3T\epsilon_{32}`; the
+    recorded loss :math:`x^4/4` has four times that, plus its own rounding."""
+    from sims import sde as S
+
+    T = 400
+    cfg = S.Config(problem="quartic", algo="dcsgd", n_agents=4, compressor="bernoulli", noise="none", n_steps=T,
+                   n_record=4)
+    a, b = S.paths(cfg, _sde_grid(256)), S.paths(cfg, _sde_grid(256), dtype="float32")
+    _float32_outputs(b)
+    np.testing.assert_allclose(b["x"], a["x"], rtol=3 * T * EPS32)
+    np.testing.assert_allclose(b["loss"], a["loss"], rtol=(12 * T + 1) * EPS32)
+
+
+def test_sde_noisy_paths_in_float32_agree_with_float64_in_law():
+    r"""DCSGD on :math:`x^2/2` with affine Gaussian noise (:math:`\sigma_0 = 1`, :math:`\sigma_1 = 1/2`) and Bernoulli
+    masks, 200 steps (20 relaxation times :math:`1/\eta`: stationary), where the second moment is proportional to
+    the noise's variance. Float32 draws its noise from JAX's float32 sampler, a stream of its own, so the two
+    precisions agree in law: :math:`E x_T^2` within 5 standard errors of the difference of two independent means
+    (10,000 paths: 5 SE is 10 % of the moment, so a noise scale off by 10 %, 21 % in variance, fails), and no path
+    diverges in either."""
+    from sims import sde as S
+
+    n, T = 10_000, 200
+    cfg = S.Config(problem="quadratic", algo="dcsgd", n_agents=4, compressor="bernoulli", noise="gaussian", n_steps=T,
+                   n_record=1)
+    grid = {**_sde_grid(n), "x0": np.ones((n, 1)), "sigma0": np.full(n, 1.0), "sigma1": np.full(n, 0.5)}
+    a, b = S.paths(cfg, grid, chunk_size=n), S.paths(cfg, grid, chunk_size=n, dtype="float32")
+    _float32_outputs(b)
+    xa, xb = a["x"][:, 0] ** 2, b["x"][:, 0].astype(np.float64) ** 2
+    se = math.hypot(xa.std(ddof=1), xb.std(ddof=1)) / math.sqrt(n)
+    assert abs(xa.mean() - xb.mean()) < 5 * se, (xa.mean(), xb.mean(), se)
+    assert not a["diverged"].any() and not b["diverged"].any()
+
+
+def test_sde_float32_kernels_hold_no_float64_and_rand_k_is_refused(monkeypatch):
+    """Every algorithm, noise law, schedule and toy problem (and the MLP) compiles without a float64 value in float32;
+    the rand-k compressor, whose ranking of float32 uniforms would meet ties, is refused."""
+    import sims.sde.algorithms as A
+    from sims import sde as S
+
+    texts = _compiled_kernels(monkeypatch, A)
+    grid = _sde_grid(4)
+    for algo, noise, comp, schedule, problem in (("dcsgd", "gaussian", "bernoulli", "constant", "quartic"),
+                                                 ("dcsgd", "student_t", "bernoulli", "inv_sqrt", "cosh2"),
+                                                 ("dsignsgd", "cauchy", "none", "inv_sqrt", "logcosh"),
+                                                 ("dsignsgd", "student_t", "none", "constant", "quadratic"),
+                                                 ("dcsgd_normalized", "cauchy", "bernoulli", "constant", "quadratic"),
+                                                 ("dsgd", "gaussian", "none", "constant", "quartic")):
+        cfg = S.Config(problem=problem, algo=algo, n_agents=4, compressor=comp, noise=noise, schedule=schedule,
+                       n_steps=8, n_record=2, nu=2.5 if algo == "dsignsgd" else 3.0)
+        _float32_outputs(S.paths(cfg, grid, dtype="float32"))
+    mlp = {"key": grid["key"], "x0": np.full((4, S.MLP_DIM), 0.1), "eta": np.full(4, 0.1),
+           "omega": np.tile([0.0, 1.0, 2.0, 3.0], (4, 1))}
+    S.paths(S.Config(problem="mlp", algo="dcsgd", compressor="bernoulli", n_steps=4, n_record=1), mlp, dtype="float32")
+    _no_float64(texts)
+    with pytest.raises(ValueError, match=r"dtype, cfg.compressor: rand_k .* d = 49"):
+        S.paths(S.Config(problem="mlp", algo="dcsgd", compressor="rand_k", n_steps=4, n_record=1), mlp, dtype="float32")
