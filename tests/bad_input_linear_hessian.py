@@ -57,6 +57,10 @@ _P = "sims.linear_hessian.spectrum."
 _N = "sims.linear_hessian.train."
 _R = "sims.reference.linear_hessian."
 WK = {"widths": "widths"}
+# bad ``dtype`` values of the simulators that take one (theory.validate.float_dtype): another precision, an unknown
+# name, a number
+_BAD_DTYPE = [({"dtype": "float16"}, "dtype", "float16"), ({"dtype": "no-such-option"}, "dtype", "unknown"),
+              ({"dtype": 3}, "dtype", "int")]
 
 ROWS = [
     Row(_T + "gauss_newton_gap", {"depth": 2}, kinds={"depth": "posint"}),
@@ -147,7 +151,7 @@ ROWS = [
         ok={("lanczos_iter", "zero"): "lanczos_iter = 0 documents 'no sharpness tracking' (NaN records)"}, slow=True),
     Row(_S + "gd_sweep", lambda: {**_d(X="@", Y="@")(), "theta0": _data()[2], "widths": W,
                                   "etas": np.array([0.1, 0.2]), "steps": 3},
-        kinds={"widths": "iarr+wide", "etas": "posarr", "steps": "posint"}),
+        kinds={"widths": "iarr+wide", "etas": "posarr", "steps": "posint"}, extra=_BAD_DTYPE),
     # the padded frame
     Row(_F + "frame_widths", {"widths": W, "lmax": 5}, kinds={"lmax": "posint+oversize"}),
     Row(_F + "active_indices", {"widths": W, "dmax": 6, "lmax": 5}, kinds={"dmax": "posint", "lmax": "posint"}),

@@ -308,3 +308,43 @@ def test_sde_float32_kernels_hold_no_float64_and_rand_k_is_refused(monkeypatch):
     _no_float64(texts)
     with pytest.raises(ValueError, match=r"dtype, cfg.compressor: rand_k .* d = 49"):
         S.paths(S.Config(problem="mlp", algo="dcsgd", compressor="rand_k", n_steps=4, n_record=1), mlp, dtype="float32")
+
+
+# ----------------------------------------------------------------------------- sims.linear_hessian.gd_sweep
+
+def test_linear_hessian_gd_sweep_in_float32_follows_float64():
+    r"""The bench's linear-net GD sweep (widths (6, 4, 3), whitened one-hot data, small init), at step sizes
+    :math:`0.3..0.9\,\eta_c` (converging) and :math:`0.9..2.7\,\eta_c` (most blow up). Converging runs: each step rounds
+    the products of the gradient (a few roundings of at most :math:`\epsilon_{32}` relative, three factors deep), and
+    along the flat directions of the minimum manifold nothing contracts them, so they add up: within
+    :math:`3T\epsilon_{32}\max|\theta|` of the float64 run. Both precisions flag the same runs; a float32 run is flagged
+    at its first non-finite iterate, which comes no later than float64's first :math:`|\theta| > 10^{100}`, and at
+    most 2 steps earlier: past float32's overflow (:math:`3\times10^{38}`) the gradient, of degree :math:`2L - 1 = 3`,
+    triples the exponent of :math:`|\theta|` every step."""
+    from sims.linear_hessian import net as S
+    from sims.reference.linear_hessian import _train_problem
+
+    T = 400
+    theta0, X, Y, etas = _train_problem((6, 4, 3), 16, 0)
+    a = S.gd_sweep(theta0, X, Y, (6, 4, 3), etas, steps=T)
+    b = S.gd_sweep(theta0, X, Y, (6, 4, 3), etas, steps=T, dtype="float32")
+    _float32_outputs({k: np.asarray(v) for k, v in b.items()})
+    ta = np.asarray(a["theta"])
+    assert not np.asarray(a["diverged"]).any() and not np.asarray(b["diverged"]).any()
+    assert np.max(np.abs(np.asarray(b["theta"]) - ta)) <= 3 * T * EPS32 * np.max(np.abs(ta))
+    a, b = (S.gd_sweep(theta0, X, Y, (6, 4, 3), 3 * etas, steps=T, dtype=d) for d in (None, "float32"))
+    da, db = np.asarray(a["diverged_step"]), np.asarray(b["diverged_step"])
+    np.testing.assert_array_equal(np.asarray(b["diverged"]), np.asarray(a["diverged"]))
+    assert np.asarray(a["diverged"]).sum() > 8
+    gap = (da - db)[da >= 0]
+    assert np.all((gap >= 0) & (gap <= 2)), (da, db)
+
+
+def test_linear_hessian_float32_program_holds_no_float64():
+    from sims.linear_hessian import net as S
+    from sims.reference.linear_hessian import _train_problem
+
+    theta0, X, Y, etas = (jnp.asarray(v, jnp.float32) for v in _train_problem((6, 4, 3), 4, 0))
+    program = S._sweep_program(jax.default_backend())
+    _no_float64([program.lower(jnp.broadcast_to(theta0, (4, theta0.size)), X, Y, etas, widths=(6, 4, 3),
+                               steps=5).compile().as_text()])

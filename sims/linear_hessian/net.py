@@ -17,7 +17,7 @@ absolute value marks the run ``diverged``; ``diverged_step`` is the first such s
 none). The iterate is then frozen at the last finite point, and every record from that step on is
 NaN: a diverged run has no loss or sharpness, and summaries are taken over the finite runs.
 
-Float64 throughout (importing :mod:`sims` enables it).
+Float64 throughout (importing :mod:`sims` enables it), except :func:`gd_sweep` with ``dtype="float32"``.
 """
 from __future__ import annotations
 
@@ -588,13 +588,17 @@ def _gd_sweep(theta0, X, Y, etas, *, widths, steps):
                 M = _bmm(jnp.swapaxes(mats[l], 0, 1), M)
         return out
 
+    # float32 sweeps (gd_sweep's dtype): BLOWUP is beyond float32's range, so the bound is float32's largest value
+    # and "not below" it is "non-finite"
+    bound = BLOWUP if etas.dtype == jnp.float64 else np.finfo(np.float32).max
+
     def step(i, carry):
         mats, div = carry
         new = tuple(W - etas * g for W, g in zip(mats, grads(mats)))
         # one reduction per step over every entry of a run: the max of |W| propagates NaN, so
         # "not below BLOWUP" is exactly "non-finite or beyond BLOWUP"
         big = jnp.max(jnp.abs(jnp.concatenate([W.reshape(-1, etas.size) for W in new])), axis=0)
-        bad = ~(big < BLOWUP)
+        bad = ~(big < bound)
         div = jnp.where(bad & (div < 0), i + 1, div)
         keep = div >= 0
         return tuple(jnp.where(keep, W, V_) for W, V_ in zip(mats, new)), div
@@ -616,7 +620,7 @@ def _sweep_program(platform: str):
     return jax.jit(_gd_sweep, static_argnames=("widths", "steps"), compiler_options=cpu_loop_fusions(platform) or None)
 
 
-def gd_sweep(theta0, X, Y, widths, etas, *, steps: int, max_bytes=None) -> dict[str, jax.Array]:
+def gd_sweep(theta0, X, Y, widths, etas, *, steps: int, max_bytes=None, dtype=None) -> dict[str, jax.Array]:
     r"""Full-batch GD of a *linear* net for many step sizes at once: ``steps`` steps per entry of ``etas``.
 
     The same iteration as :func:`train_gd` (linear activation, gradient from the second moments
@@ -628,6 +632,14 @@ def gd_sweep(theta0, X, Y, widths, etas, *, steps: int, max_bytes=None) -> dict[
     the final ``loss`` NaN. Returns ``theta`` ``(len(etas), P)``, ``loss``, ``diverged``,
     ``diverged_step``; nothing is recorded along the way. ``max_bytes``: the allocation limit
     (:func:`theory.validate.byte_limit`) for the runs' parameters and gradients.
+
+    ``dtype``: ``None``/``"float64"`` (the default) or ``"float32"`` (:func:`theory.validate.float_dtype`): data,
+    moments, step sizes and weights in float32, and ``theta`` and ``loss`` returned in float32. Sound for the sweep's
+    picture (which step sizes converge, to which loss, at which step a run blows up): below the edge of stability
+    the iteration contracts toward a minimum, where float32 round-off (:math:`2^{-24}` relative per product) stays
+    at that level. Not sound for quantities that need more than ~7 digits, such as the loss of a run converged below
+    :math:`10^{-7}` of its start or the balancedness of the weights (a difference of nearly equal products).
+    Divergence in float32 is the first non-finite iterate (:data:`BLOWUP` lies beyond float32's range).
     """
     w = validate_widths(widths)
     P = n_params(w)
@@ -640,4 +652,7 @@ def gd_sweep(theta0, X, Y, widths, etas, *, steps: int, max_bytes=None) -> dict[
     th = np.broadcast_to(th, (etas.size, P))
     X, Y = _data(V.array("X", X, ndim=2), V.array("Y", Y, ndim=2), w)
     steps = V.integer("steps", steps, low=1)
+    dt = V.float_dtype("dtype", dtype)
+    if dt != np.float64:  # every float the program reads in float32 (validated in float64 above)
+        th, X, Y, etas = (jnp.asarray(v, dt) for v in (th, X, Y, etas))
     return _sweep_program(jax.default_backend())(jnp.asarray(th), X, Y, jnp.asarray(etas), widths=w, steps=steps)
