@@ -277,28 +277,31 @@ def test_radius_fallback_finds_the_nearest_zero_when_the_seeds_miss_it():
 # --- the normalization layers' branch points (claim steplab.normalization_branch_points) ------------------------------
 def _models_with(old: str, new: str):
     """A private copy of :mod:`sims.softmax_radius.models` with the source text ``old`` (found exactly once) replaced
-    by ``new``: a hand-written mistake in a normalization layer (the AST mutants change an eps by a factor 2 only)."""
+    by ``new``: a hand-written mistake in a normalization layer (the AST mutants change an eps by a factor 2 only).
+    Both are matched in ``ast.unparse``'s printing of the module (single quotes, ``1e-05``), which the mutation tool
+    also writes its unmutated copy in, so the test reads the same in either."""
+    import ast
     import types
     from pathlib import Path
 
     import sims.softmax_radius.models as M
 
-    src = Path(M.__file__).read_text()
+    src = ast.unparse(ast.parse(Path(M.__file__).read_text()))
     assert src.count(old) == 1, old
     copy = types.ModuleType(M.__name__ + "_mutant")
     exec(compile(src.replace(old, new), M.__file__, "exec"), copy.__dict__)  # noqa: S102
     return copy
 
 
-_NORM_MUTANTS = {
-    "batch norm eps 1e-4": ("jnp.sqrt(var + 1e-5) * p[\"g\"]", "jnp.sqrt(var + 1e-4) * p[\"g\"]"),
-    "batch norm variance uncentred": ("var = ((h - mu) ** 2).mean(axis=(0, 1, 2))", "var = (h ** 2).mean(axis=(0, 1, 2))"),
+_NORM_MUTANTS = {  # id (no spaces: the mutation tool reads test ids from pytest's output) -> (old, new)
+    "bn_eps_1e-4": ("jnp.sqrt(var + 1e-05) * p['g']", "jnp.sqrt(var + 0.0001) * p['g']"),
+    "bn_variance_uncentred": ("var = ((h - mu) ** 2).mean(axis=(0, 1, 2))", "var = (h ** 2).mean(axis=(0, 1, 2))"),
     # over the batch and the image rows only: one group per column and channel (64 square roots; the batch-only
     # mistake, axis=0, fails the claim too, but its 512 square roots cost ~50 s to locate)
-    "batch norm variance over the wrong axes": ("var = ((h - mu) ** 2).mean(axis=(0, 1, 2))",
-                                                "var = ((h - mu) ** 2).mean(axis=(0, 1))"),
-    "layer norm unbiased variance": ("var = ((h - mu) ** 2).mean(-1, keepdims=True)",
-                                     "var = ((h - mu) ** 2).sum(-1, keepdims=True) / (h.shape[-1] - 1)"),
+    "bn_variance_over_wrong_axes": ("var = ((h - mu) ** 2).mean(axis=(0, 1, 2))",
+                                    "var = ((h - mu) ** 2).mean(axis=(0, 1))"),
+    "ln_unbiased_variance": ("var = ((h - mu) ** 2).mean(-1, keepdims=True)",
+                             "var = ((h - mu) ** 2).sum(-1, keepdims=True) / (h.shape[-1] - 1)"),
 }
 
 
