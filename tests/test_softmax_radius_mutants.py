@@ -323,3 +323,44 @@ def test_normalization_mistakes_fail_the_branch_point_claim(monkeypatch, mutant)
         pytest.fail(f"the claim should fail, not err: {type(exc).__name__}: {exc}")
     failed = [c.quantity for c in result.checks if not c.prediction().accepted]
     assert failed and failed[0].startswith("|t*|"), failed
+
+
+# ------------------------------------------- issue 33: the named mistakes of the App. 5.4 / 5.5 claims turn them red
+
+def _status_of(claim_id: str) -> str:
+    """The status the claim earns now (uncached: ``Claim.run``, so no patched result is stored)."""
+    from paper_checks import Budget, get_claim
+
+    claim = get_claim(claim_id)
+    return claim.status(claim.run(Budget("quick")))
+
+
+def test_uncentred_curvature_fails_the_hessian_scale_claim(monkeypatch):
+    r"""``theory.softmax_radius.linearized_curvature`` returning the uncentred second moment
+    :math:`\frac1N\sum_i\mathbb E_{p_i}a_i^2` instead of :math:`\frac1N\sum_i\mathrm{Var}_{p_i}(a_i)` (the mistake the
+    claim's docstring names: a curvature that forgets the softmax's mean shift). The experiment records that moment
+    beside the closed form (``kappa_raw``), so the mistaken closed form is that record: the nested-JVP curvature
+    then misses it far beyond the 1e-10 tolerance (the mean slope is not 0 along a random direction). Control: the
+    cached experiment passes."""
+    from paper_checks.softmax_radius import hessian_scale as H
+
+    from paper_checks import Budget
+
+    hs = H.hessian_stages(Budget("quick"))
+    assert _status_of("sao2026.hessian_scale_exceeds_rho_a") == "passed"
+    wrong = {**hs, **{k.replace("kappa_raw", "kappa_lin"): v for k, v in hs.items() if k.endswith(".kappa_raw")}}
+    monkeypatch.setattr(H, "hessian_stages", lambda budget: wrong)
+    assert _status_of("sao2026.hessian_scale_exceeds_rho_a") == "failed"
+
+
+@pytest.mark.parametrize("factor", [1.0, 2.0])
+def test_crossover_closed_form_off_by_a_factor_fails_the_eq48_claim(monkeypatch, factor):
+    r"""steplab's exact crossover :math:`2\,\mathrm{arccosh}\sqrt{\pi|\Delta|/8}` written with :math:`\pi|\Delta|/4`
+    (the curvature scale :math:`1/\kappa` for eq. (43)'s :math:`2/\kappa`): the bisection on the autodiff curvature
+    misses it by ~ln 2 / ln Q (over 7 % at Q = 100) against a 1e-9 tolerance. Control (factor 1): passes."""
+    from paper_checks.softmax_radius import hessian_scale as H
+
+    true = T.hessian_crossover_margin
+    monkeypatch.setattr(H.T, "hessian_crossover_margin",
+                        lambda gaps: true(np.asarray(gaps, float) * factor))
+    assert _status_of("sao2026.crossover_margin_eq48") == ("passed" if factor == 1.0 else "failed")
