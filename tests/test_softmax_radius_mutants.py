@@ -364,3 +364,19 @@ def test_crossover_closed_form_off_by_a_factor_fails_the_eq48_claim(monkeypatch,
     monkeypatch.setattr(H.T, "hessian_crossover_margin",
                         lambda gaps: true(np.asarray(gaps, float) * factor))
     assert _status_of("sao2026.crossover_margin_eq48") == ("passed" if factor == 1.0 else "failed")
+
+
+def test_rho_a_at_twice_its_value_fails_the_trained_radius_claim(monkeypatch):
+    r""":math:`\rho_a` read as :math:`2\pi/\Delta a` (the spacing of the zeros of :math:`e^{z_j}+e^{z_k+\Delta a\,t}` along
+    the imaginary direction, for the nearest one's :math:`\pi/\Delta a`): at the quick budget the located radii of the
+    trained MLP's bottleneck samples range from 1.95 to 9.9 :math:`\rho_a`, so :math:`R_i\ge\rho_{a,i}` fails on 2 of 12
+    and the data-set ratio on one direction. Applied to the cached experiment's :math:`\rho_a` records (per sample and
+    per data set). Control: passes."""
+    from paper_checks import Budget
+    from paper_checks.softmax_radius import trained_radius as TR
+
+    sr = TR.series_radius(Budget("quick"))
+    assert _status_of("sao2026.trained_radius_at_least_rho_a") == "passed"
+    wrong = {k: (2.0 * v if k.endswith((".rho_a", ".rho_a_set")) else v) for k, v in sr.items()}
+    monkeypatch.setattr(TR, "series_radius", lambda budget: wrong)
+    assert _status_of("sao2026.trained_radius_at_least_rho_a") == "failed"
