@@ -46,6 +46,16 @@ def test_every_paper_has_a_note_and_a_bibtex_entry():
     assert all(f"{k}" in index for k in keys)
 
 
+def test_steplab_note_names_every_steplab_claim():
+    """docs/papers/steplab.md names each claim registered under the key ``steplab`` (read from the sources: a
+    ``@claim("steplab.<name>"`` decorator), so a finding added without its line is caught."""
+    ids = {m for p in (ROOT / "paper_checks").rglob("*.py")
+           for m in re.findall(r"@claim\(\s*\"(steplab\.[a-z0-9_]+)\"", p.read_text())}
+    assert len(ids) > 20, "the steplab claims were not found in the sources"
+    note = (DOCS / "papers" / "steplab.md").read_text()
+    assert not {i for i in ids if f"`{i}`" not in note}, "steplab claims missing from docs/papers/steplab.md"
+
+
 def test_citation_file_matches_the_package():
     cff = (ROOT / "CITATION.cff").read_text()
     version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
