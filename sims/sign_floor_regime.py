@@ -46,7 +46,7 @@ from sims.sweep import run_grid
 from theory import validate as V
 from theory import sign_floor_regime as R
 
-__all__ = ["ORACLES", "METHODS", "BOUND", "BLOCK", "digits_problem", "gd_checkpoints", "noise_variance",
+__all__ = ["ORACLES", "METHODS", "BOUND", "BLOCK", "bundled_digits", "digits_problem", "gd_checkpoints", "noise_variance",
            "mean_sign", "digits_floors", "well_chains"]
 
 ORACLES = ("minibatch", "multiplicative", "gaussian")
@@ -63,7 +63,7 @@ STRIDE = 4  # every 4th image: 450 images keep a full-batch gradient cheap enoug
 def _design() -> tuple[np.ndarray, np.ndarray, float]:
     r"""Features :math:`X` (pooled, standardized, and a constant), one-hot labels :math:`Y`, and the curvature bound
     :math:`\tfrac12\lambda_{\max}(X^\top X/n)` (the softmax covariance :math:`\mathrm{diag}\,p - pp^\top` has norm at most 1/2)."""
-    data, target = _digits()
+    data, target = bundled_digits()
     x = data[::STRIDE].reshape(-1, 4, 2, 4, 2).mean(axis=(2, 4)).reshape(-1, 16)
     x = (x - x.mean(0)) / x.std(0)  # no pooled 2x2 block is constant over these images
     X = np.concatenate([x, np.ones((len(x), 1))], axis=1)
@@ -93,7 +93,7 @@ def _problem(lam: float) -> dict:
             "s_diag": np.maximum(np.einsum("ij,jk,ki->i", vecs.T, S, vecs), 0.0), "S": S, "chol": chol, "lam": lam}
 
 
-def _digits() -> tuple[np.ndarray, np.ndarray]:
+def bundled_digits() -> tuple[np.ndarray, np.ndarray]:
     """The 1797 digit images (64 pixels, 0..16) and labels, read from the copy bundled with scikit-learn.
 
     The bundled CSV is read directly (what ``sklearn.datasets.load_digits`` reads), which spares the

@@ -14,6 +14,7 @@ import jax
 import numpy as np
 
 import sims.eos as sim
+import sims.eos_relu as relu_sim
 import theory.eos as th
 from paper_checks import Budget
 from paper_checks.eos.experiments import mlp_setup
@@ -64,12 +65,12 @@ def _track(keys=None, eta=1.0, n_steps=40, window=20, X=None, Y=None, substeps=4
 
 
 RELU_WIDTHS = (64, 8, 8, 10)  # two hidden layers of 8: 656 parameters, small enough for a dense Gauss-Newton matrix
-RELU_DATA = sim.digits_data(16)
+RELU_DATA = relu_sim.digits_data(16)
 
 
 def _relu(keys=None, eta_lambda0=(1.5, 3.0, 60.0), X=None, Y=None, n_steps=20, lanczos_iter=12):
     keys = jax.random.split(jax.random.key(4), 1) if keys is None else keys
-    return sim.relu_gd(keys, eta_lambda0, RELU_DATA[0] if X is None else X, RELU_DATA[1] if Y is None else Y,
+    return relu_sim.relu_gd(keys, eta_lambda0, RELU_DATA[0] if X is None else X, RELU_DATA[1] if Y is None else Y,
                        widths=RELU_WIDTHS, n_steps=n_steps, lanczos_iter=lanczos_iter)
 
 

@@ -12,6 +12,7 @@ import pytest
 import sympy as sp
 
 import sims.eos as sim
+import sims.eos_relu as relu_sim
 import theory.eos as th
 from paper_checks import fit_slope
 from sims.reference import eos as ref
@@ -476,7 +477,7 @@ def _relu_numpy_gd(theta, X, Y, widths, eta, n_steps, ratio):
 def _relu_theta0(key):
     from tests.contract_eos import RELU_WIDTHS
 
-    return np.asarray(sim.relu_init(jax.random.split(key)[0], RELU_WIDTHS))
+    return np.asarray(relu_sim.relu_init(jax.random.split(key)[0], RELU_WIDTHS))
 
 
 def test_relu_lambda0_is_the_dense_gauss_newton_top_and_the_linearized_models_edge():
@@ -489,15 +490,15 @@ def test_relu_lambda0_is_the_dense_gauss_newton_top_and_the_linearized_models_ed
     X, Y = (np.asarray(a) for a in RELU_DATA)
     key = jax.random.split(jax.random.key(4), 1)[0]
     theta0 = _relu_theta0(key)
-    J = np.asarray(jax.jit(jax.jacrev(lambda t: sim.relu_net(t, X, RELU_WIDTHS).ravel()))(theta0))
+    J = np.asarray(jax.jit(jax.jacrev(lambda t: relu_sim.relu_net(t, X, RELU_WIDTHS).ravel()))(theta0))
     G = J.T @ J / X.shape[0]
     top = np.linalg.eigvalsh(G)[-1]
     # Lanczos with full reorthogonalization: the top Ritz value converges geometrically; 12 steps on these 656
     # parameters leave it 1e-9 relative off or better (60: round-off)
     assert _relu()["lambda0"][0] == pytest.approx(top, rel=1e-9)
-    assert float(sim.relu_gauss_newton_top(theta0, X, RELU_WIDTHS, jax.random.key(9), num_iter=60)) == pytest.approx(
+    assert float(relu_sim.relu_gauss_newton_top(theta0, X, RELU_WIDTHS, jax.random.key(9), num_iter=60)) == pytest.approx(
         top, rel=1e-12)
-    f0 = np.asarray(sim.relu_net(theta0, X, RELU_WIDTHS)).ravel()
+    f0 = np.asarray(relu_sim.relu_net(theta0, X, RELU_WIDTHS)).ravel()
     for c, grows in ((1.98, False), (2.02, True)):
         r, eta = f0 - Y.ravel(), c / top
         for _ in range(3000):  # residual of the linearized model: r <- r - eta J J^T r / N
@@ -517,7 +518,7 @@ def test_relu_gd_equals_a_numpy_loop_and_classifies_divergence():
     for cs in ((1.5, 3.0, 60.0), (1e4, 1e6)):
         out = _relu(eta_lambda0=cs)
         for i, c in enumerate(cs):
-            losses, div_step = _relu_numpy_gd(theta0, X, Y, RELU_WIDTHS, out["eta"][i], 20, sim.RELU_DIVERGENCE_RATIO)
+            losses, div_step = _relu_numpy_gd(theta0, X, Y, RELU_WIDTHS, out["eta"][i], 20, relu_sim.RELU_DIVERGENCE_RATIO)
             assert out["loss0"][i] == pytest.approx(losses[0], rel=1e-13)
             assert bool(out["diverged"][i]) == (div_step >= 0) and int(out["diverged_step"][i]) == div_step, c
             if div_step < 0:

@@ -355,7 +355,7 @@ def test_lambda0_without_the_losss_1_over_n_fails_the_relu_max_lr_claim(monkeypa
     spikes). The unmutated measurement gives 'differs from paper' (test_power)."""
     import types
 
-    import sims.eos as sim
+    import sims.eos_relu as sim
 
     line = "return pullback(jax.jvp(net, (theta,), (v,))[1])[0] / X.shape[0]"
     src = open(sim.__file__).read()

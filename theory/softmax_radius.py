@@ -221,10 +221,10 @@ def third_moment_extremum() -> dict:
 def normalizer_branch_points(n: int = 4) -> dict:
     r"""Branch points of a normalization layer's :math:`1/\sqrt{\mathrm{Var}(h(t))+\epsilon}` along a step.
 
-    The pre-normalization activations of the first normalized layer are affine in the step,
-    :math:`h(t)=h_0+t\,\dot h` (a linear map of the fixed input by weights :math:`W+tV`, plus a bias :math:`b+tc`).
-    Over the normalized axis (``n`` symbolic values here), with :math:`u=h_0-\overline{h_0}`,
-    :math:`w=\dot h-\overline{\dot h}` and :math:`a=\overline{u^2}`, :math:`b=\overline{uw}`, :math:`c=\overline{w^2}`,
+    The pre-normalization activations of the first normalized layer are affine in the step, :math:`h(t)=h_0+t\,\dot h`
+    (the fixed input times weights :math:`W+tV`, plus a bias :math:`b+tc`). Over the normalized axis (``n`` symbolic
+    values here), with :math:`u=h_0-\overline{h_0}`, :math:`w=\dot h-\overline{\dot h}` and :math:`a=\overline{u^2}`,
+    :math:`b=\overline{uw}`, :math:`c=\overline{w^2}`,
 
     .. math:: \mathrm{Var}(h(t))+\epsilon=q(t)=ct^2+2bt+a+\epsilon,\qquad
               t_\pm=\frac{-b\pm i\sqrt{c(a+\epsilon)-b^2}}{c},\qquad |t_\pm|^2=t_+t_-=\frac{a+\epsilon}{c}.
@@ -237,10 +237,9 @@ def normalizer_branch_points(n: int = 4) -> dict:
     :math:`q=-s` (:math:`s\ge0`) only at :math:`|t|^2=(a+\epsilon+s)/c\ge|t_\pm|^2`, so the principal square root is
     analytic inside :math:`|t|<|t_\pm|`: its cut starts at the branch points.
 
-    Returns the residuals (each 0): ``variance_residual`` (:math:`\mathrm{Var}(h_0+t\dot h)-(ct^2+2bt+a)` for ``n``
-    values), ``lagrange_residual``, ``root_residual`` (:math:`q(t_\pm)`), ``modulus_residual``
-    (:math:`t_+t_--(a+\epsilon)/c`), and ``roots`` (:math:`t_+, t_-`, expressions in :data:`norm_a`, :data:`norm_b`,
-    :data:`norm_c`, :data:`norm_eps`). ``n``: an integer in 2..6 (sympy's cost grows fast).
+    Returns the residuals (each 0) ``variance_residual`` (:math:`\mathrm{Var}(h_0+t\dot h)-(ct^2+2bt+a)`),
+    ``lagrange_residual``, ``root_residual`` (:math:`q(t_\pm)`), ``modulus_residual`` (:math:`t_+t_--(a+\epsilon)/c`),
+    and ``roots`` (:math:`t_\pm` in :data:`norm_a`, :data:`norm_b`, :data:`norm_c`, :data:`norm_eps`). ``n``: 2..6.
     """
     return _normalizer_branch_points(V.integer("n", n, low=2, high=6))
 
@@ -248,10 +247,8 @@ def normalizer_branch_points(n: int = 4) -> dict:
 @lru_cache(maxsize=None)
 def _normalizer_branch_points(n: int) -> dict:
     tt = sp.Symbol("t")
-    h0 = sp.symbols(f"h1:{n + 1}", real=True)
-    hd = sp.symbols(f"d1:{n + 1}", real=True)
-    u = [h - sum(h0) / n for h in h0]
-    w = [d - sum(hd) / n for d in hd]
+    h0, hd = sp.symbols(f"h1:{n + 1}", real=True), sp.symbols(f"d1:{n + 1}", real=True)
+    u, w = [h - sum(h0) / n for h in h0], [d - sum(hd) / n for d in hd]
     a_, b_, c_ = (sum(x * y for x, y in zip(p, q)) / n for p, q in ((u, u), (u, w), (w, w)))
     h = [x + tt * d for x, d in zip(h0, hd)]
     var = sum((x - sum(h) / n) ** 2 for x in h) / n
@@ -888,10 +885,9 @@ def normalization_branch_points(h0, hd, axis, eps):
     (:math:`\overline{r^2}=a-b^2/c`, no cancellation when ``h0`` and ``hd`` are nearly parallel).
 
     ``h0``, ``hd``: real arrays of one shape, the activations before the normalization at :math:`t=0` and their
-    derivative along the step; ``axis``: an integer or a tuple of integers; ``eps``: :math:`\epsilon\ge0`. Returns a
-    complex array of the shape of ``h0`` without ``axis``, plus a last axis of length 2: :math:`(t_+, t_-)`,
-    :math:`\mathrm{Im}\,t_+\ge0`. Where ``hd`` is constant over a group (:math:`c=0`) the normalizer does not
-    change along the step: no branch point, ``inf`` there.
+    derivative along the step; ``axis``: an integer or a tuple of integers; ``eps``: :math:`\epsilon\ge0`. Returns
+    complex :math:`(t_+, t_-)`, :math:`\mathrm{Im}\,t_+\ge0`, on a last axis of length 2 after the axes of ``h0``
+    not in ``axis``; ``inf`` where ``hd`` is constant over a group (:math:`c=0`: no branch point).
     """
     u = _reals("h0", h0)
     w = _reals("hd", hd)
@@ -908,10 +904,8 @@ def normalization_branch_points(h0, hd, axis, eps):
     safe = np.where(moving, c, 1.0)
     rest = ((u - (b / safe) * w) ** 2).mean(axis=axes)
     b, c, safe, moving = (x.squeeze(axis=axes) for x in (b, c, safe, moving))
-    re = -b / safe
-    im = np.sqrt(c * (rest + eps)) / safe
-    roots = np.stack([re + 1j * im, re - 1j * im], axis=-1)
-    return np.where(moving[..., None], roots, complex(np.inf, 0.0))
+    re, im = -b / safe, np.sqrt(c * (rest + eps)) / safe
+    return np.where(moving[..., None], np.stack([re + 1j * im, re - 1j * im], axis=-1), complex(np.inf, 0.0))
 
 
 # --- KL and moments (numeric) --------------------------------------------------------------

@@ -343,7 +343,7 @@ def relu_max_lr_about_12(budget) -> Result:
     :func:`paper_checks.eos.experiments.relu_max_lr`: per network (width, seed) GD runs at
     :math:`c \in \{2, 8, 14, 20, 26\}`, then at five points inside the bracket (last converging, first diverging):
     brackets one unit of c wide. :math:`\lambda_0` is the top eigenvalue of :math:`J^\top J/N` (Lanczos,
-    :func:`sims.eos.relu_gauss_newton_top`), the paper's normalization: :math:`2/\lambda_0` is the linear model's edge.
+    :func:`sims.eos_relu.relu_gauss_newton_top`), the paper's normalization: :math:`2/\lambda_0` is the linear model's edge.
     Checks: per network, the located edge (the bracket's midpoint) is nearest 12 among 12, 4 and 2 (rivals: 4, 2);
     :math:`|c_{\max} - 12| \le 4` (steplab's reading, nearer 12 than 4) with the paper's value 2 ('≈ 12' as 10-14),
     slack the half-bracket; every converging run with :math:`c > 2` has a loss spike (rival: lazy, monotone loss); the

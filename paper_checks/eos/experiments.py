@@ -11,6 +11,7 @@ import jax
 import numpy as np
 
 import sims.eos as sim
+import sims.eos_relu as relu_sim
 import theory.eos as th
 from paper_checks import Budget, experiment
 
@@ -371,11 +372,11 @@ def bracket(cs, diverged) -> tuple[float, float]:
 
 @experiment("eos.relu_max_lr")
 def relu_max_lr(budget: Budget, depth: int = RELU_DEPTH) -> dict:
-    """GD on the ReLU network (:func:`sims.eos.relu_gd`) with ``depth`` hidden layers at the widths and seeds of
+    """GD on the ReLU network (:func:`sims.eos_relu.relu_gd`) with ``depth`` hidden layers at the widths and seeds of
     :func:`relu_settings`: where it starts to diverge in c = eta*lambda0. Per network, every tested c with its outcome,
     and the located bracket."""
     s = relu_settings(budget)
-    X, Y = sim.digits_data(RELU_SAMPLES)
+    X, Y = relu_sim.digits_data(RELU_SAMPLES)
     rows = []
     for width, n_seeds in zip(s["widths"], s["seeds"]):
         widths = (X.shape[1],) + (width,) * depth + (Y.shape[1],)
@@ -383,7 +384,7 @@ def relu_max_lr(budget: Budget, depth: int = RELU_DEPTH) -> dict:
         grids = [np.array(RELU_C0)] * n_seeds
         tested = [[] for _ in range(n_seeds)]
         for _ in range(s["stages"]):
-            out = sim.relu_gd(jax.numpy.repeat(keys, len(RELU_C0)), np.concatenate(grids), X, Y, widths=widths,
+            out = relu_sim.relu_gd(jax.numpy.repeat(keys, len(RELU_C0)), np.concatenate(grids), X, Y, widths=widths,
                               n_steps=s["n_steps"], lanczos_iter=RELU_LANCZOS)
             for i in range(n_seeds):
                 sl = slice(i * len(RELU_C0), (i + 1) * len(RELU_C0))
