@@ -21,6 +21,10 @@ from sims import sweep
 from theory import validate as V
 
 EPS32 = 2.0**-24  # float32's unit round-off: one rounding moves a value by at most this, relative
+# The compiled-kernel scans (a program per method, law and statistic, compiled for its text) and the non-Gaussian
+# laws cost ~40 CPU-s on a cold compilation cache: the slow tier (make test-all) runs them, the fast tier keeps one
+# float32-against-float64 comparison per simulator and the output-dtype checks
+SLOW = pytest.mark.slow
 
 
 # ----------------------------------------------------------------------------- the validator
@@ -101,7 +105,8 @@ def test_nqm_heavy_ball_sweep_in_float32_follows_float64_to_round_off():
     assert not a["diverged"].any() and not b["diverged"].any()
 
 
-@pytest.mark.parametrize("law, df", [("gaussian", 0), ("rademacher", 0), ("uniform", 0), ("student", 3)])
+@pytest.mark.parametrize("law, df", [("gaussian", 0), pytest.param("rademacher", 0, marks=SLOW),
+                                      pytest.param("uniform", 0, marks=SLOW), pytest.param("student", 3, marks=SLOW)])
 def test_nqm_noisy_runs_in_float32_agree_in_law_and_draw_coupled_noise(law, df):
     r"""Noisy runs of four optimizers on 4 modes. The float32 noise is the float64 draw of the same key rounded to 23
     bits, so the runs stay coupled; the Monte Carlo means of the time-averaged loss agree within 4 standard errors
@@ -145,6 +150,7 @@ def test_nqm_float32_refuses_horizons_its_step_code_cannot_count():
         simulate(jax.random.key(0), T=_T_MAX32 + 1, eta=0.1, x0=np.ones(1), lam=np.ones(1), dtype="float32")
 
 
+@SLOW
 def test_nqm_float32_kernels_hold_no_float64(monkeypatch):
     """Every method, noise law and statistic of the float32 kernel: no float64 value after compilation (every method
     under Gaussian noise with every statistic on; each other law, whose draws do not depend on the method, once)."""
@@ -186,6 +192,7 @@ def test_sign_floor_bernoulli_chains_in_float32_draw_the_same_signs():
     np.testing.assert_array_equal(b["diverged_step"], a["diverged_step"])
 
 
+@SLOW
 def test_sign_floor_float_chains_pass_float32_on_and_no_kernel_holds_float64(monkeypatch):
     """A mixed call (Bernoulli sign chains, Signum, SGD with momentum and additive noise, Lion, normalized): every float
     output float32, neither the Bernoulli kernel nor the shared NQM kernel holding a float64 value."""
@@ -231,6 +238,7 @@ def test_logistic_gd_in_float32_lands_on_the_float64_fixed_point_to_round_off():
     np.testing.assert_array_equal(b["diverged"], a["diverged"])
 
 
+@SLOW
 def test_logistic_float32_kernel_holds_no_float64_and_attractors_refuse_float32(monkeypatch):
     import sims.logistic as L
 
@@ -287,6 +295,7 @@ def test_sde_noisy_paths_in_float32_agree_with_float64_in_law():
     assert not a["diverged"].any() and not b["diverged"].any()
 
 
+@SLOW
 def test_sde_float32_kernels_hold_no_float64_and_rand_k_is_refused(monkeypatch):
     """Every algorithm, noise law, schedule and toy problem (and the MLP) compiles without a float64 value in float32;
     the rand-k compressor, whose ranking of float32 uniforms would meet ties, is refused."""
@@ -342,6 +351,7 @@ def test_linear_hessian_gd_sweep_in_float32_follows_float64():
     assert np.all((gap >= 0) & (gap <= 2)), (da, db)
 
 
+@SLOW
 def test_linear_hessian_float32_program_holds_no_float64():
     from sims.linear_hessian import net as S
     from sims.reference.linear_hessian import _train_problem
