@@ -338,23 +338,12 @@ def ghost_zeros(apply: Callable, params, v, x, rows, t0, *, iters: int = 40) -> 
     if start.shape != rows.shape or start.dtype.kind not in "fc" or not np.all(np.isfinite(start)):
         raise ValueError(f"t0: expected one finite complex start per row (shape {rows.shape}), got {start.shape}")
     iters = V.integer("iters", iters, low=1, high=1000)
-    t_prev = start.astype(complex) * (1 + 1e-3)
-    t = start.astype(complex)
 
     def F(tt):
+        # the shift s cancels in the secant quotient only if it is the same at both points: the sums, not F/s
         return _continued_rows(apply, params, v, x, rows, tt, sums=True)[0]
 
-    # the shift s cancels in the secant quotient only if it is the same at both points: use the one at t
-    f_prev = F(t_prev)
-    for _ in range(iters):
-        f = F(t)
-        den = f - f_prev
-        step = np.where(np.abs(den) > 0, f * (t - t_prev) / np.where(den == 0, 1, den), 0)
-        lim = 0.5 * np.abs(t)
-        step = np.where(np.abs(step) > lim, step * lim / np.maximum(np.abs(step), 1e-300), step)
-        t_prev, f_prev, t = t, f, t - step
-        if np.all(np.abs(step) <= 1e-14 * np.abs(t)):
-            break
+    t = _secant(F, start.astype(complex), iters, tol=1e-14)
     f, total = _continued_rows(apply, params, v, x, rows, t, sums=True)
     return {"zero": t, "residual": np.abs(f) / total}
 
@@ -488,10 +477,10 @@ def _roots_jit(*args):
     return _jitted(_roots_at, (0,))(*args)
 
 
-def _secant(fn, t, iters: int):
+def _secant(fn, t, iters: int, tol: float = 1e-15):
     """The secant method on ``fn`` (complex, elementwise over the vector ``t``) from the starts ``t``: each step
     moves at most half of ``|t|`` (a start far from the zero must not jump across the plane); the iteration ends when
-    every step is below 1e-15 |t|, or after ``iters`` steps. A non-finite step (an overflow) leaves its element where
+    every step is below ``tol`` |t|, or after ``iters`` steps. A non-finite step (an overflow) leaves its element where
     it is."""
     t_prev = t * (1 + 1e-3)
     f_prev = fn(t_prev)
@@ -503,7 +492,7 @@ def _secant(fn, t, iters: int):
         step = np.where(np.abs(step) > lim, step * lim / np.maximum(np.abs(step), 1e-300), step)
         step = np.where(np.isfinite(step), step, 0)
         t_prev, f_prev, t = t, f, t - step
-        if np.all(np.abs(step) <= 1e-15 * np.abs(t)):
+        if np.all(np.abs(step) <= tol * np.abs(t)):
             break
     return t
 
