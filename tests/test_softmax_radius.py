@@ -437,6 +437,33 @@ def test_clip_mode_with_a_loose_norm_is_plain_adam_and_divergence_is_flagged():
     assert bool(bad["diverged"]) and int(bad["diverged_step"]) == 0
 
 
+def test_train_clips_at_unit_gradient_norm_by_default():
+    """``train``'s default ``clip_norm`` is Table 1's ||g|| <= 1: in clip mode the default run equals an explicit 1 bit
+    for bit and differs from 2 (were the gradients below both bounds, the runs would be equal: the test would fail);
+    Adam is scale-free in the gradient only up to its eps, so the two runs differ in the last bits, not more."""
+    kw = dict(steps=3, batch=8, eta=0.05, mode="clip")
+    runs = [S.train(jax.random.key(0), _MLP, _DATA, **kw, **extra) for extra in ({}, {"clip_norm": 1.0},
+                                                                                 {"clip_norm": 2.0})]
+    (default, one, two) = (np.asarray(r["params"]["W0"]) for r in runs)
+    assert np.array_equal(default, one) and not np.array_equal(default, two)
+
+
+def test_attention_init_draws_each_weight_at_its_scale():
+    """The attention model's initial weights (16 keys): token embedding N(0, 1/8) (fan-in: 8 pixels a row), positions
+    N(0, 0.01), query, key, value and read-out N(0, 1/d) (d = 16, fan-in), zero read-out bias. Each sample standard
+    deviation within 4 of its standard errors, 1/sqrt(2n) relative for n normal draws (n >= 2048 here: 6 %); a scale
+    off by sqrt(d) or by 10 is far outside."""
+    model = S.make_model("attention")
+    p = jax.vmap(model.init)(jax.random.split(jax.random.key(3), 16))
+    d = 16
+    want = {"E": 1 / math.sqrt(8), "pos": 0.1, "Q": 1 / math.sqrt(d), "Kw": 1 / math.sqrt(d), "V": 1 / math.sqrt(d),
+            "W": 1 / math.sqrt(d)}
+    for name, sd in want.items():
+        x = np.asarray(p[name]).ravel()
+        assert abs(x.std() / sd - 1) < 4 / math.sqrt(2 * x.size), (name, x.std(), sd)
+    assert not np.any(np.asarray(p["b"]))
+
+
 def test_spike_runs_pair_modes_on_one_seed_and_record_what_single_runs_record():
     kw = dict(eta=0.05, steps=6, batch=8, spike_step=2)
     out = S.spike_runs(_MLP, _DATA, modes=("plain", "controller"), seeds=[0], factor=100.0, eval_every=4,
