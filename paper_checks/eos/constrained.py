@@ -43,9 +43,7 @@ def edge_hold_excess(sharpness: np.ndarray, remainder: np.ndarray, active: np.nd
                      substeps: int, window: int, relax: float, upper_only: bool = False) -> np.ndarray:
     r"""How far an edge flow's window-end sharpness is from its level beyond what its Euler error allows (relative).
 
-    While the projection is active the explicit Euler step makes :math:`\langle
-abla S, \Delta w
-angle =
+    While the projection is active the explicit Euler step makes :math:`\langle\nabla S, \Delta w\rangle =
     -\omega\,dt\,(S - S_c)` exactly (that is how :math:`\sigma^2` is chosen), so the offset :math:`\delta_n = S_n - S_c`
     obeys :math:`\delta_{n+1} = (1 - \omega dt)\delta_n + e_n`, :math:`e_n` the step's second-order remainder in
     :math:`S`. Over a window of :math:`N` active substeps from :math:`\delta_0` (the previous window's end),
