@@ -816,8 +816,11 @@ def _track_run(point, X, Y, *, widths, n_windows: int, window: int, substeps: in
         carry = (jnp.where(div, th, new), div, div_step, w[-1] + jnp.vdot(gS, new - th), active, Sig, U)
         return carry, (th, loss(th), s2 + jnp.trace(Sig), w[-1], w[-2], remainder, was_active)
 
-    def block(carry, _):
-        carry, (ths, L, s2, S, S2, rem, active) = lax.scan(substep, carry, jnp.arange(window * substeps))
+    def block(carry, n):
+        # the run's substep indices (not the window's): diverged_step counts steps from the start, and the GD step
+        # phase is unchanged because period divides window * substeps (k is taken: the edge subspace's size)
+        carry, (ths, L, s2, S, S2, rem, active) = lax.scan(substep, carry, n * window * substeps
+                                                           + jnp.arange(window * substeps))
         # the second eigenvalue's largest value over the window: whether a second direction reaches the edge
         return carry, (jnp.mean(ths, axis=0), jnp.mean(L), jnp.mean(s2), S[-1], jnp.max(S2), jnp.max(rem),
                        jnp.all(active))
@@ -825,7 +828,7 @@ def _track_run(point, X, Y, *, widths, n_windows: int, window: int, substeps: in
     P = theta0.shape[0]
     init = (theta0, jnp.array(False), jnp.array(-1), jnp.zeros(()), jnp.array(False), jnp.zeros((k, k)),
             jnp.eye(P)[:, -k:])
-    (_, div, div_step, *_), (mean, L, s2, S, S2, rem, active) = lax.scan(block, init, None, length=n_windows)
+    (_, div, div_step, *_), (mean, L, s2, S, S2, rem, active) = lax.scan(block, init, jnp.arange(n_windows))
     dead = div & (jnp.arange(n_windows) >= (div_step - 1) // window)
     nan = lambda a: jnp.where(dead.reshape((-1,) + (1,) * (a.ndim - 1)), jnp.nan, a)  # noqa: E731
     return {"mean_theta": nan(mean), "mean_loss": nan(L), "mean_sigma2": nan(s2), "sharpness": nan(S),

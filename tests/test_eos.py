@@ -411,6 +411,39 @@ def test_mlp_track_gd_runs_equal_a_plain_gd_loop_and_the_projection_holds_the_ed
     assert np.all(out["sharpness"][:, 1] <= 2.0 / eta * 1.01)
 
 
+def test_mlp_track_records_are_nan_from_the_diverging_window_on():
+    r"""At :math:`\eta = 50` (sharpness ~1.3 at the start, :math:`|1 - 50S| \gg 1`) every trajectory of
+    ``mlp_track`` diverges: the flows within the first window of 10 steps, GD at :math:`\eta` and :math:`\eta/2`
+    in a later one (the iterate grows ~100x a step until it passes ``DIVERGENCE_BOUND``). GD's ``diverged_step``
+    equals the first step at which a plain GD loop leaves the bound, and every record is finite before the window
+    holding the diverging step and NaN from it on (the module's "divergence is data"). No claim reads these records
+    (every claim refuses a diverged trajectory), so this test is what sees the mask: the claims-only sample at seed 3
+    let a flipped ``>=`` through (NaN before the divergence, stale finite values after it), and the step used to be
+    counted from the diverging window's start."""
+    X, Y = sim.mlp_data(jax.random.key(20250413), 32, 4)
+    widths, eta, n_steps, window = (4, 8, 1), 50.0, 40, 10
+    keys = jax.random.split(jax.random.key(5), 2)
+    out = sim.mlp_track(keys, eta, X, Y, widths=widths, n_steps=n_steps, window=window, substeps=4)
+    grad = jax.jit(jax.grad(lambda th: sim.mlp_loss(th, X, Y, widths)))
+    for i in range(2):
+        th_, first_bad = sim.mlp_init(keys[i], widths), -1
+        for step in range(1, n_steps + 1):
+            th_ = th_ - eta * grad(th_)
+            if not np.all(np.isfinite(th_)) or np.max(np.abs(th_)) > sim.DIVERGENCE_BOUND:
+                first_bad = step
+                break
+        assert int(out["diverged_step"][i, 0]) == first_bad > 0
+    assert np.all(out["diverged"])
+    first_dead = (out["diverged_step"] - 1) // window  # the window holding each trajectory's diverging step
+    # both sides of the mask are exercised: a trajectory that dies in window 0, and one with finite windows before
+    assert first_dead.min() == 0 and first_dead.max() >= 1
+    for name in ("mean_theta", "mean_loss", "mean_sigma2", "sharpness", "second", "euler_remainder"):
+        rec = out[name].reshape(out[name].shape[:3] + (-1,))
+        for (i, r), k in np.ndenumerate(first_dead):
+            assert np.all(np.isfinite(rec[i, r, :k])) and np.all(np.isnan(rec[i, r, k:])), (name, i, r)
+    assert not np.any(out["active"][first_dead[..., None] <= np.arange(n_steps // window)])
+
+
 @pytest.mark.parametrize("case", ["rank one", "full rank", "zero"])
 def test_central_flow_sigma_matrix_solves_the_complementarity_problem(case):
     r"""The matrix :math:`\sigma^2` against the problem's optimality conditions, checked directly: :math:`\Sigma \succeq
