@@ -909,6 +909,11 @@ def second_moment_after(moment_map, x0, steps: int) -> np.ndarray:
     (non-finite once the moments overflow float64)."""
     w, _, z0, d = _moment_start(moment_map, x0)
     steps = val.integer("steps", steps, low=0, high=val.INT64_MAX)
+    return _second_moment(w, z0, d, steps)
+
+
+def _second_moment(w, z0, d: int, steps: int) -> np.ndarray:
+    """:math:`E[x_Tx_T^\top]` from the first :math:`d^2` rows of :math:`W^T z_0` (validated arguments)."""
     with np.errstate(over="ignore", invalid="ignore"):
         return (np.linalg.matrix_power(w, steps)[: d * d, :] @ z0).reshape(d, d)
 
@@ -920,8 +925,7 @@ def moment_log_growth(moment_map, x0, steps: int) -> float:
     w, x, z0, d = _moment_start(moment_map, x0)
     steps = val.integer("steps", steps, low=1, high=val.INT64_MAX)
     with np.errstate(over="ignore", invalid="ignore"):
-        z = np.linalg.matrix_power(w, steps) @ z0
-        ratio = float(np.trace(z[: d * d].reshape(d, d))) / float(x @ x)
+        ratio = float(np.trace(_second_moment(w, z0, d, steps))) / float(x @ x)
     return math.log(ratio) / steps if ratio > 0 else (-math.inf if ratio == 0 else math.nan)
 
 

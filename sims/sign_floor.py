@@ -479,7 +479,7 @@ def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, beta2=0
             # the threshold from the float64 p (the same signs as a float64 chain), the floats in float32
             p = grid.pop("p_away")
             grid = {k: v.astype(dt) if v.dtype.kind == "f" else v for k, v in grid.items()}
-            grid["thresh"] = np.floor(np.clip(p, 0.0, 0.5) * 2.0**32).astype(np.uint32)
+            grid["thresh"] = np.asarray(threshold(p))  # float64 arithmetic: p is a float64 array here
         static = dict(T=T, n_rec=n_rec, impl=impl, block=BLOCK)
         put(_sweep(chain_run, grid, static, chunk_size, f"sign_floor {mth}", np.int64(burn)), idx)
     if floats:

@@ -120,7 +120,7 @@ def _binomial_thresholds(q, n: int) -> jax.Array:
     (:func:`sims.sde.noise._below`) is a Bernoulli(q) to within :math:`2^{-32}`. Computed in the dtype of ``q``: a
     float32 ``q`` gives thresholds rounded to float32 (within :math:`2^{-24}` per atom)."""
     j = np.arange(n)
-    dt = jnp.result_type(q, jnp.float64) if jnp.result_type(q) != jnp.float32 else jnp.float32
+    dt = _real(q)
     comb = jnp.asarray([float(math.comb(n, int(i))) for i in j], dt)
     pmf = comb * q ** jnp.asarray(j, dt) * (1.0 - q) ** jnp.asarray(n - j, dt)   # P(K = j), j < N
     cdf = jnp.minimum(jnp.cumsum(pmf), 1.0)                                                         # P(K < j + 1)

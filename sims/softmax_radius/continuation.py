@@ -184,14 +184,18 @@ def _eval_continued(jaxpr, consts, real_args, cx_args, moving_args=None, record=
     return [read(v) for v in jaxpr.outvars]
 
 
-def _continued_logits(apply, params, v, x, t):
-    """Logits at the complex distance ``t`` (a complex scalar), continuing the piece active at t = 0."""
-    def at(s):
-        return apply(_along(params, v, s), x)
-
-    closed = jax.make_jaxpr(at)(jnp.zeros(()))
-    ((_, out),) = _eval_continued(closed.jaxpr, closed.consts, [jnp.zeros(())], [t.astype(jnp.complex128)])
+def _continue(fn: Callable, t, record=None):
+    """``fn(s)`` (a function of the real distance ``s``) continued to the complex distance ``t`` (a complex scalar),
+    the piece active at s = 0 kept; ``record`` as :func:`_eval_continued`'s."""
+    closed = jax.make_jaxpr(fn)(jnp.zeros(()))
+    ((_, out),) = _eval_continued(closed.jaxpr, closed.consts, [jnp.zeros(())], [t.astype(jnp.complex128)],
+                                  record=record)
     return out
+
+
+def _continued_logits(apply, params, v, x, t, record=None):
+    """Logits at the complex distance ``t`` (a complex scalar), continuing the piece active at t = 0."""
+    return _continue(lambda s: apply(_along(params, v, s), x), t, record)
 
 
 def continued_logits(apply: Callable, params, v, x, t) -> jax.Array:
@@ -236,12 +240,7 @@ def _continued_row(apply, params, v, x, t, i):
     if row is None:
         return _continued_logits(apply, params, v, x, t)[i]
 
-    def at(s):
-        return row(_along(params, v, s), x, i)
-
-    closed = jax.make_jaxpr(at)(jnp.zeros(()))
-    ((_, out),) = _eval_continued(closed.jaxpr, closed.consts, [jnp.zeros(())], [t.astype(jnp.complex128)])
-    return out
+    return _continue(lambda s: row(_along(params, v, s), x, i), t)
 
 
 def _partition_sums(z: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -461,12 +460,8 @@ def attention_singularities(params, v, x, rows, radius, *, act: str = "gelu", po
 def _continued_roots(apply, params, v, x, t):
     """Logits at the complex distance ``t`` and the arguments of every t-dependent square root of the continued
     model there (one flat complex vector; empty for a model without one)."""
-    def at(s):
-        return apply(_along(params, v, s), x)
-
-    closed = jax.make_jaxpr(at)(jnp.zeros(()))
     rec = []
-    ((_, out),) = _eval_continued(closed.jaxpr, closed.consts, [jnp.zeros(())], [t.astype(jnp.complex128)], record=rec)
+    out = _continued_logits(apply, params, v, x, t, rec)
     return out, (jnp.concatenate(rec) if rec else jnp.zeros((0,), jnp.complex128))
 
 
