@@ -101,6 +101,23 @@ DIR_KINDS = ("gradient", "random", "last layer")
 ATTENTION_ACT = "gelu"  # the attention model's activation: the exact GELU of the paper's PyTorch models (entire)
 
 
+def pre_normalization(name: str, params: dict, v: dict, x) -> tuple[np.ndarray, np.ndarray, int | tuple]:
+    r"""The first normalized layer's activations before the normalization at the step's start, :math:`h_0`, and their
+    derivative along the direction ``v``, :math:`\dot h` (both affine in the step), written in NumPy from the
+    parameters, independently of the models' code, with the axes the layer normalizes over: ``mlp_ln``,
+    :math:`xW_0+b_0` and :math:`xV_{W_0}+V_{b_0}` per sample (axis -1); ``cnn_bn``, the 3x3 'SAME' cross-correlation
+    (zero padding, no bias: the CNN's shift is added after the normalization) of the 8x8 images with :math:`K` and
+    :math:`V_K`, (N, 8, 8, C), over the batch and the pixels (axes (0, 1, 2))."""
+    if name == "mlp_ln":
+        x = np.asarray(x)
+        return (x @ np.asarray(params["W0"]) + np.asarray(params["b0"]), x @ np.asarray(v["W0"]) + np.asarray(v["b0"]),
+                -1)
+    img = np.pad(np.asarray(x).reshape(-1, 8, 8), ((0, 0), (1, 1), (1, 1)))
+    h0, hd = (sum(img[:, i:i + 8, j:j + 8, None] * np.asarray(kern)[i, j, 0] for i in range(3) for j in range(3))
+              for kern in (params["K"], v["K"]))
+    return h0, hd, (0, 1, 2)
+
+
 def _last_layer_direction(raw: dict, arch: str) -> dict:
     """The unit direction of ``raw`` restricted to the last layer (zero on every other parameter)."""
     keep = {k: (np.asarray(v) if k in LAST_LAYER[arch] else np.zeros(np.shape(v))) for k, v in raw.items()}
@@ -142,11 +159,11 @@ def series_radius(budget: Budget, *, seed: int = 41, archs: tuple | None = None)
     when it is a zero of an attention denominator; for the normalization layers of ``mlp_ln`` and ``cnn_bn`` the
     nearest square-root branch point of the first layer's normalizer, in closed form,
     :func:`theory.softmax_radius.normalization_branch_points`, per sample for the layer norm and the nearest channel
-    over the whole batch for the batch norm; NaN for any other model); ``eps``: the paper's perturbation parameter :math:`\\varepsilon_i` (Prop. App. 1.1,
-    :func:`theory.softmax_radius.perturbation_epsilon`) from the logit curvature
-    :func:`sims.softmax_radius.logit_curvature`; ``kink``: for the ReLU MLP the distance along the step to the
-    sample's first ReLU switch, :math:`\\min_j|h_j/\\dot h_j|` (inf elsewhere); ``inner_tanh``: for attention, as
-    ``inner`` for the same weights with the tanh-approximate GELU.
+    over the whole batch for the batch norm (:func:`pre_normalization`); NaN for any other model); ``eps``: the paper's
+    perturbation parameter :math:`\\varepsilon_i` (Prop. App. 1.1, :func:`theory.softmax_radius.perturbation_epsilon`)
+    from the logit curvature :func:`sims.softmax_radius.logit_curvature`; ``kink``: for the ReLU MLP the distance
+    along the step to the sample's first ReLU switch, :math:`\\min_j|h_j/\\dot h_j|` (inf elsewhere); ``inner_tanh``:
+    for attention, as ``inner`` for the same weights with the tanh-approximate GELU.
     Keys ``<arch>.<field>``, arrays of shape (D, K[, ...]). ``archs`` overrides the budget's architectures.
     """
     archs = budget.pick(quick=("mlp",), full=("mlp", "mlp_ln", "cnn_bn", "attention")) if archs is None else tuple(archs)
@@ -217,14 +234,10 @@ def series_radius(budget: Budget, *, seed: int = 41, archs: tuple | None = None)
                 tanh = S.attention_singularities(params, v, xs, local, 1.5 * R, act="gelu_tanh")
                 inner_tanh = np.where(tanh["denominator"], -tanh["radius"], tanh["radius"])
             elif arch == "mlp_ln":  # the layer norm's branch points, per sample (theory's closed form, eps 1e-5)
-                h0 = xs @ np.asarray(params["W0"]) + np.asarray(params["b0"])
-                hd = xs @ np.asarray(v["W0"]) + np.asarray(v["b0"])
-                inner = np.abs(T.normalization_branch_points(h0, hd, -1, 1e-5)[:, 0])
+                inner = np.abs(T.normalization_branch_points(*pre_normalization(arch, params, v, xs), 1e-5)[:, 0])
             elif arch == "cnn_bn":  # the batch norm's: the nearest channel's, shared by the whole batch
-                img = np.pad(np.asarray(xs).reshape(-1, 8, 8), ((0, 0), (1, 1), (1, 1)))
-                h0, hd = (sum(img[:, i:i + 8, j:j + 8, None] * np.asarray(kern)[i, j, 0] for i in range(3)
-                              for j in range(3)) for kern in (params["K"], v["K"]))
-                inner = np.full(K, np.min(np.abs(T.normalization_branch_points(h0, hd, (0, 1, 2), 1e-5)[:, 0])))
+                roots = T.normalization_branch_points(*pre_normalization(arch, params, v, xs), 1e-5)
+                inner = np.full(K, np.min(np.abs(roots[:, 0])))
             else:
                 inner = np.full(K, np.nan)
             t = np.array(TRUNC_R)[None, :] * R[:, None]

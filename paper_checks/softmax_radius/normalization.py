@@ -1,8 +1,9 @@
 r"""steplab's own result on the normalized models of the topic (``mlp_ln``, ``cnn_bn``): the continued logits stop being
 analytic at the branch points of the normalizer :math:`1/\sqrt{\mathrm{Var}(h(t))+\epsilon}`, the roots of
-:math:`ct^2+2bt+a+\epsilon` (:func:`theory.softmax_radius.normalization_branch_points`), predicted from NumPy statistics
-of the first layer written out here and measured on the models' own continued evaluation
-(:func:`sims.softmax_radius.normalization_branch_point`). No experiment: initial parameters, one random direction.
+:math:`ct^2+2bt+a+\epsilon` (:func:`theory.softmax_radius.normalization_branch_points`), predicted from the first layer
+written out in NumPy (:func:`paper_checks.softmax_radius.experiments.pre_normalization`) and measured on the models' own
+continued evaluation (:func:`sims.softmax_radius.normalization_branch_point`). No experiment: initial parameters, one
+random direction.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import jax
 import numpy as np
 
 from paper_checks import STEPLAB, Budget, Exact, Result, claim
+from paper_checks.softmax_radius.experiments import pre_normalization
 from sims import softmax_radius as S
 from theory import softmax_radius as T
 
@@ -22,13 +24,6 @@ K_LN, K_BN = 4, 2  # bottleneck samples measured: layer norm (one branch point e
 # (moments of <= 4096 O(1) terms, ~1e-14); the measured zero of 1/sum_k z_k^2 is a simple zero reached to
 # |step| < 1e-15 |t|, with an error ~1e-16 times the condition |t|/Im t (reported); 1e-10 leaves four orders
 ROOT_RTOL = 1e-10
-
-
-def _conv_same(x: np.ndarray, kernel: np.ndarray) -> np.ndarray:
-    """The 3x3 'SAME' cross-correlation of the 8x8 images ``x`` (N, 64) with ``kernel`` (3, 3, 1, C): (N, 8, 8, C),
-    zero padding, no bias (the CNN's shift is added after the normalization)."""
-    img = np.pad(x.reshape(-1, 8, 8), ((0, 0), (1, 1), (1, 1)))
-    return sum(img[:, i:i + 8, j:j + 8, None] * kernel[i, j, 0] for i in range(3) for j in range(3))
 
 
 def _setting(name: str, seed: int) -> tuple:
@@ -82,12 +77,10 @@ def normalization_branch_points(budget: Budget) -> Result:
     for name in ("mlp_ln", "cnn_bn"):
         model, p, v = _setting(name, seed)
         rows, rho_star = _bottleneck(model, p, v, x_all, K_LN if name == "mlp_ln" else K_BN)
-        if name == "mlp_ln":  # one sample at a time: evaluate the chosen ones only
-            x, local = x_all[rows], np.arange(rows.size)
-            h0, hd, axis = x @ p["W0"] + p["b0"], x @ v["W0"] + v["b0"], -1
-        else:  # the batch statistics couple the samples: the whole batch
-            x, local = x_all, rows
-            h0, hd, axis = _conv_same(x, p["K"]), _conv_same(x, v["K"]), (0, 1, 2)
+        # the layer norm maps one sample at a time: evaluate the chosen ones only; the batch statistics couple the
+        # samples: the whole batch
+        x, local = (x_all[rows], np.arange(rows.size)) if name == "mlp_ln" else (x_all, rows)
+        h0, hd, axis = pre_normalization(name, p, v, x)
         n = int(np.prod([h0.shape[a] for a in np.atleast_1d(axis)]))
 
         def nearest(eps, name=name, h0=h0, hd=hd, axis=axis, local=local):
