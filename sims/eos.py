@@ -483,11 +483,9 @@ def mlp_data(key, n: int, d: int, *, max_bytes=None) -> tuple[jax.Array, jax.Arr
 
 
 def _widths(widths) -> tuple[int, ...]:
-    if isinstance(widths, (str, bytes)) or not hasattr(widths, "__len__"):
-        raise TypeError(f"widths: expected a sequence of layer widths (d, h, ..., 1), got {widths!r}")
-    ws = tuple(V.integer(f"widths[{i}]", w, low=1) for i, w in enumerate(widths))
-    if len(ws) < 2 or ws[-1] != 1:
-        raise ValueError(f"widths: expected (d, h, ..., 1) with at least two entries and output width 1, got {ws}")
+    ws = V.layer_widths("widths", widths, at_least=2, form="(d, h, ..., 1)")
+    if ws[-1] != 1:
+        raise ValueError(f"widths: expected (d, h, ..., 1) with output width 1, got {ws}")
     return ws
 
 

@@ -48,12 +48,7 @@ def digits_data(n: int) -> tuple[jax.Array, jax.Array]:
 
 
 def _relu_widths(widths) -> tuple[int, ...]:
-    if isinstance(widths, (str, bytes)) or not hasattr(widths, "__len__"):
-        raise TypeError(f"widths: expected a sequence of layer widths (d, n_1, ..., n_L, k), got {widths!r}")
-    ws = tuple(V.integer(f"widths[{i}]", w, low=1) for i, w in enumerate(widths))
-    if len(ws) < 3:
-        raise ValueError(f"widths: expected (d, n_1, ..., n_L, k) with at least one hidden layer, got {ws}")
-    return ws
+    return V.layer_widths("widths", widths, at_least=3, form="(d, n_1, ..., n_L, k) with at least one hidden layer")
 
 
 def _relu_size(ws: tuple[int, ...]) -> int:

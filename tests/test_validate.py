@@ -139,3 +139,15 @@ def test_renamed_keyword_passes_the_old_name_on_with_a_warning_naming_both():
         step(3.0, h=0.5, eta=0.5)
     with pytest.raises(TypeError, match="new"):
         V.renamed_keyword("h", "not a name")
+
+
+def test_layer_widths_takes_a_sequence_of_positive_integers_and_names_the_layout():
+    assert V.layer_widths("widths", [64, np.int64(8), 1], at_least=2, form="(d, h, ..., 1)") == (64, 8, 1)
+    with pytest.raises(TypeError, match=r"widths: expected a sequence of layer widths \(d, h, \.\.\., 1\), got '64'"):
+        V.layer_widths("widths", "64", at_least=2, form="(d, h, ..., 1)")
+    with pytest.raises(TypeError, match="widths: expected a sequence"):
+        V.layer_widths("widths", 64, at_least=2, form="(d, h, ..., 1)")
+    with pytest.raises(ValueError, match=r"widths\[1\]"):
+        V.layer_widths("widths", (64, 0, 1), at_least=2, form="(d, h, ..., 1)")
+    with pytest.raises(ValueError, match=r"widths: expected \(d, n_1, k\), at least 3 widths, got \(64, 10\)"):
+        V.layer_widths("widths", (64, 10), at_least=3, form="(d, n_1, k)")

@@ -340,12 +340,7 @@ def validate_depth(depth) -> int:
 
 def validate_widths(widths) -> tuple[int, ...]:
     """``widths`` = :math:`(d_0,\\dots,d_L)`: at least two integers :math:`\\ge1`."""
-    if isinstance(widths, (str, bytes)) or not hasattr(widths, "__len__"):
-        raise TypeError(f"widths: expected a sequence of layer widths (d_0, ..., d_L), got {widths!r}")
-    out = tuple(V.integer(f"widths[{k}]", d, low=1) for k, d in enumerate(widths))
-    if len(out) < 2:
-        raise ValueError(f"widths: need at least (d_0, d_L), i.e. depth >= 1, got {out}")
-    return out
+    return V.layer_widths("widths", widths, at_least=2, form="(d_0, ..., d_L) with depth L >= 1")
 
 
 def validate_proportions(proportions, *, atol: float = 1e-9) -> np.ndarray:

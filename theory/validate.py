@@ -19,7 +19,7 @@ import numpy as np
 
 __all__ = ["INT64_MAX", "INT64_MIN", "real", "integer", "integers", "array", "choice", "probability", "key", "traceable",
            "traceable_real", "is_tracer", "PSD_RTOL", "symmetric_psd", "finite_output", "one_per_row", "MAX_BYTES_ENV", "default_max_bytes", "byte_limit", "check_bytes",
-           "renamed_keyword", "FLOAT_DTYPES", "float_dtype"]
+           "renamed_keyword", "FLOAT_DTYPES", "float_dtype", "layer_widths"]
 
 
 def _show(x: Any) -> str:
@@ -123,6 +123,18 @@ def _castable(name: str, raw: np.ndarray, target: np.dtype, x: Any) -> None:
     # float(info.max) + 1 is a power of two, exact in float64 (float(info.max) itself rounds up for int64)
     if not (np.all(f >= info.min) and np.all(f < float(info.max) + 1)):
         raise ValueError(f"{name}: every value must fit {target.name} [{info.min}, {info.max}], got {_show(x)}")
+
+
+def layer_widths(name: str, x: Any, *, at_least: int, form: str) -> tuple[int, ...]:
+    """A network's layer widths: a sequence (not a string) of at least ``at_least`` integers >= 1, returned as a tuple
+    of ints. ``form`` spells the expected layout in the messages (e.g. ``"(d_0, ..., d_L)"``); a caller adds its own
+    rules on top (an output width of 1, say)."""
+    if isinstance(x, (str, bytes)) or not hasattr(x, "__len__"):
+        raise TypeError(f"{name}: expected a sequence of layer widths {form}, got {_show(x)}")
+    ws = tuple(integer(f"{name}[{i}]", w, low=1) for i, w in enumerate(x))
+    if len(ws) < at_least:
+        raise ValueError(f"{name}: expected {form}, at least {at_least} widths, got {ws}")
+    return ws
 
 
 def integers(name: str, x: Any, *, ndim: int | Iterable[int] | None = None, low: int | None = None,
