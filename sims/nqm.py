@@ -48,7 +48,7 @@ from sims import optimizers as opt
 from sims.sweep import run_grid
 from theory import validate as V
 
-__all__ = ["LAWS", "BOUND", "BOUND32", "CHUNK", "noise", "noise_at", "simulate", "Summary", "summarize",
+__all__ = ["LAWS", "BOUND", "BOUND32", "BOUNDS", "CHUNK", "noise", "noise_at", "simulate", "Summary", "summarize",
            "broadcast_configurations"]
 
 LAWS = ("gaussian", "student", "rademacher", "uniform")
@@ -72,12 +72,14 @@ _STEP_CODE32 = 2.0**60
 _T_MAX32 = 2**24 - 1
 
 
+# the divergence bound of each arithmetic, as a constant of that dtype (a float64 constant in a float32 kernel would
+# promote it); also read by sims.sign_floor's chains
+BOUNDS = {"float64": BOUND, "float32": np.float32(BOUND32)}
+
+
 def _limits(dtype: str) -> tuple:
-    """``(bound, step code)`` of the divergence bookkeeping in ``dtype``, as constants of that dtype (a float64
-    constant in a float32 kernel would promote it)."""
-    if dtype == "float32":
-        return np.float32(BOUND32), np.float32(_STEP_CODE32)
-    return BOUND, _STEP_CODE
+    """``(bound, step code)`` of the divergence bookkeeping in ``dtype`` (:data:`BOUNDS`), as constants of that dtype."""
+    return BOUNDS[dtype], (np.float32(_STEP_CODE32) if dtype == "float32" else _STEP_CODE)
 
 
 def noise(key: jax.Array, shape, law: str = "gaussian", df: int = 0, *, max_bytes=None) -> jax.Array:

@@ -234,14 +234,9 @@ def _loss(x, h):
     return 0.5 * jnp.sum(h * x * x)
 
 
-def _bound(dtype_name: str):
-    """The divergence bound of a chain in ``dtype_name``, as a constant of that dtype: float32 has its own
-    (:data:`sims.nqm.BOUND32`; ``BOUND`` itself is infinite in float32, and a float64 constant would promote the chain)."""
-    return np.float32(nqm.BOUND32) if dtype_name == "float32" else nqm.BOUND
-
-
 def _is_bad(x):
-    return ~jnp.all(jnp.isfinite(x)) | (jnp.max(jnp.abs(x)) > _bound(x.dtype.name))
+    # float32 has its own bound (sims.nqm.BOUND32: BOUND itself is infinite in float32)
+    return ~jnp.all(jnp.isfinite(x)) | (jnp.max(jnp.abs(x)) > nqm.BOUNDS[x.dtype.name])
 
 
 def _bookkeeping(state, x, h, k, add, rec, idx, check: bool):
@@ -384,7 +379,7 @@ def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, beta2=0
     """
     V.key("key", key)
     dt = V.float_dtype("dtype", dtype)
-    bound = _bound(dt.name)
+    bound = nqm.BOUNDS[dt.name]
     T, n_rec, law, df = _static(T, n_rec, law, df, integer_df=False)
     n_chains = V.integer("n_chains", n_chains, low=1)
     burn = V.integer("burn", burn, low=0, high=T - 1)
