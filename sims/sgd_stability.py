@@ -220,30 +220,40 @@ def kron_enumerated(hessians, batch_size, *, max_bytes=None) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- exact second moment
-def _full_tables(h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Batch-mean tables for every batch size 1..n of one problem (table B-1 holds batch size B), and weights.
+def _moment_tables(h: np.ndarray, sizes, max_bytes=None) -> dict:
+    r"""Per batch size :math:`B` in ``sizes``: the second-order term of the moment operator, :math:`(d^2, d^2)`.
 
-    Always all n sizes, padded to max_B C(n, B) entries, so the shapes depend on (n, d) alone and one
-    compilation serves every batch size.
+    :math:`\mathcal K_B[(i,j),(a,b)] = \binom nB^{-1}\sum_{\mathcal B} H_{\mathcal B}[i,a]\,H_{\mathcal B}[b,j]`
+    (row-major ``vec``), by enumerating the batches once per size.
     """
-    mats, counts = enumerate_batches(h, np.arange(1, h.shape[0] + 1))
-    weights = (np.arange(mats.shape[1])[None, :] < counts[:, None]) / counts[:, None]
-    return mats, weights
+    out = {}
+    for b in sorted({int(x) for x in sizes}):
+        mats, counts = _enumerate(h, b, "batch_size", max_bytes)
+        out[b] = np.einsum("kia,kbj->ijab", mats[0], mats[0]).reshape(h.shape[1] ** 2, -1) / counts[0]
+    return out
 
 
 def _moment_run(point, *, n_steps):
-    r"""One exact second-moment trajectory: :math:`\Sigma \leftarrow \sum_k w_k A_k\Sigma A_k`, renormalized by its trace.
+    r"""One exact second-moment trajectory: :math:`\Sigma \leftarrow E_{\mathcal B}[A_{\mathcal B}\Sigma A_{\mathcal B}]`, renormalized by its trace.
 
-    ``point`` holds the step ``eta``, the batch-mean table ``mats`` :math:`(K, d, d)` with its weights
-    ``w`` :math:`(K,)` (zero on padding) and the start ``sigma0``. The mixture is summed once into the
-    :math:`d^2 \times d^2` operator :math:`\mathcal M = \sum_k w_k A_k \otimes A_k^\top` (row-major ``vec``:
-    :math:`\mathrm{vec}(A\Sigma A) = (A\otimes A^\top)\,\mathrm{vec}\,\Sigma`, and :math:`A_k^\top = A_k` up to the
-    round-off of the Hessians' symmetry), and a step is one :math:`d^2`-vector product: :math:`d^4` multiply-adds
-    instead of :math:`2Kd^3` (81 against 3780 at :math:`d = 3`, :math:`K = 70`), the same sums re-associated.
+    ``point`` holds the step ``eta``, the mean Hessian ``hbar`` :math:`\bar H` (the mean of every batch mean, whatever
+    :math:`B`), the second-order term ``kron`` :math:`\mathcal K_B` (:func:`_moment_tables`) and the start ``sigma0``.
+    With :math:`A_{\mathcal B} = I - \eta H_{\mathcal B}` the mixture is the :math:`d^2 \times d^2` operator (row-major
+    ``vec``, :math:`\mathrm{vec}(A\Sigma A) = (A\otimes A^\top)\,\mathrm{vec}\,\Sigma`, :math:`H` symmetric)
+
+    .. math:: \mathcal M_B = I\otimes I - \eta\,(\bar H\otimes I + I\otimes\bar H) + \eta^2\,\mathcal K_B,
+
+    formed in :math:`O(d^4)` per point (the batches are summed once per batch size, not once per step size), and a
+    step is one :math:`d^2`-vector product: :math:`d^4` multiply-adds instead of :math:`2\binom nB d^3`.
     """
-    d = point["mats"].shape[-1]
-    a = jnp.eye(d) - point["eta"] * point["mats"]
-    op = jnp.einsum("k,kia,kbj->ijab", point["w"], a, a).reshape(d * d, d * d)
+    hbar = point["hbar"]
+    d = hbar.shape[-1]
+    eye = jnp.eye(d)
+
+    def outer(x, y):  # [(i, j), (a, b)] -> x[i, a] y[b, j]
+        return jnp.einsum("ia,bj->ijab", x, y).reshape(d * d, d * d)
+
+    op = outer(eye, eye) - point["eta"] * (outer(hbar, eye) + outer(eye, hbar)) + point["eta"] ** 2 * point["kron"]
     sigma0 = point["sigma0"].reshape(d * d)
     diag = jnp.arange(d) * (d + 1)  # positions of the diagonal in the row-major vec
     tr0 = jnp.sum(sigma0[diag])
@@ -272,7 +282,7 @@ def moment_growth(hessians, batch_size, eta, *, n_steps: int, sigma0=None, max_b
     Returns ``log_trace`` :math:`\log\mathrm{tr}\,\Sigma_t`, :math:`t = 0..T`, shape :math:`(m, T+1)`; ``rate``,
     the least-squares slope of :math:`\log\mathrm{tr}\,\Sigma_t` over :math:`T/2 < t \le T`, which tends to
     :math:`\log\rho(\mathcal M_B)`; ``diverged``/``diverged_step`` (growth beyond :math:`10^{150}`). ``max_bytes``:
-    the allocation limit (:func:`theory.validate.byte_limit`) for the per-point batch tables and ``log_trace``.
+    the allocation limit (:func:`theory.validate.byte_limit`) for the per-point operators and ``log_trace``.
     """
     etas = _etas(eta)
     raw = val.array("hessians", hessians, ndim=(3, 4))
@@ -283,12 +293,12 @@ def moment_growth(hessians, batch_size, eta, *, n_steps: int, sigma0=None, max_b
     n, d = problems[0].shape[0], problems[0].shape[1]
     sizes = _aligned_ints("batch_size", batch_size, etas.size, 1, n)
     n_steps = _steps(n_steps)
-    K = max(math.comb(n, b) for b in range(1, n + 1))  # every point carries the table padded to the largest size
     m = etas.size
+    # per point the operator's terms and the start (host and device), a chunk's operators and records; the batch
+    # enumeration guards its own tables (one size at a time)
     _guard({"n_steps": n_steps, "eta": f"{m} points", "hessians": f"n = {n}, d = {d}"},
-           8 * (len(problems) * n * K * d * d + 2 * m * K * (d * d + 1) + 2 * m * (n_steps + 1)
-                + _chunk_of(m, "moment") * (K * d * d + 2 * (n_steps + 1))),
-           "the batch tables (per problem and per point) and the log-trace records", max_bytes)
+           8 * (2 * m * (d**4 + 2 * d * d) + 2 * m * (n_steps + 1) + _chunk_of(m, "moment") * (d**4 + 2 * (n_steps + 1))),
+           "the per-point moment operators and the log-trace records", max_bytes)
     if sigma0 is None:
         s0 = np.broadcast_to(np.eye(d), (etas.size, d, d))
     else:
@@ -299,10 +309,10 @@ def moment_growth(hessians, batch_size, eta, *, n_steps: int, sigma0=None, max_b
     traces = np.trace(s0, axis1=1, axis2=2)
     if not np.all(traces > 0):
         raise ValueError(f"sigma0: expected PSD matrices with positive trace, got min trace {traces.min():.3g}")
-    tables = [_full_tables(h) for h in problems]
     pick = np.arange(etas.size) if per_point else np.zeros(etas.size, dtype=int)
-    grid = {"eta": etas, "mats": np.stack([tables[i][0][b - 1] for i, b in zip(pick, sizes)]),
-            "w": np.stack([tables[i][1][b - 1] for i, b in zip(pick, sizes)]), "sigma0": np.ascontiguousarray(s0)}
+    tables = [_moment_tables(h, sizes[pick == i], max_bytes) for i, h in enumerate(problems)]
+    grid = {"eta": etas, "hbar": np.stack([h.mean(axis=0) for h in problems])[pick],
+            "kron": np.stack([tables[i][b] for i, b in zip(pick, sizes)]), "sigma0": np.ascontiguousarray(s0)}
     return _sweep(_moment_run, grid, static={"n_steps": n_steps}, chunk=CHUNK["moment"])
 
 

@@ -131,21 +131,26 @@ def _moment_growth_operator(hessians: np.ndarray, batch_size: int, eta: np.ndarr
                             max_bytes=None) -> dict:
     r""":func:`moment_growth_numpy` from :math:`\Sigma_0 = I` as a NumPy user with the operator in mind writes it: the
     :math:`d^2 \times d^2` operator :math:`\mathcal M = \binom nB^{-1}\sum_{\mathcal B}A_{\mathcal B}\otimes A_{\mathcal B}^\top`
-    (row-major ``vec``) formed once per step size, then one batched matrix-vector product per step for every step size at once.
+    (row-major ``vec``), expanded in :math:`\eta` so that the batches are summed once, not once per step size
+    (:math:`I\otimes I - \eta(\bar H\otimes I + I\otimes\bar H) + \eta^2\binom nB^{-1}\sum H_{\mathcal B}\otimes H_{\mathcal B}`),
+    then one batched matrix-vector product per step for every step size at once.
 
     ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the ``(m, d^2, d^2)`` operators, the
-    ``(m, K, d, d)`` step matrices that form them and the log-trace records.
+    batch means that form them and the log-trace records.
     """
     h, b = _problem(hessians, batch_size)
     eta = _row("eta", eta, low=0.0, low_open=True)
     n_steps = _steps(n_steps)
     d = h.shape[1]
     val.check_bytes({"n_steps": n_steps, "eta": f"{eta.size} points", "batch_size": b},
-                    8 * eta.size * (d**4 + math.comb(h.shape[0], b) * d * d + n_steps + 1),
-                    what="the operators, the step matrices that form them and the log-trace records", max_bytes=max_bytes)
+                    8 * (eta.size * (d**4 + n_steps + 1) + math.comb(h.shape[0], b) * d * d),
+                    what="the operators, the batch means that form them and the log-trace records", max_bytes=max_bytes)
     hb = _batch_means(h, b)
-    a = np.eye(d)[None, None] - eta[:, None, None, None] * hb[None]  # (m, K, d, d)
-    op = np.einsum("mkia,mkbj->mijab", a, a, optimize=True).reshape(eta.size, d * d, d * d) / hb.shape[0]
+    eye = np.eye(d)
+    second = np.einsum("kia,kbj->ijab", hb, hb, optimize=True).reshape(d * d, d * d) / hb.shape[0]
+    hbar = h.mean(axis=0)
+    first = (np.einsum("ia,bj->ijab", hbar, eye) + np.einsum("ia,bj->ijab", eye, hbar)).reshape(d * d, d * d)
+    op = np.eye(d * d)[None] - eta[:, None, None] * first + (eta**2)[:, None, None] * second
     s = np.broadcast_to(np.eye(d).reshape(-1) / d, (eta.size, d * d)).copy()
     diag = np.arange(d) * (d + 1)
     logs = np.empty((eta.size, n_steps + 1))
