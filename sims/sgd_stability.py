@@ -405,26 +405,30 @@ def sgd_paths(key, hessians, batch_size, eta, theta0, *, n_steps: int, n_paths: 
 
 def _lyapunov_run(point, key, mats, counts, theta0, *, n_steps):
     r"""One renormalized path from ``theta0``: :math:`\ell_t = \log\|\theta_t\|`, batches drawn uniformly from the enumerated table."""
-    table = mats[point["table"]]
     # every batch index of the path in one vectorized draw: floor(u * count) is uniform on 0..count-1
     u = jax.random.uniform(_path_key(key, point), (n_steps,))
     js = jnp.minimum(jnp.floor(u * counts[point["table"]]).astype(jnp.int32), counts[point["table"]] - 1)
-    eye = jnp.eye(mats.shape[-1])
     theta = theta0 / jnp.linalg.norm(theta0)
+    burn = point["burn"]  # data, not static: one compilation serves every burn-in
 
-    def step(carry, j):
-        theta, ell = carry
-        theta = (eye - point["eta"] * table[j]) @ theta
+    def step(carry, xs):
+        # the running log-norm, its value at the burn-in and the first bad step are carried, not recorded per step
+        theta, ell, ell_burn, first_bad = carry
+        t, j = xs
+        # indexed in the shared table, not in a per-path copy of it: under vmap the copy is (paths, K, d, d), far
+        # larger than the cache, and each step's gather read from it
+        theta = theta - point["eta"] * (mats[point["table"], j] @ theta)
         nrm = jnp.linalg.norm(theta)
         ell = ell + jnp.log(nrm)  # -inf once the state is exactly 0 (a superstable step): it stays -inf
-        return (theta / _safe(nrm), ell), ell
+        bad = jnp.isnan(ell) | (ell > LOG_BOUND / 2)  # -inf (collapse to 0) is not divergence
+        return (theta / _safe(nrm), ell, jnp.where(t == burn - 1, ell, ell_burn),
+                jnp.where((first_bad < 0) & bad, t + 1, first_bad)), None
 
-    _, ells = lax.scan(step, (theta, jnp.array(0.0)), js)
-    bad = jnp.isnan(ells) | (ells > LOG_BOUND / 2)  # -inf (collapse to 0) is not divergence
-    burn = point["burn"]  # data, not static: one compilation serves every burn-in
-    ell_burn = jnp.where(burn > 0, ells[jnp.maximum(burn - 1, 0)], 0.0)
-    return {"gamma": (ells[-1] - ell_burn) / (n_steps - burn), "log_sq_norm": 2 * ells[-1],
-            "diverged": bad.any(), "diverged_step": jnp.where(bad.any(), jnp.argmax(bad) + 1, -1)}
+    zero = jnp.array(0.0)
+    (_, ell, ell_burn, first_bad), _ = lax.scan(step, (theta, zero, zero, jnp.array(-1)),
+                                                (jnp.arange(n_steps), js))
+    return {"gamma": (ell - ell_burn) / (n_steps - burn), "log_sq_norm": 2 * ell,
+            "diverged": first_bad >= 0, "diverged_step": first_bad}
 
 
 def lyapunov_paths(key, hessians, batch_size, eta, *, n_steps: int, n_paths: int, burn: int = 0, theta0=None,
@@ -439,7 +443,7 @@ def lyapunov_paths(key, hessians, batch_size, eta, *, n_steps: int, n_paths: int
     :math:`\ell_t = \log\|\theta_t\|` and :math:`b` = ``burn``; ``log_sq_norm`` :math:`= 2\ell_T`
     (exact even where :math:`\|\theta_T\|^2` would overflow); ``diverged`` (:math:`\|\theta_t\| > 10^{75}`) and
     ``diverged_step``. ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for a chunk's
-    per-step draws and log-norms, and the per-path results.
+    per-step draws and the per-path results.
     """
     val.key("key", key)
     h = check_hessians(hessians)
@@ -451,8 +455,8 @@ def lyapunov_paths(key, hessians, batch_size, eta, *, n_steps: int, n_paths: int
     d = h.shape[1]
     runs = etas.size * n_paths
     _guard({"n_paths": n_paths, "n_steps": n_steps, "eta": f"{etas.size} points"},
-           2 * 4 * 8 * runs + 4 * 8 * _chunk_of(runs, "lyapunov") * n_steps,
-           "a chunk's per-step draws and log-norms, and the per-path results", max_bytes)
+           2 * 4 * 8 * runs + 3 * 8 * _chunk_of(runs, "lyapunov") * n_steps,
+           "a chunk's per-step draws (uniforms, batch indices and the step counter), and the per-path results", max_bytes)
     th0 = np.ones(d) if theta0 is None else val.array("theta0", theta0, shape=(d,))
     if not np.linalg.norm(th0) > 0:
         raise ValueError("theta0: expected a nonzero start vector")
