@@ -1,13 +1,15 @@
 r"""JAX simulators for the edge of stability: GD and its flows on 2-D polynomial losses, the catapult, a tiny MLP.
 
-Float64 throughout (importing :mod:`sims` enables it). Every grid goes through
+Float64 by default (importing :mod:`sims` enables it); :func:`poly_gd` and :func:`catapult_gd` also run in float32
+(their ``dtype``: each docstring says what float32 keeps); :func:`mlp_run` and :func:`mlp_track` refuse float32 (their
+docstrings say why), and the flows of :func:`poly_flow` are float64 only. Every grid goes through
 :func:`sims.sweep.run_grid` with a module-level per-run function and explicit static configuration;
 randomness comes from typed keys (``jax.random.key``), split per run and never reused.
 
 **Divergence is data.** Every simulator returns ``diverged`` (bool per run: an iterate became
-non-finite or exceeded ``DIVERGENCE_BOUND`` in absolute value) and ``diverged_step`` (the first
-step where that happened, -1 if never). A diverged run is frozen at its last finite iterate and
-its per-block statistics from the diverging block on are NaN, so averages are only ever taken over
+non-finite or exceeded ``DIVERGENCE_BOUND`` in absolute value, ``DIVERGENCE_BOUND32`` in float32) and
+``diverged_step`` (the first step where that happened, -1 if never). A diverged run is frozen at its last finite
+iterate and its per-block statistics from the diverging block on are NaN, so averages are only ever taken over
 finite stretches; callers count diverged runs beside any statistic.
 
 Simulators:
@@ -32,16 +34,23 @@ from jax import lax
 
 import sims  # noqa: F401  (float64)
 from sims.hvp import top_eigenpair  # the warm-started Lanczos lives with the other curvature tools
+from sims.nqm import noise_at  # float32 draws coupled to the float64 ones of the same key
 from sims.sweep import run_grid
 from theory import validate as V
 
 __all__ = [
-    "DIVERGENCE_BOUND", "FLOWS", "poly_loss", "poly_grad", "poly_sharpness", "poly_gd", "poly_flow",
-    "central_flow_sigma2", "catapult_gd", "mlp_data", "mlp_init", "mlp_loss", "mlp_run", "MLP_METHODS",
+    "DIVERGENCE_BOUND", "DIVERGENCE_BOUND32", "BOUNDS", "FLOWS", "poly_loss", "poly_grad", "poly_sharpness", "poly_gd",
+    "poly_flow", "central_flow_sigma2", "catapult_gd", "mlp_data", "mlp_init", "mlp_loss", "mlp_run", "MLP_METHODS",
     "top_eigenpair", "TRACK_RUNS", "TRACK_TOP", "central_flow_sigma_matrix", "mlp_track",
 ]
 
 DIVERGENCE_BOUND = 1e50
+# float32 runs (``dtype="float32"``): 1e50 is beyond float32's range (3.4e38), and the statistics the runs record are
+# up to quartic in the state (the polynomial losses' x^2 y^2, the catapult's f^2 = (u.v)^2/m), which overflow float32
+# past |w| ~ 1e9; below 1e8 they stay finite (w^4 <= 1e32, with room for coefficients and widths up to ~1e6)
+DIVERGENCE_BOUND32 = 1e8
+# the bound of each arithmetic as a constant of its dtype (a float64 constant would promote a float32 kernel)
+BOUNDS = {"float64": DIVERGENCE_BOUND, "float32": np.float32(DIVERGENCE_BOUND32)}
 FLOWS = ("gradient", "central", "rod")
 GD_CHUNK = 64     # runs per compiled GD sweep on the polynomial losses (sweeps are padded to a multiple)
 FLOW_CHUNK = 4    # runs per compiled flow integration
@@ -102,19 +111,27 @@ def _derivatives(w: jax.Array, coef: jax.Array):
     return g, H, dH_dx, dH_dy
 
 
+def _floor(dtype) -> float | np.floating:
+    """The floor of a norm or a root's argument: 1e-300 in float64, float32's smallest normal in float32 (where 1e-300
+    would round to 0), as a constant of that dtype."""
+    return 1e-300 if jnp.dtype(dtype) == jnp.float64 else np.finfo(jnp.dtype(dtype)).tiny
+
+
 def _top_eig_2x2(H: jax.Array) -> tuple[jax.Array, jax.Array]:
     r"""Largest eigenvalue and its unit eigenvector of a symmetric 2x2 matrix (closed form).
 
     :math:`\lambda = \tfrac{p+s}2 + \sqrt{(\tfrac{p-s}2)^2 + q^2}` for :math:`\begin{pmatrix}p&q\\q&s\end{pmatrix}`;
     the eigenvector is :math:`(\lambda - s, q)` when :math:`p \ge s`, else :math:`(q, \lambda - p)` (the
-    better-conditioned of the two). The root's argument is floored at :math:`10^{-300}`.
+    better-conditioned of the two). The root's argument is floored at :math:`10^{-300}` (float32: at its smallest
+    normal number).
     """
     p, q, s = H[0, 0], H[0, 1], H[1, 1]
+    tiny = _floor(H.dtype)
     half_gap = 0.5 * (p - s)
-    root = jnp.sqrt(jnp.maximum(half_gap * half_gap + q * q, 1e-300))
+    root = jnp.sqrt(jnp.maximum(half_gap * half_gap + q * q, tiny))
     lam = 0.5 * (p + s) + root
     u = jnp.where(p >= s, jnp.stack([lam - s, q]), jnp.stack([q, lam - p]))
-    return lam, u / jnp.maximum(jnp.linalg.norm(u), 1e-300)
+    return lam, u / jnp.maximum(jnp.linalg.norm(u), tiny)
 
 
 def _poly_sharpness(w: jax.Array, coef: jax.Array) -> jax.Array:
@@ -136,7 +153,8 @@ def _sharpness_and_gradient(w: jax.Array, coef: jax.Array):
 
 
 def _bad(w: jax.Array) -> jax.Array:
-    return ~jnp.all(jnp.isfinite(w)) | (jnp.max(jnp.abs(w)) > DIVERGENCE_BOUND)
+    """Whether ``w`` has a non-finite entry or one beyond the divergence bound of its dtype (:data:`BOUNDS`)."""
+    return ~jnp.all(jnp.isfinite(w)) | (jnp.max(jnp.abs(w)) > BOUNDS[jnp.dtype(w.dtype).name])
 
 
 def _poly_gd_run(point, *, n_steps: int, n_blocks: int):
@@ -207,7 +225,7 @@ def _grid_vector(name: str, x, n: int | None = None, *, low=None, low_open=False
 
 
 def poly_gd(coef, eta, w0, *, n_steps: int, n_blocks: int, momentum=0.0, nesterov=False,
-            max_bytes=None) -> dict[str, np.ndarray]:
+            max_bytes=None, dtype=None) -> dict[str, np.ndarray]:
     r"""GD, heavy ball or Nesterov on the polynomial loss :func:`poly_loss`, one run per (eta, w0) row.
 
     Update (momentum :math:`\mu`, look-ahead :math:`\nu \in \{0, 1\}`):
@@ -224,6 +242,17 @@ def poly_gd(coef, eta, w0, *, n_steps: int, n_blocks: int, momentum=0.0, nestero
         nesterov: bool or (n,) bools (look-ahead gradient).
 
     ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the per-block records.
+
+    ``dtype``: ``None``/``"float64"`` (the default) or ``"float32"`` (:func:`theory.validate.float_dtype`): the
+    coefficients, step sizes, momenta, iterates and block sums in float32, every float output float32, divergence
+    past ``DIVERGENCE_BOUND32`` = 1e8 (the recorded loss, quartic in :math:`w`, stays within float32's range). Each
+    step rounds the gradient and the update a few times, :math:`O(2^{-24})` of :math:`\max|w|`; near an attracting
+    orbit (a minimum, or the edge-of-stability 2-cycle whose two-step Jacobian has spectral radius :math:`\rho < 1`)
+    these errors are contracted, so float32 stays within :math:`\sim\kappa\,2^{-24}\max|w|/(1-\rho)` of the
+    float64 orbit (:math:`\kappa` the condition number of that Jacobian's eigenvectors): enough for the
+    self-stabilization picture (:math:`y^\star`, :math:`\sigma^2`, the time-averaged loss to ~6 digits), not for a
+    loss converged below ~1e-7 of its scale, a chaotic orbit (only its statistics compare), or ``gap2`` on a cycle
+    (zero to each precision's own round-off).
 
     Returns (leading axis = run): ``block_mean`` (n, n_blocks, 5): means over each block of the
     visited iterates :math:`w_t` of :math:`x, y, x^2, L(w_t), S(w_t)` (``BLOCK_STATS``; a block of 2
@@ -248,7 +277,10 @@ def poly_gd(coef, eta, w0, *, n_steps: int, n_blocks: int, momentum=0.0, nestero
         raise TypeError(f"nesterov: expected a bool or an array of bools, got {nesterov!r}")
     if nest.size not in (1, n):
         raise ValueError(f"nesterov: expected 1 or {n} values, got {nest.size}")
+    dt = V.float_dtype("dtype", dtype)
     grid = {"coef": C, "eta": etas, "w0": starts, "momentum": mom, "nesterov": np.broadcast_to(nest, (n,)).astype(float)}
+    if dt != np.float64:  # every float the kernel reads (validated in float64 above)
+        grid = {k: v.astype(dt) for k, v in grid.items()}
     # one compiled program per (n_steps, n_blocks) whatever the grid size: every sweep is padded to GD_CHUNK runs
     return run_grid(_poly_gd_run, grid, static={"n_steps": n_steps, "n_blocks": n_blocks},
                     chunk_size=GD_CHUNK, pad_to_chunk=True)
@@ -386,8 +418,11 @@ def _catapult_run(point, *, width: int, n_steps: int, n_blocks: int):
     r"""GD on :math:`\tfrac12 f^2`, :math:`f = u^\top v/\sqrt m`, from :math:`u, v \sim N(0, I_m)`, with :math:`\eta = c/\lambda_0`."""
     c, key = point["eta_lambda0"], point["key"]
     ku, kv = jax.random.split(key)
-    u, v = jax.random.normal(ku, (width,)), jax.random.normal(kv, (width,))
-    scale = jnp.sqrt(1.0 * width)
+    if c.dtype == jnp.float64:
+        u, v = jax.random.normal(ku, (width,)), jax.random.normal(kv, (width,))
+    else:  # float32: the float64 draws of the same keys, from their uniforms' top 23 bits (sims.nqm.noise_at)
+        u, v = (noise_at(k, jnp.arange(width), "gaussian", 0, width, "float32") for k in (ku, kv))
+    scale = jnp.sqrt(jnp.asarray(1.0 * width, c.dtype))
     lam0 = (u @ u + v @ v) / width
     eta = c / lam0
     loss0 = 0.5 * (u @ v / scale) ** 2
@@ -419,7 +454,7 @@ def _catapult_run(point, *, width: int, n_steps: int, n_blocks: int):
 
 
 def catapult_gd(keys, eta_lambda0, *, width: int, n_steps: int, n_blocks: int,
-                max_bytes=None) -> dict[str, np.ndarray]:
+                max_bytes=None, dtype=None) -> dict[str, np.ndarray]:
     r"""GD on the uv model with one sample (label 0) over a grid of :math:`\eta\lambda_0` x seeds.
 
     Each run draws :math:`u, v \sim N(0, I_m)` from its key, sets :math:`\eta = c/\lambda_0` with
@@ -433,6 +468,17 @@ def catapult_gd(keys, eta_lambda0, *, width: int, n_steps: int, n_blocks: int,
         n_steps: steps per run (a multiple of ``n_blocks``).
         n_blocks: blocks over which the loss maximum, the loss and :math:`\eta\lambda` are recorded.
         max_bytes: the allocation limit (:func:`theory.validate.byte_limit`) for a chunk's vectors and the records.
+        dtype: ``None``/``"float64"`` (the default) or ``"float32"`` (:func:`theory.validate.float_dtype`; threefry
+            keys): :math:`u, v`, :math:`\eta` and every record in float32, divergence past ``DIVERGENCE_BOUND32``.
+            The initial vectors are the float64 draws of the same keys to :math:`2^{-23}/\varphi(z)` (the uniform
+            underneath keeps its top 23 bits, :func:`sims.nqm.noise_at`), and :math:`\eta\lambda_0 = c` to a few
+            roundings. Below :math:`c = 2` a step moves :math:`(u, v)` only along :math:`\nabla f`, by amounts that
+            shrink geometrically with :math:`f`, so float32 follows float64 to their initial gap plus a few roundings of
+            :math:`\max|u|` per step while :math:`f` is non-negligible (1e-7 relative in :math:`\eta\lambda`,
+            measured at width 64); through a catapult (:math:`2 < c < 4`) the phase is kept (the loss spikes,
+            :math:`\eta\lambda` ends below 2) but the spike's size and the landing sharpness only to the gap the
+            growth phase amplifies (measured at width 64: 4e-6 and up to 2e-4 relative at :math:`c = 3.9`); past
+            :math:`c = 4` both flag divergence, float32 earlier (its bound is lower).
 
     Returns arrays of shape (n_c, n_seeds, ...): ``eta``, ``lambda0``, ``loss0``, ``block_max_loss``,
     ``block_loss``, ``block_eta_lambda`` (at each block's end), ``final_eta_lambda``,
@@ -455,7 +501,11 @@ def catapult_gd(keys, eta_lambda0, *, width: int, n_steps: int, n_blocks: int,
     V.check_bytes({"width": width, "n_blocks": n_blocks, "runs": n_c * n_s},
                   8 * 8 * width * CATAPULT_CHUNK + 2 * 3 * 8 * n_blocks * (n_c * n_s + CATAPULT_CHUNK),
                   what="a chunk's u, v vectors and the per-block records", max_bytes=max_bytes)
-    grid = {"eta_lambda0": np.repeat(cs, n_s), "key": jnp.tile(ks, n_c)}
+    dt = V.float_dtype("dtype", dtype)
+    if dt != np.float64 and str(jax.random.key_impl(ks)) != "threefry2x32":
+        raise ValueError(f"keys, dtype: float32 runs draw the float64 runs' initial vectors value by value, which needs "
+                         f"threefry2x32 keys (jax.random.key(seed)); got {jax.random.key_impl(ks)} keys")
+    grid = {"eta_lambda0": np.repeat(cs, n_s).astype(dt), "key": jnp.tile(ks, n_c)}
     # padded to CATAPULT_CHUNK runs: one compiled program per (width, n_steps, n_blocks) whatever the grid size
     out = run_grid(_catapult_run, grid, static={"width": width, "n_steps": n_steps, "n_blocks": n_blocks},
                    chunk_size=CATAPULT_CHUNK, pad_to_chunk=True)
@@ -611,11 +661,12 @@ def _mlp_args(X, Y, widths):
 # the runs of a chunk at these sizes (0.5 ms per run-substep at 2, 4 and 6 runs alike), so a small chunk wastes
 # least on padding
 MLP_CHUNK = 2
+MLP_RUN_FLOAT32 = "the Lanczos sharpness (sims.hvp.top_eigenpair) keeps its Krylov basis in float64"
 WARMUP = 8  # restarted Lanczos rounds (x lanczos_iter loop iterations) for a network run's initial eigenvector
 
 
 def mlp_run(keys, eta, X, Y, *, widths, methods="gd", momentum=0.0, n_steps: int, every: int, substeps: int = 2,
-            lanczos_iter: int = 6, relax: float = 1.0, max_bytes=None) -> dict[str, np.ndarray]:
+            lanczos_iter: int = 6, relax: float = 1.0, max_bytes=None, dtype=None) -> dict[str, np.ndarray]:
     r"""Full-batch GD, heavy ball, Nesterov, the central flow or gradient flow on :func:`mlp_loss`, with the sharpness.
 
     One run per row of (``keys``, ``eta``, ``methods``, ``momentum``) (scalars and single values broadcast).
@@ -638,7 +689,12 @@ def mlp_run(keys, eta, X, Y, *, widths, methods="gd", momentum=0.0, n_steps: int
     (from which :func:`theory.eos.central_flow_mean_loss` forms the central flow's prediction of GD's
     time-averaged loss), ``diverged``, ``diverged_step``. ``max_bytes``: the allocation limit
     (:func:`theory.validate.byte_limit`) for a chunk's parameters, Krylov bases and activations, and the records.
+
+    ``dtype``: ``None``/``"float64"`` only (:func:`theory.validate.float_dtype`); ``"float32"`` is refused: the
+    Lanczos refresh of the sharpness (:func:`sims.hvp.top_eigenpair`, shared with the other curvature tools) builds
+    its Krylov basis in float64, so a float32 network would be promoted back to float64 at every substep.
     """
+    V.float_dtype("dtype", dtype, allowed=("float64",), why=MLP_RUN_FLOAT32)
     Xa, Ya, ws = _mlp_args(X, Y, widths)
     V.key("keys", keys)
     ks = jnp.atleast_1d(jnp.asarray(keys))
@@ -693,6 +749,8 @@ TRACK_RUNS = ("gd", "constrained", "gradient", "gd_half", "central")
 """The five trajectories of :func:`mlp_track`, in the order of its leading output axis."""
 TRACK_TOP = 2  # the central flow's edge subspace: the top two Hessian eigenvectors
 SIGMA_ITERS = 60  # accelerated projected-gradient iterations per substep for the matrix sigma^2 (warm-started)
+TRACK_FLOAT32 = ("the held sharpness (to 1e-6 of 2/eta) and the Euler remainder in S are below the accuracy of a float32 "
+                 "Hessian eigendecomposition (~P 2^-24 relative)")
 
 
 def _constrained_sigma2(g: jax.Array, gS: jax.Array, S: jax.Array, eta, threshold, relax) -> jax.Array:
@@ -835,7 +893,7 @@ def _track_run(point, X, Y, *, widths, n_windows: int, window: int, substeps: in
 
 
 def mlp_track(keys, eta, X, Y, *, widths, threshold=None, n_steps: int, window: int, substeps: int = 4,
-              relax: float = 1.0, max_bytes=None) -> dict[str, np.ndarray]:
+              relax: float = 1.0, max_bytes=None, dtype=None) -> dict[str, np.ndarray]:
     r"""GD on :func:`mlp_loss` against its constrained trajectory, its central flow, gradient flow and GD at half the step.
 
     Per key, five trajectories from :math:`\theta_0` = :func:`mlp_init` (the key), time counted in GD steps at
@@ -858,7 +916,14 @@ def mlp_track(keys, eta, X, Y, *, widths, threshold=None, n_steps: int, window: 
     and False for GD and gradient flow); per
     key and trajectory ``theta0``, ``diverged`` and ``diverged_step`` (as in the module docstring; NaN records from
     the diverging window on).
+
+    ``dtype``: ``None``/``"float64"`` only (:func:`theory.validate.float_dtype`); ``"float32"`` is refused: what the
+    run is for -- the edge flows holding :math:`S` at :math:`S_c` (the claims resolve it to :math:`10^{-6}` of
+    :math:`2/\eta`) and their Euler remainder :math:`S_{n+1} - S_n - \langle\nabla S_n, w_{n+1} - w_n\rangle`, a
+    difference of nearly equal sharpnesses -- is below the accuracy of a float32 eigendecomposition of the
+    :math:`P \times P` Hessian (:math:`\sim P\,2^{-24}` relative, :math:`10^{-6}` at :math:`P = 20`).
     """
+    V.float_dtype("dtype", dtype, allowed=("float64",), why=TRACK_FLOAT32)
     V.key("keys", keys)
     ks = jnp.atleast_1d(jnp.asarray(keys))
     if ks.ndim != 1:

@@ -20,6 +20,10 @@ POS = {"a": "pos", "beta": "pos", "eta": "pos"}
 POS_BIG = {k: v + "+big" for k, v in POS.items()}  # the toy's closed forms square beta*eta: 1e200 overflows inside
 BETA_LINEAR = {("beta", "big"): "beta enters linearly here (sigma^2 = beta/y*): 1e200 gives a finite, valid value"}
 MOM = {"momentum": "unit"}
+# bad ``dtype`` values of the simulators that take one (theory.validate.float_dtype): another precision, an unknown
+# name, a number
+_BAD_DTYPE = [({"dtype": "float16"}, "dtype", "float16"), ({"dtype": "no-such-option"}, "dtype", "unknown"),
+              ({"dtype": 3}, "dtype", "int")]
 
 _S = "sims.eos."
 _R = "sims.reference.eos."
@@ -59,7 +63,7 @@ ROWS = [
     Row(_S + "poly_sharpness", {"w": W, "coef": TOY}),
     Row(_S + "poly_gd", {"coef": TOY, "eta": np.array([0.5, 0.48]), "w0": W, "n_steps": 20, "n_blocks": 10,
                          "momentum": 0.0, "nesterov": False},
-        kinds={"eta": "posarr", "n_steps": "posint", "n_blocks": "posint", **MOM}),
+        kinds={"eta": "posarr", "n_steps": "posint", "n_blocks": "posint", **MOM}, extra=_BAD_DTYPE),
     Row(_S + "central_flow_sigma2", {"grad_L": np.array([0.1, 0.2]), "grad_S": np.array([1.0, 0.5]), "S": 3.0,
                                      "eta": 0.5, "relax": 1.0},
         kinds={"eta": "pos", "relax": "pos"}),
@@ -71,7 +75,9 @@ ROWS = [
         kinds={"eta": "posarr", "relax": "pos", "rtol": "pos", "atol": "pos", "max_steps": "posint"}, slow=True),
     Row(_S + "catapult_gd", lambda: {"keys": K2(), "eta_lambda0": np.array([1.5, 4.5]), "width": 16, "n_steps": 8,
                                      "n_blocks": 2},
-        kinds={"eta_lambda0": "posarr", "width": "posint+oversize", "n_steps": "posint", "n_blocks": "posint"}),
+        kinds={"eta_lambda0": "posarr", "width": "posint+oversize", "n_steps": "posint", "n_blocks": "posint"},
+        extra=[({"dtype": "float32", "keys": jax.random.key(0, impl="rbg")[None]}, "dtype",
+                "float32 with rbg keys")] + _BAD_DTYPE),
     Row(_S + "mlp_data", lambda: {"key": jax.random.key(0), "n": 8, "d": 3},
         kinds={"n": "posint+oversize", "d": "posint+oversize"}),
     Row(_S + "mlp_init", lambda: {"key": jax.random.key(0), "widths": WID}),
@@ -82,12 +88,14 @@ ROWS = [
                                  "widths": WID, "methods": ("gd", "central"), "momentum": 0.0, "n_steps": 4,
                                  "every": 2, "substeps": 2, "lanczos_iter": 4, "relax": 1.0},
         kinds={"X": "arr+rows", "eta": "pos", "n_steps": "posint", "every": "posint", "substeps": "posint",
-               "lanczos_iter": "posint", "relax": "pos", **MOM}, ok={("eta", "vector"): "one step size per run (two methods: two runs)"}, slow=True),
+               "lanczos_iter": "posint", "relax": "pos", **MOM}, ok={("eta", "vector"): "one step size per run (two methods: two runs)"},
+        extra=[({"dtype": "float32"}, "dtype", "float32: the Lanczos basis is float64")] + _BAD_DTYPE, slow=True),
     Row(_S + "mlp_track", lambda: {"keys": jax.random.split(jax.random.key(3), 1), "eta": 0.5, "X": X8, "Y": Y8,
                                    "widths": WID, "threshold": 4.0, "n_steps": 4, "window": 2, "substeps": 2,
                                    "relax": 1.0},
         kinds={"X": "arr+rows", "eta": "pos", "threshold": "pos", "n_steps": "posint", "window": "posint",
-               "substeps": "posint", "relax": "pos"}, slow=True),
+               "substeps": "posint", "relax": "pos"},
+        extra=[({"dtype": "float32"}, "dtype", "float32: the held sharpness needs float64")] + _BAD_DTYPE, slow=True),
     Row("sims.eos_relu.digits_data", {"n": 16}, kinds={"n": "posint"}),
     Row("sims.eos_relu.relu_init", lambda: {"key": jax.random.key(0), "widths": WIDR}),
     Row("sims.eos_relu.relu_net", {"theta": THETAR, "X": X8, "widths": WIDR}),

@@ -360,3 +360,125 @@ def test_linear_hessian_float32_program_holds_no_float64():
     program = S._sweep_program(jax.default_backend())
     _no_float64([program.lower(jnp.broadcast_to(theta0, (4, theta0.size)), X, Y, etas, widths=(6, 4, 3),
                                steps=5).compile().as_text()])
+
+
+# ----------------------------------------------------------------------------- sims.eos.poly_gd, catapult_gd
+
+def test_eos_poly_gd_in_float32_holds_the_self_stabilization_cycle_to_round_off():
+    r"""GD on the self-stabilization toy (:math:`a = 3.8`, :math:`\beta = 0.1`, :math:`\eta = 0.5`) started on its
+    2-cycle :math:`(r, y^\star)` (:func:`theory.eos.selfstab_equilibrium`), whose two-step Jacobian :math:`M`
+    (:func:`theory.eos.selfstab_cycle_jacobian`) has spectral radius :math:`\rho = 0.933` and eigenvectors of condition
+    number :math:`\kappa = 1.31`. Each float32 step rounds the start (once), the gradient (its 9-term sums, ~4 roundings
+    of values below :math:`S\max|w|`, :math:`\eta S \le 2`) and the update (2): at most :math:`k = 12` roundings of
+    :math:`\max|w|` a step, :math:`(\|M\| + 1)k\epsilon_{32}\max|w|` per two steps. Carried by :math:`M^n`
+    (:math:`\|M^n\| \le \kappa\rho^n`) they stay below :math:`\kappa\epsilon_{32}\max|w|[1 + (\|M\|+1)k/(1-\rho)]` for
+    every iterate, block end and :math:`x, y` block mean (of :math:`x^2`: :math:`2\max|x|` times that, plus the
+    block sum's own :math:`2\epsilon_{32}` relative per addend). Both precisions stay on the cycle, not diverging."""
+    from sims import eos as E
+    from theory.eos import selfstab_coefficients, selfstab_cycle_jacobian, selfstab_equilibrium
+
+    a_, beta, eta, T, blocks = 3.8, 0.1, 0.5, 4000, 20
+    ys, s2 = selfstab_equilibrium(a_, beta, eta)
+    w0 = np.array([math.sqrt(s2), ys])
+    run = functools.partial(E.poly_gd, selfstab_coefficients(a_, beta), [eta], w0, n_steps=T, n_blocks=blocks)
+    a, b = run(), run(dtype="float32")
+    _float32_outputs(b)
+    assert a["final"].dtype == np.float64
+    M = selfstab_cycle_jacobian(a_, beta, eta)
+    rho, vecs = np.max(np.abs(np.linalg.eigvals(M))), np.linalg.eig(M)[1]
+    wmax = np.max(np.abs(w0))
+    tol = np.linalg.cond(vecs) * EPS32 * wmax * (1 + (np.linalg.norm(M, 2) + 1) * 12 / (1 - rho))
+    assert rho < 1 and not a["diverged"].any() and not b["diverged"].any()
+    assert np.max(np.abs(b["final"] - a["final"])) <= tol
+    assert np.max(np.abs(b["block_end"] - a["block_end"])) <= tol
+    assert np.max(np.abs(b["block_mean"][..., :2] - a["block_mean"][..., :2])) <= tol
+    x2 = a["block_mean"][..., 2]
+    assert np.max(np.abs(b["block_mean"][..., 2] - x2)) <= 2 * wmax * tol + 2 * (T // blocks) * EPS32 * np.max(x2)
+
+
+def test_eos_poly_gd_float32_flags_divergence_at_its_own_bound():
+    r"""GD on :math:`x^2/2` at :math:`\eta = 3` multiplies :math:`x` by -2 per step (exactly, in both precisions):
+    float64 flags the first :math:`|x_k| > 10^{50}` (k = 167: :math:`2^{166} < 10^{50} < 2^{167}`), float32 the first
+    :math:`|x_k| >` ``DIVERGENCE_BOUND32`` = 1e8 (k = 27: :math:`2^{26} < 10^8 < 2^{27}`); both NaN every block from
+    the diverging one on."""
+    from sims import eos as E
+
+    C = np.zeros((3, 3))
+    C[2, 0] = 0.5
+    for dtype, bound in ((None, E.DIVERGENCE_BOUND), ("float32", E.DIVERGENCE_BOUND32)):
+        out = E.poly_gd(C, [3.0, 1.0], [1.0, 0.0], n_steps=400, n_blocks=4, dtype=dtype)
+        want = math.ceil(math.log2(bound))
+        assert list(out["diverged"]) == [True, False] and out["diverged_step"][0] == want, (dtype, out["diverged_step"])
+        assert np.all(np.isnan(out["block_mean"][0, want // 100:])) and np.all(np.isfinite(out["block_mean"][1]))
+
+
+def _catapult_draws(keys, width: int) -> np.ndarray:
+    """The float64 initial vectors (u, v) of :func:`sims.eos.catapult_gd`'s runs, drawn here as the kernel draws them."""
+    return np.stack([np.stack([np.asarray(jax.random.normal(k, (width,))) for k in jax.random.split(key)])
+                     for key in keys])
+
+
+def test_eos_catapult_gd_in_float32_follows_float64():
+    r"""The uv model (width 64, 4 seeds). Float32 draws :math:`u, v` as the float64 draws' uniforms rounded to 23 bits:
+    each :math:`z` moves by at most :math:`2^{-23}/\varphi(z)` (the Gaussian quantile's slope), which moves
+    :math:`\lambda_0 = \|z\|^2/m` by at most :math:`\delta_0 = 2\sum|z|2^{-23}/\varphi(z)/\|z\|^2` relative (computed from
+    the draws). Below :math:`c = 2` (here :math:`|1 - c| \le 1/2`) :math:`f` contracts at least 2x a step while the
+    directions orthogonal to it do not move, so after 40 steps the update is below half an ulp and both iterates are
+    frozen: at most 40 steps of ~4 roundings of each coordinate, and the :math:`2m`-term sums of :math:`\lambda` (each
+    at most :math:`2m\epsilon_{32}` relative), so :math:`\eta\lambda` at the end within
+    :math:`2\delta_0 + (320 + 8m)\epsilon_{32}` relative (:math:`\eta = c/\lambda_0` carries the draw's gap once more).
+    Through the catapult (:math:`2 < c < 4`) the phase is the same: a loss spike (here at least 7x the initial loss in
+    float64) and a landing at :math:`\eta\lambda < 2`. Past :math:`c = 4` both diverge, float32 first (its bound 1e8 is below 1e50 and the runs
+    agree, to :math:`\delta_0`, until the blow-up)."""
+    from sims import eos as E
+
+    keys, m = jax.random.split(jax.random.key(0), 4), 64
+    cs = np.array([0.5, 1.0, 1.5, 2.5, 3.0, 3.5, 4.5, 6.0])
+    run = functools.partial(E.catapult_gd, keys, cs, width=m, n_steps=400, n_blocks=8)
+    a, b = run(), run(dtype="float32")
+    _float32_outputs(b)
+    z = _catapult_draws(keys, m).reshape(len(keys), -1)
+    phi = np.exp(-z * z / 2) / math.sqrt(2 * math.pi)
+    delta0 = np.sum(2 * np.abs(z) * 2.0**-23 / phi, axis=1) / np.sum(z * z, axis=1)
+    np.testing.assert_allclose(b["lambda0"], a["lambda0"], rtol=0, atol=np.max(delta0 * a["lambda0"]) + 2 * m * EPS32)
+    lo, mid, hi = slice(0, 3), slice(3, 6), slice(6, 8)
+    tol = 2 * delta0 + (320 + 8 * m) * EPS32
+    assert np.all(np.abs(b["final_eta_lambda"][lo] / a["final_eta_lambda"][lo] - 1) <= tol)
+    for o in (a, b):
+        assert not o["diverged"][:6].any() and o["diverged"][6:].all()
+        assert np.all(o["final_eta_lambda"][mid] < 2) and np.all(o["max_loss_ratio"][mid] > 5)
+    da, db = a["diverged_step"][hi], b["diverged_step"][hi]
+    assert np.all((db > 0) & (db <= da)), (da, db)
+
+
+def test_eos_mlp_sweeps_refuse_float32_and_every_eos_dtype_is_validated():
+    from sims import eos as E
+
+    X, Y = np.ones((4, 3)), np.zeros(4)
+    base = dict(widths=(3, 2, 1), n_steps=2)
+    with pytest.raises(ValueError, match=r"^dtype: .*'float64' .*got 'float32'; float32 is refused here: the Lanczos"):
+        E.mlp_run(jax.random.key(0), 0.5, X, Y, every=1, dtype="float32", **base)
+    with pytest.raises(ValueError, match=r"^dtype: .*'float64' .*got 'float32'; float32 is refused here: the held"):
+        E.mlp_track(jax.random.key(0)[None], 0.5, X, Y, window=1, dtype="float32", **base)
+    for bad in ("float16", "f4", 3):
+        with pytest.raises(ValueError, match=r"^dtype: expected None"):
+            E.poly_gd(np.eye(3), 0.1, [0.1, 0.1], n_steps=2, n_blocks=1, dtype=bad)
+        with pytest.raises(ValueError, match=r"^dtype: expected None"):
+            E.catapult_gd(jax.random.key(0)[None], 1.0, width=4, n_steps=2, n_blocks=1, dtype=bad)
+    with pytest.raises(ValueError, match=r"^keys, dtype: .*threefry2x32 keys.*got rbg"):
+        E.catapult_gd(jax.random.key(0, impl="rbg")[None], 1.0, width=4, n_steps=2, n_blocks=1, dtype="float32")
+
+
+@SLOW
+def test_eos_float32_kernels_hold_no_float64(monkeypatch):
+    """GD, heavy ball and Nesterov on the polynomial losses and the catapult sweep: no float64 value after compilation."""
+    import sims.eos as E
+
+    texts = _compiled_kernels(monkeypatch, E)
+    out = E.poly_gd(np.eye(3), [0.1, 0.2, 0.3], [0.1, 0.2], n_steps=4, n_blocks=2, momentum=[0.0, 0.3, 0.3],
+                    nesterov=[False, False, True], dtype="float32")
+    _float32_outputs(out)
+    _float32_outputs(E.catapult_gd(jax.random.split(jax.random.key(0), 2), [1.0, 3.0], width=8, n_steps=4, n_blocks=2,
+                                   dtype=np.float32))
+    assert len(texts) == 2
+    _no_float64(texts)
