@@ -30,7 +30,9 @@ mutant only the claims that test the topic's code run -- its own and the other t
 --no-cache --json``), and the mutant is killed when
 any claim's status differs from the unmutated copy's (a passed claim turning failed, inconclusive or
 error; a verdict against a paper appearing or disappearing). The unit tests are not run, so a mutant
-that only a unit test catches survives here: that is the point of the score.
+that only a unit test catches survives here: that is the point of the score. Code that only the full budget
+runs (a paper's own setting too costly for the fast tier) is measured with ``--budget full``, ``--claim`` naming
+the claims that run it and ``--file`` restricting the sample to its source file.
 """
 from __future__ import annotations
 
@@ -266,15 +268,17 @@ def topic_claims(topic: str) -> list[str]:
     return [c.id for c in claims() if c.topic == topic or topic in c.uses]
 
 
-def claim_statuses(tree: Path, topic: str, timeout: float, results: Path) -> tuple[str, float, dict[str, str]]:
-    """('ok' | 'timeout' | 'error', seconds, {claim id: status}) of :func:`topic_claims` at the quick budget.
+def claim_statuses(tree: Path, topic: str, timeout: float, results: Path, budget: str = "quick",
+                   only: tuple[str, ...] = ()) -> tuple[str, float, dict[str, str]]:
+    """('ok' | 'timeout' | 'error', seconds, {claim id: status}) of :func:`topic_claims` (or of ``only``, a subset of
+    them) at ``budget``.
 
     'error' means the run produced no readable JSON (an import error of the mutated module, a crash of the
     runner): the topic's claims are gone, which a reader would notice, so it counts as a kill.
     """
     env = {**os.environ, "STEPLAB_RESULTS": str(results), "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1"}
-    selection = [a for cid in topic_claims(topic) for a in ("--claim", cid)]
-    cmd = [sys.executable, "-m", "paper_checks", *selection, "--budget", "quick", "--no-cache", "--json", "--quiet"]
+    selection = [a for cid in (only or topic_claims(topic)) for a in ("--claim", cid)]
+    cmd = [sys.executable, "-m", "paper_checks", *selection, "--budget", budget, "--no-cache", "--json", "--quiet"]
     t0 = time.perf_counter()
     try:
         proc = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True, timeout=timeout)
@@ -315,7 +319,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="write the outcomes here")
     ap.add_argument("--claims-only", action="store_true",
                     help="run only the topic's claims (quick, uncached) per mutant: the claim sensitivity score")
+    ap.add_argument("--budget", choices=("quick", "full"), default="quick",
+                    help="with --claims-only: the claims' budget (full: for code that only the full budget runs)")
+    ap.add_argument("--claim", action="append", help="with --claims-only: run only this claim of the topic (repeatable)")
+    ap.add_argument("--file", help="sample only mutants of source files whose path contains this string")
     args = ap.parse_args(argv)
+    if (args.budget != "quick" or args.claim) and not args.claims_only:
+        ap.error("--budget and --claim apply to --claims-only")
 
     here = Path(__file__).resolve().parents[1]
     tree = args.tree.resolve()
@@ -327,7 +337,9 @@ def main(argv: list[str] | None = None) -> int:
     if not (tree / "theory").is_dir():
         sys.exit(f"{tree} is not a steplab tree (no theory/)")
 
-    mutants = enumerate_mutants(tree, args.topic)
+    mutants = [m for m in enumerate_mutants(tree, args.topic) if not args.file or args.file in m.file]
+    if not mutants:
+        sys.exit(f"--file {args.file!r}: no mutation site in the topic's files {topic_files(tree, args.topic)}")
     rng = random.Random(args.seed)
     sample = mutants if args.n <= 0 or args.n >= len(mutants) else sorted(
         rng.sample(mutants, args.n), key=lambda m: (m.file, m.line))
@@ -392,7 +404,12 @@ def main(argv: list[str] | None = None) -> int:
 def _claims_only(args, tree: Path, files: list[str], originals: dict[str, str], sample: list[Mutant],
                  mutants: list[Mutant], results: Path) -> int:
     """The claim sensitivity score: per mutant, do the topic's claims alone change status?"""
-    status, secs, baseline = claim_statuses(tree, args.topic, 3600, results)
+    only = tuple(args.claim or ())
+    unknown = sorted(set(only) - set(topic_claims(args.topic)))
+    if unknown:
+        print(f"--claim: {unknown} are not claims of topic {args.topic!r}")
+        return 2
+    status, secs, baseline = claim_statuses(tree, args.topic, 3 * 3600, results, args.budget, only)
     if status != "ok" or not baseline:
         print(f"clean run: {status}, {len(baseline)} claims")
         return 2
@@ -402,7 +419,7 @@ def _claims_only(args, tree: Path, files: list[str], originals: dict[str, str], 
     outcomes = []
     for k, m in enumerate(sample, 1):
         _apply(tree, files, originals, m)
-        status, secs, got = claim_statuses(tree, args.topic, limit, results)
+        status, secs, got = claim_statuses(tree, args.topic, limit, results, args.budget, only)
         changed = sorted(c for c in baseline if got.get(c) != baseline[c])
         verdict = "killed" if status != "ok" or changed else "survived"
         by = status if status != "ok" else ", ".join(f"{c}: {baseline[c]} -> {got.get(c, 'missing')}" for c in changed)
@@ -412,14 +429,14 @@ def _claims_only(args, tree: Path, files: list[str], originals: dict[str, str], 
     for rel in files:
         _pristine(tree, rel, originals)
     killed = sum(o["verdict"] == "killed" for o in outcomes)
-    print(f"\n{args.topic}: the claims alone kill {killed}/{len(outcomes)} "
+    print(f"\n{args.topic} ({args.budget} budget): the claims alone kill {killed}/{len(outcomes)} "
           f"({100 * killed / max(len(outcomes), 1):.0f} %); claims run: {', '.join(sorted(baseline))}")
     for o in outcomes:
         if o["verdict"] == "survived":
             print("  survived: " + o["mutant"])
     if args.json:
         args.json.write_text(json.dumps({"topic": args.topic, "seed": args.seed, "sites": len(mutants),
-                                         "mode": "claims-only", "claims": baseline, "outcomes": outcomes}, indent=1))
+                                         "mode": "claims-only", "budget": args.budget, "claims": baseline, "outcomes": outcomes}, indent=1))
     return 0
 
 
