@@ -451,13 +451,11 @@ def test_eos_catapult_gd_in_float32_follows_float64():
     assert np.all((db > 0) & (db <= da)), (da, db)
 
 
-def test_eos_mlp_sweeps_refuse_float32_and_every_eos_dtype_is_validated():
+def test_eos_mlp_track_refuses_float32_and_every_eos_dtype_is_validated():
     from sims import eos as E
 
     X, Y = np.ones((4, 3)), np.zeros(4)
     base = dict(widths=(3, 2, 1), n_steps=2)
-    with pytest.raises(ValueError, match=r"^dtype: .*'float64' .*got 'float32'; float32 is refused here: the Lanczos"):
-        E.mlp_run(jax.random.key(0), 0.5, X, Y, every=1, dtype="float32", **base)
     with pytest.raises(ValueError, match=r"^dtype: .*'float64' .*got 'float32'; float32 is refused here: the held"):
         E.mlp_track(jax.random.key(0)[None], 0.5, X, Y, window=1, dtype="float32", **base)
     for bad in ("float16", "f4", 3):
@@ -465,8 +463,94 @@ def test_eos_mlp_sweeps_refuse_float32_and_every_eos_dtype_is_validated():
             E.poly_gd(np.eye(3), 0.1, [0.1, 0.1], n_steps=2, n_blocks=1, dtype=bad)
         with pytest.raises(ValueError, match=r"^dtype: expected None"):
             E.catapult_gd(jax.random.key(0)[None], 1.0, width=4, n_steps=2, n_blocks=1, dtype=bad)
+        with pytest.raises(ValueError, match=r"^dtype: expected None"):
+            E.mlp_run(jax.random.key(0), 0.5, X, Y, every=1, dtype=bad, **base)
     with pytest.raises(ValueError, match=r"^keys, dtype: .*threefry2x32 keys.*got rbg"):
         E.catapult_gd(jax.random.key(0, impl="rbg")[None], 1.0, width=4, n_steps=2, n_blocks=1, dtype="float32")
+    with pytest.raises(ValueError, match=r"^keys, dtype: .*threefry2x32 keys.*got rbg"):
+        E.mlp_run(jax.random.key(0, impl="rbg"), 0.5, X, Y, every=1, dtype="float32", **base)
+
+
+# the five methods of sims.eos.mlp_run on a (3, 6, 1) tanh network and 16 samples: GD, heavy ball and Nesterov well
+# below the edge (eta S <= 0.9), gradient flow, and the central flow at eta = 1.5, where it holds S at 2/eta
+_MLP = dict(eta=[0.5, 0.5, 0.5, 1.5, 0.5], momentum=[0.0, 0.5, 0.5, 0.0, 0.0], widths=(3, 6, 1), substeps=2,
+            lanczos_iter=4)
+
+
+def _mlp_data():
+    X = np.random.default_rng(0).standard_normal((16, 3))
+    return X, np.sin(X[:, 0])
+
+
+def test_eos_mlp_run_in_float32_follows_float64():
+    r"""All five methods for 20 steps (40 substeps) on the same keys in both precisions.
+
+    The float32 run starts from the float64 draws rounded through their uniforms' top 23 bits (each :math:`z` moved by
+    at most :math:`2^{-23}/\varphi(z)`: :math:`\theta_0` within :math:`\delta_0 = \|2^{-23}/\varphi(z)\|/\|z\|`
+    relative, computed from the draws, 2e-6 here). Each substep then rounds the forward and backward passes (sums of
+    at most 16 samples, 6 and 3 units: :math:`\gamma_{16} + \gamma_6 + \gamma_3 \approx 25\epsilon_{32}` relative),
+    the update (2) and the Lanczos refresh (its Ritz value exact for an operator within
+    :math:`\sim\sqrt P\epsilon_{32}\lVert H\rVert`, :math:`\sqrt{24} \approx 5`): at most :math:`k = 32` roundings
+    a substep. None of these runs amplifies a perturbation (GD, heavy ball and Nesterov at :math:`\eta S \le 0.9 < 2`;
+    the flows move by Euler steps of :math:`\eta/2`, and the central flow pulls :math:`S` back to :math:`2/\eta` at
+    rate :math:`\omega = 1`), so to first order the errors add: sharpness, loss and the block means of the loss,
+    :math:`\sigma^2` and :math:`\sigma^2 S` within :math:`\delta_0 + Nk\epsilon_{32}` (:math:`N = 40`: 7.8e-5)
+    relative. (Measured: 1.6e-6 at most.) The instantaneous :math:`\sigma^2` is a quotient whose numerator holds
+    :math:`\kappa(S - 2/\eta)`, a difference of nearly equal numbers that carries :math:`S`'s float32 error unaveraged,
+    so only its support (where the constraint is active) is compared; the second Ritz value of a warm start converged
+    to round-off is set by that round-off's direction and is not compared at all."""
+    from sims import eos as E
+
+    X, Y = _mlp_data()
+    keys = jax.random.split(jax.random.key(5), 5)
+    run = functools.partial(E.mlp_run, keys, X=X, Y=Y, methods=E.MLP_METHODS, n_steps=20, every=10, **_MLP)
+    a, b = run(), run(dtype="float32")
+    _float32_outputs(b)
+    assert a["sharpness"].dtype == np.float64
+    delta0 = 0.0
+    for key in keys:
+        theta0 = np.asarray(E.mlp_init(jax.random.split(key)[0], _MLP["widths"]))
+        z = np.concatenate([theta0[:18] * math.sqrt(3), theta0[18:] * math.sqrt(6)])  # the draws, before 1/sqrt(fan_in)
+        phi = np.exp(-z * z / 2) / math.sqrt(2 * math.pi)
+        delta0 = max(delta0, np.linalg.norm(2.0**-23 / phi) / np.linalg.norm(z))
+    tol = delta0 + 40 * 32 * EPS32
+    assert not a["diverged"].any() and not b["diverged"].any()
+    for name in ("sharpness", "loss", "mean_loss", "mean_sigma2", "mean_sigma2_sharpness"):
+        np.testing.assert_allclose(b[name], a[name], rtol=tol, atol=0, err_msg=name)
+    np.testing.assert_array_equal(b["sigma2"] > 0, a["sigma2"] > 0)
+    assert np.all(a["sigma2"][3, 1:] > 0) and np.all(a["sigma2"][[0, 1, 2, 4]] == 0)  # the constraint is exercised
+
+
+def test_hvp_top_eigenpair_on_a_float32_problem_computes_in_float32():
+    r"""``sims.hvp.top_eigenpair`` from a float32 start: float32 eigenvalue, Ritz vector and second Ritz value (eager
+    and under ``jit``, a matvec in float32 or closing over float64 data), against the float64 run on the same (float32)
+    matrix. :math:`A = Q\,\mathrm{diag}(\lambda)Q^\top`, :math:`n = 40`, :math:`\lambda` in :math:`[-1, 1]` and a top
+    eigenvalue 3 (gap 2), 20 Lanczos steps: float64 lands on the top eigenvalue to round-off. In float32 every matvec
+    is within :math:`\gamma_n\lVert A\rVert_F \approx n\epsilon_{32}\lVert A\rVert_F` of :math:`Av` (a unit :math:`v`:
+    each row's dot product, Cauchy-Schwarz), and twice-is-enough Gram-Schmidt keeps the basis orthonormal to
+    :math:`O(\epsilon_{32})` per vector against the :math:`m` others: the Ritz value is exact for a perturbation of
+    :math:`A` of norm at most :math:`E = (n\lVert A\rVert_F + 2m\lVert A\rVert)\epsilon_{32}` (1.6e-5 here; a float32
+    matvec of float64 data rounds once more, :math:`\epsilon_{32}\lVert A\rVert`), and the Ritz vector within
+    :math:`E/\mathrm{gap}` (Davis-Kahan) plus its own rounding. (Measured: 5e-7 and 8e-8.)"""
+    from sims import hvp as H
+
+    n, m = 40, 20
+    rng = np.random.default_rng(0)
+    Q = np.linalg.qr(rng.standard_normal((n, n)))[0]
+    A32 = ((Q * np.concatenate([np.linspace(-1, 1, n - 1), [3.0]])) @ Q.T).astype(np.float32)
+    A32 = (A32 + A32.T) / 2
+    A = A32.astype(np.float64)
+    v0 = rng.standard_normal(n).astype(np.float32)
+    S64, u64, _ = H.top_eigenpair(lambda v: jnp.asarray(A) @ v, v0.astype(np.float64), m)
+    assert abs(float(S64) - np.linalg.eigvalsh(A)[-1]) <= 1e-12
+    norm = np.linalg.norm(A, 2)
+    E_ = (n * np.linalg.norm(A) + (2 * m + 1) * norm) * EPS32
+    for pair in (H.top_eigenpair(lambda v: jnp.asarray(A32) @ v, v0, m),
+                 jax.jit(lambda v: H.top_eigenpair(lambda x: jnp.asarray(A) @ x, v, m))(v0)):
+        assert [x.dtype for x in pair] == [jnp.float32] * 3
+        assert abs(float(pair[0]) - float(S64)) <= E_
+        u = np.asarray(pair[1], np.float64)
+        assert min(np.max(np.abs(u - s * np.asarray(u64))) for s in (1, -1)) <= E_ / 2 + EPS32
 
 
 @SLOW
@@ -481,4 +565,22 @@ def test_eos_float32_kernels_hold_no_float64(monkeypatch):
     _float32_outputs(E.catapult_gd(jax.random.split(jax.random.key(0), 2), [1.0, 3.0], width=8, n_steps=4, n_blocks=2,
                                    dtype=np.float32))
     assert len(texts) == 2
+    _no_float64(texts)
+
+
+@SLOW
+def test_eos_mlp_run_float32_kernel_and_lanczos_hold_no_float64(monkeypatch):
+    """mlp_run's program (all five methods: one program, with the Lanczos refresh, the third-derivative contraction and
+    the central flow's sigma^2) and sims.hvp.top_eigenpair on its own: no float64 value after compilation."""
+    import sims.eos as E
+    from sims import hvp as H
+
+    texts = _compiled_kernels(monkeypatch, E)
+    X, Y = _mlp_data()
+    _float32_outputs(E.mlp_run(jax.random.split(jax.random.key(5), 5), X=X, Y=Y, methods=E.MLP_METHODS, n_steps=4,
+                               every=2, dtype="float32", **_MLP))
+    assert len(texts) == 1
+    A = jnp.asarray(np.diag(np.arange(1.0, 7.0)), jnp.float32)
+    texts.append(jax.jit(lambda v: H.top_eigenpair(lambda x: A @ x, v, 4)).lower(jnp.ones(6, jnp.float32))
+                 .compile().as_text())
     _no_float64(texts)
