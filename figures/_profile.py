@@ -6,8 +6,12 @@ A sampling profiler of the main thread (:class:`TimeProfile`) beside JAX's own c
 """
 from __future__ import annotations
 
+import faulthandler
 import json
+import os
+import re
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -21,6 +25,34 @@ _ROOT = Path(__file__).resolve().parent.parent
 _ROOT_STR = str(_ROOT)
 _LAYERS = ("theory", "sims", "paper_checks", "figures", "tests", "examples")
 CATEGORIES = ("xla compile", "trace+lower", "jax run", "sympy", "numpy/scipy", "plotting", "python")
+
+
+_FRAME_LINE = re.compile(r'^  File "(.*)", line \d+ in (.*)$')
+
+
+def _main_stack(main_id: int, fd: int) -> list[tuple[str, str]]:
+    """(file, function) of every frame of thread ``main_id``, innermost first (empty when it has no Python frame).
+
+    The stacks are read by :func:`faulthandler.dump_traceback` into the scratch file ``fd``: one C call that holds the
+    interpreter lock throughout, so the sampled thread cannot push or pop a frame meanwhile. Walking ``f_back`` from
+    :func:`sys._current_frames` in Python can be interrupted by a thread switch, and on CPython 3.11 a frame's ``f_back``
+    read while its thread pops frames can point into reused stack memory (seen here: an ``f_back`` that was a ``str``,
+    and segmentation faults of profiled runs). The dump keeps at most 100 frames per thread, innermost first.
+    """
+    os.lseek(fd, 0, os.SEEK_SET)
+    faulthandler.dump_traceback(fd, all_threads=True)
+    size = os.lseek(fd, 0, os.SEEK_CUR)
+    os.lseek(fd, 0, os.SEEK_SET)
+    text = os.read(fd, size).decode("utf-8", "replace")
+    files, inside = [], False
+    for line in text.splitlines():
+        if line.startswith(("Thread 0x", "Current thread 0x")):
+            inside = int(line.split("0x", 1)[1].split()[0], 16) == main_id
+        elif inside:
+            m = _FRAME_LINE.match(line)
+            if m:
+                files.append((m.group(1), m.group(2)))
+    return files
 
 
 class TimeProfile:
@@ -90,20 +122,18 @@ class TimeProfile:
         return "python"
 
     def _sample(self, main_id: int) -> None:
+        with tempfile.TemporaryFile() as scratch:
+            self._sample_into(main_id, scratch.fileno())
+
+    def _sample_into(self, main_id: int, fd: int) -> None:
         last, last_cpu = time.perf_counter(), time.process_time()
         while not self._stop.wait(self.interval):
-            frame = sys._current_frames().get(main_id)
             now, now_cpu = time.perf_counter(), time.process_time()
             dt, last, dcpu, last_cpu = now - last, now, now_cpu - last_cpu, now_cpu
-            if frame is None:
+            files = _main_stack(main_id, fd)
+            if not files:
                 continue
-            files, topic = [], None
-            while frame is not None:
-                code = frame.f_code
-                files.append((code.co_filename, code.co_name))
-                if topic is None and code.co_filename.startswith(str(_ROOT)):
-                    topic = self._owner(code.co_filename)
-                frame = frame.f_back
+            topic = next((self._owner(f) for f, _ in files if f.startswith(str(_ROOT))), None)
             cat = self._category(files)
             per = self.table.setdefault(topic or "shared", dict.fromkeys(CATEGORIES, 0.0))
             per[cat] += dt

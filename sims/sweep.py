@@ -174,25 +174,48 @@ def cpu_loop_fusions(platform: str) -> dict:
 
 @functools.lru_cache(maxsize=1)
 def _cpu_loop_fusions() -> dict:
+    return _known(tuple(_LOOP_FUSIONS.items()))
+
+
+# Cheaper code generation: XLA's elemental emitters instead of its fusion emitters, and each program's LLVM module in
+# one piece. For a program compiled once and run briefly, compilation is most of its cost: the DCSGD and SDE path
+# programs of sims.sde compile in about half the CPU time this way, their runs as fast (a topic's cold full budget,
+# measured back to back). The tests compile every program this way (tests/conftest.py sets the same options).
+_FAST_COMPILE = {"xla_cpu_use_fusion_emitters": False, "xla_cpu_parallel_codegen_split_count": 1}
+
+
+def cpu_fast_compile(platform: str) -> dict:
+    """Compiler options for cheaper code generation on ``platform`` ``"cpu"`` (``{}`` elsewhere, or where this jaxlib
+    does not know them: the default code generation). Results agree with the default build to round-off."""
+    if not isinstance(platform, str):
+        raise TypeError(f"platform: expected a JAX platform name such as 'cpu' or 'gpu', got {platform!r:.60}")
+    return dict(_known(tuple(_FAST_COMPILE.items()))) if platform == "cpu" else {}
+
+
+@functools.lru_cache(maxsize=None)
+def _known(options: tuple) -> dict:
+    """``dict(options)`` if this XLA compiles a program with them, else ``{}``."""
     try:
-        jax.jit(lambda x: x + 1, compiler_options=_LOOP_FUSIONS).lower(jnp.zeros(())).compile()
-    except Exception:  # noqa: BLE001  (an XLA without the option)
+        jax.jit(lambda x: x + 1, compiler_options=dict(options)).lower(jnp.zeros(())).compile()
+    except Exception:  # noqa: BLE001  (an XLA without the options)
         return {}
-    return dict(_LOOP_FUSIONS)
+    return dict(options)
 
 
 @functools.lru_cache(maxsize=256)
-def _batched(fn: Callable, static: tuple, devices: tuple, n_args: int, loop_fusions: bool = False):
+def _batched(fn: Callable, static: tuple, devices: tuple, n_args: int, loop_fusions: bool = False,
+             fast_compile: bool = False):
     """jit(vmap(fn(., *args, **static))) with the grid axis sharded and arguments replicated; cached.
 
     The key is the function object, its static configuration, the devices, the argument count and the
-    fusion choice: repeated sweeps of one per-run function with new data of the same shapes compile nothing
+    compiler choices: repeated sweeps of one per-run function with new data of the same shapes compile nothing
     (jit's own cache keys on shapes and dtypes).
     """
     mesh = Mesh(np.array(devices), ("grid",))
     sharded, replicated = NamedSharding(mesh, PartitionSpec("grid")), NamedSharding(mesh, PartitionSpec())
     run = functools.partial(fn, **dict(static)) if static else fn
-    options = cpu_loop_fusions(devices[0].platform) if loop_fusions else {}
+    platform = devices[0].platform
+    options = {**(cpu_loop_fusions(platform) if loop_fusions else {}), **(cpu_fast_compile(platform) if fast_compile else {})}
     batched = jax.jit(jax.vmap(run, in_axes=(0,) + (None,) * n_args),
                       in_shardings=(sharded,) + (replicated,) * n_args, out_shardings=sharded,
                       compiler_options=options or None)
@@ -227,6 +250,7 @@ def run_grid(
     progress: bool | None = None,
     desc: str = "sweep",
     loop_fusions: bool = False,
+    fast_compile: bool = False,
     max_bytes: Any = None,
 ) -> Any:
     r"""Evaluate ``fn`` at every grid point: ``out[i] = fn(grid[i], *args, **static)``, stacked along axis 0.
@@ -249,6 +273,8 @@ def run_grid(
 
     ``loop_fusions``: on a CPU, compile with XLA's own loop fusions instead of its YNNPACK route
     (:func:`cpu_loop_fusions`); faster for some step programs, slower for others: measure before opting in.
+    ``fast_compile``: on a CPU, cheaper code generation (:func:`cpu_fast_compile`), for programs whose compilation
+    costs more than their runs; some run slower this way: measure before opting in.
 
     ``max_bytes``: the allocation limit (:func:`theory.validate.byte_limit`) for the grid padded to a chunk (a
     ``chunk_size`` far above the grid, with ``pad_to_chunk``, copies the last point that many times). What ``fn``
@@ -264,7 +290,8 @@ def run_grid(
     frozen = _frozen({} if static is None else static)
     chunk_size = V.integer("chunk_size", chunk_size, low=1)
     for flag, value, allowed in (("pad_to_chunk", pad_to_chunk, (bool,)), ("progress", progress, (bool, type(None))),
-                                 ("desc", desc, (str,)), ("loop_fusions", loop_fusions, (bool,))):
+                                 ("desc", desc, (str,)), ("loop_fusions", loop_fusions, (bool,)),
+                                 ("fast_compile", fast_compile, (bool,))):
         if not isinstance(value, allowed):
             raise TypeError(f"{flag}: expected {' or '.join(t.__name__ for t in allowed)}, got "
                             f"{type(value).__name__} {value!r:.60}")
@@ -282,7 +309,7 @@ def run_grid(
     V.check_bytes({"chunk_size": chunk_size, "grid": f"{n} points"}, 2 * per_point * min(chunk, max(n, chunk)),
                   what="one chunk of the grid (padded), host and device", max_bytes=max_bytes)
     n_chunks = math.ceil(n / chunk)
-    batched, sharded, replicated = _batched(fn, frozen, devices, len(args), loop_fusions)
+    batched, sharded, replicated = _batched(fn, frozen, devices, len(args), loop_fusions, fast_compile)
     shared = jax.device_put(args, replicated)
 
     if progress is None:

@@ -74,6 +74,8 @@ ROWS = [
         kinds={"x": "any", "bound": "pos"}, skip={"x": "any real array is valid: non-finite entries are what it flags"}),
     Row("sims.sweep.cpu_loop_fusions", {"platform": "cpu"}, kinds={"platform": "text"},
         ok={("platform", "empty"): "any other platform name: no options"}),
+    Row("sims.sweep.cpu_fast_compile", {"platform": "cpu"}, kinds={"platform": "text"},
+        ok={("platform", "empty"): "any other platform name: no options"}),
     Row("sims.sweep.run_grid", {"fn": _point, "grid": {"a": np.arange(3.0)}, "chunk_size": 8, "pad_to_chunk": False,
                                 "devices": None, "progress": False, "desc": "sweep"},
         kinds={"chunk_size": "posint", "desc": "text"}, ok={("devices", "None"): "the default: every device"}),

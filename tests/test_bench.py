@@ -107,6 +107,30 @@ def test_time_profile_sees_sympy_and_compilation():
     assert "XLA compiles" in prof.format()
 
 
+def test_main_stack_reads_the_sampled_threads_frames_innermost_first():
+    """The sampler's stack of another thread (faulthandler's dump, parsed): this test's frames, innermost first."""
+    import tempfile
+    import threading
+
+    from figures._profile import _main_stack
+
+    got = []
+
+    def marker_for_the_sampler(fd):
+        t = threading.Thread(target=lambda: got.append(_main_stack(threading.main_thread().ident, fd)))
+        t.start()
+        t.join()
+
+    with tempfile.TemporaryFile() as scratch:
+        marker_for_the_sampler(scratch.fileno())
+        marker_for_the_sampler(scratch.fileno())  # the scratch file is rewritten from its start: one stack again
+    for stack in got:
+        names = [name for file, name in stack if file.endswith("test_bench.py")]
+        assert names[:2] == ["marker_for_the_sampler", "test_main_stack_reads_the_sampled_threads_frames_innermost_first"]
+        assert stack[0][0].endswith("threading.py")  # innermost: the join this thread waits in
+        assert names.count("marker_for_the_sampler") == 1  # one dump, not the previous one's tail as well
+
+
 @pytest.mark.filterwarnings("ignore:'sims.bench' found in sys.modules:RuntimeWarning")  # runpy, as under -m
 def test_python_dash_m_runs_the_imported_module(tmp_path, monkeypatch):
     """Under ``python -m sims.bench`` the topics' BenchCase must be the runner's class (module run as __main__)."""

@@ -144,6 +144,26 @@ def test_loop_fusions_change_the_compiled_program_not_the_results():
         run_grid(_logistic_map_run, grid, loop_fusions="yes")
 
 
+def test_fast_compile_changes_the_compiled_program_not_the_results():
+    """fast_compile=True compiles with cheaper code generation on a CPU (XLA's elemental emitters, one codegen
+    partition), the same float64 operations per run: equal to round-off of a 200-term mean; combined with the loop
+    fusions both option sets apply. Off a CPU the options are empty."""
+    from sims.sweep import _batched, cpu_fast_compile
+
+    grid = _grid(9)
+    a = run_grid(_logistic_map_run, grid)
+    for fusions in (False, True):
+        b = run_grid(_logistic_map_run, grid, fast_compile=True, loop_fusions=fusions)
+        np.testing.assert_allclose(a["final"], b["final"], rtol=1e-13)
+        np.testing.assert_allclose(a["mean"], b["mean"], rtol=1e-13)
+    assert cpu_fast_compile("gpu") == {}
+    assert set(cpu_fast_compile("cpu")) <= {"xla_cpu_use_fusion_emitters", "xla_cpu_parallel_codegen_split_count"}
+    devices = tuple(jax.devices())
+    assert _batched(_logistic_map_run, (), devices, 0, False, True) is not _batched(_logistic_map_run, (), devices, 0)
+    with pytest.raises(TypeError, match="fast_compile"):
+        run_grid(_logistic_map_run, grid, fast_compile=1)
+
+
 def test_bad_arguments():
     with pytest.raises(ValueError, match="chunk_size"):
         run_grid(_logistic_map_run, {"a": np.zeros(3)}, chunk_size=0)

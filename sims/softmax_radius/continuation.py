@@ -20,6 +20,7 @@ from jax.experimental import jet
 import sims  # noqa: F401  (float64)
 from theory import validate as V
 from sims.softmax_radius.directions import _along
+from sims.sweep import cpu_fast_compile
 from sims.softmax_radius.models import (
     _applied, _apply_fn, _attention_exponents, _finite_logits, _inputs, _labels, _model_inputs, _tree, make_model
 )
@@ -262,25 +263,10 @@ def _continued_picked(apply, params, v, x, t, rows, sums=False):
 # slowly: without them (XLA's older loop emitters) and with one codegen partition, the order-16 series programs of
 # the trained models compile in 55-60 % of the CPU time (mlp_ln 6.8 -> 4.6 s, attention 13.1 -> 7.3 s) and run as
 # fast. The emitted arithmetic differs: results move by round-off (a Taylor coefficient by <= 2e-9 relative).
-_FAST_COMPILE = {"xla_cpu_use_fusion_emitters": False, "xla_cpu_parallel_codegen_split_count": 1}
-
-
-@functools.lru_cache(maxsize=1)
-def _compile_options() -> dict | None:
-    """:data:`_FAST_COMPILE` on a CPU whose XLA knows the options, else None (the defaults; other backends)."""
-    if jax.default_backend() != "cpu":
-        return None
-    try:
-        jax.jit(lambda q: q + 1, compiler_options=_FAST_COMPILE).lower(jnp.zeros(())).compile()
-    except Exception:  # noqa: BLE001  (an XLA without the options)
-        return None
-    return dict(_FAST_COMPILE)
-
-
 @functools.lru_cache(maxsize=None)
 def _jitted(fn: Callable, static_argnums: tuple):
-    """``jax.jit(fn)`` with :func:`_compile_options`, built on first use (the backend is known by then)."""
-    return jax.jit(fn, static_argnums=static_argnums, compiler_options=_compile_options())
+    """``jax.jit(fn)`` with :func:`sims.sweep.cpu_fast_compile`, built on first use (the backend is known by then)."""
+    return jax.jit(fn, static_argnums=static_argnums, compiler_options=cpu_fast_compile(jax.default_backend()) or None)
 
 
 def _picked_jit(*args):
