@@ -12,8 +12,8 @@ An entry is valid only if its key matches :math:`\mathrm{sha256}(\text{config} \
   problems). Editing ``sims/sde/`` therefore recomputes no logistic result, while editing the sweep
   engine recomputes everything;
 * the environment: the versions of the numerical libraries (jax, jaxlib, numpy, scipy, sympy, optax,
-  diffrax), JAX's x64 mode, its backend and its device count (results are not proven invariant under any
-  of them).
+  diffrax), JAX's x64 mode, its backend, its device count and the options of ``$XLA_FLAGS`` (results are not
+  proven invariant under any of them).
 
 The key is part of both file names, so two configurations, code versions or environments never share a
 path. The ``.npz`` name also carries the sha256 of its own bytes: once written it never changes (a rewrite
@@ -332,12 +332,21 @@ def _steplab_version() -> str:
 def _environment() -> dict:
     """What besides the configuration and the code changes a result: library versions and JAX's numerics.
 
-    x64 mode is read on every call (a program may switch it); the rest is fixed once JAX has started.
+    x64 mode is read on every call (a program may switch it); the rest is fixed once JAX has started, the compiler
+    flags included (:func:`_xla_flags`).
     """
     import jax
 
     return {"libraries": dict(_library_versions()), "x64": bool(jax.config.read("jax_enable_x64")),
-            "backend": jax.default_backend(), "device_count": jax.device_count()}
+            "backend": jax.default_backend(), "device_count": jax.device_count(), "xla_flags": list(_xla_flags())}
+
+
+@functools.lru_cache(maxsize=1)
+def _xla_flags() -> tuple[str, ...]:
+    """The options of ``$XLA_FLAGS`` (sorted), read once: XLA reads them when JAX starts its backend. Compiler options
+    move results by round-off (the tests compile with cheaper code generation), so an entry computed under other
+    flags is never served under these; options that change no number only cost a recomputation."""
+    return tuple(sorted(os.environ.get("XLA_FLAGS", "").split()))
 
 
 def _canonical(x: Any) -> Any:

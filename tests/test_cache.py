@@ -235,12 +235,14 @@ def test_the_key_covers_code_config_libraries_and_jax_numerics(results, monkeypa
     env = cache._environment()
     assert {"jax", "jaxlib", "numpy", "scipy"} <= set(env["libraries"])
     assert env["x64"] is True and env["device_count"] >= 1 and env["backend"]
+    assert env["xla_flags"] == sorted(os.environ.get("XLA_FLAGS", "").split())  # the tests' own compile options
     base = cache.config_digest({"n": 1}, "logistic")
     changed = {
         "numpy": {**env, "libraries": {**env["libraries"], "numpy": "0.0.1"}},
         "x64": {**env, "x64": False},
         "devices": {**env, "device_count": env["device_count"] + 1},
         "backend": {**env, "backend": "gpu"},
+        "compiler flags": {**env, "xla_flags": sorted(env["xla_flags"] + ["--xla_backend_optimization_level=3"])},
     }
     for what, other in changed.items():
         monkeypatch.setattr(cache, "_environment", lambda other=other: other)
