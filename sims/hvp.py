@@ -408,7 +408,8 @@ def _top_eigenpair(matvec, v0: jax.Array, num_iter: int) -> tuple[jax.Array, jax
 def top_eigenpair(matvec, v0: jax.Array, num_iter: int, *, max_bytes=None) -> tuple[jax.Array, jax.Array, jax.Array]:
     r"""Largest eigenvalue, its unit Ritz vector and the second Ritz value after ``num_iter`` Lanczos steps from ``v0``.
 
-    ``matvec``: :math:`v \mapsto Hv` for a symmetric :math:`H`; ``v0`` a nonzero vector; ``1 <= num_iter <= len(v0)``.
+    ``matvec``: :math:`v \mapsto Hv` for a symmetric :math:`H`; ``v0`` a nonzero vector; ``1 <= num_iter <= len(v0)``
+    (one step has no second Ritz value: it is returned as :math:`-\infty`).
     Full reorthogonalization (Gram-Schmidt twice); warm-starting ``v0`` at the previous eigenvector makes a
     few steps enough along a slowly moving trajectory. A ``matvec`` that returns NaN or infinity makes
     the eigenpair undefined: a ``ValueError`` naming ``matvec`` when the result is concrete (under ``jit``
@@ -435,4 +436,7 @@ def top_eigenpair(matvec, v0: jax.Array, num_iter: int, *, max_bytes=None) -> tu
                   what="the Krylov basis (and its products)", max_bytes=max_bytes)
     if not V.is_tracer(v0) and not float(jnp.linalg.norm(v0)) > 0:
         raise ValueError("v0: expected a nonzero start vector, got zeros")
-    return V.finite_output("matvec", _top_eigenpair(matvec, v0, num_iter), "during the Lanczos iteration")
+    top, vec, second = _top_eigenpair(matvec, v0, num_iter)
+    # one step has no second Ritz value: its -inf is the answer, not a non-finite product of matvec
+    V.finite_output("matvec", (top, vec) if num_iter == 1 else (top, vec, second), "during the Lanczos iteration")
+    return top, vec, second

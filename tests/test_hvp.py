@@ -212,3 +212,17 @@ def test_a_nan_callback_is_named_not_returned(call, param):
 def test_a_nan_callback_under_jit_returns_nan_for_the_callers_flag():
     ritz = jax.jit(lambda k: H.lanczos(k, lambda v: v * jnp.nan, 4, 3))(jax.random.key(0))
     assert np.all(np.isnan(np.asarray(ritz)))
+
+
+def test_one_lanczos_step_gives_the_rayleigh_quotient_and_no_second_ritz_value():
+    """After one step the Krylov space is span(v0): the top Ritz value is the Rayleigh quotient v0'Hv0/v0'v0 (NumPy,
+    to round-off), the Ritz vector v0 itself, and there is no second Ritz value (-inf), eagerly as under jit."""
+    from sims.hvp import top_eigenpair
+
+    H = np.array([[3.0, 1.0, 0.0], [1.0, 2.0, 0.5], [0.0, 0.5, 1.0]])
+    v0 = np.array([1.0, -2.0, 0.5])
+    for call in (top_eigenpair, jax.jit(top_eigenpair, static_argnums=(0, 2))):
+        top, vec, second = call(lambda v: jnp.asarray(H) @ v, jnp.asarray(v0), 1)
+        np.testing.assert_allclose(float(top), v0 @ H @ v0 / (v0 @ v0), rtol=1e-14)  # a few roundings of O(1) sums
+        np.testing.assert_allclose(np.abs(np.asarray(vec)), np.abs(v0) / np.linalg.norm(v0), rtol=1e-14)
+        assert float(second) == -np.inf
