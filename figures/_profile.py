@@ -133,7 +133,7 @@ class TimeProfile:
             files = _main_stack(main_id, fd)
             if not files:
                 continue
-            topic = next((self._owner(f) for f, _ in files if f.startswith(str(_ROOT))), None)
+            topic = next((self._owner(f) for f, _ in files if f.startswith(_ROOT_STR)), None)
             cat = self._category(files)
             per = self.table.setdefault(topic or "shared", dict.fromkeys(CATEGORIES, 0.0))
             per[cat] += dt

@@ -169,12 +169,7 @@ def cpu_loop_fusions(platform: str) -> dict:
     or where this jaxlib does not know the option: the default fusions, the same results)."""
     if not isinstance(platform, str):
         raise TypeError(f"platform: expected a JAX platform name such as 'cpu' or 'gpu', got {platform!r:.60}")
-    return dict(_cpu_loop_fusions()) if platform == "cpu" else {}
-
-
-@functools.lru_cache(maxsize=1)
-def _cpu_loop_fusions() -> dict:
-    return _known(tuple(_LOOP_FUSIONS.items()))
+    return dict(_known(tuple(_LOOP_FUSIONS.items()))) if platform == "cpu" else {}
 
 
 # Cheaper code generation: XLA's elemental emitters instead of its fusion emitters, and each program's LLVM module in

@@ -16,7 +16,7 @@ import sims.eos_relu as relu_sim
 import theory.eos as th
 from paper_checks import fit_slope
 from sims.reference import eos as ref
-from tests.contract_eos import _MLP, _catapult, _mlp, _poly_gd
+from tests.contract_eos import _MLP, _TRACK, _catapult, _mlp, _poly_gd, _track
 
 a_, b_, e_, m_, ys_ = th.a_, th.beta_, th.eta_, th.mu_, th.ys_
 
@@ -388,11 +388,10 @@ def test_mlp_track_gd_runs_equal_a_plain_gd_loop_and_the_projection_holds_the_ed
     """mlp_track's GD trajectories (eta, and eta/2 two steps per unit) equal plain GD on mlp_loss (window means of the
     iterates, to round-off), the flows start where GD does, and the projected flow's sigma^2 is the central flow's at
     threshold 2/eta. Same shapes as the contract row (one compiled program)."""
-    X, Y = sim.mlp_data(jax.random.key(20250413), 32, 4)
     widths, eta, n_steps, window = (4, 8, 1), 1.0, 40, 20
     keys = jax.random.split(jax.random.key(5), 2)
-    out = sim.mlp_track(keys, eta, X, Y, widths=widths, n_steps=n_steps, window=window, substeps=4)
-    grad = jax.jit(jax.grad(lambda th: sim.mlp_loss(th, X, Y, widths)))
+    out = _track(keys, eta, n_steps, window)
+    grad = jax.jit(jax.grad(lambda th: sim.mlp_loss(th, _TRACK["X"], _TRACK["Y"], widths)))
     for i in range(2):
         theta0 = sim.mlp_init(keys[i], widths)
         np.testing.assert_allclose(out["theta0"][i, 1], theta0, rtol=1e-15)
@@ -420,11 +419,10 @@ def test_mlp_track_records_are_nan_from_the_diverging_window_on():
     (every claim refuses a diverged trajectory), so this test is what sees the mask: the claims-only sample at seed 3
     let a flipped ``>=`` through (NaN before the divergence, stale finite values after it), and the step used to be
     counted from the diverging window's start."""
-    X, Y = sim.mlp_data(jax.random.key(20250413), 32, 4)
     widths, eta, n_steps, window = (4, 8, 1), 50.0, 40, 10
     keys = jax.random.split(jax.random.key(5), 2)
-    out = sim.mlp_track(keys, eta, X, Y, widths=widths, n_steps=n_steps, window=window, substeps=4)
-    grad = jax.jit(jax.grad(lambda th: sim.mlp_loss(th, X, Y, widths)))
+    out = _track(keys, eta, n_steps, window)
+    grad = jax.jit(jax.grad(lambda th: sim.mlp_loss(th, _TRACK["X"], _TRACK["Y"], widths)))
     for i in range(2):
         th_, first_bad = sim.mlp_init(keys[i], widths), -1
         for step in range(1, n_steps + 1):
