@@ -421,7 +421,7 @@ def _catapult_run(point, *, width: int, n_steps: int, n_blocks: int):
     if c.dtype == jnp.float64:
         u, v = jax.random.normal(ku, (width,)), jax.random.normal(kv, (width,))
     else:  # float32: the float64 draws of the same keys, from their uniforms' top 23 bits (sims.nqm.noise_at)
-        u, v = (noise_at(k, jnp.arange(width), "gaussian", 0, width, "float32") for k in (ku, kv))
+        u, v = _normal32(ku, width), _normal32(kv, width)
     scale = jnp.sqrt(jnp.asarray(1.0 * width, c.dtype))
     lam0 = (u @ u + v @ v) / width
     eta = c / lam0
@@ -502,9 +502,7 @@ def catapult_gd(keys, eta_lambda0, *, width: int, n_steps: int, n_blocks: int,
                   8 * 8 * width * CATAPULT_CHUNK + 2 * 3 * 8 * n_blocks * (n_c * n_s + CATAPULT_CHUNK),
                   what="a chunk's u, v vectors and the per-block records", max_bytes=max_bytes)
     dt = V.float_dtype("dtype", dtype)
-    if dt != np.float64 and str(jax.random.key_impl(ks)) != "threefry2x32":
-        raise ValueError(f"keys, dtype: float32 runs draw the float64 runs' initial vectors value by value, which needs "
-                         f"threefry2x32 keys (jax.random.key(seed)); got {jax.random.key_impl(ks)} keys")
+    _coupled_keys(ks, dt, "initial vectors")
     grid = {"eta_lambda0": np.repeat(cs, n_s).astype(dt), "key": jnp.tile(ks, n_c)}
     # padded to CATAPULT_CHUNK runs: one compiled program per (width, n_steps, n_blocks) whatever the grid size
     out = run_grid(_catapult_run, grid, static={"width": width, "n_steps": n_steps, "n_blocks": n_blocks},
@@ -657,6 +655,14 @@ def _normal32(key: jax.Array, size: int) -> jax.Array:
     return noise_at(key, jnp.arange(size), "gaussian", 0, size, "float32")
 
 
+def _coupled_keys(ks: jax.Array, dt: np.dtype, what: str) -> None:
+    """Refuse float32 runs on keys :func:`_normal32` cannot couple: it draws the float64 runs' ``what`` value by value,
+    which needs threefry2x32 keys."""
+    if dt != np.float64 and str(jax.random.key_impl(ks)) != "threefry2x32":
+        raise ValueError(f"keys, dtype: float32 runs draw the float64 runs' {what} value by value, which needs "
+                         f"threefry2x32 keys (jax.random.key(seed)); got {jax.random.key_impl(ks)} keys")
+
+
 def _mlp_init32(key: jax.Array, widths: tuple[int, ...]) -> jax.Array:
     r""":func:`mlp_init` of ``key`` in float32: each layer's float64 draw to :math:`2^{-23}/\varphi(z)` (coupled), over
     :math:`\sqrt{\mathrm{fan\_in}}` rounded to float32."""
@@ -728,9 +734,7 @@ def mlp_run(keys, eta, X, Y, *, widths, methods="gd", momentum=0.0, n_steps: int
     ks = jnp.atleast_1d(jnp.asarray(keys))
     if ks.ndim != 1:
         raise ValueError(f"keys: expected a 1-D array of typed keys, got shape {ks.shape}")
-    if dt != np.float64 and str(jax.random.key_impl(ks)) != "threefry2x32":
-        raise ValueError(f"keys, dtype: float32 runs draw the float64 runs' initial parameters value by value, which "
-                         f"needs threefry2x32 keys (jax.random.key(seed)); got {jax.random.key_impl(ks)} keys")
+    _coupled_keys(ks, dt, "initial parameters")
     every = V.integer("every", every, low=1)
     n_steps = V.integer("n_steps", n_steps, low=every)
     if n_steps % every:
