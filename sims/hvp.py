@@ -177,8 +177,8 @@ def largest_eigenvalue(matrix: Any) -> jax.Array:
     A = V.traceable("matrix", matrix)
     if A.ndim < 2 or A.shape[-1] != A.shape[-2] or A.shape[-1] < 1:
         raise ValueError(f"matrix: expected a square matrix (..., P, P), got shape {A.shape}")
-    if not jnp.issubdtype(A.dtype, jnp.floating):
-        A = A.astype(jnp.float64)
+    # the caller's dtype decides, eagerly as under jit (validation hands a concrete array back in float64)
+    A = A.astype(_pair_dtype(getattr(matrix, "dtype", np.float64)))
     return jnp.vectorize(_largest_eigenvalue, signature="(n,n)->()")(A)
 
 
@@ -341,6 +341,15 @@ class TraceEstimate(NamedTuple):
     samples: jax.Array
 
 
+def _rademacher(key: jax.Array, shape: tuple, dtype) -> jax.Array:
+    r"""Independent signs :math:`\pm1` with probability 1/2 each, in ``dtype``. JAX's ``rademacher`` compares a
+    uniform draw in the precision of its Python ``p = 0.5`` (float64 here), which would put float64 into a float32
+    program; float32 draws compare a float32 uniform instead (the same law; float64 draws are unchanged)."""
+    if dtype == jnp.float32:
+        return 2 * jax.random.bernoulli(key, jnp.float32(0.5), shape).astype(dtype) - 1
+    return jax.random.rademacher(key, shape, dtype=dtype)
+
+
 def hutchinson_trace(loss_fn: Callable[[Any], jax.Array], params: Any, key: jax.Array, *,
                      num_samples: int = 64, max_bytes=None) -> TraceEstimate:
     r"""Hutchinson's estimator :math:`\widehat{\operatorname{tr}H}=\frac1m\sum_{i=1}^m z_i^\top Hz_i` with Rademacher :math:`z_i`.
@@ -360,7 +369,7 @@ def hutchinson_trace(loss_fn: Callable[[Any], jax.Array], params: Any, key: jax.
     V.check_bytes({"num_samples": m, "params": f"{flat.size} parameters"}, 3 * flat.dtype.itemsize * m * flat.size,
                   what="the probes and their HVPs under vmap", max_bytes=max_bytes)
     grad = jax.grad(f)
-    z = jax.random.rademacher(key, (m, flat.size), dtype=flat.dtype)
+    z = _rademacher(key, (m, flat.size), flat.dtype)
     quad = V.finite_output("loss_fn", jax.vmap(lambda v: jnp.vdot(v, jax.jvp(grad, (flat,), (v,))[1]))(z), _NOT_FINITE)
     return TraceEstimate(jnp.mean(quad), jnp.std(quad, ddof=1) / jnp.sqrt(m), quad)
 
