@@ -35,7 +35,7 @@ from jax import lax
 import sims  # noqa: F401  (float64)
 from sims.hvp import top_eigenpair  # the warm-started Lanczos lives with the other curvature tools
 from sims.nqm import noise_at  # float32 draws coupled to the float64 ones of the same key
-from sims.sweep import run_grid
+from sims.sweep import floats_as, run_grid
 from theory import validate as V
 
 __all__ = [
@@ -280,7 +280,7 @@ def poly_gd(coef, eta, w0, *, n_steps: int, n_blocks: int, momentum=0.0, nestero
     dt = V.float_dtype("dtype", dtype)
     grid = {"coef": C, "eta": etas, "w0": starts, "momentum": mom, "nesterov": np.broadcast_to(nest, (n,)).astype(float)}
     if dt != np.float64:  # every float the kernel reads (validated in float64 above)
-        grid = {k: v.astype(dt) for k, v in grid.items()}
+        grid = floats_as(grid, dt)
     # one compiled program per (n_steps, n_blocks) whatever the grid size: every sweep is padded to GD_CHUNK runs
     return run_grid(_poly_gd_run, grid, static={"n_steps": n_steps, "n_blocks": n_blocks},
                     chunk_size=GD_CHUNK, pad_to_chunk=True)

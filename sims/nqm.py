@@ -45,7 +45,7 @@ from jax.extend.random import threefry2x32_p
 
 import sims  # noqa: F401  (float64)
 from sims import optimizers as opt
-from sims.sweep import run_grid
+from sims.sweep import floats_as, run_grid
 from theory import validate as V
 
 __all__ = ["LAWS", "BOUND", "BOUND32", "BOUNDS", "CHUNK", "noise", "noise_at", "simulate", "Summary", "summarize",
@@ -581,8 +581,7 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
                       merge=n_merge, dtype=dt.name)
         if dt != np.float64:
             # every float the kernel reads in the chosen precision (the validation above ran in float64)
-            grid = {k: v.astype(dt) if v.dtype.kind == "f" else v for k, v in grid.items()}
-            shared = {k: v.astype(dt) if v.dtype.kind == "f" else v for k, v in shared.items()}
+            grid, shared = floats_as(grid, dt), floats_as(shared, dt)
         # pad each group to a power of two (at least 8 runs): sweeps of nearby sizes then share one compiled shape;
         # at most a cache's worth of state per step
         chunk = min(chunk_size, _pow2(n, 8), max(8, 1 << max(0, (_CACHE_VALUES // d).bit_length() - 1)))

@@ -45,7 +45,7 @@ from scipy import special
 import sims  # noqa: F401  (float64)
 from sims import nqm
 from sims.nqm import Summary, summarize  # noqa: F401  (the shared statistics, re-exported)
-from sims.sweep import run_grid
+from sims.sweep import floats_as, run_grid
 from theory import validate as V
 
 __all__ = [
@@ -473,7 +473,7 @@ def simulate(key: jax.Array, *, eta, x0, h=1.0, method="sign", beta=0.0, beta2=0
         if dt != np.float64:
             # the threshold from the float64 p (the same signs as a float64 chain), the floats in float32
             p = grid.pop("p_away")
-            grid = {k: v.astype(dt) if v.dtype.kind == "f" else v for k, v in grid.items()}
+            grid = floats_as(grid, dt)
             grid["thresh"] = np.asarray(threshold(p))  # float64 arithmetic: p is a float64 array here
         static = dict(T=T, n_rec=n_rec, impl=impl, block=BLOCK)
         put(_sweep(chain_run, grid, static, chunk_size, f"sign_floor {mth}", np.int64(burn)), idx)

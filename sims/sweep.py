@@ -26,7 +26,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from theory import validate as V
 
-__all__ = ["run_grid", "cartesian", "grid_size", "diverged"]
+__all__ = ["run_grid", "cartesian", "grid_size", "diverged", "floats_as"]
 
 
 def grid_size(grid: Any) -> int:
@@ -83,6 +83,12 @@ def diverged(x: jax.Array, bound: float = 1e150) -> jax.Array:
         V.real("bound", bound, low=0.0, low_open=True)
     bad = ~jnp.isfinite(x) | (jnp.abs(x) > bound)
     return bad.reshape(bad.shape[:1] + (-1,)).any(axis=1) if bad.ndim > 1 else bad
+
+
+def floats_as(grid: dict, dtype) -> dict:
+    """``grid`` with every floating array cast to ``dtype`` (a float32 sweep's inputs, validated in float64) and every
+    other entry (integers, booleans, PRNG keys) as it is."""
+    return {k: v.astype(dtype) if jnp.issubdtype(v.dtype, jnp.floating) else v for k, v in grid.items()}
 
 
 def _is_key(x: Any) -> bool:

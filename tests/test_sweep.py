@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from sims.sweep import cartesian, diverged, grid_size, run_grid
+from sims.sweep import cartesian, diverged, floats_as, grid_size, run_grid
 
 
 def _logistic_map_run(point):
@@ -228,3 +228,12 @@ def test_a_single_run_too_big_for_memory_does_not_blame_chunk_size():
     with pytest.raises(MemoryError, match="one run of .* a smaller chunk_size cannot help") as exc:
         run_grid(_one_huge_run, {"x0": np.ones(2)}, chunk_size=1)
     assert not str(exc.value).startswith("chunk_size")
+
+
+def test_floats_as_casts_floating_entries_only():
+    """A float32 sweep's inputs: float arrays (NumPy or JAX) cast, integers, booleans and typed keys untouched."""
+    keys = jax.random.split(jax.random.key(0), 2)
+    out = floats_as({"a": np.ones(2), "b": jnp.zeros(2), "i": np.arange(2), "m": np.ones(2, bool), "k": keys},
+                    np.float32)
+    assert out["a"].dtype == out["b"].dtype == np.float32
+    assert out["i"].dtype == np.arange(2).dtype and out["m"].dtype == bool and out["k"] is keys
