@@ -86,9 +86,16 @@ def diverged(x: jax.Array, bound: float = 1e150) -> jax.Array:
 
 
 def floats_as(grid: dict, dtype) -> dict:
-    """``grid`` with every floating array cast to ``dtype`` (a float32 sweep's inputs, validated in float64) and every
-    other entry (integers, booleans, PRNG keys) as it is."""
-    return {k: v.astype(dtype) if jnp.issubdtype(v.dtype, jnp.floating) else v for k, v in grid.items()}
+    """``grid`` (a dict of arrays) with every floating array cast to ``dtype`` (``"float32"`` or ``"float64"``, see
+    :func:`theory.validate.float_dtype`: a float32 sweep's inputs, validated in float64) and every other entry
+    (integers, booleans, PRNG keys) as it is."""
+    dt = V.float_dtype("dtype", dtype)
+    if not isinstance(grid, dict):
+        raise TypeError(f"grid: expected a dict of arrays, got {type(grid).__name__}")
+    bad = [k for k, v in grid.items() if not hasattr(v, "dtype")]
+    if bad:
+        raise TypeError(f"grid: expected a dict of arrays; entry {bad[0]!r} is a {type(grid[bad[0]]).__name__}")
+    return {k: v.astype(dt) if jnp.issubdtype(v.dtype, jnp.floating) else v for k, v in grid.items()}
 
 
 def _is_key(x: Any) -> bool:
