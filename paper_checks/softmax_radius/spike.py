@@ -81,7 +81,7 @@ def _authors_checks(budget: Budget) -> tuple[list, list]:
                 "does; without this a controller that stalled training would 'keep its accuracy' trivially. 4 SE of "
                 "a difference of two medians (bootstrap SE of ours, times sqrt 2). No rival: what a stalled "
                 "controller would lose depends on when it stalls"))
-        pre = 100 * np.median(out["spiked.test_acc"][:, 49])
+        pre = np.median(pre_acc)
         ctrl = mode == 2
         binds = float(np.mean(out["spiked.scale"][ctrl][:, np.arange(200) != 50] < 1))
         cells = []
