@@ -201,15 +201,12 @@ def run_parallel(names: list[str], drawn: set[str], budget, out: Path, args, on_
     import multiprocessing
     from multiprocessing.connection import wait
 
-    import sims
-
     hints = cost_hints(budget.name)
     queue = sorted(names, key=lambda n: -hints.get(n, 0.0))
     context = multiprocessing.get_context("spawn")
     done: dict[str, dict] = {}
     workers: list[_Worker] = []
     finished = False
-    sims.share_cores(min(args.jobs, len(queue)))  # before the workers start: they inherit it
     try:
         with _sigint_ignored():
             for _ in range(min(args.jobs, len(queue))):

@@ -169,11 +169,8 @@ def make_executor(backend: str, *, jobs: int | None = None, log_dir: Path | None
     if backend == "local":
         import multiprocessing
 
-        import sims
-
-        jobs = jobs or os.cpu_count() or 1
-        sims.share_cores(jobs)  # the workers, spawned later, inherit it
-        return cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
+        return cf.ProcessPoolExecutor(max_workers=jobs or os.cpu_count() or 1,
+                                      mp_context=multiprocessing.get_context("spawn"))
     try:
         import submitit
     except ImportError as exc:  # the optional dependency is missing: say how to get it

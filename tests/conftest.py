@@ -25,11 +25,6 @@ TEST_XLA_FLAGS = ("--xla_cpu_use_fusion_emitters=false", "--xla_backend_optimiza
 _flags = os.environ.get("XLA_FLAGS", "")
 os.environ["XLA_FLAGS"] = " ".join([_flags, *(f for f in TEST_XLA_FLAGS if f.split("=")[0] not in _flags)]).strip()
 
-# A test worker is one of N processes sharing the machine's cores: sims then sizes XLA's and BLAS's thread pools to
-# cores // N (one each on the CI machine) instead of every core, which with every core already busy only spins.
-if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
-    os.environ.setdefault("STEPLAB_WORKERS", os.environ["PYTEST_XDIST_WORKER_COUNT"])
-
 import jax  # noqa: E402
 
 import sims  # noqa: E402,F401  (enables float64 before any test touches JAX)
