@@ -32,7 +32,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from sims.sweep import cartesian, run_grid
+from sims.sweep import cartesian, padded_length, run_grid
 from theory import validate as V
 from theory.logistic import validate_dataset
 
@@ -181,7 +181,7 @@ def _bucket(n: int, chunk_size: int) -> int:
     Grids are padded to it (:func:`sims.sweep.run_grid` with ``pad_to_chunk``), so sweeps of nearby
     sizes share one compiled program: on this topic compilation costs far more than the runs.
     """
-    return min(chunk_size, max(8, 1 << (n - 1).bit_length()))
+    return padded_length(n, least=8, most=chunk_size)
 
 
 def _flags(out: dict, shape: tuple) -> dict[str, np.ndarray]:

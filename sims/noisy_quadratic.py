@@ -32,7 +32,7 @@ from jax import lax
 import sims  # noqa: F401  (float64)
 from sims import optimizers as opt
 from sims.nqm import BOUND, noise, noise_at
-from sims.sweep import run_grid
+from sims.sweep import padded_length, run_grid
 from theory import validate as V
 
 __all__ = ["abs_sgd", "sphere_walk", "logistic_sphere", "lion_logistic", "lion_double_well", "worst_case_instance", "subgradient_max_affine",
@@ -49,10 +49,6 @@ def _keys(key, n: int) -> dict:
 
 def _key(point, impl):
     return jax.random.fold_in(jax.random.wrap_key_data(point["key_data"], impl=impl), point["key_index"])
-
-
-def _pow2(n: int) -> int:
-    return 1 << (n - 1).bit_length()
 
 
 # ----------------------------------------------------------------------------- |x| with noisy subgradients
@@ -106,7 +102,7 @@ def abs_sgd(key, eta, *, x0: float, sigma: float, n_chains: int, max_bytes=None)
     grid["key_index"] = np.tile(np.arange(n_chains, dtype=np.int64), S)
     # a chunk's state (a few values per run) stays in cache; runs do not depend on the chunk
     out = run_grid(_abs_run, grid, e, static=dict(T=T, impl=str(jax.random.key_impl(key))),
-                   chunk_size=min(_pow2(n), _ABS_CHUNK), pad_to_chunk=True)
+                   chunk_size=padded_length(n, most=_ABS_CHUNK), pad_to_chunk=True)
     return {k: v.reshape(S, n_chains) for k, v in out.items()}
 
 
@@ -202,7 +198,7 @@ def sphere_walk(key, *, eta, wd, momentum=0.0, method: str = "heavy_ball", d: in
             raise ValueError(f"{name}: expected a scalar or {G} values (one per configuration, as {longest}), "
                              f"got {len(v)}")
     n = G * n_chains
-    block, chunk = T // n_rec, _pow2(n)
+    block, chunk = T // n_rec, padded_length(n)
     # the noise of `part` steps at once: the largest divisor of the block that keeps a chunk's part in cache
     part = max(p for p in range(1, block + 1) if block % p == 0 and (p == 1 or p * d * chunk <= _SPHERE_VALUES))
     V.check_bytes({"d": d, "T / n_rec": T // n_rec, "n_chains": n_chains, "configurations": G},
@@ -285,11 +281,11 @@ def logistic_sphere(X, y, w0, *, eta, wd, momentum=0.0, scale: float = 4.0, T: i
         if len(v) not in (1, G):
             raise ValueError(f"{name}: expected a scalar or {G} values (one per configuration, as {longest}), "
                              f"got {len(v)}")
-    V.check_bytes({"n_rec": n_rec, "configurations": G}, 2 * 3 * 8 * n_rec * _pow2(G) + 8 * 8 * _pow2(G) * Xa.size,
+    V.check_bytes({"n_rec": n_rec, "configurations": G}, 2 * 3 * 8 * n_rec * padded_length(G) + 8 * 8 * padded_length(G) * Xa.size,
                   what="the records and each run's copy of the data's products", max_bytes=max_bytes)
     grid = {k: np.broadcast_to(v, (G,)).copy() for k, v in cols.items()}
     grid.update(w0=np.broadcast_to(w0, (G, w0.size)).copy(), scale=np.full(G, scale))
-    return run_grid(_logistic_run, grid, Xa, ya, static=dict(T=T, n_rec=n_rec), chunk_size=_pow2(G),
+    return run_grid(_logistic_run, grid, Xa, ya, static=dict(T=T, n_rec=n_rec), chunk_size=padded_length(G),
                     pad_to_chunk=True)
 
 
@@ -363,11 +359,11 @@ def lion_logistic(X, y, x0, *, eta, wd, b1=0.9, b2=0.99, n_rec: int, max_bytes=N
         if n not in (1, G):
             raise ValueError(f"{name}: expected one value (schedule) or {G} (one per configuration), got {n}")
     V.check_bytes({"n_rec": n_rec, "configurations": G, "d": Xa.shape[1]},
-                  2 * 8 * _pow2(G) * (n_rec * Xa.shape[1] + e.shape[1] + 4 * Xa.size),
+                  2 * 8 * padded_length(G) * (n_rec * Xa.shape[1] + e.shape[1] + 4 * Xa.size),
                   what="the path records, schedules and each run's data products", max_bytes=max_bytes)
     grid = {"eta": np.broadcast_to(e, (G, e.shape[1])).copy(),
             **{k: np.broadcast_to(v, (G,)).copy() for k, v in cols.items()}}
-    return run_grid(_lion_run, grid, Xa, ya, x0, static=dict(n_rec=n_rec), chunk_size=_pow2(G), pad_to_chunk=True)
+    return run_grid(_lion_run, grid, Xa, ya, x0, static=dict(n_rec=n_rec), chunk_size=padded_length(G), pad_to_chunk=True)
 
 
 # ----------------------------------------------------------------------------- a worst case for the last iterate
@@ -516,8 +512,8 @@ def lion_double_well(a, C, x0, *, eta, wd, b1=0.9, b2=0.99, n_rec: int, max_byte
     hyper = {"wd": V.real("wd", wd, low=0.0), "b1": V.real("b1", b1, low=0.0, high=1.0),
              "b2": V.real("b2", b2, low=0.0, high=1.0)}
     G = starts.shape[0]
-    V.check_bytes({"n_rec": n_rec, "configurations": G, "d": aa.size}, 2 * 8 * _pow2(G) * (n_rec * aa.size + e.size),
+    V.check_bytes({"n_rec": n_rec, "configurations": G, "d": aa.size}, 2 * 8 * padded_length(G) * (n_rec * aa.size + e.size),
                   what="the path records and the schedules", max_bytes=max_bytes)
     grid = {"x0": starts, "eta": np.broadcast_to(e, (G, e.size)).copy(), **{k: np.full(G, v) for k, v in hyper.items()}}
-    return run_grid(_lion_dw_run, grid, jnp.asarray(aa), jnp.asarray(cc), static=dict(n_rec=n_rec), chunk_size=_pow2(G),
+    return run_grid(_lion_dw_run, grid, jnp.asarray(aa), jnp.asarray(cc), static=dict(n_rec=n_rec), chunk_size=padded_length(G),
                     pad_to_chunk=True)

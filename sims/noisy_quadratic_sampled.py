@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import sims  # noqa: F401  (float64)
-from sims.sweep import run_grid
+from sims.sweep import padded_length, run_grid
 from theory import validate as V
 
 __all__ = ["SAMPLED_METHODS", "sampled_moment_map"]
@@ -102,4 +102,4 @@ def sampled_moment_map(method, delta, *, alpha=0.0, long_step=1.0, xi=1.0, h_ato
     grid = {"delta": d, "alpha": al, "long_step": ls, "xi": xs,
             "h_atoms": np.broadcast_to(atoms, (m,) + atoms.shape[-2:]).copy()}
     return run_grid(_map_run, grid, jnp.asarray(probs), static={"method": method},
-                    chunk_size=min(_CHUNK, 1 << max(4, (m - 1).bit_length())), pad_to_chunk=True, progress=False)
+                    chunk_size=padded_length(m, least=16, most=_CHUNK), pad_to_chunk=True, progress=False)

@@ -45,7 +45,7 @@ from jax.extend.random import threefry2x32_p
 
 import sims  # noqa: F401  (float64)
 from sims import optimizers as opt
-from sims.sweep import floats_as, run_grid
+from sims.sweep import floats_as, padded_length, run_grid
 from theory import validate as V
 
 __all__ = ["LAWS", "BOUND", "BOUND32", "BOUNDS", "CHUNK", "noise", "noise_at", "simulate", "Summary", "summarize",
@@ -529,21 +529,21 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
     # per run: curve, path and path_ema (n_rec records of 1, d and d values, padded to a power of two) and ~10
     # d-vectors of statistics, on the device and again on the host
     n_merge = 0 if merge_w is None else merge_w.shape[0]
-    n_rec_pad = _pow2(n_rec, _MIN_REC_PAD)
+    n_rec_pad = padded_length(n_rec, least=_MIN_REC_PAD)
     # steps whose noise is hashed at once: about _SUB values per run (one step of a wide model, a few dozen of a
     # narrow one: measured fastest); cut to the block's length where the values hashed past a block's end would
     # cost more than a compiled kernel (short test runs keep one kernel for every block length)
     sub = 1 << (max(1, _SUB // d).bit_length() - 1)
     block = T // n_rec
     if G * n_chains * n_rec * (-(-block // sub) * sub - block) * d > _SPLIT_VALUES // 8:
-        sub = min(sub, _pow2(block, 1))
+        sub = min(sub, padded_length(block))
     V.check_bytes({"n_chains": n_chains, "n_rec": n_rec, "configurations": G, "d": d, "merges": n_merge},
                   2 * 8 * G * n_chains * (n_rec_pad * (2 * d + 1) + (10 + n_merge) * d),
                   what="the per-run records", max_bytes=max_bytes)
     # the horizon is a loop bound: schedules (and merge weights) padded to a power-of-two length, with rows for a
     # power-of-two number of schedules, keep the compiled shapes few (the padding is never read)
-    T_pad = _pow2(T, _MIN_T_PAD)
-    etas = np.pad(etas, ((0, _pow2(etas.shape[0], 4) - etas.shape[0]), (0, T_pad - T)))
+    T_pad = padded_length(T, least=_MIN_T_PAD)
+    etas = np.pad(etas, ((0, padded_length(etas.shape[0], least=4) - etas.shape[0]), (0, T_pad - T)))
     if merge_w is not None:
         merge_w = np.pad(merge_w, ((0, 0), (0, T_pad - T)))
 
@@ -584,7 +584,7 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
             grid, shared = floats_as(grid, dt), floats_as(shared, dt)
         # pad each group to a power of two (at least 8 runs): sweeps of nearby sizes then share one compiled shape;
         # at most a cache's worth of state per step
-        chunk = min(chunk_size, _pow2(n, 8), max(8, 1 << max(0, (_CACHE_VALUES // d).bit_length() - 1)))
+        chunk = min(chunk_size, padded_length(n, least=8), max(8, 1 << max(0, (_CACHE_VALUES // d).bit_length() - 1)))
         res = run_grid(_nqm_run, grid, etas.astype(dt, copy=False), shared, static=static, chunk_size=chunk, pad_to_chunk=True, desc=f"nqm {m}")
         for name, v in res.items():
             if name not in out:
@@ -595,11 +595,6 @@ def simulate(key: jax.Array, *, T: int, eta, x0, lam=None, H=None, center=None, 
     if merge_weights is not None and np.ndim(merge_weights) == 1:
         out["merged_x"] = out["merged_x"][:, :, 0]
     return out
-
-
-def _pow2(n: int, least: int) -> int:
-    """The smallest power of two >= ``n`` and >= ``least``: a padded size (few sizes, so few compiled shapes)."""
-    return max(least, 1 << (n - 1).bit_length())
 
 
 # splitting a method's configurations by the noises they use drops the draws of the noise a part does not use, for

@@ -26,7 +26,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from theory import validate as V
 
-__all__ = ["run_grid", "cartesian", "grid_size", "diverged", "floats_as"]
+__all__ = ["run_grid", "cartesian", "grid_size", "diverged", "floats_as", "padded_length"]
 
 
 def grid_size(grid: Any) -> int:
@@ -96,6 +96,19 @@ def floats_as(grid: dict, dtype) -> dict:
     if bad:
         raise TypeError(f"grid: expected a dict of arrays; entry {bad[0]!r} is a {type(grid[bad[0]]).__name__}")
     return {k: v.astype(dt) if jnp.issubdtype(v.dtype, jnp.floating) else v for k, v in grid.items()}
+
+
+def padded_length(n: int, *, least: int = 1, most: int | None = None) -> int:
+    r"""A padded size for ``n`` items: the smallest power of two :math:`2^k \ge n`, at least ``least``, at most
+    ``most`` (None: no cap), i.e. :math:`\min(\text{most}, \max(\text{least}, 2^{\lceil\log_2 n\rceil}))`.
+
+    As a ``run_grid`` chunk with ``pad_to_chunk`` (or a padded loop length), it gives a simulator a handful of
+    compiled shapes however many points its calls have, while a grid never runs more than twice its points."""
+    n = V.integer("n", n, low=0)
+    least = V.integer("least", least, low=1)
+    most = None if most is None else V.integer("most", most, low=1)
+    size = max(least, 1 << max(n - 1, 0).bit_length())
+    return size if most is None else min(most, size)
 
 
 def _is_key(x: Any) -> bool:

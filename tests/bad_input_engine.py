@@ -72,6 +72,8 @@ ROWS = [
         extra=[({"y": np.array([0.0, 0.1, 0.2])}, "y", "no_crossing")]),
     Row("sims.sweep.floats_as", {"grid": {"a": np.arange(3.0), "i": np.arange(3)}, "dtype": "float32"},
         ok={("grid", "emptydict"): "nothing to cast", ("dtype", "None"): "the default precision: float64"}),
+    Row("sims.sweep.padded_length", {"n": 5, "least": 8, "most": 64}, kinds={"n": "nonnegint", "least": "posint",
+        "most": "posint"}, ok={("most", "None"): "no cap"}),
     Row("sims.sweep.diverged", {"x": np.array([1.0, np.inf]), "bound": 1e150},
         kinds={"x": "any", "bound": "pos"}, skip={"x": "any real array is valid: non-finite entries are what it flags"}),
     Row("sims.sweep.cpu_loop_fusions", {"platform": "cpu"}, kinds={"platform": "text"},

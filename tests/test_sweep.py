@@ -237,3 +237,12 @@ def test_floats_as_casts_floating_entries_only():
                     np.float32)
     assert out["a"].dtype == out["b"].dtype == np.float32
     assert out["i"].dtype == np.arange(2).dtype and out["m"].dtype == bool and out["k"] is keys
+
+
+def test_padded_length_is_the_smallest_power_of_two_within_its_bounds():
+    from sims.sweep import padded_length
+
+    for n in range(0, 300):
+        for least, most in ((1, None), (8, None), (16, 128), (3, 5)):
+            want = max(least, next(2**k for k in range(12) if 2**k >= n))  # by search, not by bit tricks
+            assert padded_length(n, least=least, most=most) == (want if most is None else min(most, want))
