@@ -325,6 +325,32 @@ def test_normalization_mistakes_fail_the_branch_point_claim(monkeypatch, mutant)
     assert failed and failed[0].startswith("|t*|"), failed
 
 
+_DERIVATION_MUTANTS = {  # id -> (old, new) in theory.softmax_radius._normalizer_branch_points
+    "step_sign": ("h = [x + tt * d", "h = [x - tt * d"),  # the mutation tool's survivor: read by no claim before
+    "discriminant_2b2": ("norm_c * (norm_a + norm_eps) - norm_b**2", "norm_c * (norm_a + norm_eps) - 2 * norm_b**2"),
+}
+
+
+@pytest.mark.parametrize("mutant", sorted(_DERIVATION_MUTANTS))
+def test_derivation_mistakes_fail_the_branch_point_claim(monkeypatch, mutant):
+    """A mistake in the sympy derivation of the normalizer's branch points (theory's ``normalizer_branch_points``, which
+    the claim's numbers do not call) turns steplab.normalization_branch_points red through its exact-arithmetic check."""
+    import functools
+    import inspect
+
+    from paper_checks import Budget, get_claim
+
+    old, new = _DERIVATION_MUTANTS[mutant]
+    src = inspect.getsource(T._normalizer_branch_points.__wrapped__)
+    assert src.count(old) == 1, old
+    scope = dict(vars(T))
+    exec(compile(src.replace(old, new), T.__file__, "exec"), scope)  # noqa: S102
+    monkeypatch.setattr(T, "_normalizer_branch_points", functools.lru_cache(maxsize=None)(scope["_normalizer_branch_points"]))
+    result = get_claim("steplab.normalization_branch_points").run(Budget("quick"))
+    failed = [c.quantity for c in result.checks if not c.prediction().accepted]
+    assert failed and failed[0].startswith("non-zero residuals of the derivation"), failed
+
+
 # ------------------------------------------- issue 33: the named mistakes of the App. 5.4 / 5.5 claims turn them red
 
 def _status_of(claim_id: str) -> str:

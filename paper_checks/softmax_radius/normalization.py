@@ -11,6 +11,7 @@ import math
 
 import jax
 import numpy as np
+import sympy as sp
 
 from paper_checks import STEPLAB, Budget, Exact, Result, claim
 from paper_checks.softmax_radius.experiments import pre_normalization
@@ -48,6 +49,24 @@ def _bottleneck(model, params, v, x: np.ndarray, k: int) -> tuple[np.ndarray, np
     return rows, np.asarray(T.radius(z[rows], a[rows]))
 
 
+def _derivation_residuals(n: int = 4) -> tuple[np.ndarray, np.ndarray]:
+    r"""Non-zero residual counts of the derivation in exact arithmetic
+    (:func:`theory.softmax_radius.normalizer_branch_points`, ``n`` symbolic activations), and the counts it predicts.
+
+    Row 0: the five residuals of the derivation (the variance as :math:`ct^2+2bt+a`, Lagrange's identity, :math:`q(t_\pm)`
+    for both roots, :math:`t_+t_- - (a+\epsilon)/c`), 0 expected. Row 1: the negative control, :math:`q` at the roots
+    with :math:`\epsilon` left out, :math:`(-b\pm i\sqrt{ca-b^2})/c`: both must miss (2 non-zero), or the check could
+    not tell the two root formulas apart."""
+    d = T.normalizer_branch_points(n)
+    own = [d["variance_residual"], d["lagrange_residual"], *d["root_residual"], d["modulus_residual"]]
+    t = sp.Symbol("t")
+    a, b, c, eps = T.norm_a, T.norm_b, T.norm_c, T.norm_eps
+    q = c * t**2 + 2 * b * t + a + eps
+    no_eps = [(-b + sgn * sp.I * sp.sqrt(c * a - b**2)) / c for sgn in (1, -1)]
+    control = [sp.simplify(sp.expand(q.subs(t, r))) for r in no_eps]
+    return np.array([0.0, 2.0]), np.array([sum(sp.simplify(r) != 0 for r in own), sum(r != 0 for r in control)], float)
+
+
 @claim("steplab.normalization_branch_points", paper=STEPLAB, provenance="derived", kind="exact",
        source="derived here (steplab's: the continuation of the MLP+LayerNorm and CNN+BatchNorm models of the topic; "
               "no paper states it)",
@@ -69,7 +88,8 @@ def normalization_branch_points(budget: Budget) -> Result:
     (smallest :math:`\rho_{a,i}`) at initial parameters (gains and shifts perturbed) along a random unit direction.
     Rivals: the normalization adds no singularity, so the nearest one is the softmax's linearized ghost
     :math:`\rho^*_i`; :math:`\epsilon` left out (:math:`\sqrt{a/c}`); the unbiased variance (:math:`n-1`); the branch
-    point straight above :math:`t=0` (:math:`\mathrm{Re}\,t=0`)."""
+    point straight above :math:`t=0` (:math:`\mathrm{Re}\,t=0`). The closed form's derivation is checked too, in exact
+    arithmetic (:func:`_derivation_residuals`: its identities hold, and the roots without :math:`\epsilon` miss)."""
     seed = 51
     x_all = S.digits()["x_train"][:N_BATCH]
     pred, meas, rivals = [], [], {"none": [], "no_eps": [], "unbiased": []}
@@ -109,6 +129,7 @@ def normalization_branch_points(budget: Budget) -> Result:
                      f"{np.max(np.abs(rivals['no_eps'][-1] / np.abs(closed) - 1)):.1e}, the unbiased variance by "
                      f"{np.max(np.abs(rivals['unbiased'][-1] / np.abs(closed) - 1)):.1e}")
     pred, meas, re_pred, re_meas, cond = (np.concatenate(u) for u in (pred, meas, re_pred, re_meas, cond))
+    lemma_pred, lemma_meas = _derivation_residuals()
     rivals = {k: np.concatenate(u) for k, u in rivals.items()}
     return Result(
         checks=[
@@ -124,9 +145,15 @@ def normalization_branch_points(budget: Budget) -> Result:
                   atol=ROOT_RTOL * float(pred.max()),
                   rivals={"the branch point stands straight above t = 0 (Re t* = 0)": np.zeros_like(re_pred)},
                   why="as for |t*|, an absolute error relative to the largest |t*|"),
+            Exact("non-zero residuals of the derivation in exact arithmetic (n = 4 symbolic activations: the variance "
+                  "as c t² + 2b t + a, Lagrange's identity, q(t±), t+ t− − (a+ε)/c); then q at the roots with ε left "
+                  "out (the negative control: both must miss)", predicted=lemma_pred, measured=lemma_meas, atol=0.5,
+                  rivals={"ε does not move the branch points (the ε-free roots solve q too)": np.zeros(2)},
+                  why="counts of symbolic residuals that do not cancel exactly: any difference is a miscount"),
         ],
         detail="; ".join(parts),
         arrays={"predicted": pred, "measured": meas, "re_predicted": re_pred, "re_measured": re_meas,
-                "rho_star": rivals["none"], "no_eps": rivals["no_eps"], "unbiased": rivals["unbiased"]},
+                "rho_star": rivals["none"], "no_eps": rivals["no_eps"], "unbiased": rivals["unbiased"],
+                "derivation_residuals": lemma_meas},
         seed=seed,
     )
