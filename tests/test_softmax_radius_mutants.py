@@ -406,3 +406,14 @@ def test_rho_a_at_twice_its_value_fails_the_trained_radius_claim(monkeypatch):
     wrong = {k: (2.0 * v if k.endswith((".rho_a", ".rho_a_set")) else v) for k, v in sr.items()}
     monkeypatch.setattr(TR, "series_radius", lambda budget: wrong)
     assert _status_of("sao2026.trained_radius_at_least_rho_a") == "failed"
+
+
+def test_the_quoted_kl_constant_twice_over_makes_the_bound_claim_differ_from_the_paper(monkeypatch):
+    """theory's record of the paper's constant 1/(18√3) (``kl_remainder_constants()["paper"]``) is compared with the
+    remainder ratio the extremal law attains, so a wrong record cannot leave sao2026.kl_remainder_bound green (a
+    claims-only mutation sample found it read by no claim)."""
+    import sympy as sp
+
+    consts = T.kl_remainder_constants()
+    monkeypatch.setattr(T, "kl_remainder_constants", lambda: {**consts, "paper": 2 / (18 * sp.sqrt(3))})
+    assert _status_of("sao2026.kl_remainder_bound") == "differs from paper"
