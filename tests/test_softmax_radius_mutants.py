@@ -417,3 +417,12 @@ def test_the_quoted_kl_constant_twice_over_makes_the_bound_claim_differ_from_the
     consts = T.kl_remainder_constants()
     monkeypatch.setattr(T, "kl_remainder_constants", lambda: {**consts, "paper": 2 / (18 * sp.sqrt(3))})
     assert _status_of("sao2026.kl_remainder_bound") == "differs from paper"
+
+
+@pytest.mark.parametrize("bound", [lambda w: w**3 / (6.0 / math.sqrt(3.0)), lambda w: w**2 / (6.0 * math.sqrt(3.0))],
+                         ids=["constant_over_sqrt3", "width_squared"])
+def test_a_wrong_numeric_third_moment_bound_fails_the_sharpness_claim(monkeypatch, bound):
+    """theory's numeric ``third_moment_bound`` (read by no claim before: a claims-only sample left 6·√3 -> 6/√3 green)
+    is what sao2026.third_moment_sharp's stretched maximizer must attain."""
+    monkeypatch.setattr(T, "third_moment_bound", bound)
+    assert _status_of("sao2026.third_moment_sharp") == "failed"
