@@ -808,6 +808,24 @@ def test_authors_models_conv_batch_norm_and_one_key_attention():
         assert all(w.dtype == jnp.float32 for w in leaves)
 
 
+def test_authors_running_statistics_settle_on_a_repeated_batch_at_the_momentum_rate():
+    """PyTorch's running average ``(1 - m) old + m batch`` (m = 0.1) has the batch's statistics as its fixed point and
+    reaches it at the rate 1 - m: fed one batch's (mean, variance) 200 times from PyTorch's start (0, 1), the gap is
+    0.9^200 ~ 7e-10 of the start's. A running sum (no 1 - m) or a wrong rate is off by orders; the Table 1 medians
+    could not see the sum (the CNN+BN's evaluation statistics then grow ~20x, a near-uniform rescale)."""
+    rng = np.random.default_rng(3)
+    batch = (jnp.asarray(rng.normal(size=32), jnp.float32), jnp.asarray(rng.uniform(0.5, 2.0, size=32), jnp.float32))
+    run = (jnp.zeros(32, jnp.float32), jnp.ones(32, jnp.float32))
+    first = SA._ag_running(run, batch)
+    for _ in range(199):
+        run = SA._ag_running(run, batch)
+    for got, want, start in zip(run, batch, (0.0, 1.0)):
+        # float32 steps: round-off ~1e-7 per step, not compounding (a contraction)
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-5)
+    # one step moves a tenth of the way (the rate itself, not only the fixed point)
+    np.testing.assert_allclose(np.asarray(first[1]), 0.9 + 0.1 * np.asarray(batch[1]), rtol=1e-6)
+
+
 def test_authors_runs_controller_caps_the_step_and_clipping_is_plain_adam_on_small_gradients():
     d = S.archgrid_digits()
     assert d["x_test"].shape == (359, 64) and d["x_train"].shape == (1438, 64)  # the first 20 % is the test split

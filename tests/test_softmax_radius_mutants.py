@@ -327,7 +327,7 @@ def test_normalization_mistakes_fail_the_branch_point_claim(monkeypatch, mutant)
 
 _DERIVATION_MUTANTS = {  # id -> (old, new) in theory.softmax_radius._normalizer_branch_points
     "step_sign": ("h = [x + tt * d", "h = [x - tt * d"),  # the mutation tool's survivor: read by no claim before
-    "discriminant_2b2": ("norm_c * (norm_a + norm_eps) - norm_b**2", "norm_c * (norm_a + norm_eps) - 2 * norm_b**2"),
+    "discriminant_2b2": ("norm_c * (norm_a + norm_eps) - norm_b ** 2", "norm_c * (norm_a + norm_eps) - 2 * norm_b ** 2"),
 }
 
 
@@ -335,13 +335,15 @@ _DERIVATION_MUTANTS = {  # id -> (old, new) in theory.softmax_radius._normalizer
 def test_derivation_mistakes_fail_the_branch_point_claim(monkeypatch, mutant):
     """A mistake in the sympy derivation of the normalizer's branch points (theory's ``normalizer_branch_points``, which
     the claim's numbers do not call) turns steplab.normalization_branch_points red through its exact-arithmetic check."""
+    import ast
     import functools
     import inspect
 
     from paper_checks import Budget, get_claim
 
     old, new = _DERIVATION_MUTANTS[mutant]
-    src = inspect.getsource(T._normalizer_branch_points.__wrapped__)
+    # matched in ast.unparse's printing, as the mutation tool writes its copy of the module (``b ** 2``)
+    src = ast.unparse(ast.parse(inspect.getsource(T._normalizer_branch_points.__wrapped__)))
     assert src.count(old) == 1, old
     scope = dict(vars(T))
     exec(compile(src.replace(old, new), T.__file__, "exec"), scope)  # noqa: S102
