@@ -191,7 +191,7 @@ def third_moment_sharp(budget: Budget) -> Result:
         if -res.fun > best:
             w = np.exp(res.x - res.x.max())
             best, argp, w_best = -res.fun, float((w / w.sum())[-1]), w
-    # the maximizer's law stretched to [0, WIDE]: theory's numeric bound Δ³/(6√3) at that width must be attained too
+    # the maximizer's law stretched to [0, wide]: theory's numeric bound Δ³/(6√3) at that width must be attained too
     wide = 2.5
     stretched = float(T.third_central_moment(w_best, wide * x))
     sample = rng.dirichlet(np.ones(x.size) * 0.3, size=20000)
