@@ -819,7 +819,7 @@ def test_authors_running_statistics_settle_on_a_repeated_batch_at_the_momentum_r
     first = SA._ag_running(run, batch)
     for _ in range(199):
         run = SA._ag_running(run, batch)
-    for got, want, start in zip(run, batch, (0.0, 1.0)):
+    for got, want in zip(run, batch):
         # float32 steps: round-off ~1e-7 per step, not compounding (a contraction)
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-5)
     # one step moves a tenth of the way (the rate itself, not only the fixed point)

@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from sims.sweep import cartesian, diverged, floats_as, grid_size, run_grid
+from sims.sweep import cartesian, diverged, floats_as, grid_size, padded_length, run_grid
 
 
 def _logistic_map_run(point):
@@ -240,8 +240,6 @@ def test_floats_as_casts_floating_entries_only():
 
 
 def test_padded_length_is_the_smallest_power_of_two_within_its_bounds():
-    from sims.sweep import padded_length
-
     for n in range(0, 300):
         for least, most in ((1, None), (8, None), (16, 128), (3, 5)):
             want = max(least, next(2**k for k in range(12) if 2**k >= n))  # by search, not by bit tricks
