@@ -61,7 +61,7 @@ __all__ = ["BenchCase", "Limits", "CompileClock", "short_path", "time_best", "ru
 SCALES = ("small", "large")
 COST_KINDS = ("flop", "exp", "normal", "uniform", "matmul_flop")
 SCALING_SIZES = (100, 1_000, 10_000, 100_000, 1_000_000)
-SCHEMA = 2
+SCHEMA = 3  # 3: the "cores" the run was pinned to
 
 
 @dataclass(frozen=True)
@@ -623,6 +623,11 @@ def _format_limits(limits: Limits) -> str:
 
 # --- command line --------------------------------------------------------------------------------
 
+def _cores_in_use() -> int:
+    """The cores this process may run on (its affinity where the platform has one)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 def _build_parser(prog: str = "python -m sims.bench") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -640,13 +645,54 @@ def _build_parser(prog: str = "python -m sims.bench") -> argparse.ArgumentParser
                         help=f"largest grid of the scaling table (default {SCALING_SIZES[-1]})")
     parser.add_argument("--json", type=Path, default=None,
                         help="where to write the results (default: bench.json in the results folder)")
+    parser.add_argument("--cores", default="1",
+                        help="cores the whole process may use, both sides alike: a positive integer (default 1, "
+                             "the share of one worker of make figures or make test) or 'all' (XLA's and BLAS's "
+                             "default thread pools, one thread per core)")
     return parser
+
+
+#: set in the re-executed process, so it does not pin itself again
+_PINNED = "STEPLAB_BENCH_CORES"
+
+
+def _cores_arg(value: str, parser: argparse.ArgumentParser) -> int | None:
+    """``--cores``: None for 'all', else a positive integer."""
+    if value == "all":
+        return None
+    if not value.isdigit() or int(value) < 1:
+        parser.error(f"--cores: expected a positive integer or 'all', got {value!r}")
+    return int(value)
+
+
+def _run_on_cores(cores: int, argv: list[str]) -> None:
+    """Re-execute ``python -m sims.bench argv`` on the first ``cores`` cores of this process's affinity, unless it
+    has no more than that already (then return).
+
+    XLA sizes its CPU thread pool from the affinity when it creates the CPU client, and OpenBLAS when it loads,
+    both before a running process could change it: so a fresh process, its BLAS libraries told the same count.
+    Pinned, both sides get the same cores and the wall and CPU ratios agree. Unpinned on two idle cores, XLA splits
+    a small per-step kernel across both threads and spends more CPU time synchronising than it saves (the heavy-ball
+    sweep: 2.3x wall, 1.2x CPU time; pinned to one core 2.8x both).
+    """
+    have = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    if len(have) <= cores or os.environ.get(_PINNED) == str(cores):
+        return
+    env = dict(os.environ, **{_PINNED: str(cores)},
+               **{var: str(cores) for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")})
+    os.sched_setaffinity(0, have[:cores])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(sys.executable, [sys.executable, "-m", "sims.bench", *argv], env)
 
 
 def main(argv: list[str] | None = None, *, prog: str = "python -m sims.bench") -> int:
     """Run the benchmark as ``argv`` says; ``prog`` names the command in usage and errors."""
     parser = _build_parser(prog)
     args = parser.parse_args(argv)
+    cores = _cores_arg(args.cores, parser)
+    if cores is not None:
+        _run_on_cores(cores, sys.argv[1:] if argv is None else list(argv))
     if args.json is None:
         from sims.cache import results_dir
 
@@ -667,7 +713,7 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m sims.bench") -
         return 1
     devices = jax.devices()
     print(f"devices: {len(devices)} x {devices[0].device_kind} ({devices[0].platform}); scale={args.scale}; "
-          f"repeats={repeats}; max seconds per side={max_seconds}", flush=True)
+          f"repeats={repeats}; max seconds per side={max_seconds}; cores={_cores_in_use()}", flush=True)
     limits = Limits.measure()
     print(_format_limits(limits), flush=True)
     print(_HEADER + "\n" + "-" * len(_HEADER), flush=True)
@@ -684,7 +730,7 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m sims.bench") -
     args.json.parent.mkdir(parents=True, exist_ok=True)
     report = {"schema": SCHEMA, "device_kind": devices[0].device_kind, "device_count": len(devices),
               "platform": devices[0].platform, "jax_version": jax.__version__, "host": platform.node(),
-              "cpu_count": os.cpu_count(), "scale": args.scale, "repeats": repeats, "max_seconds": max_seconds,
+              "cpu_count": os.cpu_count(), "cores": _cores_in_use(), "scale": args.scale, "repeats": repeats, "max_seconds": max_seconds,
               "limits": limits.as_dict(), "rows": rows, "scaling": scaling}
     args.json.write_text(json.dumps(report, indent=2))
     print(f"wrote {args.json}")

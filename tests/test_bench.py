@@ -1,5 +1,6 @@
 """The benchmark runner: JSON schema, guards and the time profile (never a timed assertion)."""
 import json
+import os
 import time
 
 import jax
@@ -31,11 +32,12 @@ def _no_minimum_timing(monkeypatch):
 def test_tiny_run_writes_the_schema(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(bench, "discover", _tiny_cases)
     out = tmp_path / "bench.json"
-    code = bench.main(["--repeats", "1", "--scaling-max", "1000", "--json", str(out)])
+    code = bench.main(["--repeats", "1", "--scaling-max", "1000", "--json", str(out), "--cores", "all"])
     assert code == 0, capsys.readouterr()
     report = json.loads(out.read_text())
     assert report["schema"] == bench.SCHEMA
-    assert {"device_kind", "device_count", "platform", "jax_version", "scale", "limits", "rows", "scaling"} <= set(report)
+    assert {"device_kind", "device_count", "platform", "jax_version", "scale", "limits", "rows", "scaling",
+            "cores"} <= set(report)
     assert set(report["limits"]["rates_per_s"]) == set(bench.COST_KINDS)
     assert all(v > 0 for v in report["limits"]["rates_per_s"].values())
     (row,) = report["rows"]
@@ -80,9 +82,13 @@ def test_errors_and_timeouts_are_rows_not_crashes():
     assert row["status"] == "stopped" and row["jax_per_s_at_most"] > 0 and row["jax_per_s"] is None
 
 
-def test_bad_options_and_costs():
+def test_bad_options_and_costs(capsys):
     with pytest.raises(SystemExit):
-        bench.main(["--repeats", "0"])
+        bench.main(["--repeats", "0", "--cores", "all"])
+    for cores in ("0", "two", "-1"):
+        with pytest.raises(SystemExit):
+            bench.main(["--cores", cores])
+        assert f"--cores: expected a positive integer or 'all', got '{cores}'" in capsys.readouterr().err
     with pytest.raises(ValueError, match="cost"):
         bench.BenchCase("x", "u", 1.0, _ones, _ones, cost={"flops": 1})
     with pytest.raises(ValueError, match="scale"):
@@ -139,7 +145,7 @@ def test_python_dash_m_runs_the_imported_module(tmp_path, monkeypatch):
 
     monkeypatch.setattr(bench, "discover", _tiny_cases)
     monkeypatch.setattr(sys, "argv", ["sims.bench", "--repeats", "1", "--scaling", "off",
-                                      "--json", str(tmp_path / "b.json")])
+                                      "--json", str(tmp_path / "b.json"), "--cores", "all"])
     with pytest.raises(SystemExit) as done:
         runpy.run_module("sims.bench", run_name="__main__")
     assert done.value.code == 0
@@ -156,3 +162,36 @@ def test_short_calls_are_sampled_until_the_minimum_time(monkeypatch):
     calls.clear()
     bench._time_both(lambda: (calls.append(1), time.sleep(0.03)), 3)
     assert len(calls) == 3
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="needs CPU affinity (Linux)")
+def test_cores_re_executes_on_fewer_cores_with_the_same_arguments(monkeypatch):
+    """``--cores 1`` on a process allowed more cores: a fresh ``python -m sims.bench`` with the same arguments, pinned
+    to one core, its BLAS told one thread and marked so that it does not pin itself again; with enough cores
+    already, or marked, no re-execution."""
+    calls = []
+
+    class Exec(Exception):
+        pass
+
+    def fake_execve(path, args, env):
+        calls.append((path, args, env))
+        raise Exec
+
+    affinity = []
+    monkeypatch.setattr(os, "execve", fake_execve)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2})
+    monkeypatch.setattr(os, "sched_setaffinity", lambda pid, cpus: affinity.append(set(cpus)))
+    monkeypatch.delenv(bench._PINNED, raising=False)
+    argv = ["--only", "heavy", "--cores", "1"]
+    with pytest.raises(Exec):
+        bench.main(argv)
+    ((path, args, env),) = calls
+    assert args[1:] == ["-m", "sims.bench", *argv] and path == args[0]
+    assert affinity == [{0}] and env[bench._PINNED] == "1" and env["OPENBLAS_NUM_THREADS"] == "1"
+    monkeypatch.setenv(bench._PINNED, "1")  # the re-executed process
+    monkeypatch.setattr(bench, "discover", lambda scale: [])
+    assert bench.main(argv) == 1 and len(calls) == 1  # ran (no case matched) without pinning again
+    monkeypatch.delenv(bench._PINNED)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+    assert bench.main(argv) == 1 and len(calls) == 1  # one core already
