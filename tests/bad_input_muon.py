@@ -57,3 +57,24 @@ ROWS = [
         kinds={"eta": "posarr", "target_sv": "posarr", "w1": "arr", "w2": "arr", "method": "choice",
                "n_steps": "posint+oversize"}),
 ]
+
+# the NumPy references of make bench (sims/reference/muon.py)
+_XI = np.random.default_rng(1).standard_normal((5, 3, 2))
+ROWS += [
+    Row("sims.reference.muon.train_numpy",
+        {"eta": np.array([0.01, 0.02]), "lam": 0.5, "target": _Y, "w0": np.zeros((3, 2)), "method": "ns", "ns_steps": 5,
+         "momentum": 0.9, "noise": 0.1, "xi": _XI, "n_steps": 5},
+        kinds={"eta": "posarr", "lam": "nonneg", "target": "arr", "w0": "arr", "method": "choice",
+               "ns_steps": "nonnegint", "momentum": "unit", "noise": "nonneg", "xi": "arr", "n_steps": "posint+oversize"},
+        ok={("momentum", "zero"): "momentum 0 is plain Muon", ("noise", "zero"): "noise 0: exact gradients",
+            ("lam", "zero"): "no decay", ("ns_steps", "zero"): "0 steps: the normalized momentum itself",
+            ("lam", "vector"): "one decay per run, broadcast with eta",
+            ("momentum", "vector"): "one momentum per run", ("noise", "vector"): "one noise level per run"},
+        extra=[({"xi": np.ones((4, 3, 2))}, "xi", "steps")]),
+    Row("sims.reference.muon.factorization_numpy",
+        {"eta": np.array([0.01, 0.02]), "target_sv": _S, "w1": 0.01 * np.ones((2, 2)), "w2": 0.01 * np.ones((2, 2)),
+         "method": "polar", "n_steps": 5},
+        kinds={"eta": "posarr", "target_sv": "posarr", "w1": "arr", "w2": "arr", "method": "choice",
+               "n_steps": "posint+oversize"}),
+    Row("sims.reference.muon.bench_cases", {"scale": "small"}),
+]

@@ -188,3 +188,44 @@ def test_gd_threshold_is_two_over_a_finite_difference_sharpness():
     hess[1, 0] = hess[0, 1]
     # central differences: O(h^2) truncation, 1e-6 relative with margin
     assert th.gd_threshold(np.array([1.0, s])) == pytest.approx(2.0 / np.linalg.eigvalsh(hess).max(), rel=1e-6)
+
+
+# --- the NumPy reference of make bench (sims/reference/muon.py), on tests/contract_muon.py's calls (shared programs)
+def test_train_equals_the_bench_reference():
+    import jax
+
+    from sims.reference import muon as ref
+    from tests import contract_muon as c
+
+    key = jax.random.key(3)
+    xi = sm.normal_draws(key, (20,) + c.Y.shape)  # the draws the simulator reads, replayed by the reference
+    noise = np.array([0.3, 0.0, 0.6])
+    for method, ks in (("polar", 5), ("ns", np.array([5, 3, 8]))):  # per-run Newton-Schulz counts: the masked loop
+        out = c._train(method=method, ns_steps=ks, noise=noise, key=key)
+        want = ref.train_numpy(c.ETA, 0.5, c.Y, c.W0, method=method, ns_steps=ks, momentum=0.9, noise=noise, xi=xi,
+                               n_steps=20)
+        # the same LAPACK gesdd and the same steps on both sides: round-off (1e-16 per operation, amplified by the
+        # polar factor's sensitivity ~1/sigma_min of the momentum and 20 steps) stays far below 1e-10, while a wrong
+        # factor anywhere moves the singular values by O(1e-2) or more
+        np.testing.assert_allclose(out["sv"], want["sv"], rtol=0, atol=1e-10)
+        np.testing.assert_allclose(out["w"], want["w"], rtol=0, atol=1e-10)
+        assert not want["diverged"].any()
+    # the contract's diverging call (eta lambda = 4 and 5): flagged at the same step, frozen at 0 alike
+    out = c._train(eta=np.array([4.0, 5.0]), lam=1.0, noise=0.0, momentum=0.0, n_steps=400)
+    want = ref.train_numpy(np.array([4.0, 5.0]), 1.0, c.Y, c.W0, n_steps=400)
+    assert want["diverged"].all() and out["diverged_step"].tolist() == want["diverged_step"].tolist()
+    np.testing.assert_allclose(out["sv"], want["sv"], rtol=1e-10, atol=0)
+
+
+def test_factorization_equals_the_bench_reference():
+    from sims.reference import muon as ref
+    from tests import contract_muon as c
+
+    out = c._factorization()
+    want = ref.factorization_numpy(c.ETA, c.S, c.A1, c.A2, n_steps=20)
+    # hand gradients and the product formed once per step against jax.grad and two products: round-off only (modes
+    # are O(1), a factor 2 in a gradient or a step moves them by O(eta) = O(1e-2))
+    np.testing.assert_allclose(out["modes"], want["modes"], rtol=0, atol=1e-11)
+    np.testing.assert_allclose(out["w1"], want["w1"], rtol=0, atol=1e-11)
+    np.testing.assert_allclose(out["w2"], want["w2"], rtol=0, atol=1e-11)
+    assert out["diverged_step"].tolist() == want["diverged_step"].tolist() == [-1, -1, -1]

@@ -112,3 +112,50 @@ def test_kernel_optimum_minimizes_its_quadratic():
     assert th.eta_infinity(X, Y) == pytest.approx(th.kernel_optimum(X, Y, 1 + 2 / D), rel=1e-15)
     batch = th.kernel_optimum(X, Y, 0.7, np.stack([f0, f0]))
     assert batch.shape == (2,) and np.allclose(batch, eta, rtol=1e-14)
+
+
+# --- the NumPy reference of make bench (sims/reference/mup_transfer.py)
+def _simulator_statistics(L1, L2, vv, s0):
+    """The Gram statistics the simulator's reduced draw forms from two Bartlett factors (sims.mup_transfer._reduced)."""
+    d = L1.shape[1] - 1
+    R = np.swapaxes(L1, 1, 2) * np.r_[np.full(d, np.sqrt(s0)), 1.0]
+    btb = np.swapaxes(R, 1, 2) @ R
+    bz = btb[:, :, d]
+    H = bz[:, :, None] * bz[:, None, :] + np.swapaxes(R, 1, 2) @ (L2 @ np.swapaxes(L2, 1, 2)) @ R
+    return vv, btb[:, :d, :d], btb[:, :d, d], btb[:, d, d], H
+
+
+@pytest.mark.parametrize("param", th.TABLES)
+def test_bench_reference_algebra_equals_the_simulators(param):
+    # the same Bartlett factors through both algebras: the simulator's Gram matrices and (d+1)^3 products against the
+    # reference's matrix-vector products on the factors
+    from sims.reference import mup_transfer as ref
+
+    n, s = 40, 64
+    rng = np.random.default_rng(11)
+    L1, L2 = ref._bartlett(rng, s, D + 1, n), ref._bartlett(rng, s, D + 1, n - 1)
+    s0, s1, sv, a0, a1, av = sm._scales(param, n, D)
+    vv = sv * rng.chisquare(n, size=s)
+    want = sm._coefficients(X, Y, (a0, a1, av), s1, *_simulator_statistics(L1, L2, vv, s0))
+    scales = {"s0": s0, "s1": s1, "sV": sv, "a0": a0, "a1": a1, "aV": av}
+    got = ref._coefficients(X, Y, scales, L1, L2, vv)
+    # sums of a few hundred products in another order: ~4e-16 of each power's largest coefficient (measured); a wrong
+    # factor in any term is O(1) of it
+    err = np.abs(got - want).max(axis=(0, 1)) / np.abs(want).max(axis=(0, 1))
+    assert np.all(err < 1e-12), err
+
+
+def test_bench_reference_has_the_simulators_law():
+    # independent generators: the seed means of every c_ik within 5 standard errors of the difference (48 correlated
+    # z-scores; a false alarm below 1e-5 for normal ones), and the Bartlett factors have the Wishart mean (dof I)
+    from sims.reference import mup_transfer as ref
+
+    n, s = 16, 20000
+    a = sm.one_step(jax.random.key(12), X, Y, n, parametrization="mup", n_seeds=s)["coef"]
+    b = ref.one_step_numpy(np.random.default_rng(12), X, Y, n, parametrization="mup", n_seeds=s)["coef"]
+    z = (a.mean(0) - b.mean(0)) / np.sqrt(a.var(0) / s + b.var(0) / s)
+    assert np.abs(z).max() < 5.0, z
+    L = ref._bartlett(np.random.default_rng(13), 4000, 4, 9)
+    gram = L @ np.swapaxes(L, 1, 2)
+    # Wishart(9, I_4) entries have variance 9 (diagonal 18): the mean of 4000 within 5 SE (<= 0.34) of 9 I
+    assert np.abs(gram.mean(0) - 9 * np.eye(4)).max() < 5 * np.sqrt(18 / 4000)
