@@ -36,3 +36,17 @@ ROWS = [
                "lanczos_iter": "posint"},
         ok={("eta", "ndim"): "a vector of step sizes is one step size per run (keys)"}),
 ]
+
+_R = "sims.reference.adaptive_eos."
+
+ROWS += [
+    # NumPy references
+    Row(_R + "adam_quadratic_numpy",
+        {"H": _H, "x0": np.array([[0.1, -0.2]]), "eta": 0.01, "beta1": 0.9, "beta2": 0.99, "n_steps": 10,
+         "n_blocks": 2, "block": 3, "precond": np.array([1.0, 2.0])},
+        kinds={"H": "arr+indefinite", "x0": "arr+zeros", "eta": "posarr", "beta1": "unit", "beta2": "unit",
+               "n_steps": "posint", "n_blocks": "posint", "block": "posint", "precond": "posarr"},
+        ok={("eta", "ndim"): "a vector of step sizes is one run per entry, sharing the single start"},
+        extra=[({"n_blocks": 5}, "n_blocks", "tail>n_steps"), ({"H": np.eye(3)}, "H", "dim")]),
+    Row(_R + "bench_cases", {"scale": "small"}),
+]

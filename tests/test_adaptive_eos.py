@@ -117,3 +117,36 @@ def test_mlp_adam_and_its_lanczos_sharpness_against_a_loop_and_a_dense_hessian()
         top = eta * np.linalg.eigvalsh(r[:, None] * dense * r[None, :])[-1]
         # Lanczos with as many steps as parameters is exact up to round-off
         assert out["sharp"][i, -1] == pytest.approx(top, rel=1e-8)
+
+
+@pytest.mark.parametrize("frozen", [False, True])
+def test_numpy_reference_equals_the_simulator(frozen):
+    """sims.reference.adaptive_eos.adam_quadratic_numpy against the simulator, every output, on the shapes of
+    test_simulator_equals_a_numpy_loop (3-D: the stacked-eigvalsh sharpness) and on a 2-D problem with one H per run
+    (the closed-form top eigenvalue), a coordinate whose gradient is exactly 0 (underflow flag at step 1, NaN
+    statistics) and, frozen, a step size far above the threshold (the divergence step and the frozen iterate).
+    Tolerance: both sides run float64 with a different summation order (jax.grad's two products against one
+    symmetrized product; LAPACK's eigensolver with and without eigenvectors): a few ulps per step, which 40 steps of
+    these non-chaotic runs leave below 1e-12 (measured), so rtol 1e-9; the flags and steps exactly."""
+    from sims.reference.adaptive_eos import adam_quadratic_numpy
+
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(3, 3))
+    H = A @ A.T + 0.1 * np.eye(3)
+    x0 = rng.normal(size=(2, 3))
+    p = np.array([0.7, 1.3, 2.0]) if frozen else None
+    H2 = np.stack([np.array([[2.0, 0.5], [0.5, 1.0]]), np.diag([3.0, 0.0])])
+    cases = [(H, x0, [0.05, 0.02], [0.9, 0.5], [0.99, 0.9], p),
+             (H2, np.array([[0.3, -0.2], [0.1, 0.4]]), [0.05, 1e4 if frozen else 0.03], [0.9, 0.5], [0.99, 0.9],
+              np.array([1.0, 0.5]) if frozen else None)]
+    for Hc, xc, eta, b1, b2, pc in cases:
+        kw = {"n_steps": 40, "n_blocks": 2, "block": 5, "precond": pc}
+        out, ref = sim.adam_quadratic(Hc, xc, eta, b1, b2, **kw), adam_quadratic_numpy(Hc, xc, eta, b1, b2, **kw)
+        assert set(ref) == set(out)
+        for k in out:
+            if out[k].dtype.kind in "biu":
+                np.testing.assert_array_equal(ref[k], out[k], err_msg=k)
+            else:
+                np.testing.assert_allclose(ref[k], out[k], rtol=1e-9, atol=0, err_msg=k)
+    assert out["underflowed"][1] and out["underflow_step"][1] == 1 and np.isnan(out["sharp_mean"][1]).all()
+    assert out["diverged"][1] == frozen and not out["diverged"][0]
