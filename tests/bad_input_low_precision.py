@@ -71,3 +71,21 @@ ROWS += [
                                         "w0": 255 / 128, "n_steps": 20, "window": 5, "key": jax.random.key(0)},
         kinds={"eta_a": "posarr", "sigma": "nonneg", "w0": "real", "n_steps": "posint", "window": "posint"}),
 ]
+
+_R = "sims.reference.low_precision."
+_SR_WORDS = np.zeros((21, 2, 3), np.uint32)  # the start and 20 steps of (2 step sizes, 3 coordinates)
+
+ROWS += [
+    # NumPy references
+    Row(_R + "gd_numpy", lambda: {"w_star": WS, "eta_a": np.array([0.1, 0.3]), "w0": 255 / 128, "n_steps": 20,
+                                  "storage": "bf16_sr", "rng": np.random.default_rng(0), "snapshots": (5,)},
+        kinds={"eta_a": "posarr", "w0": "real", "n_steps": "posint", "rng": "obj", "snapshots": "obj"},
+        extra=[({"offsets": _SR_WORDS}, "offsets", "both"),
+               ({"rng": None, "offsets": _SR_WORDS[:3]}, "offsets", "shape"),
+               ({"rng": None, "offsets": _SR_WORDS + 0.5}, "offsets", "frac"),
+               ({"rng": None, "offsets": _SR_WORDS.astype(np.int64) - 1}, "offsets", "neg"),
+               ({"rng": None, "offsets": "x"}, "offsets", "str"),
+               ({"storage": "float32"}, "rng", "deterministic"),
+               ({"storage": "bf16_rn", "rng": None, "offsets": _SR_WORDS}, "offsets", "deterministic")]),
+    Row(_R + "bench_cases", {"scale": "small"}),
+]

@@ -210,3 +210,44 @@ def test_noisy_gd_without_noise_is_the_rn_chain():
     out = sim.noisy_gd(ws, 0.1, 0.0, w0=255 / 128, n_steps=120, window=1, key=jax.random.key(0))
     np.testing.assert_array_equal(out["w"][0], sim.gd(ws, 0.1, w0=255 / 128, n_steps=120)["w"][0])
     np.testing.assert_allclose(out["mean_sq"][0], (out["w"][0] - ws.astype(np.float32)) ** 2, rtol=1e-12)
+
+
+def _replayed_words(key, etas32, n, n_steps):
+    """The simulator's stochastic-rounding words: the start's (one key, shared by every step size), then per step
+    size (the key folded with its float32 bits) one fresh key per step by fold_in (sims.low_precision._run)."""
+    import jax.numpy as jnp
+
+    from sims.rng import words
+
+    out = np.empty((n_steps + 1, etas32.size, n), np.uint32)
+    out[0] = np.asarray(words(jax.random.fold_in(key, 0), (n,)))
+    steps = jnp.arange(1, n_steps + 1, dtype=jnp.int64)
+    for i, e in enumerate(etas32):
+        k = jax.random.fold_in(key, np.uint32(e.view(np.uint32)))
+        out[1:, i] = np.asarray(jax.vmap(lambda t: words(jax.random.fold_in(k, t), (n,)))(steps))
+    return out
+
+
+def test_numpy_reference_is_bit_identical_to_the_simulator():
+    """sims.reference.low_precision.gd_numpy against sims.low_precision.gd, bit for bit (assert_array_equal, no
+    tolerance: both sides do the same float32 and uint32 arithmetic, products formed exactly in float64): RN and
+    float32 storage as they are, stochastic rounding with the simulator's own words replayed. The grid holds a
+    diverging step size (5: the NaN/inf path and the divergence step) and the double-rounding coordinate of
+    test_double_rounding_by_hand (a float32 difference on a bf16 midpoint with a nonzero remainder)."""
+    from sims.reference.low_precision import gd_numpy
+
+    ws = np.r_[np.random.default_rng(6).uniform(1.0, 1.5, 60), 1 - 2.0**-7 + 2.0**-23]
+    w0 = np.r_[np.full(60, 255 / 128), 1 + 2.0**-7]
+    etas = np.array([0.013, 0.25, 0.8, 5.0])
+    kw = {"w0": w0, "n_steps": 80, "snapshots": (1, 7)}
+    for storage in ("bf16_rn", "float32"):
+        out, ref = sim.gd(ws, etas, storage=storage, **kw), gd_numpy(ws, etas, storage=storage, **kw)
+        for k in out:
+            np.testing.assert_array_equal(ref[k], out[k], err_msg=f"{storage}: {k}")
+    assert out["diverged"][3].all() and not out["diverged"][:3].any()
+    key = jax.random.key(11)
+    out = sim.gd(ws, etas, storage="bf16_sr", key=key, **kw)
+    ref = gd_numpy(ws, etas, storage="bf16_sr", offsets=_replayed_words(key, out["eta_a"].astype(np.float32),
+                                                                         ws.size, 80), **kw)
+    for k in out:
+        np.testing.assert_array_equal(ref[k], out[k], err_msg=f"bf16_sr: {k}")
