@@ -12,7 +12,9 @@ exactly, so the two means give the expected one-step loss at every :math:`\eta`,
 
 :func:`second_moment_ema` runs Adam's second-moment EMA :math:`v_{t+1} = \beta_2v_t + (1-\beta_2)\hat g_t^2` from
 :math:`v_0 = 0` on a flat direction (the minibatch gradient is pure noise, :math:`\hat g_t \sim N(0, \sigma^2/B)`: the
-mean of :math:`B` Gaussian examples drawn as one Gaussian of that variance), one ``lax.scan`` per chain.
+mean of :math:`B` Gaussian examples drawn as one Gaussian of that variance), one ``lax.scan`` per chain; with a Threefry
+key, step :math:`t` hashes element :math:`t` of the chain's draw ``jax.random.normal(key, (n_steps,))``
+(:func:`sims.nqm.noise_at`, the same values).
 
 Draws run through :func:`sims.sweep.run_grid`; draw :math:`j` at batch size :math:`B` uses
 ``fold_in(fold_in(key, B), j)`` (example :math:`k` of it ``fold_in`` of that with :math:`k`), so a batch size's draws do
@@ -25,6 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import sims  # noqa: F401  (float64)
+from sims.nqm import noise_at
 from sims.sweep import run_grid
 from theory import validate as V
 
@@ -93,16 +96,23 @@ def one_step(key: jax.Array, theta, H, Sigma, batch_size, *, n_draws: int) -> di
     return {"d1": out["d1"].reshape(b.size, n), "d2": out["d2"].reshape(b.size, n), "batch_size": b}
 
 
-def _ema_chain(point, *, n_steps: int, impl: str):
-    """One chain of Adam's second-moment EMA from 0 on pure-noise minibatch gradients, in units of E g^2 = sigma^2/B."""
+def _ema_chain(point, *, n_steps: int, impl: str, hashed: bool = False):
+    """One chain of Adam's second-moment EMA from 0 on pure-noise minibatch gradients, in units of E g^2 = sigma^2/B.
+
+    ``hashed`` (a Threefry key in counter mode, ``jax_threefry_partitionable``): step t hashes element t of
+    ``jax.random.normal(key, (n_steps,))`` itself (:func:`sims.nqm.noise_at`, bit for bit), so the chunk's
+    (chains, n_steps) draws are never stored and read back at a stride (one CPU chain-step 34 -> 26 ns); other keys
+    draw the whole row first.
+    """
     key = jax.random.fold_in(jax.random.wrap_key_data(point["key_data"], impl=impl), point["index"])
-    z = jax.random.normal(key, (n_steps,))
 
     def step(v, zt):
+        if hashed:
+            zt = noise_at(key, zt, "gaussian", 0, n_steps)
         v = point["beta2"] * v + (1 - point["beta2"]) * (point["scale"] * zt) ** 2
         return v, v
 
-    _, path = jax.lax.scan(step, jnp.zeros(()), z)
+    _, path = jax.lax.scan(step, jnp.zeros(()), jnp.arange(n_steps) if hashed else jax.random.normal(key, (n_steps,)))
     return {"v": path / point["scale"] ** 2}
 
 
@@ -144,6 +154,8 @@ def second_moment_ema(key: jax.Array, beta2, batch_size, *, sigma: float = 1.0, 
             "index": np.tile(np.arange(n, dtype=np.int64), g) if paired else np.arange(g * n, dtype=np.int64),
             "beta2": np.repeat(b2, n),
             "scale": np.repeat(sigma / np.sqrt(b), n)}
-    out = run_grid(_ema_chain, grid, static={"n_steps": n_steps, "impl": impl}, desc="batch_size second_moment_ema")
+    hashed = impl == "threefry2x32" and bool(jax.config.jax_threefry_partitionable)
+    out = run_grid(_ema_chain, grid, static={"n_steps": n_steps, "impl": impl, "hashed": hashed},
+                   desc="batch_size second_moment_ema")
     v = out["v"].reshape(g, n, n_steps)
     return {"mean": v.mean(axis=1), "se": v.std(axis=1, ddof=1) / np.sqrt(n)}
