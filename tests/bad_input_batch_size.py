@@ -1,5 +1,5 @@
-"""Bad-input rows of the batch-size topic (theory.batch_size, theory.batch_size_fit, sims.batch_size; see
-tests/_bad_input_table.py)."""
+"""Bad-input rows of the batch-size topic (theory.batch_size, theory.batch_size_fit, sims.batch_size,
+sims.reference.batch_size; see tests/_bad_input_table.py)."""
 from __future__ import annotations
 
 import jax
@@ -70,4 +70,25 @@ ROWS = [
                                              "Sigma": _S, "batch_size": np.array([1, 3]), "n_draws": 4},
         kinds={"key": "key", "theta": "arr", "H": "arr+indefinite", "Sigma": "arr+indefinite", "batch_size": "posiarr",
                "n_draws": "posint+oversize"}),
+    # NumPy references
+    Row("sims.reference.batch_size.one_step_numpy",
+        lambda: {"theta": np.array([1.0, -1.0, 0.5]), "H": _H, "Sigma": _S, "batch_size": np.array([1, 3]), "n_draws": 4,
+                 "rng": np.random.default_rng(0)},
+        kinds={"theta": "arr", "H": "arr+indefinite", "Sigma": "arr+indefinite", "batch_size": "posiarr",
+               "n_draws": "posint+oversize", "rng": "obj"},
+        extra=[({"sign_sums": np.ones((2, 4, 3), np.int64)}, "sign_sums", "both rng and sign_sums"),
+               ({"rng": None, "sign_sums": np.full((2, 4, 3), 2)}, "sign_sums", "the parity of B"),
+               ({"rng": None, "sign_sums": np.full((2, 4, 3), 5)}, "sign_sums", "beyond B"),
+               ({"rng": None, "sign_sums": np.ones((2, 3, 3), np.int64)}, "sign_sums", "shape"),
+               ({"rng": None, "sign_sums": np.ones((2, 4, 3))}, "sign_sums", "floats")]),
+    Row("sims.reference.batch_size.second_moment_ema_numpy",
+        lambda: {"beta2": np.array([0.9, 0.5]), "n_steps": 5, "n_chains": 4, "rng": np.random.default_rng(0),
+                 "paired": False},
+        kinds={"beta2": "posarr", "n_steps": "posint+oversize", "n_chains": "posint+oversize", "rng": "obj",
+               "paired": "bool"},
+        extra=[({"beta2": np.array([0.9, 1.0])}, "beta2", "one"),
+               ({"noise": np.zeros((2, 4, 5))}, "noise", "both rng and noise"),
+               ({"rng": None, "noise": np.zeros((4, 5))}, "noise", "unpaired shape"),
+               ({"rng": None, "noise": np.full((2, 4, 5), np.nan)}, "noise", "nan")]),
+    Row("sims.reference.batch_size.bench_cases", {"scale": "small"}),
 ]

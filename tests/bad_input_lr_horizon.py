@@ -41,4 +41,13 @@ ROWS = [
     Row("sims.lr_horizon.constant_step_runs",
         {"key": jax.random.key(0), "eta": np.array([0.1, 0.5]), "n_steps": 4, **_M, "sigma2": 0.5, "n_chains": 2},
         kinds={"eta": "posarr", "n_steps": "posint", **_MK, "sigma2": "nonneg", "n_chains": "posint"}),
+    Row("sims.reference.lr_horizon.constant_step_numpy",
+        lambda: {"eta": np.array([0.1, 0.5]), "n_steps": 4, **_M, "sigma2": 0.5, "n_chains": 2,
+                 "rng": np.random.default_rng(0)},
+        kinds={"eta": "posarr", "n_steps": "posint", **_MK, "sigma2": "nonneg", "n_chains": "posint+oversize",
+               "rng": "obj"},
+        extra=[({"noise": np.zeros((2, 4, 35))}, "noise", "both rng and noise"),
+               ({"rng": None, "noise": np.zeros((2, 4, 3))}, "noise", "shape"),
+               ({"rng": None, "noise": np.full((2, 4, 35), np.inf)}, "noise", "inf")]),
+    Row("sims.reference.lr_horizon.bench_cases", {"scale": "small"}),
 ]

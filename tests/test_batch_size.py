@@ -12,6 +12,7 @@ import sympy as sp
 import sims.batch_size as sb
 import theory.batch_size as th
 import theory.batch_size_fit as tf
+from sims.reference.batch_size import one_step_numpy, second_moment_ema_numpy
 from theory import nqm
 
 H = np.array([[1.0, 0.3, 0.0], [0.3, 0.5, 0.1], [0.0, 0.1, 0.2]])
@@ -179,3 +180,85 @@ def test_ema_rise_and_the_simulated_second_moment():
     alone = sb.second_moment_ema(jax.random.key(3), b2[:1], np.array([8.0]), sigma=2.0, n_steps=60, n_chains=50,
                                  paired=True)
     np.testing.assert_allclose(alone["mean"][0], paired["mean"][1], rtol=1e-13)
+
+
+# ----------------------------------------------------------------------------- NumPy references (sims.reference)
+def _simulator_sign_sums(key, batch_sizes, n, d):
+    """The sums of the B example sign vectors that sims.batch_size.one_step draws (its documented keys: example k of
+    draw j at batch B uses fold_in(fold_in(fold_in(key, B), j), k)), recomputed with JAX: (k, n, d) integers."""
+    out = np.empty((len(batch_sizes), n, d), np.int64)
+    for i, b in enumerate(batch_sizes):
+        for j in range(n):
+            key_j = jax.random.fold_in(jax.random.fold_in(key, b), j)
+            signs = jax.vmap(lambda k: jax.random.rademacher(jax.random.fold_in(key_j, k), (d,)))(np.arange(b))
+            out[i, j] = np.asarray(signs).sum(axis=0)
+    return out
+
+
+def test_one_step_reference_replays_the_simulators_draws():
+    """The NumPy reference fed the simulator's own signs gives its slopes and curvatures to round-off: both sum the
+    same terms in another order (the simulator adds G + R r one example at a time, the reference applies R once to
+    the mean sign vector), float64 round-off of a few ulps times B on values of order 1, so rtol 1e-12."""
+    bs, n = np.array([1, 3, 5]), 6
+    key = jax.random.key(5)
+    out = sb.one_step(key, THETA, H, SIGMA, bs, n_draws=n)
+    ref = one_step_numpy(THETA, H, SIGMA, bs, n_draws=n, sign_sums=_simulator_sign_sums(key, bs, n, 3))
+    np.testing.assert_allclose(ref["d1"], out["d1"], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(ref["d2"], out["d2"], rtol=1e-12, atol=1e-14)
+    np.testing.assert_array_equal(ref["batch_size"], out["batch_size"])
+
+
+def test_one_step_reference_draws_match_the_moments():
+    """The reference's own draws (popcounts of raw 64-bit words: one partial word at B = 3, one full at B = 64, two
+    with a masked second at B = 100): the mean slope and curvature are -|G|^2 and G^T H G + tr(H Sigma)/B within 5
+    standard errors of 4000 draws (the curvature's noise term is the variance of the sign sums, B, over B^2)."""
+    bs = (1, 3, 64, 100)
+    rng = np.random.default_rng(1)
+    out = one_step_numpy(THETA, H, SIGMA, np.array(bs), n_draws=4000, rng=rng)
+    for k, b in enumerate(bs):
+        d1, d2 = out["d1"][k], out["d2"][k]
+        assert abs(d1.mean() + G @ G) <= 5 * d1.std() / math.sqrt(d1.size)
+        want = G @ H @ G + np.trace(H @ SIGMA) / b
+        assert abs(d2.mean() - want) <= 5 * d2.std() / math.sqrt(d2.size)
+
+
+def test_second_moment_ema_reference_replays_the_simulators_draws():
+    """The NumPy reference fed the simulator's own normals (chain j of configuration g: jax.random.normal of
+    fold_in(key, g n + j), or of fold_in(key, j) when paired) gives its means and standard errors to round-off: the
+    simulator scales the noise by sigma/sqrt(B) and divides the path by its square, the reference works in those
+    units directly, a few ulps per step on values of order 1 (and the se's two-pass sums in another order), so rtol
+    1e-10."""
+    b2, bs, n, T = np.array([0.9, 0.6]), np.array([1.0, 8.0]), 5, 30
+    key = jax.random.key(8)
+    for paired in (False, True):
+        out = sb.second_moment_ema(key, b2, bs, sigma=2.0, n_steps=T, n_chains=n, paired=paired)
+        idx = np.arange(n) if paired else np.arange(b2.size * n)
+        z = np.stack([np.asarray(jax.random.normal(jax.random.fold_in(key, int(i)), (T,))) for i in idx])
+        ref = second_moment_ema_numpy(b2, n_steps=T, n_chains=n, paired=paired,
+                                      noise=z if paired else z.reshape(b2.size, n, T))
+        np.testing.assert_allclose(ref["mean"], out["mean"], rtol=1e-10)
+        np.testing.assert_allclose(ref["se"], out["se"], rtol=1e-10)
+
+
+def test_second_moment_ema_reference_draws_rise_as_the_closed_form():
+    """The reference's own draws: E u_t = 1 - beta2^t (theory.batch_size.ema_rise) within 5 standard errors of 4000
+    chains at steps 1, 5, 50, both unpaired and paired."""
+    b2 = np.array([0.9, 0.5])
+    exact = th.ema_rise(b2, 60)
+    for paired in (False, True):
+        out = second_moment_ema_numpy(b2, n_steps=60, n_chains=4000, rng=np.random.default_rng(3), paired=paired)
+        for t in (0, 4, 49):
+            assert np.all(np.abs(out["mean"][:, t] - exact[:, t]) <= 5 * out["se"][:, t])
+
+
+def test_bench_cases_count_their_work():
+    """The bench cases (built, not run): units as named, work = examples summed over the batch sizes x draws, and
+    configurations x chains x steps; the large scale is larger."""
+    from sims.reference.batch_size import bench_cases
+
+    with pytest.raises(ValueError, match="scale"):
+        bench_cases("huge")
+    step, ema = bench_cases("small")
+    assert step.unit == "example gradients" and step.work == 4096 * (1 + 4 + 16 + 64)
+    assert ema.unit == "chain steps" and ema.work == 16 * 1024 * 720
+    assert all(big.work > small.work for big, small in zip(bench_cases("large"), (step, ema)))

@@ -7,7 +7,9 @@ r"""Unit tests of the lr_horizon topic: each number of :mod:`theory.lr_horizon` 
   the mode-by-mode sum it stands for;
 * the bounded search's optimum against its neighbours, the first-order step against the exact optimum (its error
   second order), the bend horizon against the corrected step it solves;
-* the Monte Carlo simulator without noise against the closed form (a deterministic run), and divergence as data.
+* the Monte Carlo simulator without noise against the closed form (a deterministic run), and divergence as data;
+* the NumPy reference (:mod:`sims.reference.lr_horizon`) against the simulator on its own draws, and its own draws
+  against the closed form.
 """
 import math
 
@@ -18,8 +20,10 @@ import sympy as sp
 from scipy import optimize
 
 import sims.lr_horizon as sl
+import sims.nqm as sn
 import theory.lr_horizon as th
 import theory.nqm as tn
+from sims.reference.lr_horizon import constant_step_numpy
 
 pytestmark = pytest.mark.xdist_group("lr_horizon")
 
@@ -153,3 +157,49 @@ def test_simulator_without_noise_is_the_closed_form_and_flags_divergence():
     assert bad["diverged"].all() and np.isinf(bad["loss"]).all()
     # |1 - 1000|^t first exceeds 1e150 (x0 of mode 1 is 1) at t = ceil(150 / log10(999))
     assert (bad["diverged_step"][0] == math.ceil(150 / math.log10(999.0))).all()
+
+
+def test_reference_replays_the_simulators_draws_and_divergence():
+    r"""The NumPy reference fed the simulator's own normals (chain :math:`j`'s run key ``fold_in(key, j)`` at every step
+    size, paired; one recording block, so its additive key is the third of ``split(run key, 3)`` and step :math:`t`
+    reads row :math:`t` of ``noise(additive key, (N, modes))``) gives the same final losses to round-off: the
+    simulator rounds :math:`x - \eta(\lambda x + \sigma z)`, the reference :math:`(1 - \eta\lambda)x - \eta\sigma z`, a
+    few ulps per step over 60 contracting steps, so rtol 1e-10; and the same divergence flags and first bad steps
+    exactly (the step 1e3 crosses the bound near step 50, far from a rounding tie)."""
+    eta = np.array([0.05, 0.8, 1e3])   # the divergence test's shapes
+    key, n, chains = jax.random.key(4), 60, 2
+    out = sl.constant_step_runs(key, eta, n, B, S, 0.5, D, n_chains=chains)
+    modes = th.spectrum(B, S, D)[0].size
+    z = np.stack([np.asarray(sn.noise(jax.random.split(jax.random.fold_in(key, j), 3)[2], (n, modes)))
+                  for j in range(chains)])
+    ref = constant_step_numpy(eta, n, B, S, 0.5, D, n_chains=chains, noise=z)
+    np.testing.assert_array_equal(ref["diverged"], out["diverged"])
+    np.testing.assert_array_equal(ref["diverged_step"], out["diverged_step"])
+    assert out["diverged"][2].all() and not out["diverged"][:2].any()
+    np.testing.assert_allclose(ref["loss"], out["loss"], rtol=1e-10)
+    # without noise (the reference then draws nothing): the same deterministic runs
+    quiet = sl.constant_step_runs(key, eta, n, B, S, 0.0, D, n_chains=chains)
+    ref = constant_step_numpy(eta, n, B, S, 0.0, D, n_chains=chains, rng=np.random.default_rng(0))
+    np.testing.assert_array_equal(ref["diverged_step"], quiet["diverged_step"])
+    np.testing.assert_allclose(ref["loss"], quiet["loss"], rtol=1e-10)
+
+
+def test_reference_draws_match_the_closed_form():
+    """The reference's own paired draws: the mean final loss of 4000 chains at each step within 5 standard errors of
+    the exact E L_N (theory.lr_horizon.constant_step_loss)."""
+    eta = np.array([0.05, 0.2, 0.8])
+    ref = constant_step_numpy(eta, 20, B, S, 0.5, D, n_chains=4000, rng=np.random.default_rng(0))
+    exact = th.constant_step_loss(eta, 20, B, S, 0.5, D)
+    se = ref["loss"].std(axis=1, ddof=1) / math.sqrt(4000)
+    assert np.all(np.abs(ref["loss"].mean(axis=1) - exact) <= 5 * se), (ref["loss"].mean(axis=1), exact, se)
+
+
+def test_bench_case_counts_its_work():
+    """The bench case (built, not run): mode updates = steps x chains x horizon x represented modes."""
+    from sims.reference.lr_horizon import bench_cases
+
+    with pytest.raises(ValueError, match="scale"):
+        bench_cases("huge")
+    (case,) = bench_cases("small")
+    assert case.unit == "mode updates" and case.work == 16 * 64 * 1000 * th.spectrum(2.0, 0.5, 1000)[0].size
+    assert bench_cases("large")[0].work > case.work
