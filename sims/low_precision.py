@@ -22,7 +22,7 @@ exactly in float64 and cast to float32, so that XLA's CPU backend cannot contrac
 multiply-add (which skips the product's rounding and moves the rare step near a tie). Every coordinate is an
 independent problem; a grid of step sizes goes through :func:`sims.sweep.run_grid`, each step size with its own
 PRNG stream for stochastic rounding (the key folded with the step size's float32 bits, then one fresh key per step
-by ``fold_in``; random words from :func:`sims.rng.words`).
+by ``fold_in``; the 16-bit offsets are both halves of the 32-bit words of :func:`sims.rng.words`, :func:`_offsets`).
 
 :func:`adamw` runs AdamW under cosine decay on linear losses (bf16 RN weights, or a float64 reference path);
 :func:`kahan_gd` runs Kahan-compensated bf16 gradient descent in a 16-bit unit.
@@ -71,6 +71,15 @@ def _sr_bits(x: jax.Array, r: jax.Array) -> jax.Array:
     return jnp.where(jnp.isnan(x), x, lax.bitcast_convert_type(rounded, jnp.float32))
 
 
+def _offsets(key: jax.Array, shape: tuple) -> jax.Array:
+    r"""Uniform 16-bit offsets of ``shape`` (as uint32) for stochastic rounding: both halves of each 32-bit word of
+    :func:`sims.rng.words` (the low halves first, then the high halves). The two halves of a uniform word are
+    independent uniform 16-bit integers, so this is the law of one word per offset at half the hashing."""
+    n = int(np.prod(shape))
+    w = words(key, ((n + 1) // 2,))
+    return jnp.concatenate([w & _LOW, w >> 16])[:n].reshape(shape)
+
+
 def _rn_of_difference(w: jax.Array, delta: jax.Array) -> jax.Array:
     r"""RN onto bf16 of the exact :math:`w - \delta` (float32 operands, :math:`|\delta| \le |w|`), rounded once.
 
@@ -104,7 +113,7 @@ def round_bf16(x, *, mode: str = "nearest", key=None) -> jax.Array:
             raise ValueError(f"key: round-to-nearest is deterministic and takes no key, got {key!r}")
         return _rn_bits(jnp.asarray(v))
     k = V.key("key", key)
-    return _sr_bits(jnp.asarray(v), words(k, v.shape))
+    return _sr_bits(jnp.asarray(v), _offsets(k, v.shape))
 
 
 def _store(w, delta, key, t, storage):
@@ -116,7 +125,7 @@ def _store(w, delta, key, t, storage):
     if storage == "bf16_rn_f32":  # the float32 difference rounded again: double rounding near bf16 midpoints
         return _rn_bits(x)
     if storage == "bf16_sr":
-        return _sr_bits(x, words(jax.random.fold_in(key, t), x.shape))
+        return _sr_bits(x, _offsets(jax.random.fold_in(key, t), x.shape))
     return x
 
 
@@ -186,7 +195,7 @@ def gd(w_star, eta_a, *, w0, n_steps: int, storage: str = "bf16_rn", key=None, s
                   what="the runs' iterates, counters and snapshots")
     w0_32 = start.astype(np.float32)
     if storage == "bf16_sr":
-        w0_stored = _sr_bits(jnp.asarray(w0_32), words(jax.random.fold_in(k, 0), ws.shape))
+        w0_stored = _sr_bits(jnp.asarray(w0_32), _offsets(jax.random.fold_in(k, 0), ws.shape))
     elif storage in ("bf16_rn", "bf16_rn_f32"):
         w0_stored = _rn_bits(jnp.asarray(w0_32))
     else:

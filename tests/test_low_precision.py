@@ -44,6 +44,20 @@ def test_stochastic_rounding_lands_on_a_neighbour_with_the_fractional_probabilit
     np.testing.assert_array_less(np.abs(up - frac), 5 * np.sqrt(frac * (1 - frac) / reps) + 1.0 / reps)
 
 
+def test_the_two_offsets_of_one_word_are_independent():
+    """Stochastic rounding takes two 16-bit offsets from each 32-bit word (entry i and entry i + n/2 share one):
+    at fraction 1/2 each rounds up with probability 1/2, and the pairs sharing a word must be independent: the
+    four joint frequencies 1/4 each (multinomial, 5 standard errors). A mistake that reused one half for both
+    offsets makes the pairs equal (frequencies 1/2, 0, 0, 1/2)."""
+    lo = np.float32(1.0) + np.float32(2.0**-7) * 5
+    n = 40_000
+    x = np.full(n, lo + np.float32(2.0**-8), np.float32)  # exactly half a bf16 cell above lo
+    up = np.asarray(sim.round_bf16(x, mode="stochastic", key=jax.random.key(8))) > lo
+    a, b = up[: n // 2], up[n // 2:]
+    joint = np.array([np.mean(a & b), np.mean(a & ~b), np.mean(~a & b), np.mean(~a & ~b)])
+    np.testing.assert_array_less(np.abs(joint - 0.25), 5 * np.sqrt(0.25 * 0.75 / (n // 2)))
+
+
 def test_sympy_forms_against_direct_evaluation():
     assert sp.simplify(th.freeze_error_sym() - th.ULP / (2 * th.ETA_A)) == 0
     law = th.sr_stationary_sym()
@@ -213,18 +227,22 @@ def test_noisy_gd_without_noise_is_the_rn_chain():
 
 
 def _replayed_words(key, etas32, n, n_steps):
-    """The simulator's stochastic-rounding words: the start's (one key, shared by every step size), then per step
-    size (the key folded with its float32 bits) one fresh key per step by fold_in (sims.low_precision._run)."""
+    """The simulator's stochastic-rounding offsets as its module docstring states them: the start's (one key, shared
+    by every step size), then per step size (the key folded with its float32 bits) one fresh key per step by
+    fold_in; each key's ceil(n/2) words of sims.rng.words split into their low halves, then their high halves."""
     import jax.numpy as jnp
 
     from sims.rng import words
 
+    def halves(k):
+        w = np.asarray(words(k, ((n + 1) // 2,)))
+        return np.concatenate([w & 0xFFFF, w >> 16])[:n]
+
     out = np.empty((n_steps + 1, etas32.size, n), np.uint32)
-    out[0] = np.asarray(words(jax.random.fold_in(key, 0), (n,)))
-    steps = jnp.arange(1, n_steps + 1, dtype=jnp.int64)
+    out[0] = halves(jax.random.fold_in(key, 0))
     for i, e in enumerate(etas32):
         k = jax.random.fold_in(key, np.uint32(e.view(np.uint32)))
-        out[1:, i] = np.asarray(jax.vmap(lambda t: words(jax.random.fold_in(k, t), (n,)))(steps))
+        out[1:, i] = [halves(jax.random.fold_in(k, t)) for t in jnp.arange(1, n_steps + 1, dtype=jnp.int64)]
     return out
 
 

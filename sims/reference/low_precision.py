@@ -189,11 +189,12 @@ def _check_law(jx: dict, npy: dict) -> None:
 # new difference (1), the last-move compare and select (2), the divergence test (isfinite, not, abs, compare, or: 5)
 # and first-step update (3), two snapshot selects (2). RN once (sims.low_precision._rn_of_difference): the Fast2Sum
 # remainder (3), the midpoint test (2), the side (5), the decided word (3), the nearest-even word with its NaN guard
-# (7), the final choice (2); SR: the mask, add, mask and NaN guard (5) and one 32-bit word of sims.rng.words, whose
-# Threefry-2x32 hash is uint32 arithmetic too (20 rounds of add, rotate (3) and xor per pair of words, and 5 key
-# injections: ~58 per word). The hash is counted as flops, not as "uniform" draws: the limit's uniform stream is
-# jax.random's partitionable Threefry, about 3 times the cost per word (sims.rng), and would read above 1.
-_COST = {"bf16_rn": {"flop": 39}, "bf16_sr": {"flop": 80}, "float32": {"flop": 17}}
+# (7), the final choice (2); SR: the mask, add, mask and NaN guard (5), half a 32-bit word of sims.rng.words (its two
+# 16-bit halves are two offsets), whose Threefry-2x32 hash is uint32 arithmetic too (20 rounds of add, rotate (3) and
+# xor per pair of words, and 5 key injections: ~58 per word, ~29 per offset), and the split (2). The hash is counted as
+# flops, not as "uniform" draws: the limit's uniform stream is jax.random's partitionable Threefry, about 3 times the
+# cost per word (sims.rng), and would read above 1.
+_COST = {"bf16_rn": {"flop": 39}, "bf16_sr": {"flop": 53}, "float32": {"flop": 17}}
 
 
 def _case(storage: str, m: int, n: int, n_steps: int) -> BenchCase:
