@@ -19,15 +19,41 @@ independent of :math:`z`. Every coefficient is a function of :math:`K = W_0^\top
 :math:`H = B^\top z z^\top B + R^\top \Xi^\top(I - ee^\top)\Xi R` where :math:`B^\top B = R^\top R` and :math:`\Xi` is an
 i.i.d. Gaussian :math:`n\times(d+1)` matrix (given :math:`B`, :math:`Z_\perp B` has the law of :math:`(I-ee^\top)\Xi R`).
 So one draw takes a Wishart(:math:`n`, :math:`I_{d+1}`) matrix (for :math:`B^\top B`, rescaled), an independent
-Wishart(:math:`n-1`, :math:`I_{d+1}`) matrix (for :math:`\Xi^\top(I - ee^\top)\Xi`) by Bartlett's decomposition, and
-:math:`\|V\|^2 = \sigma_V^2\chi^2_n`: the same law as the dense draw at a cost independent of :math:`n`, with the
-width a traced number (one compiled program for every width). The dense draw (``method="dense"``) is the
-reference it is tested against (``tests/test_mup_transfer.py``).
+Wishart(:math:`n-1`, :math:`I_{d+1}`) matrix (for :math:`\Xi^\top(I - ee^\top)\Xi`) and
+:math:`\|V\|^2 = \sigma_V^2\chi^2_n`: the same law as the dense draw at a cost independent of :math:`n`.
 
-Seeds go through :func:`sims.sweep.run_grid` (one typed key per seed, split from the caller's key); dense runs are
-vmapped in chunks small enough that a chunk's :math:`n\times n` matrices fit the allocation limit. Float64 throughout.
+Each Wishart matrix is drawn by Bartlett's decomposition :math:`LL^\top` (:math:`L` lower triangular,
+:math:`\chi_{k-i}` on the diagonal, only the :math:`(d+1)d/2` normals of the strict lower triangle drawn), and the
+statistics are never formed as matrices. With :math:`L_1` the first factor (:math:`[W_0/\sqrt{s_0}, z]` has the Gram
+matrix :math:`L_1L_1^\top`), :math:`A` its leading :math:`d\times d` block, :math:`\ell` its last row,
+:math:`\zeta = W_0^\top z` and :math:`C = L_2L_2^\top` the second Wishart matrix,
+
+.. math:: \|z\|^2 = \|\ell\|^2,\quad \zeta = \sqrt{s_0}A\ell_{:d},\quad Kv = s_0AA^\top v,\quad
+   H_{:d,:d}v = \zeta(\zeta^\top v) + s_0A\,(C[A^\top v; 0])_{:d},\quad
+   H_{:d,d} = \zeta\|z\|^2 + \sqrt{s_0}A(C\ell)_{:d},
+
+so a seed costs a few batched matrix-vector products of size :math:`d+1`, not the :math:`(d+1)^3` products of the
+Gram matrices. With :math:`r = (f_0 - y)/m`, :math:`u = W_1^\top V` and :math:`w = W_1u`, the expansion above reads
+
+.. math:: c_1 = -X^\top\big(a_0\|u\|^2Xr + a_1\|V\|^2KXr + a_Vs_1H_{:d,:d}Xr\big),\quad
+   c_3 = -a_0a_1a_V(r^\top f_0)^2X^\top Xr,
+
+.. math:: c_2 = X^\top\big((a_0a_1\|V\|^2r^\top f_0 + a_Va_0r^\top T_0^\top w)Xr + a_Va_1(r^\top f_0)KXr\big),
+
+each power a per-seed combination of three :math:`d`-vectors, multiplied by :math:`X^\top` once.
+:func:`coefficients_from_statistics` computes the same coefficients from the five statistics themselves (the route the
+dense draw's statistics take); the two routes agree to round-off on the same factors (``tests/test_mup_transfer.py``).
+
+The reduced draw runs on the host in NumPy, every seed at once, from one ``np.random.Generator`` seeded by the
+caller's key: nothing is compiled, and the width enters only as the chi-square draws' degrees of freedom, so every
+width takes the same time. The dense draw (``method="dense"``) is the reference it is tested against
+(``tests/test_mup_transfer.py``): its seeds go through :func:`sims.sweep.run_grid` (one typed key per seed, split from
+the caller's key) with the width static (one compiled program per width), vmapped in chunks small enough that a
+chunk's :math:`n\times n` matrices fit the allocation limit. Float64 throughout.
 """
 from __future__ import annotations
+
+import functools
 
 import jax
 import jax.numpy as jnp
@@ -86,12 +112,31 @@ def _generator(key) -> np.random.Generator:
     return np.random.default_rng(np.asarray(jax.random.key_data(key), dtype=np.uint32).ravel())
 
 
+@functools.cache
+def _packed_positions(p: int) -> np.ndarray:
+    """Where each entry of a row-major (p, p) lower-triangular factor sits in its packed row: the (p-1)p/2 normals of
+    the strict lower triangle (row by row), then the p diagonal entries, then one 0 (every entry above the diagonal)."""
+    q = p * (p - 1) // 2
+    where = np.full((p, p), q + p)
+    where[np.tril_indices(p, -1)] = np.arange(q)
+    where[np.arange(p), np.arange(p)] = q + np.arange(p)
+    return where.ravel()
+
+
 def _bartlett(rng: np.random.Generator, s: int, p: int, dof: float) -> np.ndarray:
-    """``s`` lower-triangular factors L with L L^T ~ Wishart(dof, I_p): chi(dof - i) diagonal, N(0, 1) below."""
-    ell = np.tril(rng.standard_normal((s, p, p)), -1)
-    idx = np.arange(p)
-    ell[:, idx, idx] = np.sqrt(rng.chisquare(dof - idx, size=(s, p)))
-    return ell
+    """``s`` lower-triangular (p, p) factors L with L L^T ~ Wishart(dof, I_p): chi(dof - i) on the diagonal, N(0, 1)
+    below it (only those (p-1)p/2 normals are drawn), 0 above; packed rows spread out by one gather."""
+    q = p * (p - 1) // 2
+    packed = np.empty((s, q + p + 1))
+    packed[:, :q] = rng.standard_normal((s, q))
+    packed[:, q:q + p] = np.sqrt(rng.chisquare(dof - np.arange(p), size=(s, p)))
+    packed[:, q + p] = 0.0
+    return np.take(packed, _packed_positions(p), axis=1).reshape(s, p, p)
+
+
+def _mv(a: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Batched matrix-vector products (S, p, q) x (S, q) -> (S, p)."""
+    return (a @ v[:, :, None])[:, :, 0]
 
 
 def coefficients_from_statistics(X, y, parametrization: str, n, stats, *, freeze_hidden: bool = False) -> np.ndarray:
@@ -156,20 +201,51 @@ def _coefficients(X, y, a, s1, vv, K, zeta, zz, H):
     return np.stack([f0, c1, c2, c3], axis=-1)
 
 
+def _factor_coefficients(X, y, a, s0, s1, L1, L2, vv):
+    r"""The four output coefficients (S, m, 4) from the reduced draw's two Bartlett factors (S, d+1, d+1) and
+    :math:`\|V\|^2` (S,), by matrix-vector products on the factors (module docstring); the same numbers as
+    :func:`_coefficients` on the Gram statistics those factors make, to round-off."""
+    a0, a1, av = a
+    d, m = X.shape
+    A, ell = L1[:, :d, :d], L1[:, d, :]
+    zz = np.einsum("si,si->s", ell, ell)                          # |z|^2
+    zeta = np.sqrt(s0) * _mv(A, ell[:, :d])                       # W0^T z
+    sig, vn = np.sqrt(s1), np.sqrt(vv)
+    w0u = (sig * vn)[:, None] * zeta                              # W0^T u with u = W1^T V = sig |V| z
+    f0 = w0u @ X                                                  # V^T W1 W0 X
+    r = (f0 - y) / m                                              # dL/df
+    xr = r @ X.T                                                  # X r
+    q = _mv(np.swapaxes(A, 1, 2), xr)                             # A^T X r
+    s = q.shape[0]
+    pair = np.zeros((s, d + 1, 2))                                # [A^T X r; 0] and ell
+    pair[:, :d, 0] = q
+    pair[:, :, 1] = ell
+    cpair = L2 @ (np.swapaxes(L2, 1, 2) @ pair)                   # C [A^T X r; 0], C ell with C = L2 L2^T
+    zx = np.einsum("si,si->s", zeta, xr)
+    kxr = s0 * _mv(A, q)                                          # W0^T W0 X r
+    hxr = zeta * zx[:, None] + s0 * _mv(A, cpair[:, :d, 0])       # H_dd X r
+    t0w = sig**3 * vn * (zx * zz + np.sqrt(s0) * np.einsum("si,si->s", q, cpair[:, :d, 1]))  # r^T T0^T W1 u
+    uu = s1 * vv * zz                                             # |u|^2, u = W1^T V
+    rf = np.einsum("si,si->s", r, f0)                             # r^T f0
+    # c_k = X^T (alpha_k X r + beta_k W0^T W0 X r + gamma_k s1 H_dd X r): the per-seed factors applied in d
+    # dimensions, then one product with X for the four powers (c_0 = f0 = X^T W0^T u)
+    g = np.empty((s, d, 4))
+    g[:, :, 0] = w0u
+    g[:, :, 1] = -(a0 * uu)[:, None] * xr - (a1 * vv)[:, None] * kxr - (av * s1) * hxr
+    g[:, :, 2] = (a0 * a1 * vv * rf + av * a0 * t0w)[:, None] * xr + (av * a1 * rf)[:, None] * kxr
+    g[:, :, 3] = -(a0 * a1 * av * rf**2)[:, None] * xr
+    return np.matmul(X.T, g)
+
+
 def _reduced(key, X, y, scales, n: int, seeds: int) -> np.ndarray:
-    """``seeds`` initializations drawn through their Gram statistics (module docstring)."""
+    """``seeds`` initializations drawn through two Bartlett factors (module docstring)."""
     s0, s1, sv, a0, a1, av = scales
     d = X.shape[0]
     rng = _generator(key)
-    ell = _bartlett(rng, seeds, d + 1, float(n))                 # [W0/sqrt(s0), z]: Gram = L L^T
-    R = np.swapaxes(ell, 1, 2) * np.concatenate([np.full(d, np.sqrt(s0)), [1.0]])[None, None, :]
-    btb = np.swapaxes(R, 1, 2) @ R                                # B^T B with B = [W0, z]
-    lp = _bartlett(rng, seeds, d + 1, float(n - 1))               # Xi^T (I - e e^T) Xi = Lp Lp^T
-    core = lp @ np.swapaxes(lp, 1, 2)
-    bz = btb[:, :, d]                                             # B^T z
-    H = bz[:, :, None] * bz[:, None, :] + np.swapaxes(R, 1, 2) @ core @ R
+    L1 = _bartlett(rng, seeds, d + 1, float(n))                   # [W0/sqrt(s0), z]: Gram = L1 L1^T ~ Wishart(n)
+    L2 = _bartlett(rng, seeds, d + 1, float(n - 1))               # Xi^T (I - e e^T) Xi = L2 L2^T ~ Wishart(n - 1)
     vv = sv * rng.chisquare(float(n), size=seeds)                 # |V|^2 = sv chi2_n
-    return _coefficients(X, y, (a0, a1, av), s1, vv, btb[:, :d, :d], btb[:, :d, d], btb[:, d, d], H)
+    return _factor_coefficients(X, y, (a0, a1, av), s0, s1, L1, L2, vv)
 
 
 def one_step(key, X, y, n, *, parametrization: str = "mup", n_seeds: int = 16, method: str = "reduced",
@@ -177,7 +253,8 @@ def one_step(key, X, y, n, *, parametrization: str = "mup", n_seeds: int = 16, m
     r"""The one-step output's coefficients in :math:`\eta` for ``n_seeds`` random initializations at width ``n``.
 
     Args:
-      key: a typed PRNG key (``jax.random.key``); split into one key per seed.
+      key: a typed PRNG key (``jax.random.key``); ``"dense"`` splits it into one key per seed, ``"reduced"`` seeds one
+        NumPy generator with its data.
       X: the inputs, a (d, m) array (one column per example).
       y: the targets, an (m,) array.
       n: the width (hidden size of both hidden layers): ``1..MAX_WIDTH`` for ``"dense"``, ``d + 2..MAX_REDUCED_WIDTH``
@@ -185,8 +262,9 @@ def one_step(key, X, y, n, *, parametrization: str = "mup", n_seeds: int = 16, m
       parametrization: ``"mup"``, ``"sp"`` or ``"ntp"`` (:data:`theory.mup_transfer.TABLES`).
       n_seeds: the number of initializations, at least 1.
       method: ``"dense"`` draws the n x n matrix and differentiates with :func:`jax.grad`; ``"reduced"`` draws the
-        same law through Gram statistics of size d + 1 (module docstring), at a cost independent of ``n``.
-      max_bytes: the allocation limit (:func:`theory.validate.byte_limit`) for one dense run's n x n matrices.
+        same law through two Bartlett factors of size d + 1 (module docstring), at a cost independent of ``n``.
+      max_bytes: the allocation limit (:func:`theory.validate.byte_limit`) for one dense run's n x n matrices, or for
+        the reduced draw's per-seed factors and coefficients.
 
     Returns:
       ``coef`` (S, m, 4): :math:`c_{ik}` with :math:`f_1(x_i) = \sum_k c_{ik}\eta^k`; ``f0`` (S, m): the outputs at
@@ -206,8 +284,9 @@ def one_step(key, X, y, n, *, parametrization: str = "mup", n_seeds: int = 16, m
     seeds = V.integer("n_seeds", n_seeds, low=1)
     scales = _scales(name, width, d)
     if how == "reduced":
-        V.check_bytes({"n_seeds": seeds}, 8 * seeds * (6 * (d + 1) ** 2 + 8 * xs.shape[1]),
-                      what="the seeds' (d+1) x (d+1) Gram matrices and (m, 4) coefficients", max_bytes=max_bytes)
+        # two (d+1) x (d+1) factors and a packed one being spread, the (m, 4) coefficients and two (m,) rows
+        V.check_bytes({"n_seeds": seeds}, 8 * seeds * (3 * (d + 1) ** 2 + 8 * xs.shape[1]),
+                      what="the seeds' Bartlett factors and (m, 4) coefficients", max_bytes=max_bytes)
         coef = _reduced(key, xs, ys, scales, width, seeds)
         return {"coef": coef, "f0": coef[..., 0].copy()}
     keys = jax.random.split(key, seeds)

@@ -39,12 +39,3 @@ ROWS.append(Row("sims.mup_transfer.coefficients_from_statistics",
                 {"X": _X, "y": _Y, "parametrization": "mup", "n": 8, "stats": _STATS, "freeze_hidden": False},
                 kinds={"X": "arr", "y": "arr", "parametrization": "choice", "n": "posint", "stats": "dict",
                        "freeze_hidden": "bool"}))
-
-# the NumPy reference of make bench (sims/reference/mup_transfer.py)
-ROWS += [
-    Row("sims.reference.mup_transfer.one_step_numpy",
-        lambda: {"rng": np.random.default_rng(0), "X": _X, "y": _Y, "n": 8, "parametrization": "mup", "n_seeds": 2},
-        kinds={"rng": "obj", "X": "arr", "y": "arr", "n": "posint+oversize", "parametrization": "choice",
-               "n_seeds": "posint+oversize"}),
-    Row("sims.reference.mup_transfer.bench_cases", {"scale": "small"}),
-]
