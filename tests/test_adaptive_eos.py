@@ -1,6 +1,8 @@
 """Unit tests of the adaptive-EoS topic: the sympy frozen map against NumPy roots, the Adam simulator against a
 NumPy loop (adaptive and frozen), the lattice cycles against a direct sign check, the EMA cycle against iteration,
 and the underflow trap flagged as data."""
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 import sympy as sp
@@ -150,3 +152,23 @@ def test_numpy_reference_equals_the_simulator(frozen):
                 np.testing.assert_allclose(ref[k], out[k], rtol=1e-9, atol=0, err_msg=k)
     assert out["underflowed"][1] and out["underflow_step"][1] == 1 and np.isnan(out["sharp_mean"][1]).all()
     assert out["diverged"][1] == frozen and not out["diverged"][0]
+
+
+def test_top_eigenvalue_against_lapack():
+    """The tridiagonal-and-bisection top eigenvalue against NumPy's LAPACK eigvalsh on random symmetric matrices of
+    every size the closed forms do not take (1e-12 relative: both are backward stable, ~d * eps * ||S||), on a
+    zero and a repeated top eigenvalue, and the preconditioned sharpness's NaN and infinite entries alike."""
+    from sims.adaptive_eos import _sharpness, _top_eigenvalue
+
+    rng = np.random.default_rng(4)
+    for d in (1, 2, 3, 6, 17):
+        a = rng.normal(size=(20, d, d))
+        s = a + np.swapaxes(a, 1, 2)
+        got = np.asarray(jax.vmap(_top_eigenvalue)(jnp.asarray(s)))
+        want = np.linalg.eigvalsh(s)[:, -1]
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * np.abs(s).max())
+    assert float(_top_eigenvalue(jnp.zeros((4, 4)))) == 0.0
+    assert float(_top_eigenvalue(jnp.diag(jnp.array([1.0, 3.0, 3.0, -2.0])))) == pytest.approx(3.0, rel=1e-14)
+    h = jnp.asarray(np.diag([2.0, 1.0, 0.5]) + 0.1)
+    assert np.isnan(float(_sharpness(h, jnp.array([0.0, 1.0, 1.0]), 1.0)))  # 0 * inf in the scaled matrix
+    assert float(_sharpness(h, jnp.array([1e-300, 1.0, 1.0]), 1.0)) > 1e299
