@@ -168,8 +168,8 @@ def largest_eigenvalue(matrix: Any) -> jax.Array:
     eigenvalues of :math:`T` below :math:`x` is the number of negative pivots of
     :math:`T-xI=LDL^\top`, :math:`q_1=d_1-x`, :math:`q_i=d_i-x-e_{i-1}^2/q_{i-1}`. Starting from the
     Gershgorin interval (at most :math:`6\lVert A\rVert` wide: every entry of :math:`T` is at most
-    :math:`\lVert A\rVert`), each round counts at 127 points at once and keeps the sub-interval where
-    the count reaches :math:`P`; after :math:`\lceil 54/7\rceil=8` rounds (a factor 128 each) its
+    :math:`\lVert A\rVert`), each round counts at 3 points at once and keeps the sub-interval where
+    the count reaches :math:`P`; after :math:`54/2=27` rounds (a factor 4 each) its
     width is below :math:`\epsilon\lVert A\rVert`. Both steps are backward stable, so
     the error is :math:`O(P\epsilon\lVert A\rVert)`, as for a dense eigensolver. Only the lower
     triangle is read.
@@ -182,7 +182,10 @@ def largest_eigenvalue(matrix: Any) -> jax.Array:
     return jnp.vectorize(_largest_eigenvalue, signature="(n,n)->()")(A)
 
 
-_SECTIONS = 127  # Sturm counts per round: 7 bits of the answer per pass over the tridiagonal
+# Sturm counts per round: 2 bits of the answer per pass over the tridiagonal. Fewer, longer rounds do less arithmetic
+# (P * sections * rounds pivots); measured on one core, batched: P = 6 1.2 us a matrix at 3 against 4.2 at 127,
+# P = 160 396 us against 461, P = 640 equal (the reduction dominates), the same top eigenvalues
+_SECTIONS = 3
 
 
 def _largest_eigenvalue(A: jax.Array) -> jax.Array:
