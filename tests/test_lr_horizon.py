@@ -8,6 +8,8 @@ r"""Unit tests of the lr_horizon topic: each number of :mod:`theory.lr_horizon` 
 * the bounded search's optimum against its neighbours, the first-order step against the exact optimum (its error
   second order), the bend horizon against the corrected step it solves;
 * the Monte Carlo simulator without noise against the closed form (a deterministic run), and divergence as data;
+* its paired kernel (one draw per chain and step, shared by the step sizes) against the per-run simulator
+  :func:`sims.nqm.simulate` it replaced, bit for bit;
 * the NumPy reference (:mod:`sims.reference.lr_horizon`) against the simulator on its own draws, and its own draws
   against the closed form.
 """
@@ -157,6 +159,36 @@ def test_simulator_without_noise_is_the_closed_form_and_flags_divergence():
     assert bad["diverged"].all() and np.isinf(bad["loss"]).all()
     # |1 - 1000|^t first exceeds 1e150 (x0 of mode 1 is 1) at t = ceil(150 / log10(999))
     assert (bad["diverged_step"][0] == math.ceil(150 / math.log10(999.0))).all()
+
+
+def _per_run(key, eta, n, beta, s, sigma2, d, chains):
+    """The runs as sims.lr_horizon made them before its paired kernel: one sims.nqm.simulate run per (step, chain),
+    paired (chain j's key at every step size), each hashing its own normals."""
+    lam, w, load = th.spectrum(beta, s, d)
+    out = sn.simulate(key, T=n, eta=np.repeat(np.asarray(eta, float)[:, None], n, axis=1), x0=np.sqrt(load / lam),
+                      lam=lam, sigma_a=np.sqrt(sigma2 * w * lam), n_chains=chains, paired=True)
+    flagged = np.asarray(out["diverged"])
+    with np.errstate(over="ignore", invalid="ignore"):
+        loss = 0.5 * np.sum(lam * np.asarray(out["final_x"]) ** 2, axis=-1)
+    return {"loss": np.where(flagged, np.inf, loss), "diverged": flagged, "diverged_step": out["diverged_step"]}
+
+
+@pytest.mark.parametrize("eta, n, sigma2, d, chains", [
+    ([0.05, 0.8, 1e3], 60, 0.5, D, 2),        # 35 modes (noise rounded once per chain), the step 1e3 diverges
+    ([0.3, 1.9, 5.0], 300, 1.0, 24, 3),       # 21 modes (noise stored per iterate), the step 5 diverges near 250
+    ([0.05, 0.2, 0.8], 20, 0.0, D, 2),        # no noise
+])
+def test_paired_kernel_is_the_per_run_simulator_bit_for_bit(eta, n, sigma2, d, chains):
+    r"""One normal per chain, mode and step, shared by the step sizes: the same values the per-run simulator hashed
+    for each (step size, chain) run, and the same roundings, so the same final losses, flags and first bad steps bit
+    for bit (``np.array_equal``), divergence included."""
+    key = jax.random.key(11)
+    new = sl.constant_step_runs(key, np.array(eta), n, B, S, sigma2, d, n_chains=chains)
+    old = _per_run(key, eta, n, B, S, sigma2, d, chains)
+    for name in ("loss", "diverged", "diverged_step"):
+        assert new[name].dtype == old[name].dtype and np.array_equal(new[name], old[name]), name
+    if eta[-1] > 2:
+        assert new["diverged"][-1].all() and not new["diverged"][:2].any()
 
 
 def test_reference_replays_the_simulators_draws_and_divergence():

@@ -115,7 +115,7 @@ def bench_cases(scale: str = "small") -> list[BenchCase]:
 
     return [BenchCase(f"lr_horizon.constant_step_runs[{m}x{chains}x{n}x{modes}]", "mode updates",
                       float(m * chains * n * modes), run_jax, run_numpy, check,
-                      # per mode and step, as the JAX kernel does it: gradient and noise 4 (lam x, sigma_a / sqrt(B) z,
-                      # add), step 2, the running second moment 3 (kept or not), the max-norm and divergence test 4
-                      # (abs, compare, select, max); one Gaussian draw
-                      cost={"flop": 13, "normal": 1})]
+                      # per mode and step, as the JAX kernel does it: gradient and step 4 (lam x, + sigma z, eta g,
+                      # subtract: two multiply-adds), the divergence test 4 (abs, compare, select, max); one Gaussian
+                      # draw (and sigma z) per chain, mode and step, shared by the m step sizes
+                      cost={"flop": 8 + 1 / m, "normal": 1 / m})]
