@@ -12,7 +12,9 @@ import sympy as sp
 import sims.batch_size as sb
 import theory.batch_size as th
 import theory.batch_size_fit as tf
+from sims.nqm import noise_at
 from sims.reference.batch_size import one_step_numpy, second_moment_ema_numpy
+from sims.rng import words
 from theory import nqm
 
 H = np.array([[1.0, 0.3, 0.0], [0.3, 0.5, 0.1], [0.0, 0.1, 0.2]])
@@ -182,24 +184,102 @@ def test_ema_rise_and_the_simulated_second_moment():
     np.testing.assert_allclose(alone["mean"][0], paired["mean"][1], rtol=1e-13)
 
 
+# ----------------------------------------------------------------------------- the draws' law
+def _replayed_sign_sums(key, b, j, d):
+    """The d sign sums of draw j at batch size b as sims.batch_size documents them, recomputed with sims.rng.words
+    outside the kernel: block w of draw j is words(fold_in(fold_in(fold_in(key, b), j), w), (d,)), and coordinate i
+    counts the ones of its word i among the lowest min(32, b - 32 w) bits."""
+    key_j = jax.random.fold_in(jax.random.fold_in(key, b), j)
+    ones = np.zeros(d, np.int64)
+    for w in range(-(-b // 32)):
+        u = np.asarray(words(jax.random.fold_in(key_j, w), (d,)))
+        bits = min(32, b - 32 * w)
+        ones += np.bitwise_count(u if bits == 32 else u & np.uint32((1 << bits) - 1))
+    return 2 * ones - b
+
+
+def _kernel_sign_sums(key, b, n, d):
+    """The simulator's kernel (sims.batch_size._sign_sums, as one_step maps it over draws) for draws 0..n-1: (n, d)."""
+    impl = str(jax.random.key_impl(key))
+
+    def one(j, b):
+        key_j = jax.random.fold_in(jax.random.fold_in(key, b), j)
+        return sb._sign_sums(key_j, b, d, impl=impl)
+
+    return np.asarray(jax.jit(jax.vmap(one, in_axes=(0, None)))(np.arange(n), np.int64(b)))
+
+
+def test_sign_sums_are_the_documented_words():
+    """The kernel's unrolled Threefry and packed popcounts give exactly the documented draw (sims.rng.words, masked):
+    odd and even d (an odd d drops the second word of the padded last counter pair), B at and around the 32-bit word
+    boundaries and across several blocks."""
+    key = jax.random.key(21)
+    for d in (1, 2, 3, 8):
+        for b in (1, 5, 31, 32, 33, 64, 100):
+            got = _kernel_sign_sums(key, b, 3, d)
+            want = np.stack([_replayed_sign_sums(key, b, j, d) for j in range(3)])
+            np.testing.assert_array_equal(got, want, err_msg=f"d={d}, B={b}")
+
+
+def test_sign_sums_law():
+    """The sign sums' law, from the kernel's own draws (20000 draws x 3 coordinates, d odd so that both words of a hash
+    and the dropped one are in play): for each B, the mean 0 and the variance B (E S^2 = B; the sample variance's
+    standard error is sqrt((E S^4 - B^2)/n) with E S^4 = 3B^2 - 2B), each within 5 standard errors (false alarm
+    ~6e-7 each); the lag-one correlation between draws and the correlation between coordinates within 5/sqrt(n). At
+    B = 1 every square is exactly 1. At B = 5 the counts of K = (S + B)/2 against the exact Binomial(5, 1/2) pmf by a
+    chi-square test (5 dof) at p > 1e-6: the seed is fixed, so the test is deterministic, and a correct law fails it
+    once in 1e6 seeds, while one bit too many or too few (S of the wrong parity: empty cells) or a bit with
+    P(1) = 0.52 gives p < 1e-12 at 60000 values. A word reused across blocks (B = 64, 100) would double the variance."""
+    from scipy import stats
+
+    key, n, d = jax.random.key(22), 20000, 3
+    for b in (1, 5, 32, 33, 64, 100):
+        s = _kernel_sign_sums(key, b, n, d).astype(float)
+        assert np.all(np.abs(s) <= b) and np.all((s + b) % 2 == 0)
+        flat = s.ravel()
+        assert abs(flat.mean()) <= 5 * math.sqrt(b / flat.size), (b, flat.mean())
+        var = (flat**2).mean()
+        if b == 1:
+            assert var == 1.0
+        else:
+            assert abs(var - b) <= 5 * math.sqrt((2 * b * b - 2 * b) / flat.size), (b, var)
+        lag = np.corrcoef(s[:-1].ravel(), s[1:].ravel())[0, 1]
+        cross = [np.corrcoef(s[:, i], s[:, k])[0, 1] for i in range(d) for k in range(i + 1, d)]
+        assert np.all(np.abs([lag, *cross]) <= 5 / math.sqrt(n)), (b, lag, cross)
+    b = 5
+    k = ((_kernel_sign_sums(key, b, n, d) + b) // 2).ravel()
+    counts = np.bincount(k, minlength=b + 1)
+    expected = k.size * stats.binom.pmf(np.arange(b + 1), b, 0.5)
+    p = stats.chi2.sf(((counts - expected) ** 2 / expected).sum(), df=b)
+    assert p > 1e-6, (counts, expected, p)
+
+
+def test_ema_normal_is_jax_random_normal():
+    """The EMA kernel's hashed normal (sims.batch_size._normal_at, Threefry unrolled) is jax.random.normal's element,
+    bit for bit, for several chain keys, and sims.nqm.noise_at's beyond 2**32 (the counter's high word)."""
+    keys = jax.vmap(lambda i: jax.random.fold_in(jax.random.key(9), i))(np.arange(4))
+    kd = np.asarray(jax.random.key_data(keys))
+    got = jax.jit(jax.vmap(lambda t: sb._normal_at(kd[:, 0], kd[:, 1], t)))(np.arange(50))
+    want = np.stack([np.asarray(jax.random.normal(k, (50,))) for k in keys])
+    np.testing.assert_array_equal(np.asarray(got).T, want)
+    far = np.int64(2**32 + 7)
+    np.testing.assert_array_equal(np.asarray(sb._normal_at(kd[:, 0], kd[:, 1], far)),
+                                  [np.asarray(noise_at(k, far, "gaussian", 0, 2**33)) for k in keys])
+
+
 # ----------------------------------------------------------------------------- NumPy references (sims.reference)
 def _simulator_sign_sums(key, batch_sizes, n, d):
-    """The sums of the B example sign vectors that sims.batch_size.one_step draws (its documented keys: example k of
-    draw j at batch B uses fold_in(fold_in(fold_in(key, B), j), k)), recomputed with JAX: (k, n, d) integers."""
-    out = np.empty((len(batch_sizes), n, d), np.int64)
-    for i, b in enumerate(batch_sizes):
-        for j in range(n):
-            key_j = jax.random.fold_in(jax.random.fold_in(key, b), j)
-            signs = jax.vmap(lambda k: jax.random.rademacher(jax.random.fold_in(key_j, k), (d,)))(np.arange(b))
-            out[i, j] = np.asarray(signs).sum(axis=0)
-    return out
+    """The sums of the B example sign vectors that sims.batch_size.one_step draws (its documented draw,
+    _replayed_sign_sums), recomputed outside the simulator: (k, n, d) integers."""
+    return np.stack([np.stack([_replayed_sign_sums(key, int(b), j, d) for j in range(n)]) for b in batch_sizes])
 
 
 def test_one_step_reference_replays_the_simulators_draws():
-    """The NumPy reference fed the simulator's own signs gives its slopes and curvatures to round-off: both sum the
-    same terms in another order (the simulator adds G + R r one example at a time, the reference applies R once to
-    the mean sign vector), float64 round-off of a few ulps times B on values of order 1, so rtol 1e-12."""
-    bs, n = np.array([1, 3, 5]), 6
+    """The NumPy reference fed the simulator's own sign sums gives its slopes and curvatures to round-off: both apply
+    R once to the mean sign vector, the simulator with the gradient and Hessian of the loss by autodiff (H theta and
+    (H + H^T)/2 in another order of operations), so a few ulps on values of order 1: rtol 1e-12. B = 33 and 100 take
+    several word blocks."""
+    bs, n = np.array([1, 3, 5, 33, 100]), 6
     key = jax.random.key(5)
     out = sb.one_step(key, THETA, H, SIGMA, bs, n_draws=n)
     ref = one_step_numpy(THETA, H, SIGMA, bs, n_draws=n, sign_sums=_simulator_sign_sums(key, bs, n, 3))

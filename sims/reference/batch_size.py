@@ -177,7 +177,7 @@ def bench_cases(scale: str = "small") -> list[BenchCase]:
     d = 20
     p = _problem(d)
     bs = np.array([1, 4, 16, 64]) if small else np.array([1, 4, 16, 64, 256, 1024])
-    n = 4096 if small else 65536   # whole chunks of sims.batch_size.CHUNK
+    n = 4096 if small else 65536   # B x n draws: whole chunks of sims.batch_size.CHUNK (16384)
 
     def step_jax():
         out = sb.one_step(jax.random.key(0), p["theta"], p["H"], p["Sigma"], bs, n_draws=n)
@@ -217,17 +217,18 @@ def bench_cases(scale: str = "small") -> list[BenchCase]:
             assert np.all(np.abs(ma[:, t] - mb[:, t]) <= 5 * np.hypot(sa[:, t], sb_[:, t])), (ma[:, t], mb[:, t])
         np.testing.assert_allclose(sa[:, -1], sb_[:, -1], rtol=0.5)
 
-    mean_b = float(bs.mean())
+    words = float(d * np.ceil(bs / 32).sum() / bs.sum())   # 32-bit words per example: d ceil(B/32) per draw
+    per_draw = float(bs.size / bs.sum())                    # draws per example
     return [
         BenchCase(f"batch_size.one_step[B={','.join(map(str, bs))} x {n} draws, d={d}]", "example gradients",
                   float(n * bs.sum()), step_jax, step_numpy, step_check,
-                  # per example, as the JAX loop does it: d Rademacher signs (a 64-bit uniform each), R r and two
-                  # vector adds (2d^2 + 2d); per draw, amortized over the mean batch: the step's two derivatives (two
-                  # H-products and dots, 4d^2 + 4d) and the division by B (d)
-                  cost={"uniform": d, "flop": 2 * d * d + 2 * d + (4 * d * d + 5 * d) / mean_b}),
+                  # per draw, amortized over its B examples: d ceil(B/32) random 32-bit words (counted as uniforms,
+                  # popcounts free), R applied once to the mean sign vector and the Hessian to the step (two
+                  # d x d products, 4 d^2 flops) and the slope, curvature and scaling (about 6 d)
+                  cost={"uniform": words, "flop": (4 * d * d + 6 * d) * per_draw}),
         BenchCase(f"batch_size.second_moment_ema[{beta2.size}x{chains}x{steps}]", "chain steps",
                   float(beta2.size * chains * steps), ema_jax, ema_numpy, ema_check,
-                  # per chain and step: one Gaussian draw, the EMA (scale, square, two products, add: 5 flops) and the
-                  # division of the path by sigma^2 / B
-                  cost={"normal": 1, "flop": 5, "exp": 1}),
+                  # per chain and step: one Gaussian draw, the EMA (scale, square, two products, add: 5 flops), the
+                  # division by sigma^2 / B and the mean and squared deviation over chains (about 5 flops)
+                  cost={"normal": 1, "flop": 10}),
     ]
