@@ -213,8 +213,11 @@ def test_lr_horizon():
 def test_mup_transfer():
     ex = _load("mup_transfer")
     _assert_passed(ex.run(d=8, m=32, widths=(1024, 4096, 16384), n_seeds=64))
-    # narrow widths: the 1/n extrapolation misses the next order, and the intercept misses eta_inf
-    assert ex.run(d=8, m=32, widths=(16, 32, 64), n_seeds=4096)["status"] == "failed"
+    # narrow widths: the seed spread grows and the 1/n fit bends, so kappa = 1 and kappa = 1 + 1/d stay inside the
+    # band (0.88 and 0.14 x band at seed 0; inconclusive at seeds 0-4 alike). At widths (16, 32, 64) it passes: the
+    # fit's next order is inside 4 SE there, so narrow widths are no "failed" case (that had held for one stream only)
+    out = ex.run(d=8, m=32, widths=(10, 20, 40), n_seeds=4096)
+    assert out["status"] == "inconclusive"
     with pytest.raises(ValueError, match="widths"):
         ex.run(widths=(4096, 1024, 16384))
 
