@@ -124,26 +124,10 @@ def _per_run(name: str, x, n: int, *, low=None, low_open=False, high=None, high_
     return np.broadcast_to(a, (n,)).astype(float)
 
 
-def adam_quadratic(H, x0, eta, beta1, beta2, *, n_steps: int, n_blocks: int = 10, block: int = 100,
-                   precond=None) -> dict[str, np.ndarray]:
-    r"""Adam (:math:`\epsilon = 0`, bias-corrected) on :math:`\tfrac12 x^\top Hx`, one run per row of ``x0``.
-
-    Args:
-      H: a symmetric PSD (d, d) matrix shared by every run, or (m, d, d), one per run; d <= :data:`MAX_DIM`.
-      x0: starts, (m, d), nonzero; a single start (d,) or (1, d) is shared by every run of the other arguments.
-      eta, beta1, beta2: one value or one per run; :math:`\eta > 0`, :math:`\beta_1 \in [0, 1)`, :math:`\beta_2 \in (0, 1)`.
-      n_steps: total steps; the last ``n_blocks * block`` of them are the tail where statistics are taken.
-      n_blocks, block: tail blocks and their length (statistics are per block).
-      precond: ``None`` (adaptive :math:`P = \sqrt{\hat v}`) or a frozen positive diagonal, (d,) or (m, d).
-
-    Returns:
-      ``x`` (m, d) final iterates; per tail block (m, n_blocks):
-      ``sharp_mean``, ``sharp_max`` and ``sharp_sq`` (mean, max and mean square of
-      :math:`\eta\lambda_{\max}(P^{-1}H)`, with :math:`P` the preconditioner of each step), ``loss_mean``, ``period2``
-      (:math:`\max_t\|x_t - x_{t-2}\|_\infty/\|x_t\|_\infty`, 0 on an exact 2-cycle); ``log_growth`` (m,)
-      :math:`\log\|x_T\|/\|x_0\|` and ``log_growth_tail`` (m,) the same over the tail only; ``underflowed``/``underflow_step`` and ``diverged``/``diverged_step`` as in the
-      module docstring.
-    """
+def _quadratic_inputs(H, x0, eta, beta1, beta2, n_steps, n_blocks, block, precond):
+    """:func:`adam_quadratic`'s arguments checked and broadcast to its runs (also its NumPy reference's):
+    ``(H, x0 (m, d), eta, b1, b2 (m,), n_steps, n_blocks, block, p)``, ``p`` the frozen preconditioner (m, d) or
+    None; a ``ValueError`` names the argument otherwise."""
     H = V.array("H", H, ndim=(2, 3))
     x0 = np.atleast_2d(V.array("x0", x0, ndim=(1, 2)))
     # one run per row of x0, or per entry of the per-run hyperparameters when x0 is a single start
@@ -165,14 +149,39 @@ def adam_quadratic(H, x0, eta, beta1, beta2, *, n_steps: int, n_blocks: int = 10
     block = V.integer("block", block, low=1)
     if n_blocks * block > n_steps:
         raise ValueError(f"n_blocks: the tail n_blocks * block = {n_blocks * block} exceeds n_steps = {n_steps}")
-    frozen = precond is not None
-    if frozen:
+    p = None
+    if precond is not None:
         p = np.atleast_2d(V.array("precond", precond, ndim=(1, 2), low=0.0, low_open=True))
         if p.shape[1] != d or p.shape[0] not in (1, m):
             raise ValueError(f"precond: expected ({d},) or ({m}, {d}), got {p.shape}")
         p = np.broadcast_to(p, (m, d))
-    else:
-        p = np.ones((m, d))
+    return H, x0, eta, b1, b2, n_steps, n_blocks, block, p
+
+
+def adam_quadratic(H, x0, eta, beta1, beta2, *, n_steps: int, n_blocks: int = 10, block: int = 100,
+                   precond=None) -> dict[str, np.ndarray]:
+    r"""Adam (:math:`\epsilon = 0`, bias-corrected) on :math:`\tfrac12 x^\top Hx`, one run per row of ``x0``.
+
+    Args:
+      H: a symmetric PSD (d, d) matrix shared by every run, or (m, d, d), one per run; d <= :data:`MAX_DIM`.
+      x0: starts, (m, d), nonzero; a single start (d,) or (1, d) is shared by every run of the other arguments.
+      eta, beta1, beta2: one value or one per run; :math:`\eta > 0`, :math:`\beta_1 \in [0, 1)`, :math:`\beta_2 \in (0, 1)`.
+      n_steps: total steps; the last ``n_blocks * block`` of them are the tail where statistics are taken.
+      n_blocks, block: tail blocks and their length (statistics are per block).
+      precond: ``None`` (adaptive :math:`P = \sqrt{\hat v}`) or a frozen positive diagonal, (d,) or (m, d).
+
+    Returns:
+      ``x`` (m, d) final iterates; per tail block (m, n_blocks):
+      ``sharp_mean``, ``sharp_max`` and ``sharp_sq`` (mean, max and mean square of
+      :math:`\eta\lambda_{\max}(P^{-1}H)`, with :math:`P` the preconditioner of each step), ``loss_mean``, ``period2``
+      (:math:`\max_t\|x_t - x_{t-2}\|_\infty/\|x_t\|_\infty`, 0 on an exact 2-cycle); ``log_growth`` (m,)
+      :math:`\log\|x_T\|/\|x_0\|` and ``log_growth_tail`` (m,) the same over the tail only; ``underflowed``/``underflow_step`` and ``diverged``/``diverged_step`` as in the
+      module docstring.
+    """
+    H, x0, eta, b1, b2, n_steps, n_blocks, block, p = _quadratic_inputs(H, x0, eta, beta1, beta2, n_steps, n_blocks,
+                                                                         block, precond)
+    (m, d), frozen = x0.shape, precond is not None
+    p = np.ones((m, d)) if p is None else p
     Hs = np.broadcast_to(H, (m, d, d))
     grid = {"H": jnp.asarray(Hs), "x0": jnp.asarray(x0), "eta": jnp.asarray(eta), "b1": jnp.asarray(b1),
             "b2": jnp.asarray(b2), "p": jnp.asarray(p)}

@@ -134,6 +134,22 @@ def _draw(point, key_data, theta, H, R, *, impl: str):
     return {"d1": -(g @ grad), "d2": g @ (hess @ g)}
 
 
+def _one_step_inputs(theta, H, Sigma, batch_size, n_draws):
+    """:func:`one_step`'s arguments checked (also its NumPy reference's): ``(theta, H, R, batch_size (k,), n_draws)``
+    with ``R`` the Cholesky factor of ``Sigma``; a ``ValueError`` names the argument otherwise."""
+    th = V.array("theta", theta, ndim=1)
+    d = th.size
+    h = V.symmetric_psd("H", V.array("H", H, shape=(d, d)), "the Hessian H")
+    s = V.symmetric_psd("Sigma", V.array("Sigma", Sigma, shape=(d, d)), "the per-example covariance Sigma")
+    try:
+        R = np.linalg.cholesky(s)
+    except np.linalg.LinAlgError:
+        raise ValueError("Sigma: expected a positive definite covariance (it needs a Cholesky factor)") from None
+    b = np.atleast_1d(V.integers("batch_size", batch_size, ndim=(0, 1), low=1, high=MAX_BATCH))
+    n = V.integer("n_draws", n_draws, low=2)
+    return th, h, R, b, n
+
+
 def one_step(key: jax.Array, theta, H, Sigma, batch_size, *, n_draws: int) -> dict[str, np.ndarray]:
     r"""Per-draw slope and curvature of the loss along one minibatch step, for each batch size.
 
@@ -150,16 +166,7 @@ def one_step(key: jax.Array, theta, H, Sigma, batch_size, *, n_draws: int) -> di
       ``d1`` and ``d2`` (k, n_draws): :math:`\ell'(0)` and :math:`\ell''(0)` per draw; ``batch_size`` (k,).
     """
     V.key("key", key)
-    th = V.array("theta", theta, ndim=1)
-    d = th.size
-    h = V.symmetric_psd("H", V.array("H", H, shape=(d, d)), "the Hessian H")
-    s = V.symmetric_psd("Sigma", V.array("Sigma", Sigma, shape=(d, d)), "the per-example covariance Sigma")
-    try:
-        R = np.linalg.cholesky(s)
-    except np.linalg.LinAlgError:
-        raise ValueError("Sigma: expected a positive definite covariance (it needs a Cholesky factor)") from None
-    b = np.atleast_1d(V.integers("batch_size", batch_size, ndim=(0, 1), low=1, high=MAX_BATCH))
-    n = V.integer("n_draws", n_draws, low=2)
+    th, h, R, b, n = _one_step_inputs(theta, H, Sigma, batch_size, n_draws)
     V.check_bytes({"batch_size": f"{b.size} sizes", "n_draws": n}, 8 * 4 * b.size * n, what="the per-draw outputs")
     impl = str(jax.random.key_impl(key))
     grid = {"index": np.tile(np.arange(n, dtype=np.int64), b.size), "batch": np.repeat(b.astype(np.int64), n)}

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sims.adaptive_eos import _quadratic_inputs
 from sims.bench import SCALES, BenchCase
 from theory import validate as V
 
@@ -26,13 +27,6 @@ __all__ = ["adam_quadratic_numpy", "bench_cases"]
 TINY = float(np.finfo(np.float64).tiny)
 #: a run whose iterate leaves this bound (or turns non-finite) has diverged (:func:`sims.sweep.diverged`)
 BOUND = 1e150
-
-
-def _per_run(name: str, x, n: int, **bounds) -> np.ndarray:
-    a = np.atleast_1d(V.array(name, x, ndim=(0, 1), **bounds))
-    if a.shape[0] not in (1, n):
-        raise ValueError(f"{name}: expected one value or one per run ({n}), got {a.shape[0]}")
-    return np.broadcast_to(a, (n,)).astype(float)
 
 
 def _top_eigenvalue(A: np.ndarray) -> np.ndarray:
@@ -62,30 +56,9 @@ def adam_quadratic_numpy(H, x0, eta, beta1, beta2, *, n_steps: int, n_blocks: in
     blocks of ``block`` steps with per-block statistics; ``precond`` a frozen diagonal or None). ``max_bytes``: the
     allocation limit (:func:`theory.validate.byte_limit`) for a tail step's (m, d, d) matrices.
     """
-    H = V.array("H", H, ndim=(2, 3))
-    x0 = np.atleast_2d(V.array("x0", x0, ndim=(1, 2)))
-    lengths = {np.size(a) for a in (eta, beta1, beta2) if np.ndim(a) == 1} - {1}
-    m, d = (max(lengths) if x0.shape[0] == 1 and lengths else x0.shape[0]), x0.shape[1]
-    x0 = np.broadcast_to(x0, (m, d)) if x0.shape[0] == 1 else x0
-    V.integer("x0.shape[1]", d, low=1, high=64)
-    if H.shape[-2:] != (d, d) or (H.ndim == 3 and H.shape[0] != m):
-        raise ValueError(f"H: expected ({d}, {d}) or ({m}, {d}, {d}) for x0 of shape {x0.shape}, got {H.shape}")
-    V.symmetric_psd("H", H, "H")
-    if np.any(np.all(x0 == 0, axis=1)):
-        raise ValueError("x0: expected nonzero starts (the growth is measured relative to |x0|), got a zero row")
-    eta = _per_run("eta", eta, m, low=0.0, low_open=True)
-    b1 = _per_run("beta1", beta1, m, low=0.0, high=1.0, high_open=True)
-    b2 = _per_run("beta2", beta2, m, low=0.0, low_open=True, high=1.0, high_open=True)
-    n_steps = V.integer("n_steps", n_steps, low=1, high=2_000_000)
-    n_blocks = V.integer("n_blocks", n_blocks, low=1)
-    block = V.integer("block", block, low=1)
-    if n_blocks * block > n_steps:
-        raise ValueError(f"n_blocks: the tail n_blocks * block = {n_blocks * block} exceeds n_steps = {n_steps}")
-    if precond is not None:
-        p = np.atleast_2d(V.array("precond", precond, ndim=(1, 2), low=0.0, low_open=True))
-        if p.shape[1] != d or p.shape[0] not in (1, m):
-            raise ValueError(f"precond: expected ({d},) or ({m}, {d}), got {p.shape}")
-        p = np.broadcast_to(p, (m, d))
+    H, x0, eta, b1, b2, n_steps, n_blocks, block, p = _quadratic_inputs(H, x0, eta, beta1, beta2, n_steps, n_blocks,
+                                                                         block, precond)
+    m, d = x0.shape
     V.check_bytes({"x0": f"{m} runs", "d": d}, 8 * m * (3 * d * d + 16 * d + 8 * n_blocks),
                   what="a tail step's (m, d, d) matrices, the runs' states and block statistics", max_bytes=max_bytes)
 

@@ -19,15 +19,11 @@ import math
 
 import numpy as np
 
+from sims.batch_size import _one_step_inputs
 from sims.bench import BenchCase
 from theory import validate as V
 
 __all__ = ["one_step_numpy", "second_moment_ema_numpy", "bench_cases"]
-
-# the largest batch sims.batch_size.one_step accepts (sims.batch_size.MAX_BATCH; not imported, so this module imports
-# no simulator at import time)
-_MAX_BATCH = 1 << 20
-
 
 def _rng(rng) -> np.random.Generator:
     if not isinstance(rng, np.random.Generator):
@@ -65,16 +61,8 @@ def one_step_numpy(theta, H, Sigma, batch_size, *, n_draws: int, rng: np.random.
     Returns:
       ``d1`` and ``d2`` (k, n_draws): :math:`\ell'(0)` and :math:`\ell''(0)` per draw; ``batch_size`` (k,).
     """
-    th = V.array("theta", theta, ndim=1)
+    th, h, R, b, n = _one_step_inputs(theta, H, Sigma, batch_size, n_draws)
     d = th.size
-    h = V.symmetric_psd("H", V.array("H", H, shape=(d, d)), "the Hessian H")
-    s = V.symmetric_psd("Sigma", V.array("Sigma", Sigma, shape=(d, d)), "the per-example covariance Sigma")
-    try:
-        R = np.linalg.cholesky(s)
-    except np.linalg.LinAlgError:
-        raise ValueError("Sigma: expected a positive definite covariance (it needs a Cholesky factor)") from None
-    b = np.atleast_1d(V.integers("batch_size", batch_size, ndim=(0, 1), low=1, high=_MAX_BATCH))
-    n = V.integer("n_draws", n_draws, low=2)
     if (rng is None) == (sign_sums is None):
         raise ValueError("rng, sign_sums: give exactly one of rng (a NumPy Generator) or sign_sums (the signs' sums)")
     if rng is not None:
