@@ -7,6 +7,15 @@ import pytest
 from figures import _style, plot
 
 
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Each test's figures closed after it: pyplot keeps every open figure, and warns past 20."""
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
 def _draw(out, name):
     fig, ax = _style.figure()
     x = np.linspace(0, 1, 50)
