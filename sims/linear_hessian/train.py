@@ -144,4 +144,5 @@ def aligned_path(singular_values, scale, eta, *, steps: int, max_bytes=None) -> 
                   what="the (steps + 1, modes) strengths", max_bytes=max_bytes)
     w0 = np.full(s.shape, scale)
     w = np.asarray(_aligned(jnp.asarray(s), jnp.asarray(w0), eta, steps=steps))
-    return np.concatenate([w0[None], w], axis=0) ** 2
+    with np.errstate(over="ignore"):  # a diverged path's strengths square to inf: data, not an error
+        return np.concatenate([w0[None], w], axis=0) ** 2
