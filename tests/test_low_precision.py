@@ -112,10 +112,10 @@ def test_divergence_is_flagged_at_its_step():
     # with |e_0| 2^t > 1e30 + ...; found by the same float32 loop
     w, w_star = np.float32(255 / 128) * np.ones(2, np.float32), np.float32([1.25, 1.5])
     first = np.full(2, -1)
-    for t in range(1, 201):
-        with np.errstate(over="ignore", invalid="ignore"):  # the diverging run reaches inf, then inf - inf
+    with np.errstate(over="ignore", invalid="ignore"):  # the diverging run reaches inf, then inf - inf
+        for t in range(1, 201):
             w = w - np.float32(3.0) * (w - w_star)
-        first = np.where((first < 0) & ~(np.abs(w) <= 1e30), t, first)
+            first = np.where((first < 0) & ~(np.abs(w) <= 1e30), t, first)
     np.testing.assert_array_equal(out["diverged_step"][1], first)
 
 

@@ -25,6 +25,7 @@ from theory import validate as V
 
 __all__ = ["one_step_numpy", "second_moment_ema_numpy", "bench_cases"]
 
+
 def _rng(rng) -> np.random.Generator:
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng: expected a numpy Generator (np.random.default_rng(seed)), got {type(rng).__name__}")
