@@ -307,6 +307,29 @@ def test_figures_worker_task_is_importable_by_name():
     assert pickle.loads(pickle.dumps(_jobs.topic_job)) is _jobs.topic_job
 
 
+def test_figures_workers_take_the_longest_topics_first():
+    """Workers' queue: a cold cache falls back on the measured prior, so the longest topic
+    does not start last; a topic's own cached seconds override it, and a topic without them is scaled from the prior
+    by the cached topics' ratio (another budget's or machine's seconds)."""
+    from figures import _jobs
+    from figures.__main__ import topic_modules
+
+    names = sorted(topic_modules())
+    assert set(_jobs.PRIOR_COSTS) <= set(names)  # no stale name (a topic added since goes last until measured)
+    cold = _jobs.queue_order(names, {})
+    assert cold == sorted(names, key=lambda n: -_jobs.PRIOR_COSTS.get(n, 0.0))
+    assert cold[0] == max(_jobs.PRIOR_COSTS, key=_jobs.PRIOR_COSTS.get)
+    # cached at about a third of the prior's scale, eos slower than its prior says: eos's own 100 s puts it ahead of
+    # sde's scaled 60 s, where the prior alone would put sde first
+    hints = {"sign_floor": 22.0, "eos": 100.0}
+    scale = (22.0 + 100.0) / (_jobs.PRIOR_COSTS["sign_floor"] + _jobs.PRIOR_COSTS["eos"])
+    order = _jobs.queue_order(["sde", "eos", "sign_floor", "softmax_radius", "not_a_topic"], hints)
+    expected = {"sde": scale * _jobs.PRIOR_COSTS["sde"], "eos": 100.0, "sign_floor": 22.0,
+                "softmax_radius": scale * _jobs.PRIOR_COSTS["softmax_radius"], "not_a_topic": 0.0}
+    assert order == sorted(expected, key=lambda n: -expected[n])
+    assert order[-1] == "not_a_topic"
+
+
 class _Tty(io.StringIO):
     def isatty(self):
         return True
