@@ -90,27 +90,20 @@ def topic_job(name: str, budget_name: str, out: str, fresh: bool, with_figures: 
 _ENTRY_JSON = re.compile(r"^(?P<name>.+)\.[0-9a-f]{16}\.json$")
 
 
-#: Seconds each topic's worker took (claims and figures) in a cold ``make figures`` on a fresh clone (full budget,
-#: two workers on a 2-core VM, 2026-12-03): the workers' queue order before the results cache holds a topic's own
-#: times. Only the order matters (a stale number costs wall time, never a result); without it a fresh clone ran the
-#: topics in alphabetical order, softmax_radius (the longest) last and alone: workers 1,059 s wall, where longest
-#: first packs the same topics into about 840. A topic not named here goes last until the cache has its time.
-PRIOR_COSTS = {"adaptive_eos": 32.0, "batch_size": 18.0, "eos": 173.0, "linear_hessian": 86.0, "logistic": 45.0,
-               "low_precision": 13.0, "lr_horizon": 10.0, "muon": 10.0, "mup_transfer": 15.0,
-               "noisy_quadratic": 168.0, "sde": 195.0, "sgd_stability": 95.0, "sign_floor": 220.0,
-               "softmax_radius": 596.0}
-
-
 def queue_order(names: list[str], hints: dict[str, float]) -> list[str]:
     r"""``names``, longest expected first (ties keep their order). A topic's expected seconds are its cached time
-    ``hints[name]`` (:func:`cost_hints`), else its :data:`PRIOR_COSTS` entry times
+    ``hints[name]`` (:func:`cost_hints`), else its measured cold cost
+    (:data:`paper_checks._dispatch.PRIOR_S`; without it a fresh clone ran the topics alphabetically, the longest,
+    softmax_radius, last and alone) times
     :math:`\sum_{t}\mathrm{hints}_t/\sum_{t}\mathrm{prior}_t` over the topics that have both (the cache's scale:
     another budget or machine; 1 when none has both), else 0."""
-    both = [n for n in hints if n in PRIOR_COSTS and PRIOR_COSTS[n] > 0]
-    scale = sum(hints[n] for n in both) / sum(PRIOR_COSTS[n] for n in both) if both else 1.0
+    from paper_checks._dispatch import PRIOR_S
+
+    both = [n for n in hints if PRIOR_S.get(n, 0.0) > 0]
+    scale = sum(hints[n] for n in both) / sum(PRIOR_S[n] for n in both) if both else 1.0
 
     def expected(name: str) -> float:
-        return hints[name] if name in hints else scale * PRIOR_COSTS.get(name, 0.0)
+        return hints[name] if name in hints else scale * PRIOR_S.get(name, 0.0)
 
     return sorted(names, key=lambda n: -expected(n))
 

@@ -13,8 +13,9 @@ version (:func:`sims.cache.read_meta` with the claim's key) is left out, so runn
 after a failure or an interruption resumes with what is missing. The remaining claims are packed into tasks
 topic by topic, in registry order (a topic's claims share experiments, which a task then computes once), up to
 ``group_s`` seconds of estimated work per task: a claim's estimate is the wall time of its last cached
-result under any code version, else :data:`DEFAULT_ESTIMATE_S`. A claim is never split, so a claim longer
-than ``group_s`` is a task of its own.
+result under any code version, else (full budget) its topic's measured cold seconds :data:`PRIOR_S` shared over
+the topic's claims, else :data:`DEFAULT_ESTIMATE_S`. A claim is never split, so a claim longer than ``group_s`` is
+a task of its own. Tasks are submitted longest first.
 
 **Run.** A task (:func:`run_task`) runs its claims with the results cache on, in ``results`` (a folder on a
 filesystem every worker sees): each experiment and claim result is written once, atomically, under a key
@@ -44,11 +45,18 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["Task", "plan", "run_task", "dispatch", "make_executor", "estimate_s", "is_cached", "BACKENDS",
-           "DEFAULT_ESTIMATE_S", "main"]
+           "DEFAULT_ESTIMATE_S", "PRIOR_S", "main"]
 
 BACKENDS = ("local", "slurm", "submitit-local")
 # a claim never run before: a guess of the order of the suite's median claim at each budget
 DEFAULT_ESTIMATE_S = {"quick": 2.0, "full": 30.0}
+#: Seconds each topic took (its claims and figures, one worker process per topic) in a cold ``make figures`` on a
+#: fresh clone (full budget, two workers on a 2-core VM, 2026-12-03): the order of work before the results cache
+#: holds a topic's own times, for ``--jobs`` workers (:mod:`figures._jobs`) and dispatched tasks alike. Only the
+#: order matters: a stale number costs wall time, never a result. A topic not named here goes last.
+PRIOR_S = {"adaptive_eos": 32.0, "batch_size": 18.0, "eos": 173.0, "linear_hessian": 86.0, "logistic": 45.0,
+           "low_precision": 13.0, "lr_horizon": 10.0, "muon": 10.0, "mup_transfer": 15.0, "noisy_quadratic": 168.0,
+           "sde": 195.0, "sgd_stability": 95.0, "sign_floor": 220.0, "softmax_radius": 596.0}
 
 
 @dataclass(frozen=True)
@@ -86,18 +94,26 @@ def is_cached(claim, budget: str) -> bool:
 
 
 def estimate_s(claim, budget: str) -> float:
-    """Seconds ``claim`` is expected to take: its last cached result's wall time (any code version), else the
-    budget's default."""
+    """Seconds ``claim`` is expected to take: its last cached result's wall time (any code version), else at the
+    full budget its topic's :data:`PRIOR_S` shared evenly over the topic's registered claims, else the budget's
+    default (:data:`DEFAULT_ESTIMATE_S`)."""
+    from paper_checks._registry import claims as registered
     from paper_checks._runner import claim_cache_key
     from sims.cache import read_meta
 
     meta = read_meta(claim_cache_key(claim, budget)[0])
     wall = meta.get("wall_s") if meta else None
-    return float(wall) if isinstance(wall, (int, float)) and wall >= 0 else DEFAULT_ESTIMATE_S[budget]
+    if isinstance(wall, (int, float)) and wall >= 0:
+        return float(wall)
+    if budget == "full" and claim.topic in PRIOR_S:
+        return PRIOR_S[claim.topic] / max(len(registered(topic=claim.topic)), 1)
+    return DEFAULT_ESTIMATE_S[budget]
 
 
 def plan(claims: list, budget: str, *, group_s: float = 1200.0, only_missing: bool = True) -> list[Task]:
-    r"""Pack ``claims`` into :class:`Task`\ s of at most ``group_s`` estimated seconds each, topic by topic.
+    r"""Pack ``claims`` into :class:`Task`\ s of at most ``group_s`` estimated seconds each (:func:`estimate_s`), topic
+    by topic, returned longest first (ties in the order of ``claims``), so that a pool of N processes does not end on
+    its longest task alone.
 
     Args:
       claims: registered claims, in the order to run them.
@@ -130,7 +146,7 @@ def plan(claims: list, budget: str, *, group_s: float = 1200.0, only_missing: bo
         current.append(claim)
         spent += cost
     close()
-    return tasks
+    return sorted(tasks, key=lambda t: -t.estimate_s)
 
 
 def run_task(claim_ids: tuple[str, ...] | list[str], budget: str, results: str | None = None) -> list[dict]:

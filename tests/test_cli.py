@@ -313,19 +313,20 @@ def test_figures_workers_take_the_longest_topics_first():
     by the cached topics' ratio (another budget's or machine's seconds)."""
     from figures import _jobs
     from figures.__main__ import topic_modules
+    from paper_checks._dispatch import PRIOR_S
 
     names = sorted(topic_modules())
-    assert set(_jobs.PRIOR_COSTS) <= set(names)  # no stale name (a topic added since goes last until measured)
+    assert set(PRIOR_S) <= set(names)  # no stale name (a topic added since goes last until measured)
     cold = _jobs.queue_order(names, {})
-    assert cold == sorted(names, key=lambda n: -_jobs.PRIOR_COSTS.get(n, 0.0))
-    assert cold[0] == max(_jobs.PRIOR_COSTS, key=_jobs.PRIOR_COSTS.get)
+    assert cold == sorted(names, key=lambda n: -PRIOR_S.get(n, 0.0))
+    assert cold[0] == max(PRIOR_S, key=PRIOR_S.get)
     # cached at about a third of the prior's scale, eos slower than its prior says: eos's own 100 s puts it ahead of
     # sde's scaled 60 s, where the prior alone would put sde first
     hints = {"sign_floor": 22.0, "eos": 100.0}
-    scale = (22.0 + 100.0) / (_jobs.PRIOR_COSTS["sign_floor"] + _jobs.PRIOR_COSTS["eos"])
+    scale = (22.0 + 100.0) / (PRIOR_S["sign_floor"] + PRIOR_S["eos"])
     order = _jobs.queue_order(["sde", "eos", "sign_floor", "softmax_radius", "not_a_topic"], hints)
-    expected = {"sde": scale * _jobs.PRIOR_COSTS["sde"], "eos": 100.0, "sign_floor": 22.0,
-                "softmax_radius": scale * _jobs.PRIOR_COSTS["softmax_radius"], "not_a_topic": 0.0}
+    expected = {"sde": scale * PRIOR_S["sde"], "eos": 100.0, "sign_floor": 22.0,
+                "softmax_radius": scale * PRIOR_S["softmax_radius"], "not_a_topic": 0.0}
     assert order == sorted(expected, key=lambda n: -expected[n])
     assert order[-1] == "not_a_topic"
 

@@ -72,6 +72,22 @@ def test_the_plan_packs_a_topic_up_to_the_group_size_and_never_splits_a_claim(cl
         make_executor("mpi")
 
 
+def test_a_cold_full_plan_puts_the_longest_topics_first(tmp_path, monkeypatch):
+    """No cached time: at the full budget a claim's estimate is its topic's measured cold seconds over the topic's
+    claims, and the tasks come longest first (a pool of processes takes them in that order); the quick budget keeps
+    the default, and equal estimates keep the registry's order."""
+    from paper_checks import claims as registered
+
+    monkeypatch.setenv("STEPLAB_RESULTS", str(tmp_path / "empty"))
+    picked = [registered(topic="logistic")[0], registered(topic="softmax_radius")[0]]  # registry order
+    tasks = plan(picked, "full", group_s=0)
+    per_claim = {t: _dispatch.PRIOR_S[t] / len(registered(topic=t)) for t in ("logistic", "softmax_radius")}
+    assert per_claim["softmax_radius"] > per_claim["logistic"]
+    assert [(t.topic, t.estimate_s) for t in tasks] == [(t, round(per_claim[t], 3)) for t in ("softmax_radius",
+                                                                                               "logistic")]
+    assert [t.topic for t in plan(picked, "quick", group_s=0)] == ["logistic", "softmax_radius"]
+
+
 def test_the_command_line(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("STEPLAB_RESULTS", str(tmp_path / "results"))
     assert _cli.main(["dispatch", "--claim", CLAIMS[0], "--claim", CLAIMS[1], "--budget", "quick", "--dry-run",
