@@ -65,11 +65,13 @@ def additive_chain(a: float, eta: float, sigma: float, c: float, *, law: str = "
                          f"{sigma / (a * eta):.3g}); expected at most 2e6: raise eta or a, or lower sigma")
     n = np.arange(-int(n_max), int(n_max) + 1)
     x = c + n * eta
-    step = _logcdf(-a * x[:-1] / sigma, law, df) - _logcdf(a * x[1:] / sigma, law, df)
-    logpi = np.concatenate([[0.0], np.cumsum(step)])
-    logpi -= logpi.max()
-    pi = np.exp(logpi)
-    pi /= pi.sum()
+    # extreme inputs turn the log-CDF differences into inf - inf: the check below names them
+    with np.errstate(over="ignore", invalid="ignore"):
+        step = _logcdf(-a * x[:-1] / sigma, law, df) - _logcdf(a * x[1:] / sigma, law, df)
+        logpi = np.concatenate([[0.0], np.cumsum(step)])
+        logpi -= logpi.max()
+        pi = np.exp(logpi)
+        pi /= pi.sum()
     if not (np.all(np.isfinite(pi)) and np.all(np.isfinite(x * x))):
         raise ValueError(f"a, eta, sigma: the lattice law is not representable in float64 at a = {a}, eta = {eta}, "
                          f"sigma = {sigma}; expected moderate values")

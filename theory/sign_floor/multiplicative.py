@@ -293,7 +293,9 @@ def second_moment(p: float, eta: float, c: float) -> float:
     eta = V.real("eta", eta, low=0.0, low_open=True)
     c = V.real("c", c, low=0.0, high=eta)
     p, eta, c = _f64(p, eta, c)
-    return finite((c**2 + (eta - c) ** 2) / 2 + 2 * eta**2 * p * (1 - p) / (1 - 2 * p) ** 2, eta=float(eta), c=float(c))
+    with np.errstate(over="ignore"):  # an overflow gives inf, which finite() reports naming the inputs
+        value = (c**2 + (eta - c) ** 2) / 2 + 2 * eta**2 * p * (1 - p) / (1 - 2 * p) ** 2
+    return finite(value, eta=float(eta), c=float(c))
 
 
 def parity_second_moments(p: float, eta: float, c: float) -> tuple[float, float]:

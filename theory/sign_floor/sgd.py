@@ -55,7 +55,9 @@ def sgd_contraction(a: float, eta: float, sigma: float) -> float:
     eta = V.real("eta", eta, low=0.0, low_open=True)
     sigma = V.real("sigma", sigma, low=0.0)
     a, eta, sigma = _f64(a, eta, sigma)
-    return finite((1 - eta * a) ** 2 + (eta * a * sigma) ** 2, a=float(a), eta=float(eta), sigma=float(sigma))
+    with np.errstate(over="ignore"):  # an overflow gives inf, which finite() reports naming the inputs
+        value = (1 - eta * a) ** 2 + (eta * a * sigma) ** 2
+    return finite(value, a=float(a), eta=float(eta), sigma=float(sigma))
 
 
 def sgd_additive_floor(a: float, eta: float, sigma: float) -> float:
@@ -114,17 +116,17 @@ def floor(a, eta, sigma, noise: str = "multiplicative", method: str = "sign", of
         return math.inf
     inv = _inverse_square_contraction(sigma, law, df)
     a, eta = _f64(a, eta)
-    excess = 2 * eta**2 * (inv - 1) / 4  # 2 eta^2 p(1-p)/(1-2p)^2 with 4p(1-p) = 1 - e^2
-    if offset == "mid":
-        c = eta / 2
-    elif offset == "uniform":
-        # average of (c^2 + (eta-c)^2)/2 over c uniform on (0, eta) is eta^2/3
-        return finite(a / 2 * (eta**2 / 3 + excess), a=float(a), eta=float(eta))
-    else:
-        c = offset
-        if c == 0:
-            return 0.0  # x0 on the lattice through 0: sign(0) = 0 freezes the walk at the minimizer
-    return finite(a / 2 * ((c**2 + (eta - c) ** 2) / 2 + excess), a=float(a), eta=float(eta))
+    if offset not in ("mid", "uniform") and offset == 0:
+        return 0.0  # x0 on the lattice through 0: sign(0) = 0 freezes the walk at the minimizer
+    with np.errstate(over="ignore"):  # an overflow gives inf, which finite() reports naming the inputs
+        excess = 2 * eta**2 * (inv - 1) / 4  # 2 eta^2 p(1-p)/(1-2p)^2 with 4p(1-p) = 1 - e^2
+        if offset == "uniform":
+            # average of (c^2 + (eta-c)^2)/2 over c uniform on (0, eta) is eta^2/3
+            value = a / 2 * (eta**2 / 3 + excess)
+        else:
+            c = eta / 2 if offset == "mid" else offset
+            value = a / 2 * ((c**2 + (eta - c) ** 2) / 2 + excess)
+    return finite(value, a=float(a), eta=float(eta))
 
 
 # ----------------------------------------------------------------------------- SGD with multiplicative noise: log-moments
