@@ -780,6 +780,31 @@ def test_tanh_gelu_poles_where_theory_puts_them_and_the_exact_gelu_has_none():
 
 
 # ----------------------------------------------------------------------------- the authors' Table 1 setting
+def test_authors_batch_norm_closed_form_gradient_matches_reverse_mode():
+    """The CNN+BN's training-mode batch normalization is differentiated by a closed form (custom VJP); reverse mode
+    through the forward formula is the independent reference, in float64, for cotangents on the output and on both
+    returned statistics, and the forward is the evaluation-mode formula at the batch's own statistics."""
+    rng = np.random.default_rng(5)
+    h = jnp.asarray(rng.normal(1.0, 2.0, size=(7, 9, 4)))
+    g, c = jnp.asarray(rng.normal(size=4)), jnp.asarray(rng.normal(size=4))
+    wy, wm, wv = (jnp.asarray(rng.normal(size=shape)) for shape in ((7, 9, 4), (4,), (4,)))
+
+    def plain(h, g, c):
+        mu = h.mean(axis=(0, 1))
+        var = ((h - mu) ** 2).mean(axis=(0, 1))
+        return (h - mu) / jnp.sqrt(var + SA._AG_EPS) * g + c, mu, var
+
+    def scalar(fn):
+        return lambda h, g, c: sum(jnp.sum(w * o) for w, o in zip((wy, wm, wv), fn(h, g, c)))
+
+    got = jax.grad(scalar(SA._ag_bn_train), argnums=(0, 1, 2))(h, g, c)
+    want = jax.grad(scalar(plain), argnums=(0, 1, 2))(h, g, c)
+    for a, b in zip(got, want):  # two float64 evaluations of the same derivative: round-off of sums of 63 terms
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-11, atol=1e-12)
+    y, mu, var = SA._ag_bn_train(h, g, c)
+    np.testing.assert_array_equal(np.asarray(y), np.asarray(SA._ag_batch_norm({"g": g, "c": c}, h, (mu, var))[0]))
+
+
 def test_authors_models_conv_batch_norm_and_one_key_attention():
     """The 1-d convolution is PyTorch's Conv1d (a cross-correlation with padding 1: a NumPy sum over the three taps of
     the zero-padded input, in float64, as the reference), batch normalization uses the batch's biased variance and
