@@ -54,9 +54,9 @@ DEFAULT_ESTIMATE_S = {"quick": 2.0, "full": 30.0}
 #: fresh clone (full budget, two workers on a 2-core VM, 2026-12-03): the order of work before the results cache
 #: holds a topic's own times, for ``--jobs`` workers (:mod:`figures._jobs`) and dispatched tasks alike. Only the
 #: order matters: a stale number costs wall time, never a result. A topic not named here goes last.
-PRIOR_S = {"adaptive_eos": 32.0, "batch_size": 18.0, "eos": 173.0, "linear_hessian": 86.0, "logistic": 45.0,
-           "low_precision": 13.0, "lr_horizon": 10.0, "muon": 10.0, "mup_transfer": 15.0, "noisy_quadratic": 168.0,
-           "sde": 195.0, "sgd_stability": 95.0, "sign_floor": 220.0, "softmax_radius": 596.0}
+PRIOR_S = {"adaptive_eos": 29.0, "batch_size": 20.0, "eos": 218.0, "linear_hessian": 76.0, "logistic": 59.0,
+           "low_precision": 16.0, "lr_horizon": 14.0, "muon": 13.0, "mup_transfer": 14.0, "noisy_quadratic": 170.0,
+           "sde": 212.0, "sgd_stability": 98.0, "sign_floor": 227.0, "softmax_radius": 935.0}
 
 
 @dataclass(frozen=True)

@@ -116,7 +116,7 @@ def floor(a, eta, sigma, noise: str = "multiplicative", method: str = "sign", of
         return math.inf
     inv = _inverse_square_contraction(sigma, law, df)
     a, eta = _f64(a, eta)
-    if offset not in ("mid", "uniform") and offset == 0:
+    if not isinstance(offset, str) and offset == 0:
         return 0.0  # x0 on the lattice through 0: sign(0) = 0 freezes the walk at the minimizer
     with np.errstate(over="ignore"):  # an overflow gives inf, which finite() reports naming the inputs
         excess = 2 * eta**2 * (inv - 1) / 4  # 2 eta^2 p(1-p)/(1-2p)^2 with 4p(1-p) = 1 - e^2
