@@ -272,8 +272,8 @@ def _num(text: str) -> str:
 
 
 def _tolerance(text: str) -> str:
-    """Tolerance text: each term unbreakable, breaks allowed only between the terms."""
-    return " + ".join(_num(part) for part in text.split(" + "))
+    """Tolerance text: each term unbreakable, breaks allowed only between the terms (and before a coverage note)."""
+    return "; ".join(" + ".join(_num(part) for part in clause.split(" + ")) for clause in text.split("; "))
 
 
 def _status_badge(status: str) -> str:

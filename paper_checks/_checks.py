@@ -485,6 +485,12 @@ class Statistical(Check):
     ``se`` is the standard error of ``estimate`` (from the spread of independent replicates; state
     how), ``bias`` a deterministic bound on the estimator's bias (discretisation, finite horizon),
     0 when unbiased. The seed goes in :class:`~paper_checks.Result`.
+
+    ``dof``: the degrees of freedom of ``se`` when it is estimated from few replicates (a fit's residual
+    scatter over a handful of runs). The rule is unchanged, but the report then shows the band's real
+    two-sided coverage, :math:`P(|t_\nu| \le z)` under Student's :math:`t` (:meth:`coverage`): at
+    :math:`\nu = 2` a 4-SE band holds a true prediction 94.3 % of the time, not 99.994 %. ``None`` (the
+    default): ``se`` rests on enough replicates for the normal band.
     """
 
     quantity: str
@@ -498,12 +504,15 @@ class Statistical(Check):
     why: str = ""
     quote: str = ""
     where: str = ""
+    dof: Any = None
     kind: ClassVar[str] = "statistical"
 
     def __post_init__(self) -> None:
         self._validate_common()
         object.__setattr__(self, "rivals", _rivals(self.rivals))
         _number("z", self.z, positive=True)
+        if self.dof is not None and _number("dof", self.dof) < 1:
+            raise ValueError(f"dof: expected the standard error's degrees of freedom, >= 1 (or None), got {self.dof!r}")
         _number("bias", self.bias, nonnegative=True)
         se = _finite_array("se", self.se)
         if not np.all(np.isfinite(se)) or np.any(se <= 0):
@@ -528,9 +537,18 @@ class Statistical(Check):
     def measured_value(self) -> Any:
         return self.estimate
 
+    def coverage(self) -> float:
+        r"""Two-sided coverage of the :math:`z`-SE band for a true prediction: :math:`P(|t_\nu| \le z)` with
+        :math:`\nu` = ``dof``, or :math:`\mathrm{erf}(z/\sqrt2)` (normal) when ``dof`` is ``None``."""
+        if self.dof is None:
+            return math.erf(self.z / math.sqrt(2.0))
+        from scipy import stats
+        return float(1.0 - 2.0 * stats.t.sf(self.z, float(self.dof)))
+
     def tolerance_text(self) -> str:
         se = np.asarray(self.se, dtype=float)
-        return f"{self.z:g}·SE ({float(se.max()):.1e})" + (f" + bias {self.bias:.1e}" if self.bias else "")
+        few = "" if self.dof is None else f"; {100 * self.coverage():.1f} % coverage at {float(self.dof):g} dof"
+        return f"{self.z:g}·SE ({float(se.max()):.1e})" + (f" + bias {self.bias:.1e}" if self.bias else "") + few
 
 
 def _outcomes(name: str, x: Any, n: int | None = None) -> np.ndarray:

@@ -71,6 +71,26 @@ def test_statistical_z_gate():
         Statistical("E x", estimate=0.5, se=0.0, predicted=0.5)
 
 
+def test_statistical_coverage_with_few_degrees_of_freedom():
+    """The band's coverage against Student's t in closed form (the rule itself does not change)."""
+    z = 4.0
+    # t with 1 dof is Cauchy: P(|t| <= z) = (2/pi) atan z; with 2 dof the CDF is 1/2 + t / (2 sqrt(2 + t^2))
+    assert Statistical("E x", 0.5, 0.01, 0.5, dof=1).coverage() == pytest.approx(2 / math.pi * math.atan(z), rel=1e-12)
+    two = Statistical("E x", 0.5, 0.01, 0.5, dof=2)
+    assert two.coverage() == pytest.approx(z / math.sqrt(2 + z * z), rel=1e-12)
+    assert "94.3 % coverage at 2 dof" in two.tolerance_text()
+    # many dof: the normal band, 1 - P(|N| > 4) = 1 - 6.33e-5 (normal tail, Abramowitz-Stegun 26.2)
+    normal = Statistical("E x", 0.5, 0.01, 0.5)
+    assert normal.coverage() == pytest.approx(1 - 6.334e-5, abs=1e-8)
+    assert Statistical("E x", 0.5, 0.01, 0.5, dof=1e7).coverage() == pytest.approx(normal.coverage(), abs=1e-8)
+    assert "coverage" not in normal.tolerance_text()
+    assert two.prediction().accepted == normal.prediction().accepted
+    with pytest.raises(ValueError, match="dof"):
+        Statistical("E x", 0.5, 0.01, 0.5, dof=0.5)
+    with pytest.raises(TypeError, match="dof"):
+        Statistical("E x", 0.5, 0.01, 0.5, dof="2")
+
+
 def test_count_and_categorical():
     c = np.array([0.5, 0.9, 1.05, 1.1, 1.5])
     cycled = np.array([False, False, True, True, True])

@@ -10,7 +10,6 @@ from secondary sources (the authors' companion site and code); the toy is derive
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 import theory.eos as th
 from paper_checks import Bound, Count, Exact, Paper, Rate, Result, Statistical, claim, fit_slope
@@ -224,13 +223,13 @@ def network_time_averaged_loss(budget) -> Result:
     S_half = ex["sharpness"][cf_rows][:, half]
     checks = [
         Statistical("GD's time-averaged loss / the central flow's L + sigma^2 S/2 (second half, mean over seeds)",
-                    estimate=est, se=se, predicted=1.0, z=4.0,
+                    estimate=est, se=se, predicted=1.0, z=4.0, dof=n - 1,
                     rivals={"GD's average loss is L + sigma^2 S/4": as_ratio(L + 0.25 * s2S),
                             "GD's average loss is L + sigma^2 S": as_ratio(L + s2S),
                             "GD's average loss is the loss at the central point, L(w_CF)": as_ratio(L)},
-                    why=f"SE from the spread of the ratio over {n} seeds ({n - 1} degrees of freedom: 4 SE is Student's "
-                        f"{100 * (2 * stats.t.cdf(4.0, n - 1) - 1):.1f} % two-sided band); the flow's own Euler and "
-                        "Lanczos errors (a few 1e-3, see the bound) are inside it"),
+                    why=f"SE from the spread of the ratio over {n} seeds ({n - 1} degrees of freedom: the band's "
+                        "coverage is Student's, in the tolerance); the flow's own Euler and Lanczos errors (a few 1e-3, "
+                        "see the bound) are inside it"),
         Bound("central flow's sharpness over the second half, relative to 2/eta", measured=np.abs(S_half * eta / 2 - 1),
               bound=1e-2, side="<=",
               why="the flow holds S at 2/eta up to the Euler step and Lanczos accuracy (a few 1e-3); there the authors' "

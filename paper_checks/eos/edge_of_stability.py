@@ -64,18 +64,19 @@ def as_fitted_ratio(threshold: np.ndarray, other: np.ndarray) -> float:
     return float(np.sum(O * T) / np.sum(T * T))
 
 
-def at_or_just_above(quantity: str, fitted, se, rivals: dict, why: str) -> Statistical:
+def at_or_just_above(quantity: str, fitted, se, rivals: dict, why: str, dof: int) -> Statistical:
     r"""The fitted ratio(s) :math:`\hat c` against the interval :math:`[1, 1 + \delta]`, :math:`\delta` = ``JUST_ABOVE``.
 
     Accepted iff :math:`1 - Z\,\mathrm{SE} \le \hat c \le 1 + \delta + Z\,\mathrm{SE}`: a :class:`Statistical`
     check whose prediction is the interval's midpoint :math:`1 + \delta/2` and whose ``bias`` is its half-width
     :math:`\delta/2` (the rule is two-sided; the interval is what makes it one-sided about 1). A rival threshold
     formula :math:`T^r` enters as the same interval scaled by :func:`as_fitted_ratio`, i.e. the value
-    :math:`k(1 + \delta/2)`; a rival that is not a threshold (a trend) enters as its fitted ratio.
+    :math:`k(1 + \delta/2)`; a rival that is not a threshold (a trend) enters as its fitted ratio. ``dof``: the
+    SE's degrees of freedom (runs minus one, :func:`proportional_fit`), so the report shows the band's coverage.
     """
     fitted = np.asarray(fitted, float)
     return Statistical(quantity, estimate=fitted, se=se, predicted=np.full(fitted.shape, 1.0 + JUST_ABOVE / 2),
-                       bias=JUST_ABOVE / 2, z=Z, rivals=rivals, why=why)
+                       bias=JUST_ABOVE / 2, z=Z, rivals=rivals, why=why, dof=dof)
 
 
 def reaches(sharpness: np.ndarray, threshold: float, diverged: bool) -> bool:
@@ -144,9 +145,10 @@ def sharpness_at_two_over_eta(budget) -> Result:
                     "the sharpness settles at 1/eta (the step size's descent-lemma optimum, eta = 1/S)":
                     as_fitted_ratio(T[ok], 0.5 * T[ok]) * (1.0 + JUST_ABOVE / 2)},
             why=f"SE from the scatter of {rows.size} runs (5 step sizes, 4 seeds at eta = {E.MLP_ETA}) about the "
-                f"proportional fit; {Z:g} SE, plus the 'just above' interval [1, {1 + JUST_ABOVE:g}]"),
+                f"proportional fit; {Z:g} SE, plus the 'just above' interval [1, {1 + JUST_ABOVE:g}]",
+            dof=int(ok.sum()) - 1),
         Statistical("log-log slope of the settled sharpness on 2/eta (least squares over the runs)", estimate=slope,
-                    se=slope_se, predicted=1.0, z=Z,
+                    se=slope_se, predicted=1.0, z=Z, dof=int(ok.sum()) - 2,
                     rivals={"the settled sharpness is set by the network, not by eta (slope 0)": 0.0},
                     why="SE of the least-squares slope from the residual scatter of the runs (n - 2 degrees of freedom)"),
         Count("runs that start below 2/eta and reach it (progressive sharpening)", measured=reached, predicted=True,

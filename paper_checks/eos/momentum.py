@@ -83,7 +83,7 @@ def momentum_thresholds_network(budget) -> Result:
     """
     ex = E.mlp(budget)
     methods = ("heavy_ball", "nesterov")
-    fitted, ses, rival_vals, reached_all, lines = [], [], {}, [], []
+    fitted, ses, rival_vals, reached_all, lines, dofs = [], [], {}, [], [], []
     rival_names = {"gd": "the edge of stability stays at 2/eta with momentum",
                    "other": "the two methods share one threshold (Nesterov's is heavy ball's, and the reverse)",
                    "effective": "momentum acts as GD at the effective step eta/(1-mu): threshold 2(1-mu)/eta"}
@@ -100,6 +100,7 @@ def momentum_thresholds_network(budget) -> Result:
         c, se = EOS.proportional_fit(T[ok], settled[ok])
         fitted.append(c)
         ses.append(se)
+        dofs.append(int(ok.sum()) - 1)
         others = {"gd": [th.critical_sharpness(e) for e in eta],
                   "other": [th.critical_sharpness(e, u, nesterov=not nest) for e, u in zip(eta, mu)],
                   "effective": [th.critical_sharpness(e / (1.0 - u)) for e, u in zip(eta, mu)]}
@@ -114,8 +115,9 @@ def momentum_thresholds_network(budget) -> Result:
             "fitted c per method (heavy ball, Nesterov) in settled sharpness = c * T (prediction: c in [1, 1.05], shown "
             "as midpoint 1.025 with half-width 0.025 as bias)", np.array(fitted), np.array(ses),
             rivals={k: np.array(v) for k, v in rival_vals.items()},
-            why=f"SE per method from the scatter of its three runs (different momenta and step sizes) about the fit; "
-                f"{EOS.Z:g} SE, plus the 'just above' interval [1, {1 + EOS.JUST_ABOVE:g}] (see the GD claim)"),
+            why=f"SE per method from the scatter of its three runs (different momenta and step sizes) about the fit "
+                f"(two degrees of freedom: the band's coverage is Student's, in the tolerance); {EOS.Z:g} SE, plus the "
+                f"'just above' interval [1, {1 + EOS.JUST_ABOVE:g}] (see the GD claim)", dof=min(dofs)),
         Count("runs that start below their threshold and reach it", measured=np.concatenate(reached_all), predicted=True,
               why="the momentum edge of stability needs progressive sharpening up to the threshold first"),
     ]
