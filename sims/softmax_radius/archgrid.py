@@ -257,7 +257,9 @@ def archgrid_runs(name: str, *, seeds, modes=MODES, steps: int = 200, eta: float
     cost ~1.5x their sequential time, its products of different weights being batched matrix products). Returns,
     mode-major: ``mode, seed (G,)``; ``loss`` (training loss before each step), ``test_acc`` (after each step),
     ``scale``, ``rho_a (G, steps)`` (``rho_a`` NaN outside the controller); ``final_acc``, ``final_loss (G,)`` and
-    ``diverged (G,)`` -- Table 1's rule: the final loss exceeds 10 (or is not finite)."""
+    ``diverged (G,)`` -- Table 1's rule: the final loss exceeds 10 (or is not finite). The runs are reproducible
+    on one machine, not across thread counts: XLA's CPU products split their float32 sums over the threads they
+    have, and the post-spike runs amplify that round-off (a wrecked run's final accuracy moves by points)."""
     V.choice("name", name, ARCHGRID_NAMES)
     if isinstance(modes, str) or not hasattr(modes, "__iter__"):
         raise TypeError(f"modes: expected a sequence of mode names, got {type(modes).__name__}")
