@@ -117,15 +117,16 @@ def test_scalar_logistic_states_no_paper_precision():
     assert all("paper" not in c.quantity for c in result.checks) and all(c.paper is None for c in result.checks)
 
 
-def _synthetic_archgrid(cells, stalled=()):
+def _synthetic_archgrid(cells, stalled=(), seed_spread=1.0):
     """An archgrid experiment whose final test accuracies (%) per mode are ``cells`` (plain, clip, controller,
     unspiked), five seeds each: a spread of ±15 points for the collapsing modes (a wrecked run recovers more or
-    less), ±1 point for the others. Every run is at 75 % just before the spike, except the controller's in the
-    ``stalled`` architectures (at 60 %)."""
+    less), ±``seed_spread`` points for the others, the same per seed (a seed's spiked controller run and its
+    unspiked twin share the initialization). Every run is at 75 % just before the spike, except the controller's in
+    the ``stalled`` architectures (at 60 %)."""
     def fake(budget, *, arch):
         spread = np.array([-1.0, -0.5, 0.0, 0.5, 1.0])
-        acc = np.concatenate([c + k * spread for c, k in zip(cells[arch][:3], (15, 15, 1))]) / 100
-        calm = (cells[arch][3] + spread) / 100
+        acc = np.concatenate([c + k * spread for c, k in zip(cells[arch][:3], (15, 15, seed_spread))]) / 100
+        calm = (cells[arch][3] + seed_spread * spread) / 100
         trace = np.tile(np.linspace(0.5, 1.0, 200), (15, 1))
         trace[:, 49] = 0.75
         if arch in stalled:
@@ -145,7 +146,7 @@ def test_table_1_is_compared_cell_by_cell_with_its_quote(monkeypatch):
              for a in S.ARCHGRID_NAMES}
     monkeypatch.setattr(spike, "archgrid", _synthetic_archgrid(match))
     checks, rows = spike._authors_checks(Budget("full"))
-    assert len(checks) == 9 and all(isinstance(c, Statistical) for c in checks)
+    assert len(checks) == 12 and all(isinstance(c, Statistical) for c in checks)
     table = [c for c in checks if c.paper is not None]
     assert len(table) == 6 and all("Table 1" in c.where for c in table)
     paper_values = sorted(float(v) for c in table for v in np.atleast_1d(c.paper))
@@ -155,10 +156,28 @@ def test_table_1_is_compared_cell_by_cell_with_its_quote(monkeypatch):
     off = dict(match, transformer=(95.0, 95.0, 95.3, 95.3))  # plain and clip as good as the controller
     monkeypatch.setattr(spike, "archgrid", _synthetic_archgrid(off))
     checks, _ = spike._authors_checks(Budget("full"))
-    assert not checks[1].paper_assessment().accepted and checks[1].prediction().accepted
+    pair = next(c for c in checks if c.quantity.startswith("Transformer") and "clipping" in c.quantity)
+    assert not pair.paper_assessment().accepted and pair.prediction().accepted
     # a controller that stalls ordinary training (a wrong running average in the CNN's batch norm cuts every step
     # from step 16 on; it recovers by step 200, so the final medians cannot see it) reaches the spike behind plain Adam
     monkeypatch.setattr(spike, "archgrid", _synthetic_archgrid(match, stalled=("cnn1d_bn",)))
     checks, _ = spike._authors_checks(Budget("full"))
     assert [c.prediction().accepted for c in checks if "before the spike" in c.quantity] == [True, True, False]
     assert spike._authors_checks(Budget("quick")) == ([], [])  # at the quick budget Table 1 is not compared
+
+
+def test_table_1_paired_check_sees_a_spike_cost_the_medians_cannot(monkeypatch):
+    """A spike that costs the controller 3 points on every seed, where the seeds themselves spread by ±10: the
+    medians' band (4 bootstrap SE of a median over five seeds, times sqrt 2) holds it, the per-seed difference
+    from the unspiked twin rejects it. Without a cost both accept."""
+    calm = 80.0
+    for cost, paired_ok in ((0.0, True), (3.0, False)):
+        cells = {a: (10.0, 10.0, calm - cost, calm) for a in S.ARCHGRID_NAMES}
+        monkeypatch.setattr(spike, "archgrid", _synthetic_archgrid(cells, seed_spread=10.0))
+        checks, _ = spike._authors_checks(Budget("full"))
+        medians = [c for c in checks if c.quantity.endswith("median final test accuracy % with the controller")]
+        paired = [c for c in checks if "minus the same seed's unspiked run" in c.quantity]
+        assert len(medians) == len(paired) == 3
+        assert all(c.prediction().accepted for c in medians)
+        assert [c.prediction().accepted for c in paired] == [paired_ok] * 3
+        assert all("coverage at 4 dof" in c.tolerance_text() for c in paired)
