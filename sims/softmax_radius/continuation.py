@@ -467,10 +467,11 @@ def _secant(fn, t, iters: int, tol: float = 1e-15):
     f_prev = fn(t_prev)
     for _ in range(iters):
         f = fn(t)
-        den = f - f_prev
-        step = np.where(np.abs(den) > 0, f * (t - t_prev) / np.where(den == 0, 1, den), 0)
-        lim = 0.5 * np.abs(t)
-        step = np.where(np.abs(step) > lim, step * lim / np.maximum(np.abs(step), 1e-300), step)
+        with np.errstate(invalid="ignore", over="ignore"):  # an overflowed element: its step is dropped below
+            den = f - f_prev
+            step = np.where(np.abs(den) > 0, f * (t - t_prev) / np.where(den == 0, 1, den), 0)
+            lim = 0.5 * np.abs(t)
+            step = np.where(np.abs(step) > lim, step * lim / np.maximum(np.abs(step), 1e-300), step)
         step = np.where(np.isfinite(step), step, 0)
         t_prev, f_prev, t = t, f, t - step
         if np.all(np.abs(step) <= tol * np.abs(t)):
