@@ -116,7 +116,7 @@ def momentum_thresholds_network(budget) -> Result:
             "as midpoint 1.025 with half-width 0.025 as bias)", np.array(fitted), np.array(ses),
             rivals={k: np.array(v) for k, v in rival_vals.items()},
             why=f"SE per method from the scatter of its three runs (different momenta and step sizes) about the fit "
-                f"(two degrees of freedom: the band's coverage is Student's, in the tolerance); {EOS.Z:g} SE, plus the "
+                f"({min(dofs)} degrees of freedom: the band's coverage is Student's, in the tolerance); {EOS.Z:g} SE, plus the "
                 f"'just above' interval [1, {1 + EOS.JUST_ABOVE:g}] (see the GD claim)", dof=min(dofs)),
         Count("runs that start below their threshold and reach it", measured=np.concatenate(reached_all), predicted=True,
               why="the momentum edge of stability needs progressive sharpening up to the threshold first"),
