@@ -439,7 +439,7 @@ def lr_spike(budget: Budget) -> dict:
 # closed-form gradient a run costs ~20 s, a seed's four ~80 s, the five ~410 s (2026-12-03). Three seeds were also too
 # few for the checks' bootstrap SE of a median: when the three agree it falls to the one-image floor, and a float32
 # round-off change alone (that gradient's summation order) moved the controller's CNN+BN check from 1.0 SE to 7 SE;
-# with five, 1.3 SE
+# with five, 1.2 SE in make figures (1.3 SE pinned to one core: these float32 runs move with the thread count)
 ARCHGRID_SEEDS = {"transformer": 5, "mlp_ln3": 5, "cnn1d_bn": 5}
 
 

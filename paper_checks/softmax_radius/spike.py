@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from paper_checks import Budget, Categorical, Count, Result, Statistical, claim
+from paper_checks import Budget, Categorical, Count, Result, Statistical, claim, mean_se
 from paper_checks.softmax_radius import ARXIV, PAPER
 from paper_checks.softmax_radius.experiments import archgrid, lr_spike
 from sims import softmax_radius as S
@@ -87,11 +87,11 @@ def _authors_checks(budget: Budget) -> tuple[list, list]:
         # capped spike's cost at 2.7 +- 0.8 points (13 of 15 seeds below their twin), below this band
         paired = acc[mode == 2] - calm
         plain_paired = acc[mode == 0] - calm
+        m_paired, s_paired = mean_se(paired)
         checks.append(Statistical(
             f"{name} (authors' setting): final test accuracy % of the spiked controller minus the same seed's "
-            "unspiked run, mean over seeds", estimate=float(paired.mean()),
-            se=max(float(paired.std(ddof=1)) / math.sqrt(paired.size), floor / math.sqrt(paired.size)),
-            predicted=0.0, dof=paired.size - 1,
+            "unspiked run, mean over seeds", estimate=float(m_paired),
+            se=max(float(s_paired), floor / math.sqrt(paired.size)), predicted=0.0, dof=paired.size - 1,
             rivals={"the spike costs the controller as much as plain Adam": float(plain_paired.mean())},
             why="standard error of the mean of independent per-seed differences (floored at one test image over "
                 "sqrt(seeds)); the paired form resolves a cost of the spike a few times smaller than the medians' "
