@@ -205,6 +205,31 @@ def mutate_source(src: str, index: int) -> str:
     return ast.unparse(ast.fix_missing_locations(new))
 
 
+KINDS = ("operator", "drop-term", "comparison", "comparison-flip", "boolean", "unary", "constant")
+
+
+def site_index(src: str, line_text: str, at: str, kind: str, change: str = "", *, where: str = "the source") -> int:
+    """Index (in :func:`_candidates` order) of the one mutation ``kind`` that starts at the text ``at`` of the one line
+    of ``src`` containing ``line_text``; ``change`` picks one of several that start at the same column.
+
+    Raises ``ValueError`` saying which part of the pinned site no longer matches ``src`` (``where`` names it), so an
+    edit of a pinned line shows up as a stale site, not as a failed unpacking."""
+    lines = src.splitlines()
+    rows = [i + 1 for i, text in enumerate(lines) if line_text in text]
+    if len(rows) != 1:
+        raise ValueError(f"line_text: {len(rows)} lines of {where} contain {line_text!r} (expected exactly one)")
+    row = rows[0]
+    if at not in lines[row - 1]:
+        raise ValueError(f"at: line {row} of {where} does not contain {at!r}")
+    col = lines[row - 1].index(at)
+    found = [i for i, (node, k, text, _) in enumerate(_candidates(ast.parse(src)))
+             if k == kind and node.lineno == row and node.col_offset == col and text.startswith(change)]
+    if len(found) != 1:
+        raise ValueError(f"kind: {len(found)} {kind!r} mutations{f' {change!r}' if change else ''} start at {at!r} "
+                         f"(line {row}, column {col} of {where}; expected exactly one)")
+    return found[0]
+
+
 def mutant_module(module, line_text: str, at: str, kind: str, change: str = ""):
     """A private copy of ``module`` with the mutation ``kind`` applied at the text ``at`` of the one source line
     containing ``line_text`` (so a pinned site survives edits elsewhere in the file); ``change`` picks one of several
@@ -213,14 +238,62 @@ def mutant_module(module, line_text: str, at: str, kind: str, change: str = ""):
     import types
 
     src = Path(module.__file__).read_text()
-    lines = src.splitlines()
-    [row] = [i + 1 for i, text in enumerate(lines) if line_text in text]
-    col = lines[row - 1].index(at)
-    [index] = [i for i, (node, k, text, _) in enumerate(_candidates(ast.parse(src)))
-               if k == kind and node.lineno == row and node.col_offset == col and text.startswith(change)]
+    index = site_index(src, line_text, at, kind, change, where=module.__file__)
     copy = types.ModuleType(module.__name__ + "_mutant")
     exec(compile(mutate_source(src, index), module.__file__, "exec"), copy.__dict__)  # noqa: S102
     return copy
+
+
+def pinned_sites(path: Path) -> list[tuple[str | None, tuple[str, ...]]]:
+    """The mutation sites pinned in the test file ``path``, read from its syntax tree without running it:
+    ``(module, site)`` per site, ``site`` the ``(line_text, at, kind[, change])`` strings of a :func:`mutant_module`
+    call. ``module`` is the dotted name the call's first argument is imported as in the file, or ``None`` where the
+    site is a tuple literal passed on as ``*site`` (then any module the file imports may hold it)."""
+    tree = ast.parse(path.read_text())
+
+    def aliases(body) -> dict[str, str]:
+        """Names bound by the import statements of ``body`` (not of nested functions)."""
+        out = {}
+        for node in body:
+            if isinstance(node, ast.Import):
+                out.update({a.asname or a.name: a.name for a in node.names})
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                out.update({a.asname or a.name: f"{node.module}.{a.name}" for a in node.names})
+        return out
+
+    def strings(nodes) -> tuple[str, ...] | None:
+        ok = all(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in nodes)
+        return tuple(n.value for n in nodes) if ok and 3 <= len(nodes) <= 4 and nodes[2].value in KINDS else None
+
+    out = []
+
+    def visit(node, names: dict[str, str]) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names = {**names, **aliases(node.body)}  # a function's own imports shadow the module's
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "mutant_module":
+            site = strings(node.args[1:])
+            if site is not None and isinstance(node.args[0], ast.Name):
+                out.append((names.get(node.args[0].id), site))
+        elif isinstance(node, ast.Tuple) and (site := strings(node.elts)) is not None:
+            out.append((None, site))
+        for child in ast.iter_child_nodes(node):
+            visit(child, names)
+
+    visit(tree, aliases(tree.body))
+    return out
+
+
+def imported_modules(path: Path) -> list[str]:
+    """Dotted names of the ``theory`` and ``sims`` modules the test file ``path`` imports (``import a.b as x``,
+    ``from a import b``), packages and modules alike."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.update(f"{node.module}.{a.name}" for a in node.names)
+            names.add(node.module)
+    return sorted(n for n in names if n.split(".")[0] in ("theory", "sims"))
 
 
 def test_command(tree: Path, topic: str, deselect: tuple[str, ...] = (), stop: bool = True) -> list[str]:

@@ -219,7 +219,7 @@ _CASES = {
         ("odd = 2 * A * (r * _geometric_sum(", "(2 * k + 1) * eta", "operator"), "E x²/η²"),
     "floor_at_offset_cubed": (
         "singh2026.sign_mult_constant_free_of_a_eta", E.float_constant_grid, TS, "floor",
-        ("return finite(a / 2 * ((c**2 + (eta - c) ** 2) / 2 + excess)", "2 + (eta - c)", "constant"), "E f/(aη²)"),
+        ("value = a / 2 * ((c**2 + (eta - c) ** 2) / 2 + excess)", "2 + (eta - c)", "constant"), "E f/(aη²)"),
 }
 
 
