@@ -99,6 +99,14 @@ class TimeProfile:
         self._owners[filename] = owner
         return owner
 
+    def _topic(self, files: list[tuple[str, str]]) -> str | None:
+        """The topic of the innermost frame in a topic's file (``files`` innermost first), None if no frame is in one.
+
+        Shared files are skipped, not taken: every sweep runs inside ``sims/sweep.py`` and every claim inside the
+        registry, so the innermost project frame alone would file nearly all the time under no topic."""
+        return next((owner for f, _ in files if f.startswith(_ROOT_STR) and (owner := self._owner(f)) is not None),
+                    None)
+
     @staticmethod
     def _category(files: list[tuple[str, str]]) -> str:
         """``files``: (filename, function) from the innermost frame outwards."""
@@ -133,7 +141,7 @@ class TimeProfile:
             files = _main_stack(main_id, fd)
             if not files:
                 continue
-            topic = next((self._owner(f) for f, _ in files if f.startswith(_ROOT_STR)), None)
+            topic = self._topic(files)
             cat = self._category(files)
             per = self.table.setdefault(topic or "shared", dict.fromkeys(CATEGORIES, 0.0))
             per[cat] += dt

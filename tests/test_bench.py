@@ -113,6 +113,20 @@ def test_time_profile_sees_sympy_and_compilation():
     assert "XLA compiles" in prof.format()
 
 
+def test_time_profile_files_a_sample_under_the_innermost_topic_frame_past_shared_ones():
+    """A sweep's samples stand inside the shared ``sims/sweep.py``: the topic is that of the next frame out that is in
+    a topic's file (here ``sims/logistic.py``, inside ``tests/test_eos.py``), not 'shared'."""
+    from figures._profile import _ROOT
+
+    def frames(*rel):
+        return [("/usr/lib/python3/site-packages/jax/_src/compiler.py", "compile")] + [(str(_ROOT / r), "f") for r in rel]
+
+    prof = TimeProfile()
+    assert prof._topic(frames("sims/sweep.py", "sims/logistic.py", "tests/test_eos.py")) == "logistic"
+    assert prof._topic(frames("sims/sweep.py", "paper_checks/_registry.py", "tests/test_power.py")) is None
+    assert prof._topic(frames("sims/sweep.py", "paper_checks/_runner.py", "figures/sign_floor.py")) == "sign_floor"
+
+
 def test_main_stack_reads_the_sampled_threads_frames_innermost_first():
     """The sampler's stack of another thread (faulthandler's dump, parsed): this test's frames, innermost first."""
     import tempfile
