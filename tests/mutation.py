@@ -244,6 +244,11 @@ def mutant_module(module, line_text: str, at: str, kind: str, change: str = ""):
     return copy
 
 
+def is_mutant_call(node: ast.AST) -> bool:
+    """Whether ``node`` calls :func:`mutant_module` (by its name or as an attribute, ``M.mutant_module``)."""
+    return isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "mutant_module"
+
+
 def pinned_sites(path: Path) -> list[tuple[str | None, tuple[str, ...]]]:
     """The mutation sites pinned in the test file ``path``, read from its syntax tree without running it:
     ``(module, site)`` per site, ``site`` the ``(line_text, at, kind[, change])`` strings of a :func:`mutant_module`
@@ -270,7 +275,7 @@ def pinned_sites(path: Path) -> list[tuple[str | None, tuple[str, ...]]]:
     def visit(node, names: dict[str, str]) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             names = {**names, **aliases(node.body)}  # a function's own imports shadow the module's
-        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "mutant_module":
+        if is_mutant_call(node):
             site = strings(node.args[1:])
             if site is not None and isinstance(node.args[0], ast.Name):
                 out.append((names.get(node.args[0].id), site))
