@@ -244,6 +244,18 @@ def mutant_module(module, line_text: str, at: str, kind: str, change: str = ""):
     return copy
 
 
+def _imports(nodes) -> list[tuple[str, str, str | None]]:
+    """``(bound name, dotted name, from-module)`` for every name the import statements among ``nodes`` bind:
+    ``import a.b as x`` gives ``("x", "a.b", None)``, ``from a import b`` gives ``("b", "a.b", "a")``."""
+    out = []
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            out += [(a.asname or a.name, a.name, None) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out += [(a.asname or a.name, f"{node.module}.{a.name}", node.module) for a in node.names]
+    return out
+
+
 def is_mutant_call(node: ast.AST) -> bool:
     """Whether ``node`` calls :func:`mutant_module` (by its name or as an attribute, ``M.mutant_module``)."""
     return isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "mutant_module"
@@ -258,13 +270,7 @@ def pinned_sites(path: Path) -> list[tuple[str | None, tuple[str, ...]]]:
 
     def aliases(body) -> dict[str, str]:
         """Names bound by the import statements of ``body`` (not of nested functions)."""
-        out = {}
-        for node in body:
-            if isinstance(node, ast.Import):
-                out.update({a.asname or a.name: a.name for a in node.names})
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                out.update({a.asname or a.name: f"{node.module}.{a.name}" for a in node.names})
-        return out
+        return {alias: name for alias, name, _ in _imports(body)}
 
     def strings(nodes) -> tuple[str, ...] | None:
         ok = all(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in nodes)
@@ -291,13 +297,7 @@ def pinned_sites(path: Path) -> list[tuple[str | None, tuple[str, ...]]]:
 def imported_modules(path: Path) -> list[str]:
     """Dotted names of the ``theory`` and ``sims`` modules the test file ``path`` imports (``import a.b as x``,
     ``from a import b``), packages and modules alike."""
-    names = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            names.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names.update(f"{node.module}.{a.name}" for a in node.names)
-            names.add(node.module)
+    names = {n for _, name, parent in _imports(ast.walk(ast.parse(path.read_text()))) for n in (name, parent) if n}
     return sorted(n for n in names if n.split(".")[0] in ("theory", "sims"))
 
 

@@ -49,8 +49,9 @@ def test_every_pinned_site_names_one_line_of_one_module(path):
     """Each site resolves (one line holds its text, one mutation of its kind starts at ``at``) in the module its call
     names, or, for a site passed on as ``*site``, in exactly one of the ``theory``/``sims`` modules the file imports."""
     sites = M.pinned_sites(path)
-    starred = [c for c in _calls(path) if any(isinstance(a, ast.Starred) for a in c.args)]
-    literal = [c for c in _calls(path) if not any(isinstance(a, ast.Starred) for a in c.args)]
+    calls = _calls(path)
+    starred = [c for c in calls if any(isinstance(a, ast.Starred) for a in c.args)]
+    literal = [c for c in calls if c not in starred]
     # every call is read: its literal site, or (for *site) at least one site tuple in the file
     assert len([s for s in sites if s[0] is not None]) == len(literal), (path.name, sites)
     assert not starred or any(s[0] is None for s in sites), path.name
